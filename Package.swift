@@ -1,0 +1,64 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "PhotoWorker",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "photoworker", targets: ["photoworker"]),
+        .library(name: "JSONRPC", targets: ["JSONRPC"]),
+        .library(name: "Imaging", targets: ["Imaging"]),
+        .library(name: "PhotoWorker", targets: ["PhotoWorker"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // Every setjmp/longjmp of libpng and libjpeg stays inside this C target.
+        .target(
+            name: "CCodecs",
+            cSettings: [.unsafeFlags(["-O2"])],
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]
+        ),
+        .target(
+            name: "JSONRPC",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        .target(name: "Imaging", dependencies: ["CCodecs"]),
+        .target(
+            name: "PhotoWorker",
+            dependencies: ["JSONRPC", "Imaging", .product(name: "Logging", package: "swift-log")],
+            resources: [.copy("Resources")]
+        ),
+        .executableTarget(
+            name: "photoworker",
+            dependencies: [
+                "PhotoWorker",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["photoworker"]),
+    ]
+)
+
+// Settings applied once to every Swift target (as sourcekit-lsp does).
+for target in package.targets where target.type != .system && target.name != "CCodecs" {
+    var settings = target.swiftSettings ?? []
+    settings += [
+        .swiftLanguageMode(.v6),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+        .enableUpcomingFeature("InferIsolatedConformances"),
+    ]
+    // Pixel loops are unusable unoptimised; the library targets are always built with -O
+    // so debug test runs exercise the same code at realistic speed.
+    if ["Imaging"].contains(target.name) {
+        settings.append(.unsafeFlags(["-O"]))
+    }
+    target.swiftSettings = settings
+}

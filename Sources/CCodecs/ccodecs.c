@@ -1,0 +1,2 @@
+#include "CCodecs.h"
+int ccodecs_version(void) { return 1; }

@@ -1,0 +1,3 @@
+import JSONRPC
+import Imaging
+enum PhotoWorkerPlaceholder {}

@@ -1,0 +1,2 @@
+import Testing
+@Test func placeholderPhotoWorker() { #expect(1 + 1 == 2) }
