@@ -39,6 +39,8 @@ public actor RequestRegistry {
 
     private var entries: [RequestID: Entry] = [:]
     private var queuedCount = 0
+    /// Admitted compute jobs, queued or running.
+    private var slotJobCount = 0
     private var workCount = 0
     private var idleWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     private var nextWaiter: UInt64 = 0
@@ -54,19 +56,23 @@ public actor RequestRegistry {
     /// call always finds it.
     ///
     /// - Parameters:
-    ///   - usesSlot: the job waits for a job slot (it counts against `maxQueue` while queued).
+    ///   - usesSlot: the job waits for a job slot. At most `maxJobs + maxQueue` such jobs are
+    ///     admitted at once: those that would have to wait beyond `maxQueue` are refused.
     ///   - isLifecycle: `shutdown`-like requests that do not count as work to drain.
     ///   - start: creates the job's task; called inside the actor.
     func admit(
         id: RequestID, method: String, sink: ReplySink, usesSlot: Bool, isLifecycle: Bool = false,
-        maxQueue: Int, start: () -> Task<Void, Never>
+        maxJobs: Int, maxQueue: Int, start: () -> Task<Void, Never>
     ) -> Admission {
         if entries[id] != nil { return .duplicateID }
-        if usesSlot && queuedCount >= maxQueue { return .overloaded }
+        if usesSlot && slotJobCount >= maxJobs + maxQueue { return .overloaded }
         entries[id] = Entry(
             method: method, state: usesSlot ? .queued : .running, startedAt: Date(),
             started: .now, sink: sink, usesSlot: usesSlot, isLifecycle: isLifecycle)
-        if usesSlot { queuedCount += 1 }
+        if usesSlot {
+            queuedCount += 1
+            slotJobCount += 1
+        }
         if !isLifecycle { workCount += 1 }
         entries[id]!.task = start()
         return .admitted
@@ -166,7 +172,10 @@ public actor RequestRegistry {
 
     private func remove(_ id: RequestID) -> Entry? {
         guard let e = entries.removeValue(forKey: id) else { return nil }
-        if e.usesSlot && e.state == .queued { queuedCount -= 1 }
+        if e.usesSlot {
+            slotJobCount -= 1
+            if e.state == .queued { queuedCount -= 1 }
+        }
         if !e.isLifecycle {
             workCount -= 1
             if workCount == 0 && !idleWaiters.isEmpty {

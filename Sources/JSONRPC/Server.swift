@@ -182,11 +182,16 @@ public final class Server: Sendable {
             sink.deliver(OutgoingMessage.failure(id: id, error: .methodNotFound(method)))
             return
         }
+        if method == ShutdownMethod.name {
+            // Refuse what follows at once, not when the shutdown task gets to run.
+            lifecycle.beginShutdown()
+        }
         let context = RequestContext(id: id, method: method, registry: registry)
         let usesSlot = handler.cost == .compute
         let admission = await registry.admit(
             id: id, method: method, sink: sink, usesSlot: usesSlot,
-            isLifecycle: method == ShutdownMethod.name, maxQueue: configuration.maxQueue
+            isLifecycle: method == ShutdownMethod.name, maxJobs: configuration.maxJobs,
+            maxQueue: configuration.maxQueue
         ) {
             startJob(handler, params: params, context: context)
         }
