@@ -251,3 +251,4 @@ int cc_jpeg_finish(cc_jpeg *j) {
 int cc_jpeg_truncated(const cc_jpeg *j) { return j->truncated; }
 const char *cc_jpeg_message(const cc_jpeg *j) { return j->msg.error; }
 const char *cc_jpeg_warnings(const cc_jpeg *j) { return j->msg.warnings; }
+int cc_jpeg_warning_count(const cc_jpeg *j) { return j->msg.warning_count; }

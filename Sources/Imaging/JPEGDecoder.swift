@@ -100,7 +100,7 @@ enum JPEGDecoder {
         status = cc_jpeg_finish(j)
         if status != CC_OK { warnings.append("after image data: \(String(cString: cc_jpeg_message(j)))") }
         // An end of data met only while looking for the EOI marker leaves the image complete.
-        warnings = codecWarnings(cc_jpeg_warnings(j)) + warnings
+        warnings = codecWarnings(cc_jpeg_warnings(j), total: cc_jpeg_warning_count(j)) + warnings
         if truncated { warnings.append("truncated JPEG accepted: missing data decoded as grey") }
 
         var image = Image(width: width, height: height, pixels: pixels)

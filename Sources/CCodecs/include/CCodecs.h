@@ -52,8 +52,10 @@ int cc_png_finish(cc_png *p);
 /* The iCCP profile (decompressed) or NULL; valid until cc_png_destroy. */
 const uint8_t *cc_png_icc(cc_png *p, size_t *length);
 const char *cc_png_message(const cc_png *p);
-/* Collected warnings, one per line ('\n' separated), "" when none. */
+/* Collected warnings, one per line ('\n' separated), "" when none; only the first few are kept. */
 const char *cc_png_warnings(const cc_png *p);
+/* How many warnings were raised in total (kept or not). */
+int cc_png_warning_count(const cc_png *p);
 
 /* ---- JPEG decoding ---- */
 typedef struct cc_jpeg cc_jpeg;
@@ -74,6 +76,7 @@ int cc_jpeg_finish(cc_jpeg *j);
 int cc_jpeg_truncated(const cc_jpeg *j);
 const char *cc_jpeg_message(const cc_jpeg *j);
 const char *cc_jpeg_warnings(const cc_jpeg *j);
+int cc_jpeg_warning_count(const cc_jpeg *j);
 
 /* ---- Encoding ---- *
  * The output buffer is allocated with malloc; release it with cc_free. `error` receives the library message. */
