@@ -6,7 +6,12 @@ import Logging
 public enum Worker {
     /// The application's methods (the server adds its built-ins).
     public static func methods(options: WorkerOptions) -> MethodTable {
+        let services = WorkerServices(options: options)
         var table = MethodTable()
+        table.register(ImageInfoMethod(services: services))
+        table.register(ImageConvertMethod(services: services))
+        table.register(CacheStatsMethod(services: services))
+        table.register(CacheClearMethod(services: services))
         table.register(DiagnosticsSleepMethod())
         table.register(DiagnosticsSpinMethod())
         table.register(DiagnosticsFanoutMethod())
