@@ -56,7 +56,7 @@ enum PaletteBench {
         print(String(format: "swift palette: %.2f ms/image on the 128-px copies, %.2f ms/image from the full decode (incl. downscale), %d images",
                      best, bestFull, thumbs.count))
 
-        fflush(stdout)
+        fflush(nil) // all C streams: keeps our lines before the python output
         var json: [String: Any] = ["msPerImage": best, "msPerImageFromFullDecode": bestFull]
         var pals: [String: [String]] = [:]
         for (n, p) in zip(names, palettes) { pals[n] = p.map(\.hex) }
