@@ -10,6 +10,14 @@ public enum Worker {
         var table = MethodTable()
         table.register(ImageInfoMethod(services: services))
         table.register(ImageConvertMethod(services: services))
+        table.register(ImageThumbnailMethod(services: services))
+        table.register(ImageScaleMethod(services: services))
+        table.register(ImagePaletteMethod(services: services))
+        table.register(ImageEffectMethod(services: services))
+        table.register(ImageStickerMethod(services: services))
+        table.register(PhotoProcessMethod(services: services))
+        table.register(PhotosProcessMethod(services: services))
+        table.register(PackExportMethod(services: services))
         table.register(CacheStatsMethod(services: services))
         table.register(CacheClearMethod(services: services))
         table.register(DiagnosticsSleepMethod())
@@ -24,6 +32,10 @@ public enum Worker {
     ) -> Server {
         var configuration = configuration
         configuration.extraLimits["maxPixels"] = .int(options.maxPixels)
+        configuration.extraLimits["maxFetchBytes"] = .int(options.maxFetchBytes)
+        configuration.extraLimits["cacheBytes"] = .int(options.cacheBytes)
+        var options = options
+        options.maxJobs = configuration.maxJobs
         return Server(configuration: configuration, methods: methods(options: options), input: input, output: output, logger: logger)
     }
 }
@@ -32,6 +44,8 @@ public enum Worker {
 public struct WorkerOptions: Sendable {
     /// Largest image accepted, checked from the header before decoding.
     public var maxPixels = 100_000_000
+    /// The worker's compute-job limit; batch methods keep their children within it.
+    public var maxJobs = 2
     /// Byte budget of the decoded-image cache.
     public var cacheBytes = 512 << 20
     /// Largest body fetched for a URL source.
