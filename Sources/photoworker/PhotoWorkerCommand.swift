@@ -19,7 +19,7 @@ struct PhotoWorkerCommand: AsyncParsableCommand {
             The protocol is described in protocol/README.md; `initialize` lists the methods.
             """,
         version: "0.1.0",
-        subcommands: [Serve.self],
+        subcommands: [Serve.self, Call.self, Demo.self],
         defaultSubcommand: Serve.self
     )
 }
