@@ -76,12 +76,14 @@ struct HostileWireTests {
             w.send(raw: #"{"jsonrpc":"2.0","id":\#(id),"method":"diagnostics.sleep","params":{"ms":"# + literal + "}}")
             let reply = try await w.response(id).response
             #expect(reply.errorCode == -32602, "ms \(literal.prefix(40)): \(reply)")
+            #expect(reply["error"]?["data"]?["path"] == "ms", "the error names the parameter")
         }
         for literal in ["1e400", "-1e400", "1e-400", "0"] {
             id += 1
             w.send(raw: #"{"jsonrpc":"2.0","id":\#(id),"method":"image.scale","params":{"source":{"path":"/nonexistent.png"},"factor":"# + literal + #","output":{"inline":true}}}"#)
             let reply = try await w.response(id).response
             #expect(reply.errorCode == -32602, "factor \(literal): \(reply)")
+            #expect(reply["error"]?["data"]?["path"] == "factor", "the error names the parameter")
         }
         try await w.expectServing()
     }
