@@ -34,6 +34,8 @@ public enum Worker {
         configuration.extraLimits["maxPixels"] = .int(options.maxPixels)
         configuration.extraLimits["maxFetchBytes"] = .int(options.maxFetchBytes)
         configuration.extraLimits["cacheBytes"] = .int(options.cacheBytes)
+        let timeout = options.fetchTimeout.components
+        configuration.extraLimits["fetchTimeoutSeconds"] = .double(Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18)
         var options = options
         options.maxJobs = configuration.maxJobs
         return Server(configuration: configuration, methods: methods(options: options), input: input, output: output, logger: logger)

@@ -40,6 +40,7 @@ struct HostileParamsTests {
             "cache.stats": Signature(base: [:], params: []),
             "cache.clear": Signature(base: [:], params: []),
             "shutdown": Signature(base: [:], params: [], callBase: false),
+            "rpc.discover": Signature(base: [:], params: []),
             "initialize": Signature(base: [:], params: [p("protocolVersion", .string)]),
             "jobs.cancel": Signature(base: ["id": 424242], params: [p("id", .requestID, required: true)]),
             "diagnostics.sleep": Signature(base: ["ms": 0], params: [p("ms", .int, required: true)]),
