@@ -61,17 +61,26 @@ module CCodecs {
 MAP
 }
 
-build_image() { # build_image png|jpeg
-    local name="$1" define=()
-    [ "$name" = jpeg ] && define=(-D FUZZ_JPEG)
+build_imaging() { # the Imaging module, instrumented once and shared by the png and jpeg targets
     build_ccodecs
     local srcs=()
     while IFS= read -r f; do srcs+=("$f"); done < <(find "$root/Sources/Imaging" -name '*.swift' | sort)
-    srcs+=("$here/targets/ImageDecoderFuzz.swift")
-    stale "$out/$name" "${srcs[@]}" "$out/ccodecs/libccodecs.a" || return 0
+    mkdir -p "$out/imaging"
+    stale "$out/imaging/libImaging.a" "${srcs[@]}" "$out/ccodecs/libccodecs.a" || return 0
+    echo "building Imaging (ASan + coverage)" >&2
+    "$swiftc" "${swift_flags[@]}" -module-name Imaging -I "$out/ccodecs" -emit-library -static \
+        -emit-module -emit-module-path "$out/imaging/Imaging.swiftmodule" "${srcs[@]}" -o "$out/imaging/libImaging.a"
+}
+
+build_image() { # build_image png|jpeg
+    local name="$1" define=()
+    [ "$name" = jpeg ] && define=(-D FUZZ_JPEG)
+    build_imaging
+    stale "$out/$name" "$here/targets/ImageDecoderFuzz.swift" "$out/imaging/libImaging.a" || return 0
     echo "building $name" >&2
-    quiet_link "$swiftc" "${swift_flags[@]}" "${define[@]}" -module-name Imaging -I "$out/ccodecs" "${srcs[@]}" \
-        "$out/ccodecs/libccodecs.a" -lpng16 -ljpeg -o "$out/$name"
+    quiet_link "$swiftc" "${swift_flags[@]}" "${define[@]}" -module-name ${name}fuzz -I "$out/imaging" -I "$out/ccodecs" \
+        "$here/targets/ImageDecoderFuzz.swift" "$out/imaging/libImaging.a" "$out/ccodecs/libccodecs.a" \
+        -lpng16 -ljpeg -o "$out/$name"
 }
 
 seed() { # seed TARGET -> prints the corpus directory

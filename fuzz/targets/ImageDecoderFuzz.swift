@@ -1,6 +1,8 @@
 // libFuzzer target: ImageCodec.info + ImageCodec.decode on one format, with a small pixel limit.
-// Compiled into the same module as the Imaging sources (see fuzz/run.sh); FUZZ_JPEG selects the
-// JPEG variant at compile time, otherwise it is the PNG one.
+// Links the instrumented Imaging module that fuzz/run.sh builds once; FUZZ_JPEG selects the JPEG
+// variant at compile time, otherwise it is the PNG one.
+import Imaging
+
 //
 // Inputs that do not start with the format's magic get it prepended, so the mutator spends its time
 // inside libpng/libjpeg instead of in the format sniffer. Two option bits come from the input length,
