@@ -108,12 +108,14 @@ run() { # run TARGET SECONDS
     mkdir -p "$crashes"
     [ -f "$here/dict/$t.dict" ] && dict=(-dict="$here/dict/$t.dict")
     echo "== fuzzing $t for ${secs}s (corpus $corpus)" >&2
-    local log="$out/$t.log" status=0
+    local log="$out/$t.log" status=0 parallel=()
+    # -jobs makes libFuzzer fork workers that log to fuzz-N.log in the current directory.
+    [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
     # -rss_limit_mb: a decoder that allocates more than this on a 1 Mpx limit is a finding.
-    ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}" \
+    (cd "$out" && ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}" \
     "$out/$t" "$corpus" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-        -max_len=262144 -jobs="$jobs" -workers="$jobs" -print_final_stats=1 \
-        -artifact_prefix="$crashes/" >"$log" 2>&1 || status=$?
+        -max_len=262144 "${parallel[@]}" -print_final_stats=1 \
+        -artifact_prefix="$crashes/") >"$log" 2>&1 || status=$?
     grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+.*DONE)' "$log" | sed "s/^/[$t] /" >&2 || true
     if [ "$status" -ne 0 ]; then
         echo "[$t] FAILED (exit $status); last lines of $log:" >&2

@@ -137,6 +137,8 @@ struct HostileSourceTests {
         let server = try HostileHTTPServer()
         defer { server.stop() }
         let w = try WorkerProcess(["--fetch-timeout", "1", "--max-fetch-bytes", "1048576"])
+        let limits = try await w.call(100, "initialize")["result"]?["limits"]
+        #expect(limits?["fetchTimeoutSeconds"]?.doubleValue == 1 && limits?["maxFetchBytes"]?.intValue == 1 << 20)
         let paths = ["/silent", "/endless", "/trickle", "/huge", "/missing", "/loop"]
         for (i, path) in paths.enumerated() {
             w.request(i + 1, "image.info", ["source": ["url": .string(server.url(path))]])
