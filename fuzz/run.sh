@@ -124,11 +124,22 @@ run() { # run TARGET SECONDS
     fi
 }
 
+# The two independent compiles (JSONRPC subset, Imaging) run side by side: one per core.
+build_all() {
+    local pid status=0
+    build_decoder & pid=$!
+    build_imaging || status=1
+    wait "$pid" || status=1
+    [ "$status" -eq 0 ] || { echo "fuzz build failed" >&2; exit 1; }
+    build_image png
+    build_image jpeg
+}
+
 target="${1:-}"; secs="${2:-60}"
 case "$target" in
-build) build_decoder; build_image png; build_image jpeg ;;
+build) build_all ;;
 all)
-    build_decoder; build_image png; build_image jpeg
+    build_all
     failed=0
     for t in decoder png jpeg; do run "$t" "$secs" || failed=1; done
     exit "$failed" ;;
