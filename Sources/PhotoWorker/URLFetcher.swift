@@ -20,41 +20,36 @@ public struct URLFetcher: Sendable {
     public func fetch(_ url: URL) async throws -> [UInt8] {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         let delegate = FetchDelegate(url: url, maxBytes: maxBytes, maxRedirects: maxRedirects)
-        let config = URLSessionConfiguration.ephemeral
-        config.timeoutIntervalForRequest = seconds
-        config.timeoutIntervalForResource = seconds
-        config.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let session = URLSession(configuration: config, delegate: delegate, delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
-        var request = URLRequest(url: url)
-        request.timeoutInterval = seconds
-        let task = session.dataTask(with: request)
         // URLSession's timeouts are per-read idle timeouts on Linux (timeoutIntervalForResource is
         // not enforced), so a server trickling one byte a second would hold the job forever.
-        // This watchdog enforces the total.
+        // This watchdog enforces the total, and answers without waiting for URLSession to report.
         let timeout = self.timeout
         let watchdog = Task {
             try await Task.sleep(for: timeout)
-            delegate.timedOut(after: seconds)
-            task.cancel()
+            delegate.end(with: WorkerError.fetchFailed(
+                url: url.absoluteString, status: delegate.status, reason: "the fetch took longer than \(seconds) s"))
         }
         defer { watchdog.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                delegate.start(continuation)
-                task.resume()
+                guard delegate.start(continuation) else { return }
+                // URLSession's init, resume and cancel wait on its internal queue, which is busy
+                // while a server floods us; on Linux the delegate queue and Swift's cooperative pool
+                // share dispatch's default-QoS threads, so blocking there stalls the whole worker.
+                // Hence a thread of its own.
+                Thread.detachNewThread { delegate.launch(timeoutSeconds: seconds) }
             }
         } onCancel: {
-            task.cancel()
+            delegate.end(with: CancellationError())
         }
     }
 }
 
 /// Collects one response body under a lock.
 ///
-/// `@unchecked Sendable` is sound here: URLSession calls the delegate from its own serial
-/// delegate queue, the only mutable state lives in `state` behind a `Mutex`, and the continuation
-/// is resumed exactly once (`finish` takes it out under the lock).
+/// `@unchecked Sendable` is sound here: URLSession calls the delegate from its serial delegate
+/// queue, all mutable state lives in `state` and `gate` behind `Mutex`es, and the continuation is
+/// resumed exactly once (`finish` takes it out under the lock).
 private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct State {
         var continuation: CheckedContinuation<[UInt8], any Error>?
@@ -62,12 +57,23 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         var status: Int?
         var redirects = 0
         var failure: WorkerError?
+        /// Set when the fetch was ended by a timeout, a cancel or the byte cap.
+        var earlyFailure: (any Error)?
+    }
+
+    /// Serializes cancelling the task with answering URLSession's redirect and response
+    /// callbacks: FoundationNetworking traps ("Received callback for HTTP redirection, but we're
+    /// not waiting for it") when a task is cancelled between a callback and its answer.
+    private struct Gate {
+        var task: URLSessionDataTask?
+        var cancelled = false
     }
 
     private let url: URL
     private let maxBytes: Int
     private let maxRedirects: Int
     private let state = Mutex(State())
+    private let gate = Mutex(Gate())
 
     init(url: URL, maxBytes: Int, maxRedirects: Int) {
         self.url = url
@@ -75,9 +81,20 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         self.maxRedirects = maxRedirects
     }
 
-    func start(_ c: CheckedContinuation<[UInt8], any Error>) {
-        state.withLock { $0.continuation = c }
+    /// Registers the continuation; false (and the continuation already resumed) when the fetch was
+    /// cancelled before it started.
+    func start(_ c: CheckedContinuation<[UInt8], any Error>) -> Bool {
+        let early = state.withLock { s -> (any Error)? in
+            if let e = s.earlyFailure { return e }
+            s.continuation = c
+            return nil
+        }
+        if let early { c.resume(throwing: early) }
+        return early == nil
     }
+
+    /// The HTTP status seen so far.
+    var status: Int? { state.withLock { $0.status } }
 
     private func finish(_ result: Result<[UInt8], any Error>) {
         let c = state.withLock { s -> CheckedContinuation<[UInt8], any Error>? in
@@ -88,10 +105,43 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         c?.resume(with: result)
     }
 
-    /// The fetch ran past its total time limit; the task is cancelled next and completes with this.
-    func timedOut(after seconds: Double) {
-        state.withLock { s in
-            if s.failure == nil { s.failure = fail(s.status, "the fetch took longer than \(seconds) s") }
+    /// Runs on a thread of its own (see `URLFetcher.fetch`): creates the session and starts the task.
+    func launch(timeoutSeconds seconds: Double) {
+        let config = URLSessionConfiguration.ephemeral
+        // URLSession's own timers stay out of the way (they race with redirect answers the same
+        // way a cancel does); the fetcher's watchdog enforces the timeout.
+        config.timeoutIntervalForRequest = seconds + 60
+        config.timeoutIntervalForResource = seconds + 60
+        config.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: config, delegate: self, delegateQueue: queue)
+        var request = URLRequest(url: url)
+        request.timeoutInterval = seconds + 60
+        let task = session.dataTask(with: request)
+        gate.withLock { g in
+            g.task = task
+            if !g.cancelled { task.resume() }
+        }
+        // Lets the task run to its end (or cancel), then releases the session and this delegate.
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Ends the fetch now (timeout, cancellation, byte cap): the caller gets `error` at once and the
+    /// task is cancelled on a thread of its own (cancel waits on URLSession's busy internal queue).
+    func end(with error: any Error) {
+        let first = state.withLock { s -> Bool in
+            guard s.earlyFailure == nil else { return false }
+            s.earlyFailure = error
+            return true
+        }
+        finish(.failure(error))
+        guard first else { return }
+        Thread.detachNewThread { [self] in
+            gate.withLock { g in
+                g.cancelled = true
+                g.task?.cancel()
+            }
         }
     }
 
@@ -103,30 +153,31 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
                     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
         let status = (response as? HTTPURLResponse)?.statusCode
         state.withLock { $0.status = status }
+        var disposition = URLSession.ResponseDisposition.allow
         if let status, !(200..<300).contains(status) {
             state.withLock { $0.failure = fail(status, "HTTP status \(status)") }
-            completionHandler(.cancel)
-            return
-        }
-        if response.expectedContentLength > Int64(maxBytes) {
+            disposition = .cancel
+        } else if response.expectedContentLength > Int64(maxBytes) {
             state.withLock { $0.failure = fail(status, "the body (\(response.expectedContentLength) bytes) exceeds the limit of \(maxBytes) bytes") }
-            completionHandler(.cancel)
-            return
+            disposition = .cancel
         }
-        completionHandler(.allow)
+        gate.withLock { g in
+            if !g.cancelled { completionHandler(disposition) }
+        }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let over = state.withLock { s -> Bool in
+        let over = state.withLock { s -> WorkerError? in
+            guard s.earlyFailure == nil else { return nil }
             s.body.append(contentsOf: data)
-            if s.body.count > maxBytes {
-                s.failure = fail(s.status, "the body exceeds the limit of \(maxBytes) bytes")
-                s.body = []
-                return true
-            }
-            return false
+            guard s.body.count > maxBytes else { return nil }
+            let failure = fail(s.status, "the body exceeds the limit of \(maxBytes) bytes")
+            s.failure = failure
+            s.body = []
+            return failure
         }
-        if over { dataTask.cancel() }
+        // Never cancel from here: this runs on a shared dispatch thread and cancel blocks.
+        if let over { end(with: over) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
@@ -143,7 +194,11 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
             }
             return true
         }
-        if allowed { completionHandler(request) } else { completionHandler(nil); task.cancel() }
+        // Declining the redirect (nil) ends the task with the 3xx response. Not answering at all once
+        // the task is cancelled: that is what would trap (see `Gate`).
+        gate.withLock { g in
+            if !g.cancelled { completionHandler(allowed ? request : nil) }
+        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

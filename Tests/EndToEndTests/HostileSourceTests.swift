@@ -136,16 +136,19 @@ struct HostileSourceTests {
     @Test func misbehavingServersAreFetchFailures() async throws {
         let server = try HostileHTTPServer()
         defer { server.stop() }
-        let w = try WorkerProcess(["--fetch-timeout", "1", "--max-fetch-bytes", "1048576"])
+        let w = try WorkerProcess(["--fetch-timeout", "3", "--max-fetch-bytes", "1048576"])
         let limits = try await w.call(100, "initialize")["result"]?["limits"]
-        #expect(limits?["fetchTimeoutSeconds"]?.doubleValue == 1 && limits?["maxFetchBytes"]?.intValue == 1 << 20)
-        let paths = ["/silent", "/endless", "/trickle", "/huge", "/missing", "/loop"]
+        #expect(limits?["fetchTimeoutSeconds"]?.doubleValue == 3 && limits?["maxFetchBytes"]?.intValue == 1 << 20)
+        // Three of each at once: concurrent floods, redirects and timeouts used to trap inside
+        // FoundationNetworking (cancel racing a redirect answer) and to stall every other request.
+        let kinds = ["/silent", "/endless", "/trickle", "/huge", "/missing", "/loop"]
+        let paths = kinds + kinds + kinds
         for (i, path) in paths.enumerated() {
             w.request(i + 1, "image.info", ["source": ["url": .string(server.url(path))]])
         }
         var replies: [Int: JSONValue] = [:]
         while replies.count < paths.count {
-            let m = try #require(try await w.next())
+            let m = try #require(try await w.next(), "the worker's output ended; stderr: \(w.stderr)")
             if let i = m["id"]?.intValue { replies[i] = m }
         }
         for (i, path) in paths.enumerated() {
@@ -153,13 +156,18 @@ struct HostileSourceTests {
             #expect(reply.errorCode == -32004, "\(path): \(reply)")
             #expect(reply["error"]?["data"]?["url"]?.stringValue == server.url(path))
         }
-        #expect(replies[5]?["error"]?["data"]?["status"] == 404)
-        #expect(server.connections.load(ordering: .relaxed) >= paths.count)
+        // The 404 is reported with its status (unless a loaded machine let the fetch time out first).
+        for i in [5, 11, 17] {
+            let data = replies[i]?["error"]?["data"]
+            #expect(data?["status"] == 404 || data?["reason"]?.stringValue?.contains("longer than") == true, "\(String(describing: data))")
+        }
+        #expect(server.connections.load(ordering: .relaxed) > 0)
 
         // A client cancel ends a fetch that would otherwise wait for its timeout.
         let slow = try WorkerProcess(["--fetch-timeout", "600"])
+        let connectedBefore = server.connections.load(ordering: .relaxed)
         slow.request(1, "image.info", ["source": ["url": .string(server.url("/silent"))]])
-        #expect(await eventually { server.connections.load(ordering: .relaxed) > paths.count })
+        #expect(await eventually { server.connections.load(ordering: .relaxed) > connectedBefore })
         slow.cancel(1)
         #expect(try await slow.response(1).response.errorCode == -32800)
         try await slow.expectServing()
