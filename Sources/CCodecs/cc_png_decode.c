@@ -52,8 +52,15 @@ static int cc_png_fail(cc_png *p) {
     /* png_check_IHDR warns about each bad field, then fails with a generic message: name the fields. */
     if (strcmp(p->msg.error, "Invalid IHDR data") == 0 && p->msg.warnings[0] != '\0') {
         char detail[sizeof p->msg.error];
-        snprintf(detail, sizeof detail, "Invalid IHDR data: %s", p->msg.warnings);
-        for (char *c = detail; *c; c++) if (*c == '\n') *c = ';';
+        size_t n = (size_t)snprintf(detail, sizeof detail, "Invalid IHDR data");
+        const char *w = p->msg.warnings;
+        while (*w != '\0' && n + 3 < sizeof detail) {
+            detail[n++] = w == p->msg.warnings ? ':' : ';';
+            detail[n++] = ' ';
+            while (*w != '\0' && *w != '\n' && n + 1 < sizeof detail) detail[n++] = *w++;
+            if (*w == '\n') w++;
+        }
+        detail[n] = '\0';
         memcpy(p->msg.error, detail, sizeof detail);
     }
     if (p->hit_eof) return CC_TRUNCATED;

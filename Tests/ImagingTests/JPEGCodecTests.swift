@@ -258,9 +258,33 @@ struct JPEGCodecTests {
         #expect(none.metadata.iccProfile == nil)
     }
 
-    @Test("a cancelled task stops a JPEG decode")
-    func cancellation() async throws {
-        let bytes = try CodecCorpus.bytes("photos/orientation-Landscape_6.jpg")
+    @Test("a progressive JPEG with hundreds of scans is refused instead of burning CPU")
+    func scanLimit() throws {
+        let original = try CodecCorpus.bytes("photos/animal-1.jpg")
+        // First SOS header plus its entropy-coded data, up to the next marker that is not a restart.
+        let sos = try #require(original.indices.dropLast(1).first { original[$0] == 0xFF && original[$0 + 1] == 0xDA })
+        var end = sos + 2 + (Int(original[sos + 2]) << 8 | Int(original[sos + 3]))
+        while end + 1 < original.count {
+            if original[end] == 0xFF, original[end + 1] != 0, !(0xD0...0xD7).contains(original[end + 1]) { break }
+            end += 1
+        }
+        let scan = Array(original[sos..<end])
+        var bytes = Array(original[..<end])
+        // Repeating the DC scan is bogus progression, which libjpeg only warns about.
+        for _ in 0..<600 { bytes += scan }
+        bytes += original[end...]
+        do {
+            _ = try ImageCodec.decode(bytes)
+            Issue.record("decoded a 600-scan file")
+        } catch let error as ImagingError {
+            #expect(error.message.contains("too many progressive scans"), "\(error.message)")
+        }
+    }
+
+    @Test("a cancelled task stops a JPEG decode, baseline or progressive (read whole while starting)",
+          arguments: ["photos/orientation-Landscape_6.jpg", "photos/animal-1.jpg"])
+    func cancellation(_ file: String) async throws {
+        let bytes = try CodecCorpus.bytes(file)
         let task = Task { () throws -> DecodedImage in
             while !Task.isCancelled { await Task.yield() }
             return try ImageCodec.decode(bytes)
