@@ -3,6 +3,7 @@
 #include "cc_messages.h"
 #include <png.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Ancillary-chunk limits: bound what a hostile file can make libpng allocate before the image data
@@ -48,6 +49,20 @@ static void cc_png_read_fn(png_structp png, png_bytep out, size_t length) {
 }
 
 static int cc_png_fail(cc_png *p) {
+    /* png_check_IHDR warns about each bad field, then fails with a generic message: name the fields. */
+    if (strcmp(p->msg.error, "Invalid IHDR data") == 0 && p->msg.warnings[0] != '\0') {
+        char detail[sizeof p->msg.error];
+        size_t n = (size_t)snprintf(detail, sizeof detail, "Invalid IHDR data");
+        const char *w = p->msg.warnings;
+        while (*w != '\0' && n + 3 < sizeof detail) {
+            detail[n++] = w == p->msg.warnings ? ':' : ';';
+            detail[n++] = ' ';
+            while (*w != '\0' && *w != '\n' && n + 1 < sizeof detail) detail[n++] = *w++;
+            if (*w == '\n') w++;
+        }
+        detail[n] = '\0';
+        memcpy(p->msg.error, detail, sizeof detail);
+    }
     if (p->hit_eof) return CC_TRUNCATED;
     /* libpng reports exhausted IDAT data this way when the file ends with IEND but not enough pixels. */
     if (strstr(p->msg.error, "Not enough image data") != NULL) return CC_TRUNCATED;
@@ -68,13 +83,26 @@ cc_png *cc_png_create(const uint8_t *data, size_t size) {
     if (p->png == NULL) { free(p); return NULL; }
     p->info = png_create_info_struct(p->png);
     if (p->info == NULL) { png_destroy_read_struct(&p->png, NULL, NULL); free(p); return NULL; }
+    /* The setters below only warn on misuse, but a longjmp with no setjmp would abort(): be safe. */
+    if (setjmp(png_jmpbuf(p->png))) {
+        png_destroy_read_struct(&p->png, &p->info, NULL);
+        free(p);
+        return NULL;
+    }
     png_set_read_fn(p->png, p, cc_png_read_fn);
-    /* Dimensions are checked against the caller's pixel budget from the header; these only bound libpng. */
-    png_set_user_limits(p->png, PNG_USER_WIDTH_MAX, PNG_USER_HEIGHT_MAX);
+    /* Dimensions are checked by the caller against its pixel budget right after the header (before libpng
+     * allocates row buffers), so libpng's own 1e6-per-side default would only turn a legal but oversized
+     * file into a vaguer "Invalid IHDR data" instead of a clear too-large error. */
+    png_set_user_limits(p->png, 0x7fffffffu, 0x7fffffffu);
     png_set_chunk_cache_max(p->png, CC_PNG_CHUNK_CACHE_MAX);
     png_set_chunk_malloc_max(p->png, CC_PNG_CHUNK_MALLOC_MAX);
-    /* Unknown chunks are never needed: do not keep them. */
+    /* Unknown chunks are never needed: do not keep them. Text and suggested-palette chunks are never used
+     * either; treating them as unknown means a zTXt/iTXt decompression bomb is skipped, not inflated. */
     png_set_keep_unknown_chunks(p->png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    static const png_byte ignored[] = "tEXt\0zTXt\0iTXt\0sPLT\0";
+    png_set_keep_unknown_chunks(p->png, PNG_HANDLE_CHUNK_NEVER, ignored, 4);
+    /* Profiles are reported, never applied, so libpng's sRGB-profile audit would only add noise. */
+    png_set_option(p->png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
     return p;
 }
 
@@ -179,3 +207,4 @@ const uint8_t *cc_png_icc(cc_png *p, size_t *length) {
 
 const char *cc_png_message(const cc_png *p) { return p->msg.error; }
 const char *cc_png_warnings(const cc_png *p) { return p->msg.warnings; }
+int cc_png_warning_count(const cc_png *p) { return p->msg.warning_count; }

@@ -13,10 +13,12 @@ func codecError(_ status: Int32, format: ImageFormat, message: UnsafePointer<CCh
     }
 }
 
-/// Splits the shim's newline-separated warning buffer.
-func codecWarnings(_ text: UnsafePointer<CChar>?) -> [String] {
+/// Splits the shim's newline-separated warning buffer; `total` counts the ones it did not keep.
+func codecWarnings(_ text: UnsafePointer<CChar>?, total: Int32) -> [String] {
     guard let text else { return [] }
-    return String(cString: text).split(separator: "\n").map(String.init)
+    var lines = String(cString: text).split(separator: "\n").map(String.init)
+    if Int(total) > lines.count { lines.append("(\(Int(total) - lines.count) more warnings)") }
+    return lines
 }
 
 /// `width * height` without overflow traps (hostile headers can declare anything).

@@ -74,7 +74,7 @@ enum PNGDecoder {
             let s = cc_png_finish(p)
             if s != CC_OK { warnings.append("after image data: \(String(cString: cc_png_message(p)))") }
         }
-        warnings = codecWarnings(cc_png_warnings(p)) + warnings
+        warnings = codecWarnings(cc_png_warnings(p), total: cc_png_warning_count(p)) + warnings
 
         var iccLength = 0
         let icc = cc_png_icc(p, &iccLength).map { [UInt8](UnsafeBufferPointer(start: $0, count: iccLength)) }

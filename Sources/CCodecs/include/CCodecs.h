@@ -19,7 +19,11 @@ enum {
     CC_UNSUPPORTED = 3,  /* valid but not supported (e.g. 12-bit JPEG, odd colour spaces) */
     CC_NOMEM = 4,        /* allocation failed */
     CC_LIMIT = 5,        /* a safety limit was hit (memory, scan count, chunk size) */
+    CC_CANCELLED = 6,    /* the cancellation check asked to stop */
 };
+
+/* Polled during long library-internal work; returns nonzero to abandon the decode. Must not longjmp. */
+typedef int (*cc_cancel_check)(void);
 
 /* Values read from the file header. */
 typedef struct cc_header {
@@ -52,8 +56,10 @@ int cc_png_finish(cc_png *p);
 /* The iCCP profile (decompressed) or NULL; valid until cc_png_destroy. */
 const uint8_t *cc_png_icc(cc_png *p, size_t *length);
 const char *cc_png_message(const cc_png *p);
-/* Collected warnings, one per line ('\n' separated), "" when none. */
+/* Collected warnings, one per line ('\n' separated), "" when none; only the first few are kept. */
 const char *cc_png_warnings(const cc_png *p);
+/* How many warnings were raised in total (kept or not). */
+int cc_png_warning_count(const cc_png *p);
 
 /* ---- JPEG decoding ---- */
 typedef struct cc_jpeg cc_jpeg;
@@ -61,6 +67,8 @@ typedef struct cc_jpeg cc_jpeg;
 cc_jpeg *cc_jpeg_create(const uint8_t *data, size_t size, size_t max_memory);
 void cc_jpeg_destroy(cc_jpeg *j);
 int cc_jpeg_read_header(cc_jpeg *j, cc_header *out);
+/* A progressive JPEG is read whole inside cc_jpeg_start; `check` is polled per row of blocks there. */
+void cc_jpeg_set_cancel_check(cc_jpeg *j, cc_cancel_check check);
 /* Payload of the first APP1 "Exif\0\0" segment (TIFF header onwards), NULL when absent. */
 const uint8_t *cc_jpeg_exif(cc_jpeg *j, size_t *length);
 /* The ICC profile assembled from APP2 chunks, NULL when absent or malformed. */
@@ -74,6 +82,7 @@ int cc_jpeg_finish(cc_jpeg *j);
 int cc_jpeg_truncated(const cc_jpeg *j);
 const char *cc_jpeg_message(const cc_jpeg *j);
 const char *cc_jpeg_warnings(const cc_jpeg *j);
+int cc_jpeg_warning_count(const cc_jpeg *j);
 
 /* ---- Encoding ---- *
  * The output buffer is allocated with malloc; release it with cc_free. `error` receives the library message. */
