@@ -77,6 +77,7 @@ public final class Server: Sendable {
 
     /// Serves until `exit`, end of input (after draining) or the peer going away.
     /// - Returns: the process exit code.
+    @concurrent
     public func run() async -> Int32 {
         if configuration.handleSignals { installSignalHandlers() }
         if configuration.watchParent { watchParent() }
@@ -241,6 +242,7 @@ public final class Server: Sendable {
         let usesSlot = handler.cost == .compute
         let registry = registry
         let limiter = limiter
+        let executor = executor
         activeTasks.add(1, ordering: .relaxed)
         return Task.detached(executorPreference: usesSlot ? executor : nil) { [self, logger] in
             defer { self.taskEnded() }
@@ -251,7 +253,16 @@ public final class Server: Sendable {
                     if let id = context.id { await registry.markRunning(id) }
                 }
                 defer { if usesSlot { limiter.release() } }
-                outcome = .success(try await handler.run(params, context))
+                if usesSlot {
+                    // Explicitly, not only through the task's preference: after the hop to the
+                    // registry above, optimised builds resumed on the global pool (seen with Swift
+                    // 6.3), where a busy job would starve the protocol.
+                    outcome = .success(try await withTaskExecutorPreference(executor) {
+                        try await handler.run(params, context)
+                    })
+                } else {
+                    outcome = .success(try await handler.run(params, context))
+                }
             } catch {
                 outcome = .failure(error)
             }
