@@ -56,7 +56,7 @@ public final class Server: Sendable {
         table.register(ShutdownMethod(lifecycle: lifecycle, registry: registry))
         let snapshot = table
         table.register(
-            InitializeMethod(configuration: configuration) {
+            InitializeMethod(configuration: configuration, lifecycle: lifecycle) {
                 (snapshot.names + [InitializeMethod.name]).sorted().map { name in
                     let h = snapshot[name]
                     return InitializeMethod.MethodInfo(
@@ -187,7 +187,7 @@ public final class Server: Sendable {
             // Refuse what follows at once, not when the shutdown task gets to run.
             lifecycle.beginShutdown()
         }
-        let context = RequestContext(id: id, method: method, registry: registry)
+        let context = RequestContext(id: id, method: method, registry: registry, progressToken: params?["_meta"]?["progressToken"])
         let usesSlot = handler.cost == .compute
         let admission = await registry.admit(
             id: id, method: method, sink: sink, usesSlot: usesSlot,
@@ -213,7 +213,7 @@ public final class Server: Sendable {
         case "$/cancelRequest":
             await cancel(params, key: "id")
         case "notifications/cancelled":
-            await cancel(params, key: "requestId")
+            await cancel(params, key: "requestId", silently: lifecycle.speaksMCP)
         case "exit":
             await exitRequested()
         case "notifications/initialized", "initialized":
@@ -229,12 +229,12 @@ public final class Server: Sendable {
     }
 
     @discardableResult
-    private func cancel(_ params: JSONValue?, key: String) async -> Bool {
+    private func cancel(_ params: JSONValue?, key: String, silently: Bool = false) async -> Bool {
         guard let raw = params?[key], let id = RequestID(json: raw) else {
             logger.debug("cancel without a readable id", metadata: ["key": "\(key)"])
             return false
         }
-        return await registry.cancel(id)
+        return await registry.cancel(id, silently: silently)
     }
 
     /// Creates a job's task. Compute jobs wait for a slot, then run on the compute threads.
