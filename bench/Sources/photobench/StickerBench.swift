@@ -1,8 +1,106 @@
+import Foundation
 import Imaging
 
-/// Benchmark suite (to be filled in by its owner).
+/// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N]`
+///
+/// Runs `StickerExtractor.extract` over every image of the sticker-dev corpus (images/NAME.jpg,
+/// masks/NAME.png) and prints the mean IoU against the human masks (both thresholded at 128) and the
+/// time per image (extraction only, decoding excluded, one core). `--pnm DIR` reads NAME.ppm/NAME.pgm
+/// pairs instead (handy while a decoder is unavailable).
 enum StickerBench {
     static func run(_ args: [String]) throws {
-        print("StickerBench: not implemented yet")
+        var dir = "../shared/corpus/sticker-dev"
+        var pnm: String?
+        var verbose = false
+        var options = StickerOptions()
+        var i = 0
+        while i < args.count {
+            switch args[i] {
+            case "--dir": i += 1; dir = args[i]
+            case "--pnm": i += 1; pnm = args[i]
+            case "--verbose", "-v": verbose = true
+            case "--working-size": i += 1; options.workingSize = Int(args[i]) ?? options.workingSize
+            default: throw BenchError("unknown argument \(args[i])")
+            }
+            i += 1
+        }
+        let pairs = try loadPairs(dir: dir, pnm: pnm)
+        guard !pairs.isEmpty else { throw BenchError("no images found") }
+        // Warm-up so the first measurement does not pay for page faults and lazy initialisation.
+        _ = try StickerExtractor.extract(from: pairs[0].image, options: options)
+
+        var ious: [Double] = [], times: [Double] = [], confidences: [Double] = []
+        for pair in pairs {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let sticker = try StickerExtractor.extract(from: pair.image, options: options)
+            let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+            let iou = sticker.mask.intersectionOverUnion(pair.truth)
+            ious.append(iou); times.append(ms); confidences.append(sticker.confidence)
+            if verbose {
+                print(String(format: "%@  IoU %.3f  conf %.2f  cover %.2f  %.1f ms", pair.name, iou, sticker.confidence, sticker.coverage, ms))
+            }
+        }
+        let meanIoU = ious.reduce(0, +) / Double(ious.count)
+        let meanMs = times.reduce(0, +) / Double(times.count)
+        let medianMs = times.sorted()[times.count / 2]
+        print(String(format: "sticker: %d images  mean IoU %.3f  median IoU %.3f  IoU>0.5: %d",
+                     ious.count, meanIoU, ious.sorted()[ious.count / 2], ious.filter { $0 > 0.5 }.count))
+        print(String(format: "sticker: %.1f ms/image mean, %.1f ms median, %.1f ms max (workingSize %d, one core)",
+                     meanMs, medianMs, times.max() ?? 0, options.workingSize))
+        print(String(format: "sticker: confidence vs IoU Pearson r = %.2f", pearson(confidences, ious)))
+    }
+
+    struct Pair { var name: String; var image: Image; var truth: Mask }
+
+    struct BenchError: Error, CustomStringConvertible {
+        var description: String
+        init(_ d: String) { description = d }
+    }
+
+    static func loadPairs(dir: String, pnm: String?) throws -> [Pair] {
+        let fm = FileManager.default
+        if let pnm {
+            let names = try fm.contentsOfDirectory(atPath: pnm).filter { $0.hasSuffix(".ppm") }.sorted()
+            return try names.map { file in
+                let name = String(file.dropLast(4))
+                let (w, h, rgb) = try readPNM(pnm + "/" + file, channels: 3)
+                var rgba = [UInt8](repeating: 255, count: w * h * 4)
+                for p in 0..<(w * h) { for c in 0..<3 { rgba[4 * p + c] = rgb[3 * p + c] } }
+                let (mw, mh, gray) = try readPNM(pnm + "/" + name + ".pgm", channels: 1)
+                return Pair(name: name, image: Image(width: w, height: h, pixels: rgba),
+                            truth: Mask(width: mw, height: mh, values: gray.map { $0 >= 128 ? 255 : 0 }))
+            }
+        }
+        throw BenchError("decoding JPEG/PNG needs ImageCodec (branch codecs); use --pnm for now (dir \(dir))")
+    }
+
+    /// Minimal binary PPM (P6) / PGM (P5) reader, 8-bit only.
+    static func readPNM(_ path: String, channels: Int) throws -> (Int, Int, [UInt8]) {
+        guard let data = fm(path) else { throw BenchError("cannot read \(path)") }
+        var fields: [Int] = []
+        var i = 2
+        while fields.count < 3 {
+            while i < data.count, data[i] == 0x20 || data[i] == 0x0A || data[i] == 0x0D || data[i] == 0x09 { i += 1 }
+            if i < data.count, data[i] == 0x23 { while i < data.count, data[i] != 0x0A { i += 1 }; continue }
+            var v = 0
+            while i < data.count, data[i] >= 0x30, data[i] <= 0x39 { v = v * 10 + Int(data[i] - 0x30); i += 1 }
+            fields.append(v)
+        }
+        i += 1
+        let (w, h) = (fields[0], fields[1])
+        guard data.count - i >= w * h * channels else { throw BenchError("short file \(path)") }
+        return (w, h, Array(data[i..<(i + w * h * channels)]))
+    }
+
+    private static func fm(_ path: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+    }
+
+    static func pearson(_ a: [Double], _ b: [Double]) -> Double {
+        let n = Double(a.count)
+        let ma = a.reduce(0, +) / n, mb = b.reduce(0, +) / n
+        var sab = 0.0, saa = 0.0, sbb = 0.0
+        for k in a.indices { sab += (a[k] - ma) * (b[k] - mb); saa += (a[k] - ma) * (a[k] - ma); sbb += (b[k] - mb) * (b[k] - mb) }
+        return saa > 0 && sbb > 0 ? sab / (saa * sbb).squareRoot() : 0
     }
 }

@@ -1,0 +1,215 @@
+import Foundation
+
+/// Weighted clustering of CIELAB histogram bins into palette centres (internal to
+/// ``PaletteExtractor``). Per-call state only.
+struct PaletteClustering {
+    /// Bin colours as (L, a, b, 0).
+    private let points: [SIMD4<Double>]
+    private let weights: [Double]
+    private let totalWeight: Double
+
+    /// k-means++ starts; the best (lowest weighted mean distance) is refined.
+    var restarts = 6
+    var lloydIterations = 24
+    var weiszfeldIterations = 12
+    var ciede2000Iterations = 4
+
+    init(points: ColorHistogram) {
+        var p = [SIMD4<Double>]()
+        p.reserveCapacity(points.count)
+        for i in 0..<points.count { p.append(SIMD4(points.L[i], points.A[i], points.B[i], 0)) }
+        self.points = p
+        self.weights = points.weight
+        self.totalWeight = points.weight.reduce(0, +)
+    }
+
+    /// Centres (CIELAB) for at most `k` clusters.
+    func solve(k: Int) throws -> [SIMD4<Double>] {
+        if points.count <= k { return points }
+        var rng = SplitMix64(seed: 0x5EED_C0105)
+        var best: [SIMD4<Double>] = []
+        var bestCost = Double.infinity
+        for _ in 0..<restarts {
+            if Task.isCancelled { throw CancellationError() }
+            var centers = seedPlusPlus(k: k, rng: &rng)
+            lloyd(&centers)
+            weiszfeld(&centers)
+            let cost = euclideanCost(centers)
+            if cost < bestCost { bestCost = cost; best = centers }
+        }
+        if Task.isCancelled { throw CancellationError() }
+        refineWithCIEDE2000(&best)
+        return best
+    }
+
+    /// Converts centres to sRGB, assigns every bin to its nearest (CIEDE2000) palette colour and
+    /// returns the non-empty colours sorted by share.
+    func finalPalette(centers: [SIMD4<Double>]) -> [PaletteColor] {
+        var colors: [RGBA] = []
+        var labs: [(Double, Double, Double)] = []
+        for c in centers {
+            let s = ColorScience.srgb(fromLab: c.x, c.y, c.z)
+            let rgba = RGBA(r: s.r, g: s.g, b: s.b)
+            if colors.contains(rgba) { continue } // two centres collapsed onto one 8-bit colour
+            colors.append(rgba)
+            labs.append(ColorScience.lab(fromSRGB: s.r, s.g, s.b))
+        }
+        var share = [Double](repeating: 0, count: colors.count)
+        for i in points.indices {
+            let p = (points[i].x, points[i].y, points[i].z)
+            var bestJ = 0, bestD = Double.infinity
+            for j in labs.indices {
+                let d = ColorScience.ciede2000(p, labs[j])
+                if d < bestD { bestD = d; bestJ = j }
+            }
+            share[bestJ] += weights[i]
+        }
+        var result: [PaletteColor] = []
+        for j in colors.indices where share[j] > 0 {
+            result.append(PaletteColor(rgb: colors[j], fraction: share[j] / totalWeight))
+        }
+        result.sort { $0.fraction != $1.fraction ? $0.fraction > $1.fraction : $0.hex < $1.hex }
+        return result
+    }
+
+    // MARK: - Seeding and Lloyd
+
+    /// k-means++: first centre drawn by weight, each next one with probability proportional to
+    /// weight x squared distance to the nearest centre so far.
+    private func seedPlusPlus(k: Int, rng: inout SplitMix64) -> [SIMD4<Double>] {
+        var centers: [SIMD4<Double>] = []
+        centers.append(points[pick(weights, total: totalWeight, rng: &rng)])
+        var d2 = [Double](repeating: 0, count: points.count)
+        var score = [Double](repeating: 0, count: points.count)
+        for i in points.indices {
+            d2[i] = distanceSquared(points[i], centers[0])
+        }
+        while centers.count < k {
+            var total = 0.0
+            for i in points.indices { score[i] = d2[i] * weights[i]; total += score[i] }
+            if total <= 0 { break } // fewer distinct colours than k
+            let c = points[pick(score, total: total, rng: &rng)]
+            centers.append(c)
+            for i in points.indices { d2[i] = min(d2[i], distanceSquared(points[i], c)) }
+        }
+        return centers
+    }
+
+    private func pick(_ scores: [Double], total: Double, rng: inout SplitMix64) -> Int {
+        var target = rng.nextUnit() * total
+        for i in scores.indices {
+            target -= scores[i]
+            if target < 0 { return i }
+        }
+        return scores.count - 1
+    }
+
+    /// Weighted Lloyd iterations (minimise weighted squared Euclidean distance in CIELAB).
+    private func lloyd(_ centers: inout [SIMD4<Double>]) {
+        let k = centers.count
+        var assignment = [Int](repeating: -1, count: points.count)
+        var sums = [SIMD4<Double>](repeating: .zero, count: k)
+        var mass = [Double](repeating: 0, count: k)
+        for _ in 0..<lloydIterations {
+            var changed = false
+            for j in 0..<k { sums[j] = .zero; mass[j] = 0 }
+            for i in points.indices {
+                let j = nearest(points[i], centers)
+                if j != assignment[i] { assignment[i] = j; changed = true }
+                sums[j] += points[i] * weights[i]
+                mass[j] += weights[i]
+            }
+            for j in 0..<k where mass[j] > 0 { centers[j] = sums[j] / mass[j] }
+            if !changed { break }
+        }
+    }
+
+    /// Weiszfeld steps: move each centre towards the weighted geometric median of its cluster,
+    /// which minimises the mean (not squared) distance the palette is judged by.
+    private func weiszfeld(_ centers: inout [SIMD4<Double>]) {
+        let k = centers.count
+        var sums = [SIMD4<Double>](repeating: .zero, count: k)
+        var mass = [Double](repeating: 0, count: k)
+        for _ in 0..<weiszfeldIterations {
+            for j in 0..<k { sums[j] = .zero; mass[j] = 0 }
+            for i in points.indices {
+                let j = nearest(points[i], centers)
+                let d = max(distanceSquared(points[i], centers[j]).squareRoot(), 0.5)
+                let w = weights[i] / d
+                sums[j] += points[i] * w
+                mass[j] += w
+            }
+            for j in 0..<k where mass[j] > 0 { centers[j] = sums[j] / mass[j] }
+        }
+    }
+
+    /// Iteratively re-weighted updates with CIEDE2000 distances, accepted while the weighted
+    /// mean CIEDE2000 decreases.
+    private func refineWithCIEDE2000(_ centers: inout [SIMD4<Double>]) {
+        let k = centers.count
+        var sums = [SIMD4<Double>](repeating: .zero, count: k)
+        var mass = [Double](repeating: 0, count: k)
+        var cost = Double.infinity
+        for _ in 0..<ciede2000Iterations {
+            for j in 0..<k { sums[j] = .zero; mass[j] = 0 }
+            var total = 0.0
+            for i in points.indices {
+                let p = (points[i].x, points[i].y, points[i].z)
+                var bestJ = 0, bestD = Double.infinity
+                for j in 0..<k {
+                    let d = ColorScience.ciede2000(p, (centers[j].x, centers[j].y, centers[j].z))
+                    if d < bestD { bestD = d; bestJ = j }
+                }
+                total += bestD * weights[i]
+                let w = weights[i] / max(bestD, 0.5)
+                sums[bestJ] += points[i] * w
+                mass[bestJ] += w
+            }
+            if total >= cost { break }
+            cost = total
+            for j in 0..<k where mass[j] > 0 { centers[j] = sums[j] / mass[j] }
+        }
+    }
+
+    // MARK: - Distances
+
+    private func euclideanCost(_ centers: [SIMD4<Double>]) -> Double {
+        var total = 0.0
+        for i in points.indices {
+            let j = nearest(points[i], centers)
+            total += distanceSquared(points[i], centers[j]).squareRoot() * weights[i]
+        }
+        return total
+    }
+
+    @inline(__always)
+    private func nearest(_ p: SIMD4<Double>, _ centers: [SIMD4<Double>]) -> Int {
+        var best = 0, bestD = Double.infinity
+        for j in centers.indices {
+            let d = distanceSquared(p, centers[j])
+            if d < bestD { bestD = d; best = j }
+        }
+        return best
+    }
+
+    @inline(__always)
+    private func distanceSquared(_ a: SIMD4<Double>, _ b: SIMD4<Double>) -> Double {
+        let d = a - b
+        return (d * d).sum()
+    }
+}
+
+/// SplitMix64: tiny, fast, good-quality 64-bit generator; seeded per call for determinism.
+struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    mutating func nextUnit() -> Double { Double(next() >> 11) * 0x1p-53 }
+}

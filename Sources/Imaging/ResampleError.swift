@@ -1,0 +1,7 @@
+/// Why ``Resampler`` refused a request. Cancellation is reported as `CancellationError` instead.
+public enum ResampleError: Error, Sendable, Equatable {
+    /// The requested output size is not positive or exceeds ``Resampler/maximumDimension``.
+    case invalidTargetSize(width: Int, height: Int)
+    /// The source rectangle is empty or not inside the image.
+    case invalidSourceRect(x: Int, y: Int, width: Int, height: Int)
+}

@@ -1,0 +1,131 @@
+import Foundation
+
+/// Iterated colour-model graph cut (GrabCut, Rother et al. 2004) on the working image, seeded and
+/// regularised by a per-pixel subject prior instead of a user rectangle.
+///
+/// Energy per pixel: −log p(colour | GMM of its side) + `priorWeight` · −log prior(side), plus the
+/// contrast-sensitive Potts term γ·exp(−β‖Δlab‖²)/distance on 8-connected neighbours. Each iteration
+/// re-assigns GMM components, refits both mixtures and re-solves the min cut, until the labelling
+/// stops changing or `iterations` is reached.
+struct GrabCutSegmenter {
+    var iterations = 5
+    var componentCount = 5
+    /// Smoothness weight (Rother et al. use 50).
+    var gamma: Float = 50
+    /// Weight of the saliency prior relative to the colour likelihood.
+    var priorWeight: Float = 1
+
+    /// - Parameters:
+    ///   - prior: probability that each pixel belongs to the subject, in (0, 1).
+    ///   - initial: starting labelling (1 = subject).
+    /// - Returns: the final labelling, 1 = subject.
+    /// - Throws: `CancellationError`, checked in every iteration and inside the max-flow solver.
+    func segment(_ image: LabImage, prior: [Float], initial: [UInt8]) throws -> [UInt8] {
+        let w = image.width, h = image.height, n = w * h
+        var labels = initial
+        var assignment = [UInt8](repeating: 0, count: n)
+        var fg = GaussianMixtureModel(componentCount: componentCount)
+        var bg = GaussianMixtureModel(componentCount: componentCount)
+
+        // Pairwise weights depend only on the image: compute once. β = 1 / (2·mean ‖Δlab‖²).
+        let edges = pairwiseWeights(image)
+
+        // Hard background where the source is transparent.
+        let opaque = image.alpha.map { $0 >= 0.5 }
+
+        for iteration in 0..<iterations {
+            if Task.isCancelled { throw CancellationError() }
+            var fgMembers: [Int32] = [], bgMembers: [Int32] = []
+            fgMembers.reserveCapacity(n); bgMembers.reserveCapacity(n)
+            for i in 0..<n where opaque[i] {
+                if labels[i] != 0 { fgMembers.append(Int32(i)) } else { bgMembers.append(Int32(i)) }
+            }
+            if fgMembers.isEmpty || bgMembers.isEmpty { break }
+            image.lab.withUnsafeBufferPointer { lab in
+                assignment.withUnsafeMutableBufferPointer { asg in
+                    if iteration == 0 {
+                        fg.initialise(lab: lab, members: fgMembers, assignment: asg)
+                        bg.initialise(lab: lab, members: bgMembers, assignment: asg)
+                    } else {
+                        fg.assign(lab: lab, members: fgMembers, assignment: asg)
+                        bg.assign(lab: lab, members: bgMembers, assignment: asg)
+                        fg.fit(lab: lab, members: fgMembers, assignment: UnsafeBufferPointer(asg))
+                        bg.fit(lab: lab, members: bgMembers, assignment: UnsafeBufferPointer(asg))
+                    }
+                }
+            }
+            var graph = GridGraphCut(width: w, height: h)
+            let hard: Float = 1e6
+            image.lab.withUnsafeBufferPointer { lab in
+                for y in 0..<h {
+                    for x in 0..<w {
+                        let i = y * w + x
+                        guard opaque[i] else { graph.setTerminals(x: x, y: y, source: 0, sink: hard); continue }
+                        let l = lab[3 * i], a = lab[3 * i + 1], b = lab[3 * i + 2]
+                        let p = min(max(prior[i], 1e-3), 1 - 1e-3)
+                        let costFg = fg.negativeLogLikelihood(l, a, b) - priorWeight * logf(p)
+                        let costBg = bg.negativeLogLikelihood(l, a, b) - priorWeight * logf(1 - p)
+                        let base = min(costFg, costBg)
+                        // Source = subject: cutting the source link (cost of background) pays costBg.
+                        graph.setTerminals(x: x, y: y, source: min(costBg - base, hard), sink: min(costFg - base, hard))
+                    }
+                }
+            }
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = y * w + x
+                    for d in [0, 2, 4, 6] {
+                        let c = edges[4 * i + d / 2]
+                        if c > 0 { graph.setEdge(x: x, y: y, direction: d, capacity: c) }
+                    }
+                }
+            }
+            try graph.maxFlow()
+            var changed = 0
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = y * w + x
+                    let v: UInt8 = graph.isSource(x: x, y: y) ? 1 : 0
+                    if v != labels[i] { changed += 1; labels[i] = v }
+                }
+            }
+            if changed * 1000 < n && iteration > 0 { break }
+        }
+        return labels
+    }
+
+    /// Contrast-sensitive smoothness weights for the four "forward" directions (right, down,
+    /// down-right, down-left), 0 where the neighbour is outside the image.
+    private func pairwiseWeights(_ image: LabImage) -> [Float] {
+        let w = image.width, h = image.height, n = w * h
+        var d2 = [Float](repeating: -1, count: n * 4)
+        var sum: Double = 0
+        var count = 0
+        image.lab.withUnsafeBufferPointer { lab in
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = y * w + x
+                    for (slot, d) in [0, 2, 4, 6].enumerated() {
+                        let qx = x + GridGraphCut.dx[d], qy = y + GridGraphCut.dy[d]
+                        guard qx >= 0, qx < w, qy >= 0, qy < h else { continue }
+                        let j = qy * w + qx
+                        let a = lab[3 * i] - lab[3 * j], b = lab[3 * i + 1] - lab[3 * j + 1], c = lab[3 * i + 2] - lab[3 * j + 2]
+                        let v = a * a + b * b + c * c
+                        d2[4 * i + slot] = v
+                        sum += Double(v); count += 1
+                    }
+                }
+            }
+        }
+        let mean = count > 0 ? sum / Double(count) : 0
+        let beta: Float = mean > 1e-9 ? Float(1 / (2 * mean)) : 0
+        let diagonal = gamma / Float(2).squareRoot()
+        var out = [Float](repeating: 0, count: n * 4)
+        for i in 0..<n {
+            for slot in 0..<4 where d2[4 * i + slot] >= 0 {
+                out[4 * i + slot] = (slot < 2 ? gamma : diagonal) * expf(-beta * d2[4 * i + slot])
+            }
+        }
+        return out
+    }
+}

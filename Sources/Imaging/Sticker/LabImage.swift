@@ -1,0 +1,80 @@
+import Foundation
+
+/// The reduced working copy that segmentation runs on: CIELAB (D65) colours, interleaved, plus the
+/// source alpha, at most `workingSize` pixels on the longest side.
+struct LabImage {
+    let width: Int
+    let height: Int
+    /// L*, a*, b* per pixel (L* in 0...100).
+    var lab: [Float]
+    /// Source alpha in 0...1.
+    var alpha: [Float]
+    /// sRGB luma in 0...1, the guide for edge-aware mask upsampling.
+    var luma: [Float]
+
+    var count: Int { width * height }
+
+    /// Reduces `image` by area averaging so its longest side is at most `maxSide`, then converts to Lab.
+    init(_ image: Image, maxSide: Int) {
+        let scale = min(1.0, Double(maxSide) / Double(max(image.width, image.height)))
+        let w = max(1, Int((Double(image.width) * scale).rounded()))
+        let h = max(1, Int((Double(image.height) * scale).rounded()))
+        let small: [Float]
+        if w == image.width && h == image.height {
+            small = image.pixels.map(Float.init)
+        } else {
+            small = image.pixels.withUnsafeBufferPointer {
+                PlaneResampler.reduce($0, width: image.width, height: image.height, channels: 4, targetWidth: w, targetHeight: h)
+            }
+        }
+        self.width = w
+        self.height = h
+        var lab = [Float](repeating: 0, count: w * h * 3)
+        var alpha = [Float](repeating: 0, count: w * h)
+        var luma = [Float](repeating: 0, count: w * h)
+        let linear = LabImage.linearTable
+        small.withUnsafeBufferPointer { s in
+            lab.withUnsafeMutableBufferPointer { l in
+                for i in 0..<(w * h) {
+                    let r = LabImage.linearize(s[4 * i], linear), g = LabImage.linearize(s[4 * i + 1], linear)
+                    let b = LabImage.linearize(s[4 * i + 2], linear)
+                    let (L, A, B) = LabImage.lab(r: r, g: g, b: b)
+                    l[3 * i] = L; l[3 * i + 1] = A; l[3 * i + 2] = B
+                    alpha[i] = s[4 * i + 3] / 255
+                    luma[i] = (0.299 * s[4 * i] + 0.587 * s[4 * i + 1] + 0.114 * s[4 * i + 2]) / 255
+                }
+            }
+        }
+        self.lab = lab
+        self.alpha = alpha
+        self.luma = luma
+    }
+
+    /// sRGB transfer curve sampled at the 256 code values; averaged inputs interpolate between entries.
+    private static let linearTable: [Float] = (0...256).map { v in
+        let c = Double(min(v, 255)) / 255
+        return Float(c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4))
+    }
+
+    @inline(__always)
+    private static func linearize(_ v: Float, _ table: [Float]) -> Float {
+        let i = min(254, max(0, Int(v)))
+        let t = v - Float(i)
+        return table[i] + (table[i + 1] - table[i]) * t
+    }
+
+    @inline(__always)
+    private static func f(_ t: Float) -> Float {
+        t > 0.008856 ? cbrtf(t) : (7.787 * t + 16.0 / 116.0)
+    }
+
+    /// Linear sRGB → CIELAB with the D65 white point.
+    @inline(__always)
+    static func lab(r: Float, g: Float, b: Float) -> (Float, Float, Float) {
+        let x = (0.4124564 * r + 0.3575761 * g + 0.1804375 * b) / 0.95047
+        let y = 0.2126729 * r + 0.7151522 * g + 0.0721750 * b
+        let z = (0.0193339 * r + 0.1191920 * g + 0.9503041 * b) / 1.08883
+        let fx = f(x), fy = f(y), fz = f(z)
+        return (116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz))
+    }
+}

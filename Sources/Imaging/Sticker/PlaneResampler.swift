@@ -1,0 +1,90 @@
+/// Small float-plane resamplers used by the sticker pipeline: an area-average reduction (to build the
+/// working copy without aliasing) and a bilinear enlargement (to bring per-pixel coefficients back to
+/// full resolution). Kept private to the pipeline so it does not depend on the ops helper's resizer.
+enum PlaneResampler {
+    /// One output sample's footprint on the source axis: first source index and the weights that follow.
+    private struct Footprint { var start: Int; var weights: [Float] }
+
+    /// Area weights for reducing `source` samples to `target` (target ≤ source): every output sample
+    /// averages exactly the source interval it covers, fractional ends included.
+    private static func footprints(source: Int, target: Int) -> [Footprint] {
+        let scale = Double(source) / Double(target)
+        var result: [Footprint] = []
+        result.reserveCapacity(target)
+        for o in 0..<target {
+            let lo = Double(o) * scale, hi = min(Double(source), Double(o + 1) * scale)
+            let first = Int(lo), last = min(source - 1, Int((hi - 1e-9).rounded(.down)))
+            var w: [Float] = []
+            var total = 0.0
+            for s in first...max(first, last) {
+                let cover = min(hi, Double(s + 1)) - max(lo, Double(s))
+                w.append(Float(cover)); total += cover
+            }
+            for i in w.indices { w[i] = Float(Double(w[i]) / total) }
+            result.append(Footprint(start: first, weights: w))
+        }
+        return result
+    }
+
+    /// Area-average reduction of interleaved `channels`-channel 8-bit data to floats (same 0...255 scale).
+    /// The horizontal pass reads the bytes directly so a large photo is never expanded to floats whole.
+    /// - Precondition: `targetWidth <= width`, `targetHeight <= height`.
+    static func reduce(_ src: UnsafeBufferPointer<UInt8>, width: Int, height: Int, channels c: Int,
+                       targetWidth tw: Int, targetHeight th: Int) -> [Float] {
+        let fx = footprints(source: width, target: tw), fy = footprints(source: height, target: th)
+        var rows = [Float](repeating: 0, count: tw * height * c)
+        rows.withUnsafeMutableBufferPointer { r in
+            for y in 0..<height {
+                let srow = y * width * c, drow = y * tw * c
+                for (ox, f) in fx.enumerated() {
+                    for ch in 0..<c {
+                        var acc: Float = 0
+                        for (k, w) in f.weights.enumerated() { acc += w * Float(src[srow + (f.start + k) * c + ch]) }
+                        r[drow + ox * c + ch] = acc
+                    }
+                }
+            }
+        }
+        var out = [Float](repeating: 0, count: tw * th * c)
+        out.withUnsafeMutableBufferPointer { o in
+            rows.withUnsafeBufferPointer { r in
+                let stride = tw * c
+                for (oy, f) in fy.enumerated() {
+                    let drow = oy * stride
+                    for (k, w) in f.weights.enumerated() {
+                        let srow = (f.start + k) * stride
+                        for i in 0..<stride { o[drow + i] += w * r[srow + i] }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// Bilinear enlargement of a single plane with pixel-centre alignment (edges clamp).
+    static func enlarge(_ src: UnsafeBufferPointer<Float>, width: Int, height: Int,
+                        targetWidth tw: Int, targetHeight th: Int) -> [Float] {
+        // Precompute per-column source indices and weights so the inner loop is two loads and a lerp.
+        let sx = Float(width) / Float(tw), sy = Float(height) / Float(th)
+        var x0 = [Int](repeating: 0, count: tw), x1 = x0, wx = [Float](repeating: 0, count: tw)
+        for x in 0..<tw {
+            let f = max(0, (Float(x) + 0.5) * sx - 0.5)
+            let i = min(width - 1, Int(f))
+            x0[x] = i; x1[x] = min(width - 1, i + 1); wx[x] = f - Float(i)
+        }
+        var out = [Float](repeating: 0, count: tw * th)
+        out.withUnsafeMutableBufferPointer { o in
+            for y in 0..<th {
+                let f = max(0, (Float(y) + 0.5) * sy - 0.5)
+                let j0 = min(height - 1, Int(f)), j1 = min(height - 1, j0 + 1), wy = f - Float(j0)
+                let r0 = j0 * width, r1 = j1 * width, d = y * tw
+                for x in 0..<tw {
+                    let a = src[r0 + x0[x]] + (src[r0 + x1[x]] - src[r0 + x0[x]]) * wx[x]
+                    let b = src[r1 + x0[x]] + (src[r1 + x1[x]] - src[r1 + x0[x]]) * wx[x]
+                    o[d + x] = a + (b - a) * wy
+                }
+            }
+        }
+        return out
+    }
+}

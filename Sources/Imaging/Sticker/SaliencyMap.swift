@@ -1,0 +1,187 @@
+import Foundation
+
+/// A bottom-up saliency prior on the working image, after Zhang et al., "Minimum Barrier Salient
+/// Object Detection at 80 FPS" (ICCV 2015):
+/// - minimum-barrier distance of every pixel to the image border (a region that is separated from the
+///   border by a colour "barrier" is likely an object), computed per Lab channel by raster scanning;
+/// - a backgroundness cue: Mahalanobis colour distance to each of the four border strips, summed
+///   without the strip that differs most (the subject may touch one side);
+/// - a centre bias.
+/// Values are normalised to 0...1; `threshold` is Otsu's split of them.
+struct SaliencyMap {
+    let width: Int
+    let height: Int
+    var values: [Float]
+    /// Otsu threshold of `values`.
+    var threshold: Float
+    /// Largest raw barrier distance (Lab units) before normalisation: near zero means no structure.
+    var rawStrength: Float
+
+    /// - Throws: `CancellationError` between the passes.
+    init(_ image: LabImage) throws {
+        let w = image.width, h = image.height, n = w * h
+        width = w; height = h
+        var mbd = [Float](repeating: 0, count: n)
+        var channel = [Float](repeating: 0, count: n)
+        for c in 0..<3 {
+            if Task.isCancelled { throw CancellationError() }
+            image.lab.withUnsafeBufferPointer { lab in
+                for i in 0..<n { channel[i] = lab[3 * i + c] }
+            }
+            let d = SaliencyMap.barrierDistance(channel, width: w, height: h)
+            for i in 0..<n { mbd[i] += d[i] }
+        }
+        if Task.isCancelled { throw CancellationError() }
+        let strength = mbd.max() ?? 0
+        rawStrength = strength
+        SaliencyMap.normalise(&mbd)
+        var back = SaliencyMap.backgroundness(image)
+        SaliencyMap.normalise(&back)
+        var s = [Float](repeating: 0, count: n)
+        let cx = Float(w - 1) / 2, cy = Float(h - 1) / 2
+        let radius = (cx * cx + cy * cy).squareRoot() + 1e-6
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = y * w + x
+                let dx = Float(x) - cx, dy = Float(y) - cy
+                let centre = 1 - (dx * dx + dy * dy).squareRoot() / radius
+                s[i] = (mbd[i] + back[i]) * (0.5 + 0.5 * centre)
+            }
+        }
+        SaliencyMap.normalise(&s)
+        values = s
+        threshold = SaliencyMap.otsu(s)
+    }
+
+    /// Fast minimum-barrier distance to the border seeds: alternate forward and backward raster scans,
+    /// each relaxing a pixel from its two already-visited neighbours (barrier = max − min on the path).
+    static func barrierDistance(_ v: [Float], width w: Int, height h: Int) -> [Float] {
+        let n = w * h
+        var dist = [Float](repeating: .greatestFiniteMagnitude, count: n)
+        var hi = v, lo = v
+        for x in 0..<w { dist[x] = 0; dist[(h - 1) * w + x] = 0 }
+        for y in 0..<h { dist[y * w] = 0; dist[y * w + w - 1] = 0 }
+        dist.withUnsafeMutableBufferPointer { d in
+            hi.withUnsafeMutableBufferPointer { u in
+                lo.withUnsafeMutableBufferPointer { l in
+                    v.withUnsafeBufferPointer { v in
+                        @inline(__always) func relax(_ p: Int, _ q: Int) {
+                            let uu = max(u[q], v[p]), ll = min(l[q], v[p])
+                            if uu - ll < d[p] { d[p] = uu - ll; u[p] = uu; l[p] = ll }
+                        }
+                        for pass in 0..<4 {
+                            if pass % 2 == 0 {
+                                for y in 1..<max(1, h - 1) {
+                                    for x in 1..<max(1, w - 1) {
+                                        let p = y * w + x
+                                        relax(p, p - 1); relax(p, p - w)
+                                    }
+                                }
+                            } else {
+                                for y in stride(from: h - 2, through: 1, by: -1) {
+                                    for x in stride(from: w - 2, through: 1, by: -1) {
+                                        let p = y * w + x
+                                        relax(p, p + 1); relax(p, p + w)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return dist
+    }
+
+    /// Colour distinctness from the border: Mahalanobis distance to each border strip's colour
+    /// distribution, normalised per strip, summed, minus the largest (tolerates one touched side).
+    static func backgroundness(_ image: LabImage) -> [Float] {
+        let w = image.width, h = image.height, n = w * h
+        let tw = max(1, w / 10), th = max(1, h / 10)
+        let strips: [(x0: Int, y0: Int, x1: Int, y1: Int)] = [
+            (0, 0, w, th), (0, h - th, w, h), (0, 0, tw, h), (w - tw, 0, w, h),
+        ]
+        var total = [Float](repeating: 0, count: n)
+        var largest = [Float](repeating: 0, count: n)
+        var dist = [Float](repeating: 0, count: n)
+        image.lab.withUnsafeBufferPointer { lab in
+            for strip in strips {
+                var s = [Double](repeating: 0, count: 3), ss = [Double](repeating: 0, count: 9)
+                var count = 0.0
+                for y in strip.y0..<strip.y1 {
+                    for x in strip.x0..<strip.x1 {
+                        let i = 3 * (y * w + x)
+                        for a in 0..<3 {
+                            s[a] += Double(lab[i + a])
+                            for b in 0..<3 { ss[3 * a + b] += Double(lab[i + a]) * Double(lab[i + b]) }
+                        }
+                        count += 1
+                    }
+                }
+                let mean = s.map { $0 / count }
+                var cov = [Double](repeating: 0, count: 9)
+                for a in 0..<3 { for b in 0..<3 { cov[3 * a + b] = ss[3 * a + b] / count - mean[a] * mean[b] } }
+                for a in 0..<3 { cov[4 * a] += 4 } // ridge: flat strips must not blow up
+                let inv = SaliencyMap.invert3(cov).map(Float.init)
+                let m = mean.map(Float.init)
+                var peak: Float = 1e-6
+                for p in 0..<n {
+                    let x = lab[3 * p] - m[0], y = lab[3 * p + 1] - m[1], z = lab[3 * p + 2] - m[2]
+                    let q = x * (inv[0] * x + inv[1] * y + inv[2] * z) + y * (inv[3] * x + inv[4] * y + inv[5] * z)
+                        + z * (inv[6] * x + inv[7] * y + inv[8] * z)
+                    dist[p] = max(0, q).squareRoot()
+                    peak = max(peak, dist[p])
+                }
+                for p in 0..<n {
+                    let v = dist[p] / peak
+                    total[p] += v
+                    largest[p] = max(largest[p], v)
+                }
+            }
+        }
+        for p in 0..<n { total[p] -= largest[p] }
+        return total
+    }
+
+    static func invert3(_ m: [Double]) -> [Double] {
+        let a00 = m[4] * m[8] - m[5] * m[7], a01 = m[2] * m[7] - m[1] * m[8], a02 = m[1] * m[5] - m[2] * m[4]
+        let a10 = m[5] * m[6] - m[3] * m[8], a11 = m[0] * m[8] - m[2] * m[6], a12 = m[2] * m[3] - m[0] * m[5]
+        let a20 = m[3] * m[7] - m[4] * m[6], a21 = m[1] * m[6] - m[0] * m[7], a22 = m[0] * m[4] - m[1] * m[3]
+        let det = m[0] * a00 + m[1] * a10 + m[2] * a20
+        guard abs(det) > 1e-12 else { return [1, 0, 0, 0, 1, 0, 0, 0, 1] }
+        return [a00, a01, a02, a10, a11, a12, a20, a21, a22].map { $0 / det }
+    }
+
+    /// Rescales to 0...1 (all zeros when constant).
+    static func normalise(_ v: inout [Float]) {
+        guard let lo = v.min(), let hi = v.max(), hi - lo > 1e-12 else {
+            for i in v.indices { v[i] = 0 }
+            return
+        }
+        let scale = 1 / (hi - lo)
+        for i in v.indices { v[i] = (v[i] - lo) * scale }
+    }
+
+    /// Otsu's threshold of values in 0...1 (64 bins).
+    static func otsu(_ v: [Float]) -> Float {
+        let bins = 64
+        var hist = [Double](repeating: 0, count: bins)
+        for x in v { hist[min(bins - 1, max(0, Int(x * Float(bins))))] += 1 }
+        let total = Double(v.count)
+        var sumAll = 0.0
+        for i in 0..<bins { sumAll += Double(i) * hist[i] }
+        var best = 0.0, bestT = bins / 2
+        var wB = 0.0, sumB = 0.0
+        for t in 0..<bins {
+            wB += hist[t]
+            if wB == 0 { continue }
+            let wF = total - wB
+            if wF == 0 { break }
+            sumB += Double(t) * hist[t]
+            let mB = sumB / wB, mF = (sumAll - sumB) / wF
+            let between = wB * wF * (mB - mF) * (mB - mF)
+            if between > best { best = between; bestT = t }
+        }
+        return Float(bestT + 1) / Float(bins)
+    }
+}

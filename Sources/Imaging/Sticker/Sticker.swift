@@ -1,0 +1,40 @@
+/// An axis-aligned rectangle in pixel coordinates.
+public struct PixelRect: Sendable, Equatable, Hashable {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x; self.y = y; self.width = width; self.height = height
+    }
+}
+
+/// A subject cut out of a photo, ready to be placed on a sticker sheet.
+public struct Sticker: Sendable {
+    /// RGBA cut-out, straight alpha, cropped to `boundingBox` plus a transparent margin wide enough
+    /// for the outline and the feathered edge. Pixels of the margin that fall outside the source are
+    /// transparent (or outline-coloured).
+    public var image: Image
+    /// The subject's extent in source coordinates (pixels with mask coverage above zero), without margin.
+    public var boundingBox: PixelRect
+    /// Where `image`'s top-left corner lies in source coordinates (may be negative: the margin can
+    /// extend past the source's edges).
+    public var origin: (x: Int, y: Int)
+    /// Share of the source image's pixels the subject covers (mask ≥ 128), 0...1.
+    public var coverage: Double
+    /// How much the segmentation can be trusted, 0...1. 0 means a fallback was used (no distinct
+    /// subject found); see `StickerExtractor` for how it is computed.
+    public var confidence: Double
+    /// Full-resolution subject mask, 255 = subject.
+    public var mask: Mask
+
+    public init(image: Image, boundingBox: PixelRect, origin: (x: Int, y: Int), coverage: Double, confidence: Double, mask: Mask) {
+        self.image = image
+        self.boundingBox = boundingBox
+        self.origin = origin
+        self.coverage = coverage
+        self.confidence = confidence
+        self.mask = mask
+    }
+}

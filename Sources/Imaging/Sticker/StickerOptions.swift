@@ -1,0 +1,26 @@
+/// Tuning for `StickerExtractor`. The defaults are what the sticker-dev benchmark was measured with.
+public struct StickerOptions: Sendable {
+    /// Width in source pixels of the outline drawn around the subject; 0 draws none.
+    public var outlineWidth: Int
+    /// Colour of the outline (its alpha is honoured).
+    public var outlineColor: RGBA
+    /// Longest side, in pixels, of the reduced copy that is segmented. Larger is slower and only
+    /// marginally more accurate because the mask edge is refined at full resolution anyway.
+    /// Clamped to 32...1024.
+    public var workingSize: Int
+    /// Standard deviation, in source pixels, of the blur that softens the mask edge; 0 keeps a hard edge.
+    /// Clamped to 0...16.
+    public var feather: Double
+
+    public init(
+        outlineWidth: Int = 0,
+        outlineColor: RGBA = RGBA(r: 255, g: 255, b: 255),
+        workingSize: Int = 200,
+        feather: Double = 1.0
+    ) {
+        self.outlineWidth = outlineWidth
+        self.outlineColor = outlineColor
+        self.workingSize = workingSize
+        self.feather = feather
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads a descriptor on a dedicated thread and delivers framed lines as an async sequence.
+///
+/// Linux Foundation has no async `FileHandle.bytes`, and a blocking `read(2)` must never sit on
+/// a cooperative-pool thread, hence the thread. Each `read` yields one batch of events; the
+/// thread waits for the consumer to acknowledge a bounded number of batches, so a fast client
+/// cannot make the worker buffer unbounded input.
+public final class LineReader: Sendable {
+    /// One read's worth of events, or the end of the input.
+    public enum Batch: Sendable {
+        case events([FrameEvent])
+        case endOfInput
+    }
+
+    public let batches: AsyncStream<Batch>
+    private let continuation: AsyncStream<Batch>.Continuation
+    private let credits: DispatchSemaphore
+
+    /// - Parameters:
+    ///   - fd: the input descriptor (left blocking).
+    ///   - maxLineBytes: the line cap.
+    ///   - maxPendingBatches: how many batches may wait for the consumer before reading pauses.
+    public init(fd: Int32, maxLineBytes: Int, maxPendingBatches: Int = 64) {
+        (batches, continuation) = AsyncStream.makeStream(of: Batch.self, bufferingPolicy: .unbounded)
+        credits = DispatchSemaphore(value: maxPendingBatches)
+        let continuation = self.continuation
+        let credits = self.credits
+        let thread = Thread {
+            var framer = LineFramer(maxLineBytes: maxLineBytes)
+            let size = 1 << 16
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+            defer { buffer.deallocate() }
+            while true {
+                let n = read(fd, buffer.baseAddress!, size)
+                if n < 0 && errno == EINTR { continue }
+                var events: [FrameEvent] = []
+                if n <= 0 {
+                    framer.finish { events.append($0) }
+                    if !events.isEmpty { continuation.yield(.events(events)) }
+                    continuation.yield(.endOfInput)
+                    continuation.finish()
+                    return
+                }
+                framer.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) { events.append($0) }
+                if events.isEmpty { continue }
+                credits.wait()
+                continuation.yield(.events(events))
+            }
+        }
+        thread.name = "photoworker.reader"
+        thread.start()
+    }
+
+    /// The consumer calls this after handling each `.events` batch.
+    public func acknowledge() { credits.signal() }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The single writer of the protocol stream.
+///
+/// `send` appends one whole message plus `\n` to a queue under a lock and returns at once, so
+/// callers (the registry actor, job tasks) never block on a slow client; a dedicated thread
+/// drains the queue with a loop over partial `write(2)`s. Because a message is appended whole
+/// under the lock, messages can never interleave, and their order is the order of `send` calls.
+///
+/// When the reader of the stream goes away (EPIPE, or `poll` reports an error on an idle pipe)
+/// the writer calls `onClosed` once and drops everything after.
+public final class MessageWriter: Sendable {
+    private struct State {
+        var pending: [UInt8] = []
+        var flushWaiters: [DispatchSemaphore] = []
+        var closed = false
+        var bytesWritten = 0
+    }
+
+    private let fd: Int32
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+    private let onClosed: @Sendable () -> Void
+
+    /// - Parameters:
+    ///   - fd: the descriptor to write (the duplicated real stdout); left blocking.
+    ///   - onClosed: called once, from the writer thread, when the peer has closed the stream.
+    public init(fd: Int32, onClosed: @escaping @Sendable () -> Void = {}) {
+        self.fd = fd
+        self.onClosed = onClosed
+        let thread = Thread { [self] in self.run() }
+        thread.name = "photoworker.writer"
+        thread.start()
+    }
+
+    /// Queues one message (its bytes, without newline). Never blocks on I/O.
+    public func send(_ message: [UInt8]) {
+        let queued = state.withLock { s -> Bool in
+            if s.closed { return false }
+            s.pending.append(contentsOf: message)
+            s.pending.append(0x0A)
+            return true
+        }
+        if queued { wake.signal() }
+    }
+
+    /// Whether the peer has gone away.
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Total bytes written so far (diagnostics).
+    public var bytesWritten: Int { state.withLock { $0.bytesWritten } }
+
+    /// Blocks until everything queued before this call has been written (or the stream closed),
+    /// or until `timeout` seconds pass.
+    public func flush(timeout: Double = 10) {
+        let done = DispatchSemaphore(value: 0)
+        let alreadyIdle = state.withLock { s -> Bool in
+            if s.closed || s.pending.isEmpty { return true }
+            s.flushWaiters.append(done)
+            return false
+        }
+        if alreadyIdle { return }
+        wake.signal()
+        _ = done.wait(timeout: .now() + timeout)
+    }
+
+    private func run() {
+        var chunk: [UInt8] = []
+        while true {
+            // Idle: wake up now and then to notice a peer that went away while we had nothing to say.
+            if wake.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+                if peerHasClosed() { markClosed(); return }
+                continue
+            }
+            var waiters: [DispatchSemaphore] = []
+            state.withLock { s in
+                swap(&chunk, &s.pending)
+                s.pending.removeAll(keepingCapacity: true)
+                waiters = s.flushWaiters
+                s.flushWaiters.removeAll()
+            }
+            if !chunk.isEmpty {
+                if !writeAll(chunk) {
+                    markClosed()
+                    for w in waiters { w.signal() }
+                    return
+                }
+                let n = chunk.count
+                state.withLock { $0.bytesWritten += n }
+                chunk.removeAll(keepingCapacity: true)
+            }
+            // A flush waiter registered before the swap is satisfied; one registered after sees
+            // pending non-empty and waits for the next round.
+            for w in waiters { w.signal() }
+        }
+    }
+
+    private func writeAll(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n > 0 { offset += n; continue }
+                if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                return false
+            }
+            return true
+        }
+    }
+
+    private func peerHasClosed() -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        let r = poll(&p, 1, 0)
+        return r > 0 && (Int32(p.revents) & (POLLERR | POLLHUP | POLLNVAL)) != 0
+    }
+
+    private func markClosed() {
+        let waiters = state.withLock { s -> [DispatchSemaphore] in
+            s.closed = true
+            s.pending = []
+            let w = s.flushWaiters
+            s.flushWaiters = []
+            return w
+        }
+        for w in waiters { w.signal() }
+        onClosed()
+    }
+}

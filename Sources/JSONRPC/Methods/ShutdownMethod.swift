@@ -1,0 +1,16 @@
+/// `shutdown`: stop accepting jobs, let in-flight ones finish, then answer `{}`. `exit` follows.
+struct ShutdownMethod: RPCMethod {
+    static let name = "shutdown"
+    static let cost = MethodCost.waiting
+    static let summary = "Stop accepting jobs, finish in-flight ones, then reply {}."
+
+    let lifecycle: Lifecycle
+    let registry: RequestRegistry
+
+    func handle(_ params: NoParams, context: RequestContext) async throws -> EmptyResult {
+        lifecycle.beginShutdown()
+        _ = await registry.waitUntilIdle(timeout: .seconds(365 * 24 * 3600))
+        lifecycle.completeShutdown()
+        return EmptyResult()
+    }
+}

@@ -1,0 +1,30 @@
+/// `worker.stats`: counters since start.
+struct WorkerStatsMethod: RPCMethod {
+    static let name = "worker.stats"
+    static let cost = MethodCost.immediate
+    static let summary = "Counters: received, completed, failed, cancelled, running, queued, uptime, peak RSS."
+
+    struct Result: Encodable, Sendable {
+        var received: Int
+        var completed: Int
+        var failed: Int
+        var cancelled: Int
+        var running: Int
+        var queued: Int
+        var uptimeSeconds: Double
+        var peakRSSBytes: Int
+    }
+
+    let registry: RequestRegistry
+    let stats: ServerStats
+
+    func handle(_ params: NoParams, context: RequestContext) async throws -> Result {
+        let counts = await registry.counts
+        return Result(
+            received: stats.received.value, completed: stats.completed.value, failed: stats.failed.value,
+            cancelled: stats.cancelled.value,
+            running: max(0, counts.running - 1),  // not counting this request
+            queued: counts.queued, uptimeSeconds: (stats.uptimeSeconds * 1000).rounded() / 1000,
+            peakRSSBytes: ServerStats.peakRSSBytes)
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+
+/// Everything in flight, keyed by request id: the one place that decides who answers a request.
+///
+/// - Important: Exactly-once replies. A request's entry is removed by exactly one path —
+///   ``finish(_:outcome:)`` when its task ends, or ``terminateAll(reason:)`` when the server gives
+///   up on it — and only the path that removed it writes the final response. Progress and item
+///   notifications are written from inside the actor only while the entry exists, so nothing can
+///   be written for a request after its final response.
+public actor RequestRegistry {
+    /// Where a job is in its life.
+    public enum State: String, Sendable, Codable { case queued, running }
+
+    /// What `jobs.list` shows of a job.
+    public struct Snapshot: Sendable, Encodable {
+        public var id: JSONValue
+        public var method: String
+        public var state: State
+        public var startedAt: Date
+        public var elapsedMs: Int
+        public var progress: JSONValue?
+    }
+
+    /// The outcome of trying to admit a request.
+    public enum Admission: Sendable { case admitted, duplicateID, overloaded }
+
+    private struct Entry {
+        let method: String
+        var state: State
+        let startedAt: Date
+        let started: ContinuousClock.Instant
+        var progress: JSONValue?
+        var task: Task<Void, Never>?
+        let sink: ReplySink
+        var cancelRequested = false
+        let usesSlot: Bool
+        let isLifecycle: Bool
+    }
+
+    private var entries: [RequestID: Entry] = [:]
+    private var queuedCount = 0
+    /// Admitted compute jobs, queued or running.
+    private var slotJobCount = 0
+    private var workCount = 0
+    private var idleWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+    private var nextWaiter: UInt64 = 0
+    private let writer: MessageWriter
+    private let stats: ServerStats
+
+    public init(writer: MessageWriter, stats: ServerStats) {
+        self.writer = writer
+        self.stats = stats
+    }
+
+    /// Registers a request and starts its task, in one step, so a cancel processed after this
+    /// call always finds it.
+    ///
+    /// - Parameters:
+    ///   - usesSlot: the job waits for a job slot. At most `maxJobs + maxQueue` such jobs are
+    ///     admitted at once: those that would have to wait beyond `maxQueue` are refused.
+    ///   - isLifecycle: `shutdown`-like requests that do not count as work to drain.
+    ///   - start: creates the job's task; called inside the actor.
+    func admit(
+        id: RequestID, method: String, sink: ReplySink, usesSlot: Bool, isLifecycle: Bool = false,
+        maxJobs: Int, maxQueue: Int, start: () -> Task<Void, Never>
+    ) -> Admission {
+        if entries[id] != nil { return .duplicateID }
+        if usesSlot && slotJobCount >= maxJobs + maxQueue { return .overloaded }
+        entries[id] = Entry(
+            method: method, state: usesSlot ? .queued : .running, startedAt: Date(),
+            started: .now, sink: sink, usesSlot: usesSlot, isLifecycle: isLifecycle)
+        if usesSlot {
+            queuedCount += 1
+            slotJobCount += 1
+        }
+        if !isLifecycle { workCount += 1 }
+        entries[id]!.task = start()
+        return .admitted
+    }
+
+    /// A queued job got its slot.
+    func markRunning(_ id: RequestID) {
+        guard var e = entries[id], e.state == .queued else { return }
+        e.state = .running
+        entries[id] = e
+        queuedCount -= 1
+    }
+
+    /// The job's task ended: write its final response unless someone else already did.
+    func finish(_ id: RequestID, outcome: Result<RawJSON, any Error>) {
+        guard let entry = remove(id) else { return }
+        let message: [UInt8]
+        switch outcome {
+        case .success(let result):
+            stats.completed.increment()
+            message = OutgoingMessage.success(id: id, result: result)
+        case .failure(let error):
+            if entry.cancelRequested || error is CancellationError {
+                stats.cancelled.increment()
+                message = OutgoingMessage.failure(id: id, error: .cancelled)
+            } else {
+                stats.failed.increment()
+                message = OutgoingMessage.failure(id: id, error: RPCError(error))
+            }
+        }
+        entry.sink.deliver(message)
+    }
+
+    /// Client cancel: cancels the job's task (and so its children and its wait for a slot). The
+    /// task's own completion then answers -32800. Unknown or finished ids are ignored.
+    @discardableResult
+    public func cancel(_ id: RequestID) -> Bool {
+        guard var e = entries[id], !e.isLifecycle else { return false }
+        e.cancelRequested = true
+        entries[id] = e
+        e.task?.cancel()
+        return true
+    }
+
+    /// Server-side cancel of everything (signal, drain timeout, client gone): every entry is
+    /// removed and answered -32802 now; the tasks are cancelled and their later outcomes dropped.
+    public func terminateAll(reason: String, includingLifecycle: Bool = true) {
+        let error = RPCError.serverCancelled(reason)
+        for (id, entry) in entries where includingLifecycle || !entry.isLifecycle {
+            _ = remove(id)
+            entry.task?.cancel()
+            stats.cancelled.increment()
+            entry.sink.deliver(OutgoingMessage.failure(id: id, error: error))
+        }
+    }
+
+    /// Writes a `$/progress` notification for a live request; dropped if it already has its reply.
+    func emit(_ id: RequestID, params: JSONValue, isProgress: Bool) {
+        guard entries[id] != nil else { return }
+        if isProgress { entries[id]!.progress = params }
+        writer.send(OutgoingMessage.notification(method: "$/progress", params: params))
+    }
+
+    /// Is the request still waiting for its final response?
+    public func isLive(_ id: RequestID) -> Bool { entries[id] != nil }
+
+    public func snapshot(excluding: RequestID? = nil) -> [Snapshot] {
+        let now = ContinuousClock.now
+        return entries.compactMap { id, e in
+            if id == excluding { return nil }
+            let ms = (now - e.started).components
+            return Snapshot(
+                id: id.json, method: e.method, state: e.state, startedAt: e.startedAt,
+                elapsedMs: Int(ms.seconds * 1000 + ms.attoseconds / 1_000_000_000_000_000), progress: e.progress)
+        }.sorted { $0.startedAt < $1.startedAt }
+    }
+
+    public var counts: (running: Int, queued: Int) { (entries.count - queuedCount, queuedCount) }
+
+    /// Waits until no work (non-lifecycle entries) is in flight; false if `timeout` passed first.
+    public func waitUntilIdle(timeout: Duration) async -> Bool {
+        if workCount == 0 { return true }
+        nextWaiter += 1
+        let ticket = nextWaiter
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            await self?.expireWaiter(ticket)
+        }
+        let idle = await withCheckedContinuation { idleWaiters[ticket] = $0 }
+        timer.cancel()
+        return idle
+    }
+
+    private func expireWaiter(_ ticket: UInt64) {
+        idleWaiters.removeValue(forKey: ticket)?.resume(returning: false)
+    }
+
+    private func remove(_ id: RequestID) -> Entry? {
+        guard let e = entries.removeValue(forKey: id) else { return nil }
+        if e.usesSlot {
+            slotJobCount -= 1
+            if e.state == .queued { queuedCount -= 1 }
+        }
+        if !e.isLifecycle {
+            workCount -= 1
+            if workCount == 0 && !idleWaiters.isEmpty {
+                let waiters = idleWaiters
+                idleWaiters = [:]
+                for w in waiters.values { w.resume(returning: true) }
+            }
+        }
+        return e
+    }
+}

@@ -1,0 +1,329 @@
+import Foundation
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A JSON-RPC 2.0 server over a pair of descriptors, one message per line.
+///
+/// The read loop is deliberately simple and sequential: it parses a line, validates it, and
+/// either handles it inline (cancels, `exit`) or registers it in the ``RequestRegistry`` together
+/// with a new `Task` before it looks at the next line. All replies and notifications go through
+/// the single ``MessageWriter``. Compute jobs run on a ``ThreadPoolExecutor`` so the loop, the
+/// registry and cheap methods never wait behind pixel work.
+public final class Server: Sendable {
+    public let configuration: ServerConfiguration
+    public let stats = ServerStats()
+    let writer: MessageWriter
+    let registry: RequestRegistry
+    let limiter: JobLimiter
+    let executor: ThreadPoolExecutor
+    let lifecycle = Lifecycle()
+    let methods: MethodTable
+    let logger: Logger
+    private let input: Int32
+    /// Tasks still executing (including ones already answered by a server-side cancel); the
+    /// process waits for them before exiting so cancelled jobs can clean up partial files.
+    private let activeTasks = Atomic<Int>(0)
+    private let terminating = Atomic<Bool>(false)
+
+    /// - Parameters:
+    ///   - methods: the application's methods; the built-in ones are added.
+    ///   - input: descriptor to read requests from.
+    ///   - output: descriptor for the protocol stream (the duplicated real stdout).
+    public init(configuration: ServerConfiguration, methods: MethodTable, input: Int32, output: Int32, logger: Logger) {
+        self.configuration = configuration
+        self.input = input
+        self.logger = logger
+        let exitOnClose = Mutex<(@Sendable () -> Void)?>(nil)
+        writer = MessageWriter(fd: output) {
+            exitOnClose.withLock { $0 }?()
+        }
+        registry = RequestRegistry(writer: writer, stats: stats)
+        limiter = JobLimiter(slots: configuration.maxJobs)
+        executor = ThreadPoolExecutor(threads: configuration.maxJobs)
+
+        var table = methods
+        let registry = registry
+        let stats = stats
+        let lifecycle = lifecycle
+        table.register(PingMethod())
+        table.register(JobsListMethod(registry: registry))
+        table.register(JobsCancelMethod(registry: registry))
+        table.register(WorkerStatsMethod(registry: registry, stats: stats))
+        table.register(ShutdownMethod(lifecycle: lifecycle, registry: registry))
+        let snapshot = table
+        table.register(
+            InitializeMethod(configuration: configuration) {
+                (snapshot.names + [InitializeMethod.name]).sorted().map { name in
+                    let h = snapshot[name]
+                    return InitializeMethod.MethodInfo(
+                        name: name, cost: h?.cost ?? .immediate,
+                        summary: h?.summary ?? InitializeMethod.summary)
+                }
+            })
+        self.methods = table
+
+        exitOnClose.withLock { handler in
+            handler = { [weak self] in
+                guard let self else { return }
+                self.logger.info("the client closed the protocol stream; cancelling everything")
+                Task { await self.terminate(reason: "the client closed its input", exitCode: 0) }
+            }
+        }
+    }
+
+    /// Serves until `exit`, end of input (after draining) or the peer going away.
+    /// - Returns: the process exit code.
+    public func run() async -> Int32 {
+        if configuration.handleSignals { installSignalHandlers() }
+        if configuration.watchParent { watchParent() }
+        let reader = LineReader(fd: input, maxLineBytes: configuration.maxLineBytes)
+        loop: for await batch in reader.batches {
+            switch batch {
+            case .events(let events):
+                for event in events {
+                    await handle(event)
+                    if lifecycle.exitCode != nil { break }
+                }
+                reader.acknowledge()
+                if let code = lifecycle.exitCode {
+                    await finishExit()
+                    return code
+                }
+            case .endOfInput:
+                break loop
+            }
+        }
+        // End of input: no more requests can come; let in-flight work finish.
+        logger.debug("end of input; draining in-flight jobs")
+        lifecycle.beginShutdown()
+        if await !registry.waitUntilIdle(timeout: configuration.drainTimeout) {
+            await registry.terminateAll(reason: "drain timeout after end of input")
+        }
+        await waitForTasks(upTo: .seconds(5))
+        writer.flush()
+        return 0
+    }
+
+    // MARK: - Dispatch
+
+    private func handle(_ event: FrameEvent) async {
+        stats.received.increment()
+        switch event {
+        case .overlong(let count):
+            writer.send(OutgoingMessage.failure(id: nil, error: RPCError(
+                code: .parseError, message: "parse error",
+                data: ["reason": .string("line exceeds the limit of \(configuration.maxLineBytes) bytes and was discarded"),
+                       "limit": .int(configuration.maxLineBytes), "length": .int(count)])))
+        case .line(let bytes):
+            let value: JSONValue
+            do {
+                value = try JSONParser.parse(bytes)
+            } catch {
+                writer.send(OutgoingMessage.failure(id: nil, error: .parse(error)))
+                return
+            }
+            if case .array(let members) = value {
+                guard !members.isEmpty else {
+                    writer.send(OutgoingMessage.failure(id: nil, error: .invalidRequest("empty batch")))
+                    return
+                }
+                let collector = BatchCollector(writer: writer)
+                var expected = 0
+                for member in members where await dispatch(IncomingMessage(member), sink: .batch(collector)) {
+                    expected += 1
+                }
+                collector.seal(expecting: expected)
+            } else {
+                await dispatch(IncomingMessage(value), sink: .direct(writer))
+            }
+        }
+    }
+
+    /// Dispatches one message. Returns whether a response will be delivered to `sink`.
+    @discardableResult
+    private func dispatch(_ message: IncomingMessage, sink: ReplySink) async -> Bool {
+        switch message {
+        case .invalid(let id, let error):
+            sink.deliver(OutgoingMessage.failure(id: id, error: error))
+            return true
+        case .notification(let method, let params):
+            await notification(method, params: params)
+            return false
+        case .request(let id, let method, let params):
+            await request(id: id, method: method, params: params, sink: sink)
+            return true
+        }
+    }
+
+    private func request(id: RequestID, method: String, params: JSONValue?, sink: ReplySink) async {
+        switch method {
+        case "exit":
+            sink.deliver(OutgoingMessage.success(id: id, result: .emptyObject))
+            await exitRequested()
+            return
+        case "$/cancelRequest", "notifications/cancelled":
+            let found = await cancel(params, key: method == "$/cancelRequest" ? "id" : "requestId")
+            sink.deliver(OutgoingMessage.success(id: id, result: RawJSON(["cancelled": .bool(found)])))
+            return
+        default:
+            break
+        }
+        if lifecycle.isShuttingDown && method != ShutdownMethod.name {
+            sink.deliver(OutgoingMessage.failure(id: id, error: RPCError(
+                code: .invalidRequest, message: "server is shutting down",
+                data: ["reason": "no new requests are accepted after shutdown", "method": .string(method)])))
+            return
+        }
+        guard let handler = methods[method] else {
+            sink.deliver(OutgoingMessage.failure(id: id, error: .methodNotFound(method)))
+            return
+        }
+        if method == ShutdownMethod.name {
+            // Refuse what follows at once, not when the shutdown task gets to run.
+            lifecycle.beginShutdown()
+        }
+        let context = RequestContext(id: id, method: method, registry: registry)
+        let usesSlot = handler.cost == .compute
+        let admission = await registry.admit(
+            id: id, method: method, sink: sink, usesSlot: usesSlot,
+            isLifecycle: method == ShutdownMethod.name, maxJobs: configuration.maxJobs,
+            maxQueue: configuration.maxQueue
+        ) {
+            startJob(handler, params: params, context: context)
+        }
+        switch admission {
+        case .admitted:
+            break
+        case .duplicateID:
+            sink.deliver(OutgoingMessage.failure(id: id, error: .invalidRequest("id \(id) is already in flight")))
+        case .overloaded:
+            sink.deliver(OutgoingMessage.failure(id: id, error: RPCError(
+                code: .overloaded, message: "overloaded",
+                data: ["reason": "the job queue is full", "maxQueue": .int(configuration.maxQueue)])))
+        }
+    }
+
+    private func notification(_ method: String, params: JSONValue?) async {
+        switch method {
+        case "$/cancelRequest":
+            await cancel(params, key: "id")
+        case "notifications/cancelled":
+            await cancel(params, key: "requestId")
+        case "exit":
+            await exitRequested()
+        case "notifications/initialized", "initialized":
+            break
+        default:
+            guard let handler = methods[method], !lifecycle.isShuttingDown else {
+                logger.debug("ignoring notification", metadata: ["method": "\(method)"])
+                return
+            }
+            // A notification runs like a request but nobody hears about the outcome.
+            _ = startJob(handler, params: params, context: RequestContext(id: nil, method: method, registry: nil))
+        }
+    }
+
+    @discardableResult
+    private func cancel(_ params: JSONValue?, key: String) async -> Bool {
+        guard let raw = params?[key], let id = RequestID(json: raw) else {
+            logger.debug("cancel without a readable id", metadata: ["key": "\(key)"])
+            return false
+        }
+        return await registry.cancel(id)
+    }
+
+    /// Creates a job's task. Compute jobs wait for a slot, then run on the compute threads.
+    private func startJob(_ handler: MethodHandler, params: JSONValue?, context: RequestContext) -> Task<Void, Never> {
+        let usesSlot = handler.cost == .compute
+        let registry = registry
+        let limiter = limiter
+        activeTasks.add(1, ordering: .relaxed)
+        return Task.detached(executorPreference: usesSlot ? executor : nil) { [self, logger] in
+            defer { self.taskEnded() }
+            let outcome: Result<RawJSON, any Error>
+            do {
+                if usesSlot {
+                    try await limiter.acquire()
+                    if let id = context.id { await registry.markRunning(id) }
+                }
+                defer { if usesSlot { limiter.release() } }
+                outcome = .success(try await handler.run(params, context))
+            } catch {
+                outcome = .failure(error)
+            }
+            if let id = context.id {
+                await registry.finish(id, outcome: outcome)
+            } else if case .failure(let error) = outcome {
+                logger.debug("notification failed", metadata: ["method": "\(context.method)", "error": "\(error)"])
+            }
+        }
+    }
+
+    // MARK: - Ending
+
+    private func exitRequested() async {
+        let code = lifecycle.requestExit()
+        logger.debug("exit requested", metadata: ["code": "\(code)"])
+        await registry.terminateAll(reason: "exit requested")
+    }
+
+    private func finishExit() async {
+        await waitForTasks(upTo: .seconds(5))
+        writer.flush()
+    }
+
+    /// Cancels everything with -32802, waits briefly for tasks to clean up, flushes and exits.
+    func terminate(reason: String, exitCode: Int32) async {
+        guard !terminating.exchange(true, ordering: .relaxed) else { return }
+        await registry.terminateAll(reason: reason)
+        await waitForTasks(upTo: .seconds(5))
+        writer.flush(timeout: 5)
+        exit(exitCode)
+    }
+
+    private func waitForTasks(upTo limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        while activeTasks.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    private func taskEnded() { activeTasks.subtract(1, ordering: .relaxed) }
+
+    private func installSignalHandlers() {
+        for sig in [SIGTERM, SIGINT] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            let name = sig == SIGTERM ? "SIGTERM" : "SIGINT"
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                self.logger.info("received \(name); cancelling everything")
+                Task { await self.terminate(reason: "the worker received \(name)", exitCode: 0) }
+            }
+            source.resume()
+            // Signal sources live as long as the process: retain once, never release.
+            _ = Unmanaged.passRetained(source as AnyObject)
+        }
+    }
+
+    /// The parent may die without closing our stdin (it was inherited by a grandchild, say):
+    /// notice the re-parenting and leave.
+    private func watchParent() {
+        let parent = getppid()
+        Task.detached { [weak self] in
+            while true {
+                try? await Task.sleep(for: .milliseconds(500))
+                guard let self else { return }
+                if getppid() != parent {
+                    self.logger.info("the parent process went away; exiting")
+                    await self.terminate(reason: "the parent process exited", exitCode: 0)
+                    return
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// Limits and identity of a server; the executable fills it from its flags.
+public struct ServerConfiguration: Sendable {
+    public var name = "photoworker"
+    public var version = "0.1.0"
+    /// Protocol revision of this worker's wire contract (protocol/README.md).
+    public var protocolVersion = "1.0"
+    /// Longest accepted line; longer ones are discarded and answered -32700.
+    public var maxLineBytes = 64 << 20
+    /// Compute jobs running at once.
+    public var maxJobs = 2
+    /// Compute jobs waiting for a slot before new ones are refused with -32000.
+    public var maxQueue = 10_000
+    /// How long in-flight work may run after stdin closes before it is cancelled with -32802.
+    public var drainTimeout: Duration = .seconds(30)
+    /// Install SIGTERM/SIGINT handlers (the executable does; tests of the library may not).
+    public var handleSignals = true
+    /// Exit when the parent process goes away even if stdin stays open.
+    public var watchParent = true
+    /// Extra facts for `initialize`'s `limits` (the application's own limits).
+    public var extraLimits: [String: JSONValue] = [:]
+
+    public init() {}
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Imaging
+
+/// Decoded images keyed by source identity and decode variant, LRU-bounded in bytes.
+///
+/// A hit returns without suspending inside the actor; concurrent misses for the same key share
+/// one decode (the second caller awaits the first caller's task).
+public actor ImageCache {
+    public struct Key: Hashable, Sendable {
+        /// `path:<path>:<size>:<mtime>`, `url:<url>` or `data:<hash>:<count>`.
+        public var identity: String
+        /// The decode variant: `full`, or the shrink-on-load minimum size.
+        public var variant: String
+    }
+
+    public struct Stats: Sendable, Codable {
+        public var entries: Int
+        public var bytes: Int
+        public var capacityBytes: Int
+        public var hits: Int
+        public var misses: Int
+        public var evictions: Int
+    }
+
+    private struct Entry {
+        var image: DecodedImage
+        var bytes: Int
+        var lastUse: UInt64
+    }
+
+    private var entries: [Key: Entry] = [:]
+    /// Keys being decoded right now, with the callers waiting for that decode.
+    private var inFlight: [Key: [CheckedContinuation<DecodedImage, any Error>]] = [:]
+    private var bytes = 0
+    private var clock: UInt64 = 0
+    private var hits = 0, misses = 0, evictions = 0
+    public let capacityBytes: Int
+
+    public init(capacityBytes: Int) {
+        self.capacityBytes = max(0, capacityBytes)
+    }
+
+    /// The cached image for `key`, or the result of `load`, run by the first caller in that
+    /// caller's task (so the decode stays on the job's compute thread, not on this actor).
+    /// Concurrent callers for the same key wait for that one decode.
+    public nonisolated func image(for key: Key, load: () async throws -> DecodedImage) async throws -> DecodedImage {
+        while true {
+            do {
+                if let image = try await begin(key) { return image }
+            } catch is CancellationError where !Task.isCancelled {
+                continue  // the loading caller was cancelled, not us: try again
+            }
+            do {
+                let image = try await load()
+                await complete(key, .success(image))
+                return image
+            } catch {
+                await complete(key, .failure(error))
+                throw error
+            }
+        }
+    }
+
+    /// A hit returns at once; a miss for a key being loaded waits for it; otherwise nil tells
+    /// the caller to load (and marks the key in flight).
+    private func begin(_ key: Key) async throws -> DecodedImage? {
+        clock += 1
+        if var e = entries[key] {
+            hits += 1
+            e.lastUse = clock
+            entries[key] = e
+            return e.image
+        }
+        misses += 1
+        if inFlight[key] != nil {
+            return try await withCheckedThrowingContinuation { inFlight[key, default: []].append($0) }
+        }
+        inFlight[key] = []
+        return nil
+    }
+
+    private func complete(_ key: Key, _ result: Result<DecodedImage, any Error>) {
+        let waiters = inFlight.removeValue(forKey: key) ?? []
+        if case .success(let image) = result { insert(image, for: key) }
+        for w in waiters { w.resume(with: result) }
+    }
+
+    private func insert(_ image: DecodedImage, for key: Key) {
+        let size = image.image.pixels.count + 256
+        guard size <= capacityBytes, entries[key] == nil else { return }
+        while bytes + size > capacityBytes, let victim = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            entries[victim.key] = nil
+            bytes -= victim.value.bytes
+            evictions += 1
+        }
+        clock += 1
+        entries[key] = Entry(image: image, bytes: size, lastUse: clock)
+        bytes += size
+    }
+
+    public func stats() -> Stats {
+        Stats(entries: entries.count, bytes: bytes, capacityBytes: capacityBytes, hits: hits, misses: misses, evictions: evictions)
+    }
+
+    /// Drops every entry; returns how many there were.
+    @discardableResult
+    public func clear() -> Int {
+        let n = entries.count
+        entries = [:]
+        bytes = 0
+        return n
+    }
+}

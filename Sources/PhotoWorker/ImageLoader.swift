@@ -1,0 +1,128 @@
+import Foundation
+import Imaging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Turns an `ImageSource` into a decoded image: reads the bytes (file, inline or URL), consults
+/// the cache, decodes with the worker's limits, and maps every failure to a `WorkerError`.
+public struct ImageLoader: Sendable {
+    public let options: WorkerOptions
+    public let cache: ImageCache
+    let fetcher: URLFetcher
+
+    public init(options: WorkerOptions, cache: ImageCache) {
+        self.options = options
+        self.cache = cache
+        fetcher = URLFetcher(maxBytes: options.maxFetchBytes, timeout: options.fetchTimeout)
+    }
+
+    /// Largest file read from disk; decoding limits apply on top.
+    static let maxFileBytes = 1 << 31
+
+    /// Reads the raw bytes of a source.
+    public func bytes(of source: ImageSource) async throws -> [UInt8] {
+        switch source {
+        case .data(let d): return d
+        case .url(let u): return try await fetcher.fetch(u)
+        case .path(let p): return try Self.readFile(p)
+        }
+    }
+
+    /// Decodes a source (through the cache).
+    /// - Parameters:
+    ///   - minimumSize: shrink-on-load hint: the smallest size the caller still needs.
+    ///   - allowTruncated: accept what the codec recovers from truncated data.
+    public func load(_ source: ImageSource, minimumSize: (width: Int, height: Int)? = nil, allowTruncated: Bool = false) async throws -> DecodedImage {
+        let variant = (minimumSize.map { "min\($0.width)x\($0.height)" } ?? "full") + (allowTruncated ? "+t" : "")
+        let identity = try identity(of: source)
+        let options = DecodeOptions(maxPixels: self.options.maxPixels, allowTruncated: allowTruncated, minimumSize: minimumSize)
+        return try await cache.image(for: .init(identity: identity, variant: variant)) {
+            let data = try await bytes(of: source)
+            try Task.checkCancellation()
+            return try Self.decode(data, options: options, source: source)
+        }
+    }
+
+    /// Header facts without a full decode.
+    public func info(_ source: ImageSource) async throws -> (ImageInfo, bytes: Int) {
+        let data = try await bytes(of: source)
+        do {
+            return (try ImageCodec.info(data), data.count)
+        } catch {
+            throw WorkerError(error, source: source.description)
+        }
+    }
+
+    static func decode(_ data: [UInt8], options: DecodeOptions, source: ImageSource) throws -> DecodedImage {
+        do {
+            return try ImageCodec.decode(data, options: options)
+        } catch let e as ImagingError {
+            throw WorkerError(e, source: source.description)
+        }
+    }
+
+    private func identity(of source: ImageSource) throws -> String {
+        switch source {
+        case .url(let u): return "url:\(u.absoluteString)"
+        case .data(let d): return "data:\(FNV1a.hash(d)):\(d.count)"
+        case .path(let p):
+            var st = stat()
+            guard stat(p, &st) == 0 else {
+                throw WorkerError.sourceUnavailable(source: p, reason: String(cString: strerror(errno)))
+            }
+            return "path:\(p):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec):\(st.st_ino)"
+        }
+    }
+
+    /// Reads a regular file. Directories, FIFOs and devices are refused up front, so
+    /// `/dev/zero` or a FIFO nobody writes cannot hang or exhaust the worker.
+    static func readFile(_ path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno)))
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno)))
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            let kind = (st.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file"
+            throw WorkerError.sourceUnavailable(source: path, reason: "the path is \(kind)")
+        }
+        let size = Int(st.st_size)
+        guard size <= maxFileBytes else {
+            throw WorkerError.sourceUnavailable(source: path, reason: "the file is larger than \(maxFileBytes) bytes")
+        }
+        guard size > 0 else {
+            throw WorkerError.invalidImage(source: path, detail: "the file is empty", truncated: false)
+        }
+        var out = [UInt8](repeating: 0, count: size)
+        var offset = 0
+        while offset < size {
+            let n = out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + offset, size - offset) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            offset += n
+        }
+        if offset < size { out.removeLast(size - offset) }
+        return out
+    }
+}
+
+/// 64-bit FNV-1a: a fast, stable identity for inline data (not a security hash).
+enum FNV1a {
+    static func hash(_ bytes: [UInt8]) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes {
+            h ^= UInt64(b)
+            h = h &* 0x100_0000_01b3
+        }
+        return String(h, radix: 16)
+    }
+}

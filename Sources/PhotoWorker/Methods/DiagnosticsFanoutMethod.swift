@@ -1,0 +1,48 @@
+import JSONRPC
+
+/// `diagnostics.fanout {"children", "ms"}`: N child tasks in a TaskGroup, each streamed as an
+/// item notification the moment it finishes, then `{"children": N}`.
+public struct DiagnosticsFanoutMethod: RPCMethod {
+    public static let name = "diagnostics.fanout"
+    public static let cost = MethodCost.waiting
+    public static let summary = "Run N child tasks, stream each result as it finishes."
+
+    public struct Params: Decodable, Sendable {
+        var children: Int
+        var ms: Int = 0
+    }
+
+    public struct Result: Encodable, Sendable {
+        var children: Int
+    }
+
+    struct ChildResult: Encodable, Sendable {
+        var child: Int
+        var sleptMs: Int
+    }
+
+    public init() {}
+
+    public func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        guard (0...100_000).contains(params.children) else {
+            throw RPCError.invalidParams(path: "children", "must be between 0 and 100000")
+        }
+        guard (0...3_600_000).contains(params.ms) else {
+            throw RPCError.invalidParams(path: "ms", "must be between 0 and 3600000")
+        }
+        try await withThrowingTaskGroup(of: ChildResult.self) { group in
+            for child in 0..<params.children {
+                group.addTask {
+                    // Stagger the children so completion order differs from start order.
+                    let ms = params.ms == 0 ? 0 : (params.ms * ((child * 7919) % params.children + 1)) / max(1, params.children)
+                    try await Task.sleep(for: .milliseconds(ms))
+                    return ChildResult(child: child, sleptMs: ms)
+                }
+            }
+            for try await result in group {
+                await context.item(index: result.child, result: result)
+            }
+        }
+        return Result(children: params.children)
+    }
+}

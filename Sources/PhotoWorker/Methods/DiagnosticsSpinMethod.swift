@@ -1,0 +1,41 @@
+import JSONRPC
+
+/// `diagnostics.spin {"ms"}`: burns one core, checking cancellation about every 0.1 ms, the way
+/// pixel loops check it per band of rows.
+public struct DiagnosticsSpinMethod: RPCMethod {
+    public static let name = "diagnostics.spin"
+    public static let cost = MethodCost.compute
+    public static let summary = "Burn CPU for ms milliseconds in a cancellable loop."
+
+    public struct Params: Decodable, Sendable {
+        var ms: Int
+    }
+
+    public struct Result: Encodable, Sendable {
+        var spun: Int
+        var iterations: Int
+    }
+
+    public init() {}
+
+    public func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        guard (0...3_600_000).contains(params.ms) else {
+            throw RPCError.invalidParams(path: "ms", "must be between 0 and 3600000")
+        }
+        return try Self.spin(milliseconds: params.ms)
+    }
+
+    static func spin(milliseconds: Int) throws -> Result {
+        let deadline = ContinuousClock.now + .milliseconds(milliseconds)
+        var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var iterations = 0
+        while ContinuousClock.now < deadline {
+            for _ in 0..<2_000 {
+                x ^= x << 13; x ^= x >> 7; x ^= x << 17
+            }
+            iterations += 1
+            try Task.checkCancellation()
+        }
+        return Result(spun: milliseconds, iterations: iterations + Int(x & 1))
+    }
+}

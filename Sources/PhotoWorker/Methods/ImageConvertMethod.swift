@@ -1,0 +1,30 @@
+import Imaging
+import JSONRPC
+
+/// `image.convert {"source", "output", "allowTruncated"}`: decode (orientation applied) and
+/// re-encode as PNG or JPEG; metadata is stripped.
+struct ImageConvertMethod: RPCMethod {
+    static let name = "image.convert"
+    static let cost = MethodCost.compute
+    static let summary = "Decode any supported image and write it as PNG or JPEG."
+
+    struct Params: Decodable, Sendable {
+        var source: ImageSource
+        var output: OutputSpec
+        var allowTruncated: Bool?
+    }
+
+    struct Result: Encodable, Sendable {
+        var output: OutputResult
+        var sourceFormat: ImageFormat
+        var warnings: [String]
+    }
+
+    let services: WorkerServices
+
+    func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let decoded = try await services.loader.load(params.source, allowTruncated: params.allowTruncated ?? false)
+        let output = try OutputWriter.write(decoded.image, to: params.output)
+        return Result(output: output, sourceFormat: decoded.metadata.format, warnings: decoded.warnings)
+    }
+}

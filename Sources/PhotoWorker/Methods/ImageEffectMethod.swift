@@ -1,0 +1,64 @@
+import Imaging
+import JSONRPC
+
+/// `image.effect {"source", "effects": [{"blur": r}, {"opacity": x}, {"grayscale": true}], "output"}`.
+struct ImageEffectMethod: RPCMethod {
+    static let name = "image.effect"
+    static let cost = MethodCost.compute
+    static let summary = "Blur, fade (opacity) and grayscale, composable in order."
+
+    struct EffectSpec: Decodable, Sendable {
+        var blur: Double?
+        var opacity: Double?
+        var grayscale: Bool?
+    }
+
+    struct Params: Decodable, Sendable {
+        var source: ImageSource
+        var effects: [EffectSpec]
+        var output: OutputSpec
+    }
+
+    struct Result: Encodable, Sendable {
+        var output: OutputResult
+        var ms: Double
+    }
+
+    let services: WorkerServices
+
+    func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let start = ContinuousClock.now
+        let effects = try Self.effects(params.effects)
+        let decoded = try await services.loader.load(params.source)
+        let result = try await Self.apply(effects, to: decoded.image)
+        return Result(output: try OutputWriter.write(result, to: params.output), ms: start.millisecondsElapsed)
+    }
+
+    /// Validates every effect before any pixel work: exactly one key each, values in range.
+    static func effects(_ specs: [EffectSpec]) throws -> [ImageEffect] {
+        guard specs.count <= 32 else { throw RPCError.invalidParams(path: "effects", "at most 32 effects") }
+        return try specs.enumerated().map { i, s in
+            let given = [s.blur != nil, s.opacity != nil, s.grayscale != nil].filter { $0 }.count
+            guard given == 1 else {
+                throw RPCError.invalidParams(path: "effects[\(i)]", "each effect has exactly one of blur, opacity, grayscale")
+            }
+            if let r = s.blur {
+                guard r.isFinite, (0...250).contains(r) else { throw RPCError.invalidParams(path: "effects[\(i)].blur", "must be between 0 and 250") }
+                return .blur(radius: r)
+            }
+            if let o = s.opacity {
+                guard o.isFinite, (0...1).contains(o) else { throw RPCError.invalidParams(path: "effects[\(i)].opacity", "must be between 0 and 1") }
+                return .opacity(o)
+            }
+            guard s.grayscale == true else {
+                throw RPCError.invalidParams(path: "effects[\(i)].grayscale", "must be true")
+            }
+            return .grayscale
+        }
+    }
+
+    @concurrent
+    static func apply(_ effects: [ImageEffect], to image: Image) async throws -> Image {
+        try image.applying(effects)
+    }
+}

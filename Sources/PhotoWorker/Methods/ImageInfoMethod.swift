@@ -1,0 +1,40 @@
+import Imaging
+import JSONRPC
+
+/// `image.info {"source"}`: format, size and layout from the header alone (no full decode).
+struct ImageInfoMethod: RPCMethod {
+    static let name = "image.info"
+    static let cost = MethodCost.waiting
+    static let summary = "Format, size, channels, bit depth, alpha and orientation from the header."
+
+    struct Params: Decodable, Sendable {
+        var source: ImageSource
+    }
+
+    struct Result: Encodable, Sendable {
+        var format: ImageFormat
+        /// As displayed (after EXIF orientation).
+        var width: Int
+        var height: Int
+        var channels: Int
+        var bitDepth: Int
+        var hasAlpha: Bool
+        var orientation: Int
+        var progressive: Bool
+        var interlaced: Bool
+        var iccProfileBytes: Int
+        /// Size of the encoded file.
+        var bytes: Int
+    }
+
+    let services: WorkerServices
+
+    func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let (info, bytes) = try await services.loader.info(params.source)
+        return Result(
+            format: info.format, width: info.width, height: info.height, channels: info.channels,
+            bitDepth: info.bitDepth, hasAlpha: info.hasAlpha, orientation: info.orientation,
+            progressive: info.isProgressive, interlaced: info.isInterlaced,
+            iccProfileBytes: info.iccProfileBytes, bytes: bytes)
+    }
+}

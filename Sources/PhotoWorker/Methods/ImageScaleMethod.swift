@@ -1,0 +1,44 @@
+import Imaging
+import JSONRPC
+
+/// `image.scale {"source", "factor", "output"}`: any factor up or down, Lanczos-3.
+struct ImageScaleMethod: RPCMethod {
+    static let name = "image.scale"
+    static let cost = MethodCost.compute
+    static let summary = "Scale by any factor (up or down) with Lanczos-3."
+
+    struct Params: Decodable, Sendable {
+        var source: ImageSource
+        var factor: Double
+        var output: OutputSpec
+    }
+
+    struct Result: Encodable, Sendable {
+        var output: OutputResult
+        var ms: Double
+    }
+
+    let services: WorkerServices
+
+    func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let start = ContinuousClock.now
+        guard params.factor.isFinite, params.factor > 0, params.factor <= 64 else {
+            throw RPCError.invalidParams(path: "factor", "must be a number greater than 0 and at most 64")
+        }
+        let info = try await services.loader.info(params.source).0
+        let w = max(1, Int((Double(info.width) * params.factor).rounded()))
+        let h = max(1, Int((Double(info.height) * params.factor).rounded()))
+        guard w <= Resampler.maximumDimension, h <= Resampler.maximumDimension, w * h <= services.options.maxPixels else {
+            throw RPCError.invalidParams(path: "factor", "the result (\(w)x\(h)) would exceed the size limits")
+        }
+        let decoded = try await services.loader.load(params.source, minimumSize: params.factor < 1 ? (w, h) : nil)
+        let scaled = try await Self.scale(decoded.image, width: w, height: h)
+        return Result(output: try OutputWriter.write(scaled, to: params.output), ms: start.millisecondsElapsed)
+    }
+
+    @concurrent
+    static func scale(_ image: Image, width: Int, height: Int) async throws -> Image {
+        if width == image.width && height == image.height { return image }
+        return try Resampler.resize(image, width: width, height: height)
+    }
+}

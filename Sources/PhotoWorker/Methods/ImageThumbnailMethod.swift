@@ -1,0 +1,81 @@
+import Foundation
+import Imaging
+import JSONRPC
+
+/// `image.thumbnail {"source", "size" | "width"/"height", "fit", "output"}`: JPEG shrink-on-load,
+/// then a Lanczos-3 resample with premultiplied alpha.
+struct ImageThumbnailMethod: RPCMethod {
+    static let name = "image.thumbnail"
+    static let cost = MethodCost.compute
+    static let summary = "Thumbnail into a box (contain or cover), with JPEG shrink-on-load."
+
+    struct Params: Decodable, Sendable {
+        var source: ImageSource
+        /// A square box of this side.
+        var size: Int?
+        var width: Int?
+        var height: Int?
+        var fit: FitMode?
+        var output: OutputSpec
+    }
+
+    struct Result: Encodable, Sendable {
+        var output: OutputResult
+        var sourceWidth: Int
+        var sourceHeight: Int
+        /// The JPEG DCT scale used while decoding (1, 2, 4 or 8).
+        var shrinkOnLoad: Int
+        var ms: Double
+    }
+
+    let services: WorkerServices
+
+    func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let start = ContinuousClock.now
+        let (bw, bh) = try Self.box(params)
+        let fit = params.fit ?? .contain
+        // `cover` fills the box, so the decode must cover it in both directions; `contain` needs
+        // only one side to reach the box, but the 2x margin on both keeps quality either way.
+        let decoded = try await services.loader.load(params.source, minimumSize: (bw, bh))
+        let thumb = try await Self.thumbnail(decoded.image, width: bw, height: bh, fit: fit)
+        let output = try OutputWriter.write(thumb, to: params.output)
+        return Result(
+            output: output, sourceWidth: decoded.metadata.originalWidth, sourceHeight: decoded.metadata.originalHeight,
+            shrinkOnLoad: decoded.metadata.scaleDenominator, ms: start.millisecondsElapsed)
+    }
+
+    static func box(_ p: Params) throws -> (Int, Int) {
+        let limit = Resampler.maximumDimension
+        if let size = p.size {
+            guard p.width == nil, p.height == nil else {
+                throw RPCError.invalidParams(path: "size", "give either size or width/height, not both")
+            }
+            guard (1...limit).contains(size) else { throw RPCError.invalidParams(path: "size", "must be between 1 and \(limit)") }
+            return (size, size)
+        }
+        guard p.width != nil || p.height != nil else {
+            throw RPCError.invalidParams(path: "size", "required parameter is missing (or width/height)")
+        }
+        for (name, v) in [("width", p.width), ("height", p.height)] {
+            if let v, !(1...limit).contains(v) { throw RPCError.invalidParams(path: name, "must be between 1 and \(limit)") }
+        }
+        // One side given: the other is unconstrained.
+        return (p.width ?? limit, p.height ?? limit)
+    }
+
+    @concurrent
+    static func thumbnail(_ image: Image, width: Int, height: Int, fit: FitMode) async throws -> Image {
+        let t = ThumbnailGeometry.target(sourceWidth: image.width, sourceHeight: image.height, width: width, height: height, fit: fit)
+        if t.crop == nil && t.width == image.width && t.height == image.height { return image }
+        return try Resampler.thumbnail(image, width: width, height: height, fit: fit)
+    }
+}
+
+extension ContinuousClock.Instant {
+    /// Milliseconds since this instant, rounded to 0.01 ms.
+    var millisecondsElapsed: Double {
+        let d = ContinuousClock.now - self
+        let ms = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+        return (ms * 100).rounded() / 100
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Imaging
+import JSONRPC
+
+/// `pack.export {"stickers" | "sources", "columns", "cellSize", "padding", "background", "output", "filesDir"}`:
+/// the app's sticker grid as one sheet PNG, and optionally each sticker as its own PNG for sharing.
+struct PackExportMethod: RPCMethod {
+    static let name = "pack.export"
+    static let cost = MethodCost.compute
+    static let summary = "Lay stickers out on one sheet; optionally export each sticker as a PNG."
+
+    struct Params: Decodable, Sendable {
+        /// Ready-made stickers (RGBA images).
+        var stickers: [ImageSource]?
+        /// Photos to cut stickers from first.
+        var sources: [ImageSource]?
+        var outline: OutlineSpec?
+        var columns: Int?
+        var cellSize: Int?
+        var padding: Int?
+        /// `#RRGGBB[AA]` or `transparent` (default).
+        var background: String?
+        var output: OutputSpec
+        var filesDir: String?
+    }
+
+    struct Result: Encodable, Sendable {
+        var output: OutputResult
+        var count: Int
+        var columns: Int
+        var rows: Int
+        var files: [String]?
+        var ms: Double
+    }
+
+    let services: WorkerServices
+
+    func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let start = ContinuousClock.now
+        let (items, fromPhotos) = try Self.items(params)
+        let cell = params.cellSize ?? 256
+        guard (16...4096).contains(cell) else { throw RPCError.invalidParams(path: "cellSize", "must be between 16 and 4096") }
+        let padding = params.padding ?? cell / 16
+        guard padding >= 0, padding * 2 < cell else { throw RPCError.invalidParams(path: "padding", "must be at least 0 and less than half the cell") }
+        let columns = params.columns ?? Int(Double(items.count).squareRoot().rounded(.up))
+        guard (1...256).contains(columns) else { throw RPCError.invalidParams(path: "columns", "must be between 1 and 256") }
+        let background = try Self.background(params.background)
+        let rows = (items.count + columns - 1) / columns
+        guard columns * cell * rows * cell <= services.options.maxPixels else {
+            throw RPCError.invalidParams(path: "cellSize", "the sheet (\(columns * cell)x\(rows * cell)) would exceed the pixel limit")
+        }
+        if let dir = params.filesDir { try PhotoProcessor.prepare(directory: dir, create: true) }
+
+        let stickers = try await loadStickers(items, fromPhotos: fromPhotos, outline: params.outline, context: context)
+        var sheet = Image(width: columns * cell, height: rows * cell, fill: background)
+        let inner = cell - 2 * padding
+        for (i, sticker) in stickers.enumerated() {
+            try Task.checkCancellation()
+            let fitted = try Resampler.thumbnail(sticker, width: inner, height: inner, fit: .contain)
+            let x = (i % columns) * cell + (cell - fitted.width) / 2
+            let y = (i / columns) * cell + (cell - fitted.height) / 2
+            sheet = Compositing.over(fitted, on: sheet, at: x, y: y)
+        }
+        var files: [String]?
+        if let dir = params.filesDir {
+            files = try stickers.enumerated().map { i, s in
+                let path = "\(dir)/sticker-\(String(format: "%03d", i + 1)).png"
+                _ = try OutputWriter.write(s, to: OutputSpec(path: path))
+                return path
+            }
+        }
+        let output = try OutputWriter.write(sheet, to: params.output)
+        return Result(output: output, count: stickers.count, columns: columns, rows: rows, files: files, ms: start.millisecondsElapsed)
+    }
+
+    static func items(_ p: Params) throws -> ([ImageSource], Bool) {
+        switch (p.stickers, p.sources) {
+        case (let s?, nil):
+            guard !s.isEmpty else { throw RPCError.invalidParams(path: "stickers", "must not be empty") }
+            guard s.count <= 1000 else { throw RPCError.invalidParams(path: "stickers", "at most 1000") }
+            return (s, false)
+        case (nil, let s?):
+            guard !s.isEmpty else { throw RPCError.invalidParams(path: "sources", "must not be empty") }
+            guard s.count <= 1000 else { throw RPCError.invalidParams(path: "sources", "at most 1000") }
+            return (s, true)
+        default:
+            throw RPCError.invalidParams(path: "stickers", "give exactly one of stickers or sources")
+        }
+    }
+
+    static func background(_ s: String?) throws -> RGBA {
+        guard let s, s.lowercased() != "transparent" else { return RGBA(r: 0, g: 0, b: 0, a: 0) }
+        guard let c = RGBA(hex: s) else { throw RPCError.invalidParams(path: "background", "must be #RRGGBB, #RRGGBBAA or transparent") }
+        return c
+    }
+
+    /// Loads (or cuts out) every sticker, in parallel within the job limit, in input order.
+    private func loadStickers(_ items: [ImageSource], fromPhotos: Bool, outline: OutlineSpec?, context: RequestContext) async throws -> [Image] {
+        let loader = services.loader
+        let width = max(1, services.options.maxJobs)
+        return try await withThrowingTaskGroup(of: (Int, Image).self) { group in
+            var out = [Image?](repeating: nil, count: items.count)
+            var next = 0
+            func addNext() {
+                guard next < items.count else { return }
+                let i = next
+                next += 1
+                group.addTask {
+                    let image = try await loader.load(items[i]).image
+                    if fromPhotos {
+                        return (i, try await StickerStage.extract(image, outline: outline ?? OutlineSpec(width: 8)).image)
+                    }
+                    return (i, image)
+                }
+            }
+            for _ in 0..<width { addNext() }
+            var done = 0
+            for try await (i, image) in group {
+                out[i] = image
+                done += 1
+                await context.progress(done: done, total: items.count, message: fromPhotos ? "cut out" : "loaded")
+                addNext()
+            }
+            return out.map { $0! }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Imaging
+import JSONRPC
+
+/// `photo.process {"source", "count", "outline", "output": {"dir"}}`: sticker, palette and
+/// gradient sticker of one photo.
+struct PhotoProcessMethod: RPCMethod {
+    static let name = "photo.process"
+    static let cost = MethodCost.compute
+    static let summary = "One photo: sticker and palette in parallel, then the gradient sticker."
+
+    struct Params: Decodable, Sendable {
+        var source: ImageSource
+        var count: Int?
+        var outline: OutlineSpec?
+        var output: OutputDirectorySpec
+        /// File-name stem; default: the source file's name.
+        var name: String?
+    }
+
+    let services: WorkerServices
+
+    func handle(_ params: Params, context: RequestContext) async throws -> PhotoProcessor.Result {
+        let count = try ImagePaletteMethod.validCount(params.count)
+        try PhotoProcessor.prepare(directory: params.output.dir, create: params.output.create ?? true)
+        let name = params.name ?? PhotoProcessor.stem(for: params.source)
+        guard !name.isEmpty, !name.contains("/") else { throw RPCError.invalidParams(path: "name", "must be a plain file name") }
+        return try await PhotoProcessor(services: services).process(
+            params.source, name: name, count: count, outline: params.outline ?? OutlineSpec(width: 8), directory: params.output.dir)
+    }
+}

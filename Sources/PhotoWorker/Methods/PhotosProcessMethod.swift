@@ -1,0 +1,88 @@
+import Foundation
+import Imaging
+import JSONRPC
+
+/// `photos.process {"sources": [...], "count", "outline", "output", "maxConcurrency"}`: the app's
+/// "process all photos". Every photo runs in a TaskGroup; each result (or error) streams as an
+/// item notification the moment it finishes; one bad photo never fails the batch.
+struct PhotosProcessMethod: RPCMethod {
+    static let name = "photos.process"
+    static let cost = MethodCost.compute
+    static let summary = "Process many photos in parallel, streaming each result as it finishes."
+
+    struct Params: Decodable, Sendable {
+        var sources: [ImageSource]
+        var count: Int?
+        var outline: OutlineSpec?
+        var output: OutputDirectorySpec
+        var maxConcurrency: Int?
+    }
+
+    struct Result: Encodable, Sendable {
+        var total: Int
+        var completed: Int
+        var failed: Int
+        var cancelled: Int
+        var ms: Double
+    }
+
+    let services: WorkerServices
+
+    func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let start = ContinuousClock.now
+        let count = try ImagePaletteMethod.validCount(params.count)
+        guard params.sources.count <= 100_000 else {
+            throw RPCError.invalidParams(path: "sources", "at most 100000 sources")
+        }
+        // Children stay within the worker's job limit, which bounds memory on huge batches.
+        let limit = max(1, services.options.maxJobs)
+        let width = min(limit, max(1, params.maxConcurrency ?? limit))
+        if let m = params.maxConcurrency, m < 1 {
+            throw RPCError.invalidParams(path: "maxConcurrency", "must be at least 1")
+        }
+        try PhotoProcessor.prepare(directory: params.output.dir, create: params.output.create ?? true)
+        let processor = PhotoProcessor(services: services)
+        let outline = params.outline ?? OutlineSpec(width: 8)
+        let digits = String(max(0, params.sources.count - 1)).count
+        var completed = 0, failed = 0
+        await withTaskGroup(of: (Int, Swift.Result<PhotoProcessor.Result, any Error>).self) { group in
+            var next = 0
+            func addNext() {
+                guard next < params.sources.count else { return }
+                let index = next
+                next += 1
+                let source = params.sources[index]
+                let name = String(repeating: "0", count: digits - String(index).count) + "\(index)-" + PhotoProcessor.stem(for: source)
+                group.addTask {
+                    do {
+                        return (index, .success(try await processor.process(
+                            source, name: name, count: count, outline: outline, directory: params.output.dir)))
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            for _ in 0..<width { addNext() }
+            for await (index, outcome) in group {
+                if Task.isCancelled { break }
+                switch outcome {
+                case .success(let r):
+                    completed += 1
+                    await context.item(index: index, result: r)
+                case .failure(let e) where e is CancellationError:
+                    break
+                case .failure(let e):
+                    failed += 1
+                    await context.item(index: index, error: e)
+                }
+                await context.progress(done: completed + failed, total: params.sources.count)
+                addNext()
+            }
+            group.cancelAll()
+        }
+        try Task.checkCancellation()
+        return Result(
+            total: params.sources.count, completed: completed, failed: failed,
+            cancelled: params.sources.count - completed - failed, ms: start.millisecondsElapsed)
+    }
+}

@@ -1,0 +1,6 @@
+/// An output folder: `{"dir": "...", "create": true}`.
+public struct OutputDirectorySpec: Sendable, Decodable {
+    public var dir: String
+    /// Create the folder (and parents) if missing; default true.
+    public var create: Bool?
+}

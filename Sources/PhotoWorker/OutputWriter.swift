@@ -1,0 +1,80 @@
+import Foundation
+import Imaging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Encodes an image and delivers it as its `OutputSpec` says.
+///
+/// Files are written atomically: the bytes go to a temporary file in the destination folder,
+/// cancellation is checked, then the file is renamed into place. A failed or cancelled job
+/// leaves nothing behind.
+public enum OutputWriter {
+    public static func write(_ image: Image, to spec: OutputSpec) throws -> OutputResult {
+        let encoded = try encode(image, spec)
+        var result = OutputResult(path: nil, data: nil, format: spec.format, width: image.width, height: image.height, bytes: encoded.count)
+        if spec.inline {
+            try Task.checkCancellation()
+            result.data = Data(encoded).base64EncodedString()
+            return result
+        }
+        let path = spec.path!
+        try writeAtomically(encoded, to: path)
+        result.path = path
+        return result
+    }
+
+    public static func encode(_ image: Image, _ spec: OutputSpec) throws -> [UInt8] {
+        do {
+            switch spec.format {
+            case .png: return try ImageCodec.encodePNG(image, compressionLevel: spec.compressionLevel)
+            case .jpeg: return try ImageCodec.encodeJPEG(image, quality: spec.quality, progressive: spec.progressive)
+            }
+        } catch let e as ImagingError {
+            throw WorkerError.encodingFailed(detail: e.message)
+        }
+    }
+
+    /// Writes `bytes` to `path` via a temporary file and `rename(2)`.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let dir = url.deletingLastPathComponent().path
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+            throw WorkerError.outputFailed(path: path, reason: "the folder \(dir) does not exist")
+        }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
+            throw WorkerError.outputFailed(path: path, reason: "the path is a directory")
+        }
+        let temp = "\(dir)/.\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw WorkerError.outputFailed(path: path, reason: String(cString: strerror(errno)))
+        }
+        var ok = false
+        defer {
+            if !ok { unlink(temp) }
+        }
+        let written = bytes.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n > 0 { offset += n; continue }
+                if n < 0 && errno == EINTR { continue }
+                return false
+            }
+            return true
+        }
+        let writeError = errno
+        close(fd)
+        guard written else {
+            throw WorkerError.outputFailed(path: path, reason: String(cString: strerror(writeError)))
+        }
+        try Task.checkCancellation()
+        guard rename(temp, path) == 0 else {
+            throw WorkerError.outputFailed(path: path, reason: String(cString: strerror(errno)))
+        }
+        ok = true
+    }
+}

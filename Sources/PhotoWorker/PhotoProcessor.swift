@@ -1,0 +1,100 @@
+import Foundation
+import Imaging
+
+/// The sticker app's per-photo pipeline: one decode, then sticker and palette in parallel
+/// (`async let`), then the gradient sticker; files written atomically into one folder.
+public struct PhotoProcessor: Sendable {
+    public let services: WorkerServices
+
+    public init(services: WorkerServices) { self.services = services }
+
+    public struct Timings: Sendable, Codable, Equatable {
+        public var decodeMs: Double
+        public var stickerMs: Double
+        public var paletteMs: Double
+        public var gradientMs: Double
+        public var writeMs: Double
+        public var totalMs: Double
+    }
+
+    public struct FileRef: Sendable, Codable, Equatable {
+        public var path: String
+        public var width: Int
+        public var height: Int
+        public var bytes: Int
+    }
+
+    /// One processed photo.
+    public struct Result: Sendable, Codable, Equatable {
+        public var source: String
+        public var palette: [PaletteEntry]
+        public var sticker: FileRef
+        public var gradientSticker: FileRef
+        public var boundingBox: Box
+        public var coverage: Double
+        public var confidence: Double
+        public var timings: Timings
+    }
+
+    /// Processes one photo into `directory` as `<name>-sticker.png` and `<name>-gradient.png`.
+    public func process(_ source: ImageSource, name: String, count: Int, outline: OutlineSpec?, directory: String) async throws -> Result {
+        let start = ContinuousClock.now
+        let decoded = try await services.loader.load(source)
+        let decodeMs = start.millisecondsElapsed
+        let image = decoded.image
+
+        async let stickerTimed = Self.timed { try await StickerStage.extract(image, outline: outline) }
+        async let paletteTimed = Self.timed { try await ImagePaletteMethod.palette(image, count: count) }
+        let (sticker, stickerMs) = try await stickerTimed
+        let (palette, paletteMs) = try await paletteTimed
+
+        let (gradient, gradientMs) = try await Self.timed {
+            try await StickerStage.gradientSticker(sticker.image, colors: palette.map(\.color))
+        }
+        let writeStart = ContinuousClock.now
+        let stickerPath = "\(directory)/\(name)-sticker.png"
+        let gradientPath = "\(directory)/\(name)-gradient.png"
+        let s = try OutputWriter.write(sticker.image, to: OutputSpec(path: stickerPath))
+        let g = try OutputWriter.write(gradient, to: OutputSpec(path: gradientPath))
+        return Result(
+            source: source.description, palette: palette,
+            sticker: FileRef(path: stickerPath, width: s.width, height: s.height, bytes: s.bytes),
+            gradientSticker: FileRef(path: gradientPath, width: g.width, height: g.height, bytes: g.bytes),
+            boundingBox: Box(sticker.boundingBox), coverage: (sticker.coverage * 10_000).rounded() / 10_000,
+            confidence: (sticker.confidence * 1000).rounded() / 1000,
+            timings: Timings(
+                decodeMs: decodeMs, stickerMs: stickerMs, paletteMs: paletteMs, gradientMs: gradientMs,
+                writeMs: writeStart.millisecondsElapsed, totalMs: start.millisecondsElapsed))
+    }
+
+    static func timed<T: Sendable>(_ body: () async throws -> T) async throws -> (T, Double) {
+        let start = ContinuousClock.now
+        let value = try await body()
+        return (value, start.millisecondsElapsed)
+    }
+
+    /// A file-name stem for a source: the file's base name, else `photo`.
+    public static func stem(for source: ImageSource) -> String {
+        if case .path(let p) = source {
+            let base = ((p as NSString).lastPathComponent as NSString).deletingPathExtension
+            let safe = base.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }
+            if !safe.isEmpty { return String(safe) }
+        }
+        return "photo"
+    }
+
+    /// Checks an output folder exists (creating it when asked) before any work is done.
+    public static func prepare(directory: String, create: Bool) throws {
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) {
+            guard isDir.boolValue else { throw WorkerError.outputFailed(path: directory, reason: "not a directory") }
+            return
+        }
+        guard create else { throw WorkerError.outputFailed(path: directory, reason: "the folder does not exist") }
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw WorkerError.outputFailed(path: directory, reason: "cannot create the folder: \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,3 +1,0 @@
-import JSONRPC
-import Imaging
-enum PhotoWorkerPlaceholder {}

@@ -1,0 +1,57 @@
+import Foundation
+import JSONRPC
+import Logging
+
+/// The photo worker: the JSON-RPC server with every PhotoWorker method registered.
+public enum Worker {
+    /// The application's methods (the server adds its built-ins).
+    public static func methods(options: WorkerOptions) -> MethodTable {
+        let services = WorkerServices(options: options)
+        var table = MethodTable()
+        table.register(ImageInfoMethod(services: services))
+        table.register(ImageConvertMethod(services: services))
+        table.register(ImageThumbnailMethod(services: services))
+        table.register(ImageScaleMethod(services: services))
+        table.register(ImagePaletteMethod(services: services))
+        table.register(ImageEffectMethod(services: services))
+        table.register(ImageStickerMethod(services: services))
+        table.register(PhotoProcessMethod(services: services))
+        table.register(PhotosProcessMethod(services: services))
+        table.register(PackExportMethod(services: services))
+        table.register(CacheStatsMethod(services: services))
+        table.register(CacheClearMethod(services: services))
+        table.register(DiagnosticsSleepMethod())
+        table.register(DiagnosticsSpinMethod())
+        table.register(DiagnosticsFanoutMethod())
+        return table
+    }
+
+    /// Builds a server over the given descriptors.
+    public static func makeServer(
+        configuration: ServerConfiguration, options: WorkerOptions, input: Int32, output: Int32, logger: Logger
+    ) -> Server {
+        var configuration = configuration
+        configuration.extraLimits["maxPixels"] = .int(options.maxPixels)
+        configuration.extraLimits["maxFetchBytes"] = .int(options.maxFetchBytes)
+        configuration.extraLimits["cacheBytes"] = .int(options.cacheBytes)
+        var options = options
+        options.maxJobs = configuration.maxJobs
+        return Server(configuration: configuration, methods: methods(options: options), input: input, output: output, logger: logger)
+    }
+}
+
+/// Options of the image side of the worker (the executable fills them from flags).
+public struct WorkerOptions: Sendable {
+    /// Largest image accepted, checked from the header before decoding.
+    public var maxPixels = 100_000_000
+    /// The worker's compute-job limit; batch methods keep their children within it.
+    public var maxJobs = 2
+    /// Byte budget of the decoded-image cache.
+    public var cacheBytes = 512 << 20
+    /// Largest body fetched for a URL source.
+    public var maxFetchBytes = 100 << 20
+    /// Timeout for URL fetches.
+    public var fetchTimeout: Duration = .seconds(30)
+
+    public init() {}
+}

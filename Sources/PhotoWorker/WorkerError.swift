@@ -1,0 +1,65 @@
+import Imaging
+import JSONRPC
+
+extension ErrorCode {
+    /// The source file does not exist or cannot be read (or is not a regular file).
+    public static let sourceUnavailable = ErrorCode(rawValue: -32001)
+    /// The bytes are not a valid or supported image; `data.detail` is the codec's message.
+    public static let invalidImage = ErrorCode(rawValue: -32002)
+    /// The image is over the pixel limit (checked from the header).
+    public static let imageTooLarge = ErrorCode(rawValue: -32003)
+    /// A URL source could not be fetched; `data.status` carries the HTTP status when there was one.
+    public static let fetchFailed = ErrorCode(rawValue: -32004)
+    /// The output could not be written (missing folder, permissions, disk full).
+    public static let outputFailed = ErrorCode(rawValue: -32005)
+}
+
+/// Everything that can go wrong in an image method, as values. The mapping to JSON-RPC codes is
+/// here and nowhere else.
+public enum WorkerError: Error, Sendable, RPCErrorConvertible {
+    case sourceUnavailable(source: String, reason: String)
+    case invalidImage(source: String, detail: String, truncated: Bool)
+    case tooLarge(source: String, width: Int, height: Int, limit: Int)
+    case fetchFailed(url: String, status: Int?, reason: String)
+    case outputFailed(path: String, reason: String)
+    case invalidParameter(path: String, reason: String)
+    case encodingFailed(detail: String)
+
+    /// Maps a codec error for the named source.
+    public init(_ error: ImagingError, source: String) {
+        switch error {
+        case .tooLarge(let w, let h, let limit):
+            self = .tooLarge(source: source, width: w, height: h, limit: limit)
+        case .truncated:
+            self = .invalidImage(source: source, detail: error.message, truncated: true)
+        case .encodingFailed(let message):
+            self = .encodingFailed(detail: message)
+        default:
+            self = .invalidImage(source: source, detail: error.message, truncated: false)
+        }
+    }
+
+    public var rpcError: RPCError {
+        switch self {
+        case .sourceUnavailable(let source, let reason):
+            RPCError(code: .sourceUnavailable, message: "source not found or unreadable",
+                     data: ["source": .string(source), "reason": .string(reason)])
+        case .invalidImage(let source, let detail, let truncated):
+            RPCError(code: .invalidImage, message: "not a valid or supported image",
+                     data: ["source": .string(source), "detail": .string(detail), "truncated": .bool(truncated)])
+        case .tooLarge(let source, let w, let h, let limit):
+            RPCError(code: .imageTooLarge, message: "image over the pixel limit",
+                     data: ["source": .string(source), "width": .int(w), "height": .int(h), "maxPixels": .int(limit)])
+        case .fetchFailed(let url, let status, let reason):
+            RPCError(code: .fetchFailed, message: "fetching the URL failed",
+                     data: ["url": .string(url), "status": status.map { .int($0) } ?? .null, "reason": .string(reason)])
+        case .outputFailed(let path, let reason):
+            RPCError(code: .outputFailed, message: "cannot write the output",
+                     data: ["path": .string(path), "reason": .string(reason)])
+        case .invalidParameter(let path, let reason):
+            RPCError.invalidParams(path: path, reason)
+        case .encodingFailed(let detail):
+            RPCError(code: .internalError, message: "encoding failed", data: ["detail": .string(detail)])
+        }
+    }
+}

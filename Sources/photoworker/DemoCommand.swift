@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import JSONRPC
+import PhotoWorker
+
+extension PhotoWorkerCommand {
+    /// `photoworker demo [folder]`: the sticker pipeline on sample photos, with progress.
+    struct Demo: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Process sample photos into stickers, gradient stickers and a pack sheet.",
+            discussion: "Without a folder, uses the photos bundled with photoworker. Results go to --out (default ./photoworker-demo).")
+
+        @Argument(help: "A folder of JPEG/PNG photos (default: the bundled samples).")
+        var folder: String?
+
+        @Option(help: "Where to write the results.")
+        var out: String = "photoworker-demo"
+
+        @Option(help: "Palette size (3 to 10).")
+        var count: Int = 5
+
+        @OptionGroup var flags: WorkerFlags
+
+        func run() async throws {
+            let sources = try listSources()
+            guard !sources.isEmpty else { throw ValidationError("no .jpg/.jpeg/.png files found") }
+            let out = URL(fileURLWithPath: out).standardizedFileURL.path
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            print("photoworker demo: \(sources.count) photos -> \(out)")
+            let start = ContinuousClock.now
+            // The demo speaks to the worker exactly as a client would, over an in-process pipe.
+            let session = try InProcessWorker(flags: flags)
+            let params: JSONValue = [
+                "sources": .array(sources.map { ["path": .string($0)] }),
+                "count": .int(count), "outline": ["width": 8, "color": "#FFFFFF"], "output": ["dir": .string(out)],
+            ]
+            var stickers: [String] = []
+            let batch = try await session.call("photos.process", params) { event in
+                guard event["kind"] == "item", let index = event["index"]?.intValue else { return }
+                let name = (sources[index] as NSString).lastPathComponent
+                if let r = event["result"] {
+                    let colors = r["palette"].flatMap { v -> String? in
+                        guard case .array(let a) = v else { return nil }
+                        return a.compactMap { $0["hex"]?.stringValue }.joined(separator: " ")
+                    } ?? ""
+                    let ms = r["timings"]?["totalMs"]?.doubleValue ?? 0
+                    print(String(format: "  [%2d] %@  sticker+gradient in %.0f ms  palette %@", index + 1, name, ms, colors))
+                    if let p = r["sticker"]?["path"]?.stringValue { stickers.append(p) }
+                } else {
+                    print("  [\(index + 1)] \(name)  failed: \(event["error"]?["message"]?.stringValue ?? "?")")
+                }
+            }
+            guard stickers.count > 0 else { throw ExitCode.failure }
+            let sheet = "\(out)/pack-sheet.png"
+            _ = try await session.call("pack.export", [
+                "stickers": .array(stickers.sorted().map { ["path": .string($0)] }), "cellSize": 320,
+                "background": "#F4F1EA", "output": ["path": .string(sheet)], "filesDir": .string("\(out)/pack"),
+            ]) { _ in }
+            await session.close()
+            print(String(format: "done in %.1f s: %d stickers, %d failed", Double((ContinuousClock.now - start).components.attoseconds) / 1e18 + Double((ContinuousClock.now - start).components.seconds),
+                         batch["completed"]?.intValue ?? 0, batch["failed"]?.intValue ?? 0))
+            print("  stickers:          \(out)/*-sticker.png")
+            print("  gradient stickers: \(out)/*-gradient.png")
+            print("  pack sheet:        \(sheet)")
+        }
+
+        private func listSources() throws -> [String] {
+            guard let folder else { return SampleImages.paths }
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            return names.filter { ["jpg", "jpeg", "png"].contains(($0 as NSString).pathExtension.lowercased()) }
+                .sorted().map { (folder as NSString).appendingPathComponent($0) }
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import JSONRPC
+import Logging
+import PhotoWorker
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `photoworker`: serves JSON-RPC on stdio by default.
+@main
+struct PhotoWorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "photoworker",
+        abstract: "A photo-processing worker driven over stdio with JSON-RPC 2.0 (one message per line).",
+        discussion: """
+            With no subcommand, serves requests on stdin and writes responses to stdout; logs go to stderr.
+            The protocol is described in protocol/README.md; `initialize` lists the methods.
+            """,
+        version: "0.1.0",
+        subcommands: [Serve.self, Call.self, Demo.self],
+        defaultSubcommand: Serve.self
+    )
+}
+
+/// Options shared by every mode that runs a worker.
+struct WorkerFlags: ParsableArguments {
+    @Option(help: "Longest accepted request line in bytes.")
+    var maxLineBytes: Int = 64 << 20
+
+    @Option(help: "Compute jobs running at once (default: number of cores).")
+    var maxJobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Compute jobs allowed to wait for a slot; beyond it requests get -32000.")
+    var maxQueue: Int = 10_000
+
+    @Option(help: "Seconds in-flight jobs may run after stdin closes.")
+    var drainTimeout: Double = 30
+
+    @Option(help: "Largest image in pixels, checked from the header.")
+    var maxPixels: Int = 100_000_000
+
+    @Option(help: "Byte budget of the decoded-image cache.")
+    var cacheBytes: Int = 512 << 20
+
+    @Option(help: "Largest body fetched for a URL source, in bytes.")
+    var maxFetchBytes: Int = 100 << 20
+
+    @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "warning"
+
+    func validate() throws {
+        guard maxLineBytes >= 1024 else { throw ValidationError("--max-line-bytes must be at least 1024") }
+        guard maxJobs >= 1 else { throw ValidationError("--max-jobs must be at least 1") }
+        guard maxQueue >= 0 else { throw ValidationError("--max-queue must not be negative") }
+        guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
+        guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
+    var serverConfiguration: ServerConfiguration {
+        var c = ServerConfiguration()
+        c.maxLineBytes = maxLineBytes
+        c.maxJobs = maxJobs
+        c.maxQueue = maxQueue
+        c.drainTimeout = .milliseconds(Int(drainTimeout * 1000))
+        return c
+    }
+
+    var workerOptions: WorkerOptions {
+        var o = WorkerOptions()
+        o.maxPixels = maxPixels
+        o.cacheBytes = cacheBytes
+        o.maxFetchBytes = maxFetchBytes
+        return o
+    }
+
+    func makeLogger() -> Logger {
+        LoggingSystem.bootstrap { label in
+            var h = StreamLogHandler.standardError(label: label)
+            h.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
+            return h
+        }
+        return Logger(label: "photoworker")
+    }
+}
+
+extension PhotoWorkerCommand {
+    /// The default: serve JSON-RPC on stdio.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve JSON-RPC 2.0 on stdin/stdout (the default).")
+
+        @OptionGroup var flags: WorkerFlags
+
+        func run() async throws {
+            let logger = flags.makeLogger()
+            let protocolOut = StdoutGuard.takeProtocolStream()
+            let server = Worker.makeServer(
+                configuration: flags.serverConfiguration, options: flags.workerOptions,
+                input: STDIN_FILENO, output: protocolOut, logger: logger)
+            let code = await server.run()
+            Foundation.exit(code)
+        }
+    }
+}
+
+/// Keeps the protocol stream clean: the writer gets a private duplicate of the real stdout and
+/// fd 1 is pointed at stderr, so a stray `print` or a C library message can never corrupt it.
+enum StdoutGuard {
+    static func takeProtocolStream() -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        let protocolFD = dup(STDOUT_FILENO)
+        guard protocolFD >= 0 else {
+            FileHandle.standardError.write(Data("photoworker: cannot duplicate stdout\n".utf8))
+            exit(1)
+        }
+        fflush(nil)
+        dup2(STDERR_FILENO, STDOUT_FILENO)
+        return protocolFD
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import JSONRPC
+import Testing
+
+@Suite(.timeLimit(.minutes(1)))
+struct ConcurrencyTests {
+    @Test func thousandConcurrentSleepsAreAllAnswered() async throws {
+        let w = try WorkerProcess()
+        var lines = ""
+        for i in 0..<1000 {
+            lines += #"{"jsonrpc":"2.0","id":\#(i),"method":"diagnostics.sleep","params":{"ms":50}}"# + "\n"
+        }
+        w.sendBytes(Array(lines.utf8))
+        var seen = Set<Int>()
+        for _ in 0..<1000 {
+            let r = try #require(try await w.next())
+            #expect(r["result"] == ["slept": 50])
+            if let id = r["id"]?.intValue { seen.insert(id) }
+        }
+        #expect(seen == Set(0..<1000))
+    }
+
+    @Test func repliesComeInCompletionOrder() async throws {
+        let w = try WorkerProcess()
+        w.request(1, "diagnostics.sleep", ["ms": 1500])
+        w.request(2, "diagnostics.sleep", ["ms": 1])
+        let first = try #require(try await w.next())
+        #expect(first["id"] == 2)
+        let second = try #require(try await w.next())
+        #expect(second["id"] == 1)
+    }
+
+    @Test func cheapMethodsDoNotWaitBehindComputeJobs() async throws {
+        let w = try WorkerProcess(["--max-jobs", "1"])
+        w.request(1, "diagnostics.spin", ["ms": 20_000])
+        w.request(2, "diagnostics.spin", ["ms": 20_000])  // queued behind 1
+        let pong = try await w.call(3, "ping")
+        #expect(pong["result"] == [:])
+        let jobs = try await w.call(4, "jobs.list")
+        guard case .array(let list) = jobs["result"]?["jobs"] else {
+            Issue.record("no jobs list: \(jobs)")
+            return
+        }
+        let states = Dictionary(list.map { ($0["id"]!.intValue!, $0["state"]!.stringValue!) }, uniquingKeysWith: { a, _ in a })
+        #expect(states == [1: "running", 2: "queued"])
+        w.cancel(2)
+        w.cancel(1)
+        let a = try #require(try await w.next())
+        let b = try #require(try await w.next())
+        #expect(a["error"]?["code"] == -32800)
+        #expect(b["error"]?["code"] == -32800)
+    }
+
+    @Test func queueOverflowIsAnsweredOverloaded() async throws {
+        let w = try WorkerProcess(["--max-jobs", "1", "--max-queue", "2"])
+        for i in 1...4 { w.request(i, "diagnostics.spin", ["ms": 20_000]) }
+        let r = try #require(try await w.next())
+        #expect(r["id"] == 4)
+        #expect(r["error"]?["code"] == -32000)
+        for i in 1...3 { w.cancel(i) }
+        for _ in 1...3 {
+            let c = try #require(try await w.next())
+            #expect(c["error"]?["code"] == -32800)
+        }
+    }
+
+    @Test func fanoutItemsArriveBeforeTheFinalReplyAndNeverAfter() async throws {
+        let w = try WorkerProcess()
+        w.request(1, "diagnostics.fanout", ["children": 20, "ms": 100])
+        let (final, before) = try await w.response(1)
+        #expect(final["result"] == ["children": 20])
+        let items = before.filter { $0["method"] == "$/progress" && $0["params"]?["id"] == 1 }
+        #expect(items.count == 20)
+        #expect(Set(items.compactMap { $0["params"]?["index"]?.intValue }) == Set(0..<20))
+        // Completion order, not start order: the stagger makes them differ.
+        #expect(items.compactMap { $0["params"]?["index"]?.intValue } != Array(0..<20))
+        // Nothing more for request 1 after its final reply.
+        #expect(try await w.call(2, "ping")["result"] == [:])
+    }
+
+    @Test func statsCountWhatHappened() async throws {
+        let w = try WorkerProcess()
+        _ = try await w.call(1, "ping")
+        _ = try await w.call(2, "nope")
+        _ = try await w.call(3, "diagnostics.sleep", ["ms": "bad"])
+        let stats = try await w.call(4, "worker.stats")
+        let s = try #require(stats["result"])
+        #expect(s["received"] == 4)
+        #expect(s["completed"] == 1)
+        #expect(s["failed"] == 1)  // the invalid params; method-not-found never became a job
+        #expect(s["running"] == 0)
+        #expect((s["peakRSSBytes"]?.intValue ?? 0) > 0)
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import JSONRPC
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Thrown when an expected message does not arrive in time (a failure guard, not a sleep).
+struct TimedOut: Error, CustomStringConvertible {
+    var what: String
+    var description: String { "timed out waiting for \(what)" }
+}
+
+/// The built `photoworker` binary, spawned over real pipes, with a small client around it.
+final class WorkerProcess: Sendable {
+    let process: Process
+    private let stdinHandle: FileHandle
+    private let inbox = Inbox()
+    private let stderrBuffer = ByteBox()
+    let stdoutReadFD: Int32
+
+    /// The directory holding the built products (next to the test bundle).
+    static var productsDirectory: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }
+
+    static var binary: URL {
+        let candidate = productsDirectory.appendingPathComponent("photoworker")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        // Fallback: the package's default debug build folder.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/photoworker")
+    }
+
+    init(_ arguments: [String] = [], environment: [String: String]? = nil) throws {
+        process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let stdinPipe = Pipe(), stdoutPipe = Pipe(), stderrPipe = Pipe()
+        process.standardInput = stdinPipe
+        process.standardOutput = stdoutPipe
+        process.standardError = stderrPipe
+        try process.run()
+        stdinHandle = stdinPipe.fileHandleForWriting
+        stdoutReadFD = stdoutPipe.fileHandleForReading.fileDescriptor
+        let inbox = inbox
+        let fd = stdoutReadFD
+        Thread.detachNewThread {
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                pending.append(contentsOf: buffer[0..<n])
+                while let nl = pending.firstIndex(of: 0x0A) {
+                    let line = Array(pending[..<nl])
+                    pending.removeSubrange(...nl)
+                    inbox.push(.line(line))
+                }
+            }
+            if !pending.isEmpty { inbox.push(.line(pending)) }
+            inbox.push(.eof)
+        }
+        let errFD = stderrPipe.fileHandleForReading.fileDescriptor
+        let stderrBuffer = stderrBuffer
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 1 << 14)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(errFD, $0.baseAddress!, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                stderrBuffer.bytes.withLock { $0.append(contentsOf: buffer[0..<n]) }
+            }
+        }
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    var stderr: String { String(decoding: stderrBuffer.bytes.withLock { $0 }, as: UTF8.self) }
+
+    // MARK: Sending
+
+    func send(raw line: String) {
+        sendBytes(Array(line.utf8) + [0x0A])
+    }
+
+    func sendBytes(_ bytes: [UInt8]) {
+        try? stdinHandle.write(contentsOf: Data(bytes))
+    }
+
+    func send(_ value: JSONValue) { send(raw: value.jsonString) }
+
+    func request(_ id: Int, _ method: String, _ params: JSONValue? = nil) {
+        var o: [String: JSONValue] = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
+        if let params { o["params"] = params }
+        send(.object(o))
+    }
+
+    func notify(_ method: String, _ params: JSONValue? = nil) {
+        var o: [String: JSONValue] = ["jsonrpc": "2.0", "method": .string(method)]
+        if let params { o["params"] = params }
+        send(.object(o))
+    }
+
+    func cancel(_ id: Int) { notify("$/cancelRequest", ["id": .int(id)]) }
+
+    func closeStdin() { try? stdinHandle.close() }
+
+    // MARK: Receiving
+
+    /// The next message written by the worker; nil at end of stream.
+    func next(timeout: Duration = .seconds(30)) async throws -> JSONValue? {
+        switch try await inbox.next(timeout: timeout) {
+        case .eof: return nil
+        case .line(let bytes):
+            do { return try JSONParser.parse(bytes) } catch {
+                Issue.record("worker wrote a line that is not JSON: \(String(decoding: bytes, as: UTF8.self))")
+                return .string(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+    }
+
+    /// The next raw line (to check framing byte for byte).
+    func nextRawLine(timeout: Duration = .seconds(30)) async throws -> String? {
+        switch try await inbox.next(timeout: timeout) {
+        case .eof: return nil
+        case .line(let bytes): return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// Reads until the final response for `id`, returning it and everything read before it.
+    func response(_ id: Int, timeout: Duration = .seconds(30)) async throws -> (response: JSONValue, before: [JSONValue]) {
+        var before: [JSONValue] = []
+        while let m = try await next(timeout: timeout) {
+            if m["id"] == .int(id) && m["method"] == nil { return (m, before) }
+            before.append(m)
+        }
+        throw TimedOut(what: "response \(id) (stream ended; stderr: \(stderr))")
+    }
+
+    /// Sends a request and waits for its response.
+    func call(_ id: Int, _ method: String, _ params: JSONValue? = nil) async throws -> JSONValue {
+        request(id, method, params)
+        return try await response(id).response
+    }
+
+    /// Waits for the process to end; returns its exit status.
+    func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline { throw TimedOut(what: "process exit") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return process.terminationStatus
+    }
+
+    /// Reads everything until end of stream.
+    func drain(timeout: Duration = .seconds(30)) async throws -> [JSONValue] {
+        var out: [JSONValue] = []
+        while let m = try await next(timeout: timeout) { out.append(m) }
+        return out
+    }
+}
+
+/// Lines from the worker's stdout, buffered; `next` waits for one with a time limit.
+final class Inbox: Sendable {
+    enum Event: Sendable { case line([UInt8]), eof }
+
+    private struct State {
+        var buffered: [Event] = []
+        var head = 0
+        var waiter: (ticket: Int, continuation: CheckedContinuation<Event?, Never>)?
+        var expired: Set<Int> = []
+        var nextTicket = 0
+    }
+
+    private let state = Mutex(State())
+
+    func push(_ event: Event) {
+        let waiter = state.withLock { s -> CheckedContinuation<Event?, Never>? in
+            if case .eof = event { s.buffered.append(event) }  // end of stream stays visible to every later read
+            if let w = s.waiter {
+                s.waiter = nil
+                return w.continuation
+            }
+            if case .line = event { s.buffered.append(event) }
+            return nil
+        }
+        waiter?.resume(returning: event)
+    }
+
+    func next(timeout: Duration) async throws -> Event {
+        let ticket = state.withLock { s -> Int in
+            s.nextTicket += 1
+            return s.nextTicket
+        }
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            self?.expire(ticket)
+        }
+        defer { timer.cancel() }
+        let event: Event? = await withCheckedContinuation { c in
+            let ready = state.withLock { s -> Event?? in
+                if s.head < s.buffered.count {
+                    let e = s.buffered[s.head]
+                    if case .line = e { s.head += 1 }
+                    return .some(e)
+                }
+                if s.expired.remove(ticket) != nil { return .some(nil) }
+                s.waiter = (ticket, c)
+                return .none
+            }
+            if let ready { c.resume(returning: ready) }
+        }
+        guard let event else { throw TimedOut(what: "a message from the worker") }
+        return event
+    }
+
+    private func expire(_ ticket: Int) {
+        let w = state.withLock { s -> CheckedContinuation<Event?, Never>? in
+            if let w = s.waiter, w.ticket == ticket {
+                s.waiter = nil
+                return w.continuation
+            }
+            s.expired.insert(ticket)
+            return nil
+        }
+        w?.resume(returning: nil)
+    }
+}
+
+/// Bytes shared between a reader thread and the test.
+final class ByteBox: Sendable {
+    let bytes = Mutex<[UInt8]>([])
+}
