@@ -201,8 +201,9 @@ class FakeWorker:
 
     async def m_initialize(self, job, params):
         return {"serverInfo": {"name": "photoworker-fake", "version": "0.0.0"}, "protocolVersion": "1",
-                "methods": sorted(n[2:].replace("_", ".") for n in dir(self) if n.startswith("m_")),
-                "limits": {"maxLineBytes": 1 << 26, "maxQueued": 64, "maxConcurrency": 2}}
+                "methods": [{"name": n[2:].replace("_", "."), "cost": "immediate", "summary": ""}
+                            for n in sorted(dir(self)) if n.startswith("m_")],
+                "limits": {"maxLineBytes": 1 << 26, "maxJobs": 2, "maxQueue": 10000, "drainTimeoutSeconds": 30}}
 
     async def m_ping(self, job, params):
         return {}
@@ -215,7 +216,8 @@ class FakeWorker:
 
     async def m_jobs_list(self, job, params):
         return {"jobs": [{"id": j.id, "method": j.method, "state": j.state,
-                          "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(j.started))}
+                          "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(j.started)),
+                          "elapsedMs": int((time.time() - j.started) * 1000)}
                          for j in self.jobs.values() if j is not job]}
 
     async def m_jobs_cancel(self, job, params):
@@ -233,24 +235,29 @@ class FakeWorker:
             return json.load(f)
 
     async def m_diagnostics_sleep(self, job, params):
-        await asyncio.sleep(self.ms(params) / 1000)
-        return {}
+        ms = self.ms(params)
+        await asyncio.sleep(ms / 1000)
+        return {"slept": ms}
 
     async def m_diagnostics_spin(self, job, params):
-        return await self.m_diagnostics_sleep(job, params)
+        ms = self.ms(params)
+        await asyncio.sleep(ms / 1000)
+        return {"spun": ms, "iterations": 1}
 
     async def m_diagnostics_fanout(self, job, params):
         n = params.get("children")
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise Failure(-32602, "Invalid params", {"path": "children", "reason": "expected a non-negative integer"})
         ms = self.ms(params)
-        await asyncio.gather(*[self.child(job, i, ms) for i in range(n)])
+        # Staggered like the real worker's, so completion order differs from start order.
+        await asyncio.gather(*[self.child(job, i, ms * ((i * 7919) % n + 1) // n) for i in range(n)])
         return {"children": n}
 
     async def child(self, job, index, ms):
         await asyncio.sleep(ms / 1000)
         self.send({"jsonrpc": "2.0", "method": "$/progress",
-                   "params": {"id": job.id, "kind": "item", "index": index, "result": {"index": index}}})
+                   "params": {"id": job.id, "kind": "item", "index": index,
+                              "result": {"child": index, "sleptMs": ms}}})
 
     async def m_test_crash(self, job, params):
         os._exit(params.get("code", 3))
