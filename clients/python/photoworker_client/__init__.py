@@ -16,6 +16,7 @@ from .errors import (
     InvalidParams,
     InvalidRequest,
     MethodNotFound,
+    OutputFailed,
     Overloaded,
     ParseError,
     ProtocolError,
@@ -33,7 +34,7 @@ from .worker import Worker, default_executable
 
 __all__ = [
     "ClientError", "ErrorCode", "Event", "FetchFailed", "ImageTooLarge", "InternalError", "InvalidImage",
-    "InvalidParams", "InvalidRequest", "Item", "MethodNotFound", "Overloaded", "ParseError", "Progress",
+    "InvalidParams", "InvalidRequest", "Item", "MethodNotFound", "OutputFailed", "Overloaded", "ParseError", "Progress",
     "ProtocolError", "RequestCancelled", "Result", "ServerCancelled", "SourceNotFound", "SyncWorker", "Worker",
     "WorkerClosed", "WorkerDied", "WorkerError", "WorkerPool", "default_executable",
 ]

@@ -20,6 +20,7 @@ class ErrorCode:
     INVALID_IMAGE = -32002
     IMAGE_TOO_LARGE = -32003
     FETCH_FAILED = -32004
+    OUTPUT_FAILED = -32005
 
 
 class WorkerError(Exception):
@@ -117,6 +118,12 @@ class FetchFailed(WorkerError):
     """`data` carries the HTTP status where there was one."""
 
     code_value = ErrorCode.FETCH_FAILED
+
+
+class OutputFailed(WorkerError):
+    """The output could not be written (missing folder, permissions, disk full); `data.path` says where."""
+
+    code_value = ErrorCode.OUTPUT_FAILED
 
 
 class ClientError(Exception):
