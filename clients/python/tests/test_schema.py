@@ -282,3 +282,33 @@ def test_rpc_discover_returns_this_document(worker_bin):
     if reply.get("error", {}).get("code") == -32601:
         pytest.xfail("rpc.discover is not implemented by the worker yet")
     assert reply["result"] == DOC
+
+
+def test_protocol_level_error_data_validates(worker_bin):
+    """Errors no single method owns: parse error, invalid request, overload, cancellation by client and server."""
+    proc = subprocess.Popen([worker_bin, "--max-jobs", "1", "--max-queue", "1"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    lines = [
+        '{"jsonrpc":"2.0","id":1,"method":"ping"',  # parse error
+        '{"jsonrpc":"2.0","id":2}',  # no method
+        '{"jsonrpc":"2.0","id":null,"method":"ping"}',  # id null
+        '[]',  # empty batch
+        '{"jsonrpc":"2.0","id":3,"method":"diagnostics.spin","params":{"ms":20000}}',
+        '{"jsonrpc":"2.0","id":4,"method":"diagnostics.spin","params":{"ms":20000}}',
+        '{"jsonrpc":"2.0","id":5,"method":"diagnostics.spin","params":{"ms":20000}}',  # queue full
+        '{"jsonrpc":"2.0","id":3,"method":"ping"}',  # id in flight
+        '{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":4}}',
+    ]
+    proc.stdin.write("".join(line + "\n" for line in lines).encode())  # type: ignore[union-attr]
+    proc.stdin.flush()  # type: ignore[union-attr]
+    replies = [json.loads(proc.stdout.readline()) for _ in range(7)]  # type: ignore[union-attr]
+    proc.terminate()  # job 3 gets -32802
+    replies += [json.loads(line) for line in proc.stdout]  # type: ignore[union-attr]
+    assert proc.wait(timeout=10) == 0
+    codes = sorted(r["error"]["code"] for r in replies)
+    assert codes == [-32802, -32800, -32700, -32600, -32600, -32600, -32600, -32000], replies
+    problems = []
+    for reply in replies:
+        error = reply["error"]
+        problems += _errors(ERRORS_BY_CODE[error["code"]]["x-data-schema"], error.get("data"), f"error {error['code']}")
+    assert problems == []
