@@ -163,6 +163,16 @@ async def test_leaving_a_stream_early_cancels_the_job(any_bin):
 
 
 @async_test
+async def test_breaking_out_of_an_inline_stream_cancels_the_job(any_bin):
+    # No explicit aclose(): asyncio's async-generator finalizer closes the dropped stream, which sends the cancel.
+    async with Worker.spawn(any_bin) as w:
+        async for event in w.stream("diagnostics.fanout", {"children": 50, "ms": 10_000}):
+            assert isinstance(event, Item)
+            break
+        await eventually(lambda: _no_jobs(w), what="the dropped stream's job to be cancelled")
+
+
+@async_test
 async def test_stream_timeout(any_bin):
     async with Worker.spawn(any_bin) as w:
         with pytest.raises(TimeoutError):
