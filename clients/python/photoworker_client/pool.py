@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import time
@@ -124,8 +125,10 @@ class WorkerPool:
     ) -> AsyncIterator[Event]:
         """`Worker.stream` on the least busy live worker."""
         worker = await self._pick()
-        async for event in worker.stream(method, params, timeout=timeout):
-            yield event
+        # aclosing: leaving this stream early closes the worker's stream at once, which cancels the job.
+        async with contextlib.aclosing(worker.stream(method, params, timeout=timeout)) as events:
+            async for event in events:
+                yield event
 
     async def _pick(self) -> Worker:
         assert self._changed is not None, "start the pool first (async with WorkerPool(...) or await pool.start())"
