@@ -95,3 +95,16 @@ test('a pool whose workers cannot start gives up with WorkerDiedError', async ()
     await pool.close();
   }
 });
+
+test('leaving a pool stream early cancels the job', async () => {
+  const pool = createPool({ size: 1, executable: workerBin() });
+  try {
+    for await (const event of pool.stream('diagnostics.fanout', { children: 50, ms: 10_000 })) {
+      assert.equal(event.kind, 'item');
+      break;
+    }
+    await eventually(async () => (await jobCount(pool.workers[0])) === 0, "the abandoned stream's job to be cancelled");
+  } finally {
+    await pool.close();
+  }
+});

@@ -98,3 +98,13 @@ async def test_a_pool_that_cannot_start_raises_and_cleans_up(tmp_path):
         async with WorkerPool(2, tmp_path / "missing"):
             pass
     assert set(children()) - before == set()
+
+
+@async_test
+async def test_leaving_a_pool_stream_early_cancels_the_job(worker_bin):
+    async with WorkerPool(1, worker_bin) as pool:
+        async for event in pool.stream("diagnostics.fanout", {"children": 50, "ms": 10_000}):
+            assert isinstance(event, Item)
+            break
+        worker = pool.workers[0]
+        await eventually(lambda: _running(worker, 0), what="the abandoned stream's job to be cancelled")
