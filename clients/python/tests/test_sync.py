@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from conftest import process_exists
@@ -55,3 +58,36 @@ def _drained(w) -> bool:
             return True
         time.sleep(0.01)
     return False
+
+
+CTRL_C_SCRIPT = r"""
+import os, signal, sys, threading, time
+sys.path.insert(0, sys.argv[2])
+from photoworker_client.sync import SyncWorker
+
+with SyncWorker(sys.argv[1]) as w:
+    def press_ctrl_c_once_the_job_runs():
+        while not w.call("jobs.list")["jobs"]:
+            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=press_ctrl_c_once_the_job_runs, daemon=True).start()
+    try:
+        w.call("diagnostics.spin", {"ms": 20000})
+        print("not interrupted")
+    except KeyboardInterrupt:
+        deadline = time.monotonic() + 5
+        while w.call("jobs.list")["jobs"] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        print("cancelled", w.call("worker.stats")["cancelled"], len(w.call("jobs.list")["jobs"]))
+"""
+
+
+def test_ctrl_c_in_a_blocking_call_cancels_the_job(worker_bin, tmp_path):
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(CTRL_C_SCRIPT)
+    package_dir = str(Path(__file__).resolve().parents[1])
+    # The SIGINT goes to the script's pid alone, so the worker never sees it: what is tested is the client's
+    # reaction to KeyboardInterrupt (cancel the job, keep the worker usable).
+    done = subprocess.run([sys.executable, str(script), worker_bin, package_dir], capture_output=True, text=True, timeout=30)
+    assert done.stdout.strip() == "cancelled 1 0", done.stderr
