@@ -343,7 +343,7 @@ class Worker:
         if params is not None and not isinstance(params, dict):
             raise TypeError("params must be a dict (the protocol passes params by name) or None")
         if self._dead is not None:
-            raise self._dead
+            raise self._died()
         if self._closing and not closing:
             raise WorkerClosed(f"worker {self.pid} is closed")
         call = _Call(next(self._ids), method, asyncio.get_running_loop().create_future(), events, on_progress)
@@ -361,14 +361,20 @@ class Worker:
 
     async def _write(self, line: bytes) -> None:
         if self._dead is not None:
-            raise self._dead
+            raise self._died()
         try:
             self._stdin.write(line)  # one write per message: messages never interleave
             async with self._drain_lock:
                 await self._stdin.drain()
         except (BrokenPipeError, ConnectionResetError) as error:
             await self.wait_exit()
-            raise self._dead or WorkerDied(f"worker {self.pid}: write failed: {error}", pid=self.pid) from error
+            raise self._died() from error
+
+    def _died(self) -> WorkerDied:
+        """A fresh `WorkerDied` per failed call, so tracebacks of different calls never pile onto one object."""
+        assert self._dead is not None
+        dead = self._dead
+        return WorkerDied(str(dead.args[0]), returncode=dead.returncode, stderr_tail=dead.stderr_tail, pid=dead.pid)
 
     def _abandon(self, call: _Call) -> None:
         """Forgets a call that has no final reply yet and asks the worker to cancel it (fire and forget)."""
@@ -423,7 +429,7 @@ class Worker:
         )
         pending, self._pending = self._pending, {}
         for call in pending.values():
-            self._settle(call, self._dead)
+            self._settle(call, self._died())
         if not self._exited.done():
             self._exited.set_result(returncode)
 
