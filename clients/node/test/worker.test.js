@@ -95,7 +95,8 @@ for (const [kind, executable] of bothBins()) {
         const call = assert.rejects(
           w.call('diagnostics.spin', { ms: 20_000 }, { signal: controller.signal }), { name: 'AbortError' },
         );
-        await eventually(async () => (await jobCount(w)) === 1, 'the spin job to start');
+        // Wait for "running": a compute job cancelled while it is still queued is a different path.
+        await eventually(async () => (await w.call('jobs.list')).jobs[0]?.state === 'running', 'the spin job to run');
         controller.abort();
         await call;
         await eventually(async () => (await jobCount(w)) === 0, 'the job to go after $/cancelRequest');

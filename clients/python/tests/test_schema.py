@@ -297,14 +297,15 @@ def test_protocol_level_error_data_validates(worker_bin):
         '{"jsonrpc":"2.0","id":4,"method":"diagnostics.spin","params":{"ms":20000}}',
         '{"jsonrpc":"2.0","id":5,"method":"diagnostics.spin","params":{"ms":20000}}',  # queue full
         '{"jsonrpc":"2.0","id":3,"method":"ping"}',  # id in flight
-        '{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":4}}',
+        '{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":3}}',  # the running job; 4 starts next
     ]
     proc.stdin.write("".join(line + "\n" for line in lines).encode())  # type: ignore[union-attr]
     proc.stdin.flush()  # type: ignore[union-attr]
     replies = [json.loads(proc.stdout.readline()) for _ in range(7)]  # type: ignore[union-attr]
-    proc.terminate()  # job 3 gets -32802
+    proc.terminate()  # job 4 gets -32802
     replies += [json.loads(line) for line in proc.stdout]  # type: ignore[union-attr]
     assert proc.wait(timeout=10) == 0
+    assert all("error" in r for r in replies), replies
     codes = sorted(r["error"]["code"] for r in replies)
     assert codes == [-32802, -32800, -32700, -32600, -32600, -32600, -32600, -32000], replies
     problems = []

@@ -121,7 +121,8 @@ async def test_image_errors_are_typed(worker_bin, tmp_path):
 async def test_cancelling_the_task_cancels_the_job(any_bin):
     async with Worker.spawn(any_bin) as w:
         task = asyncio.ensure_future(w.call("diagnostics.spin", {"ms": 20_000}))
-        await eventually(lambda: _has_jobs(w), what="the spin job to show in jobs.list")
+        # Wait for "running": a compute job cancelled while it is still queued is a different path.
+        await eventually(lambda: _running(w), what="the spin job to run")
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -129,6 +130,10 @@ async def test_cancelling_the_task_cancels_the_job(any_bin):
         stats = await w.call("worker.stats")
         assert stats["cancelled"] == 1
         assert w.in_flight == 0
+
+
+async def _running(w: Worker) -> bool:
+    return [job["state"] for job in (await w.call("jobs.list"))["jobs"]] == ["running"]
 
 
 async def _has_jobs(w: Worker) -> bool:
