@@ -22,10 +22,12 @@ struct ConcurrencyTests {
 
     @Test func repliesComeInCompletionOrder() async throws {
         let w = try WorkerProcess()
-        w.request(1, "diagnostics.sleep", ["ms": 1500])
+        w.request(1, "diagnostics.sleep", ["ms": 60_000])
         w.request(2, "diagnostics.sleep", ["ms": 1])
         let first = try #require(try await w.next())
         #expect(first["id"] == 2)
+        #expect(first["result"] == ["slept": 1])
+        w.cancel(1)
         let second = try #require(try await w.next())
         #expect(second["id"] == 1)
     }

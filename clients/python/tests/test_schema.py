@@ -181,6 +181,8 @@ def recorded(worker_bin, tmp_path_factory):
                          "output": {"inline": True}, "filesDir": str(out / "files")}),
         ("cache.stats", None),
         ("cache.clear", None),
+        ("tools/list", None),
+        ("tools/call", {"name": "image_info", "arguments": {"source": photo}}),
         ("no.such.method", None),
         ("diagnostics.sleep", {"ms": "soon"}),
         ("shutdown", None),
