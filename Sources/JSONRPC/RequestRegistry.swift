@@ -16,7 +16,8 @@ public actor RequestRegistry {
         public var id: JSONValue
         public var method: String
         public var state: State
-        public var startedAt: Date
+        /// ISO 8601, UTC, with milliseconds.
+        public var startedAt: String
         public var elapsedMs: Int
         public var progress: JSONValue?
     }
@@ -179,13 +180,13 @@ public actor RequestRegistry {
 
     public func snapshot(excluding: RequestID? = nil) -> [Snapshot] {
         let now = ContinuousClock.now
-        return entries.compactMap { id, e in
-            if id == excluding { return nil }
+        return entries.filter { $0.key != excluding }.sorted { $0.value.startedAt < $1.value.startedAt }.map { id, e in
             let ms = (now - e.started).components
             return Snapshot(
-                id: id.json, method: e.method, state: e.state, startedAt: e.startedAt,
+                id: id.json, method: e.method, state: e.state,
+                startedAt: e.startedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
                 elapsedMs: Int(ms.seconds * 1000 + ms.attoseconds / 1_000_000_000_000_000), progress: e.progress)
-        }.sorted { $0.startedAt < $1.startedAt }
+        }
     }
 
     public var counts: (running: Int, queued: Int) { (entries.count - queuedCount, queuedCount) }

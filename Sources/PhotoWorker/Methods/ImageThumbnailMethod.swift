@@ -36,7 +36,9 @@ struct ImageThumbnailMethod: RPCMethod {
         let fit = params.fit ?? .contain
         // `cover` fills the box, so the decode must cover it in both directions; `contain` needs
         // only one side to reach the box, but the 2x margin on both keeps quality either way.
-        let decoded = try await services.loader.load(params.source, minimumSize: (bw, bh))
+        // With one side given, only that side bounds the shrink.
+        let needed = (params.size != nil || params.width != nil ? bw : 1, params.size != nil || params.height != nil ? bh : 1)
+        let decoded = try await services.loader.load(params.source, minimumSize: needed)
         let thumb = try await Self.thumbnail(decoded.image, width: bw, height: bh, fit: fit)
         let output = try OutputWriter.write(thumb, to: params.output)
         return Result(

@@ -260,7 +260,6 @@ def _errors(schema: Any, instance: Any, where: str) -> list[str]:
     return [f"{where}: {'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator(schema).iter_errors(instance)]
 
 
-@pytest.mark.xfail(strict=True, reason="the worker encodes startedAt with JSONEncoder's default (seconds since 2001), not ISO 8601")
 def test_jobs_list_entries_validate(worker_bin):
     session = RawSession(worker_bin)
     try:
