@@ -33,6 +33,11 @@ public actor RequestRegistry {
         var task: Task<Void, Never>?
         let sink: ReplySink
         var cancelRequested = false
+        /// MCP: a request cancelled with `notifications/cancelled` gets no response at all.
+        var silentCancel = false
+        var lastProgressValue = 0.0
+        var lastProgressAt: ContinuousClock.Instant?
+        var itemsDone = 0
         let usesSlot: Bool
         let isLifecycle: Bool
     }
@@ -89,6 +94,10 @@ public actor RequestRegistry {
     /// The job's task ended: write its final response unless someone else already did.
     func finish(_ id: RequestID, outcome: Result<RawJSON, any Error>) {
         guard let entry = remove(id) else { return }
+        if entry.cancelRequested && entry.silentCancel {
+            stats.cancelled.increment()
+            return
+        }
         let message: [UInt8]
         switch outcome {
         case .success(let result):
@@ -108,10 +117,14 @@ public actor RequestRegistry {
 
     /// Client cancel: cancels the job's task (and so its children and its wait for a slot). The
     /// task's own completion then answers -32800. Unknown or finished ids are ignored.
+    ///
+    /// - Parameter silently: MCP semantics: no response is sent for the request at all (only for
+    ///   requests answered directly; a batch member still gets its -32800 so the batch completes).
     @discardableResult
-    public func cancel(_ id: RequestID) -> Bool {
+    public func cancel(_ id: RequestID, silently: Bool = false) -> Bool {
         guard var e = entries[id], !e.isLifecycle else { return false }
         e.cancelRequested = true
+        if silently, case .direct = e.sink { e.silentCancel = true }
         entries[id] = e
         e.task?.cancel()
         return true
@@ -134,6 +147,31 @@ public actor RequestRegistry {
         guard entries[id] != nil else { return }
         if isProgress { entries[id]!.progress = params }
         writer.send(OutgoingMessage.notification(method: "$/progress", params: params))
+    }
+
+    /// MCP progress: `notifications/progress` for the request's `progressToken`. Values only
+    /// increase; updates closer than `minimumInterval` are dropped unless they complete the total.
+    func emitMCPProgress(_ id: RequestID, token: JSONValue, done: Int?, total: Int?, message: String?,
+                         minimumInterval: Duration = .milliseconds(50)) {
+        guard var e = entries[id] else { return }
+        let value: Double
+        if let done {
+            value = Double(done)
+        } else {
+            e.itemsDone += 1
+            value = Double(e.itemsDone)
+        }
+        let now = ContinuousClock.now
+        let completes = total.map { value >= Double($0) } ?? false
+        if value <= e.lastProgressValue { entries[id] = e; return }
+        if let last = e.lastProgressAt, now - last < minimumInterval, !completes { entries[id] = e; return }
+        e.lastProgressValue = value
+        e.lastProgressAt = now
+        entries[id] = e
+        var params: [String: JSONValue] = ["progressToken": token, "progress": .double(value)]
+        if let total { params["total"] = .int(total) }
+        if let message { params["message"] = .string(message) }
+        writer.send(OutgoingMessage.notification(method: "notifications/progress", params: .object(params)))
     }
 
     /// Is the request still waiting for its final response?

@@ -56,7 +56,7 @@ public final class Server: Sendable {
         table.register(ShutdownMethod(lifecycle: lifecycle, registry: registry))
         let snapshot = table
         table.register(
-            InitializeMethod(configuration: configuration) {
+            InitializeMethod(configuration: configuration, lifecycle: lifecycle) {
                 (snapshot.names + [InitializeMethod.name]).sorted().map { name in
                     let h = snapshot[name]
                     return InitializeMethod.MethodInfo(
@@ -77,6 +77,7 @@ public final class Server: Sendable {
 
     /// Serves until `exit`, end of input (after draining) or the peer going away.
     /// - Returns: the process exit code.
+    @concurrent
     public func run() async -> Int32 {
         if configuration.handleSignals { installSignalHandlers() }
         if configuration.watchParent { watchParent() }
@@ -186,7 +187,7 @@ public final class Server: Sendable {
             // Refuse what follows at once, not when the shutdown task gets to run.
             lifecycle.beginShutdown()
         }
-        let context = RequestContext(id: id, method: method, registry: registry)
+        let context = RequestContext(id: id, method: method, registry: registry, progressToken: params?["_meta"]?["progressToken"])
         let usesSlot = handler.cost == .compute
         let admission = await registry.admit(
             id: id, method: method, sink: sink, usesSlot: usesSlot,
@@ -212,7 +213,7 @@ public final class Server: Sendable {
         case "$/cancelRequest":
             await cancel(params, key: "id")
         case "notifications/cancelled":
-            await cancel(params, key: "requestId")
+            await cancel(params, key: "requestId", silently: lifecycle.speaksMCP)
         case "exit":
             await exitRequested()
         case "notifications/initialized", "initialized":
@@ -228,12 +229,12 @@ public final class Server: Sendable {
     }
 
     @discardableResult
-    private func cancel(_ params: JSONValue?, key: String) async -> Bool {
+    private func cancel(_ params: JSONValue?, key: String, silently: Bool = false) async -> Bool {
         guard let raw = params?[key], let id = RequestID(json: raw) else {
             logger.debug("cancel without a readable id", metadata: ["key": "\(key)"])
             return false
         }
-        return await registry.cancel(id)
+        return await registry.cancel(id, silently: silently)
     }
 
     /// Creates a job's task. Compute jobs wait for a slot, then run on the compute threads.
@@ -241,6 +242,7 @@ public final class Server: Sendable {
         let usesSlot = handler.cost == .compute
         let registry = registry
         let limiter = limiter
+        let executor = executor
         activeTasks.add(1, ordering: .relaxed)
         return Task.detached(executorPreference: usesSlot ? executor : nil) { [self, logger] in
             defer { self.taskEnded() }
@@ -251,7 +253,16 @@ public final class Server: Sendable {
                     if let id = context.id { await registry.markRunning(id) }
                 }
                 defer { if usesSlot { limiter.release() } }
-                outcome = .success(try await handler.run(params, context))
+                if usesSlot {
+                    // Explicitly, not only through the task's preference: after the hop to the
+                    // registry above, optimised builds resumed on the global pool (seen with Swift
+                    // 6.3), where a busy job would starve the protocol.
+                    outcome = .success(try await withTaskExecutorPreference(executor) {
+                        try await handler.run(params, context)
+                    })
+                } else {
+                    outcome = .success(try await handler.run(params, context))
+                }
             } catch {
                 outcome = .failure(error)
             }

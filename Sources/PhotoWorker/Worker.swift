@@ -23,6 +23,10 @@ public enum Worker {
         table.register(DiagnosticsSleepMethod())
         table.register(DiagnosticsSpinMethod())
         table.register(DiagnosticsFanoutMethod())
+        table.register(RPCDiscoverMethod())
+        // MCP hosts drive the same methods as tools.
+        table.register(ToolsListMethod())
+        table.register(ToolsCallMethod(table: table))
         return table
     }
 
@@ -34,6 +38,7 @@ public enum Worker {
         configuration.extraLimits["maxPixels"] = .int(options.maxPixels)
         configuration.extraLimits["maxFetchBytes"] = .int(options.maxFetchBytes)
         configuration.extraLimits["cacheBytes"] = .int(options.cacheBytes)
+        configuration.mcpInstructions = "Photo tools: decode, thumbnail, palette, sticker cut-out, gradient stickers, batches and sticker-pack sheets. Paths are on the worker's machine; outputs are written where you say and returned as resource links."
         var options = options
         options.maxJobs = configuration.maxJobs
         return Server(configuration: configuration, methods: methods(options: options), input: input, output: output, logger: logger)
