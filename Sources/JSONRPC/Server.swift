@@ -244,7 +244,10 @@ public final class Server: Sendable {
         let limiter = limiter
         let executor = executor
         activeTasks.add(1, ordering: .relaxed)
-        return Task.detached(executorPreference: usesSlot ? executor : nil) { [self, logger] in
+        // The task itself starts on the global pool: a queued job waits (and is cancelled) there, so
+        // its -32800 never waits for a busy compute thread. Only the handler runs on the compute
+        // threads.
+        return Task.detached { [self, logger] in
             defer { self.taskEnded() }
             let outcome: Result<RawJSON, any Error>
             do {
@@ -254,9 +257,8 @@ public final class Server: Sendable {
                 }
                 defer { if usesSlot { limiter.release() } }
                 if usesSlot {
-                    // Explicitly, not only through the task's preference: after the hop to the
-                    // registry above, optimised builds resumed on the global pool (seen with Swift
-                    // 6.3), where a busy job would starve the protocol.
+                    // Pixel loops must never occupy the cooperative pool, or a busy job would
+                    // starve the read loop, the registry and cheap methods.
                     outcome = .success(try await withTaskExecutorPreference(executor) {
                         try await handler.run(params, context)
                     })

@@ -259,3 +259,23 @@ async def test_stderr_is_kept(worker_bin, tmp_path):
             await w.call("image.info", {"source": {"path": str(tmp_path / "nope.png")}})
     assert lines, "expected the worker to log at trace level"
     assert w.stderr_tail(1) == lines[-1]
+
+
+@async_test
+async def test_cancelling_a_queued_compute_job_answers_at_once(worker_bin):
+    async with Worker.spawn(worker_bin, ["--max-jobs", "1"]) as w:
+
+        async def states(expected):
+            return [job["state"] for job in (await w.call("jobs.list"))["jobs"]] == expected
+
+        running = asyncio.ensure_future(w.call("diagnostics.spin", {"ms": 3000}))
+        await eventually(lambda: states(["running"]), what="the first spin to hold the only slot")
+        queued = asyncio.ensure_future(w.call("diagnostics.spin", {"ms": 3000}))
+        await eventually(lambda: states(["running", "queued"]), what="the second spin to queue")
+        queued.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await queued
+        try:
+            await eventually(lambda: states(["running"]), timeout=1.0, what="the cancelled queued job to go")
+        finally:
+            running.cancel()
