@@ -2,7 +2,7 @@
 ///
 /// The format is always sniffed from magic bytes. Decoding never prints and never crashes on hostile data:
 /// failures are `ImagingError` values; large images are refused from the header (`DecodeOptions.maxPixels`)
-/// before pixels are allocated; long decodes check `Task.isCancelled` between bands of rows.
+/// before pixels are allocated; long decodes check `Cancellation.isRequested` between bands of rows.
 public enum ImageCodec {
     private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 

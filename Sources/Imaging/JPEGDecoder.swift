@@ -47,7 +47,7 @@ enum JPEGDecoder {
         }
         defer { cc_jpeg_destroy(j) }
         // Progressive files are decoded inside cc_jpeg_start; libjpeg's progress hook polls this there.
-        cc_jpeg_set_cancel_check(j) { Task.isCancelled ? 1 : 0 }
+        cc_jpeg_set_cancel_check(j) { Cancellation.isRequested ? 1 : 0 }
         func fail(_ status: Int32) -> any Error {
             if status == CC_CANCELLED { return CancellationError() }
             if status == CC_UNSUPPORTED, String(cString: cc_jpeg_message(j)).contains("precision") {
@@ -91,7 +91,7 @@ enum JPEGDecoder {
         let pixels = try [UInt8](unsafeUninitializedCapacity: rowBytes * height) { buffer, initialized in
             var remaining = UInt32.max
             while remaining > 0 {
-                if Task.isCancelled { throw CancellationError() }
+                if Cancellation.isRequested { throw CancellationError() }
                 let s = cc_jpeg_read_rows(j, buffer.baseAddress!, rowBytes, band, &remaining)
                 guard s == CC_OK else { throw fail(s) }
                 try checkTruncation()

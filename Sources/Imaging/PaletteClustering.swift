@@ -35,14 +35,14 @@ struct PaletteClustering {
         var best: [SIMD4<Double>] = []
         var bestCost = Double.infinity
         for _ in 0..<restarts {
-            if Task.isCancelled { throw CancellationError() }
+            if Cancellation.isRequested { throw CancellationError() }
             var centers = seedPlusPlus(k: k, rng: &rng)
             lloyd(&centers)
             weiszfeld(&centers)
             let cost = euclideanCost(centers)
             if cost < bestCost { bestCost = cost; best = centers }
         }
-        if Task.isCancelled { throw CancellationError() }
+        if Cancellation.isRequested { throw CancellationError() }
         if useWarp { best = best.map(UniformLab.inverse) }
         refineWithCIEDE2000(&best)
         return best

@@ -42,7 +42,7 @@ public enum PaletteExtractor {
         }
         let points = ColorHistogram(working, alphaThreshold: alphaThreshold)
         if points.count == 0 { return [] }
-        if Task.isCancelled { throw CancellationError() }
+        if Cancellation.isRequested { throw CancellationError() }
         let clustering = PaletteClustering(points: points)
         let centers = try clustering.solve(k: count)
         return clustering.finalPalette(centers: centers)

@@ -83,7 +83,7 @@ public enum Resampler {
                     try xWeights.withBuffers { starts, counts, weights, stride in
                         let rowBytes = image.width * 4
                         for y in rowMin..<rowMax {
-                            if (y - rowMin) % cancellationBand == 0, Task.isCancelled { throw CancellationError() }
+                            if (y - rowMin) % cancellationBand == 0, Cancellation.isRequested { throw CancellationError() }
                             let line = UnsafeRawPointer(src.baseAddress! + y * rowBytes + colMin * 4)
                             for i in 0..<colCount {
                                 row[i] = premultiplied(line.loadUnaligned(fromByteOffset: i &* 4, as: SIMD4<UInt8>.self))
@@ -108,7 +108,7 @@ public enum Resampler {
                 try accumulator.withUnsafeMutableBufferPointer { acc in
                     try yWeights.withBuffers { starts, counts, weights, stride in
                         for y in 0..<height {
-                            if y % cancellationBand == 0, Task.isCancelled { throw CancellationError() }
+                            if y % cancellationBand == 0, Cancellation.isRequested { throw CancellationError() }
                             for x in 0..<width { acc[x] = .zero }
                             let start = Int(starts[y]) - rowMin
                             let n = Int(counts[y])

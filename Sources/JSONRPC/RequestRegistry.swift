@@ -8,6 +8,10 @@ import Foundation
 ///   notifications are written from inside the actor only while the entry exists, so nothing can
 ///   be written for a request after its final response.
 public actor RequestRegistry {
+    /// The registry shares the main actor's executor, the protocol side's one serial executor
+    /// (see ``Server``): the read loop's calls into it never switch threads.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
+
     /// Where a job is in its life.
     public enum State: String, Sendable, Codable { case queued, running }
 
@@ -52,6 +56,9 @@ public actor RequestRegistry {
     private var nextWaiter: UInt64 = 0
     private let writer: MessageWriter
     private let stats: ServerStats
+    /// Job tasks still executing, including ones already answered by a server-side cancel; the
+    /// process waits for them before exiting so cancelled jobs can remove partial files.
+    private var activeTasks = 0
 
     public init(writer: MessageWriter, stats: ServerStats) {
         self.writer = writer
@@ -65,10 +72,10 @@ public actor RequestRegistry {
     ///   - usesSlot: the job waits for a job slot. At most `maxJobs + maxQueue` such jobs are
     ///     admitted at once: those that would have to wait beyond `maxQueue` are refused.
     ///   - isLifecycle: `shutdown`-like requests that do not count as work to drain.
-    ///   - start: creates the job's task; called inside the actor.
+    ///   - job: what to run.
     func admit(
         id: RequestID, method: String, sink: ReplySink, usesSlot: Bool, isLifecycle: Bool = false,
-        maxJobs: Int, maxQueue: Int, start: () -> Task<Void, Never>
+        maxJobs: Int, maxQueue: Int, job: Job
     ) -> Admission {
         if entries[id] != nil { return .duplicateID }
         if usesSlot && slotJobCount >= maxJobs + maxQueue { return .overloaded }
@@ -80,8 +87,55 @@ public actor RequestRegistry {
             slotJobCount += 1
         }
         if !isLifecycle { workCount += 1 }
-        entries[id]!.task = start()
+        entries[id]!.task = start(job)
         return .admitted
+    }
+
+    /// Starts a job's task, isolated to this actor: it waits for its slot here (so a cancelled
+    /// queued job is answered at once), runs cheap handlers here, and leaves for the cooperative
+    /// pool for compute and waiting work (whose pixel loops in turn run on the worker's compute
+    /// threads).
+    @discardableResult
+    func start(_ job: Job) -> Task<Void, Never> {
+        activeTasks += 1
+        return Task {
+            await self.run(job)
+        }
+    }
+
+    private func run(_ job: Job) async {
+        defer { activeTasks -= 1 }
+        let usesSlot = job.handler.cost == .compute
+        let outcome: Result<RawJSON, any Error>
+        do {
+            if usesSlot {
+                try await job.limiter.acquire()
+                if let id = job.context.id { markRunning(id) }
+            }
+            defer { if usesSlot { job.limiter.release() } }
+            if job.handler.cost == .immediate {
+                outcome = .success(try await job.handler.run(job.params, job.context))
+            } else {
+                outcome = .success(try await Self.runOffProtocolExecutor(job))
+            }
+        } catch {
+            outcome = .failure(error)
+        }
+        if let id = job.context.id { finish(id, outcome: outcome) }
+    }
+
+    /// `@concurrent`: the handler's async work runs on the cooperative pool, not here.
+    @concurrent
+    private static func runOffProtocolExecutor(_ job: Job) async throws -> RawJSON {
+        try await job.handler.run(job.params, job.context)
+    }
+
+    /// Waits (up to `limit`) until every job task has ended.
+    func waitForTasks(upTo limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        while activeTasks > 0 && ContinuousClock.now < deadline {
+            await MainQueueClock.sleep(.milliseconds(2))
+        }
     }
 
     /// A queued job got its slot.
@@ -196,13 +250,10 @@ public actor RequestRegistry {
         if workCount == 0 { return true }
         nextWaiter += 1
         let ticket = nextWaiter
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            await self?.expireWaiter(ticket)
+        MainQueueClock.after(timeout) { [weak self] in
+            Task { @MainActor in await self?.expireWaiter(ticket) }
         }
-        let idle = await withCheckedContinuation { idleWaiters[ticket] = $0 }
-        timer.cancel()
-        return idle
+        return await withCheckedContinuation { idleWaiters[ticket] = $0 }
     }
 
     private func expireWaiter(_ ticket: UInt64) {
@@ -224,5 +275,29 @@ public actor RequestRegistry {
             }
         }
         return e
+    }
+}
+
+/// One job to run: the method, its raw params, its context and the slot limiter.
+struct Job: Sendable {
+    let handler: MethodHandler
+    let params: JSONValue?
+    let context: RequestContext
+    let limiter: JobLimiter
+}
+
+/// Timers on the main queue (the protocol side's executor).
+enum MainQueueClock {
+    static func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
+        let c = delay.components
+        let nanos = Double(c.seconds) * 1e9 + Double(c.attoseconds) / 1e9
+        let capped = min(nanos, 1e16)  // about four months; DispatchTime must not overflow
+        DispatchQueue.main.asyncAfter(deadline: .now() + .nanoseconds(Int(capped)), execute: body)
+    }
+
+    static func sleep(_ delay: Duration) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            after(delay) { c.resume() }
+        }
     }
 }

@@ -21,7 +21,7 @@ public enum Worker {
         table.register(CacheStatsMethod(services: services))
         table.register(CacheClearMethod(services: services))
         table.register(DiagnosticsSleepMethod())
-        table.register(DiagnosticsSpinMethod())
+        table.register(DiagnosticsSpinMethod(compute: services.compute))
         table.register(DiagnosticsFanoutMethod())
         table.register(RPCDiscoverMethod())
         // MCP hosts drive the same methods as tools.

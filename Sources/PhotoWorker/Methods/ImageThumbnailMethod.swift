@@ -39,8 +39,8 @@ struct ImageThumbnailMethod: RPCMethod {
         // With one side given, only that side bounds the shrink.
         let needed = (params.size != nil || params.width != nil ? bw : 1, params.size != nil || params.height != nil ? bh : 1)
         let decoded = try await services.loader.load(params.source, minimumSize: needed)
-        let thumb = try await Self.thumbnail(decoded.image, width: bw, height: bh, fit: fit)
-        let output = try OutputWriter.write(thumb, to: params.output)
+        let thumb = try await Self.thumbnail(decoded.image, width: bw, height: bh, fit: fit, on: services.compute)
+        let output = try await OutputWriter.write(thumb, to: params.output, on: services.compute)
         return Result(
             output: output, sourceWidth: decoded.metadata.originalWidth, sourceHeight: decoded.metadata.originalHeight,
             shrinkOnLoad: decoded.metadata.scaleDenominator, ms: start.millisecondsElapsed)
@@ -65,11 +65,10 @@ struct ImageThumbnailMethod: RPCMethod {
         return (p.width ?? limit, p.height ?? limit)
     }
 
-    @concurrent
-    static func thumbnail(_ image: Image, width: Int, height: Int, fit: FitMode) async throws -> Image {
+    static func thumbnail(_ image: Image, width: Int, height: Int, fit: FitMode, on compute: ComputePool) async throws -> Image {
         let t = ThumbnailGeometry.target(sourceWidth: image.width, sourceHeight: image.height, width: width, height: height, fit: fit)
         if t.crop == nil && t.width == image.width && t.height == image.height { return image }
-        return try Resampler.thumbnail(image, width: width, height: height, fit: fit)
+        return try await compute.run { try Resampler.thumbnail(image, width: width, height: height, fit: fit) }
     }
 }
 

@@ -56,7 +56,7 @@ struct PhotosProcessMethod: RPCMethod {
                 group.addTask {
                     do {
                         return (index, .success(try await processor.process(
-                            source, name: name, count: count, outline: outline, directory: params.output.dir)))
+                            source, name: name, count: count, outline: outline, directory: params.output.dir, cached: false)))
                     } catch {
                         return (index, .failure(error))
                     }
@@ -65,17 +65,20 @@ struct PhotosProcessMethod: RPCMethod {
             for _ in 0..<width { addNext() }
             for await (index, outcome) in group {
                 if Task.isCancelled { break }
+                // Progress first, then the item: an MCP host, which sees both as
+                // notifications/progress, then gets strictly increasing values with the total.
                 switch outcome {
                 case .success(let r):
                     completed += 1
+                    await context.progress(done: completed + failed, total: params.sources.count)
                     await context.item(index: index, result: r)
                 case .failure(let e) where e is CancellationError:
                     break
                 case .failure(let e):
                     failed += 1
+                    await context.progress(done: completed + failed, total: params.sources.count)
                     await context.item(index: index, error: e)
                 }
-                await context.progress(done: completed + failed, total: params.sources.count)
                 addNext()
             }
             group.cancelAll()

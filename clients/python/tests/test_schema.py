@@ -132,7 +132,7 @@ class RawSession:
     def read_reply(self, rid: Any, notifications: list[dict[str, Any]]) -> dict[str, Any]:
         for line in self.proc.stdout:  # type: ignore[union-attr]
             message = json.loads(line)
-            if message.get("method") == "$/progress":
+            if "method" in message:
                 notifications.append(message)
             elif message.get("id") == rid:
                 return message
@@ -183,10 +183,31 @@ def recorded(worker_bin, tmp_path_factory):
         ("cache.clear", None),
         ("tools/list", None),
         ("tools/call", {"name": "image_info", "arguments": {"source": photo}}),
+        ("rpc.discover", None),
         ("no.such.method", None),
         ("diagnostics.sleep", {"ms": "soon"}),
         ("shutdown", None),
     ]
+    return _record(worker_bin, calls)
+
+
+@pytest.fixture(scope="module")
+def recorded_mcp(worker_bin, tmp_path_factory):
+    """An MCP session: MCP's initialize, then tools/list and tools/call (a result, an error result, progress)."""
+    out = tmp_path_factory.mktemp("mcp")
+    return _record(worker_bin, [
+        ("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test_schema", "version": "1"}}),
+        ("tools/list", None),
+        ("tools/call", {"name": "image_info", "arguments": {"source": {"path": str(PHOTO)}}}),
+        ("tools/call", {"name": "image.palette", "arguments": {"source": {"path": str(out / "missing.jpg")}}}),
+        ("tools/call", {"name": "no_such_tool", "arguments": {}}),
+        ("tools/call", {"name": "photos_process", "arguments": {"sources": [{"path": str(PHOTO)}, {"path": str(out / "missing.jpg")}],
+                                                              "output": {"dir": str(out)}}, "_meta": {"progressToken": "tok"}}),
+        ("shutdown", None),
+    ])
+
+
+def _record(worker_bin: str, calls: list[tuple[str, dict[str, Any] | None]]) -> list[tuple[Any, Any, Any]]:
     session = RawSession(worker_bin)
     pairs = []
     try:
@@ -204,44 +225,49 @@ def recorded(worker_bin, tmp_path_factory):
 def test_every_advertised_method_is_documented(recorded):
     advertised = {m["name"] for m in recorded[0][1]["result"]["methods"]}
     assert advertised - METHODS.keys() == set(), "methods the worker offers but openrpc.json does not describe"
-    undocumented_results = {name for name, m in METHODS.items() if "result" in m} - advertised - {"rpc.discover"}
+    undocumented_results = {name for name, m in METHODS.items() if "result" in m} - advertised
     assert undocumented_results == set(), "methods openrpc.json describes but the worker does not offer"
 
 
-def test_the_session_covers_every_method_with_a_result(recorded):
-    called = {request["method"] for request, _, _ in recorded}
-    assert {name for name, m in METHODS.items() if "result" in m} - {"rpc.discover"} <= called
+def test_the_sessions_cover_every_method_with_a_result(recorded, recorded_mcp):
+    called = {request["method"] for request, _, _ in recorded + recorded_mcp}
+    assert {name for name, m in METHODS.items() if "result" in m} <= called
 
 
-def test_recorded_requests_and_replies_validate(recorded):
+@pytest.mark.parametrize("session", ["recorded", "recorded_mcp"])
+def test_recorded_requests_and_replies_validate(session, request):
     problems: list[str] = []
-    for request, reply, notifications in recorded:
-        method = METHODS.get(request["method"])
+    for sent, reply, notifications in request.getfixturevalue(session):
+        method = METHODS.get(sent["method"])
         if method is not None:
-            param_errors = _errors(params_schema(method), request.get("params", {}), f"{request['method']} params")
+            param_errors = _errors(params_schema(method), sent.get("params", {}), f"{sent['method']} params")
             if reply.get("error", {}).get("code") == -32602:
                 # The schema must be at least as strict as the worker: what it refuses, the schema refuses too.
                 if not param_errors:
-                    problems.append(f"{request['method']}: the worker refused params the schema accepts: {request.get('params')}")
+                    problems.append(f"{sent['method']}: the worker refused params the schema accepts: {sent.get('params')}")
             else:
                 problems += param_errors
         if "result" in reply:
-            assert method is not None, request
-            problems += _errors(method["result"]["schema"], reply["result"], f"{request['method']} result")
+            assert method is not None, sent
+            problems += _errors(method["result"]["schema"], reply["result"], f"{sent['method']} result")
         else:
             code = reply["error"]["code"]
             declared = {_follow(ref["$ref"])["code"] for ref in (method or {}).get("errors", [])}
             if code not in declared | GENERIC_CODES:
-                problems.append(f"{request['method']}: error {code} is not among the method's documented errors")
+                problems.append(f"{sent['method']}: error {code} is not among the method's documented errors")
             known = ERRORS_BY_CODE.get(code)
             if known is None:
-                problems.append(f"{request['method']}: error code {code} is not documented")
+                problems.append(f"{sent['method']}: error code {code} is not documented")
             else:
-                problems += _errors(known["x-data-schema"], reply["error"].get("data"), f"{request['method']} error {code} data")
+                problems += _errors(known["x-data-schema"], reply["error"].get("data"), f"{sent['method']} error {code} data")
         for note in notifications:
-            where = f"{request['method']} $/progress"
+            if note["method"] == "notifications/progress":
+                problems += _errors({"$ref": "#/components/schemas/MCPProgressParams"}, note["params"], f"{sent['method']} MCP progress")
+                continue
+            assert note["method"] == "$/progress", note
+            where = f"{sent['method']} $/progress"
             problems += _errors({"$ref": "#/components/schemas/ProgressParams"}, note["params"], where)
-            assert note["params"]["id"] == request["id"]
+            assert note["params"]["id"] == sent["id"]
             streams = (method or {}).get("x-streams", {})
             kind = note["params"]["kind"]
             if kind not in streams:
