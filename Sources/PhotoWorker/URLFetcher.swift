@@ -29,6 +29,16 @@ public struct URLFetcher: Sendable {
         var request = URLRequest(url: url)
         request.timeoutInterval = seconds
         let task = session.dataTask(with: request)
+        // URLSession's timeouts are per-read idle timeouts on Linux (timeoutIntervalForResource is
+        // not enforced), so a server trickling one byte a second would hold the job forever.
+        // This watchdog enforces the total.
+        let timeout = self.timeout
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            delegate.timedOut(after: seconds)
+            task.cancel()
+        }
+        defer { watchdog.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 delegate.start(continuation)
@@ -76,6 +86,13 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
             return c
         }
         c?.resume(with: result)
+    }
+
+    /// The fetch ran past its total time limit; the task is cancelled next and completes with this.
+    func timedOut(after seconds: Double) {
+        state.withLock { s in
+            if s.failure == nil { s.failure = fail(s.status, "the fetch took longer than \(seconds) s") }
+        }
     }
 
     private func fail(_ status: Int?, _ reason: String) -> WorkerError {

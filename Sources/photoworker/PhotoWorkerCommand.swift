@@ -47,7 +47,7 @@ struct WorkerFlags: ParsableArguments {
     @Option(help: "Largest body fetched for a URL source, in bytes.")
     var maxFetchBytes: Int = 100 << 20
 
-    @Option(help: "Seconds before a URL fetch gives up.")
+    @Option(help: "Seconds a URL fetch may take in total (connect, headers and body).")
     var fetchTimeout: Double = 30
 
     @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical.")
@@ -58,7 +58,7 @@ struct WorkerFlags: ParsableArguments {
         guard maxJobs >= 1 else { throw ValidationError("--max-jobs must be at least 1") }
         guard maxQueue >= 0 else { throw ValidationError("--max-queue must not be negative") }
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
-        guard fetchTimeout > 0 else { throw ValidationError("--fetch-timeout must be positive") }
+        guard fetchTimeout > 0 && fetchTimeout <= 3600 else { throw ValidationError("--fetch-timeout must be between 0 and 3600 seconds") }
         guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")

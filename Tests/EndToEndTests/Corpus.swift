@@ -21,6 +21,16 @@ enum Corpus {
         return dir
     }
 
+    /// Corpus files in `folder` (relative to the corpus root) with the given extensions.
+    static func corpusFiles(_ folder: String, extensions: Set<String> = ["png", "jpg"]) -> [URL] {
+        let dir = root.appendingPathComponent(folder)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        return names.sorted().map { dir.appendingPathComponent($0) }
+            .filter { extensions.contains($0.pathExtension.lowercased()) }
+    }
+
+    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
     static func files(in dir: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
     }

@@ -9,7 +9,8 @@ public struct DiagnosticsFanoutMethod: RPCMethod {
 
     public struct Params: Decodable, Sendable {
         var children: Int
-        var ms: Int = 0
+        /// Optional (default 0): synthesized Decodable ignores property defaults, hence the optional.
+        var ms: Int?
     }
 
     public struct Result: Encodable, Sendable {
@@ -27,16 +28,17 @@ public struct DiagnosticsFanoutMethod: RPCMethod {
         guard (0...100_000).contains(params.children) else {
             throw RPCError.invalidParams(path: "children", "must be between 0 and 100000")
         }
-        guard (0...3_600_000).contains(params.ms) else {
+        let ms = params.ms ?? 0
+        guard (0...3_600_000).contains(ms) else {
             throw RPCError.invalidParams(path: "ms", "must be between 0 and 3600000")
         }
         try await withThrowingTaskGroup(of: ChildResult.self) { group in
             for child in 0..<params.children {
                 group.addTask {
                     // Stagger the children so completion order differs from start order.
-                    let ms = params.ms == 0 ? 0 : (params.ms * ((child * 7919) % params.children + 1)) / max(1, params.children)
-                    try await Task.sleep(for: .milliseconds(ms))
-                    return ChildResult(child: child, sleptMs: ms)
+                    let delay = ms == 0 ? 0 : (ms * ((child * 7919) % params.children + 1)) / max(1, params.children)
+                    try await Task.sleep(for: .milliseconds(delay))
+                    return ChildResult(child: child, sleptMs: delay)
                 }
             }
             for try await result in group {

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Builds and runs one libFuzzer target (or all of them) for a bounded time.
+#   fuzz/run.sh decoder|png|jpeg SECONDS     one target
+#   fuzz/run.sh all SECONDS                  each target for SECONDS (CI: all 60)
+#   fuzz/run.sh build                        only build
+# Builds go to fuzz/.build (not committed); corpora grow in fuzz/.corpus/<target>, seeded from
+# ../shared/corpus and fuzz/seeds. Crashes are written to fuzz/.crashes/<target>/ and make the
+# script fail. See fuzz/README.md.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+shared="$(cd "$root/../shared" 2>/dev/null && pwd || true)"
+out="$here/.build"
+swiftc="${SWIFTC:-$(command -v swiftc)}"
+clang="${CLANG:-$(dirname "$swiftc")/clang}"
+jobs="${FUZZ_JOBS:-1}"
+mkdir -p "$out"
+
+# gold warns about every ASan asm helper when swiftc links with -sanitize=fuzzer; it is noise.
+quiet_link() { "$@" 2> >(grep -v "Cannot export local symbol" >&2); }
+
+swift_flags=(-swift-version 6 -O -g -parse-as-library -sanitize=fuzzer,address
+    -enable-upcoming-feature ExistentialAny -enable-upcoming-feature NonisolatedNonsendingByDefault
+    -enable-upcoming-feature InferIsolatedConformances)
+
+# Rebuild only when a source changed (keeps `all` inside the CI budget on a warm cache).
+stale() { # stale OUTPUT INPUT...
+    local o="$1"; shift
+    [ -e "$o" ] || return 0
+    for f in "$@"; do [ "$f" -nt "$o" ] && return 0; done
+    return 1
+}
+
+build_decoder() {
+    local srcs=("$root"/Sources/JSONRPC/{LineFramer,JSONParser,JSONValue,JSONWriter,IncomingMessage,RequestID,RPCError,ErrorCode,RawJSON}.swift
+        "$here/targets/MessageDecoderFuzz.swift")
+    stale "$out/decoder" "${srcs[@]}" || return 0
+    echo "building decoder" >&2
+    quiet_link "$swiftc" "${swift_flags[@]}" -module-name JSONRPC "${srcs[@]}" -o "$out/decoder"
+}
+
+build_ccodecs() {
+    local srcs=("$root"/Sources/CCodecs/*.c "$root"/Sources/CCodecs/include/CCodecs.h)
+    mkdir -p "$out/ccodecs"
+    stale "$out/ccodecs/libccodecs.a" "${srcs[@]}" || return 0
+    echo "building CCodecs (clang, ASan + coverage)" >&2
+    local objs=()
+    for c in "$root"/Sources/CCodecs/*.c; do
+        local o="$out/ccodecs/$(basename "$c" .c).o"
+        "$clang" -O1 -g -fsanitize=fuzzer-no-link,address -I "$root/Sources/CCodecs/include" -c "$c" -o "$o"
+        objs+=("$o")
+    done
+    rm -f "$out/ccodecs/libccodecs.a"
+    ar rcs "$out/ccodecs/libccodecs.a" "${objs[@]}"
+    cat > "$out/ccodecs/module.modulemap" <<MAP
+module CCodecs {
+    header "$root/Sources/CCodecs/include/CCodecs.h"
+    export *
+}
+MAP
+}
+
+build_imaging() { # the Imaging module, instrumented once and shared by the png and jpeg targets
+    build_ccodecs
+    local srcs=()
+    while IFS= read -r f; do srcs+=("$f"); done < <(find "$root/Sources/Imaging" -name '*.swift' | sort)
+    mkdir -p "$out/imaging"
+    stale "$out/imaging/libImaging.a" "${srcs[@]}" "$out/ccodecs/libccodecs.a" || return 0
+    echo "building Imaging (ASan + coverage)" >&2
+    "$swiftc" "${swift_flags[@]}" -module-name Imaging -I "$out/ccodecs" -emit-library -static \
+        -emit-module -emit-module-path "$out/imaging/Imaging.swiftmodule" "${srcs[@]}" -o "$out/imaging/libImaging.a"
+}
+
+build_image() { # build_image png|jpeg
+    local name="$1" define=()
+    [ "$name" = jpeg ] && define=(-D FUZZ_JPEG)
+    build_imaging
+    stale "$out/$name" "$here/targets/ImageDecoderFuzz.swift" "$out/imaging/libImaging.a" || return 0
+    echo "building $name" >&2
+    quiet_link "$swiftc" "${swift_flags[@]}" "${define[@]}" -module-name ${name}fuzz -I "$out/imaging" -I "$out/ccodecs" \
+        "$here/targets/ImageDecoderFuzz.swift" "$out/imaging/libImaging.a" "$out/ccodecs/libccodecs.a" \
+        -lpng16 -ljpeg -o "$out/$name"
+}
+
+seed() { # seed TARGET -> prints the corpus directory
+    local t="$1" dir="$here/.corpus/$1"
+    mkdir -p "$dir"
+    if [ -z "$(ls -A "$dir")" ]; then
+        case "$t" in
+        decoder) cp "$here"/seeds/decoder/* "$dir"/ ;;
+        png) [ -n "$shared" ] && find "$shared/corpus" -name '*.png' -size -200k -exec cp {} "$dir"/ \; ;;
+        jpeg) [ -n "$shared" ] && find "$shared/corpus" -name '*.jpg' -size -200k -exec cp {} "$dir"/ \; ;;
+        esac
+    fi
+    echo "$dir"
+}
+
+run() { # run TARGET SECONDS
+    local t="$1" secs="$2"
+    case "$t" in
+    decoder) build_decoder ;;
+    png|jpeg) build_image "$t" ;;
+    *) echo "unknown target $t (decoder, png, jpeg, all)" >&2; exit 2 ;;
+    esac
+    local corpus crashes="$here/.crashes/$t" dict=()
+    corpus="$(seed "$t")"
+    mkdir -p "$crashes"
+    [ -f "$here/dict/$t.dict" ] && dict=(-dict="$here/dict/$t.dict")
+    echo "== fuzzing $t for ${secs}s (corpus $corpus)" >&2
+    local log="$out/$t.log" status=0 parallel=()
+    # -jobs makes libFuzzer fork workers that log to fuzz-N.log in the current directory.
+    [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
+    # -rss_limit_mb: a decoder that allocates more than this on a 1 Mpx limit is a finding.
+    (cd "$out" && ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}" \
+    "$out/$t" "$corpus" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+        -max_len=262144 "${parallel[@]}" -print_final_stats=1 \
+        -artifact_prefix="$crashes/") >"$log" 2>&1 || status=$?
+    grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+.*DONE)' "$log" | sed "s/^/[$t] /" >&2 || true
+    if [ "$status" -ne 0 ]; then
+        echo "[$t] FAILED (exit $status); last lines of $log:" >&2
+        tail -40 "$log" >&2
+        return 1
+    fi
+}
+
+# The two independent compiles (JSONRPC subset, Imaging) run side by side: one per core.
+build_all() {
+    local pid status=0
+    build_decoder & pid=$!
+    build_imaging || status=1
+    wait "$pid" || status=1
+    [ "$status" -eq 0 ] || { echo "fuzz build failed" >&2; exit 1; }
+    build_image png
+    build_image jpeg
+}
+
+target="${1:-}"; secs="${2:-60}"
+case "$target" in
+build) build_all ;;
+all)
+    build_all
+    failed=0
+    for t in decoder png jpeg; do run "$t" "$secs" || failed=1; done
+    exit "$failed" ;;
+"") echo "usage: fuzz/run.sh decoder|png|jpeg|all|build [SECONDS]" >&2; exit 2 ;;
+*) run "$target" "$secs" ;;
+esac

@@ -1,0 +1,65 @@
+// libFuzzer target: the worker's input path, bytes -> LineFramer -> JSONParser -> IncomingMessage.
+// Compiled into the same module as the JSONRPC sources it tests (see fuzz/run.sh), so it needs no
+// `import JSONRPC`. Besides "does not crash", it checks three oracles that the worker relies on:
+//   1. framing does not depend on how the stream is split into reads;
+//   2. every parsed value survives serialize -> parse unchanged (the writer emits what the parser reads);
+//   3. validation is total: every parsed element becomes exactly one IncomingMessage case.
+
+/// Small line cap so the discard path is reached by short inputs too.
+private let fuzzLineCap = 256
+
+private func frame(_ data: UnsafeRawBufferPointer, chunk: Int) -> [FrameEvent] {
+    var framer = LineFramer(maxLineBytes: fuzzLineCap)
+    var events: [FrameEvent] = []
+    var start = 0
+    while start < data.count {
+        let end = min(data.count, start + chunk)
+        framer.feed(UnsafeRawBufferPointer(rebasing: data[start..<end])) { events.append($0) }
+        start = end
+    }
+    framer.finish { events.append($0) }
+    return events
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func messageDecoderFuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
+    guard let start, count > 0 else { return 0 }
+    let data = UnsafeRawBufferPointer(start: start, count: count)
+    // The first byte picks a read size, the rest is the stream.
+    let chunk = Int(data[0] % 17) + 1
+    let stream = UnsafeRawBufferPointer(rebasing: data[1...])
+    let whole = frame(stream, chunk: max(stream.count, 1))
+    let pieces = frame(stream, chunk: chunk)
+    precondition(whole == pieces, "framing depends on read boundaries (chunk \(chunk))")
+
+    for event in whole {
+        guard case .line(let bytes) = event else { continue }
+        precondition(bytes.count <= fuzzLineCap && !bytes.isEmpty, "framer emitted a line over the cap or empty")
+        precondition(!bytes.contains(0x0A), "framer emitted a line containing a newline")
+        let value: JSONValue
+        do { value = try JSONParser.parse(bytes) } catch { continue }
+        let again: JSONValue
+        do { again = try JSONParser.parse(value.serialized) } catch {
+            preconditionFailure("serialized value does not parse: \(error)")
+        }
+        precondition(again == value, "serialize/parse round trip changed the value")
+        let members: [JSONValue]
+        if case .array(let a) = value { members = a } else { members = [value] }
+        for member in members {
+            switch IncomingMessage(member) {
+            case .request(_, let method, let params), .notification(let method, let params):
+                precondition(member["method"] == .string(method))
+                if let params {
+                    switch params {
+                    case .object, .array: break
+                    default: preconditionFailure("params of a non-structured type accepted")
+                    }
+                }
+            case .invalid(let id, let error):
+                precondition(error.code == .invalidRequest)
+                _ = id
+            }
+        }
+    }
+    return 0
+}
