@@ -235,11 +235,10 @@ public actor RequestRegistry {
     public func snapshot(excluding: RequestID? = nil) -> [Snapshot] {
         let now = ContinuousClock.now
         return entries.filter { $0.key != excluding }.sorted { $0.value.startedAt < $1.value.startedAt }.map { id, e in
-            let ms = (now - e.started).components
             return Snapshot(
                 id: id.json, method: e.method, state: e.state,
                 startedAt: e.startedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
-                elapsedMs: Int(ms.seconds * 1000 + ms.attoseconds / 1_000_000_000_000_000), progress: e.progress)
+                elapsedMs: Int((now - e.started).inSeconds * 1000), progress: e.progress)
         }
     }
 
@@ -289,8 +288,7 @@ struct Job: Sendable {
 /// Timers on the main queue (the protocol side's executor).
 enum MainQueueClock {
     static func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
-        let c = delay.components
-        let nanos = Double(c.seconds) * 1e9 + Double(c.attoseconds) / 1e9
+        let nanos = delay.inSeconds * 1e9
         let capped = min(nanos, 1e16)  // about four months; DispatchTime must not overflow
         DispatchQueue.main.asyncAfter(deadline: .now() + .nanoseconds(Int(capped)), execute: body)
     }

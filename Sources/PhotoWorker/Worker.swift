@@ -39,8 +39,7 @@ public enum Worker {
         configuration.extraLimits["maxFetchBytes"] = .int(options.maxFetchBytes)
         configuration.extraLimits["cacheBytes"] = .int(options.cacheBytes)
         configuration.mcpInstructions = "Photo tools: decode, thumbnail, palette, sticker cut-out, gradient stickers, batches and sticker-pack sheets. Paths are on the worker's machine; outputs are written where you say and returned as resource links."
-        let timeout = options.fetchTimeout.components
-        configuration.extraLimits["fetchTimeoutSeconds"] = .double(Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18)
+        configuration.extraLimits["fetchTimeoutSeconds"] = .double(options.fetchTimeout.inSeconds)
         var options = options
         options.maxJobs = configuration.maxJobs
         return Server(configuration: configuration, methods: methods(options: options), input: input, output: output, logger: logger)

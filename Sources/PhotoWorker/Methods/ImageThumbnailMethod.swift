@@ -71,12 +71,3 @@ struct ImageThumbnailMethod: RPCMethod {
         return try await compute.run { try Resampler.thumbnail(image, width: width, height: height, fit: fit) }
     }
 }
-
-extension ContinuousClock.Instant {
-    /// Milliseconds since this instant, rounded to 0.01 ms.
-    var millisecondsElapsed: Double {
-        let d = ContinuousClock.now - self
-        let ms = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
-        return (ms * 100).rounded() / 100
-    }
-}
