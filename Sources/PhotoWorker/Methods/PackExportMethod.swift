@@ -104,30 +104,17 @@ struct PackExportMethod: RPCMethod {
         let loader = services.loader
         let compute = services.compute
         let width = max(1, services.options.maxJobs)
-        return try await withThrowingTaskGroup(of: (Int, Image).self) { group in
-            var out = [Image?](repeating: nil, count: items.count)
-            var next = 0
-            func addNext() {
-                guard next < items.count else { return }
-                let i = next
-                next += 1
-                group.addTask {
-                    let image = try await loader.load(items[i]).image
-                    if fromPhotos {
-                        return (i, try await StickerStage.extract(image, outline: outline ?? OutlineSpec(width: 8), on: compute).image)
-                    }
-                    return (i, image)
-                }
-            }
-            for _ in 0..<width { addNext() }
-            var done = 0
-            for try await (i, image) in group {
-                out[i] = image
-                done += 1
-                await context.progress(done: done, total: items.count, message: fromPhotos ? "cut out" : "loaded")
-                addNext()
-            }
-            return out.map { $0! }
+        var out = [Image?](repeating: nil, count: items.count)
+        var done = 0
+        try await BoundedTaskGroup.run(count: items.count, width: width) { i in
+            let image = try await loader.load(items[i]).image
+            guard fromPhotos else { return image }
+            return try await StickerStage.extract(image, outline: outline ?? OutlineSpec(width: 8), on: compute).image
+        } handle: { i, outcome in
+            out[i] = try outcome.get()  // the first failure fails the export
+            done += 1
+            await context.progress(done: done, total: items.count, message: fromPhotos ? "cut out" : "loaded")
         }
+        return out.map { $0! }
     }
 }
