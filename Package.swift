@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["photoworker", "JSONRPC"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["photoworker", "JSONRPC", "Imaging"]),
     ]
 )
 

@@ -132,7 +132,10 @@ def score_all(out, k=5):
     with open(os.path.join(out, "swift.json")) as f:
         swift = json.load(f)
     results = {"swift": (swift["msPerImage"], swift["palettes"])}
-    for label, fn in [("colorthief", colorthief_palette), ("sklearn-kmeans-lab", sklearn_palette)]:
+    peers = [("colorthief", colorthief_palette), ("sklearn-kmeans-lab", sklearn_palette)]
+    if os.environ.get("PALETTE_PEERS") == "0":  # quick tuning runs: score the Swift palettes only
+        peers = []
+    for label, fn in peers:
         pals = {}
         t0 = time.perf_counter()
         for n in names:
@@ -147,7 +150,7 @@ def score_all(out, k=5):
         table[label] = (float(np.mean(scores)), ms)
         print(f"{label:22} {table[label][0]:12.3f} {ms:10.2f}")
     s = table["swift"]
-    for label in ("colorthief", "sklearn-kmeans-lab"):
+    for label, _ in peers:
         p = table[label]
         print(f"swift vs {label}: quality {p[0] / s[0]:.2f}x lower error, speed {p[1] / s[1]:.1f}x faster")
     if os.environ.get("PALETTE_PER_IMAGE"):

@@ -28,6 +28,7 @@ struct cc_jpeg {
     uint8_t *icc;
     size_t icc_length;
     int icc_read;
+    cc_cancel_check cancel_check;
     cc_messages msg;
 };
 
@@ -52,19 +53,29 @@ static void cc_jpeg_emit_message(j_common_ptr cinfo, int level) {
 
 static void cc_jpeg_output_message(j_common_ptr cinfo) { (void)cinfo; /* never print */ }
 
+/* Called by libjpeg per row of blocks; the longjmp here only unwinds libjpeg's C frames back to the
+ * setjmp in the cc_jpeg_* function that called into it (the cancel check has already returned). */
 static void cc_jpeg_progress(j_common_ptr cinfo) {
     j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    cc_jpeg *j = (cc_jpeg *)cinfo->client_data;
     if (d->input_scan_number > CC_JPEG_MAX_SCANS) {
-        cc_jpeg *j = (cc_jpeg *)cinfo->client_data;
         cc_messages_set_error(&j->msg, "too many progressive scans");
         j->last_code = -1;
         longjmp(j->jmp, 1);
     }
+    if (j->cancel_check != NULL && j->cancel_check()) {
+        cc_messages_set_error(&j->msg, "cancelled");
+        j->last_code = -2;
+        longjmp(j->jmp, 1);
+    }
 }
+
+void cc_jpeg_set_cancel_check(cc_jpeg *j, cc_cancel_check check) { j->cancel_check = check; }
 
 static int cc_jpeg_fail(cc_jpeg *j) {
     switch (j->last_code) {
     case -1: return CC_LIMIT;
+    case -2: return CC_CANCELLED;
     case JERR_BAD_PRECISION: return CC_UNSUPPORTED;
     case JERR_CONVERSION_NOTIMPL: return CC_UNSUPPORTED;
     case JERR_NOT_COMPILED: return CC_UNSUPPORTED;

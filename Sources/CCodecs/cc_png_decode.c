@@ -52,8 +52,15 @@ static int cc_png_fail(cc_png *p) {
     /* png_check_IHDR warns about each bad field, then fails with a generic message: name the fields. */
     if (strcmp(p->msg.error, "Invalid IHDR data") == 0 && p->msg.warnings[0] != '\0') {
         char detail[sizeof p->msg.error];
-        snprintf(detail, sizeof detail, "Invalid IHDR data: %s", p->msg.warnings);
-        for (char *c = detail; *c; c++) if (*c == '\n') *c = ';';
+        size_t n = (size_t)snprintf(detail, sizeof detail, "Invalid IHDR data");
+        const char *w = p->msg.warnings;
+        while (*w != '\0' && n + 3 < sizeof detail) {
+            detail[n++] = w == p->msg.warnings ? ':' : ';';
+            detail[n++] = ' ';
+            while (*w != '\0' && *w != '\n' && n + 1 < sizeof detail) detail[n++] = *w++;
+            if (*w == '\n') w++;
+        }
+        detail[n] = '\0';
         memcpy(p->msg.error, detail, sizeof detail);
     }
     if (p->hit_eof) return CC_TRUNCATED;
@@ -76,9 +83,17 @@ cc_png *cc_png_create(const uint8_t *data, size_t size) {
     if (p->png == NULL) { free(p); return NULL; }
     p->info = png_create_info_struct(p->png);
     if (p->info == NULL) { png_destroy_read_struct(&p->png, NULL, NULL); free(p); return NULL; }
+    /* The setters below only warn on misuse, but a longjmp with no setjmp would abort(): be safe. */
+    if (setjmp(png_jmpbuf(p->png))) {
+        png_destroy_read_struct(&p->png, &p->info, NULL);
+        free(p);
+        return NULL;
+    }
     png_set_read_fn(p->png, p, cc_png_read_fn);
-    /* Dimensions are checked against the caller's pixel budget from the header; these only bound libpng. */
-    png_set_user_limits(p->png, PNG_USER_WIDTH_MAX, PNG_USER_HEIGHT_MAX);
+    /* Dimensions are checked by the caller against its pixel budget right after the header (before libpng
+     * allocates row buffers), so libpng's own 1e6-per-side default would only turn a legal but oversized
+     * file into a vaguer "Invalid IHDR data" instead of a clear too-large error. */
+    png_set_user_limits(p->png, 0x7fffffffu, 0x7fffffffu);
     png_set_chunk_cache_max(p->png, CC_PNG_CHUNK_CACHE_MAX);
     png_set_chunk_malloc_max(p->png, CC_PNG_CHUNK_MALLOC_MAX);
     /* Unknown chunks are never needed: do not keep them. Text and suggested-palette chunks are never used

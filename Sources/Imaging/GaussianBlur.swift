@@ -29,7 +29,7 @@ enum GaussianBlur {
         try a.withUnsafeMutableBufferPointer { a in
             try b.withUnsafeMutableBufferPointer { b in
                 for y in 0..<h {
-                    if y % cancellationBand == 0, Task.isCancelled { throw CancellationError() }
+                    if y % cancellationBand == 0, Cancellation.isRequested { throw CancellationError() }
                     let row = y * w
                     boxLine(a, b, start: row, count: w, step: 1, radius: radii[0])
                     boxLine(b, a, start: row, count: w, step: 1, radius: radii[1])
@@ -95,7 +95,7 @@ enum GaussianBlur {
                 for x in 0..<w { sums[x] += src[row + x] }
             }
             for y in 0..<h {
-                if y % cancellationBand == 0, Task.isCancelled { throw CancellationError() }
+                if y % cancellationBand == 0, Cancellation.isRequested { throw CancellationError() }
                 let out = y * w
                 let add = min(y + r + 1, last) * w
                 let sub = max(y - r, 0) * w

@@ -2,7 +2,7 @@
 ///
 /// The format is always sniffed from magic bytes. Decoding never prints and never crashes on hostile data:
 /// failures are `ImagingError` values; large images are refused from the header (`DecodeOptions.maxPixels`)
-/// before pixels are allocated; long decodes check `Task.isCancelled` between bands of rows.
+/// before pixels are allocated; long decodes check `Cancellation.isRequested` between bands of rows.
 public enum ImageCodec {
     private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
@@ -41,7 +41,17 @@ public enum ImageCodec {
     }
 
     /// Decodes to upright RGBA8 (straight alpha; opaque formats get alpha 255).
-    /// - Throws: `ImagingError`, or `CancellationError` when the current task is cancelled mid-decode.
+    ///
+    /// - PNG: every colour type and bit depth, palettes with tRNS, Adam7. 16-bit samples are rounded to 8 bits
+    ///   (`(v * 255 + 32767) / 65535`). gAMA/cHRM/sRGB/iCCP are read but **not applied**: pixels are the
+    ///   stored values (the profile is returned in `metadata.iccProfile`). Text chunks are skipped unread.
+    /// - JPEG: baseline, progressive, arithmetic, greyscale, CMYK and YCCK (Adobe-inverted CMYK converted to
+    ///   RGB). EXIF orientation is applied unless `options.applyOrientation` is false; broken EXIF is ignored.
+    ///   `options.minimumSize` enables DCT shrink-on-load. 12-bit files throw `.unsupported`.
+    /// - Corrupt-but-recoverable data yields `warnings`; truncated data throws `.truncated` unless
+    ///   `options.allowTruncated`. Nothing is ever printed.
+    /// - Throws: `ImagingError`, or `CancellationError` when the current task is cancelled mid-decode
+    ///   (checked between bands of rows and, for progressive JPEGs, inside libjpeg's input pass).
     public static func decode(_ bytes: [UInt8], options: DecodeOptions = .init()) throws -> DecodedImage {
         guard let format = sniff(bytes) else { throw unrecognised(bytes) }
         return try bytes.withUnsafeBufferPointer { buffer in

@@ -46,9 +46,12 @@ enum JPEGDecoder {
             throw ImagingError.invalidImage(format: .jpeg, message: "out of memory")
         }
         defer { cc_jpeg_destroy(j) }
-        func fail(_ status: Int32) -> ImagingError {
+        // Progressive files are decoded inside cc_jpeg_start; libjpeg's progress hook polls this there.
+        cc_jpeg_set_cancel_check(j) { Cancellation.isRequested ? 1 : 0 }
+        func fail(_ status: Int32) -> any Error {
+            if status == CC_CANCELLED { return CancellationError() }
             if status == CC_UNSUPPORTED, String(cString: cc_jpeg_message(j)).contains("precision") {
-                return .unsupported(format: .jpeg, message:
+                return ImagingError.unsupported(format: .jpeg, message:
                     "only 8-bit JPEG is supported (libjpeg: \(String(cString: cc_jpeg_message(j))))")
             }
             return codecError(status, format: .jpeg, message: cc_jpeg_message(j))
@@ -77,7 +80,7 @@ enum JPEGDecoder {
         let width = Int(outWidth), height = Int(outHeight)
         guard width > 0, height > 0 else { throw ImagingError.invalidImage(format: .jpeg, message: "empty output") }
         // Progressive files are fully read during start: truncation is already known here.
-        func checkTruncation() throws(ImagingError) {
+        func checkTruncation() throws {
             if cc_jpeg_truncated(j) != 0 && !options.allowTruncated {
                 throw ImagingError.truncated(format: .jpeg, message: "Premature end of JPEG file")
             }
@@ -88,7 +91,7 @@ enum JPEGDecoder {
         let pixels = try [UInt8](unsafeUninitializedCapacity: rowBytes * height) { buffer, initialized in
             var remaining = UInt32.max
             while remaining > 0 {
-                if Task.isCancelled { throw CancellationError() }
+                if Cancellation.isRequested { throw CancellationError() }
                 let s = cc_jpeg_read_rows(j, buffer.baseAddress!, rowBytes, band, &remaining)
                 guard s == CC_OK else { throw fail(s) }
                 try checkTruncation()

@@ -32,7 +32,7 @@ public enum Orientation: Int, Sendable, CaseIterable {
                 let dst = UnsafeMutableRawBufferPointer(outBytes).bindMemory(to: UInt32.self)
                 var ty = 0
                 while ty < h {
-                    if Task.isCancelled { throw CancellationError() }
+                    if Cancellation.isRequested { throw CancellationError() }
                     let yEnd = min(ty + tile, h)
                     var tx = 0
                     while tx < w {

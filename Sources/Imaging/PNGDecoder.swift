@@ -55,7 +55,7 @@ enum PNGDecoder {
             if interlaced { out.initialize(repeating: 0, count: rowBytes * height) }
             var remaining = UInt32.max
             while remaining > 0 {
-                if Task.isCancelled { throw CancellationError() }
+                if Cancellation.isRequested { throw CancellationError() }
                 let s = cc_png_read_rows(p, out, rowBytes, band, &remaining)
                 if s == CC_OK { continue }
                 guard s == CC_TRUNCATED, options.allowTruncated else { throw fail(s) }

@@ -7,9 +7,11 @@ import Foundation
 /// 1. downscale so the longest side is at most ``workingSize`` (Lanczos, alpha-correct);
 /// 2. drop pixels with alpha below ``alphaThreshold``; bin the rest into an RGB 5-5-5
 ///    histogram whose occupied bins carry their pixel count and mean CIELAB colour;
-/// 3. weighted k-means in CIELAB from several seeded k-means++ starts, keeping the best;
-/// 4. refine the winner towards the actual objective: Weiszfeld (geometric-median) steps, then
-///    iteratively re-weighted steps that use CIEDE2000 itself, each accepted only if it lowers
+/// 3. weighted k-means, from several seeded k-means++ starts, in a warp of CIELAB where
+///    Euclidean distance approximates CIEDE2000 (`UniformLab`), each followed by Weiszfeld
+///    (geometric-median) steps because the metric is a mean distance, not a squared one;
+///    the start with the lowest mean distance wins;
+/// 4. a few iteratively re-weighted steps that use CIEDE2000 itself, kept only while they lower
 ///    the mean CIEDE2000.
 /// Everything is deterministic: the k-means++ draws come from a fixed-seed generator.
 public enum PaletteExtractor {
@@ -40,7 +42,7 @@ public enum PaletteExtractor {
         }
         let points = ColorHistogram(working, alphaThreshold: alphaThreshold)
         if points.count == 0 { return [] }
-        if Task.isCancelled { throw CancellationError() }
+        if Cancellation.isRequested { throw CancellationError() }
         let clustering = PaletteClustering(points: points)
         let centers = try clustering.solve(k: count)
         return clustering.finalPalette(centers: centers)

@@ -4,8 +4,14 @@
 /// channels are meaningless, do not bleed dark fringes into opaque neighbours. Weights are
 /// precomputed once per output column and per output row; the pixel loops allocate nothing.
 public enum Resampler {
-    /// Largest accepted output side. Bounds memory for the float intermediate (16 bytes per pixel).
+    /// Largest accepted output side.
     public static let maximumDimension = 32_768
+    /// Largest accepted output pixel count (the decoder's default limit).
+    public static let maximumPixels = 100_000_000
+    /// Largest accepted source side: weight tables grow with it when downscaling.
+    public static let maximumSourceDimension = 1 << 20
+    /// Largest float intermediate (output width x source rows used), 16 bytes each: 2 GiB.
+    static let maximumIntermediate = 1 << 27
 
     /// Rows between two cancellation checks.
     static let cancellationBand = 32
@@ -14,7 +20,9 @@ public enum Resampler {
     /// filtering, unpremultiply after).
     ///
     /// - Throws: ``ResampleError/invalidTargetSize(width:height:)`` for a non-positive or huge
-    ///   size; `CancellationError` when the current task is cancelled mid-way.
+    ///   size (see ``maximumDimension``, ``maximumPixels``; an extreme aspect change whose float
+    ///   intermediate would exceed 2 GiB is refused too), ``ResampleError/sourceTooLarge(width:height:)``;
+    ///   `CancellationError` when the current task is cancelled mid-way.
     public static func resize(
         _ image: Image, width: Int, height: Int, filter: ResampleFilter = .lanczos3
     ) throws -> Image {
@@ -34,8 +42,13 @@ public enum Resampler {
         _ image: Image, sourceX: Int, sourceY: Int, sourceWidth: Int, sourceHeight: Int,
         width: Int, height: Int, filter: ResampleFilter = .lanczos3
     ) throws -> Image {
-        guard width > 0, height > 0, width <= maximumDimension, height <= maximumDimension else {
+        guard width > 0, height > 0, width <= maximumDimension, height <= maximumDimension,
+              width * height <= maximumPixels
+        else {
             throw ResampleError.invalidTargetSize(width: width, height: height)
+        }
+        guard image.width <= maximumSourceDimension, image.height <= maximumSourceDimension else {
+            throw ResampleError.sourceTooLarge(width: image.width, height: image.height)
         }
         guard sourceWidth > 0, sourceHeight > 0, sourceX >= 0, sourceY >= 0,
               sourceX <= image.width - sourceWidth, sourceY <= image.height - sourceHeight
@@ -56,6 +69,9 @@ public enum Resampler {
         let colMin = xWeights.minimumIndex, colMax = xWeights.maximumIndex
         let rowCount = rowMax - rowMin
         let colCount = colMax - colMin
+        guard width * rowCount <= maximumIntermediate else {
+            throw ResampleError.invalidTargetSize(width: width, height: height)
+        }
 
         var intermediate = [SIMD4<Float>](repeating: .zero, count: width * rowCount)
         var sourceRow = [SIMD4<Float>](repeating: .zero, count: colCount)
@@ -67,7 +83,7 @@ public enum Resampler {
                     try xWeights.withBuffers { starts, counts, weights, stride in
                         let rowBytes = image.width * 4
                         for y in rowMin..<rowMax {
-                            if (y - rowMin) % cancellationBand == 0, Task.isCancelled { throw CancellationError() }
+                            if (y - rowMin) % cancellationBand == 0, Cancellation.isRequested { throw CancellationError() }
                             let line = UnsafeRawPointer(src.baseAddress! + y * rowBytes + colMin * 4)
                             for i in 0..<colCount {
                                 row[i] = premultiplied(line.loadUnaligned(fromByteOffset: i &* 4, as: SIMD4<UInt8>.self))
@@ -92,7 +108,7 @@ public enum Resampler {
                 try accumulator.withUnsafeMutableBufferPointer { acc in
                     try yWeights.withBuffers { starts, counts, weights, stride in
                         for y in 0..<height {
-                            if y % cancellationBand == 0, Task.isCancelled { throw CancellationError() }
+                            if y % cancellationBand == 0, Cancellation.isRequested { throw CancellationError() }
                             for x in 0..<width { acc[x] = .zero }
                             let start = Int(starts[y]) - rowMin
                             let n = Int(counts[y])

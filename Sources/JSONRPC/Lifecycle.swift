@@ -6,12 +6,19 @@ final class Lifecycle: Sendable {
         var shuttingDown = false
         var shutdownComplete = false
         var exitCode: Int32?
+        var speaksMCP = false
     }
 
     private let state = Mutex(State())
 
     var isShuttingDown: Bool { state.withLock { $0.shuttingDown } }
     var exitCode: Int32? { state.withLock { $0.exitCode } }
+
+    /// The client initialised as an MCP host (MCP cancellation and result conventions apply).
+    var speaksMCP: Bool {
+        get { state.withLock { $0.speaksMCP } }
+        set { state.withLock { $0.speaksMCP = newValue } }
+    }
 
     func beginShutdown() { state.withLock { $0.shuttingDown = true } }
     func completeShutdown() { state.withLock { $0.shutdownComplete = true } }

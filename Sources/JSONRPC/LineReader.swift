@@ -33,6 +33,7 @@ public final class LineReader: Sendable {
         let continuation = self.continuation
         let credits = self.credits
         let thread = Thread {
+            Thread.current.name = "pw-reader"
             var framer = LineFramer(maxLineBytes: maxLineBytes)
             let size = 1 << 16
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)

@@ -35,7 +35,10 @@ public final class MessageWriter: Sendable {
     public init(fd: Int32, onClosed: @escaping @Sendable () -> Void = {}) {
         self.fd = fd
         self.onClosed = onClosed
-        let thread = Thread { [self] in self.run() }
+        let thread = Thread { [self] in
+            Thread.current.name = "pw-writer"
+            self.run()
+        }
         thread.name = "photoworker.writer"
         thread.start()
     }

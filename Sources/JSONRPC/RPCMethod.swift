@@ -56,6 +56,12 @@ public struct MethodHandler: Sendable {
         }
     }
 
+    /// Runs the method with raw params in `context` (used to dispatch one method from another,
+    /// such as MCP's `tools/call`).
+    public func call(_ params: JSONValue?, context: RequestContext) async throws -> RawJSON {
+        try await run(params, context)
+    }
+
     /// Params are by name: absent means `{}`, an array is refused with -32602.
     static func decode<P: Decodable>(_ type: P.Type, from params: JSONValue?) throws -> P {
         if P.self == NoParams.self { return NoParams() as! P }

@@ -8,10 +8,11 @@ public struct RawJSON: Sendable, Equatable {
 
     public init(_ value: JSONValue) { self.bytes = value.serialized }
 
-    /// Encodes a typed result with `JSONEncoder` (compact, slashes unescaped).
+    /// Encodes a typed result with `JSONEncoder` (compact, sorted keys for stable output,
+    /// slashes unescaped).
     public init(encoding value: some Encodable) throws {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         self.bytes = Array(try encoder.encode(value))
     }
 

@@ -4,16 +4,23 @@ public struct RequestContext: Sendable {
     public let id: RequestID?
     public let method: String
     let registry: RequestRegistry?
+    /// MCP's `params._meta.progressToken`: progress then goes out as `notifications/progress`.
+    public let progressToken: JSONValue?
 
-    public init(id: RequestID?, method: String, registry: RequestRegistry?) {
+    public init(id: RequestID?, method: String, registry: RequestRegistry?, progressToken: JSONValue? = nil) {
         self.id = id
         self.method = method
         self.registry = registry
+        self.progressToken = progressToken
     }
 
     /// Streams `{"kind":"progress","done":..,"total":..,"message":..}` for this request.
     public func progress(done: Int, total: Int, message: String? = nil) async {
         guard let id, let registry else { return }
+        if let token = progressToken {
+            await registry.emitMCPProgress(id, token: token, done: done, total: total, message: message)
+            return
+        }
         var p: [String: JSONValue] = ["id": id.json, "kind": "progress", "done": .int(done), "total": .int(total)]
         if let message { p["message"] = .string(message) }
         await registry.emit(id, params: .object(p), isProgress: true)
@@ -22,6 +29,10 @@ public struct RequestContext: Sendable {
     /// Streams one finished child result: `{"kind":"item","index":i,"result":{...}}`.
     public func item(index: Int, result: some Encodable) async {
         guard let id, let registry else { return }
+        if let token = progressToken {
+            await registry.emitMCPProgress(id, token: token, done: nil, total: nil, message: "item \(index) done")
+            return
+        }
         let value: JSONValue
         do {
             value = try JSONParser.parse(RawJSON(encoding: result).bytes)
@@ -35,6 +46,10 @@ public struct RequestContext: Sendable {
     /// Streams one failed child: `{"kind":"item","index":i,"error":{code,message,data}}`.
     public func item(index: Int, error: any Error) async {
         guard let id, let registry else { return }
+        if let token = progressToken {
+            await registry.emitMCPProgress(id, token: token, done: nil, total: nil, message: "item \(index) failed: \(RPCError(error).message)")
+            return
+        }
         await registry.emit(id, params: ["id": id.json, "kind": "item", "index": .int(index), "error": RPCError(error).json], isProgress: false)
     }
 }

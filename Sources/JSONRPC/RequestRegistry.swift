@@ -8,6 +8,10 @@ import Foundation
 ///   notifications are written from inside the actor only while the entry exists, so nothing can
 ///   be written for a request after its final response.
 public actor RequestRegistry {
+    /// The registry shares the main actor's executor, the protocol side's one serial executor
+    /// (see ``Server``): the read loop's calls into it never switch threads.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
+
     /// Where a job is in its life.
     public enum State: String, Sendable, Codable { case queued, running }
 
@@ -16,7 +20,8 @@ public actor RequestRegistry {
         public var id: JSONValue
         public var method: String
         public var state: State
-        public var startedAt: Date
+        /// ISO 8601, UTC, with milliseconds.
+        public var startedAt: String
         public var elapsedMs: Int
         public var progress: JSONValue?
     }
@@ -33,6 +38,11 @@ public actor RequestRegistry {
         var task: Task<Void, Never>?
         let sink: ReplySink
         var cancelRequested = false
+        /// MCP: a request cancelled with `notifications/cancelled` gets no response at all.
+        var silentCancel = false
+        var lastProgressValue = 0.0
+        var lastProgressAt: ContinuousClock.Instant?
+        var itemsDone = 0
         let usesSlot: Bool
         let isLifecycle: Bool
     }
@@ -46,6 +56,9 @@ public actor RequestRegistry {
     private var nextWaiter: UInt64 = 0
     private let writer: MessageWriter
     private let stats: ServerStats
+    /// Job tasks still executing, including ones already answered by a server-side cancel; the
+    /// process waits for them before exiting so cancelled jobs can remove partial files.
+    private var activeTasks = 0
 
     public init(writer: MessageWriter, stats: ServerStats) {
         self.writer = writer
@@ -59,10 +72,10 @@ public actor RequestRegistry {
     ///   - usesSlot: the job waits for a job slot. At most `maxJobs + maxQueue` such jobs are
     ///     admitted at once: those that would have to wait beyond `maxQueue` are refused.
     ///   - isLifecycle: `shutdown`-like requests that do not count as work to drain.
-    ///   - start: creates the job's task; called inside the actor.
+    ///   - job: what to run.
     func admit(
         id: RequestID, method: String, sink: ReplySink, usesSlot: Bool, isLifecycle: Bool = false,
-        maxJobs: Int, maxQueue: Int, start: () -> Task<Void, Never>
+        maxJobs: Int, maxQueue: Int, job: Job
     ) -> Admission {
         if entries[id] != nil { return .duplicateID }
         if usesSlot && slotJobCount >= maxJobs + maxQueue { return .overloaded }
@@ -74,8 +87,55 @@ public actor RequestRegistry {
             slotJobCount += 1
         }
         if !isLifecycle { workCount += 1 }
-        entries[id]!.task = start()
+        entries[id]!.task = start(job)
         return .admitted
+    }
+
+    /// Starts a job's task, isolated to this actor: it waits for its slot here (so a cancelled
+    /// queued job is answered at once), runs cheap handlers here, and leaves for the cooperative
+    /// pool for compute and waiting work (whose pixel loops in turn run on the worker's compute
+    /// threads).
+    @discardableResult
+    func start(_ job: Job) -> Task<Void, Never> {
+        activeTasks += 1
+        return Task {
+            await self.run(job)
+        }
+    }
+
+    private func run(_ job: Job) async {
+        defer { activeTasks -= 1 }
+        let usesSlot = job.handler.cost == .compute
+        let outcome: Result<RawJSON, any Error>
+        do {
+            if usesSlot {
+                try await job.limiter.acquire()
+                if let id = job.context.id { markRunning(id) }
+            }
+            defer { if usesSlot { job.limiter.release() } }
+            if job.handler.cost == .immediate {
+                outcome = .success(try await job.handler.run(job.params, job.context))
+            } else {
+                outcome = .success(try await Self.runOffProtocolExecutor(job))
+            }
+        } catch {
+            outcome = .failure(error)
+        }
+        if let id = job.context.id { finish(id, outcome: outcome) }
+    }
+
+    /// `@concurrent`: the handler's async work runs on the cooperative pool, not here.
+    @concurrent
+    private static func runOffProtocolExecutor(_ job: Job) async throws -> RawJSON {
+        try await job.handler.run(job.params, job.context)
+    }
+
+    /// Waits (up to `limit`) until every job task has ended.
+    func waitForTasks(upTo limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        while activeTasks > 0 && ContinuousClock.now < deadline {
+            await MainQueueClock.sleep(.milliseconds(2))
+        }
     }
 
     /// A queued job got its slot.
@@ -89,6 +149,10 @@ public actor RequestRegistry {
     /// The job's task ended: write its final response unless someone else already did.
     func finish(_ id: RequestID, outcome: Result<RawJSON, any Error>) {
         guard let entry = remove(id) else { return }
+        if entry.cancelRequested && entry.silentCancel {
+            stats.cancelled.increment()
+            return
+        }
         let message: [UInt8]
         switch outcome {
         case .success(let result):
@@ -108,10 +172,14 @@ public actor RequestRegistry {
 
     /// Client cancel: cancels the job's task (and so its children and its wait for a slot). The
     /// task's own completion then answers -32800. Unknown or finished ids are ignored.
+    ///
+    /// - Parameter silently: MCP semantics: no response is sent for the request at all (only for
+    ///   requests answered directly; a batch member still gets its -32800 so the batch completes).
     @discardableResult
-    public func cancel(_ id: RequestID) -> Bool {
+    public func cancel(_ id: RequestID, silently: Bool = false) -> Bool {
         guard var e = entries[id], !e.isLifecycle else { return false }
         e.cancelRequested = true
+        if silently, case .direct = e.sink { e.silentCancel = true }
         entries[id] = e
         e.task?.cancel()
         return true
@@ -136,18 +204,42 @@ public actor RequestRegistry {
         writer.send(OutgoingMessage.notification(method: "$/progress", params: params))
     }
 
+    /// MCP progress: `notifications/progress` for the request's `progressToken`. Values only
+    /// increase; updates closer than `minimumInterval` are dropped unless they complete the total.
+    func emitMCPProgress(_ id: RequestID, token: JSONValue, done: Int?, total: Int?, message: String?,
+                         minimumInterval: Duration = .milliseconds(50)) {
+        guard var e = entries[id] else { return }
+        let value: Double
+        if let done {
+            value = Double(done)
+        } else {
+            e.itemsDone += 1
+            value = Double(e.itemsDone)
+        }
+        let now = ContinuousClock.now
+        let completes = total.map { value >= Double($0) } ?? false
+        if value <= e.lastProgressValue { entries[id] = e; return }
+        if let last = e.lastProgressAt, now - last < minimumInterval, !completes { entries[id] = e; return }
+        e.lastProgressValue = value
+        e.lastProgressAt = now
+        entries[id] = e
+        var params: [String: JSONValue] = ["progressToken": token, "progress": .double(value)]
+        if let total { params["total"] = .int(total) }
+        if let message { params["message"] = .string(message) }
+        writer.send(OutgoingMessage.notification(method: "notifications/progress", params: .object(params)))
+    }
+
     /// Is the request still waiting for its final response?
     public func isLive(_ id: RequestID) -> Bool { entries[id] != nil }
 
     public func snapshot(excluding: RequestID? = nil) -> [Snapshot] {
         let now = ContinuousClock.now
-        return entries.compactMap { id, e in
-            if id == excluding { return nil }
-            let ms = (now - e.started).components
+        return entries.filter { $0.key != excluding }.sorted { $0.value.startedAt < $1.value.startedAt }.map { id, e in
             return Snapshot(
-                id: id.json, method: e.method, state: e.state, startedAt: e.startedAt,
-                elapsedMs: Int(ms.seconds * 1000 + ms.attoseconds / 1_000_000_000_000_000), progress: e.progress)
-        }.sorted { $0.startedAt < $1.startedAt }
+                id: id.json, method: e.method, state: e.state,
+                startedAt: e.startedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
+                elapsedMs: Int((now - e.started).inSeconds * 1000), progress: e.progress)
+        }
     }
 
     public var counts: (running: Int, queued: Int) { (entries.count - queuedCount, queuedCount) }
@@ -157,13 +249,10 @@ public actor RequestRegistry {
         if workCount == 0 { return true }
         nextWaiter += 1
         let ticket = nextWaiter
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            await self?.expireWaiter(ticket)
+        MainQueueClock.after(timeout) { [weak self] in
+            Task { @MainActor in await self?.expireWaiter(ticket) }
         }
-        let idle = await withCheckedContinuation { idleWaiters[ticket] = $0 }
-        timer.cancel()
-        return idle
+        return await withCheckedContinuation { idleWaiters[ticket] = $0 }
     }
 
     private func expireWaiter(_ ticket: UInt64) {
@@ -185,5 +274,28 @@ public actor RequestRegistry {
             }
         }
         return e
+    }
+}
+
+/// One job to run: the method, its raw params, its context and the slot limiter.
+struct Job: Sendable {
+    let handler: MethodHandler
+    let params: JSONValue?
+    let context: RequestContext
+    let limiter: JobLimiter
+}
+
+/// Timers on the main queue (the protocol side's executor).
+enum MainQueueClock {
+    static func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
+        let nanos = delay.inSeconds * 1e9
+        let capped = min(nanos, 1e16)  // about four months; DispatchTime must not overflow
+        DispatchQueue.main.asyncAfter(deadline: .now() + .nanoseconds(Int(capped)), execute: body)
+    }
+
+    static func sleep(_ delay: Duration) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            after(delay) { c.resume() }
+        }
     }
 }

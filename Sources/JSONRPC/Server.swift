@@ -11,22 +11,23 @@ import Glibc
 /// The read loop is deliberately simple and sequential: it parses a line, validates it, and
 /// either handles it inline (cancels, `exit`) or registers it in the ``RequestRegistry`` together
 /// with a new `Task` before it looks at the next line. All replies and notifications go through
-/// the single ``MessageWriter``. Compute jobs run on a ``ThreadPoolExecutor`` so the loop, the
-/// registry and cheap methods never wait behind pixel work.
+/// the single ``MessageWriter``.
+///
+/// - Important: Where code runs. The loop, the registry, cheap methods, timers and signal handling
+///   all run on the main actor's executor (the main queue, served by its own thread). Compute and
+///   waiting jobs run `@concurrent` on the cooperative pool, which `--max-jobs` pixel loops may fill
+///   completely; nothing protocol-side ever needs a pool thread, so `ping`, cancellation and
+///   shutdown stay prompt under full load.
 public final class Server: Sendable {
     public let configuration: ServerConfiguration
     public let stats = ServerStats()
     let writer: MessageWriter
     let registry: RequestRegistry
     let limiter: JobLimiter
-    let executor: ThreadPoolExecutor
     let lifecycle = Lifecycle()
     let methods: MethodTable
     let logger: Logger
     private let input: Int32
-    /// Tasks still executing (including ones already answered by a server-side cancel); the
-    /// process waits for them before exiting so cancelled jobs can clean up partial files.
-    private let activeTasks = Atomic<Int>(0)
     private let terminating = Atomic<Bool>(false)
 
     /// - Parameters:
@@ -43,7 +44,6 @@ public final class Server: Sendable {
         }
         registry = RequestRegistry(writer: writer, stats: stats)
         limiter = JobLimiter(slots: configuration.maxJobs)
-        executor = ThreadPoolExecutor(threads: configuration.maxJobs)
 
         var table = methods
         let registry = registry
@@ -56,7 +56,7 @@ public final class Server: Sendable {
         table.register(ShutdownMethod(lifecycle: lifecycle, registry: registry))
         let snapshot = table
         table.register(
-            InitializeMethod(configuration: configuration) {
+            InitializeMethod(configuration: configuration, lifecycle: lifecycle) {
                 (snapshot.names + [InitializeMethod.name]).sorted().map { name in
                     let h = snapshot[name]
                     return InitializeMethod.MethodInfo(
@@ -70,13 +70,14 @@ public final class Server: Sendable {
             handler = { [weak self] in
                 guard let self else { return }
                 self.logger.info("the client closed the protocol stream; cancelling everything")
-                Task { await self.terminate(reason: "the client closed its input", exitCode: 0) }
+                Task { @MainActor in await self.terminate(reason: "the client closed its input", exitCode: 0) }
             }
         }
     }
 
     /// Serves until `exit`, end of input (after draining) or the peer going away.
     /// - Returns: the process exit code.
+    @MainActor
     public func run() async -> Int32 {
         if configuration.handleSignals { installSignalHandlers() }
         if configuration.watchParent { watchParent() }
@@ -103,13 +104,14 @@ public final class Server: Sendable {
         if await !registry.waitUntilIdle(timeout: configuration.drainTimeout) {
             await registry.terminateAll(reason: "drain timeout after end of input")
         }
-        await waitForTasks(upTo: .seconds(5))
+        await registry.waitForTasks(upTo: .seconds(5))
         writer.flush()
         return 0
     }
 
     // MARK: - Dispatch
 
+    @MainActor
     private func handle(_ event: FrameEvent) async {
         stats.received.increment()
         switch event {
@@ -144,7 +146,7 @@ public final class Server: Sendable {
     }
 
     /// Dispatches one message. Returns whether a response will be delivered to `sink`.
-    @discardableResult
+    @MainActor @discardableResult
     private func dispatch(_ message: IncomingMessage, sink: ReplySink) async -> Bool {
         switch message {
         case .invalid(let id, let error):
@@ -159,6 +161,7 @@ public final class Server: Sendable {
         }
     }
 
+    @MainActor
     private func request(id: RequestID, method: String, params: JSONValue?, sink: ReplySink) async {
         switch method {
         case "exit":
@@ -186,15 +189,12 @@ public final class Server: Sendable {
             // Refuse what follows at once, not when the shutdown task gets to run.
             lifecycle.beginShutdown()
         }
-        let context = RequestContext(id: id, method: method, registry: registry)
+        let context = RequestContext(id: id, method: method, registry: registry, progressToken: params?["_meta"]?["progressToken"])
         let usesSlot = handler.cost == .compute
         let admission = await registry.admit(
             id: id, method: method, sink: sink, usesSlot: usesSlot,
             isLifecycle: method == ShutdownMethod.name, maxJobs: configuration.maxJobs,
-            maxQueue: configuration.maxQueue
-        ) {
-            startJob(handler, params: params, context: context)
-        }
+            maxQueue: configuration.maxQueue, job: Job(handler: handler, params: params, context: context, limiter: limiter))
         switch admission {
         case .admitted:
             break
@@ -207,12 +207,13 @@ public final class Server: Sendable {
         }
     }
 
+    @MainActor
     private func notification(_ method: String, params: JSONValue?) async {
         switch method {
         case "$/cancelRequest":
             await cancel(params, key: "id")
         case "notifications/cancelled":
-            await cancel(params, key: "requestId")
+            await cancel(params, key: "requestId", silently: lifecycle.speaksMCP)
         case "exit":
             await exitRequested()
         case "notifications/initialized", "initialized":
@@ -223,86 +224,54 @@ public final class Server: Sendable {
                 return
             }
             // A notification runs like a request but nobody hears about the outcome.
-            _ = startJob(handler, params: params, context: RequestContext(id: nil, method: method, registry: nil))
+            await registry.start(Job(handler: handler, params: params,
+                                     context: RequestContext(id: nil, method: method, registry: nil), limiter: limiter))
         }
     }
 
-    @discardableResult
-    private func cancel(_ params: JSONValue?, key: String) async -> Bool {
+    @MainActor @discardableResult
+    private func cancel(_ params: JSONValue?, key: String, silently: Bool = false) async -> Bool {
         guard let raw = params?[key], let id = RequestID(json: raw) else {
             logger.debug("cancel without a readable id", metadata: ["key": "\(key)"])
             return false
         }
-        return await registry.cancel(id)
-    }
-
-    /// Creates a job's task. Compute jobs wait for a slot, then run on the compute threads.
-    private func startJob(_ handler: MethodHandler, params: JSONValue?, context: RequestContext) -> Task<Void, Never> {
-        let usesSlot = handler.cost == .compute
-        let registry = registry
-        let limiter = limiter
-        activeTasks.add(1, ordering: .relaxed)
-        return Task.detached(executorPreference: usesSlot ? executor : nil) { [self, logger] in
-            defer { self.taskEnded() }
-            let outcome: Result<RawJSON, any Error>
-            do {
-                if usesSlot {
-                    try await limiter.acquire()
-                    if let id = context.id { await registry.markRunning(id) }
-                }
-                defer { if usesSlot { limiter.release() } }
-                outcome = .success(try await handler.run(params, context))
-            } catch {
-                outcome = .failure(error)
-            }
-            if let id = context.id {
-                await registry.finish(id, outcome: outcome)
-            } else if case .failure(let error) = outcome {
-                logger.debug("notification failed", metadata: ["method": "\(context.method)", "error": "\(error)"])
-            }
-        }
+        return await registry.cancel(id, silently: silently)
     }
 
     // MARK: - Ending
 
+    @MainActor
     private func exitRequested() async {
         let code = lifecycle.requestExit()
         logger.debug("exit requested", metadata: ["code": "\(code)"])
         await registry.terminateAll(reason: "exit requested")
     }
 
+    @MainActor
     private func finishExit() async {
-        await waitForTasks(upTo: .seconds(5))
+        await registry.waitForTasks(upTo: .seconds(5))
         writer.flush()
     }
 
     /// Cancels everything with -32802, waits briefly for tasks to clean up, flushes and exits.
+    @MainActor
     func terminate(reason: String, exitCode: Int32) async {
         guard !terminating.exchange(true, ordering: .relaxed) else { return }
         await registry.terminateAll(reason: reason)
-        await waitForTasks(upTo: .seconds(5))
+        await registry.waitForTasks(upTo: .seconds(5))
         writer.flush(timeout: 5)
         exit(exitCode)
     }
 
-    private func waitForTasks(upTo limit: Duration) async {
-        let deadline = ContinuousClock.now + limit
-        while activeTasks.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-    }
-
-    private func taskEnded() { activeTasks.subtract(1, ordering: .relaxed) }
-
     private func installSignalHandlers() {
         for sig in [SIGTERM, SIGINT] {
             signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
             let name = sig == SIGTERM ? "SIGTERM" : "SIGINT"
             source.setEventHandler { [weak self] in
                 guard let self else { return }
                 self.logger.info("received \(name); cancelling everything")
-                Task { await self.terminate(reason: "the worker received \(name)", exitCode: 0) }
+                Task { @MainActor in await self.terminate(reason: "the worker received \(name)", exitCode: 0) }
             }
             source.resume()
             // Signal sources live as long as the process: retain once, never release.
@@ -311,19 +280,18 @@ public final class Server: Sendable {
     }
 
     /// The parent may die without closing our stdin (it was inherited by a grandchild, say):
-    /// notice the re-parenting and leave.
+    /// notice the re-parenting and leave. A main-queue timer, so a full compute pool cannot delay it.
     private func watchParent() {
         let parent = getppid()
-        Task.detached { [weak self] in
-            while true {
-                try? await Task.sleep(for: .milliseconds(500))
-                guard let self else { return }
-                if getppid() != parent {
-                    self.logger.info("the parent process went away; exiting")
-                    await self.terminate(reason: "the parent process exited", exitCode: 0)
-                    return
-                }
-            }
+        let timer = DispatchSource.makeTimerSource(queue: .main)
+        timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500))
+        timer.setEventHandler { [weak self] in
+            guard let self, getppid() != parent else { return }
+            self.logger.info("the parent process went away; exiting")
+            Task { @MainActor in await self.terminate(reason: "the parent process exited", exitCode: 0) }
         }
+        timer.resume()
+        // Lives as long as the process: retain once, never release.
+        _ = Unmanaged.passRetained(timer as AnyObject)
     }
 }

@@ -18,6 +18,10 @@ public struct ServerConfiguration: Sendable {
     public var watchParent = true
     /// Extra facts for `initialize`'s `limits` (the application's own limits).
     public var extraLimits: [String: JSONValue] = [:]
+    /// What an MCP host is told in `initialize.capabilities`.
+    public var mcpCapabilities: JSONValue = ["tools": ["listChanged": false]]
+    /// Optional MCP `instructions` for the host's model.
+    public var mcpInstructions: String?
 
     public init() {}
 }

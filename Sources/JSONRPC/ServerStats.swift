@@ -17,8 +17,7 @@ public final class ServerStats: Sendable {
     public init() {}
 
     public var uptimeSeconds: Double {
-        let d = ContinuousClock.now - startedAt
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        (ContinuousClock.now - startedAt).inSeconds
     }
 
     /// The process's peak resident set size in bytes (getrusage).

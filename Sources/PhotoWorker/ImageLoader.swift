@@ -10,11 +10,13 @@ import Glibc
 public struct ImageLoader: Sendable {
     public let options: WorkerOptions
     public let cache: ImageCache
+    let compute: ComputePool
     let fetcher: URLFetcher
 
-    public init(options: WorkerOptions, cache: ImageCache) {
+    public init(options: WorkerOptions, cache: ImageCache, compute: ComputePool) {
         self.options = options
         self.cache = cache
+        self.compute = compute
         fetcher = URLFetcher(maxBytes: options.maxFetchBytes, timeout: options.fetchTimeout)
     }
 
@@ -34,14 +36,20 @@ public struct ImageLoader: Sendable {
     /// - Parameters:
     ///   - minimumSize: shrink-on-load hint: the smallest size the caller still needs.
     ///   - allowTruncated: accept what the codec recovers from truncated data.
-    public func load(_ source: ImageSource, minimumSize: (width: Int, height: Int)? = nil, allowTruncated: Bool = false) async throws -> DecodedImage {
+    ///   - cached: keep the decode in the cache. Batches pass false: each photo is used once, and
+    ///     caching them would only grow memory towards the cache budget.
+    public func load(_ source: ImageSource, minimumSize: (width: Int, height: Int)? = nil, allowTruncated: Bool = false,
+                     cached: Bool = true) async throws -> DecodedImage {
+        let options = DecodeOptions(maxPixels: self.options.maxPixels, allowTruncated: allowTruncated, minimumSize: minimumSize)
+        if !cached {
+            let data = try await bytes(of: source)
+            return try await compute.run { try Self.decode(data, options: options, source: source) }
+        }
         let variant = (minimumSize.map { "min\($0.width)x\($0.height)" } ?? "full") + (allowTruncated ? "+t" : "")
         let identity = try identity(of: source)
-        let options = DecodeOptions(maxPixels: self.options.maxPixels, allowTruncated: allowTruncated, minimumSize: minimumSize)
         return try await cache.image(for: .init(identity: identity, variant: variant)) {
             let data = try await bytes(of: source)
-            try Task.checkCancellation()
-            return try Self.decode(data, options: options, source: source)
+            return try await compute.run { try Self.decode(data, options: options, source: source) }
         }
     }
 

@@ -11,11 +11,16 @@ import Glibc
 /// cancellation is checked, then the file is renamed into place. A failed or cancelled job
 /// leaves nothing behind.
 public enum OutputWriter {
+    /// Encodes and writes on the compute threads.
+    public static func write(_ image: Image, to spec: OutputSpec, on compute: ComputePool) async throws -> OutputResult {
+        try await compute.run { try write(image, to: spec) }
+    }
+
     public static func write(_ image: Image, to spec: OutputSpec) throws -> OutputResult {
         let encoded = try encode(image, spec)
         var result = OutputResult(path: nil, data: nil, format: spec.format, width: image.width, height: image.height, bytes: encoded.count)
         if spec.inline {
-            try Task.checkCancellation()
+            try Cancellation.check()
             result.data = Data(encoded).base64EncodedString()
             return result
         }
@@ -71,7 +76,7 @@ public enum OutputWriter {
         guard written else {
             throw WorkerError.outputFailed(path: path, reason: String(cString: strerror(writeError)))
         }
-        try Task.checkCancellation()
+        try Cancellation.check()
         guard rename(temp, path) == 0 else {
             throw WorkerError.outputFailed(path: path, reason: String(cString: strerror(errno)))
         }

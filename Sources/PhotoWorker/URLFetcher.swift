@@ -18,7 +18,7 @@ public struct URLFetcher: Sendable {
     }
 
     public func fetch(_ url: URL) async throws -> [UInt8] {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let seconds = timeout.inSeconds
         let delegate = FetchDelegate(url: url, maxBytes: maxBytes, maxRedirects: maxRedirects)
         // URLSession's timeouts are per-read idle timeouts on Linux (timeoutIntervalForResource is
         // not enforced), so a server trickling one byte a second would hold the job forever.

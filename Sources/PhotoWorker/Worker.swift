@@ -21,8 +21,12 @@ public enum Worker {
         table.register(CacheStatsMethod(services: services))
         table.register(CacheClearMethod(services: services))
         table.register(DiagnosticsSleepMethod())
-        table.register(DiagnosticsSpinMethod())
+        table.register(DiagnosticsSpinMethod(compute: services.compute))
         table.register(DiagnosticsFanoutMethod())
+        table.register(RPCDiscoverMethod())
+        // MCP hosts drive the same methods as tools.
+        table.register(ToolsListMethod())
+        table.register(ToolsCallMethod(table: table))
         return table
     }
 
@@ -34,8 +38,8 @@ public enum Worker {
         configuration.extraLimits["maxPixels"] = .int(options.maxPixels)
         configuration.extraLimits["maxFetchBytes"] = .int(options.maxFetchBytes)
         configuration.extraLimits["cacheBytes"] = .int(options.cacheBytes)
-        let timeout = options.fetchTimeout.components
-        configuration.extraLimits["fetchTimeoutSeconds"] = .double(Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18)
+        configuration.mcpInstructions = "Photo tools: decode, thumbnail, palette, sticker cut-out, gradient stickers, batches and sticker-pack sheets. Paths are on the worker's machine; outputs are written where you say and returned as resource links."
+        configuration.extraLimits["fetchTimeoutSeconds"] = .double(options.fetchTimeout.inSeconds)
         var options = options
         options.maxJobs = configuration.maxJobs
         return Server(configuration: configuration, methods: methods(options: options), input: input, output: output, logger: logger)

@@ -57,7 +57,7 @@ extension PhotoWorkerCommand {
                 "background": "#F4F1EA", "output": ["path": .string(sheet)], "filesDir": .string("\(out)/pack"),
             ]) { _ in }
             await session.close()
-            print(String(format: "done in %.1f s: %d stickers, %d failed", Double((ContinuousClock.now - start).components.attoseconds) / 1e18 + Double((ContinuousClock.now - start).components.seconds),
+            print(String(format: "done in %.1f s: %d stickers, %d failed", (ContinuousClock.now - start).inSeconds,
                          batch["completed"]?.intValue ?? 0, batch["failed"]?.intValue ?? 0))
             print("  stickers:          \(out)/*-sticker.png")
             print("  gradient stickers: \(out)/*-gradient.png")

@@ -69,7 +69,7 @@ struct CancellationTests {
 
     @Test func cancelMidFanoutStopsTheStream() async throws {
         let w = try WorkerProcess()
-        w.request(1, "diagnostics.fanout", ["children": 50, "ms": 3000])
+        w.request(1, "diagnostics.fanout", ["children": 50, "ms": 60_000])
         // Wait for the first item, then cancel.
         let first = try #require(try await w.next())
         #expect(first["params"]?["kind"] == "item")

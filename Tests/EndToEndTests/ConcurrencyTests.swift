@@ -22,12 +22,29 @@ struct ConcurrencyTests {
 
     @Test func repliesComeInCompletionOrder() async throws {
         let w = try WorkerProcess()
-        w.request(1, "diagnostics.sleep", ["ms": 1500])
+        w.request(1, "diagnostics.sleep", ["ms": 60_000])
         w.request(2, "diagnostics.sleep", ["ms": 1])
         let first = try #require(try await w.next())
         #expect(first["id"] == 2)
+        #expect(first["result"] == ["slept": 1])
+        w.cancel(1)
         let second = try #require(try await w.next())
         #expect(second["id"] == 1)
+    }
+
+    @Test func cheapMethodsAnswerWhileEveryComputeSlotIsBusy() async throws {
+        // Two slots, both spinning: protocol work must not need a compute thread.
+        let w = try WorkerProcess(["--max-jobs", "2"])
+        w.request(1, "diagnostics.spin", ["ms": 30_000])
+        w.request(2, "diagnostics.spin", ["ms": 30_000])
+        while try await w.call(100, "jobs.list")["result"]?["jobs"]?.arrayCount != 2 {}
+        for i in 0..<20 {
+            #expect(try await w.call(200 + i, "ping")["result"] == [:])
+        }
+        #expect(try await w.call(300, "worker.stats")["result"]?["running"] == 2)
+        w.cancel(1)
+        w.cancel(2)
+        for _ in 0..<2 { #expect(try await w.next()?["error"]?["code"] == -32800) }
     }
 
     @Test func cheapMethodsDoNotWaitBehindComputeJobs() async throws {

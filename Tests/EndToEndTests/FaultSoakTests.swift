@@ -36,7 +36,7 @@ struct FaultSoakTests {
             ledger.withLock { $0.streamEnded = true }
         }
         var rng = SeededGenerator(seed: 7)
-        let small = Corpus.files(in: "pngsuite").filter { $0.lastPathComponent.hasPrefix("basn") }.map(\.path)
+        let small = Corpus.corpusFiles("pngsuite").filter { $0.lastPathComponent.hasPrefix("basn") }.map(\.path)
         try #require(!small.isEmpty)
         var cancels: [Int] = []
         var cancelled: Set<Int> = []

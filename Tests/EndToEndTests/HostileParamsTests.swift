@@ -41,6 +41,8 @@ struct HostileParamsTests {
             "cache.clear": Signature(base: [:], params: []),
             "shutdown": Signature(base: [:], params: [], callBase: false),
             "rpc.discover": Signature(base: [:], params: []),
+            "tools/list": Signature(base: [:], params: [p("cursor", .string)]),
+            "tools/call": Signature(base: ["name": "cache_stats"], params: [p("name", .string, required: true)]),
             "initialize": Signature(base: [:], params: [p("protocolVersion", .string)]),
             "jobs.cancel": Signature(base: ["id": 424242], params: [p("id", .requestID, required: true)]),
             "diagnostics.sleep": Signature(base: ["ms": 0], params: [p("ms", .int, required: true)]),

@@ -33,7 +33,7 @@ struct HostileSourceTests {
     ]
 
     @Test func everyBrokenCorpusFileGetsItsDocumentedAnswer() async throws {
-        let files = Corpus.files(in: "broken", extensions: ["png", "jpg", "gif"])
+        let files = Corpus.corpusFiles("broken", extensions: ["png", "jpg", "gif"])
         try #require(files.count >= 20, "shared/corpus/broken not found at \(Corpus.root.path)")
         let w = try WorkerProcess()
         var id = 0

@@ -6,22 +6,6 @@ import Testing
 import Glibc
 #endif
 
-/// Test images shared by the team: `../shared/corpus` next to the package root.
-enum Corpus {
-    static let root: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/corpus")
-
-    static func files(in folder: String, extensions: Set<String> = ["png", "jpg"]) -> [URL] {
-        let dir = root.appendingPathComponent(folder)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-        return names.sorted().map { dir.appendingPathComponent($0) }
-            .filter { extensions.contains($0.pathExtension.lowercased()) }
-    }
-
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
-}
-
 /// A fresh empty folder under the system temp directory; removed by `remove()`.
 struct TempFolder {
     let path: String

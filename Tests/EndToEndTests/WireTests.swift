@@ -41,17 +41,26 @@ struct WireTests {
         #expect(try await w.waitForExit() == 0)
     }
 
-    @Test(arguments: [
-        [0xFF, 0xFE, 0x7B],  // invalid UTF-8 outside a string
-        Array(#"{"jsonrpc":"2.0","id":1,"method":"p"#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8),  // invalid UTF-8 in a string
-        Array(String(repeating: "[", count: 100_000).utf8),  // deep nesting
-        Array("1e999999".utf8),
-        Array(#"{"a":1,"a":2}"#.utf8),
-        [0x00, 0x01, 0x02],
-    ] as [[UInt8]])
-    func hostileLinesGetPreciseErrors(_ line: [UInt8]) async throws {
+    /// Hostile lines, named so test logs stay readable (the bytes are built in the test).
+    enum HostileLine: String, CaseIterable, CustomTestStringConvertible {
+        case invalidUTF8, invalidUTF8InString, deepNesting, hugeNumber, duplicateKeys, controlBytes
+        var testDescription: String { rawValue }
+        var bytes: [UInt8] {
+            switch self {
+            case .invalidUTF8: [0xFF, 0xFE, 0x7B]
+            case .invalidUTF8InString: Array(#"{"jsonrpc":"2.0","id":1,"method":"p"#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
+            case .deepNesting: Array(String(repeating: "[", count: 100_000).utf8)
+            case .hugeNumber: Array("1e999999".utf8)
+            case .duplicateKeys: Array(#"{"a":1,"a":2}"#.utf8)
+            case .controlBytes: [0x00, 0x01, 0x02]
+            }
+        }
+    }
+
+    @Test(arguments: HostileLine.allCases)
+    func hostileLinesGetPreciseErrors(_ line: HostileLine) async throws {
         let w = try WorkerProcess()
-        w.sendBytes(line + [0x0A])
+        w.sendBytes(line.bytes + [0x0A])
         w.request(99, "ping")
         let r = try #require(try await w.next())
         let code = r["error"]?["code"]?.intValue
@@ -72,7 +81,7 @@ struct WireTests {
 
     @Test func duplicateIDInFlightIsRefused() async throws {
         let w = try WorkerProcess()
-        w.request(1, "diagnostics.sleep", ["ms": 2000])
+        w.request(1, "diagnostics.sleep", ["ms": 60_000])
         w.request(1, "diagnostics.sleep", ["ms": 1])
         let dup = try #require(try await w.next())
         #expect(dup["id"] == 1)

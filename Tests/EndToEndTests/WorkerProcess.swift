@@ -239,3 +239,11 @@ final class Inbox: Sendable {
 final class ByteBox: Sendable {
     let bytes = Mutex<[UInt8]>([])
 }
+
+extension JSONValue {
+    /// Element count of an array value; nil otherwise.
+    var arrayCount: Int? {
+        if case .array(let a) = self { return a.count }
+        return nil
+    }
+}

@@ -1,5 +1,5 @@
 import Testing
-import Imaging
+@testable import Imaging
 
 @Suite struct ColorScienceTests {
     /// Pairs and expected ΔE00 from Sharma, Wu & Dalal (2005), Table 1.
@@ -47,5 +47,24 @@ import Imaging
         }
         let clipped = ColorScience.srgb(fromLab: 50, 300, -300) // far out of gamut: clipped, no trap
         #expect(clipped.g == 0)
+    }
+}
+
+@Suite struct UniformLabTests {
+    @Test func warpRoundTripsAndTracksCIEDE2000() {
+        var ratios: [Double] = []
+        for (L, a, b) in [(50.0, 0.0, 0.0), (20, 40, -30), (90, -5, 80), (3, 1, -1), (70, -60, 10), (35, 70, 60)] {
+            let p = SIMD4(L, a, b, 0)
+            let back = UniformLab.inverse(UniformLab.forward(p))
+            #expect(abs(back.x - L) < 1e-6 && abs(back.y - a) < 1e-6 && abs(back.z - b) < 1e-6, "\(p) -> \(back)")
+            // A small step: the warped Euclidean length is close to CIEDE2000's.
+            for step in [SIMD4(1.0, 0, 0, 0), SIMD4(0, 1.0, 0, 0), SIMD4(0, 0, 1.0, 0)] {
+                let q = p + step
+                let warped = UniformLab.forward(q) - UniformLab.forward(p)
+                let de = ColorScience.ciede2000((p.x, p.y, p.z), (q.x, q.y, q.z))
+                ratios.append((warped * warped).sum().squareRoot() / de)
+            }
+        }
+        #expect(ratios.allSatisfy { $0 > 0.6 && $0 < 1.6 }, "\(ratios)")
     }
 }

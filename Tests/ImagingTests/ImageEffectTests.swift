@@ -68,4 +68,13 @@ import Testing
         // (edge extension keeps the ends slightly apart).
         #expect(abs(Int(out[0, 0].r) - Int(out[19, 9].r)) <= 30)
     }
+
+    @Test func blurHonoursCancellation() async {
+        let image = Image(width: 400, height: 300, fill: RGBA(r: 1, g: 2, b: 3))
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try image.applying([.blur(radius: 5)])
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
 }

@@ -92,6 +92,20 @@ struct PNGCodecTests {
         }
     }
 
+    @Test("sides beyond libpng's default 1e6 limit are judged by maxPixels, not libpng")
+    func extremeAspect() throws {
+        let wide = PNGTestBuilder.png(width: 200_000_000, height: 1, bitDepth: 8, colorType: 0, filteredRows: [0, 1])
+        #expect(throws: ImagingError.tooLarge(width: 200_000_000, height: 1, limit: 100_000_000)) {
+            try ImageCodec.decode(wide)
+        }
+        let tall = PNGTestBuilder.png(width: 1, height: 3_000_000, bitDepth: 8, colorType: 0, filteredRows: [0, 1])
+        #expect(try ImageCodec.info(tall).height == 3_000_000)
+        // Within the budget: decoding starts and meets the missing rows.
+        #expect(throws: ImagingError.truncated(format: .png, message: "Not enough image data")) {
+            try ImageCodec.decode(tall)
+        }
+    }
+
     @Test("16-bit samples are rounded, not truncated, for all 65536 values")
     func sixteenBitRounding() throws {
         // 256x256 16-bit grey holding every value once.

@@ -75,4 +75,13 @@ import Testing
         #expect(json.contains("\"hex\":\"#FF1001\"") && json.contains("\"fraction\":0.25"))
         #expect(try JSONDecoder().decode(PaletteColor.self, from: data) == c)
     }
+
+    @Test func cancellationIsHonoured() async {
+        let image = Self.stripes([(Self.red, 300), (Self.green, 200), (Self.blue, 100)], height: 200)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try PaletteExtractor.palette(of: image, count: 3)
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
 }

@@ -93,6 +93,18 @@ import Testing
         #expect(throws: ResampleError.invalidTargetSize(width: 1 << 40, height: 5)) {
             try Resampler.resize(image, width: 1 << 40, height: 5)
         }
+        #expect(throws: ResampleError.invalidTargetSize(width: 20_000, height: 20_000)) {
+            try Resampler.resize(image, width: 20_000, height: 20_000)
+        }
+        // A 1-pixel-wide, 1M-pixel-tall strip stretched to 30000 x 1: the intermediate would be
+        // 30000 x 1M floats; refused instead of trapping on allocation.
+        let strip = Image(width: 1, height: 1_000_000)
+        #expect(throws: ResampleError.invalidTargetSize(width: 30_000, height: 1)) {
+            try Resampler.resize(strip, width: 30_000, height: 1)
+        }
+        #expect(throws: ResampleError.sourceTooLarge(width: 1, height: 2_000_000)) {
+            try Resampler.resize(Image(width: 1, height: 2_000_000), width: 1, height: 1)
+        }
         #expect(throws: ResampleError.invalidSourceRect(x: 2, y: 0, width: 3, height: 4)) {
             try Resampler.resize(image, sourceX: 2, sourceY: 0, sourceWidth: 3, sourceHeight: 4, width: 2, height: 2)
         }

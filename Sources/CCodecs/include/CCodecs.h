@@ -19,7 +19,11 @@ enum {
     CC_UNSUPPORTED = 3,  /* valid but not supported (e.g. 12-bit JPEG, odd colour spaces) */
     CC_NOMEM = 4,        /* allocation failed */
     CC_LIMIT = 5,        /* a safety limit was hit (memory, scan count, chunk size) */
+    CC_CANCELLED = 6,    /* the cancellation check asked to stop */
 };
+
+/* Polled during long library-internal work; returns nonzero to abandon the decode. Must not longjmp. */
+typedef int (*cc_cancel_check)(void);
 
 /* Values read from the file header. */
 typedef struct cc_header {
@@ -63,6 +67,8 @@ typedef struct cc_jpeg cc_jpeg;
 cc_jpeg *cc_jpeg_create(const uint8_t *data, size_t size, size_t max_memory);
 void cc_jpeg_destroy(cc_jpeg *j);
 int cc_jpeg_read_header(cc_jpeg *j, cc_header *out);
+/* A progressive JPEG is read whole inside cc_jpeg_start; `check` is polled per row of blocks there. */
+void cc_jpeg_set_cancel_check(cc_jpeg *j, cc_cancel_check check);
 /* Payload of the first APP1 "Exif\0\0" segment (TIFF header onwards), NULL when absent. */
 const uint8_t *cc_jpeg_exif(cc_jpeg *j, size_t *length);
 /* The ICC profile assembled from APP2 chunks, NULL when absent or malformed. */

@@ -34,7 +34,7 @@ struct GrabCutSegmenter {
         let opaque = image.alpha.map { $0 >= 0.5 }
 
         for iteration in 0..<iterations {
-            if Task.isCancelled { throw CancellationError() }
+            if Cancellation.isRequested { throw CancellationError() }
             var fgMembers: [Int32] = [], bgMembers: [Int32] = []
             fgMembers.reserveCapacity(n); bgMembers.reserveCapacity(n)
             for i in 0..<n where opaque[i] {

@@ -155,7 +155,7 @@ private struct BKSolver {
         var steps = 0
         while true {
             steps &+= 1
-            if steps & 4095 == 0 && Task.isCancelled { throw CancellationError() }
+            if steps & 4095 == 0 && Cancellation.isRequested { throw CancellationError() }
             var p = -1
             if current >= 0 {
                 if tree[current] != BKSolver.free { p = current } else { inQueue[current] = false }

@@ -17,7 +17,7 @@ enum MaskFeather {
             try tmp.withUnsafeMutableBufferPointer { t in
                 // Horizontal pass; rows without an edge are copied as they are.
                 for y in 0..<h {
-                    if y & 63 == 0 && Task.isCancelled { throw CancellationError() }
+                    if y & 63 == 0 && Cancellation.isRequested { throw CancellationError() }
                     let row = y * w
                     var uniform = true
                     for x in 1..<w where v[row + x] != v[row] { uniform = false; break }
@@ -33,7 +33,7 @@ enum MaskFeather {
                 }
                 // Vertical pass; only where the column neighbourhood is not constant.
                 for y in 0..<h {
-                    if y & 63 == 0 && Task.isCancelled { throw CancellationError() }
+                    if y & 63 == 0 && Cancellation.isRequested { throw CancellationError() }
                     for x in 0..<w {
                         let centre = t[y * w + x]
                         var acc: Float = 0

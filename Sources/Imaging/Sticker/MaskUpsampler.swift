@@ -31,7 +31,7 @@ enum MaskUpsampler {
             try bigA.withUnsafeBufferPointer { A in
                 try image.pixels.withUnsafeBufferPointer { px in
                     for y in 0..<H {
-                        if y & 31 == 0 && Task.isCancelled { throw CancellationError() }
+                        if y & 31 == 0 && Cancellation.isRequested { throw CancellationError() }
                         for x in 0..<W {
                             let i = y * W + x
                             let luma = (0.299 * Float(px[4 * i]) + 0.587 * Float(px[4 * i + 1]) + 0.114 * Float(px[4 * i + 2])) / 255

@@ -24,14 +24,14 @@ struct SaliencyMap {
         var mbd = [Float](repeating: 0, count: n)
         var channel = [Float](repeating: 0, count: n)
         for c in 0..<3 {
-            if Task.isCancelled { throw CancellationError() }
+            if Cancellation.isRequested { throw CancellationError() }
             image.lab.withUnsafeBufferPointer { lab in
                 for i in 0..<n { channel[i] = lab[3 * i + c] }
             }
             let d = SaliencyMap.barrierDistance(channel, width: w, height: h)
             for i in 0..<n { mbd[i] += d[i] }
         }
-        if Task.isCancelled { throw CancellationError() }
+        if Cancellation.isRequested { throw CancellationError() }
         let strength = mbd.max() ?? 0
         rawStrength = strength
         SaliencyMap.normalise(&mbd)

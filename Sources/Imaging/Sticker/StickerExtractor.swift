@@ -35,7 +35,7 @@ public enum StickerExtractor {
 
     /// Mask plus confidence; the shared core of `extract` and `segment`.
     static func analyse(_ image: Image, options: StickerOptions) throws -> (mask: Mask, confidence: Double) {
-        if Task.isCancelled { throw CancellationError() }
+        if Cancellation.isRequested { throw CancellationError() }
         let w = image.width, h = image.height, n = w * h
         let whole = Mask(width: w, height: h, repeating: 255)
 

@@ -46,7 +46,7 @@ enum StickerOutline {
             for y in 0..<h { f[y * w + x] = out[y] }
         }
         for y in 0..<h {
-            if y & 63 == 0 && Task.isCancelled { throw CancellationError() }
+            if y & 63 == 0 && Cancellation.isRequested { throw CancellationError() }
             for x in 0..<w { line[x] = f[y * w + x] }
             transform1D(line, w, &out, &v, &z)
             for x in 0..<w { f[y * w + x] = out[x] }

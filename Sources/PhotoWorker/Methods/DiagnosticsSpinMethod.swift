@@ -1,3 +1,4 @@
+import Imaging
 import JSONRPC
 
 /// `diagnostics.spin {"ms"}`: burns one core, checking cancellation about every 0.1 ms, the way
@@ -16,13 +17,18 @@ public struct DiagnosticsSpinMethod: RPCMethod {
         var iterations: Int
     }
 
-    public init() {}
+    let compute: ComputePool
+
+    public init(compute: ComputePool) {
+        self.compute = compute
+    }
 
     public func handle(_ params: Params, context: RequestContext) async throws -> Result {
         guard (0...3_600_000).contains(params.ms) else {
             throw RPCError.invalidParams(path: "ms", "must be between 0 and 3600000")
         }
-        return try Self.spin(milliseconds: params.ms)
+        let ms = params.ms
+        return try await compute.run { try Self.spin(milliseconds: ms) }
     }
 
     static func spin(milliseconds: Int) throws -> Result {
@@ -34,7 +40,7 @@ public struct DiagnosticsSpinMethod: RPCMethod {
                 x ^= x << 13; x ^= x >> 7; x ^= x << 17
             }
             iterations += 1
-            try Task.checkCancellation()
+            try Cancellation.check()
         }
         return Result(spun: milliseconds, iterations: iterations + Int(x & 1))
     }

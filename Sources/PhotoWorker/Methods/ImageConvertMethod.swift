@@ -24,7 +24,7 @@ struct ImageConvertMethod: RPCMethod {
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
         let decoded = try await services.loader.load(params.source, allowTruncated: params.allowTruncated ?? false)
-        let output = try OutputWriter.write(decoded.image, to: params.output)
+        let output = try await OutputWriter.write(decoded.image, to: params.output, on: services.compute)
         return Result(output: output, sourceFormat: decoded.metadata.format, warnings: decoded.warnings)
     }
 }

@@ -30,8 +30,8 @@ struct ImageEffectMethod: RPCMethod {
         let start = ContinuousClock.now
         let effects = try Self.effects(params.effects)
         let decoded = try await services.loader.load(params.source)
-        let result = try await Self.apply(effects, to: decoded.image)
-        return Result(output: try OutputWriter.write(result, to: params.output), ms: start.millisecondsElapsed)
+        let result = try await Self.apply(effects, to: decoded.image, on: services.compute)
+        return Result(output: try await OutputWriter.write(result, to: params.output, on: services.compute), ms: start.millisecondsElapsed)
     }
 
     /// Validates every effect before any pixel work: exactly one key each, values in range.
@@ -57,8 +57,7 @@ struct ImageEffectMethod: RPCMethod {
         }
     }
 
-    @concurrent
-    static func apply(_ effects: [ImageEffect], to image: Image) async throws -> Image {
-        try image.applying(effects)
+    static func apply(_ effects: [ImageEffect], to image: Image, on compute: ComputePool) async throws -> Image {
+        try await compute.run { try image.applying(effects) }
     }
 }

@@ -23,7 +23,7 @@ struct ImagePaletteMethod: RPCMethod {
         let start = ContinuousClock.now
         let count = try Self.validCount(params.count)
         let decoded = try await services.loader.load(params.source, minimumSize: (PaletteExtractor.workingSize, PaletteExtractor.workingSize))
-        let colors = try await Self.palette(decoded.image, count: count)
+        let colors = try await Self.palette(decoded.image, count: count, on: services.compute)
         return Result(colors: colors, ms: start.millisecondsElapsed)
     }
 
@@ -33,9 +33,8 @@ struct ImagePaletteMethod: RPCMethod {
         return c
     }
 
-    @concurrent
-    static func palette(_ image: Image, count: Int) async throws -> [PaletteEntry] {
-        try PaletteExtractor.palette(of: image, count: count).map(PaletteEntry.init)
+    static func palette(_ image: Image, count: Int, on compute: ComputePool) async throws -> [PaletteEntry] {
+        try await compute.run { try PaletteExtractor.palette(of: image, count: count).map(PaletteEntry.init) }
     }
 }
 

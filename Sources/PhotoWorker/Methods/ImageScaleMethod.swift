@@ -32,13 +32,12 @@ struct ImageScaleMethod: RPCMethod {
             throw RPCError.invalidParams(path: "factor", "the result (\(w)x\(h)) would exceed the size limits")
         }
         let decoded = try await services.loader.load(params.source, minimumSize: params.factor < 1 ? (w, h) : nil)
-        let scaled = try await Self.scale(decoded.image, width: w, height: h)
-        return Result(output: try OutputWriter.write(scaled, to: params.output), ms: start.millisecondsElapsed)
+        let scaled = try await Self.scale(decoded.image, width: w, height: h, on: services.compute)
+        return Result(output: try await OutputWriter.write(scaled, to: params.output, on: services.compute), ms: start.millisecondsElapsed)
     }
 
-    @concurrent
-    static func scale(_ image: Image, width: Int, height: Int) async throws -> Image {
+    static func scale(_ image: Image, width: Int, height: Int, on compute: ComputePool) async throws -> Image {
         if width == image.width && height == image.height { return image }
-        return try Resampler.resize(image, width: width, height: height)
+        return try await compute.run { try Resampler.resize(image, width: width, height: height) }
     }
 }

@@ -34,11 +34,12 @@ struct ImageStickerMethod: RPCMethod {
             throw RPCError.invalidParams(path: "maskOutput.format", "the mask is written as PNG")
         }
         let decoded = try await services.loader.load(params.source)
-        let sticker = try await StickerStage.extract(decoded.image, outline: params.outline)
-        let output = try OutputWriter.write(sticker.image, to: params.output)
+        let sticker = try await StickerStage.extract(decoded.image, outline: params.outline, on: services.compute)
+        let output = try await OutputWriter.write(sticker.image, to: params.output, on: services.compute)
         var mask: OutputResult?
         if let spec = params.maskOutput {
-            mask = try StickerStage.writeMask(sticker.mask, to: spec)
+            let stickerMask = sticker.mask
+            mask = try await services.compute.run { try StickerStage.writeMask(stickerMask, to: spec) }
         }
         return Result(
             output: output, mask: mask, boundingBox: Box(sticker.boundingBox),
@@ -57,9 +58,9 @@ public struct Box: Sendable, Codable, Equatable {
 
 /// Sticker work shared by `image.sticker`, `photo.process` and `pack.export`.
 enum StickerStage {
-    @concurrent
-    static func extract(_ image: Image, outline: OutlineSpec?) async throws -> Sticker {
-        try StickerExtractor.extract(from: image, options: (outline ?? OutlineSpec(width: 0)).stickerOptions)
+    static func extract(_ image: Image, outline: OutlineSpec?, on compute: ComputePool) async throws -> Sticker {
+        let options = (outline ?? OutlineSpec(width: 0)).stickerOptions
+        return try await compute.run { try StickerExtractor.extract(from: image, options: options) }
     }
 
     static func writeMask(_ mask: Mask, to spec: OutputSpec) throws -> OutputResult {
@@ -81,13 +82,16 @@ enum StickerStage {
 
     /// The gradient sticker: the sticker over a linear gradient of the palette colours, with a
     /// margin so the gradient frames the cut-out (as the app's GradientSticker shows it).
-    @concurrent
-    static func gradientSticker(_ sticker: Image, colors: [RGBA]) async throws -> Image {
+    static func gradientSticker(_ sticker: Image, colors: [RGBA], on compute: ComputePool) async throws -> Image {
+        try await compute.run { try gradientSticker(sticker, colors: colors) }
+    }
+
+    static func gradientSticker(_ sticker: Image, colors: [RGBA]) throws -> Image {
         let margin = max(8, min(sticker.width, sticker.height) / 10)
         let w = sticker.width + 2 * margin, h = sticker.height + 2 * margin
         let stops = colors.isEmpty ? [RGBA(r: 255, g: 255, b: 255)] : colors
         let background = Compositing.linearGradient(width: w, height: h, colors: stops, angleDegrees: 135)
-        try Task.checkCancellation()
+        try Cancellation.check()
         return Compositing.over(sticker, on: background, at: margin, y: margin)
     }
 }

@@ -36,9 +36,11 @@ struct ImageThumbnailMethod: RPCMethod {
         let fit = params.fit ?? .contain
         // `cover` fills the box, so the decode must cover it in both directions; `contain` needs
         // only one side to reach the box, but the 2x margin on both keeps quality either way.
-        let decoded = try await services.loader.load(params.source, minimumSize: (bw, bh))
-        let thumb = try await Self.thumbnail(decoded.image, width: bw, height: bh, fit: fit)
-        let output = try OutputWriter.write(thumb, to: params.output)
+        // With one side given, only that side bounds the shrink.
+        let needed = (params.size != nil || params.width != nil ? bw : 1, params.size != nil || params.height != nil ? bh : 1)
+        let decoded = try await services.loader.load(params.source, minimumSize: needed)
+        let thumb = try await Self.thumbnail(decoded.image, width: bw, height: bh, fit: fit, on: services.compute)
+        let output = try await OutputWriter.write(thumb, to: params.output, on: services.compute)
         return Result(
             output: output, sourceWidth: decoded.metadata.originalWidth, sourceHeight: decoded.metadata.originalHeight,
             shrinkOnLoad: decoded.metadata.scaleDenominator, ms: start.millisecondsElapsed)
@@ -63,19 +65,9 @@ struct ImageThumbnailMethod: RPCMethod {
         return (p.width ?? limit, p.height ?? limit)
     }
 
-    @concurrent
-    static func thumbnail(_ image: Image, width: Int, height: Int, fit: FitMode) async throws -> Image {
+    static func thumbnail(_ image: Image, width: Int, height: Int, fit: FitMode, on compute: ComputePool) async throws -> Image {
         let t = ThumbnailGeometry.target(sourceWidth: image.width, sourceHeight: image.height, width: width, height: height, fit: fit)
         if t.crop == nil && t.width == image.width && t.height == image.height { return image }
-        return try Resampler.thumbnail(image, width: width, height: height, fit: fit)
-    }
-}
-
-extension ContinuousClock.Instant {
-    /// Milliseconds since this instant, rounded to 0.01 ms.
-    var millisecondsElapsed: Double {
-        let d = ContinuousClock.now - self
-        let ms = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
-        return (ms * 100).rounded() / 100
+        return try await compute.run { try Resampler.thumbnail(image, width: width, height: height, fit: fit) }
     }
 }

@@ -52,24 +52,29 @@ struct PackExportMethod: RPCMethod {
         if let dir = params.filesDir { try PhotoProcessor.prepare(directory: dir, create: true) }
 
         let stickers = try await loadStickers(items, fromPhotos: fromPhotos, outline: params.outline, context: context)
-        var sheet = Image(width: columns * cell, height: rows * cell, fill: background)
         let inner = cell - 2 * padding
-        for (i, sticker) in stickers.enumerated() {
-            try Task.checkCancellation()
-            let fitted = try Resampler.thumbnail(sticker, width: inner, height: inner, fit: .contain)
-            let x = (i % columns) * cell + (cell - fitted.width) / 2
-            let y = (i / columns) * cell + (cell - fitted.height) / 2
-            sheet = Compositing.over(fitted, on: sheet, at: x, y: y)
-        }
-        var files: [String]?
-        if let dir = params.filesDir {
-            files = try stickers.enumerated().map { i, s in
-                let path = "\(dir)/sticker-\(String(format: "%03d", i + 1)).png"
-                _ = try OutputWriter.write(s, to: OutputSpec(path: path))
-                return path
+        let filesDir = params.filesDir
+        let outputSpec = params.output
+        // Composition, encoding and file writes are pixel work: on the compute threads.
+        let (output, files) = try await services.compute.run { () throws -> (OutputResult, [String]?) in
+            var sheet = Image(width: columns * cell, height: rows * cell, fill: background)
+            for (i, sticker) in stickers.enumerated() {
+                try Cancellation.check()
+                let fitted = try Resampler.thumbnail(sticker, width: inner, height: inner, fit: .contain)
+                let x = (i % columns) * cell + (cell - fitted.width) / 2
+                let y = (i / columns) * cell + (cell - fitted.height) / 2
+                sheet = Compositing.over(fitted, on: sheet, at: x, y: y)
             }
+            var files: [String]?
+            if let dir = filesDir {
+                files = try stickers.enumerated().map { i, s in
+                    let path = "\(dir)/sticker-\(String(format: "%03d", i + 1)).png"
+                    _ = try OutputWriter.write(s, to: OutputSpec(path: path))
+                    return path
+                }
+            }
+            return (try OutputWriter.write(sheet, to: outputSpec), files)
         }
-        let output = try OutputWriter.write(sheet, to: params.output)
         return Result(output: output, count: stickers.count, columns: columns, rows: rows, files: files, ms: start.millisecondsElapsed)
     }
 
@@ -97,31 +102,19 @@ struct PackExportMethod: RPCMethod {
     /// Loads (or cuts out) every sticker, in parallel within the job limit, in input order.
     private func loadStickers(_ items: [ImageSource], fromPhotos: Bool, outline: OutlineSpec?, context: RequestContext) async throws -> [Image] {
         let loader = services.loader
+        let compute = services.compute
         let width = max(1, services.options.maxJobs)
-        return try await withThrowingTaskGroup(of: (Int, Image).self) { group in
-            var out = [Image?](repeating: nil, count: items.count)
-            var next = 0
-            func addNext() {
-                guard next < items.count else { return }
-                let i = next
-                next += 1
-                group.addTask {
-                    let image = try await loader.load(items[i]).image
-                    if fromPhotos {
-                        return (i, try await StickerStage.extract(image, outline: outline ?? OutlineSpec(width: 8)).image)
-                    }
-                    return (i, image)
-                }
-            }
-            for _ in 0..<width { addNext() }
-            var done = 0
-            for try await (i, image) in group {
-                out[i] = image
-                done += 1
-                await context.progress(done: done, total: items.count, message: fromPhotos ? "cut out" : "loaded")
-                addNext()
-            }
-            return out.map { $0! }
+        var out = [Image?](repeating: nil, count: items.count)
+        var done = 0
+        try await BoundedTaskGroup.run(count: items.count, width: width) { i in
+            let image = try await loader.load(items[i]).image
+            guard fromPhotos else { return image }
+            return try await StickerStage.extract(image, outline: outline ?? OutlineSpec(width: 8), on: compute).image
+        } handle: { i, outcome in
+            out[i] = try outcome.get()  // the first failure fails the export
+            done += 1
+            await context.progress(done: done, total: items.count, message: fromPhotos ? "cut out" : "loaded")
         }
+        return out.map { $0! }
     }
 }

@@ -45,40 +45,26 @@ struct PhotosProcessMethod: RPCMethod {
         let outline = params.outline ?? OutlineSpec(width: 8)
         let digits = String(max(0, params.sources.count - 1)).count
         var completed = 0, failed = 0
-        await withTaskGroup(of: (Int, Swift.Result<PhotoProcessor.Result, any Error>).self) { group in
-            var next = 0
-            func addNext() {
-                guard next < params.sources.count else { return }
-                let index = next
-                next += 1
-                let source = params.sources[index]
-                let name = String(repeating: "0", count: digits - String(index).count) + "\(index)-" + PhotoProcessor.stem(for: source)
-                group.addTask {
-                    do {
-                        return (index, .success(try await processor.process(
-                            source, name: name, count: count, outline: outline, directory: params.output.dir)))
-                    } catch {
-                        return (index, .failure(error))
-                    }
-                }
+        let sources = params.sources
+        let dir = params.output.dir
+        try await BoundedTaskGroup.run(count: sources.count, width: width) { index in
+            let name = String(repeating: "0", count: digits - String(index).count) + "\(index)-" + PhotoProcessor.stem(for: sources[index])
+            return try await processor.process(sources[index], name: name, count: count, outline: outline, directory: dir, cached: false)
+        } handle: { index, outcome in
+            // Progress first, then the item: an MCP host, which sees both as
+            // notifications/progress, then gets strictly increasing values with the total.
+            switch outcome {
+            case .success(let r):
+                completed += 1
+                await context.progress(done: completed + failed, total: sources.count)
+                await context.item(index: index, result: r)
+            case .failure(let e) where e is CancellationError:
+                break
+            case .failure(let e):
+                failed += 1
+                await context.progress(done: completed + failed, total: sources.count)
+                await context.item(index: index, error: e)
             }
-            for _ in 0..<width { addNext() }
-            for await (index, outcome) in group {
-                if Task.isCancelled { break }
-                switch outcome {
-                case .success(let r):
-                    completed += 1
-                    await context.item(index: index, result: r)
-                case .failure(let e) where e is CancellationError:
-                    break
-                case .failure(let e):
-                    failed += 1
-                    await context.item(index: index, error: e)
-                }
-                await context.progress(done: completed + failed, total: params.sources.count)
-                addNext()
-            }
-            group.cancelAll()
         }
         try Task.checkCancellation()
         return Result(

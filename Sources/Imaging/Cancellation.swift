@@ -1,0 +1,54 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A cancellation flag for work that runs on a ``ComputePool`` thread, where `Cancellation.isRequested`
+/// cannot see the awaiting task.
+public final class CancellationFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    public init() {}
+
+    public func cancel() { flag.store(true, ordering: .relaxed) }
+
+    public var isCancelled: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// Where pixel loops ask whether to stop: the current compute-pool job's flag when running on a
+/// ``ComputePool`` thread, otherwise the current Swift task.
+///
+/// Every long loop in Imaging checks this per band of rows, so work is cancellable both when a
+/// caller runs it directly in a task and when the worker runs it on its compute threads.
+public enum Cancellation {
+    /// The per-thread flag of the compute job running on this thread, if any.
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// True when the work running on this thread has been asked to stop.
+    public static var isRequested: Bool {
+        if let raw = pthread_getspecific(key) {
+            return Unmanaged<CancellationFlag>.fromOpaque(raw).takeUnretainedValue().isCancelled
+        }
+        return Task.isCancelled
+    }
+
+    /// Throws `CancellationError` when ``isRequested``.
+    public static func check() throws {
+        if isRequested { throw CancellationError() }
+    }
+
+    /// Runs `body` with `flag` as this thread's cancellation flag.
+    static func with<T>(_ flag: CancellationFlag, _ body: () throws -> T) rethrows -> T {
+        let previous = pthread_getspecific(key)
+        pthread_setspecific(key, Unmanaged.passUnretained(flag).toOpaque())
+        defer { pthread_setspecific(key, previous) }
+        return try body()
+    }
+}

@@ -1,0 +1,6 @@
+import JSONRPC
+
+extension ContinuousClock.Instant {
+    /// Milliseconds since this instant, rounded to 0.01 ms.
+    var millisecondsElapsed: Double { (ContinuousClock.now - self).inMilliseconds }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Paths into the shared test corpus (../shared/corpus from the package root).
+enum Corpus {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+
+    static func photo(_ name: String) -> String { root.appendingPathComponent("photos/\(name)").path }
+    static func broken(_ name: String) -> String { root.appendingPathComponent("broken/\(name)").path }
+    static var brokenFiles: [String] {
+        let dir = root.appendingPathComponent("broken").path
+        return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted().map { "\(dir)/\($0)" }
+    }
+
+    /// A fresh empty folder for a test's outputs.
+    static func scratch(_ name: String = #function) throws -> String {
+        let safe = name.filter { $0.isLetter || $0.isNumber }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("photoworker-e2e-\(safe)-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// Corpus files in `folder` (relative to the corpus root) with the given extensions.
+    static func corpusFiles(_ folder: String, extensions: Set<String> = ["png", "jpg"]) -> [URL] {
+        let dir = root.appendingPathComponent(folder)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        return names.sorted().map { dir.appendingPathComponent($0) }
+            .filter { extensions.contains($0.pathExtension.lowercased()) }
+    }
+
+    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    static func files(in dir: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+    }
+}

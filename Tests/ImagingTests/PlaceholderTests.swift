@@ -1,2 +1,0 @@
-import Testing
-@Test func placeholderImaging() { #expect(1 + 1 == 2) }

@@ -1,0 +1,73 @@
+import Foundation
+import Imaging
+@testable import PhotoWorker
+import Synchronization
+import Testing
+
+struct ImageCacheTests {
+    final class Counter: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    private func decoded(_ side: Int) -> DecodedImage {
+        DecodedImage(
+            image: Image(width: side, height: side),
+            metadata: ImageMetadata(format: .png, originalWidth: side, originalHeight: side, orientation: 1, hadAlpha: true,
+                                    bitDepth: 8, channels: 4, iccProfile: nil, scaleDenominator: 1),
+            warnings: [])
+    }
+
+    @Test func concurrentMissesShareOneLoad() async throws {
+        let cache = ImageCache(capacityBytes: 1 << 20)
+        let loads = Counter()
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        let key = ImageCache.Key(identity: "a", variant: "full")
+        let image = decoded(4)
+        async let first = cache.image(for: key) {
+            loads.value.add(1, ordering: .relaxed)
+            for await _ in gate { break }  // hold the load until the second caller is waiting
+            return image
+        }
+        // Wait until the second caller has joined (a miss recorded while the load is in flight).
+        async let second = cache.image(for: key) {
+            loads.value.add(1, ordering: .relaxed)
+            return image
+        }
+        while await cache.stats().misses < 2 { await Task.yield() }
+        open.yield()
+        let (a, b) = try await (first, second)
+        #expect(a.image == b.image)
+        #expect(loads.value.load(ordering: .relaxed) == 1)
+        #expect(await cache.stats().entries == 1)
+    }
+
+    @Test func evictsLeastRecentlyUsedWithinTheBudget() async throws {
+        let one = 16 * 16 * 4 + 256
+        let cache = ImageCache(capacityBytes: one * 2)
+        for name in ["a", "b"] {
+            _ = try await cache.image(for: .init(identity: name, variant: "full")) { decoded(16) }
+        }
+        _ = try await cache.image(for: .init(identity: "a", variant: "full")) { decoded(16) }  // a is now newest
+        _ = try await cache.image(for: .init(identity: "c", variant: "full")) { decoded(16) }
+        let stats = await cache.stats()
+        #expect(stats.entries == 2)
+        #expect(stats.evictions == 1)
+        #expect(stats.bytes <= stats.capacityBytes)
+        // b was evicted: loading it again is a miss that calls the loader.
+        let loads = Counter()
+        _ = try await cache.image(for: .init(identity: "b", variant: "full")) {
+            loads.value.add(1, ordering: .relaxed)
+            return decoded(16)
+        }
+        #expect(loads.value.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func failedLoadsAreNotCached() async throws {
+        struct Boom: Error {}
+        let cache = ImageCache(capacityBytes: 1 << 20)
+        let key = ImageCache.Key(identity: "x", variant: "full")
+        await #expect(throws: Boom.self) { try await cache.image(for: key) { throw Boom() } }
+        let again = try await cache.image(for: key) { decoded(2) }
+        #expect(again.image.width == 2)
+    }
+}

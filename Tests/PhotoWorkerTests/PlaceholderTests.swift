@@ -1,2 +1,0 @@
-import Testing
-@Test func placeholderPhotoWorker() { #expect(1 + 1 == 2) }

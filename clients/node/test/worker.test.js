@@ -1,0 +1,241 @@
+// Worker against the real binary (and, for the protocol basics, the fake worker too, to keep it honest).
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import {
+  ErrorCode, InvalidParams, MethodNotFound, ServerCancelled, SourceNotFound, TimeoutError, WorkerClosedError,
+  WorkerDiedError, spawnWorker,
+} from '../index.js';
+import { bothBins, children, eventually, jobCount, processExists, workerBin } from '../support/test-helpers.js';
+
+for (const [kind, executable] of bothBins()) {
+  describe(`Worker (${kind})`, () => {
+    test('initialize and ping', async () => {
+      const w = spawnWorker({ executable });
+      try {
+        const info = await w.initialize();
+        const names = new Set(info.methods.map((m) => m.name));
+        for (const name of ['ping', 'jobs.list', 'jobs.cancel', 'worker.stats', 'diagnostics.sleep']) {
+          assert.ok(names.has(name), name);
+        }
+        assert.deepEqual(await w.ping(), {});
+      } finally {
+        await w.close();
+      }
+    });
+
+    test('many calls in flight each get their own reply', async () => {
+      const w = spawnWorker({ executable });
+      try {
+        const durations = Array.from({ length: 200 }, (_, i) => (i * 37) % 100);
+        const start = Date.now();
+        const results = await Promise.all(durations.map((ms) => w.call('diagnostics.sleep', { ms })));
+        assert.deepEqual(results.map((r) => r.slept), durations);
+        assert.ok(Date.now() - start < 5000, 'the sleeps overlap');
+        assert.equal(w.inFlight, 0);
+      } finally {
+        await w.close();
+      }
+    });
+
+    test('replies come in completion order', async () => {
+      const w = spawnWorker({ executable });
+      try {
+        const order = [];
+        await Promise.all([400, 1].map(async (ms) => {
+          await w.call('diagnostics.sleep', { ms });
+          order.push(ms);
+        }));
+        assert.deepEqual(order, [1, 400]);
+      } finally {
+        await w.close();
+      }
+    });
+
+    test('stream yields every item, then the result', async () => {
+      const w = spawnWorker({ executable });
+      try {
+        const events = [];
+        for await (const event of w.stream('diagnostics.fanout', { children: 20, ms: 50 })) events.push(event);
+        const items = events.filter((e) => e.kind === 'item');
+        assert.deepEqual(items.map((e) => e.index).sort((a, b) => a - b), [...Array(20).keys()]);
+        assert.ok(items.every((e) => e.result.child === e.index));
+        assert.deepEqual(events.at(-1), { kind: 'result', value: { children: 20 } });
+        assert.equal(events.filter((e) => e.kind === 'result').length, 1);
+      } finally {
+        await w.close();
+      }
+    });
+
+    test('errors are typed', async () => {
+      const w = spawnWorker({ executable });
+      try {
+        await assert.rejects(w.call('no.such.method'), (error) => {
+          assert.ok(error instanceof MethodNotFound);
+          assert.equal(error.code, ErrorCode.METHOD_NOT_FOUND);
+          assert.deepEqual(error.data, { method: 'no.such.method' });
+          return true;
+        });
+        await assert.rejects(w.call('diagnostics.sleep', { ms: -5 }), (error) => {
+          assert.ok(error instanceof InvalidParams);
+          assert.equal(error.data.path, 'ms');
+          return true;
+        });
+        assert.deepEqual(await w.ping(), {});
+      } finally {
+        await w.close();
+      }
+    });
+
+    test('an AbortSignal cancels the job', async () => {
+      const w = spawnWorker({ executable });
+      try {
+        const controller = new AbortController();
+        const call = assert.rejects(
+          w.call('diagnostics.spin', { ms: 20_000 }, { signal: controller.signal }), { name: 'AbortError' },
+        );
+        // Wait for "running": a compute job cancelled while it is still queued is a different path.
+        await eventually(async () => (await w.call('jobs.list')).jobs[0]?.state === 'running', 'the spin job to run');
+        controller.abort();
+        await call;
+        await eventually(async () => (await jobCount(w)) === 0, 'the job to go after $/cancelRequest');
+        assert.equal((await w.call('worker.stats')).cancelled, 1);
+        assert.equal(w.inFlight, 0);
+      } finally {
+        await w.close();
+      }
+    });
+
+    test('an already aborted signal sends nothing', async () => {
+      const w = spawnWorker({ executable });
+      try {
+        await assert.rejects(w.call('ping', undefined, { signal: AbortSignal.abort() }), { name: 'AbortError' });
+        assert.equal(w.inFlight, 0);
+        assert.equal((await w.call('worker.stats')).received, 1);
+      } finally {
+        await w.close();
+      }
+    });
+
+    test('a timeout rejects and cancels the job', async () => {
+      const w = spawnWorker({ executable });
+      try {
+        const start = Date.now();
+        await assert.rejects(w.call('diagnostics.sleep', { ms: 20_000 }, { timeout: 200 }), TimeoutError);
+        assert.ok(Date.now() - start < 2000);
+        await eventually(async () => (await jobCount(w)) === 0, 'the timed-out job to be cancelled');
+        assert.equal((await w.call('worker.stats')).cancelled, 1);
+      } finally {
+        await w.close();
+      }
+    });
+
+    test('leaving a stream early cancels the job', async () => {
+      const w = spawnWorker({ executable });
+      try {
+        for await (const event of w.stream('diagnostics.fanout', { children: 50, ms: 10_000 })) {
+          assert.equal(event.kind, 'item');
+          break;
+        }
+        await eventually(async () => (await jobCount(w)) === 0, "the abandoned stream's job to be cancelled");
+      } finally {
+        await w.close();
+      }
+    });
+
+    test('a stream throws the final error', async () => {
+      const w = spawnWorker({ executable });
+      try {
+        await assert.rejects(async () => {
+          for await (const event of w.stream('diagnostics.fanout', { children: -1, ms: 0 })) assert.fail(String(event));
+        }, InvalidParams);
+      } finally {
+        await w.close();
+      }
+    });
+
+    test('a killed worker fails in-flight and later calls', async () => {
+      const w = spawnWorker({ executable });
+      try {
+        const outcomes = Promise.allSettled([1, 2, 3].map(() => w.call('diagnostics.sleep', { ms: 20_000 })));
+        await eventually(async () => (await jobCount(w)) === 3, 'jobs in flight');
+        process.kill(w.pid, 'SIGKILL');
+        for (const outcome of await outcomes) {
+          assert.equal(outcome.status, 'rejected');
+          assert.ok(outcome.reason instanceof WorkerDiedError);
+          assert.equal(outcome.reason.signal, 'SIGKILL');
+          assert.equal(outcome.reason.pid, w.pid);
+        }
+        assert.equal(w.alive, false);
+        await assert.rejects(w.ping(), WorkerDiedError);
+      } finally {
+        await w.close();
+      }
+      assert.equal(processExists(w.pid), false);
+    });
+
+    test('close lets in-flight calls finish and exits 0', async () => {
+      const w = spawnWorker({ executable });
+      const pending = w.call('diagnostics.sleep', { ms: 300 });
+      await eventually(async () => (await jobCount(w)) === 1, 'the job to start');
+      assert.equal(await w.close(), 0);
+      assert.equal((await pending).slept, 300);
+      assert.equal(processExists(w.pid), false);
+      await assert.rejects(w.ping(), (error) => error instanceof WorkerClosedError || error instanceof WorkerDiedError);
+    });
+
+    test('terminate answers in-flight jobs with -32802', async () => {
+      const w = spawnWorker({ executable });
+      const outcome = assert.rejects(
+        w.call('diagnostics.sleep', { ms: 20_000 }),
+        (error) => error instanceof ServerCancelled && error.code === -32802,
+      );
+      await eventually(async () => (await jobCount(w)) === 1, 'the job to start');
+      await w.terminate();
+      await outcome;
+      assert.equal(processExists(w.pid), false);
+    });
+
+    test('no child processes remain', async () => {
+      const before = new Set(children());
+      const workers = [1, 2, 3].map(() => spawnWorker({ executable }));
+      await Promise.all(workers.map((w) => w.ping()));
+      assert.equal(children().filter((pid) => !before.has(pid)).length, 3);
+      await Promise.all(workers.map((w) => w.close()));
+      assert.deepEqual(children().filter((pid) => !before.has(pid)), []);
+    });
+  });
+}
+
+describe('Worker (real only)', () => {
+  test('image errors are typed', async () => {
+    const w = spawnWorker({ executable: workerBin() });
+    try {
+      await assert.rejects(w.call('image.info', { source: { path: '/nonexistent/missing.png' } }), (error) => {
+        assert.ok(error instanceof SourceNotFound);
+        assert.equal(error.code, -32001);
+        assert.match(error.data.source, /missing\.png/);
+        return true;
+      });
+    } finally {
+      await w.close();
+    }
+  });
+
+  test('stderr is drained and kept', async () => {
+    const lines = [];
+    const w = spawnWorker({ executable: workerBin(), args: ['--log-level', 'trace'] });
+    w.on('stderr', (line) => lines.push(line));
+    await w.ping();
+    await w.close();
+    assert.ok(lines.length > 0, 'expected the worker to log at trace level');
+    assert.equal(w.stderrTail(1), lines.at(-1));
+  });
+
+  test('a missing executable fails the first call', async () => {
+    const w = spawnWorker({ executable: '/nonexistent/photoworker' });
+    await assert.rejects(w.ping(), (error) => error instanceof WorkerDiedError && /ENOENT/.test(error.message));
+    await w.close();
+  });
+});

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs the Python and Node client suites against the built worker (PHOTOWORKER_BIN, default .build/debug/photoworker).
+# Both suites always run; the script fails if either fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PHOTOWORKER_BIN="${PHOTOWORKER_BIN:-$PWD/.build/debug/photoworker}"
+if [ ! -x "$PHOTOWORKER_BIN" ]; then
+    echo "test-clients: $PHOTOWORKER_BIN is not built (run swift build, or set PHOTOWORKER_BIN)" >&2
+    exit 1
+fi
+
+status=0
+echo "== Python client (clients/python/tests)"
+python3 -m pytest -q -p no:cacheprovider clients/python/tests || status=1
+echo "== Node client (clients/node/test)"
+node --test clients/node/test/ || status=1
+exit $status

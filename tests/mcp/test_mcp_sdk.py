@@ -1,0 +1,112 @@
+"""photoworker as an MCP server, driven by the official MCP Python SDK over stdio (issue #8).
+
+Run: python3 -m pytest -q tests/mcp   (needs `pip install mcp pytest`; PHOTOWORKER_BIN overrides the binary)
+"""
+import asyncio
+import json
+import os
+import pathlib
+import tempfile
+
+import pytest
+
+mcp = pytest.importorskip("mcp")
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = os.environ.get("PHOTOWORKER_BIN", str(ROOT / ".build/debug/photoworker"))
+PHOTOS = ROOT.parent / "shared/corpus/photos"
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 120))
+
+
+async def with_session(body):
+    params = StdioServerParameters(command=BIN, args=[])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            return await body(session, init)
+
+
+def test_initialize_and_list_tools():
+    async def body(session, init):
+        assert init.server_info.name == "photoworker"
+        assert init.capabilities.tools is not None
+        tools = (await session.list_tools()).tools
+        names = {t.name for t in tools}
+        assert {"image_thumbnail", "image_palette", "image_sticker", "photos_process", "pack_export"} <= names
+        thumb = next(t for t in tools if t.name == "image_thumbnail")
+        assert thumb.input_schema["type"] == "object"
+        assert "source" in thumb.input_schema["required"]
+        assert thumb.input_schema["properties"]["source"]["$ref"].startswith("#/$defs/")
+        await session.send_ping()
+    run(with_session(body))
+
+
+def test_call_each_kind_of_tool():
+    out = tempfile.mkdtemp(prefix="pw-mcp-")
+    photo = str(PHOTOS / "animal-2.jpg")
+
+    async def body(session, init):
+        info = await session.call_tool("image_info", {"source": {"path": photo}})
+        assert not info.is_error
+        assert info.structured_content["format"] == "jpeg"
+        assert json.loads(info.content[0].text)["width"] == info.structured_content["width"]
+
+        pal = await session.call_tool("image_palette", {"source": {"path": photo}, "count": 4})
+        assert len(pal.structured_content["colors"]) == 4
+
+        thumb = await session.call_tool("image_thumbnail", {"source": {"path": photo}, "size": 64,
+                                                             "output": {"path": f"{out}/t.png"}})
+        links = [c for c in thumb.content if c.type == "resource_link"]
+        assert links and str(links[0].uri).endswith("/t.png")
+        assert not any(c.type == "image" for c in thumb.content), "no inline image unless asked"
+
+        inline = await session.call_tool("image_thumbnail", {"source": {"path": photo}, "size": 32,
+                                                              "output": {"inline": True}})
+        assert any(c.type == "image" and c.mime_type == "image/png" for c in inline.content)
+
+        sticker = await session.call_tool("image_sticker", {"source": {"path": photo},
+                                                            "output": {"path": f"{out}/s.png"}})
+        assert not sticker.is_error and os.path.exists(f"{out}/s.png")
+
+        missing = await session.call_tool("image_info", {"source": {"path": "/no/such.jpg"}})
+        assert missing.is_error
+        assert missing.structured_content["error"]["code"] == -32001
+    run(with_session(body))
+
+
+def test_batch_streams_progress():
+    out = tempfile.mkdtemp(prefix="pw-mcp-")
+    sources = [{"path": str(PHOTOS / n)} for n in ("girl-1.jpg", "girl-2.jpg", "girl-3.jpg")]
+    seen = []
+
+    async def progress(value, total, message):
+        seen.append((value, total, message))
+
+    async def body(session, init):
+        r = await session.call_tool("photos_process", {"sources": sources, "output": {"dir": out}},
+                                    progress_callback=progress)
+        assert r.structured_content["completed"] == 3
+        values = [v for v, _, _ in seen]
+        assert values and values == sorted(values) and len(set(values)) == len(values), seen
+        assert seen[-1][0] == 3 and seen[-1][1] == 3
+    run(with_session(body))
+
+
+def test_cancellation_sends_no_reply_and_worker_keeps_serving():
+    async def body(session, init):
+        task = asyncio.create_task(session.call_tool(
+            "photos_process", {"sources": [{"path": str(PHOTOS / "animal-3.jpg")}] * 20,
+                               "output": {"dir": tempfile.mkdtemp(prefix="pw-mcp-")}}))
+        await asyncio.sleep(0.3)
+        task.cancel()  # the SDK sends notifications/cancelled
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        # The worker is still healthy and answers the next call.
+        r = await session.call_tool("cache_stats", {})
+        assert not r.is_error
+    run(with_session(body))
