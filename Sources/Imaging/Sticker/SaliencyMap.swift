@@ -28,6 +28,8 @@ struct SaliencyMap {
             image.lab.withUnsafeBufferPointer { lab in
                 for i in 0..<n { channel[i] = lab[3 * i + c] }
             }
+            // A 3×3 mean first: single noisy pixels would otherwise raise barriers inside textures.
+            channel = MaskUpsampler.boxMean(channel, w, h, 1)
             let d = SaliencyMap.barrierDistance(channel, width: w, height: h)
             for i in 0..<n { mbd[i] += d[i] }
         }

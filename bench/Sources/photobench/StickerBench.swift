@@ -1,17 +1,18 @@
 import Foundation
 import Imaging
 
-/// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N]`
+/// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR]`
 ///
 /// Runs `StickerExtractor.extract` over every image of the sticker-dev corpus (images/NAME.jpg,
 /// masks/NAME.png) and prints the mean IoU against the human masks (both thresholded at 128) and the
 /// time per image (extraction only, decoding excluded, one core). `--pnm DIR` reads NAME.ppm/NAME.pgm
-/// pairs instead (handy while a decoder is unavailable).
+/// pairs instead (handy while a decoder is unavailable). `--dump` writes each mask as OUTDIR/NAME.pgm.
 enum StickerBench {
     static func run(_ args: [String]) throws {
         var dir = "../shared/corpus/sticker-dev"
         var pnm: String?
         var verbose = false
+        var dump: String?
         var options = StickerOptions()
         var i = 0
         while i < args.count {
@@ -19,6 +20,7 @@ enum StickerBench {
             case "--dir": i += 1; dir = args[i]
             case "--pnm": i += 1; pnm = args[i]
             case "--verbose", "-v": verbose = true
+            case "--dump": i += 1; dump = args[i]
             case "--working-size": i += 1; options.workingSize = Int(args[i]) ?? options.workingSize
             default: throw BenchError("unknown argument \(args[i])")
             }
@@ -35,6 +37,10 @@ enum StickerBench {
             let sticker = try StickerExtractor.extract(from: pair.image, options: options)
             let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
             let iou = sticker.mask.intersectionOverUnion(pair.truth)
+            if let dump {
+                let header = Array("P5\n\(sticker.mask.width) \(sticker.mask.height)\n255\n".utf8)
+                FileManager.default.createFile(atPath: "\(dump)/\(pair.name).pgm", contents: Data(header + sticker.mask.values))
+            }
             ious.append(iou); times.append(ms); confidences.append(sticker.confidence)
             if verbose {
                 print(String(format: "%@  IoU %.3f  conf %.2f  cover %.2f  %.1f ms", pair.name, iou, sticker.confidence, sticker.coverage, ms))
