@@ -145,7 +145,7 @@ struct JPEGCodecTests {
         // The test pictures are a large digit on a plain background: any wrong flip moves a lot of ink.
         let difference = meanAbsoluteDifference(cellMeans(decoded.image, cols: 24, rows: 24),
                                                 cellMeans(upright, cols: 24, rows: 24))
-        #expect(difference < 4, "\(file): mean cell difference \(difference)")
+        #expect(difference < 1.5, "\(file): mean cell difference \(difference)")   // measured <= 0.3
     }
 
     @Test("the orientation check would catch an unrotated image")
