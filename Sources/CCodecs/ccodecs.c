@@ -1,2 +1,0 @@
-#include "CCodecs.h"
-int ccodecs_version(void) { return 1; }

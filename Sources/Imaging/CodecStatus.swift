@@ -1,0 +1,37 @@
+import CCodecs
+
+/// Turns a CCodecs status code and the library's message into an `ImagingError`.
+func codecError(_ status: Int32, format: ImageFormat, message: UnsafePointer<CChar>?) -> ImagingError {
+    var text = message.map { String(cString: $0) } ?? ""
+    if text.isEmpty { text = "decoder failed (status \(status))" }
+    switch Int(status) {
+    case Int(CC_TRUNCATED): return .truncated(format: format, message: text)
+    case Int(CC_UNSUPPORTED): return .unsupported(format: format, message: text)
+    case Int(CC_NOMEM): return .invalidImage(format: format, message: "out of memory: \(text)")
+    case Int(CC_LIMIT): return .invalidImage(format: format, message: "safety limit exceeded: \(text)")
+    default: return .invalidImage(format: format, message: text)
+    }
+}
+
+/// Splits the shim's newline-separated warning buffer; `total` counts the ones it did not keep.
+func codecWarnings(_ text: UnsafePointer<CChar>?, total: Int32) -> [String] {
+    guard let text else { return [] }
+    var lines = String(cString: text).split(separator: "\n").map(String.init)
+    if Int(total) > lines.count { lines.append("(\(Int(total) - lines.count) more warnings)") }
+    return lines
+}
+
+/// `width * height` without overflow traps (hostile headers can declare anything).
+func pixelCount(_ width: Int, _ height: Int) -> Int {
+    let (product, overflow) = width.multipliedReportingOverflow(by: height)
+    return overflow ? Int.max : product
+}
+
+/// Refuses stored dimensions over the caller's budget, before anything is allocated. Whatever the budget,
+/// the RGBA buffer size must also be representable (so a huge `maxPixels` cannot turn into a trap).
+func checkPixelBudget(width: Int, height: Int, options: DecodeOptions) throws(ImagingError) {
+    let count = pixelCount(width, height)
+    if count > options.maxPixels || count > Int.max / 8 {
+        throw .tooLarge(width: width, height: height, limit: options.maxPixels)
+    }
+}

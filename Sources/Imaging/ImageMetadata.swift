@@ -1,0 +1,33 @@
+/// Facts about a decoded file that the pixels alone do not carry.
+public struct ImageMetadata: Sendable, Equatable {
+    public var format: ImageFormat
+    /// Full-size width (before shrink-on-load), after the orientation that was applied.
+    public var originalWidth: Int
+    /// Full-size height (before shrink-on-load), after the orientation that was applied.
+    public var originalHeight: Int
+    /// The EXIF orientation that was applied to the pixels (1 = none, also when `applyOrientation` was false).
+    public var orientation: Int
+    /// The file had an alpha channel or tRNS.
+    public var hadAlpha: Bool
+    /// Bits per sample in the file.
+    public var bitDepth: Int
+    /// Channels in the file (see `ImageInfo.channels`).
+    public var channels: Int
+    /// The embedded ICC profile. It is reported, not applied: pixels are the file's own RGB values.
+    public var iccProfile: [UInt8]?
+    /// 1, 2, 4 or 8: the JPEG DCT scaling used for shrink-on-load (always 1 for PNG).
+    public var scaleDenominator: Int
+
+    public init(format: ImageFormat, originalWidth: Int, originalHeight: Int, orientation: Int, hadAlpha: Bool,
+                bitDepth: Int, channels: Int, iccProfile: [UInt8]?, scaleDenominator: Int) {
+        self.format = format
+        self.originalWidth = originalWidth
+        self.originalHeight = originalHeight
+        self.orientation = orientation
+        self.hadAlpha = hadAlpha
+        self.bitDepth = bitDepth
+        self.channels = channels
+        self.iccProfile = iccProfile
+        self.scaleDenominator = scaleDenominator
+    }
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Pillow peer for `photobench decode`: decode times of the given JPEGs, full size and 1/8 (draft mode,
+which uses libjpeg DCT scaling like our shrink-on-load), and of PNGs at full size. Prints a JSON list on
+stdout.
+
+usage: decode_pillow.py [--iterations N] file.jpg...
+"""
+import json, os, sys, time
+import PIL
+from PIL import Image
+
+
+def best_seconds(n, body):
+    # Minimum like the Swift side: on a shared machine interference only adds time.
+    body()
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        body()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main(argv):
+    iterations = 9
+    if "--iterations" in argv:
+        i = argv.index("--iterations")
+        iterations = max(1, int(argv[i + 1]))
+        del argv[i:i + 2]
+    rows = []
+    for path in argv:
+        data = open(path, "rb").read()
+        with Image.open(path) as probe:
+            w, h = probe.size
+        result = {}
+
+        def full():
+            import io
+            im = Image.open(io.BytesIO(data))
+            im.load()
+            result["size"] = "%dx%d" % im.size
+
+        def eighth():
+            import io
+            im = Image.open(io.BytesIO(data))
+            im.draft("RGB", (w // 8, h // 8))
+            im.load()
+            result["size"] = "%dx%d" % im.size
+
+        modes = (("full", full), ("1/8", eighth)) if path.lower().endswith(".jpg") else (("full", full),)
+        for mode, fn in modes:
+            s = best_seconds(iterations, fn)
+            rows.append({"file": os.path.basename(path), "mode": mode, "ms": s * 1000,
+                         "mp_per_s": w * h / 1e6 / s, "size": result["size"], "pillow": PIL.__version__})
+    json.dump(rows, sys.stdout)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
