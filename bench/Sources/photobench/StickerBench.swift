@@ -77,7 +77,19 @@ enum StickerBench {
                             truth: Mask(width: mw, height: mh, values: gray.map { $0 >= 128 ? 255 : 0 }))
             }
         }
-        throw BenchError("decoding JPEG/PNG needs ImageCodec (branch codecs); use --pnm for now (dir \(dir))")
+        let names = try fm.contentsOfDirectory(atPath: dir + "/images").filter { $0.hasSuffix(".jpg") }.sorted()
+        return try names.map { file in
+            let name = String(file.dropLast(4))
+            guard let jpeg = self.fm(dir + "/images/" + file), let png = self.fm(dir + "/masks/" + name + ".png") else {
+                throw BenchError("cannot read \(name)")
+            }
+            let image = try ImageCodec.decode(jpeg).image
+            let truth = try ImageCodec.decode(png).image
+            // 1-bit masks: any non-zero grey is subject, whatever the decoder's bit-depth scaling.
+            var values = [UInt8](repeating: 0, count: truth.pixelCount)
+            for p in 0..<truth.pixelCount where truth.pixels[4 * p] > 0 { values[p] = 255 }
+            return Pair(name: name, image: image, truth: Mask(width: truth.width, height: truth.height, values: values))
+        }
     }
 
     /// Minimal binary PPM (P6) / PGM (P5) reader, 8-bit only.
