@@ -50,6 +50,11 @@ struct SaliencyMap {
                 s[i] = (mbd[i] + back[i]) * (0.5 + 0.5 * centre)
             }
         }
+        // Regional smoothing (a box of ~4% of the image, in the spirit of MBD+'s morphological
+        // smoothing) so the split follows regions rather than texture. Measured on sticker-dev:
+        // 2% → 0.487, 4% → 0.499, 7% → 0.481 mean IoU; the gain is small and the optimum flat.
+        let r = max(1, Int(Float(max(w, h)) * 0.04))
+        s = MaskUpsampler.boxMean(s, w, h, r)
         SaliencyMap.normalise(&s)
         values = s
         threshold = SaliencyMap.otsu(s)
