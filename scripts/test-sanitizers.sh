@@ -30,9 +30,8 @@ done
 # TSan sees none of its happens-before edges and reports every pair of accesses made under the same
 # Mutex as a "Swift access race" -- even in a trivially correct program. mutex_false_positive() proves
 # that on the current toolchain with a 10-line program; if (and only if) it does, reports whose every
-# access happens inside a Mutex.withLock body (a closure taking `inout sending Value`, mangled
-# ...zYuYTXEfU<n>_, possibly through inlined standard-library code, or a method of the locked value
-# called directly from one) are counted as known false positives.
+# access happens inside a Mutex.withLock body (a closure taking `inout sending State`, mangled
+# ...VzYuYTXEfU<n>_, or a method of that State called from one) are counted as known false positives.
 # Everything else fails the run.
 mutex_false_positive() {
     local dir="$PWD/.build-tsan/mutex-check"
@@ -64,7 +63,7 @@ verdict() { # verdict thread|address LOGDIR -> 0 when no real report
 import os, re, sys
 logs, filter_mutex = sys.argv[1], sys.argv[2] == "1"
 # A Mutex.withLock body: a closure whose parameter is `inout sending <State>`.
-WITHLOCK = re.compile(r"zYuYTXEfU\d*_")
+WITHLOCK = re.compile(r"VzYuYTXEfU\d*_|VzYuYTXEfU_")
 real, known = [], 0
 for name in sorted(os.listdir(logs)):
     text = open(os.path.join(logs, name), errors="replace").read()
@@ -77,13 +76,15 @@ for name in sorted(os.listdir(logs)):
             # "[Previous] read/write of size N"; look at its first frames.
             sections = re.split(r"\n  (?=(?:Previous )?(?:(?:[Mm]odifying|[Rr]ead) access|(?:[Rr]ead|[Ww]rite) of size))", report)[1:]
             def inside_lock(section):
-                frames = [l.split()[1] for l in section.splitlines() if re.match(r"\s+#\d+ ", l)]
-                # Standard-library code inlined into the closure (Array.append, Dictionary
-                # subscripts: symbols $ss... / $sS...) counts as the closure's own access.
-                own = [f for f in frames if not f.startswith(("$ss", "$sS"))]
-                # The first own frame is the withLock body, or a method of the locked state that
-                # the body called directly.
-                return any(WITHLOCK.search(f) for f in own[:2])
+                # The access is inside a withLock body when such a frame comes first, or comes after
+                # only standard-library container internals ($sS...) and methods of the locked State.
+                frames = [l for l in section.splitlines() if re.match(r"\s+#\d+ ", l)][:14]
+                for f in frames:
+                    if WITHLOCK.search(f):
+                        return True
+                    if not (re.search(r"#\d+ \$sS", f) or "5State" in f):
+                        return False
+                return False
             benign = bool(sections) and all(inside_lock(s) for s in sections)
         if benign:
             known += 1

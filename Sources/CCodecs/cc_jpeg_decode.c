@@ -1,6 +1,7 @@
 /* JPEG decoding through libjpeg(-turbo), in setjmp-protected steps, straight into RGBA. */
 #include "CCodecs.h"
 #include "cc_messages.h"
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,7 @@ cc_jpeg *cc_jpeg_create(const uint8_t *data, size_t size, size_t max_memory) {
     }
     jpeg_create_decompress(&j->cinfo);
     j->created = 1;
-    if (max_memory > 0) j->cinfo.mem->max_memory_to_use = (long)(max_memory > (size_t)0x7fffffffL ? 0x7fffffffL : max_memory);
+    if (max_memory > 0) j->cinfo.mem->max_memory_to_use = max_memory > (size_t)LONG_MAX ? LONG_MAX : (long)max_memory;
     j->progress.progress_monitor = cc_jpeg_progress;
     j->cinfo.progress = &j->progress;
     /* libjpeg's mem source takes an unsigned long length; an empty buffer is reported by it as an error. */

@@ -170,8 +170,15 @@ int cc_png_start(cc_png *p) {
     return CC_OK;
 }
 
+/* Steps left, saturated: 7 Adam7 passes of a very tall image can exceed 32 bits, and a wrapped count could
+ * read as "done". */
+static uint32_t cc_png_remaining(const cc_png *p) {
+    uint64_t left = p->steps_total - p->steps_done;
+    return left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
+}
+
 int cc_png_read_rows(cc_png *p, uint8_t *image, size_t row_bytes, uint32_t max_steps, uint32_t *remaining) {
-    *remaining = (uint32_t)(p->steps_total - p->steps_done);
+    *remaining = cc_png_remaining(p);
     if (!p->started) return CC_INVALID;
     if (setjmp(png_jmpbuf(p->png))) return cc_png_fail(p);
     uint64_t end = p->steps_done + max_steps;
@@ -182,7 +189,7 @@ int cc_png_read_rows(cc_png *p, uint8_t *image, size_t row_bytes, uint32_t max_s
         uint32_t y = (uint32_t)(p->steps_done % p->height);
         png_read_row(p->png, image + (size_t)y * row_bytes, NULL);
         p->steps_done++;
-        *remaining = (uint32_t)(p->steps_total - p->steps_done);
+        *remaining = cc_png_remaining(p);
     }
     return CC_OK;
 }

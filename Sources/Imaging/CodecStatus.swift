@@ -26,3 +26,12 @@ func pixelCount(_ width: Int, _ height: Int) -> Int {
     let (product, overflow) = width.multipliedReportingOverflow(by: height)
     return overflow ? Int.max : product
 }
+
+/// Refuses stored dimensions over the caller's budget, before anything is allocated. Whatever the budget,
+/// the RGBA buffer size must also be representable (so a huge `maxPixels` cannot turn into a trap).
+func checkPixelBudget(width: Int, height: Int, options: DecodeOptions) throws(ImagingError) {
+    let count = pixelCount(width, height)
+    if count > options.maxPixels || count > Int.max / 8 {
+        throw .tooLarge(width: width, height: height, limit: options.maxPixels)
+    }
+}

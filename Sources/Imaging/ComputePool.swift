@@ -12,7 +12,24 @@ import Synchronization
 public final class ComputePool: Sendable {
     private typealias Work = @Sendable () -> Void
 
-    private let queue = Mutex<[Work]>([])
+    private struct State {
+        var queue: [Work] = []
+        var head = 0
+
+        mutating func push(_ work: @escaping Work) { queue.append(work) }
+
+        mutating func pop() -> Work {
+            let work = queue[head]
+            head += 1
+            if head == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return work
+        }
+    }
+
+    private let state = Mutex(State())
     private let available = DispatchSemaphore(value: 0)
     public let threadCount: Int
 
@@ -42,7 +59,7 @@ public final class ComputePool: Sendable {
                     }
                     c.resume(with: Result { try Cancellation.with(flag, body) })
                 }
-                queue.withLock { $0.append(work) }
+                state.withLock { $0.push(work) }
                 available.signal()
             }
         } onCancel: {
@@ -53,7 +70,7 @@ public final class ComputePool: Sendable {
     private func serve() {
         while true {
             available.wait()
-            let work = queue.withLock { $0.removeFirst() }
+            let work = state.withLock { $0.pop() }
             work()
         }
     }

@@ -10,7 +10,8 @@ enum JPEGDecoder {
     static func memoryLimit(maxPixels: Int) -> Int {
         // Up to 4 components of 16-bit coefficients per pixel for the whole-image buffers.
         let (coefficients, overflow) = maxPixels.multipliedReportingOverflow(by: 8)
-        return overflow ? Int.max : coefficients &+ 64 << 20
+        let headroom = 64 << 20
+        return overflow || coefficients > Int.max - headroom ? Int.max : coefficients + headroom
     }
 
     static func info(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<ImageInfo, ImagingError> {
@@ -64,9 +65,8 @@ enum JPEGDecoder {
         guard storedWidth > 0, storedHeight > 0 else {
             throw ImagingError.invalidImage(format: .jpeg, message: "empty image")
         }
-        guard pixelCount(storedWidth, storedHeight) <= options.maxPixels else {
-            throw ImagingError.tooLarge(width: storedWidth, height: storedHeight, limit: options.maxPixels)
-        }
+        // Stored size, even when shrinking on load: progressive coefficient buffers are full-size.
+        try checkPixelBudget(width: storedWidth, height: storedHeight, options: options)
         let exif = exifOrientation(j)
         let orientation = options.applyOrientation ? (Orientation(rawValue: exif) ?? .up) : .up
         let denominator = scaleDenominator(storedWidth: storedWidth, storedHeight: storedHeight,

@@ -40,9 +40,7 @@ enum PNGDecoder {
         guard status == CC_OK else { throw fail(status) }
         let width = Int(header.width), height = Int(header.height)
         guard width > 0, height > 0 else { throw ImagingError.invalidImage(format: .png, message: "empty image") }
-        guard pixelCount(width, height) <= options.maxPixels else {
-            throw ImagingError.tooLarge(width: width, height: height, limit: options.maxPixels)
-        }
+        try checkPixelBudget(width: width, height: height, options: options)
         status = cc_png_start(p)
         guard status == CC_OK else { throw fail(status) }
 

@@ -6,7 +6,7 @@ import Testing
 struct CancellationTests {
     @Test func cancellingARunningSpinAnswersRequestCancelled() async throws {
         let w = try WorkerProcess()
-        w.request(1, "diagnostics.spin", ["ms": 60_000])
+        w.request(1, "diagnostics.spin", ["ms": 600_000])
         // Wait until it is really running.
         while try await w.call(100, "jobs.list")["result"]?["jobs"] == [] {}
         w.cancel(1)
@@ -16,7 +16,7 @@ struct CancellationTests {
 
     @Test func cancellingAQueuedJobFreesItsPlace() async throws {
         let w = try WorkerProcess(["--max-jobs", "1"])
-        w.request(1, "diagnostics.spin", ["ms": 60_000])
+        w.request(1, "diagnostics.spin", ["ms": 600_000])
         w.request(2, "diagnostics.spin", ["ms": 1])
         w.cancel(2)
         let r = try #require(try await w.next())
@@ -28,8 +28,8 @@ struct CancellationTests {
 
     @Test func mcpStyleCancelAndAcknowledgedCancel() async throws {
         let w = try WorkerProcess()
-        w.request(1, "diagnostics.sleep", ["ms": 60_000])
-        w.request(2, "diagnostics.sleep", ["ms": 60_000])
+        w.request(1, "diagnostics.sleep", ["ms": 600_000])
+        w.request(2, "diagnostics.sleep", ["ms": 600_000])
         w.notify("notifications/cancelled", ["requestId": 1, "reason": "user"])
         let r1 = try #require(try await w.next())
         #expect(r1["id"] == 1)
@@ -56,7 +56,7 @@ struct CancellationTests {
 
     @Test func cancellingTwiceGivesExactlyOneReply() async throws {
         let w = try WorkerProcess()
-        w.request(1, "diagnostics.fanout", ["children": 4, "ms": 60_000])
+        w.request(1, "diagnostics.fanout", ["children": 4, "ms": 600_000])
         w.cancel(1)
         w.cancel(1)
         let (r, _) = try await w.response(1)
@@ -69,7 +69,7 @@ struct CancellationTests {
 
     @Test func cancelMidFanoutStopsTheStream() async throws {
         let w = try WorkerProcess()
-        w.request(1, "diagnostics.fanout", ["children": 50, "ms": 60_000])
+        w.request(1, "diagnostics.fanout", ["children": 50, "ms": 600_000])
         // Wait for the first item, then cancel.
         let first = try #require(try await w.next())
         #expect(first["params"]?["kind"] == "item")

@@ -22,7 +22,7 @@ struct ConcurrencyTests {
 
     @Test func repliesComeInCompletionOrder() async throws {
         let w = try WorkerProcess()
-        w.request(1, "diagnostics.sleep", ["ms": 60_000])
+        w.request(1, "diagnostics.sleep", ["ms": 600_000])
         w.request(2, "diagnostics.sleep", ["ms": 1])
         let first = try #require(try await w.next())
         #expect(first["id"] == 2)
@@ -35,8 +35,8 @@ struct ConcurrencyTests {
     @Test func cheapMethodsAnswerWhileEveryComputeSlotIsBusy() async throws {
         // Two slots, both spinning: protocol work must not need a compute thread.
         let w = try WorkerProcess(["--max-jobs", "2"])
-        w.request(1, "diagnostics.spin", ["ms": 30_000])
-        w.request(2, "diagnostics.spin", ["ms": 30_000])
+        w.request(1, "diagnostics.spin", ["ms": 600_000])
+        w.request(2, "diagnostics.spin", ["ms": 600_000])
         while try await w.call(100, "jobs.list")["result"]?["jobs"]?.arrayCount != 2 {}
         for i in 0..<20 {
             #expect(try await w.call(200 + i, "ping")["result"] == [:])
@@ -49,8 +49,8 @@ struct ConcurrencyTests {
 
     @Test func cheapMethodsDoNotWaitBehindComputeJobs() async throws {
         let w = try WorkerProcess(["--max-jobs", "1"])
-        w.request(1, "diagnostics.spin", ["ms": 20_000])
-        w.request(2, "diagnostics.spin", ["ms": 20_000])  // queued behind 1
+        w.request(1, "diagnostics.spin", ["ms": 600_000])
+        w.request(2, "diagnostics.spin", ["ms": 600_000])  // queued behind 1
         let pong = try await w.call(3, "ping")
         #expect(pong["result"] == [:])
         let jobs = try await w.call(4, "jobs.list")
@@ -70,7 +70,7 @@ struct ConcurrencyTests {
 
     @Test func queueOverflowIsAnsweredOverloaded() async throws {
         let w = try WorkerProcess(["--max-jobs", "1", "--max-queue", "2"])
-        for i in 1...4 { w.request(i, "diagnostics.spin", ["ms": 20_000]) }
+        for i in 1...4 { w.request(i, "diagnostics.spin", ["ms": 600_000]) }
         let r = try #require(try await w.next())
         #expect(r["id"] == 4)
         #expect(r["error"]?["code"] == -32000)

@@ -35,7 +35,7 @@ struct LifecycleTests {
 
     @Test func drainTimeoutCancelsTheRestWithServerCancelled() async throws {
         let w = try WorkerProcess(["--drain-timeout", "0.2"])
-        w.request(1, "diagnostics.sleep", ["ms": 60_000])
+        w.request(1, "diagnostics.sleep", ["ms": 600_000])
         w.closeStdin()
         let r = try #require(try await w.next())
         #expect(r["error"]?["code"] == -32802)
@@ -59,7 +59,7 @@ struct LifecycleTests {
 
     @Test func exitWithoutShutdownIsCodeOne() async throws {
         let w = try WorkerProcess()
-        w.request(1, "diagnostics.sleep", ["ms": 60_000])
+        w.request(1, "diagnostics.sleep", ["ms": 600_000])
         w.notify("exit")
         let r = try #require(try await w.next())
         #expect(r["error"]?["code"] == -32802)
@@ -69,8 +69,8 @@ struct LifecycleTests {
     @Test(arguments: [SIGTERM, SIGINT])
     func signalCancelsEverythingWithServerCancelled(_ sig: Int32) async throws {
         let w = try WorkerProcess()
-        w.request(1, "diagnostics.spin", ["ms": 60_000])
-        w.request(2, "diagnostics.sleep", ["ms": 60_000])
+        w.request(1, "diagnostics.spin", ["ms": 600_000])
+        w.request(2, "diagnostics.sleep", ["ms": 600_000])
         while try await w.call(100, "jobs.list")["result"]?["jobs"] == [] {}
         kill(w.process.processIdentifier, sig)
         let replies = try await w.drain()

@@ -29,7 +29,7 @@ struct MCPTests {
     @Test func nativeClientsStillGetMinus32800() async throws {
         let w = try WorkerProcess()
         _ = try await w.call(1, "initialize", [:])
-        w.request(2, "diagnostics.sleep", ["ms": 60_000])
+        w.request(2, "diagnostics.sleep", ["ms": 600_000])
         w.notify("notifications/cancelled", ["requestId": 2])
         #expect(try await w.next()?["error"]?["code"] == -32800)
     }

@@ -81,7 +81,7 @@ struct WireTests {
 
     @Test func duplicateIDInFlightIsRefused() async throws {
         let w = try WorkerProcess()
-        w.request(1, "diagnostics.sleep", ["ms": 60_000])
+        w.request(1, "diagnostics.sleep", ["ms": 600_000])
         w.request(1, "diagnostics.sleep", ["ms": 1])
         let dup = try #require(try await w.next())
         #expect(dup["id"] == 1)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Imaging
 
@@ -96,10 +97,14 @@ struct BrokenFileCodecTests {
     }
 
     /// Deterministic byte mutations (flips, truncations, splices) of small valid files: the decoder must
-    /// return or throw `ImagingError`, never crash or hang.
+    /// return or throw `ImagingError`, never crash or hang. CODEC_MUTATION_ROUNDS raises the count for a
+    /// longer run (e.g. under `--sanitize=address`).
+    static let mutationRounds = ProcessInfo.processInfo.environment["CODEC_MUTATION_ROUNDS"].flatMap(Int.init) ?? 150
+
     @Test("mutated files never crash the decoder",
           arguments: ["pngsuite/basi6a16.png", "pngsuite/basn3p02.png", "photos/libjpeg-testorig.jpg",
-                      "photos/pillow-hopper_gray.jpg", "photos/libjpeg-testimgari.jpg"])
+                      "photos/pillow-hopper_gray.jpg", "photos/libjpeg-testimgari.jpg", "photos/pillow-pil_sample_cmyk.jpg",
+                      "pngsuite/basi4a08.png", "pngsuite/tbbn3p08.png"])
     func mutations(_ file: String) throws {
         let original = try CodecCorpus.bytes(file)
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(original.count)
@@ -108,7 +113,7 @@ struct BrokenFileCodecTests {
             return Int(truncatingIfNeeded: state >> 1)
         }
         var outcomes = (decoded: 0, rejected: 0)
-        for round in 0..<150 {
+        for round in 0..<Self.mutationRounds {
             var bytes = original
             switch round % 3 {
             case 0:
@@ -128,7 +133,7 @@ struct BrokenFileCodecTests {
             }
             _ = try? ImageCodec.info(bytes)
         }
-        #expect(outcomes.decoded + outcomes.rejected == 150)
+        #expect(outcomes.decoded + outcomes.rejected == Self.mutationRounds)
         #expect(outcomes.rejected > 0)
     }
 }

@@ -90,6 +90,12 @@ struct PNGCodecTests {
         #expect(throws: ImagingError.tooLarge(width: 100_000, height: 100_000, limit: 1000)) {
             try ImageCodec.decode(png, options: DecodeOptions(maxPixels: 1000))
         }
+        // No budget at all still cannot overflow the buffer size: 2^31-1 squared * 4 bytes is refused.
+        let absurd = PNGTestBuilder.png(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF, bitDepth: 16, colorType: 6,
+                                        filteredRows: [0])
+        #expect(throws: ImagingError.tooLarge(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF, limit: .max)) {
+            try ImageCodec.decode(absurd, options: DecodeOptions(maxPixels: .max))
+        }
     }
 
     @Test("sides beyond libpng's default 1e6 limit are judged by maxPixels, not libpng")

@@ -18,7 +18,9 @@ struct GaussianMixtureModel {
     /// a component singular.
     static let ridge: Float = 4.0
 
+    /// - Precondition: `1...8` components (the likelihood evaluation keeps them on the stack).
     init(componentCount: Int) {
+        precondition((1...8).contains(componentCount), "1...8 mixture components")
         self.componentCount = componentCount
         weights = [Float](repeating: 0, count: componentCount)
         means = [Float](repeating: 0, count: componentCount * 3)

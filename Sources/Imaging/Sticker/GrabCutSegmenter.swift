@@ -13,7 +13,7 @@ struct GrabCutSegmenter {
     /// Smoothness weight (Rother et al. use 50).
     var gamma: Float = 50
     /// Weight of the saliency prior relative to the colour likelihood.
-    var priorWeight: Float = 1
+    var priorWeight: Float = 2
 
     /// - Parameters:
     ///   - prior: probability that each pixel belongs to the subject, in (0, 1).

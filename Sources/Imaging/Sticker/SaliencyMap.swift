@@ -28,6 +28,8 @@ struct SaliencyMap {
             image.lab.withUnsafeBufferPointer { lab in
                 for i in 0..<n { channel[i] = lab[3 * i + c] }
             }
+            // A 3×3 mean first: single noisy pixels would otherwise raise barriers inside textures.
+            channel = MaskUpsampler.boxMean(channel, w, h, 1)
             let d = SaliencyMap.barrierDistance(channel, width: w, height: h)
             for i in 0..<n { mbd[i] += d[i] }
         }
@@ -48,6 +50,11 @@ struct SaliencyMap {
                 s[i] = (mbd[i] + back[i]) * (0.5 + 0.5 * centre)
             }
         }
+        // Regional smoothing (a box of ~4% of the image, in the spirit of MBD+'s morphological
+        // smoothing) so the split follows regions rather than texture. Measured on sticker-dev:
+        // 2% → 0.487, 4% → 0.499, 7% → 0.481 mean IoU; the gain is small and the optimum flat.
+        let r = max(1, Int(Float(max(w, h)) * 0.04))
+        s = MaskUpsampler.boxMean(s, w, h, r)
         SaliencyMap.normalise(&s)
         values = s
         threshold = SaliencyMap.otsu(s)

@@ -57,7 +57,11 @@ public enum StickerExtractor {
         // Below ~2 Lab units of barrier summed over three channels the image has no visible structure.
         if saliency.rawStrength < 2 { return (whole, 0) }
 
-        let tau = saliency.threshold
+        // Seeds and prior are centred a little below Otsu's split: the split tends to keep only the
+        // most distinct part of a subject, and the colour models recover from a generous start
+        // better than from a stingy one. Measured on sticker-dev (mean IoU): ×0.7 0.482, ×0.8 0.499,
+        // ×0.9 0.503, ×1.0 0.479.
+        let tau = saliency.threshold * 0.9
         let steepness: Float = 8
         let prior = saliency.values.map { 1 / (1 + expf(-steepness * ($0 - tau))) }
         let initial = saliency.values.map { $0 > tau ? UInt8(1) : 0 }

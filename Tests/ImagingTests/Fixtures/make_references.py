@@ -7,7 +7,7 @@ independently of libpng with pypng: palette + tRNS expanded, low-depth grey scal
 Each reference is cross-checked against Pillow (exact for 8-bit sources, +-1 for 16-bit ones, because
 Pillow truncates 16-bit samples to their high byte).
 
-jpeg-reference.json: for a few JPEGs, Pillow's RGB decode summarised as per-channel means and an 8x8 grid
+jpeg-reference.json: for a few JPEGs (plus the YCCK fixture made by make_ycck.c), Pillow's RGB decode summarised as per-channel means and an 8x8 grid
 of sampled pixels (Pillow bundles libjpeg-turbo, so greyscale/colour files match to +-1; CMYK is converted
 by Pillow's own multiplicative formula).
 
@@ -110,9 +110,12 @@ def pngsuite():
 def jpegs():
     names = ["photos/libjpeg-testorig.jpg", "photos/libjpeg-testimgari.jpg", "photos/libjpeg-testimgint.jpg",
              "photos/pillow-hopper_gray.jpg", "photos/pillow-pil_sample_cmyk.jpg", "photos/rocket.jpg"]
+    # Keys starting with "fixture:" name files in this folder (ycck.jpg comes from make_ycck.c).
+    names.append("fixture:ycck.jpg")
     refs = {}
     for rel in names:
-        im = Image.open(os.path.join(CORPUS, rel))
+        path = os.path.join(OUT, rel[8:]) if rel.startswith("fixture:") else os.path.join(CORPUS, rel)
+        im = Image.open(path)
         mode = im.mode
         rgb = np.asarray(im.convert("RGB"), dtype=np.int32)
         h, w, _ = rgb.shape

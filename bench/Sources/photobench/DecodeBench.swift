@@ -4,8 +4,8 @@ import Imaging
 /// `photobench decode [--iterations N] [--no-pillow]` (default 9 iterations)
 ///
 /// Decode throughput on large JPEGs: full size and 1/8 shrink-on-load (libjpeg DCT scaling), single thread,
-/// against Pillow on the same files (bench/decode_pillow.py). Inputs are 6000x4000 mosaics of corpus photos
-/// generated deterministically into bench/out/ (not committed). Megapixels are counted at the file's full
+/// against Pillow on the same files (bench/decode_pillow.py); plus one large PNG. Inputs are mosaics of
+/// corpus photos generated deterministically into bench/out/ (not committed). Megapixels are counted at the file's full
 /// size for both modes, so the 1/8 figure shows how much faster a thumbnail-sized decode gets.
 enum DecodeBench {
     static let benchDir = URL(fileURLWithPath: #filePath)
@@ -18,15 +18,18 @@ enum DecodeBench {
         if let i = args.firstIndex(of: "--iterations"), i + 1 < args.count, let n = Int(args[i + 1]) { iterations = max(1, n) }
         let runPillow = !args.contains("--no-pillow")
 
-        let files = try makeInputs()
+        let files = try makeInputs()   // JPEGs, then one PNG
         print("decode: best of \(iterations) runs, one thread; MP/s counts full-size megapixels")
         var ours: [String: Double] = [:]
         for file in files {
             let bytes = [UInt8](try Data(contentsOf: file))
             let info = try ImageCodec.info(bytes)
             let megapixels = Double(info.width * info.height) / 1e6
-            for (mode, options) in [("full", DecodeOptions()),
-                                    ("1/8", DecodeOptions(minimumSize: (width: info.width / 16, height: info.height / 16)))] {
+            var modes = [("full", DecodeOptions())]
+            if info.format == .jpeg {
+                modes.append(("1/8", DecodeOptions(minimumSize: (width: info.width / 16, height: info.height / 16))))
+            }
+            for (mode, options) in modes {
                 var decoded: DecodedImage? = nil
                 let seconds = try best(iterations) { decoded = try ImageCodec.decode(bytes, options: options) }
                 let rate = megapixels / seconds
@@ -60,7 +63,10 @@ enum DecodeBench {
                          name as NSString, mode as NSString, (row["size"] as? String ?? "?") as NSString, ms, rate,
                          ratio as NSString))
         }
-        if let version = rows.first?["pillow"] as? String { print("  (Pillow \(version))") }
+        if let version = rows.first?["pillow"] as? String {
+            print("  (Pillow \(version); Pillow's plain open/load does not apply EXIF orientation, so the exif6 rows")
+            print("   compare our decode + 90° rotation with Pillow's decode alone)")
+        }
     }
 
     /// Best wall time of `body` over `n` runs, after one warm-up. The minimum, not the median: the machine is
@@ -76,16 +82,37 @@ enum DecodeBench {
         return times.min()!
     }
 
-    /// 6000x4000 mosaics of corpus photos, baseline and progressive, written once into bench/out/.
+    /// 6000x4000 mosaics of corpus photos (JPEG baseline and progressive at q90) and a 3000x2000 RGB PNG,
+    /// written once into bench/out/.
     static func makeInputs() throws -> [URL] {
         try FileManager.default.createDirectory(at: outDir, withIntermediateDirectories: true)
         let baseline = outDir.appendingPathComponent("mosaic-6000x4000.jpg")
         let progressive = outDir.appendingPathComponent("mosaic-6000x4000-progressive.jpg")
-        let fm = FileManager.default
-        if fm.fileExists(atPath: baseline.path) && fm.fileExists(atPath: progressive.path) {
-            return [baseline, progressive]
-        }
-        let width = 6000, height = 4000
+        let rotated = outDir.appendingPathComponent("mosaic-6000x4000-exif6.jpg")
+        let png = outDir.appendingPathComponent("mosaic-3000x2000.png")
+        let all = [baseline, rotated, progressive, png]
+        if all.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) }) { return all }
+        let big = try mosaic(width: 6000, height: 4000)
+        let jpeg = try ImageCodec.encodeJPEG(big, quality: 90)
+        try Data(jpeg).write(to: baseline)
+        // The same file with EXIF orientation 6 inserted after SOI: measures decode + 90° rotation.
+        try Data(Array(jpeg[0..<2]) + exifSegment(orientation: 6) + Array(jpeg[2...])).write(to: rotated)
+        try Data(try ImageCodec.encodeJPEG(big, quality: 90, progressive: true)).write(to: progressive)
+        try Data(try ImageCodec.encodePNG(try mosaic(width: 3000, height: 2000))).write(to: png)
+        return all
+    }
+
+    /// An APP1 Exif segment holding only IFD0 with the orientation tag (big-endian TIFF).
+    static func exifSegment(orientation: UInt8) -> [UInt8] {
+        let tiff: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, orientation, 0, 0,
+                             0, 0, 0, 0]
+        let payload = Array("Exif".utf8) + [0, 0] + tiff
+        let length = payload.count + 2
+        return [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
+    }
+
+    /// Rows of corpus photos at their own size, cycling through them, cropped at the edges.
+    static func mosaic(width: Int, height: Int) throws -> Image {
         let tiles = try ["car-1.jpg", "animal-1.jpg", "girl-1.jpg", "rocket.jpg", "hubble_deep_field.jpg", "anime-girl-2.jpg"]
             .map { try ImageCodec.decode([UInt8](try Data(contentsOf: corpus.appendingPathComponent($0)))).image }
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
@@ -111,9 +138,6 @@ enum DecodeBench {
                 y += rowHeight
             }
         }
-        let image = Image(width: width, height: height, pixels: pixels)
-        try Data(try ImageCodec.encodeJPEG(image, quality: 90)).write(to: baseline)
-        try Data(try ImageCodec.encodeJPEG(image, quality: 90, progressive: true)).write(to: progressive)
-        return [baseline, progressive]
+        return Image(width: width, height: height, pixels: pixels)
     }
 }

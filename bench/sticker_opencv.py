@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Peer figure for `photobench sticker`: OpenCV GrabCut on the sticker-dev corpus.
+
+GrabCut initialised with a rectangle 5% in from each border, 5 iterations, run at full size and on a
+copy whose longest side is 240 px (mask upscaled with nearest neighbour). Prints mean IoU and ms/image
+(one thread) for both, and, with --ours "IOU MS" (the figures photobench printed), the ratios.
+
+  pip install opencv-python-headless numpy
+  python3 bench/sticker_opencv.py [--dir ../shared/corpus/sticker-dev] [--ours 0.48 60]
+"""
+import argparse
+import glob
+import os
+import time
+
+import cv2
+import numpy as np
+
+
+def grabcut(img, iterations=5):
+    h, w = img.shape[:2]
+    rect = (int(w * 0.05), int(h * 0.05), max(1, int(w * 0.9)), max(1, int(h * 0.9)))
+    mask = np.zeros((h, w), np.uint8)
+    bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    cv2.grabCut(img, mask, rect, bgd, fgd, iterations, cv2.GC_INIT_WITH_RECT)
+    return (mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)
+
+
+def iou(a, b):
+    union = np.logical_or(a, b).sum()
+    return 1.0 if union == 0 else np.logical_and(a, b).sum() / union
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", default="../shared/corpus/sticker-dev")
+    ap.add_argument("--ours", nargs=2, type=float, metavar=("IOU", "MS"))
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    names = sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(args.dir, "images", "*.jpg")))
+    if not names:
+        raise SystemExit("no images in " + args.dir)
+    results = {}
+    for label, side in (("full size", None), ("240 px", 240)):
+        ious, times = [], []
+        for name in names:
+            img = cv2.imread(os.path.join(args.dir, "images", name + ".jpg"), cv2.IMREAD_COLOR)
+            truth = cv2.imread(os.path.join(args.dir, "masks", name + ".png"), cv2.IMREAD_GRAYSCALE) > 0
+            start = time.perf_counter()
+            if side:
+                h, w = img.shape[:2]
+                s = side / max(h, w)
+                small = cv2.resize(img, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
+                m = grabcut(small).astype(np.uint8)
+                m = cv2.resize(m, (w, h), interpolation=cv2.INTER_NEAREST) > 0
+            else:
+                m = grabcut(img)
+            times.append((time.perf_counter() - start) * 1000)
+            ious.append(iou(m, truth))
+        results[label] = (float(np.mean(ious)), float(np.mean(times)))
+        print(f"opencv grabcut {label}: {len(names)} images  mean IoU {np.mean(ious):.3f}  "
+              f"{np.mean(times):.1f} ms/image mean, {np.median(times):.1f} ms median (one thread)")
+    if args.ours:
+        our_iou, our_ms = args.ours
+        for label, (cv_iou, cv_ms) in results.items():
+            print(f"ours vs opencv {label}: IoU ratio {our_iou / cv_iou:.2f}, speed-up {cv_ms / our_ms:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
