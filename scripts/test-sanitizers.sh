@@ -77,12 +77,12 @@ for name in sorted(os.listdir(logs)):
             sections = re.split(r"\n  (?=(?:Previous )?(?:(?:[Mm]odifying|[Rr]ead) access|(?:[Rr]ead|[Ww]rite) of size))", report)[1:]
             def inside_lock(section):
                 # The access is inside a withLock body when such a frame comes first, or comes after
-                # only standard-library container internals ($sS...) and methods of the locked State.
+                # only standard-library internals ($sS..., $ss...) and methods of the locked State.
                 frames = [l for l in section.splitlines() if re.match(r"\s+#\d+ ", l)][:14]
                 for f in frames:
                     if WITHLOCK.search(f):
                         return True
-                    if not (re.search(r"#\d+ \$sS", f) or "5State" in f):
+                    if not (re.search(r"#\d+ \$s[sS]", f) or "5State" in f):
                         return False
                 return False
             benign = bool(sections) and all(inside_lock(s) for s in sections)
