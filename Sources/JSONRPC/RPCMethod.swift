@@ -64,11 +64,11 @@ public struct MethodHandler: Sendable {
 
     /// Params are by name: absent means `{}`, an array is refused with -32602.
     static func decode<P: Decodable>(_ type: P.Type, from params: JSONValue?) throws -> P {
-        if P.self == NoParams.self { return NoParams() as! P }
         let value = params ?? .object([:])
         guard case .object = value else {
             throw RPCError.invalidParams(path: "params", "params must be an object (by name), got \(value.typeName)")
         }
+        if P.self == NoParams.self { return NoParams() as! P }
         do {
             return try JSONDecoder().decode(P.self, from: Data(value.serialized))
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {

@@ -14,10 +14,11 @@ import Glibc
 /// the single ``MessageWriter``.
 ///
 /// - Important: Where code runs. The loop, the registry, cheap methods, timers and signal handling
-///   all run on the main actor's executor (the main queue, served by its own thread). Compute and
-///   waiting jobs run `@concurrent` on the cooperative pool, which `--max-jobs` pixel loops may fill
-///   completely; nothing protocol-side ever needs a pool thread, so `ping`, cancellation and
-///   shutdown stay prompt under full load.
+///   run on the main actor's executor. Compute and waiting jobs run `@concurrent` on the
+///   cooperative pool, and their synchronous pixel loops on the application's own compute threads
+///   (Imaging's `ComputePool`), never on the pool: on Linux every wake-up from another thread
+///   (a reply from the reader, a resumed continuation, a timer) goes through the cooperative pool,
+///   so a pool filled with pixel loops would hold up `ping`, cancellation and shutdown for seconds.
 public final class Server: Sendable {
     public let configuration: ServerConfiguration
     public let stats = ServerStats()

@@ -20,6 +20,14 @@ struct SpecExamplesTests {
         #expect(r["id"] == 1)
     }
 
+    @Test func methodsWithoutParamsRefusePositionalParamsToo() async throws {
+        let w = try WorkerProcess()
+        w.send(raw: #"{"jsonrpc": "2.0", "method": "ping", "params": [1], "id": 2}"#)
+        let r = try #require(try await w.next())
+        #expect(r["error"]?["code"] == -32602)
+        #expect(r["error"]?["data"]?["path"] == "params")
+    }
+
     @Test func notificationGetsNoReply() async throws {
         let w = try WorkerProcess()
         w.send(raw: #"{"jsonrpc": "2.0", "method": "ping", "params": {}}"#)
