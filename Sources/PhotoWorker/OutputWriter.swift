@@ -49,8 +49,15 @@ public enum OutputWriter {
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
             throw WorkerError.outputFailed(path: path, reason: "the folder \(dir) does not exist")
         }
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
-            throw WorkerError.outputFailed(path: path, reason: "the path is a directory")
+        // Only regular files are replaced: renaming over a device, FIFO or socket (say /dev/null
+        // when running as root) would silently swap the special file for an image.
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            switch st.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFDIR: throw WorkerError.outputFailed(path: path, reason: "the path is a directory")
+            default: throw WorkerError.outputFailed(path: path, reason: "the path exists and is not a regular file")
+            }
         }
         let temp = "\(dir)/.\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)

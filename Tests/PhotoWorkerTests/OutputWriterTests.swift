@@ -3,6 +3,10 @@ import Imaging
 @testable import PhotoWorker
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 struct OutputWriterTests {
     private func tempDir() throws -> String {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("pw-out-\(UUID().uuidString)").path
@@ -33,6 +37,19 @@ struct OutputWriterTests {
         } throws: { error in
             guard case WorkerError.outputFailed(let path, _) = error else { return false }
             return path == "/no/such/folder/a.bin"
+        }
+    }
+
+    @Test func specialFilesAndFoldersAreNeverReplaced() throws {
+        // A FIFO stands in for a device: replacing it would be the same bug, without the danger of
+        // testing it on /dev/null.
+        let dir = try tempDir()
+        let fifo = "\(dir)/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for path in [fifo, dir] {
+            #expect(throws: WorkerError.self) { try OutputWriter.writeAtomically([1], to: path) }
+            var st = stat()
+            #expect(stat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG, "\(path) was replaced")
         }
     }
 
