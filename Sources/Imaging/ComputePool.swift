@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Dedicated threads for synchronous pixel work, awaited from async code.
 ///
 /// Pixel loops block their thread for milliseconds to seconds. On the cooperative pool (one
@@ -38,6 +42,12 @@ public final class ComputePool: Sendable {
         for i in 0..<threadCount {
             let thread = Thread { [self] in
                 Thread.current.name = "pw-compute-\(i)"
+                #if os(Linux)
+                // Pixel loops yield the CPU to everything else in the process: on Linux the nice
+                // value is per thread, so the protocol threads keep answering promptly while these
+                // threads keep both cores busy.
+                setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)
+                #endif
                 self.serve()
             }
             // Deep recursion is not used, but libjpeg/libpng and large frames like room.
