@@ -42,12 +42,12 @@ extension PhotoWorkerCommand {
             sigint.resume()
             do {
                 let result = try await worker.call(method, parsed) { event in
-                    print(event.jsonString)
+                    Terminal.line(event.jsonString)
                 }
-                print(result.jsonString)
+                Terminal.line(result.jsonString)
                 await worker.close()
             } catch let failure as CallFailed {
-                FileHandle.standardError.write(Data((failure.error.jsonString + "\n").utf8))
+                Terminal.error(failure.error.jsonString)
                 await worker.close()
                 throw ExitCode(failure.error["code"] == .int(-32800) ? 130 : 1)
             }

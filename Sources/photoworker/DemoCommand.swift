@@ -26,7 +26,7 @@ extension PhotoWorkerCommand {
             guard !sources.isEmpty else { throw ValidationError("no .jpg/.jpeg/.png files found") }
             let out = URL(fileURLWithPath: out).standardizedFileURL.path
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            print("photoworker demo: \(sources.count) photos -> \(out)")
+            Terminal.line("photoworker demo: \(sources.count) photos -> \(out)")
             let start = ContinuousClock.now
             // The demo speaks to the worker exactly as a client would, over an in-process pipe.
             let session = try InProcessWorker(flags: flags)
@@ -44,10 +44,10 @@ extension PhotoWorkerCommand {
                         return a.compactMap { $0["hex"]?.stringValue }.joined(separator: " ")
                     } ?? ""
                     let ms = r["timings"]?["totalMs"]?.doubleValue ?? 0
-                    print(String(format: "  [%2d] %@  sticker+gradient in %.0f ms  palette %@", index + 1, name, ms, colors))
+                    Terminal.line(String(format: "  [%2d] %@  sticker+gradient in %.0f ms  palette %@", index + 1, name, ms, colors))
                     if let p = r["sticker"]?["path"]?.stringValue { stickers.append(p) }
                 } else {
-                    print("  [\(index + 1)] \(name)  failed: \(event["error"]?["message"]?.stringValue ?? "?")")
+                    Terminal.line("  [\(index + 1)] \(name)  failed: \(event["error"]?["message"]?.stringValue ?? "?")")
                 }
             }
             guard stickers.count > 0 else { throw ExitCode.failure }
@@ -57,11 +57,11 @@ extension PhotoWorkerCommand {
                 "background": "#F4F1EA", "output": ["path": .string(sheet)], "filesDir": .string("\(out)/pack"),
             ]) { _ in }
             await session.close()
-            print(String(format: "done in %.1f s: %d stickers, %d failed", (ContinuousClock.now - start).inSeconds,
+            Terminal.line(String(format: "done in %.1f s: %d stickers, %d failed", (ContinuousClock.now - start).inSeconds,
                          batch["completed"]?.intValue ?? 0, batch["failed"]?.intValue ?? 0))
-            print("  stickers:          \(out)/*-sticker.png")
-            print("  gradient stickers: \(out)/*-gradient.png")
-            print("  pack sheet:        \(sheet)")
+            Terminal.line("  stickers:          \(out)/*-sticker.png")
+            Terminal.line("  gradient stickers: \(out)/*-gradient.png")
+            Terminal.line("  pack sheet:        \(sheet)")
         }
 
         private func listSources() throws -> [String] {

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The executable's one-shot modes: `call` for shell scripts and `demo`.
 @Suite(.timeLimit(.minutes(2)))
 struct CommandLineTests {
@@ -56,6 +60,31 @@ struct CommandLineTests {
         let bad = try Self.run(["call", "image.info", "{not json"])
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("not valid JSON"))
+    }
+
+    @Test func ctrlCCancelsTheCallCleanly() throws {
+        // The first streamed item (after 3 s) shows the job is running; then Ctrl-C (SIGINT).
+        // If events were block-buffered, the first line would only appear once ~58 of them filled
+        // the buffer (about 3 minutes), past the suite's time limit.
+        let p = Process()
+        p.executableURL = WorkerProcess.binary
+        p.arguments = ["call", "diagnostics.fanout", #"{"children":1000,"ms":3000000}"#]
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        var seen: [UInt8] = []
+        while !seen.contains(0x0A) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        #expect(String(decoding: seen, as: UTF8.self).contains(#""kind":"item""#))
+        kill(p.processIdentifier, SIGINT)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 130)
+        #expect(stderr.contains("-32800"))
     }
 
     @Test func demoWritesStickersGradientsAndASheet() throws {
