@@ -17,8 +17,13 @@ struct SaliencyMap {
     /// Largest raw barrier distance (Lab units) before normalisation: near zero means no structure.
     var rawStrength: Float
 
+    /// - Parameter regionWeight: weight (0...1) of `RobustBackgroundSaliency` blended into the map after
+    ///   the MBD cues (it gets the same centre bias). 0, the default, skips it entirely. Measured on
+    ///   sticker-dev (tuning / held-out half, `photobench sticker --split`): 0 → 0.550 / 0.455,
+    ///   1 → 0.523 / 0.494; it generalises better but loses on the half the pipeline was tuned on, so
+    ///   it stays off until the pipeline is re-tuned around it.
     /// - Throws: `CancellationError` between the passes.
-    init(_ image: LabImage) throws {
+    init(_ image: LabImage, regionWeight: Float = 0) throws {
         let w = image.width, h = image.height, n = w * h
         width = w; height = h
         var mbd = [Float](repeating: 0, count: n)
@@ -56,6 +61,20 @@ struct SaliencyMap {
         let r = max(1, Int(Float(max(w, h)) * 0.04))
         s = MaskUpsampler.boxMean(s, w, h, r)
         SaliencyMap.normalise(&s)
+        if regionWeight > 0 {
+            if Cancellation.isRequested { throw CancellationError() }
+            let alpha = min(1, regionWeight)
+            let region = try RobustBackgroundSaliency(image).values
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = y * w + x
+                    let dx = Float(x) - cx, dy = Float(y) - cy
+                    let centre = 1 - (dx * dx + dy * dy).squareRoot() / radius
+                    s[i] = (1 - alpha) * s[i] + alpha * region[i] * (0.5 + 0.5 * centre)
+                }
+            }
+            SaliencyMap.normalise(&s)
+        }
         values = s
         threshold = SaliencyMap.otsu(s)
     }
