@@ -57,15 +57,20 @@ public enum StickerExtractor {
         // Below ~2 Lab units of barrier summed over three channels the image has no visible structure.
         if saliency.rawStrength < 2 { return (whole, 0) }
 
-        // Seeds and prior are centred a little below Otsu's split: the split tends to keep only the
-        // most distinct part of a subject, and the colour models recover from a generous start
-        // better than from a stingy one. Measured on sticker-dev (mean IoU): ×0.7 0.482, ×0.8 0.499,
-        // ×0.9 0.503, ×1.0 0.479.
-        let tau = saliency.threshold * 0.9
-        let steepness: Float = 8
-        let prior = saliency.values.map { 1 / (1 + expf(-steepness * ($0 - tau))) }
-        let initial = saliency.values.map { $0 > tau ? UInt8(1) : 0 }
-        var labels = try GrabCutSegmenter().segment(work, prior: prior, initial: initial)
+        // Two independent saliency hypotheses, each refined by its own colour-model graph cut: the
+        // pixel-level MBD map and the region-level robust-background map (superpixel boundary
+        // connectivity). Their errors are largely independent and the dominant error of either is
+        // taking in background next to the subject, so the consensus (intersection) is kept.
+        // Measured on sticker-dev (photobench sticker --split, tuning / held-out / all):
+        // MBD alone 0.550 / 0.455 / 0.503, region alone 0.523 / 0.494 / 0.509,
+        // consensus 0.571 / 0.466 / 0.518 (full-resolution masks intersected; see the commit).
+        let regional = saliency.blended(withRegion: try RobustBackgroundSaliency(work).values, weight: 1)
+        let pixelLabels = try cut(work, saliency: saliency)
+        let regionLabels = try cut(work, saliency: regional)
+        var labels = zip(pixelLabels, regionLabels).map { $0 & $1 }
+        // No consensus at all (the two picked different objects): trust the MBD hypothesis, which
+        // scores higher on the tuning half.
+        if labels.allSatisfy({ $0 == 0 }) { labels = pixelLabels }
         MaskCleanup.keepMainComponents(&labels, width: work.width, height: work.height, relativeSize: 0.2)
         MaskCleanup.fillHoles(&labels, width: work.width, height: work.height, maxRelativeSize: 0.1)
         let subject = labels.reduce(0) { $0 + Int($1) }
@@ -78,6 +83,19 @@ public enum StickerExtractor {
         try MaskFeather.feather(&values, width: w, height: h, sigma: min(16, max(0, options.feather)))
         let mask = Mask(width: w, height: h, values: values)
         return (mask, confidence(saliency: saliency, labels: labels))
+    }
+
+    /// Colour-model graph cut seeded and regularised by one saliency map.
+    static func cut(_ work: LabImage, saliency: SaliencyMap) throws -> [UInt8] {
+        // Seeds and prior are centred a little below Otsu's split: the split tends to keep only the
+        // most distinct part of a subject, and the colour models recover from a generous start
+        // better than from a stingy one. Measured on sticker-dev (mean IoU): ×0.7 0.482, ×0.8 0.499,
+        // ×0.9 0.503, ×1.0 0.479.
+        let tau = saliency.threshold * 0.9
+        let steepness: Float = 8
+        let prior = saliency.values.map { 1 / (1 + expf(-steepness * ($0 - tau))) }
+        let initial = saliency.values.map { $0 > tau ? UInt8(1) : 0 }
+        return try GrabCutSegmenter().segment(work, prior: prior, initial: initial)
     }
 
     /// Saliency contrast between the two sides, scaled by agreement with the saliency's own split.
