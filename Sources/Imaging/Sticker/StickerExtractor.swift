@@ -95,7 +95,11 @@ public enum StickerExtractor {
         let steepness: Float = 8
         let prior = saliency.values.map { 1 / (1 + expf(-steepness * ($0 - tau))) }
         let initial = saliency.values.map { $0 > tau ? UInt8(1) : 0 }
-        return try GrabCutSegmenter().segment(work, prior: prior, initial: initial)
+        // Two rounds (fit, cut, refit, cut) reach the same mean IoU as five on sticker-dev (tuning half
+        // 0.571 vs 0.570; one round 0.567) at ~20 ms less per cut, which pays for running two cuts.
+        var segmenter = GrabCutSegmenter()
+        segmenter.iterations = 2
+        return try segmenter.segment(work, prior: prior, initial: initial)
     }
 
     /// Saliency contrast between the two sides, scaled by agreement with the saliency's own split.
