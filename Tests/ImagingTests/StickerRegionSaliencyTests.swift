@@ -75,3 +75,22 @@ struct StickerRegionSaliencyTests {
         }
     }
 }
+
+@Suite("Sticker saliency blending")
+struct StickerSaliencyBlendTests {
+    @Test func weightZeroKeepsTheMapAndWeightOneFollowsTheRegionMap() throws {
+        let (image, _) = StickerScenes.disc()
+        let work = LabImage(image, maxSide: 160)
+        let map = try SaliencyMap(work)
+        let region = try RobustBackgroundSaliency(work).values
+        let same = map.blended(withRegion: region, weight: 0)
+        #expect(zip(same.values, map.values).allSatisfy { abs($0 - $1) < 1e-5 })
+        // A region map that is 1 only in the left half: at weight 1 the split must follow it.
+        let left = (0..<work.count).map { Float(($0 % work.width) < work.width / 2 ? 1 : 0) }
+        let blended = map.blended(withRegion: left, weight: 1)
+        #expect(blended.values.allSatisfy { $0 >= 0 && $0 <= 1 })
+        let y = work.height / 2
+        #expect(blended.values[y * work.width + 2] > blended.threshold)
+        #expect(blended.values[y * work.width + work.width - 3] < blended.threshold)
+    }
+}
