@@ -18,10 +18,10 @@ struct SaliencyMap {
     var rawStrength: Float
 
     /// - Parameter regionWeight: weight (0...1) of `RobustBackgroundSaliency` blended into the map after
-    ///   the MBD cues (it gets the same centre bias). 0, the default, skips it entirely. Measured on
-    ///   sticker-dev (tuning / held-out half, `photobench sticker --split`): 0 → 0.550 / 0.455,
-    ///   1 → 0.523 / 0.494; it generalises better but loses on the half the pipeline was tuned on, so
-    ///   it stays off until the pipeline is re-tuned around it.
+    ///   the MBD cues (see `blended(withRegion:weight:)`); 0, the default, skips it entirely. As a
+    ///   single map it does not pay off (sticker-dev tuning / held-out half, `photobench sticker
+    ///   --split`, one cut: weight 0 → 0.550 / 0.455, 1 → 0.523 / 0.494, ½ → 0.505 / 0.478);
+    ///   `StickerExtractor` instead cuts each map separately and keeps their consensus.
     /// - Throws: `CancellationError` between the passes.
     init(_ image: LabImage, regionWeight: Float = 0) throws {
         let w = image.width, h = image.height, n = w * h
