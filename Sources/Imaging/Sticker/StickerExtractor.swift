@@ -3,9 +3,12 @@ import Foundation
 /// Cuts the main subject out of a photo without any learnt model.
 ///
 /// Pipeline (all at a reduced working copy except the last two steps):
-/// 1. `SaliencyMap`: minimum-barrier border distance + border-colour contrast + centre bias.
-/// 2. `GrabCutSegmenter`: Gaussian-mixture colour models in CIELAB and a Boykov–Kolmogorov min cut,
-///    seeded by the saliency map's Otsu split and regularised by it as a soft prior.
+/// 1. Two saliency maps: `SaliencyMap` (minimum-barrier border distance + border-colour contrast +
+///    centre bias, per pixel) and `RobustBackgroundSaliency` (boundary connectivity and
+///    background-weighted contrast on `Superpixels`, with the same centre bias).
+/// 2. `GrabCutSegmenter` on each: Gaussian-mixture colour models in CIELAB and a Boykov–Kolmogorov
+///    min cut, seeded by the map's Otsu split and regularised by it as a soft prior. The subject is
+///    where both cuts agree (falling back to the first cut when they share nothing).
 /// 3. `MaskCleanup`: keep the dominant components, fill small enclosed holes.
 /// 4. `MaskUpsampler`: fast guided filter against the full-resolution luma, thresholded at ½.
 /// 5. `MaskFeather`: a small Gaussian softening of the edge (`StickerOptions.feather`).
@@ -57,15 +60,22 @@ public enum StickerExtractor {
         // Below ~2 Lab units of barrier summed over three channels the image has no visible structure.
         if saliency.rawStrength < 2 { return (whole, 0) }
 
-        // Seeds and prior are centred a little below Otsu's split: the split tends to keep only the
-        // most distinct part of a subject, and the colour models recover from a generous start
-        // better than from a stingy one. Measured on sticker-dev (mean IoU): ×0.7 0.482, ×0.8 0.499,
-        // ×0.9 0.503, ×1.0 0.479.
-        let tau = saliency.threshold * 0.9
-        let steepness: Float = 8
-        let prior = saliency.values.map { 1 / (1 + expf(-steepness * ($0 - tau))) }
-        let initial = saliency.values.map { $0 > tau ? UInt8(1) : 0 }
-        var labels = try GrabCutSegmenter().segment(work, prior: prior, initial: initial)
+        // Two independent saliency hypotheses, each refined by its own colour-model graph cut: the
+        // pixel-level MBD map and the region-level robust-background map (superpixel boundary
+        // connectivity). Their errors are largely independent and the dominant error of either is
+        // taking in background next to the subject, so the consensus (intersection) is kept.
+        // Measured on sticker-dev (photobench sticker --split, tuning / held-out / all):
+        // MBD alone 0.550 / 0.455 / 0.503, region alone 0.523 / 0.494 / 0.509,
+        // consensus 0.571 / 0.466 / 0.518. Averaging the two maps into one instead scores lower
+        // (0.505 / 0.478 / 0.491 at equal weights), as does blending less region saliency into the
+        // second map (weight ¾: 0.568 on the tuning half; ½: 0.559): the gain comes from independence.
+        let regional = saliency.blended(withRegion: try RobustBackgroundSaliency(work).values, weight: 1)
+        let pixelLabels = try cut(work, saliency: saliency)
+        let regionLabels = try cut(work, saliency: regional)
+        var labels = zip(pixelLabels, regionLabels).map { $0 & $1 }
+        // No consensus at all (the two picked different objects): trust the MBD hypothesis, which
+        // scores higher on the tuning half.
+        if labels.allSatisfy({ $0 == 0 }) { labels = pixelLabels }
         MaskCleanup.keepMainComponents(&labels, width: work.width, height: work.height, relativeSize: 0.2)
         MaskCleanup.fillHoles(&labels, width: work.width, height: work.height, maxRelativeSize: 0.1)
         let subject = labels.reduce(0) { $0 + Int($1) }
@@ -78,6 +88,23 @@ public enum StickerExtractor {
         try MaskFeather.feather(&values, width: w, height: h, sigma: min(16, max(0, options.feather)))
         let mask = Mask(width: w, height: h, values: values)
         return (mask, confidence(saliency: saliency, labels: labels))
+    }
+
+    /// Colour-model graph cut seeded and regularised by one saliency map.
+    static func cut(_ work: LabImage, saliency: SaliencyMap) throws -> [UInt8] {
+        // Seeds and prior are centred a little below Otsu's split: the split tends to keep only the
+        // most distinct part of a subject, and the colour models recover from a generous start
+        // better than from a stingy one. Measured on sticker-dev (mean IoU): ×0.7 0.482, ×0.8 0.499,
+        // ×0.9 0.503, ×1.0 0.479.
+        let tau = saliency.threshold * 0.9
+        let steepness: Float = 8
+        let prior = saliency.values.map { 1 / (1 + expf(-steepness * ($0 - tau))) }
+        let initial = saliency.values.map { $0 > tau ? UInt8(1) : 0 }
+        // Two rounds (fit, cut, refit, cut) reach the same mean IoU as five on sticker-dev (tuning half
+        // 0.571 vs 0.570; one round 0.567) at ~20 ms less per cut, which pays for running two cuts.
+        var segmenter = GrabCutSegmenter()
+        segmenter.iterations = 2
+        return try segmenter.segment(work, prior: prior, initial: initial)
     }
 
     /// Saliency contrast between the two sides, scaled by agreement with the saliency's own split.

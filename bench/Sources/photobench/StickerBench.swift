@@ -1,17 +1,21 @@
 import Foundation
 import Imaging
 
-/// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR]`
+/// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split]`
 ///
 /// Runs `StickerExtractor.extract` over every image of the sticker-dev corpus (images/NAME.jpg,
 /// masks/NAME.png) and prints the mean IoU against the human masks (both thresholded at 128) and the
 /// time per image (extraction only, decoding excluded, one core). `--pnm DIR` reads NAME.ppm/NAME.pgm
 /// pairs instead (handy while a decoder is unavailable). `--dump` writes each mask as OUTDIR/NAME.pgm.
+/// `--split` also prints the mean IoU of the tuning half (the first half of the names in sorted order)
+/// and of the held-out half: tune on the first, report the second, so changes are not fitted to the
+/// whole corpus.
 enum StickerBench {
     static func run(_ args: [String]) throws {
         var dir = "../shared/corpus/sticker-dev"
         var pnm: String?
         var verbose = false
+        var split = false
         var dump: String?
         var options = StickerOptions()
         var i = 0
@@ -20,6 +24,7 @@ enum StickerBench {
             case "--dir": i += 1; dir = args[i]
             case "--pnm": i += 1; pnm = args[i]
             case "--verbose", "-v": verbose = true
+            case "--split": split = true
             case "--dump": i += 1; dump = args[i]
             case "--working-size": i += 1; options.workingSize = Int(args[i]) ?? options.workingSize
             default: throw BenchError("unknown argument \(args[i])")
@@ -52,6 +57,14 @@ enum StickerBench {
         let medianMs = times.sorted()[times.count / 2]
         print(String(format: "sticker: %d images  mean IoU %.3f  median IoU %.3f  IoU>0.5: %d",
                      ious.count, meanIoU, ious.sorted()[ious.count / 2], ious.filter { $0 > 0.5 }.count))
+        if split {
+            // `loadPairs` returns the names sorted, so the halves are fixed by name.
+            let half = ious.count / 2
+            let tune = ious[..<half], held = ious[half...]
+            print(String(format: "sticker: split  tuning half (%d) mean IoU %.3f  held-out half (%d) mean IoU %.3f  all %.3f",
+                         tune.count, tune.reduce(0, +) / Double(tune.count),
+                         held.count, held.reduce(0, +) / Double(held.count), meanIoU))
+        }
         print(String(format: "sticker: %.1f ms/image mean, %.1f ms median, %.1f ms max (workingSize %d, one core)",
                      meanMs, medianMs, times.max() ?? 0, options.workingSize))
         print(String(format: "sticker: %.1f ms/image CPU time of the extracting thread (mean; robust to a busy machine)",
