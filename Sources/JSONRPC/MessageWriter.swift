@@ -54,9 +54,6 @@ public final class MessageWriter: Sendable {
         if queued { wake.signal() }
     }
 
-    /// Whether the peer has gone away.
-    public var isClosed: Bool { state.withLock { $0.closed } }
-
     /// Total bytes written so far (diagnostics).
     public var bytesWritten: Int { state.withLock { $0.bytesWritten } }
 

@@ -229,9 +229,6 @@ public actor RequestRegistry {
         writer.send(OutgoingMessage.notification(method: "notifications/progress", params: .object(params)))
     }
 
-    /// Is the request still waiting for its final response?
-    public func isLive(_ id: RequestID) -> Bool { entries[id] != nil }
-
     public func snapshot(excluding: RequestID? = nil) -> [Snapshot] {
         let now = ContinuousClock.now
         return entries.filter { $0.key != excluding }.sorted { $0.value.startedAt < $1.value.startedAt }.map { id, e in
