@@ -218,18 +218,3 @@ struct PaletteClustering {
         return (d * d).sum()
     }
 }
-
-/// SplitMix64: tiny, fast, good-quality 64-bit generator; seeded per call for determinism.
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func nextUnit() -> Double { Double(next() >> 11) * 0x1p-53 }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import JSONRPC
 import Synchronization
 import Testing
@@ -35,7 +36,7 @@ struct FaultSoakTests {
             }
             ledger.withLock { $0.streamEnded = true }
         }
-        var rng = SeededGenerator(seed: 7)
+        var rng = SplitMix64(seed: 7)
         let small = Corpus.corpusFiles("pngsuite").filter { $0.lastPathComponent.hasPrefix("basn") }.map(\.path)
         try #require(!small.isEmpty)
         var cancels: [Int] = []

@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import JSONRPC
 import Testing
 
@@ -93,15 +94,3 @@ func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async
     return true
 }
 
-/// A small deterministic generator so failures reproduce (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
