@@ -33,14 +33,20 @@ public struct RequestContext: Sendable {
             await registry.emitMCPProgress(id, token: token, done: nil, total: nil, message: "item \(index) done")
             return
         }
-        let value: JSONValue
+        let encoded: RawJSON
         do {
-            value = try JSONParser.parse(RawJSON(encoding: result).bytes)
+            encoded = try RawJSON(encoding: result)
         } catch {
             await item(index: index, error: error)
             return
         }
-        await registry.emit(id, params: ["id": id.json, "kind": "item", "index": .int(index), "result": value], isProgress: false)
+        // {"id":…,"index":…,"kind":"item","result":…} with keys in the writer's sorted order.
+        var params: [UInt8] = Array(#"{"id":"#.utf8)
+        JSONWriter.write(id.json, into: &params)
+        params.append(contentsOf: #","index":\#(index),"kind":"item","result":"#.utf8)
+        params.append(contentsOf: encoded.bytes)
+        params.append(UInt8(ascii: "}"))
+        await registry.emitItem(id, rawParams: params)
     }
 
     /// Streams one failed child: `{"kind":"item","index":i,"error":{code,message,data}}`.

@@ -204,6 +204,13 @@ public actor RequestRegistry {
         writer.send(OutgoingMessage.notification(method: "$/progress", params: params))
     }
 
+    /// Writes a `$/progress` item whose params are already serialised (the child's result is
+    /// spliced in as encoded, not parsed and written again); dropped if the request has its reply.
+    func emitItem(_ id: RequestID, rawParams: [UInt8]) {
+        guard entries[id] != nil else { return }
+        writer.send(OutgoingMessage.notification(method: "$/progress", rawParams: rawParams))
+    }
+
     /// MCP progress: `notifications/progress` for the request's `progressToken`. Values only
     /// increase; updates closer than `minimumInterval` are dropped unless they complete the total.
     func emitMCPProgress(_ id: RequestID, token: JSONValue, done: Int?, total: Int?, message: String?,
