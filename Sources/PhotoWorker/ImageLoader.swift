@@ -41,16 +41,13 @@ public struct ImageLoader: Sendable {
     public func load(_ source: ImageSource, minimumSize: (width: Int, height: Int)? = nil, allowTruncated: Bool = false,
                      cached: Bool = true) async throws -> DecodedImage {
         let options = DecodeOptions(maxPixels: self.options.maxPixels, allowTruncated: allowTruncated, minimumSize: minimumSize)
-        if !cached {
+        let fresh = {
             let data = try await bytes(of: source)
             return try await compute.run { try Self.decode(data, options: options, source: source) }
         }
+        guard cached else { return try await fresh() }
         let variant = (minimumSize.map { "min\($0.width)x\($0.height)" } ?? "full") + (allowTruncated ? "+t" : "")
-        let identity = try identity(of: source)
-        return try await cache.image(for: .init(identity: identity, variant: variant)) {
-            let data = try await bytes(of: source)
-            return try await compute.run { try Self.decode(data, options: options, source: source) }
-        }
+        return try await cache.image(for: .init(identity: try identity(of: source), variant: variant), load: fresh)
     }
 
     /// Header facts without a full decode.
