@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Imaging
 
@@ -42,5 +43,46 @@ struct StickerOutlineTests {
             #expect(v[y * w + 9] < 255 && v[y * w + 10] > 0)
             #expect(v[y * w] == 255 && v[y * w + 19] == 0)
         }
+    }
+
+    /// The edge-only, ring-buffered feather must equal a plain separable Gaussian blur with clamped
+    /// edges (up to rounding) on a mask with many edges, including ones at the image border.
+    @Test(arguments: [0.6, 1.0, 2.5])
+    func featherMatchesAPlainSeparableBlur(sigma: Double) throws {
+        let w = 37, h = 29
+        var rng = SplitMix64(seed: 7)
+        var v = [UInt8](repeating: 0, count: w * h)
+        for _ in 0..<6 {
+            let cx = Int(rng.next() % UInt64(w)), cy = Int(rng.next() % UInt64(h)), r = 2 + Int(rng.next() % 7)
+            for y in 0..<h {
+                for x in 0..<w where (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r { v[y * w + x] = 255 }
+            }
+        }
+        let r = max(1, Int((3 * sigma).rounded(.up)))
+        var kernel = (-r...r).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
+        let total = kernel.reduce(0, +)
+        kernel = kernel.map { $0 / total }
+        var rows = [Double](repeating: 0, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w {
+                var acc = 0.0
+                for k in -r...r { acc += kernel[k + r] * Double(v[y * w + min(w - 1, max(0, x + k))]) }
+                rows[y * w + x] = acc
+            }
+        }
+        var expected = [Double](repeating: 0, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w {
+                var acc = 0.0
+                for k in -r...r { acc += kernel[k + r] * rows[min(h - 1, max(0, y + k)) * w + x] }
+                expected[y * w + x] = acc
+            }
+        }
+        var feathered = v
+        try MaskFeather.feather(&feathered, width: w, height: h, sigma: sigma)
+        var worst = 0.0
+        for i in 0..<(w * h) { worst = max(worst, abs(Double(feathered[i]) - expected[i])) }
+        #expect(worst <= 0.5 + 1e-3)
+        #expect(feathered != v)
     }
 }

@@ -8,10 +8,14 @@ enum MaskUpsampler {
     ///   - guide: working-resolution luma in 0...1 (same size as `mask`).
     ///   - radius: box radius in working pixels.
     ///   - epsilon: regularisation; larger follows the guide less.
-    /// - Returns: full-resolution values (unclamped) for `image`'s size.
+    /// - Returns: the full-resolution mask for `image`'s size, 255 where the filtered value is ≥ ½.
     /// - Throws: `CancellationError`, checked per band of output rows.
+    ///
+    /// The coefficient planes are enlarged one output row at a time, so beyond the returned mask the
+    /// full-resolution pass holds only two rows of floats (not two full-size planes: 8 bytes a pixel,
+    /// 190 MB for a 24-megapixel photo).
     static func upsample(mask: [Float], guide: [Float], width w: Int, height h: Int, to image: Image,
-                         radius: Int, epsilon: Float) throws -> [Float] {
+                         radius: Int, epsilon: Float) throws -> [UInt8] {
         let meanI = boxMean(guide, w, h, radius)
         let meanP = boxMean(mask, w, h, radius)
         let corrII = boxMean(zip(guide, guide).map { $0 * $1 }, w, h, radius)
@@ -25,17 +29,23 @@ enum MaskUpsampler {
         }
         let meanA = boxMean(a, w, h, radius), meanB = boxMean(b, w, h, radius)
         let W = image.width, H = image.height
-        let bigA = meanA.withUnsafeBufferPointer { PlaneResampler.enlarge($0, width: w, height: h, targetWidth: W, targetHeight: H) }
-        var out = meanB.withUnsafeBufferPointer { PlaneResampler.enlarge($0, width: w, height: h, targetWidth: W, targetHeight: H) }
+        let enlarger = PlaneResampler.RowEnlarger(width: w, height: h, targetWidth: W, targetHeight: H)
+        var rowA = [Float](repeating: 0, count: W), rowB = rowA
+        var out = [UInt8](repeating: 0, count: W * H)
         try out.withUnsafeMutableBufferPointer { q in
-            try bigA.withUnsafeBufferPointer { A in
-                try image.pixels.withUnsafeBufferPointer { px in
-                    for y in 0..<H {
-                        if y & 31 == 0 && Cancellation.isRequested { throw CancellationError() }
-                        for x in 0..<W {
-                            let i = y * W + x
-                            let luma = (0.299 * Float(px[4 * i]) + 0.587 * Float(px[4 * i + 1]) + 0.114 * Float(px[4 * i + 2])) / 255
-                            q[i] += A[i] * luma
+            try meanA.withUnsafeBufferPointer { A in
+                try meanB.withUnsafeBufferPointer { B in
+                    try image.pixels.withUnsafeBufferPointer { px in
+                        for y in 0..<H {
+                            if y & 31 == 0 && Cancellation.isRequested { throw CancellationError() }
+                            enlarger.row(y, of: A, into: &rowA)
+                            enlarger.row(y, of: B, into: &rowB)
+                            let d = y * W
+                            for x in 0..<W {
+                                let i = d + x
+                                let luma = (0.299 * Float(px[4 * i]) + 0.587 * Float(px[4 * i + 1]) + 0.114 * Float(px[4 * i + 2])) / 255
+                                q[i] = rowB[x] + rowA[x] * luma >= 0.5 ? 255 : 0
+                            }
                         }
                     }
                 }

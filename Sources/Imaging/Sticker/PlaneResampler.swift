@@ -61,30 +61,41 @@ enum PlaneResampler {
         return out
     }
 
-    /// Bilinear enlargement of a single plane with pixel-centre alignment (edges clamp).
-    static func enlarge(_ src: UnsafeBufferPointer<Float>, width: Int, height: Int,
-                        targetWidth tw: Int, targetHeight th: Int) -> [Float] {
-        // Precompute per-column source indices and weights so the inner loop is two loads and a lerp.
-        let sx = Float(width) / Float(tw), sy = Float(height) / Float(th)
-        var x0 = [Int](repeating: 0, count: tw), x1 = x0, wx = [Float](repeating: 0, count: tw)
-        for x in 0..<tw {
-            let f = max(0, (Float(x) + 0.5) * sx - 0.5)
-            let i = min(width - 1, Int(f))
-            x0[x] = i; x1[x] = min(width - 1, i + 1); wx[x] = f - Float(i)
+    /// Bilinear enlargement of a plane with pixel-centre alignment (edges clamp), one output row at a
+    /// time so a full-size float plane never has to exist. Per-column source indices and weights are
+    /// precomputed, so each output sample is four loads and three lerps.
+    struct RowEnlarger {
+        let width: Int
+        let height: Int
+        private let x0: [Int], x1: [Int], wx: [Float]
+        private let sy: Float
+
+        init(width: Int, height: Int, targetWidth tw: Int, targetHeight th: Int) {
+            self.width = width
+            self.height = height
+            let sx = Float(width) / Float(tw)
+            sy = Float(height) / Float(th)
+            var x0 = [Int](repeating: 0, count: tw), x1 = x0, wx = [Float](repeating: 0, count: tw)
+            for x in 0..<tw {
+                let f = max(0, (Float(x) + 0.5) * sx - 0.5)
+                let i = min(width - 1, Int(f))
+                x0[x] = i; x1[x] = min(width - 1, i + 1); wx[x] = f - Float(i)
+            }
+            self.x0 = x0; self.x1 = x1; self.wx = wx
         }
-        var out = [Float](repeating: 0, count: tw * th)
-        out.withUnsafeMutableBufferPointer { o in
-            for y in 0..<th {
-                let f = max(0, (Float(y) + 0.5) * sy - 0.5)
-                let j0 = min(height - 1, Int(f)), j1 = min(height - 1, j0 + 1), wy = f - Float(j0)
-                let r0 = j0 * width, r1 = j1 * width, d = y * tw
-                for x in 0..<tw {
+
+        /// Writes output row `y` of the enlarged `src` into `out` (`targetWidth` samples).
+        func row(_ y: Int, of src: UnsafeBufferPointer<Float>, into out: inout [Float]) {
+            let f = max(0, (Float(y) + 0.5) * sy - 0.5)
+            let j0 = min(height - 1, Int(f)), j1 = min(height - 1, j0 + 1), wy = f - Float(j0)
+            let r0 = j0 * width, r1 = j1 * width
+            out.withUnsafeMutableBufferPointer { o in
+                for x in 0..<o.count {
                     let a = src[r0 + x0[x]] + (src[r0 + x1[x]] - src[r0 + x0[x]]) * wx[x]
                     let b = src[r1 + x0[x]] + (src[r1 + x1[x]] - src[r1 + x0[x]]) * wx[x]
-                    o[d + x] = a + (b - a) * wy
+                    o[x] = a + (b - a) * wy
                 }
             }
         }
-        return out
     }
 }

@@ -10,7 +10,8 @@ import Foundation
 ///    min cut, seeded by the map's Otsu split and regularised by it as a soft prior. The subject is
 ///    where both cuts agree (falling back to the first cut when they share nothing).
 /// 3. `MaskCleanup`: keep the dominant components, fill small enclosed holes.
-/// 4. `MaskUpsampler`: fast guided filter against the full-resolution luma, thresholded at ½.
+/// 4. `MaskUpsampler`: fast guided filter against the full-resolution luma, thresholded at ½ (row by
+///    row: the full-size pass adds one byte per pixel, the mask itself).
 /// 5. `MaskFeather`: a small Gaussian softening of the edge (`StickerOptions.feather`).
 ///
 /// Degenerate inputs never fail; they get a documented fallback with confidence 0:
@@ -82,9 +83,8 @@ public enum StickerExtractor {
         if subject * 500 < work.count { return (whole, 0) }
 
         let soft = labels.map(Float.init)
-        let refined = try MaskUpsampler.upsample(mask: soft, guide: work.luma, width: work.width, height: work.height,
-                                                 to: image, radius: 2, epsilon: 1e-3)
-        var values = refined.map { $0 >= 0.5 ? UInt8(255) : 0 }
+        var values = try MaskUpsampler.upsample(mask: soft, guide: work.luma, width: work.width, height: work.height,
+                                                to: image, radius: 2, epsilon: 1e-3)
         try MaskFeather.feather(&values, width: w, height: h, sigma: min(16, max(0, options.feather)))
         let mask = Mask(width: w, height: h, values: values)
         return (mask, confidence(saliency: saliency, labels: labels))
