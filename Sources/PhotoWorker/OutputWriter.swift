@@ -24,20 +24,23 @@ public enum OutputWriter {
             result.data = Data(encoded).base64EncodedString()
             return result
         }
-        let path = spec.path!
+        // The decoder refuses a spec with neither; a spec built in code could still have none.
+        guard let path = spec.path else {
+            throw WorkerError.outputFailed(path: "", reason: "the output has neither a path nor \"inline\": true")
+        }
         try writeAtomically(encoded, to: path)
         result.path = path
         return result
     }
 
     public static func encode(_ image: Image, _ spec: OutputSpec) throws -> [UInt8] {
-        do {
+        do throws(ImagingError) {
             switch spec.format {
             case .png: return try ImageCodec.encodePNG(image, compressionLevel: spec.compressionLevel)
             case .jpeg: return try ImageCodec.encodeJPEG(image, quality: spec.quality, progressive: spec.progressive)
             }
-        } catch let e as ImagingError {
-            throw WorkerError.encodingFailed(detail: e.message)
+        } catch {
+            throw WorkerError.encodingFailed(detail: error.message)
         }
     }
 

@@ -45,7 +45,7 @@ enum StickerBench {
             let iou = sticker.mask.intersectionOverUnion(pair.truth)
             if let dump {
                 let header = Array("P5\n\(sticker.mask.width) \(sticker.mask.height)\n255\n".utf8)
-                FileManager.default.createFile(atPath: "\(dump)/\(pair.name).pgm", contents: Data(header + sticker.mask.values))
+                try Data(header + sticker.mask.values).write(to: URL(fileURLWithPath: "\(dump)/\(pair.name).pgm"))
             }
             ious.append(iou); times.append(ms); confidences.append(sticker.confidence)
             if verbose {
