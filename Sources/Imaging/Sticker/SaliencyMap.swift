@@ -3,7 +3,8 @@ import Foundation
 /// A bottom-up saliency prior on the working image, after Zhang et al., "Minimum Barrier Salient
 /// Object Detection at 80 FPS" (ICCV 2015):
 /// - minimum-barrier distance of every pixel to the image border (a region that is separated from the
-///   border by a colour "barrier" is likely an object), computed per Lab channel by raster scanning;
+///   border by a colour "barrier" is likely an object), computed per Lab channel by raster scanning
+///   and, when given, per `TextureFeatures` channel;
 /// - a backgroundness cue: Mahalanobis colour distance to each of the four border strips, summed
 ///   without the strip that differs most (the subject may touch one side);
 /// - a centre bias.
@@ -22,8 +23,13 @@ struct SaliencyMap {
     ///   single map it does not pay off (sticker-dev tuning / held-out half, `photobench sticker
     ///   --split`, one cut: weight 0 → 0.550 / 0.455, 1 → 0.523 / 0.494, ½ → 0.505 / 0.478);
     ///   `StickerExtractor` instead cuts each map separately and keeps their consensus.
+    /// - Parameters:
+    ///   - texture: `TextureFeatures.values` of `image`, or nil for colour alone.
+    ///   - textureWeight: each texture channel, times this weight, adds its own minimum-barrier
+    ///     distance to the three Lab ones, so a region fenced off from the border by a change of
+    ///     texture (rather than of colour) also stands out. `rawStrength` stays colour-only.
     /// - Throws: `CancellationError` between the passes.
-    init(_ image: LabImage, regionWeight: Float = 0) throws {
+    init(_ image: LabImage, regionWeight: Float = 0, texture: [Float]? = nil, textureWeight: Float = 0) throws {
         let w = image.width, h = image.height, n = w * h
         width = w; height = h
         var mbd = [Float](repeating: 0, count: n)
@@ -38,9 +44,19 @@ struct SaliencyMap {
             let d = SaliencyMap.barrierDistance(channel, width: w, height: h)
             for i in 0..<n { mbd[i] += d[i] }
         }
+        rawStrength = mbd.max() ?? 0
+        if let texture, texture.count == 3 * n, textureWeight > 0 {
+            for c in 0..<3 {
+                if Cancellation.isRequested { throw CancellationError() }
+                // Already box-smoothed by construction: no 3×3 pre-filter.
+                texture.withUnsafeBufferPointer { t in
+                    for i in 0..<n { channel[i] = textureWeight * t[3 * i + c] }
+                }
+                let d = SaliencyMap.barrierDistance(channel, width: w, height: h)
+                for i in 0..<n { mbd[i] += d[i] }
+            }
+        }
         if Cancellation.isRequested { throw CancellationError() }
-        let strength = mbd.max() ?? 0
-        rawStrength = strength
         SaliencyMap.normalise(&mbd)
         var back = SaliencyMap.backgroundness(image)
         SaliencyMap.normalise(&back)
