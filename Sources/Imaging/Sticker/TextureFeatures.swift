@@ -1,7 +1,7 @@
 import Foundation
 
 /// Cheap per-pixel texture descriptors of the working image, three channels interleaved like
-/// `LabImage.lab` so `GaussianMixtureModel` can model them unchanged:
+/// `LabImage.lab`, used by both saliency cues (extra barrier channels, region distances):
 /// 0. local standard deviation of L* (box window of radius `radius`),
 /// 1. box-smoothed gradient magnitude of L* (central differences),
 /// 2. local chroma spread, √(var a* + var b*), in the same window.
