@@ -46,10 +46,10 @@ struct StickerOutlineTests {
     }
 
     /// The edge-only, ring-buffered feather must equal a plain separable Gaussian blur with clamped
-    /// edges (up to rounding) on a mask with many edges, including ones at the image border.
-    @Test(arguments: [0.6, 1.0, 2.5])
-    func featherMatchesAPlainSeparableBlur(sigma: Double) throws {
-        let w = 37, h = 29
+    /// edges (up to rounding) on a mask with many edges, including ones at the image border, and when
+    /// the kernel is wider than the image or the image is a single row or column.
+    @Test(arguments: [(37, 29, 0.6), (37, 29, 1.0), (37, 29, 2.5), (37, 29, 16.0), (1, 23, 2.0), (23, 1, 2.0)])
+    func featherMatchesAPlainSeparableBlur(w: Int, h: Int, sigma: Double) throws {
         var rng = SplitMix64(seed: 7)
         var v = [UInt8](repeating: 0, count: w * h)
         for _ in 0..<6 {
@@ -58,6 +58,9 @@ struct StickerOutlineTests {
                 for x in 0..<w where (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r { v[y * w + x] = 255 }
             }
         }
+        // Both levels present whatever the discs covered, with an edge right at two corners.
+        v[0] = 0
+        v[w * h - 1] = 255
         let r = max(1, Int((3 * sigma).rounded(.up)))
         var kernel = (-r...r).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
         let total = kernel.reduce(0, +)
