@@ -33,6 +33,18 @@ struct GrabCutSegmenter {
         // Hard background where the source is transparent.
         let opaque = image.alpha.map { $0 >= 0.5 }
 
+        // The neighbour capacities and the prior's unary costs do not change between iterations: set
+        // the edges once on a template graph (each iteration's copy is one memcpy; the solver consumes
+        // its residual capacities) and take the two logarithms per pixel once.
+        var template = GridGraphCut(width: w, height: h)
+        template.setForwardEdges(edges)
+        var priorFg = [Float](repeating: 0, count: n), priorBg = [Float](repeating: 0, count: n)
+        for i in 0..<n {
+            let p = min(max(prior[i], 1e-3), 1 - 1e-3)
+            priorFg[i] = -priorWeight * logf(p)
+            priorBg[i] = -priorWeight * logf(1 - p)
+        }
+
         for iteration in 0..<iterations {
             if Cancellation.isRequested { throw CancellationError() }
             var fgMembers: [Int32] = [], bgMembers: [Int32] = []
@@ -54,7 +66,7 @@ struct GrabCutSegmenter {
                     }
                 }
             }
-            var graph = GridGraphCut(width: w, height: h)
+            var graph = template
             let hard: Float = 1e6
             image.lab.withUnsafeBufferPointer { lab in
                 for y in 0..<h {
@@ -62,21 +74,11 @@ struct GrabCutSegmenter {
                         let i = y * w + x
                         guard opaque[i] else { graph.setTerminals(x: x, y: y, source: 0, sink: hard); continue }
                         let l = lab[3 * i], a = lab[3 * i + 1], b = lab[3 * i + 2]
-                        let p = min(max(prior[i], 1e-3), 1 - 1e-3)
-                        let costFg = fg.negativeLogLikelihood(l, a, b) - priorWeight * logf(p)
-                        let costBg = bg.negativeLogLikelihood(l, a, b) - priorWeight * logf(1 - p)
+                        let costFg = fg.negativeLogLikelihood(l, a, b) + priorFg[i]
+                        let costBg = bg.negativeLogLikelihood(l, a, b) + priorBg[i]
                         let base = min(costFg, costBg)
                         // Source = subject: cutting the source link (cost of background) pays costBg.
                         graph.setTerminals(x: x, y: y, source: min(costBg - base, hard), sink: min(costFg - base, hard))
-                    }
-                }
-            }
-            for y in 0..<h {
-                for x in 0..<w {
-                    let i = y * w + x
-                    for d in [0, 2, 4, 6] {
-                        let c = edges[4 * i + d / 2]
-                        if c > 0 { graph.setEdge(x: x, y: y, direction: d, capacity: c) }
                     }
                 }
             }

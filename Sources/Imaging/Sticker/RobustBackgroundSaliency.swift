@@ -66,15 +66,18 @@ struct RobustBackgroundSaliency {
             }
         }
         if Cancellation.isRequested { throw CancellationError() }
+        // Floyd–Warshall, O(k³) (~15 M relaxations at 250 regions): the inner loop is a branch-free
+        // min over two rows with wrapping index arithmetic so that it vectorises (the branchy
+        // scalar form was ~8% of the whole extraction). Same values: inputs are finite, no NaN.
         geo.withUnsafeMutableBufferPointer { g in
+            guard let base = g.baseAddress else { return }
             for m in 0..<k {
+                let rowM = base + m &* k
                 for i in 0..<k {
-                    let gim = g[i * k + m]
+                    let rowI = base + i &* k
+                    let gim = rowI[m]
                     if gim == inf { continue }
-                    for j in 0..<k {
-                        let v = gim + g[m * k + j]
-                        if v < g[i * k + j] { g[i * k + j] = v }
-                    }
+                    for j in 0..<k { rowI[j] = min(rowI[j], gim + rowM[j]) }
                 }
             }
         }
