@@ -3,10 +3,10 @@ import Foundation
 /// Cuts the main subject out of a photo without any learnt model.
 ///
 /// Pipeline (all at a reduced working copy except the last two steps):
-/// 1. Two saliency maps: `SaliencyMap` (minimum-barrier border distance over Lab and `TextureFeatures`
-///    channels + border-colour contrast + centre bias, per pixel) and `RobustBackgroundSaliency` (boundary connectivity and
-///    background-weighted contrast on `Superpixels`, regions compared by colour and `TextureFeatures`,
-///    with the same centre bias).
+/// 1. Two saliency maps: `SaliencyMap` (minimum-barrier border distance over the Lab and
+///    `TextureFeatures` channels + border-colour contrast + centre bias, per pixel) and
+///    `RobustBackgroundSaliency` (boundary connectivity and background-weighted contrast on
+///    `Superpixels`, regions compared by colour and texture, with the same centre bias).
 /// 2. `GrabCutSegmenter` on each: Gaussian-mixture colour models in CIELAB and a Boykov–Kolmogorov
 ///    min cut, seeded by the map's Otsu split and regularised by it as a soft prior. The subject is
 ///    where both cuts agree (falling back to the first cut when they share nothing).
@@ -24,6 +24,11 @@ import Foundation
 ///
 /// Confidence (0...1) rewards a mask that the saliency prior clearly separates (mean saliency inside
 /// minus outside) and that agrees with the prior's own split (IoU), and is 0 for fallbacks.
+///
+/// Quality is measured with `photobench sticker --split` on sticker-dev (mean IoU against human masks;
+/// tuning half / held-out half / all 60), which is how every choice below was made; bench/README.md
+/// lists the variants that were measured and not kept. CPU per image at 200 px: the two cuts ~73%
+/// (max-flow ~57%), region saliency ~12%, MBD map ~6%, upsampling and feathering ~3%.
 public enum StickerExtractor {
     /// Segments `image` and returns the cropped, feathered (and optionally outlined) cut-out.
     /// - Throws: `CancellationError` when the current task is cancelled.
@@ -58,13 +63,10 @@ public enum StickerExtractor {
         if min(w, h) < 8 { return (whole, 0) }
 
         let work = LabImage(image, maxSide: min(1024, max(32, options.workingSize)))
-        // Texture as three more barrier channels of the MBD map (weight 2.5):
-        // tuning / held-out / all 0.603 / 0.473 / 0.538, up from 0.580 / 0.466 / 0.523. The tuning half
-        // is noisy in the weight (1 → 0.603, 2 → 0.604, 3 → 0.615, 3.5/4 → 0.591); 2.5 is the best of
-        // the weights averaged with their neighbours. The local-std channel alone: 0.596–0.600 at 2–4.
-        // Texture features plus both texture uses cost ~13 ms CPU per image (108 → 121, interleaved runs).
-        // CPU per image (perf, 200 px): the two cuts ~73% (max-flow ~57%, GMM and unaries ~10%), the
-        // region saliency ~12% (SLIC 2.4%), the MBD map ~6%, upsampling and feathering ~3%.
+        // Texture as three more barrier channels of the MBD map (weight 2.5) lets a subject fenced off
+        // by a change of texture rather than colour stand out (camouflage): 0.580 / 0.466 / 0.523 ->
+        // 0.603 / 0.473 / 0.538, and it holds at working sizes 180 and 220. The tuning half is noisy
+        // in the weight (1 -> 0.603, 3 -> 0.615, 4 -> 0.591); 2.5 is best averaged with its neighbours.
         let texture = try TextureFeatures(work).values
         let saliency = try SaliencyMap(work, texture: texture, textureWeight: 2.5)
         // Below ~2 Lab units of barrier summed over three channels the image has no visible structure.
@@ -74,26 +76,11 @@ public enum StickerExtractor {
         // pixel-level MBD map and the region-level robust-background map (superpixel boundary
         // connectivity). Their errors are largely independent and the dominant error of either is
         // taking in background next to the subject, so the consensus (intersection) is kept.
-        // Measured on sticker-dev (photobench sticker --split, tuning / held-out / all):
-        // MBD alone 0.550 / 0.455 / 0.503, region alone 0.523 / 0.494 / 0.509,
-        // consensus 0.571 / 0.466 / 0.518. Averaging the two maps into one instead scores lower
-        // (0.505 / 0.478 / 0.491 at equal weights), as does blending less region saliency into the
-        // second map (weight ¾: 0.568 on the tuning half; ½: 0.559): the gain comes from independence.
-        // Texture in the region distances (squared region-mean `TextureFeatures` difference at weight
-        // ½ added to the squared Lab distance): tuning / held-out / all 0.580 / 0.466 / 0.523, up from
-        // 0.571 / 0.466 / 0.518; weights 0.5…3 all score 0.577–0.580 on the tuning half, 0.25 and 6+
-        // lower. Texture in the cut itself did not pay off: a joint colour+texture mixture lifted the
-        // tuning half to 0.575–0.582 but lowered the held-out half to 0.435–0.461 (it trades images,
-        // shrinking a few subjects hard), and texture in the pairwise contrast scored 0.567–0.573.
-        // Averaging over jittered working grids does not pay off: the per-size scores scatter (160–240
-        // px: all 0.526–0.545) but an ensemble scores about the mean of its members rather than above
-        // it (tuning / held-out / all): both maps averaged over grids 200+180+220 before the cut
-        // 0.611 / 0.466 / 0.539 (+39 ms), 200+160+240 0.609 / 0.464 / 0.537, 200+180 0.608 / 0.464 /
-        // 0.536; a majority vote of the full-size masks of whole runs at 180/200/220 0.619 / 0.463 /
-        // 0.541 (~3× the time), at 160…240 (five) 0.619 / 0.465 / 0.542. Soft, prior-weighted GMM
-        // initialisation instead of the hard seed split (weights = sigmoid of steepness k around the
-        // same split): k 8 → 0.587 / 0.463, 16 → 0.596 / 0.467, 32 → 0.602 / 0.476, 50 → 0.606 /
-        // 0.466, 100 → 0.609 / 0.468, i.e. noise around the hard split's 0.603 / 0.473.
+        // Before texture: MBD alone 0.550 / 0.455 / 0.503, region alone 0.523 / 0.494 / 0.509,
+        // consensus 0.571 / 0.466 / 0.518; one map averaging both scores lower (0.505 / 0.478 / 0.491):
+        // the gain comes from independence. Texture in the region distances (weight ½ on the squared
+        // region-mean texture difference): 0.571 / 0.466 / 0.518 -> 0.580 / 0.466 / 0.523, flat over
+        // weights 0.5...3. Texture in the cut's own colour models traded photos (held-out 0.435-0.461).
         let region = try RobustBackgroundSaliency(work, texture: texture, textureWeight: 0.5)
         let regional = saliency.blended(withRegion: region.values, weight: 1)
         let pixelLabels = try cut(work, saliency: saliency)
