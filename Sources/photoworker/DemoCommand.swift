@@ -47,7 +47,11 @@ extension PhotoWorkerCommand {
                     Terminal.line(String(format: "  [%2d] %@  sticker+gradient in %.0f ms  palette %@", index + 1, name, ms, colors))
                     if let p = r["sticker"]?["path"]?.stringValue { stickers.append(p) }
                 } else {
-                    Terminal.line("  [\(index + 1)] \(name)  failed: \(event["error"]?["message"]?.stringValue ?? "?")")
+                    // The error's `data.detail` says why (e.g. "only 8-bit JPEG is supported"); the message alone
+                    // ("not a valid or supported image") leaves the user guessing.
+                    let message = event["error"]?["message"]?.stringValue ?? "?"
+                    let detail = event["error"]?["data"]?["detail"]?.stringValue.map { " (\($0))" } ?? ""
+                    Terminal.line("  [\(String(format: "%2d", index + 1))] \(name)  failed: \(message)\(detail)")
                 }
             }
             guard stickers.count > 0 else { throw ExitCode.failure }
@@ -57,8 +61,9 @@ extension PhotoWorkerCommand {
                 "background": "#F4F1EA", "output": ["path": .string(sheet)], "filesDir": .string("\(out)/pack"),
             ]) { _ in }
             await session.close()
-            Terminal.line(String(format: "done in %.1f s: %d stickers, %d failed", (ContinuousClock.now - start).inSeconds,
-                         batch["completed"]?.intValue ?? 0, batch["failed"]?.intValue ?? 0))
+            let completed = batch["completed"]?.intValue ?? 0
+            Terminal.line(String(format: "done in %.1f s: %d sticker%@, %d failed", (ContinuousClock.now - start).inSeconds,
+                         completed, completed == 1 ? "" : "s", batch["failed"]?.intValue ?? 0))
             Terminal.line("  stickers:          \(out)/*-sticker.png")
             Terminal.line("  gradient stickers: \(out)/*-gradient.png")
             Terminal.line("  pack sheet:        \(sheet)")

@@ -103,4 +103,18 @@ struct CommandLineTests {
         #expect(files.filter { $0.hasSuffix("-gradient.png") }.count == 2)
         #expect(Corpus.files(in: "\(dir)/out/pack").count == 2)
     }
+
+    /// A photo the worker cannot read is reported with the error's detail and does not stop the rest.
+    @Test func demoReportsWhyAPhotoFailed() throws {
+        let dir = try Corpus.scratch()
+        let photos = "\(dir)/photos"
+        try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Corpus.photo("girl-1.jpg"), toPath: "\(photos)/girl-1.jpg")
+        try Data("not a jpeg at all".utf8).write(to: URL(fileURLWithPath: "\(photos)/broken.jpg"))
+        let r = try Self.run(["demo", photos, "--out", "\(dir)/out"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("1 sticker, 1 failed"))
+        let failure = r.stdout.split(separator: "\n").first { $0.contains("broken.jpg") }.map(String.init) ?? ""
+        #expect(failure.contains("failed: not a valid or supported image ("), "\(r.stdout)")
+    }
 }
