@@ -37,7 +37,17 @@ struct GrabCutSegmenter {
         // the edges once on a template graph (each iteration's copy is one memcpy; the solver consumes
         // its residual capacities) and take the two logarithms per pixel once.
         var template = GridGraphCut(width: w, height: h)
-        template.setForwardEdges(edges)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = y * w + x
+                // Forward directions only (right, down, down-right, down-left); 0 where the neighbour
+                // lies outside the image.
+                for d in stride(from: 0, to: 8, by: 2) {
+                    let c = edges[4 * i + d / 2]
+                    if c > 0 { template.setEdge(x: x, y: y, direction: d, capacity: c) }
+                }
+            }
+        }
         var priorFg = [Float](repeating: 0, count: n), priorBg = [Float](repeating: 0, count: n)
         for i in 0..<n {
             let p = min(max(prior[i], 1e-3), 1 - 1e-3)

@@ -55,34 +55,6 @@ struct GridGraphCut {
         cap[q * 8 + (d ^ 1)] = c
     }
 
-    /// Sets every neighbour capacity at once from `forward`, four values per pixel in row-major order
-    /// for directions 0, 2, 4, 6 (right, down, down-right, down-left); a value ≤ 0 leaves that edge
-    /// absent, as do slots whose neighbour lies outside the grid. Equivalent to `setEdge` per slot.
-    mutating func setForwardEdges(_ forward: [Float]) {
-        precondition(forward.count == 4 * width * height, "four forward capacities per pixel")
-        let w = width, h = height, s = stride
-        let forwardOffsets = [1, s, s + 1, s - 1]
-        let dxs = [1, 0, 1, -1], dys = [0, 1, 1, 1]
-        cap.withUnsafeMutableBufferPointer { cap in
-            forward.withUnsafeBufferPointer { f in
-                for y in 0..<h {
-                    for x in 0..<w {
-                        let i = y * w + x, p = (y + 1) * s + x + 1
-                        for slot in 0..<4 {
-                            let c = f[4 * i + slot]
-                            guard c > 0 else { continue }
-                            let qx = x + dxs[slot], qy = y + dys[slot]
-                            guard qx >= 0, qx < w, qy < h else { continue }
-                            let d = 2 * slot
-                            cap[p * 8 + d] = c
-                            cap[(p + forwardOffsets[slot]) * 8 + (d ^ 1)] = c
-                        }
-                    }
-                }
-            }
-        }
-    }
-
     /// True when pixel `(x, y)` is on the source side of the minimum cut (valid after `maxFlow`).
     func isSource(x: Int, y: Int) -> Bool { tree[node(x, y)] == 1 }
 
