@@ -19,8 +19,13 @@ struct RobustBackgroundSaliency {
     ///     Lab distance between regions (everywhere the method compares two regions: geodesic edges,
     ///     contrast, smoothness). Camouflaged subjects (an animal on rocks, a lizard on gravel) differ
     ///     from their surroundings more in texture than in mean colour.
+    ///   - focus: `FocusFeatures.values` of `image`, or nil.
+    ///   - focusWeight: weight of the squared region-mean sharpness difference, added to the squared
+    ///     distance between regions like texture: a sharp subject and a defocused background differ
+    ///     in it whatever their colours.
     /// - Throws: `CancellationError` between stages.
-    init(_ image: LabImage, regions: Int = 250, texture: [Float]? = nil, textureWeight: Float = 0) throws {
+    init(_ image: LabImage, regions: Int = 250, texture: [Float]? = nil, textureWeight: Float = 0,
+         focus: [Float]? = nil, focusWeight: Float = 0) throws {
         let sp = try Superpixels(image, regions: regions)
         let k = sp.count
         var regionTexture = [Float](repeating: 0, count: 3 * k)
@@ -39,8 +44,22 @@ struct RobustBackgroundSaliency {
                 for c in 0..<3 { regionTexture[3 * r + c] = Float(sums[3 * r + c] / counts[r]) }
             }
         }
+        var regionFocus = [Float](repeating: 0, count: k)
+        let useFocus = focus?.count == image.count && focusWeight > 0
+        if let focus, useFocus {
+            var sums = [Double](repeating: 0, count: k), counts = [Double](repeating: 0, count: k)
+            for p in 0..<image.count {
+                let r = Int(sp.labels[p])
+                counts[r] += 1; sums[r] += Double(focus[p])
+            }
+            for r in 0..<k where counts[r] > 0 { regionFocus[r] = Float(sums[r] / counts[r]) }
+        }
         func distance(_ i: Int, _ j: Int) -> Float {
-            let d = sp.colourDistance(i, j)
+            var d = sp.colourDistance(i, j)
+            if useFocus {
+                let f = regionFocus[i] - regionFocus[j]
+                d = (d * d + focusWeight * f * f).squareRoot()
+            }
             guard useTexture else { return d }
             let t0 = regionTexture[3 * i] - regionTexture[3 * j], t1 = regionTexture[3 * i + 1] - regionTexture[3 * j + 1]
             let t2 = regionTexture[3 * i + 2] - regionTexture[3 * j + 2]

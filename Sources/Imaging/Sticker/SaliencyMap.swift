@@ -28,8 +28,12 @@ struct SaliencyMap {
     ///   - textureWeight: each texture channel, times this weight, adds its own minimum-barrier
     ///     distance to the three Lab ones, so a region fenced off from the border by a change of
     ///     texture (rather than of colour) also stands out. `rawStrength` stays colour-only.
+    ///   - focus: `FocusFeatures.values` of `image` (one value per pixel), or nil.
+    ///   - focusWeight: the focus map, times this weight, adds one more minimum-barrier distance, so a
+    ///     sharp subject over a defocused background stands out even where their colours match.
     /// - Throws: `CancellationError` between the passes.
-    init(_ image: LabImage, regionWeight: Float = 0, texture: [Float]? = nil, textureWeight: Float = 0) throws {
+    init(_ image: LabImage, regionWeight: Float = 0, texture: [Float]? = nil, textureWeight: Float = 0,
+         focus: [Float]? = nil, focusWeight: Float = 0) throws {
         let w = image.width, h = image.height, n = w * h
         width = w; height = h
         var mbd = [Float](repeating: 0, count: n)
@@ -55,6 +59,13 @@ struct SaliencyMap {
                 let d = SaliencyMap.barrierDistance(channel, width: w, height: h)
                 for i in 0..<n { mbd[i] += d[i] }
             }
+        }
+        if let focus, focus.count == n, focusWeight > 0 {
+            if Cancellation.isRequested { throw CancellationError() }
+            // Smooth by construction (pooled and spread by FocusFeatures): no 3×3 pre-filter.
+            for i in 0..<n { channel[i] = focusWeight * focus[i] }
+            let d = SaliencyMap.barrierDistance(channel, width: w, height: h)
+            for i in 0..<n { mbd[i] += d[i] }
         }
         if Cancellation.isRequested { throw CancellationError() }
         SaliencyMap.normalise(&mbd)
