@@ -26,10 +26,11 @@ struct FocusFeatures {
     var spread: Float
     /// How much to trust `values`: 0 up to a spread of 0.3, rising linearly to 1 at 0.4. On
     /// sticker-dev (481×321 photos) spreads run from 0.24 and 0.35 (trees against a night sky, a
-    /// close portrait: in focus throughout) to 0.79 (an otter before a blurred bank). Gates starting
-    /// at 0.25 / 0.3 / 0.35 / 0.4 score 0.626 / 0.627 / 0.629 / 0.626 on the tuning half,
-    /// 0.474 / 0.474 / 0.472 / 0.470 held out; no gate (scaling by spread / 0.3, with energy-weighted
-    /// percentiles) cost 0.009 held out, on the photos in focus throughout.
+    /// close portrait: in focus throughout) to 0.79 (an otter before a blurred bank). With the
+    /// extractor's channel at weight 40, gates starting at 0.25 / 0.3 / 0.35 / 0.4 scored 0.626 /
+    /// 0.627 / 0.629 / 0.626 on the tuning half, 0.474 / 0.474 / 0.472 / 0.470 held out; no gate
+    /// (scaling by spread / 0.3, with energy-weighted percentiles) cost 0.009 held out, on the photos
+    /// in focus throughout.
     var strength: Float { min(1, max(0, (spread - 0.3) / 0.1)) }
 
     /// - Parameters:
@@ -126,9 +127,9 @@ struct FocusFeatures {
         // Percentiles weighted by the square root of the evidence (the re-blurred gradient magnitude
         // rather than its energy), so a high-contrast sharp subject does not hide a softer background
         // of lower contrast: with energy weights a half-sharp, half-blurred texture measured a spread
-        // of 0.22 and was gated off. On sticker-dev: energy 0.625 / 0.479 / 0.552, magnitude
-        // 0.626 / 0.474 / 0.550, each pixel once (s1 / (s1 + 4 floor)) 0.628 / 0.472 / 0.550 with a
-        // gate that no longer separates anything.
+        // of 0.22 and was gated off. On sticker-dev (channel weight 40): energy 0.625 / 0.479 / 0.552,
+        // magnitude 0.626 / 0.474 / 0.550, each pixel once (s1 / (s1 + 4 floor)) 0.628 / 0.472 / 0.550
+        // with a gate that no longer separates anything.
         let (lo, hi) = FocusFeatures.percentiles(ratio, weights: evidence, low: 0.1, high: 0.9)
         spread = max(0, hi - lo)
         let inv = spread > 1e-6 ? 1 / spread : 0

@@ -70,17 +70,18 @@ public enum StickerExtractor {
         // 0.603 / 0.473 / 0.538, and it holds at working sizes 180 and 220. The tuning half is noisy
         // in the weight (1 -> 0.603, 3 -> 0.615, 4 -> 0.591); 2.5 is best averaged with its neighbours.
         let texture = try TextureFeatures(work).values
-        // Defocus as a fourth barrier channel (weight 40 × `FocusFeatures.strength`, so photos in focus
+        // Defocus as a fourth barrier channel (weight 70 × `FocusFeatures.strength`, so photos in focus
         // throughout are left alone) and in the region distances (weight 100 on the squared region-mean
         // difference of the 0...1 sharpness): a sharp subject over a blurred background is fenced off
-        // even where the colours match. 0.603 / 0.473 / 0.538 -> 0.626 / 0.474 / 0.550; at working size
-        // 180: 0.627 / 0.463 -> 0.625 / 0.472, at 220: 0.622 / 0.459 -> 0.637 / 0.471. While tuning
-        // (an earlier percentile weighting, see FocusFeatures): MBD channel alone 0.621 / 0.478 (weight
-        // 30: 0.616, 50: 0.618), region term alone 0.608 / 0.474 (with the channel, weight 50 / 200
-        // within 0.004), a direct prior factor on both maps traded photos (0.628 / 0.465).
+        // even where the colours match. 0.603 / 0.473 / 0.538 -> 0.633 / 0.476 / 0.554; at working size
+        // 180: 0.627 / 0.463 -> 0.625 / 0.478, at 220: 0.622 / 0.459 -> 0.641 / 0.471. Channel weight
+        // (tuning half) 30: 0.616, 40: 0.626, 50: 0.630, 60: 0.629, 70: 0.633, 80: 0.642 (held-out
+        // 0.470), 100: 0.634; 70 is at least 40's score at 180, 200 and 220 px. At 40: channel alone 0.623 /
+        // 0.468, region term alone 0.606 / 0.477 (region weight 50 / 200 with the channel: within
+        // 0.002). A direct prior factor on both maps traded photos (0.628 / 0.465, while tuning).
         let focus = try FocusFeatures(image, width: work.width, height: work.height)
         let saliency = try SaliencyMap(work, texture: texture, textureWeight: 2.5,
-                                       focus: focus.values, focusWeight: 40 * focus.strength)
+                                       focus: focus.values, focusWeight: 70 * focus.strength)
         // Below ~2 Lab units of barrier summed over three channels the image has no visible structure.
         if saliency.rawStrength < 2 { return (whole, 0) }
 
