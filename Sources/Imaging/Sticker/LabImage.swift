@@ -9,8 +9,8 @@ struct LabImage {
     var lab: [Float]
     /// Source alpha in 0...1.
     var alpha: [Float]
-    /// sRGB luma in 0...1, the guide for edge-aware mask upsampling.
-    var luma: [Float]
+    /// sRGB in 0...1, three interleaved values per pixel: the guide for edge-aware mask upsampling.
+    var rgb: [Float]
 
     var count: Int { width * height }
 
@@ -31,7 +31,7 @@ struct LabImage {
         self.height = h
         var lab = [Float](repeating: 0, count: w * h * 3)
         var alpha = [Float](repeating: 0, count: w * h)
-        var luma = [Float](repeating: 0, count: w * h)
+        var rgb = [Float](repeating: 0, count: w * h * 3)
         let linear = LabImage.linearTable
         small.withUnsafeBufferPointer { s in
             lab.withUnsafeMutableBufferPointer { l in
@@ -41,13 +41,13 @@ struct LabImage {
                     let (L, A, B) = LabImage.lab(r: r, g: g, b: b)
                     l[3 * i] = L; l[3 * i + 1] = A; l[3 * i + 2] = B
                     alpha[i] = s[4 * i + 3] / 255
-                    luma[i] = (0.299 * s[4 * i] + 0.587 * s[4 * i + 1] + 0.114 * s[4 * i + 2]) / 255
+                    rgb[3 * i] = s[4 * i] / 255; rgb[3 * i + 1] = s[4 * i + 1] / 255; rgb[3 * i + 2] = s[4 * i + 2] / 255
                 }
             }
         }
         self.lab = lab
         self.alpha = alpha
-        self.luma = luma
+        self.rgb = rgb
     }
 
     /// sRGB transfer curve sampled at the 256 code values; averaged inputs interpolate between entries.

@@ -1,50 +1,88 @@
 /// Brings a working-resolution soft mask to full resolution along the photo's own edges with the fast
-/// guided filter (He & Sun, "Fast Guided Filter", 2015): the local linear model q = a·I + b is fitted
-/// at working resolution against the working luma, its coefficients are smoothed and bilinearly
-/// enlarged, then applied to the full-resolution luma.
+/// guided filter (He & Sun, "Fast Guided Filter", 2015) and a colour guide (He, Sun & Tang, "Guided
+/// Image Filtering", 2010, §3.4): the local linear model q = a·I + b, with I the sRGB colour, is fitted
+/// at working resolution, its coefficients are smoothed and bilinearly enlarged, then applied to the
+/// full-resolution colours. A colour guide follows edges between colours of equal brightness, which
+/// a luma guide smooths over.
 enum MaskUpsampler {
     /// - Parameters:
     ///   - mask: working-resolution values in 0...1.
-    ///   - guide: working-resolution luma in 0...1 (same size as `mask`).
+    ///   - guide: working-resolution sRGB in 0...1, three interleaved values per pixel (`LabImage.rgb`).
     ///   - radius: box radius in working pixels.
     ///   - epsilon: regularisation; larger follows the guide less.
-    /// - Returns: the full-resolution mask for `image`'s size, 255 where the filtered value is ≥ ½.
+    ///   - level: the filtered value (0...1) from which a pixel is subject. ½ puts the edge where the
+    ///     soft mask crosses halfway; lower levels move it outwards where the guide shows no edge
+    ///     (soft or blurred outlines), by a fraction of a working pixel, and barely move it at a sharp
+    ///     colour edge, where the fitted model steps from 0 to 1 across the edge.
+    /// - Returns: the full-resolution mask for `image`'s size, 255 where the filtered value is ≥ `level`.
     /// - Throws: `CancellationError`, checked per band of output rows.
     ///
     /// The coefficient planes are enlarged one output row at a time, so beyond the returned mask the
-    /// full-resolution pass holds only two rows of floats (not two full-size planes: 8 bytes a pixel,
-    /// 190 MB for a 24-megapixel photo).
+    /// full-resolution pass holds only four rows of floats (not four full-size planes: 16 bytes a pixel,
+    /// 380 MB for a 24-megapixel photo).
     static func upsample(mask: [Float], guide: [Float], width w: Int, height h: Int, to image: Image,
-                         radius: Int, epsilon: Float) throws -> [UInt8] {
-        let meanI = boxMean(guide, w, h, radius)
+                         radius: Int, epsilon: Float, level: Float = 0.5) throws -> [UInt8] {
+        let n = w * h
+        precondition(mask.count == n && guide.count == 3 * n)
+        func plane(_ f: (Int) -> Float) -> [Float] { boxMean((0..<n).map(f), w, h, radius) }
         let meanP = boxMean(mask, w, h, radius)
-        let corrII = boxMean(zip(guide, guide).map { $0 * $1 }, w, h, radius)
-        let corrIP = boxMean(zip(guide, mask).map { $0 * $1 }, w, h, radius)
-        var a = [Float](repeating: 0, count: w * h), b = a
-        for i in 0..<(w * h) {
-            let varI = corrII[i] - meanI[i] * meanI[i]
-            let cov = corrIP[i] - meanI[i] * meanP[i]
-            a[i] = cov / (varI + epsilon)
-            b[i] = meanP[i] - a[i] * meanI[i]
+        var meanI: [[Float]] = [], corrIP: [[Float]] = []
+        for c in 0..<3 {
+            meanI.append(plane { guide[3 * $0 + c] })
+            corrIP.append(plane { guide[3 * $0 + c] * mask[$0] })
         }
-        let meanA = boxMean(a, w, h, radius), meanB = boxMean(b, w, h, radius)
+        // The six distinct entries of the symmetric colour covariance: rr, rg, rb, gg, gb, bb.
+        let pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+        let corrII = pairs.map { (c, d) in plane { guide[3 * $0 + c] * guide[3 * $0 + d] } }
+        if Cancellation.isRequested { throw CancellationError() }
+        var a = [[Float]](repeating: [Float](repeating: 0, count: n), count: 3)
+        var b = [Float](repeating: 0, count: n)
+        for i in 0..<n {
+            let m0 = meanI[0][i], m1 = meanI[1][i], m2 = meanI[2][i], mp = meanP[i]
+            // Σ + εU, in Double: near-flat windows make Σ almost singular.
+            let s00 = Double(corrII[0][i] - m0 * m0 + epsilon), s01 = Double(corrII[1][i] - m0 * m1)
+            let s02 = Double(corrII[2][i] - m0 * m2), s11 = Double(corrII[3][i] - m1 * m1 + epsilon)
+            let s12 = Double(corrII[4][i] - m1 * m2), s22 = Double(corrII[5][i] - m2 * m2 + epsilon)
+            let v0 = Double(corrIP[0][i] - m0 * mp), v1 = Double(corrIP[1][i] - m1 * mp), v2 = Double(corrIP[2][i] - m2 * mp)
+            // Σ⁻¹·v by the adjugate (Σ is symmetric positive definite with ε > 0).
+            let c00 = s11 * s22 - s12 * s12, c01 = s02 * s12 - s01 * s22, c02 = s01 * s12 - s02 * s11
+            let c11 = s00 * s22 - s02 * s02, c12 = s01 * s02 - s00 * s12, c22 = s00 * s11 - s01 * s01
+            let det = s00 * c00 + s01 * c01 + s02 * c02
+            guard det > 1e-18 else { b[i] = mp; continue }
+            let a0 = Float((c00 * v0 + c01 * v1 + c02 * v2) / det)
+            let a1 = Float((c01 * v0 + c11 * v1 + c12 * v2) / det)
+            let a2 = Float((c02 * v0 + c12 * v1 + c22 * v2) / det)
+            a[0][i] = a0; a[1][i] = a1; a[2][i] = a2
+            b[i] = mp - a0 * m0 - a1 * m1 - a2 * m2
+        }
+        let meanA = a.map { boxMean($0, w, h, radius) }, meanB = boxMean(b, w, h, radius)
         let W = image.width, H = image.height
         let enlarger = PlaneResampler.RowEnlarger(width: w, height: h, targetWidth: W, targetHeight: H)
-        var rowA = [Float](repeating: 0, count: W), rowB = rowA
+        var rowR = [Float](repeating: 0, count: W), rowG = rowR, rowBlue = rowR, rowB = rowR
         var out = [UInt8](repeating: 0, count: W * H)
         try out.withUnsafeMutableBufferPointer { q in
-            try meanA.withUnsafeBufferPointer { A in
-                try meanB.withUnsafeBufferPointer { B in
-                    try image.pixels.withUnsafeBufferPointer { px in
-                        for y in 0..<H {
-                            if y & 31 == 0 && Cancellation.isRequested { throw CancellationError() }
-                            enlarger.row(y, of: A, into: &rowA)
-                            enlarger.row(y, of: B, into: &rowB)
-                            let d = y * W
-                            for x in 0..<W {
-                                let i = d + x
-                                let luma = (0.299 * Float(px[4 * i]) + 0.587 * Float(px[4 * i + 1]) + 0.114 * Float(px[4 * i + 2])) / 255
-                                q[i] = rowB[x] + rowA[x] * luma >= 0.5 ? 255 : 0
+            try meanA[0].withUnsafeBufferPointer { AR in
+                try meanA[1].withUnsafeBufferPointer { AG in
+                    try meanA[2].withUnsafeBufferPointer { AB in
+                        try meanB.withUnsafeBufferPointer { B in
+                            try image.pixels.withUnsafeBufferPointer { px in
+                                // The model is fitted on 0...1 colours: fold the 1/255 into the
+                                // threshold side instead of dividing every pixel.
+                                let scale: Float = 1 / 255
+                                for y in 0..<H {
+                                    if y & 31 == 0 && Cancellation.isRequested { throw CancellationError() }
+                                    enlarger.row(y, of: AR, into: &rowR)
+                                    enlarger.row(y, of: AG, into: &rowG)
+                                    enlarger.row(y, of: AB, into: &rowBlue)
+                                    enlarger.row(y, of: B, into: &rowB)
+                                    let d = y * W
+                                    for x in 0..<W {
+                                        let i = d + x
+                                        let dot = rowR[x] * Float(px[4 * i]) + rowG[x] * Float(px[4 * i + 1])
+                                            + rowBlue[x] * Float(px[4 * i + 2])
+                                        q[i] = rowB[x] + dot * scale >= level ? 255 : 0
+                                    }
+                                }
                             }
                         }
                     }
