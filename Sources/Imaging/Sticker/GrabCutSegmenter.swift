@@ -18,9 +18,13 @@ struct GrabCutSegmenter {
     /// - Parameters:
     ///   - prior: probability that each pixel belongs to the subject, in (0, 1).
     ///   - initial: starting labelling (1 = subject).
+    ///   - fixed: optional hard constraints per pixel: 0 free, 1 subject, 2 background. With them the
+    ///     first colour models are fitted on the constrained pixels alone (the confident parts), and
+    ///     only the free pixels can change label.
     /// - Returns: the final labelling, 1 = subject.
     /// - Throws: `CancellationError`, checked in every iteration and inside the max-flow solver.
-    func segment(_ image: LabImage, prior: [Float], initial: [UInt8]) throws -> [UInt8] {
+    func segment(_ image: LabImage, prior: [Float], initial: [UInt8],
+                 fixed: [UInt8]? = nil) throws -> [UInt8] {
         let w = image.width, h = image.height, n = w * h
         var labels = initial
         var assignment = [UInt8](repeating: 0, count: n)
@@ -60,6 +64,10 @@ struct GrabCutSegmenter {
             var fgMembers: [Int32] = [], bgMembers: [Int32] = []
             fgMembers.reserveCapacity(n); bgMembers.reserveCapacity(n)
             for i in 0..<n where opaque[i] {
+                if let fixed, iteration == 0 {
+                    if fixed[i] == 1 { fgMembers.append(Int32(i)) } else if fixed[i] == 2 { bgMembers.append(Int32(i)) }
+                    continue
+                }
                 if labels[i] != 0 { fgMembers.append(Int32(i)) } else { bgMembers.append(Int32(i)) }
             }
             if fgMembers.isEmpty || bgMembers.isEmpty { break }
@@ -83,6 +91,11 @@ struct GrabCutSegmenter {
                     for x in 0..<w {
                         let i = y * w + x
                         guard opaque[i] else { graph.setTerminals(x: x, y: y, source: 0, sink: hard); continue }
+                        if let fixed, fixed[i] != 0 {
+                            let subject = fixed[i] == 1
+                            graph.setTerminals(x: x, y: y, source: subject ? hard : 0, sink: subject ? 0 : hard)
+                            continue
+                        }
                         let l = lab[3 * i], a = lab[3 * i + 1], b = lab[3 * i + 2]
                         let costFg = fg.negativeLogLikelihood(l, a, b) + priorFg[i]
                         let costBg = bg.negativeLogLikelihood(l, a, b) + priorBg[i]
