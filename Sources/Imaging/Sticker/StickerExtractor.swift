@@ -106,25 +106,7 @@ public enum StickerExtractor {
         if labels.allSatisfy({ $0 == 0 }) { labels = pixelLabels }
         // The consensus loses whatever either cut shaved off (legs, tails, a second figure's edge):
         // regrow it by colour alone within 4% of the working size of its edge (`ConsensusGrowth`).
-        // 0.641 / 0.482 / 0.562 -> 0.648 / 0.495 / 0.572; at working size 180: 0.635 / 0.485 ->
-        // 0.643 / 0.492, at 220: 0.649 / 0.477 -> 0.656 / 0.483. Band 3%: 0.647 / 0.491, 5.5%:
-        // 0.645 / 0.491; smoothness 50 (the main cuts'): 0.642 / 0.484, 25: 0.644, 10: 0.646, 2: 0.648;
-        // background model from everything outside the consensus instead of beyond the band: 0.648 /
-        // 0.493; two rounds: 0.648 / 0.496; also freeing a 1-2 px rim inside the consensus: 0.646-0.647.
-        // Regrowing only into the pixels one cut kept (union minus intersection, hard background
-        // elsewhere) loses: 0.611 / 0.493 at smoothness 5, 0.606 / 0.479 at 50 (that zone is mostly
-        // background: 0.52 of the union on the tuning half against 0.08 of missed subject). Also not
-        // better (tuning / held-out): a band measured as a colour-path (geodesic) distance 0.640-0.648 /
-        // 0.488-0.495; a band of 8% of √(consensus area) 0.651 / 0.492, 11% 0.649 / 0.496; two or three
-        // rounds of growth 0.645 / 0.492, 0.643 / 0.490; colour models from rings round the edge only
-        // 0.648-0.649 / 0.494; growing only where neither cut had the pixel 0.643 / 0.485, only where
-        // one had it 0.646 / 0.493. Before it, adding union pixels connected to the intersection whose
-        // colour the intersection's own GMMs call subject: 0.613-0.628 / 0.476-0.491; per-superpixel
-        // consensus (a region joins when one cut covers ≥ a of it and the other ≥ b, a/b = 0.9/0.3,
-        // 0.8/0.5, 0.95/0.1, 0.7/0.7): 0.635-0.647 / 0.492-0.493. After it, a cast-shadow model (the
-        // background GMM also scoring the pixel brightened as if shadowed by 0.25-0.7, in a re-cut of
-        // the mask with the saliency prior): 0.640-0.644 / 0.480-0.489, no better than the re-cut
-        // alone (0.643-0.644 / 0.483-0.490): the prior and the subject model both hold the shadow.
+        // 0.641 / 0.482 -> 0.648 / 0.495 (tuning / held-out); the variants tried are in bench/README.md.
         labels = try ConsensusGrowth.grow(work, consensus: labels,
                                           bandWidth: 0.04 * Float(max(work.width, work.height)))
         MaskCleanup.keepMainComponents(&labels, width: work.width, height: work.height, relativeSize: 0.2)
