@@ -68,6 +68,12 @@ struct StickerConsensusGrowthTests {
         #expect(try ConsensusGrowth.grow(work, consensus: all, bandWidth: 12) == all)
     }
 
+    @Test func anEmptyConsensusStaysEmpty() throws {
+        let work = LabImage(Self.scene(), maxSide: Self.width)
+        let none = [UInt8](repeating: 0, count: work.count)
+        #expect(try ConsensusGrowth.grow(work, consensus: none, bandWidth: 12) == none)
+    }
+
     @Test func chamferDistanceIsCloseToEuclidean() {
         let w = 21, h = 17, cx = 10, cy = 8
         var mask = [UInt8](repeating: 0, count: w * h)

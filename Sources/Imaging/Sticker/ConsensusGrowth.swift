@@ -11,7 +11,8 @@ import Foundation
 /// cuts') so thin parts are not cut off for their long outline.
 enum ConsensusGrowth {
     /// - Parameters:
-    ///   - consensus: binary labelling (1 = subject) at the working size of `work`; must be non-empty.
+    ///   - consensus: binary labelling (1 = subject) at the working size of `work`. An empty one has
+    ///     nothing to grow from and is returned as it is.
     ///   - bandWidth: how far (working pixels) the subject may grow.
     /// - Returns: a superset of `consensus`.
     /// - Throws: `CancellationError`.
