@@ -26,6 +26,8 @@ struct GrabCutSegmenter {
     func segment(_ image: LabImage, prior: [Float], initial: [UInt8],
                  fixed: [UInt8]? = nil) throws -> [UInt8] {
         let w = image.width, h = image.height, n = w * h
+        precondition(prior.count == n && initial.count == n && (fixed?.count ?? n) == n,
+                     "prior, initial and fixed must have one entry per working pixel")
         var labels = initial
         var assignment = [UInt8](repeating: 0, count: n)
         var fg = GaussianMixtureModel(componentCount: componentCount)
