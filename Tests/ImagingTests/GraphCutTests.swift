@@ -57,22 +57,25 @@ struct GraphCutTests {
         }
     }
 
-    @Test(arguments: 1...12)
-    func maxFlowMatchesReferenceAndTheCutCostsTheFlow(seed: Int) throws {
-        let p = Problem(seed: UInt64(seed), width: 4 + seed % 5, height: 3 + seed % 4)
-        var g = GridGraphCut(width: p.width, height: p.height)
+    static func setTerminals(_ g: inout GridGraphCut, _ p: Problem) {
         for i in 0..<(p.width * p.height) {
             g.setTerminals(x: i % p.width, y: i / p.width, source: p.source[i], sink: p.sink[i])
         }
+    }
+
+    static func graph(_ p: Problem) -> GridGraphCut {
+        var g = GridGraphCut(width: p.width, height: p.height)
+        setTerminals(&g, p)
         for (a, b, w) in p.edges {
             let dx = b % p.width - a % p.width, dy = b / p.width - a / p.width
             let d = (0..<8).first { GridGraphCut.dx[$0] == dx && GridGraphCut.dy[$0] == dy }!
             g.setEdge(x: a % p.width, y: a / p.width, direction: d, capacity: w)
         }
-        let flow = Double(try g.maxFlow())
-        let reference = Self.referenceFlow(p)
-        #expect(abs(flow - reference) < 1e-3 * max(1, reference))
-        // The labelling the solver reports is a cut whose cost equals the flow (so it is minimum).
+        return g
+    }
+
+    /// Cost of the labelling the solver reports, on problem `p`.
+    static func cutCost(_ g: GridGraphCut, _ p: Problem) -> Double {
         var cost = 0.0
         for i in 0..<(p.width * p.height) {
             let inS = g.isSource(x: i % p.width, y: i / p.width)
@@ -82,6 +85,44 @@ struct GraphCutTests {
         where g.isSource(x: a % p.width, y: a / p.width) != g.isSource(x: b % p.width, y: b / p.width) {
             cost += Double(w)
         }
-        #expect(abs(cost - reference) < 1e-3 * max(1, reference))
+        return cost
+    }
+
+    @Test(arguments: 1...12)
+    func maxFlowMatchesReferenceAndTheCutCostsTheFlow(seed: Int) throws {
+        let p = Problem(seed: UInt64(seed), width: 4 + seed % 5, height: 3 + seed % 4)
+        var g = Self.graph(p)
+        let flow = Double(try g.maxFlow())
+        let reference = Self.referenceFlow(p)
+        #expect(abs(flow - reference) < 1e-3 * max(1, reference))
+        // The labelling the solver reports is a cut whose cost equals the flow (so it is minimum).
+        #expect(abs(Self.cutCost(g, p) - reference) < 1e-3 * max(1, reference))
+    }
+
+    /// Re-solving a solved graph with new terminal weights (GrabCut's later iterations) finds a minimum
+    /// cut of the new weights, whichever way they moved: first with every pixel's two weights swapped
+    /// (all the flow has to turn round, and the minimum cut is the complement), then with weights drawn
+    /// independently of both (links shrink below the flow already through them).
+    @Test(arguments: 1...12)
+    func warmStartFindsTheMinimumCutOfTheNewTerminals(seed: Int) throws {
+        let first = Problem(seed: UInt64(seed), width: 4 + seed % 5, height: 3 + seed % 4)
+        var swapped = first
+        swap(&swapped.source, &swapped.sink)
+        var independent = Problem(seed: UInt64(seed + 100), width: first.width, height: first.height)
+        independent.edges = first.edges
+        var g = Self.graph(first)
+        try g.maxFlow()
+        let n = first.width * first.height
+        let firstSides = (0..<n).map { g.isSource(x: $0 % first.width, y: $0 / first.width) }
+        for p in [swapped, independent] {
+            Self.setTerminals(&g, p)
+            try g.maxFlow()
+            let reference = Self.referenceFlow(p)
+            #expect(abs(Self.cutCost(g, p) - reference) < 1e-3 * max(1, reference))
+            if p.source == swapped.source {
+                let sides = (0..<n).map { g.isSource(x: $0 % first.width, y: $0 / first.width) }
+                #expect(sides == firstSides.map { !$0 })
+            }
+        }
     }
 }

@@ -40,9 +40,10 @@ struct GrabCutSegmenter {
         let opaque = image.alpha.map { $0 >= 0.5 }
 
         // The neighbour capacities and the prior's unary costs do not change between iterations: set
-        // the edges once on a template graph (each iteration's copy is one memcpy; the solver consumes
-        // its residual capacities) and take the two logarithms per pixel once.
-        var template = GridGraphCut(width: w, height: h)
+        // the edges once and take the two logarithms per pixel once. Each iteration after the first
+        // re-solves the same graph from the previous flow (`GridGraphCut`'s warm start), so only the
+        // change the refitted colour models make has to be pushed.
+        var graph = GridGraphCut(width: w, height: h)
         for y in 0..<h {
             for x in 0..<w {
                 let i = y * w + x
@@ -50,7 +51,7 @@ struct GrabCutSegmenter {
                 // lies outside the image.
                 for d in stride(from: 0, to: 8, by: 2) {
                     let c = edges[4 * i + d / 2]
-                    if c > 0 { template.setEdge(x: x, y: y, direction: d, capacity: c) }
+                    if c > 0 { graph.setEdge(x: x, y: y, direction: d, capacity: c) }
                 }
             }
         }
@@ -86,7 +87,6 @@ struct GrabCutSegmenter {
                     }
                 }
             }
-            var graph = template
             let hard: Float = 1e6
             image.lab.withUnsafeBufferPointer { lab in
                 for y in 0..<h {

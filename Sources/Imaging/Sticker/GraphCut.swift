@@ -8,6 +8,14 @@
 /// so neighbour indexing never needs a bounds test.
 ///
 /// Usage: set terminal weights and neighbour capacities, call `maxFlow()`, then ask `isSource(_:)`.
+///
+/// A solved graph can be solved again with new terminal weights (the neighbour capacities unchanged):
+/// call `setTerminals` for every pixel and `maxFlow()` again. The solver then starts from the previous
+/// flow (Kohli & Torr, "Dynamic Graph Cuts", PAMI 2007): the flow already on the neighbour links stays,
+/// and each pixel's residual terminal capacity moves by the change of its net terminal weight. Adding
+/// the same amount to both terminal links of a pixel changes every cut by that amount, so only the net
+/// weight matters and any change can be absorbed; the minimum cut found is that of the new weights, and
+/// only the difference has to be pushed.
 struct GridGraphCut {
     let width: Int
     let height: Int
@@ -19,7 +27,10 @@ struct GridGraphCut {
     private var terminal: [Float]
     /// 0 free, 1 source tree, 2 sink tree (after `maxFlow`: 1 = source side of the minimum cut).
     private var tree: [UInt8]
-    /// Flow already pushed (terminal capacity cancelled at construction plus augmentations).
+    /// Net terminal weight (source − sink) each node was last given, so a re-solve can apply the change.
+    private var net: [Float]
+    /// Flow already pushed (terminal capacity cancelled at construction plus augmentations). Only the
+    /// first solve's value is the minimum cut's cost; after a warm start it is not maintained.
     private(set) var flow: Float = 0
 
     /// Direction vectors; `d ^ 1` is the opposite of `d`.
@@ -33,16 +44,19 @@ struct GridGraphCut {
         let n = (width + 2) * (height + 2)
         cap = [Float](repeating: 0, count: n * 8)
         terminal = [Float](repeating: 0, count: n)
+        net = [Float](repeating: 0, count: n)
         tree = [UInt8](repeating: 0, count: n)
     }
 
     @inline(__always) private func node(_ x: Int, _ y: Int) -> Int { (y + 1) * stride + x + 1 }
 
     /// Sets the cost of putting pixel `(x, y)` on the sink side (`source`, paid by cutting the source
-    /// link) and on the source side (`sink`). Both must be ≥ 0. Call once per pixel.
+    /// link) and on the source side (`sink`). Both must be ≥ 0. Call once per pixel, before each solve.
     mutating func setTerminals(x: Int, y: Int, source: Float, sink: Float) {
         let p = node(x, y)
-        terminal[p] = source - sink
+        // On a fresh graph `terminal` and `net` are 0; on a solved one this is the warm start.
+        terminal[p] += (source - sink) - net[p]
+        net[p] = source - sink
         flow += min(source, sink)
     }
 
