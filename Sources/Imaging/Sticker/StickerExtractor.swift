@@ -30,8 +30,10 @@ import Foundation
 ///
 /// Quality is measured with `photobench sticker --split` on sticker-dev (mean IoU against human masks;
 /// tuning half / held-out half / all 60), which is how every choice below was made; bench/README.md
-/// lists the variants that were measured and not kept. CPU per image at 200 px: the two cuts ~73%
-/// (max-flow ~57%), region saliency ~12%, MBD map ~6%, upsampling and feathering ~3%.
+/// lists the variants that were measured and not kept. CPU per image at 200 px (perf, sticker-dev):
+/// the two cuts ~52% and the growth cut ~6% (max-flow ~32% of the whole, with warm starts: each
+/// GrabCut round after the first and the second cut resume from the previous flow), region saliency
+/// ~10%, defocus ~7%, MBD map ~7%, upsampling and feathering ~8%.
 public enum StickerExtractor {
     /// Segments `image` and returns the cropped, feathered (and optionally outlined) cut-out.
     /// - Throws: `CancellationError` when the current task is cancelled.
