@@ -86,7 +86,7 @@ func childProcesses(of pid: pid_t) -> [pid_t] {
 
 /// Polls `condition` until it holds or `timeout` passes (a failure guard, not a sleep).
 func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = ContinuousClock.now + TestTiming.guarded(timeout)
     while !condition() {
         if ContinuousClock.now > deadline { return false }
         try? await Task.sleep(for: .milliseconds(20))

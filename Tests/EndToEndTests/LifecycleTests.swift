@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1 * TestTiming.scale)))
 struct LifecycleTests {
     @Test func initializeDescribesTheServer() async throws {
         let w = try WorkerProcess()

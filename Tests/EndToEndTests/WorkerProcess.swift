@@ -152,7 +152,7 @@ final class WorkerProcess: Sendable {
 
     /// Waits for the process to end; returns its exit status.
     func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTiming.guarded(timeout)
         while process.isRunning {
             if ContinuousClock.now > deadline { throw TimedOut(what: "process exit") }
             try await Task.sleep(for: .milliseconds(5))
@@ -201,7 +201,7 @@ final class Inbox: Sendable {
             return s.nextTicket
         }
         let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
+            try? await Task.sleep(for: TestTiming.guarded(timeout))
             self?.expire(ticket)
         }
         defer { timer.cancel() }

@@ -1,0 +1,18 @@
+import Foundation
+
+/// How much slower than a normal debug build the worker under test runs.
+///
+/// The time limits in these tests are failure guards, not expectations: they only decide how long a
+/// broken worker may keep a test waiting. Under ThreadSanitizer a debug worker runs its pixel work
+/// 5-15x slower, so `scripts/test-sanitizers.sh` sets `PHOTOWORKER_TEST_TIME_SCALE` and every guard
+/// (message waits, exit waits, `eventually`, suite time limits) stretches by that factor.
+enum TestTiming {
+    static let scale: Int = {
+        guard let text = ProcessInfo.processInfo.environment["PHOTOWORKER_TEST_TIME_SCALE"],
+              let value = Int(text), value >= 1 else { return 1 }
+        return min(value, 20)
+    }()
+
+    /// `duration` stretched by `scale`.
+    static func guarded(_ duration: Duration) -> Duration { duration * scale }
+}
