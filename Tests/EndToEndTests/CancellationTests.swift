@@ -2,7 +2,7 @@ import Foundation
 import JSONRPC
 import Testing
 
-@Suite(.timeLimit(.minutes(1 * TestTiming.scale)))
+@Suite(.timeLimit(TestTiming.minutes(1)))
 struct CancellationTests {
     @Test func cancellingARunningSpinAnswersRequestCancelled() async throws {
         let w = try WorkerProcess()

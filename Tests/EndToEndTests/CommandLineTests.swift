@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// The executable's one-shot modes: `call` for shell scripts and `demo`.
-@Suite(.timeLimit(.minutes(2 * TestTiming.scale)))
+@Suite(.timeLimit(TestTiming.minutes(2)))
 struct CommandLineTests {
     struct Run {
         var status: Int32

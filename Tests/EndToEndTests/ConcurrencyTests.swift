@@ -2,7 +2,7 @@ import Foundation
 import JSONRPC
 import Testing
 
-@Suite(.timeLimit(.minutes(1 * TestTiming.scale)))
+@Suite(.timeLimit(TestTiming.minutes(1)))
 struct ConcurrencyTests {
     @Test func thousandConcurrentSleepsAreAllAnswered() async throws {
         let w = try WorkerProcess()

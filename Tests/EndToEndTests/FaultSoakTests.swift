@@ -6,7 +6,7 @@ import Testing
 
 /// The short variant of scripts/soak.py: 5,000 mixed requests, up to 1,000 in flight, 10% cancelled.
 /// Every request gets exactly one final reply and nothing about it arrives afterwards.
-@Suite(.timeLimit(.minutes(2 * TestTiming.scale)))
+@Suite(.timeLimit(TestTiming.minutes(2)))
 struct FaultSoakTests {
     struct Ledger {
         var finals: [Int: Int] = [:]
@@ -66,7 +66,7 @@ struct FaultSoakTests {
         }
         for id in cancels { w.cancel(id); cancelled.insert(id) }
         w.request(0, "worker.stats")
-        let deadline = ContinuousClock.now + .seconds(90)
+        let deadline = ContinuousClock.now + TestTiming.guarded(.seconds(90))
         while ledger.withLock({ $0.finals[0] == nil && !$0.streamEnded }) && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }

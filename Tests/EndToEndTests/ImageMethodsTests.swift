@@ -4,7 +4,7 @@ import JSONRPC
 import Testing
 
 /// Every image method over the real binary: results, options and errors.
-@Suite(.timeLimit(.minutes(2 * TestTiming.scale)))
+@Suite(.timeLimit(TestTiming.minutes(2)))
 struct ImageMethodsTests {
     static func base64PNG(_ image: Image) throws -> String {
         Data(try ImageCodec.encodePNG(image)).base64EncodedString()

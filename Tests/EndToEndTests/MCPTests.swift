@@ -3,7 +3,7 @@ import JSONRPC
 import Testing
 
 /// MCP conventions over the same stdio (the SDK-level tests live in tests/mcp).
-@Suite(.timeLimit(.minutes(1 * TestTiming.scale)))
+@Suite(.timeLimit(TestTiming.minutes(1)))
 struct MCPTests {
     @Test func mcpInitializeSwitchesConventions() async throws {
         let w = try WorkerProcess()

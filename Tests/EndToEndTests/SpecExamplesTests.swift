@@ -2,7 +2,7 @@ import JSONRPC
 import Testing
 
 /// The examples section of the JSON-RPC 2.0 specification, with our method names substituted.
-@Suite(.timeLimit(.minutes(1 * TestTiming.scale)))
+@Suite(.timeLimit(TestTiming.minutes(1)))
 struct SpecExamplesTests {
     @Test func namedParams() async throws {
         let w = try WorkerProcess()

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// How much slower than a normal debug build the worker under test runs.
 ///
@@ -15,4 +16,7 @@ enum TestTiming {
 
     /// `duration` stretched by `scale`.
     static func guarded(_ duration: Duration) -> Duration { duration * scale }
+
+    /// A suite's `.timeLimit` of `minutes`, stretched by `scale`.
+    static func minutes(_ minutes: Int) -> TimeLimitTrait.Duration { .minutes(minutes * scale) }
 }

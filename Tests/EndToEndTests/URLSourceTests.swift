@@ -3,7 +3,7 @@ import JSONRPC
 import Testing
 
 /// URL sources against a local HTTP server the test starts on 127.0.0.1.
-@Suite(.timeLimit(.minutes(1 * TestTiming.scale)))
+@Suite(.timeLimit(TestTiming.minutes(1)))
 struct URLSourceTests {
     @Test func fetchesDecodesAndReportsHTTPErrors() async throws {
         let photo = Array(try Data(contentsOf: URL(fileURLWithPath: Corpus.photo("rocket.jpg"))))

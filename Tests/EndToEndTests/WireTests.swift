@@ -3,7 +3,7 @@ import JSONRPC
 import Testing
 
 /// Framing and hostile input: the worker answers precisely and keeps serving.
-@Suite(.timeLimit(.minutes(1 * TestTiming.scale)))
+@Suite(.timeLimit(TestTiming.minutes(1)))
 struct WireTests {
     @Test func malformedLineThenGoodLine() async throws {
         let w = try WorkerProcess()
