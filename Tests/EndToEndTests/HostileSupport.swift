@@ -72,13 +72,17 @@ func processIsGone(_ pid: pid_t) -> Bool {
     return rest.first == "Z" || rest.first == "X"
 }
 
-/// Processes whose parent is `pid` (from /proc).
+/// Processes whose parent is `pid` (from /proc), except a sanitizer runtime's symbolizer: under
+/// ThreadSanitizer the worker's first report starts `llvm-symbolizer` as its child, which is the
+/// runtime's doing, not the worker's.
 func childProcesses(of pid: pid_t) -> [pid_t] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     return names.compactMap { name -> pid_t? in
         guard let child = pid_t(name),
               let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
+              let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { return nil }
+        let command = stat[stat.index(after: open)..<close]
+        if command == "llvm-symbolizer" || command == "addr2line" { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         return fields.count > 1 && pid_t(fields[1]) == pid ? child : nil
     }
