@@ -31,6 +31,7 @@ enum StickerBench {
             }
             i += 1
         }
+        if let dump { try FileManager.default.createDirectory(atPath: dump, withIntermediateDirectories: true) }
         let pairs = try loadPairs(dir: dir, pnm: pnm)
         guard !pairs.isEmpty else { throw BenchError("no images found") }
         // Warm-up so the first measurement does not pay for page faults and lazy initialisation.

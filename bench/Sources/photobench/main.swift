@@ -13,4 +13,10 @@ guard let name = args.first, let suite = suites[name] else {
     FileHandle.standardError.write("usage: photobench <\(suites.keys.sorted().joined(separator: "|"))> [args]\n".data(using: .utf8)!)
     exit(2)
 }
-try suite(Array(args.dropFirst()))
+do {
+    try suite(Array(args.dropFirst()))
+} catch {
+    // A thrown error at top level would trap with a backtrace; a bench user wants one line.
+    FileHandle.standardError.write("photobench \(name): \(error)\n".data(using: .utf8)!)
+    exit(1)
+}
