@@ -83,7 +83,7 @@ public enum StickerExtractor {
         // 0.468, region term alone 0.606 / 0.477 (region weight 50 / 200 with the channel: within
         // 0.002). A direct prior factor on both maps traded photos (0.628 / 0.465, while tuning).
         let focus = try FocusFeatures(image, width: work.width, height: work.height)
-        let saliency = try SaliencyMap(work, texture: texture, textureWeight: 2.5,
+        var saliency = try SaliencyMap(work, texture: texture, textureWeight: 2.5,
                                        focus: focus.values, focusWeight: 70 * focus.strength)
         // Below ~2 Lab units of barrier summed over three channels the image has no visible structure.
         if saliency.rawStrength < 2 { return (whole, 0) }
@@ -99,7 +99,19 @@ public enum StickerExtractor {
         // weights 0.5...3. Texture in the cut's own colour models traded photos (held-out 0.435-0.461).
         let region = try RobustBackgroundSaliency(work, texture: texture, textureWeight: 0.5,
                                                   focus: focus.values, focusWeight: 100 * focus.strength)
-        let regional = saliency.blended(withRegion: region.values, weight: 1)
+        var regional = saliency.blended(withRegion: region.values, weight: 1)
+        // Faces: the one object-level cue. A person's head and upper body below a detected face are
+        // raised in both maps, so a portrait cut by the frame keeps its body (the bottom-up cues give
+        // whatever touches the frame to the background). 0.648 / 0.495 / 0.572 -> 0.660 / 0.538 /
+        // 0.599 (tuning / held-out / all); 7 of the 60 photos have a face found, all of them real.
+        if options.detectsFaces {
+            let faces = try FaceDetector.detect(in: image, maxSide: 320, minRelativeSize: 0.1)
+            if !faces.isEmpty {
+                let person = PersonPrior.map(faces: faces, sourceWidth: w, width: work.width, height: work.height)
+                saliency = saliency.raised(by: person)
+                regional = regional.raised(by: person)
+            }
+        }
         // The second cut starts from the first one's flow (same image, same neighbour capacities).
         var graph: GridGraphCut?
         let pixelLabels = try cut(work, saliency: saliency, graph: &graph)

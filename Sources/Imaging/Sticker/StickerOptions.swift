@@ -11,16 +11,21 @@ public struct StickerOptions: Sendable {
     /// Standard deviation, in source pixels, of the blur that softens the mask edge; 0 keeps a hard edge.
     /// Clamped to 0...16.
     public var feather: Double
+    /// Whether frontal faces are looked for and a person's head and upper body below each one are
+    /// favoured as subject (`FaceDetector`, `PersonPrior`). Off, the cut uses bottom-up cues alone.
+    public var detectsFaces: Bool
 
     public init(
         outlineWidth: Int = 0,
         outlineColor: RGBA = RGBA(r: 255, g: 255, b: 255),
         workingSize: Int = 200,
-        feather: Double = 1.0
+        feather: Double = 1.0,
+        detectsFaces: Bool = true
     ) {
         self.outlineWidth = outlineWidth
         self.outlineColor = outlineColor
         self.workingSize = workingSize
         self.feather = feather
+        self.detectsFaces = detectsFaces
     }
 }
