@@ -6,7 +6,7 @@
 ///
 /// The sticker pipeline uses the faces as an object-level prior that no bottom-up cue supplies:
 /// a person's body below a face belongs to the subject (`PersonPrior`).
-enum FaceDetector {
+public enum FaceDetector {
     /// Face boxes in `image`'s pixel coordinates, largest first.
     /// - Parameters:
     ///   - maxSide: the longest side of the grey copy searched; faces smaller than the cascade's
@@ -14,7 +14,7 @@ enum FaceDetector {
     ///   - minNeighbors: hits a face needs beyond the first (OpenCV's parameter of the same name).
     ///   - minRelativeSize: the smallest face looked for, as a fraction of the image's shorter side.
     /// - Throws: `CancellationError` between pyramid levels.
-    static func detect(in image: Image, maxSide: Int = 480, scaleFactor: Double = 1.1,
+    public static func detect(in image: Image, maxSide: Int = 480, scaleFactor: Double = 1.1,
                        minNeighbors: Int = 5, minRelativeSize: Double = 0) throws -> [PixelRect] {
         guard let cascade = HaarCascade.frontalFace, image.width >= 8, image.height >= 8 else { return [] }
         let scale = min(1.0, Double(maxSide) / Double(max(image.width, image.height)))

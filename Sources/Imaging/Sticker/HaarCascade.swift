@@ -146,6 +146,11 @@ struct HaarCascade: Sendable {
         let nx0 = 1, ny0 = 1, nx1 = windowWidth - 1, ny1 = windowHeight - 1
         let area = Double((nx1 - nx0) * (ny1 - ny0))
         var hits: [(x: Int, y: Int)] = []
+        // OpenCV's stock cascades are all depth-2 trees whose second node is node 1.
+        let twoNodeTrees = trees.indices.allSatisfy { t in
+            let next = t + 1 < trees.count ? Int(trees[t + 1].firstNode) : nodes.count
+            return next - Int(trees[t].firstNode) == 2
+        }
         packed.withUnsafeBufferPointer { nodes in
         leaves.withUnsafeBufferPointer { leaves in
         trees.withUnsafeBufferPointer { trees in
@@ -167,16 +172,19 @@ struct HaarCascade: Sendable {
                         var stageSum: Float = 0
                         for t in stage.firstTree..<(stage.firstTree &+ stage.treeCount) {
                             let tree = trees[t]
+                            if twoNodeTrees {
+                                // Both nodes evaluated and the leaf selected without a branch: which
+                                // node decides is data-dependent and mispredicts half the time.
+                                let n0 = nodes[Int(tree.firstNode)], n1 = nodes[Int(tree.firstNode) &+ 1]
+                                let i0 = Self.value(n0, base) < n0.threshold * norm ? n0.left : n0.right
+                                let i1 = Self.value(n1, base) < n1.threshold * norm ? n1.left : n1.right
+                                stageSum += leaves[Int(tree.firstLeaf &- (i0 > 0 ? i1 : i0))]
+                                continue
+                            }
                             var index: Int32 = 0
                             repeat {
                                 let node = nodes[Int(tree.firstNode &+ index)]
-                                let o = node.offsets
-                                let r0 = base[Int(o.3)] &- base[Int(o.1)] &- base[Int(o.2)] &+ base[Int(o.0)]
-                                let r1 = base[Int(o.7)] &- base[Int(o.5)] &- base[Int(o.6)] &+ base[Int(o.4)]
-                                let r2 = base[Int(o.11)] &- base[Int(o.9)] &- base[Int(o.10)] &+ base[Int(o.8)]
-                                let value = node.weights.0 * Float(r0) + node.weights.1 * Float(r1)
-                                    + node.weights.2 * Float(r2)
-                                index = value < node.threshold * norm ? node.left : node.right
+                                index = Self.value(node, base) < node.threshold * norm ? node.left : node.right
                             } while index > 0
                             stageSum += leaves[Int(tree.firstLeaf &- index)]
                         }
@@ -187,6 +195,16 @@ struct HaarCascade: Sendable {
             }
         }}}}}
         return hits
+    }
+
+    /// The weighted rectangle sum of `node`'s feature for the window whose integral-image origin is `base`.
+    @inline(__always)
+    static func value(_ node: PackedNode, _ base: UnsafePointer<Int32>) -> Float {
+        let o = node.offsets
+        let r0 = base[Int(o.3)] &- base[Int(o.1)] &- base[Int(o.2)] &+ base[Int(o.0)]
+        let r1 = base[Int(o.7)] &- base[Int(o.5)] &- base[Int(o.6)] &+ base[Int(o.4)]
+        let r2 = base[Int(o.11)] &- base[Int(o.9)] &- base[Int(o.10)] &+ base[Int(o.8)]
+        return node.weights.0 * Float(r0) + node.weights.1 * Float(r1) + node.weights.2 * Float(r2)
     }
 
     /// The corner offsets (top-left, top-right, bottom-left, bottom-right) of every rectangle in an

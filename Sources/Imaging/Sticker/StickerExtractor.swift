@@ -104,8 +104,12 @@ public enum StickerExtractor {
         // raised in both maps, so a portrait cut by the frame keeps its body (the bottom-up cues give
         // whatever touches the frame to the background). 0.648 / 0.495 / 0.572 -> 0.660 / 0.538 /
         // 0.599 (tuning / held-out / all); 7 of the 60 photos have a face found, all of them real.
+        // Searched on a 320-px copy for faces of at least a tenth of the shorter side, in pyramid steps
+        // of 1.2 with 4 neighbours (OpenCV's 1.1 and 5 find the same faces and score 0.599 but cost
+        // 30-35 ms instead of 12-14 ms per photo).
         if options.detectsFaces {
-            let faces = try FaceDetector.detect(in: image, maxSide: 320, minRelativeSize: 0.1)
+            let faces = try FaceDetector.detect(in: image, maxSide: 320, scaleFactor: 1.2, minNeighbors: 4,
+                                                  minRelativeSize: 0.1)
             if !faces.isEmpty {
                 let person = PersonPrior.map(faces: faces, sourceWidth: w, width: work.width, height: work.height)
                 saliency = saliency.raised(by: person)

@@ -1,7 +1,7 @@
 import Foundation
 import Imaging
 
-/// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split]`
+/// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split] [--no-faces]`
 ///
 /// Runs `StickerExtractor.extract` over every image of the sticker-dev corpus (images/NAME.jpg,
 /// masks/NAME.png) and prints the mean IoU against the human masks (both thresholded at 128) and the
@@ -9,7 +9,7 @@ import Imaging
 /// pairs instead (handy while a decoder is unavailable). `--dump` writes each mask as OUTDIR/NAME.pgm.
 /// `--split` also prints the mean IoU of the tuning half (the first half of the names in sorted order)
 /// and of the held-out half: tune on the first, report the second, so changes are not fitted to the
-/// whole corpus.
+/// whole corpus. `--no-faces` turns the face prior off (`StickerOptions.detectsFaces`).
 enum StickerBench {
     static func run(_ args: [String]) throws {
         var dir = "../shared/corpus/sticker-dev"
@@ -27,6 +27,7 @@ enum StickerBench {
             case "--split": split = true
             case "--dump": i += 1; dump = args[i]
             case "--working-size": i += 1; options.workingSize = Int(args[i]) ?? options.workingSize
+            case "--no-faces": options.detectsFaces = false
             default: throw BenchError("unknown argument \(args[i])")
             }
             i += 1

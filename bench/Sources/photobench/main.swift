@@ -6,6 +6,7 @@ let suites: [String: ([String]) throws -> Void] = [
     "thumbnail": ThumbnailBench.run,
     "palette": PaletteBench.run,
     "sticker": StickerBench.run,
+    "faces": FaceBench.run,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
