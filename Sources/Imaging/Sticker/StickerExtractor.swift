@@ -1,6 +1,7 @@
 import Foundation
 
-/// Cuts the main subject out of a photo without any learnt model.
+/// Cuts the main subject out of a photo with classical vision; nothing is downloaded, and the one
+/// learnt component is OpenCV's frontal face cascade, compiled in (`FaceCascadeData`).
 ///
 /// Pipeline (all at a reduced working copy except the last two steps):
 /// 1. Two saliency maps: `SaliencyMap` (minimum-barrier border distance over the Lab,
@@ -8,7 +9,8 @@ import Foundation
 ///    pixel) and `RobustBackgroundSaliency` (boundary connectivity and background-weighted contrast
 ///    on `Superpixels`, regions compared by colour, texture and sharpness, with the same centre bias).
 ///    The defocus cue is measured on the full-resolution luma and gated off for photos that are in
-///    focus throughout.
+///    focus throughout. Where `FaceDetector` finds faces, both maps are raised on the head and upper
+///    body below each one (`PersonPrior`), unless `StickerOptions.detectsFaces` is off.
 /// 2. `GrabCutSegmenter` on each: Gaussian-mixture colour models in CIELAB and a Boykov–Kolmogorov
 ///    min cut, seeded by the map's Otsu split and regularised by it as a soft prior. The subject is
 ///    where both cuts agree (falling back to the first cut when they share nothing), regrown by colour
@@ -30,10 +32,11 @@ import Foundation
 ///
 /// Quality is measured with `photobench sticker --split` on sticker-dev (mean IoU against human masks;
 /// tuning half / held-out half / all 60), which is how every choice below was made; bench/README.md
-/// lists the variants that were measured and not kept. CPU per image at 200 px (perf, sticker-dev):
-/// the two cuts ~52% and the growth cut ~6% (max-flow ~32% of the whole, with warm starts: each
-/// GrabCut round after the first and the second cut resume from the previous flow), region saliency
-/// ~10%, defocus ~7%, MBD map ~7%, upsampling and feathering ~8%.
+/// lists the variants that were measured and not kept. CPU per image at 200 px (perf, sticker-dev,
+/// before the face prior): the two cuts ~52% and the growth cut ~6% (max-flow ~32% of the whole, with
+/// warm starts: each GrabCut round after the first and the second cut resume from the previous flow),
+/// region saliency ~10%, defocus ~7%, MBD map ~7%, upsampling and feathering ~8%. The face search
+/// adds ~14 ms per photo (86-90 ms instead of 71-78 ms on the 2-core machine).
 public enum StickerExtractor {
     /// Segments `image` and returns the cropped, feathered (and optionally outlined) cut-out.
     /// - Throws: `CancellationError` when the current task is cancelled.
