@@ -33,6 +33,7 @@ struct StickerFaceTests {
         "cascade 20 20 1 1\nstage 0.5 1\ntree 1 0 -1 3 0.1 0.2 0.3\nfeature 1 0 0 6 4 -1\n",   // missing feature 3
         "cascade 20 20 1 1\nstage 0.5 1\ntree 1 0 -1 0 0.1 0.2\nfeature 1 0 0 6 4 -1\n",       // a leaf short
         "cascade 20 20 1 1\nstage 0.5 1\ntree 1 0 -1 0 0.1 0.2 0.3\nlbp 1 0 0 6 4 -1\n",       // unknown record
+        "cascade 20 20 1 1\nstage 0.5 1\ntree 2 1 0 0 0.1 1 -1 0 0.2 0.1 0.2 0.3\nfeature 1 0 0 6 4 -1\n", // node 1 loops to itself
     ])
     func malformedCascadeTextIsRejected(text: String) {
         #expect(HaarCascade(text: text) == nil)
@@ -68,6 +69,15 @@ struct StickerFaceTests {
     @Test func flatAndTinyImagesHaveNoFaces() throws {
         #expect(try FaceDetector.detect(in: Image(width: 300, height: 200, pixels: [UInt8](repeating: 128, count: 300 * 200 * 4))).isEmpty)
         #expect(try FaceDetector.detect(in: Image(width: 12, height: 9, pixels: [UInt8](repeating: 7, count: 12 * 9 * 4))).isEmpty)
+    }
+
+    /// Settings that would never end or overflow the integral image are clamped, not trusted.
+    @Test func degenerateSearchSettingsAreClamped() throws {
+        var rng = SplitMix64(seed: 7)
+        let pixels = (0..<(64 * 48 * 4)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        let noise = Image(width: 64, height: 48, pixels: pixels)
+        _ = try FaceDetector.detect(in: noise, maxSide: 1 << 40, scaleFactor: 0.5, minNeighbors: -3)
+        _ = try FaceDetector.detect(in: noise, maxSide: 0, scaleFactor: 1)
     }
 
     @Test func groupingKeepsCrowdedHitsAndDropsLoneOnes() {

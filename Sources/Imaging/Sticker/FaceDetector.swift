@@ -9,14 +9,17 @@
 public enum FaceDetector {
     /// Face boxes in `image`'s pixel coordinates, largest first.
     /// - Parameters:
-    ///   - maxSide: the longest side of the grey copy searched; faces smaller than the cascade's
-    ///     window (20 px) at that size are not found.
+    ///   - maxSide: the longest side of the grey copy searched (clamped to 24...2048); faces smaller
+    ///     than the cascade's window (20 px) at that size are not found.
+    ///   - scaleFactor: the pyramid step (at least 1.01).
     ///   - minNeighbors: hits a face needs beyond the first (OpenCV's parameter of the same name).
     ///   - minRelativeSize: the smallest face looked for, as a fraction of the image's shorter side.
     /// - Throws: `CancellationError` between pyramid levels.
     public static func detect(in image: Image, maxSide: Int = 480, scaleFactor: Double = 1.1,
                        minNeighbors: Int = 5, minRelativeSize: Double = 0) throws -> [PixelRect] {
         guard let cascade = HaarCascade.frontalFace, image.width >= 8, image.height >= 8 else { return [] }
+        // The integral image is Int32: 2048² × 255 still fits. A factor at or below 1 would never end.
+        let maxSide = min(2048, max(24, maxSide)), scaleFactor = max(1.01, scaleFactor)
         let scale = min(1.0, Double(maxSide) / Double(max(image.width, image.height)))
         let w = max(1, Int((Double(image.width) * scale).rounded()))
         let h = max(1, Int((Double(image.height) * scale).rounded()))
@@ -110,7 +113,7 @@ public enum FaceDetector {
     }
 
     /// Integral images of the pixels and of their squares, `width + 1` entries per row, first row
-    /// and column zero. Int32 holds the sum of 255 over 8.4 M pixels, far above the 480-px copy.
+    /// and column zero. Int32 holds the sum of 255 over 8.4 M pixels, above the 2048² copy `detect` allows.
     static func integrals(_ grey: [UInt8], width w: Int, height h: Int) -> (sum: [Int32], squares: [Double]) {
         let stride = w + 1
         var sum = [Int32](repeating: 0, count: stride * (h + 1))

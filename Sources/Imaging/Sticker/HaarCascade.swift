@@ -67,8 +67,11 @@ struct HaarCascade: Sendable {
                 trees.append(Tree(firstNode: Int32(nodes.count), firstLeaf: Int32(leaves.count)))
                 for k in 0..<n {
                     let b = 2 + 4 * k
+                    // Children come after their parent (as OpenCV stores them), so walking a tree
+                    // always ends at a leaf; a leaf index never exceeds the tree's n + 1 leaves.
                     guard let l = Int32(f[b]), let r = Int32(f[b + 1]), let feat = Int32(f[b + 2]),
-                          let t = Float(f[b + 3]), l < n, r < n, l > -(n + 1), r > -(n + 1) else { return nil }
+                          let t = Float(f[b + 3]), l < n, r < n, l > -(n + 1), r > -(n + 1),
+                          l <= 0 || Int(l) > k, r <= 0 || Int(r) > k else { return nil }
                     nodes.append(Node(left: l, right: r, feature: feat, threshold: t))
                 }
                 for k in 0...n {
@@ -116,19 +119,18 @@ struct HaarCascade: Sendable {
         var out: [PackedNode] = []
         out.reserveCapacity(nodes.count)
         for node in nodes {
-            let f = Int(node.feature)
-            let count = featureStart[f + 1] - featureStart[f]
+            let first = featureStart[Int(node.feature)], count = featureStart[Int(node.feature) + 1] - first
             guard count <= 3 else { return nil }
-            var o = [Int32](repeating: 0, count: 12), w: [Float] = [0, 0, 0]
-            for k in 0..<count {
-                let r = rects[featureStart[f] + k]
+            func corners(_ k: Int) -> (Int32, Int32, Int32, Int32) {
+                guard k < count else { return (0, 0, 0, 0) }
+                let r = rects[first + k]
                 let x0 = Int(r.x), y0 = Int(r.y), x1 = x0 + Int(r.width), y1 = y0 + Int(r.height)
-                o[4 * k] = Int32(y0 * stride + x0); o[4 * k + 1] = Int32(y0 * stride + x1)
-                o[4 * k + 2] = Int32(y1 * stride + x0); o[4 * k + 3] = Int32(y1 * stride + x1)
-                w[k] = r.weight
+                return (Int32(y0 * stride + x0), Int32(y0 * stride + x1), Int32(y1 * stride + x0), Int32(y1 * stride + x1))
             }
-            out.append(PackedNode(offsets: (o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8], o[9], o[10], o[11]),
-                                  weights: (w[0], w[1], w[2]), threshold: node.threshold,
+            func weight(_ k: Int) -> Float { k < count ? rects[first + k].weight : 0 }
+            let a = corners(0), b = corners(1), c = corners(2)
+            out.append(PackedNode(offsets: (a.0, a.1, a.2, a.3, b.0, b.1, b.2, b.3, c.0, c.1, c.2, c.3),
+                                  weights: (weight(0), weight(1), weight(2)), threshold: node.threshold,
                                   left: node.left, right: node.right))
         }
         return out
@@ -146,7 +148,7 @@ struct HaarCascade: Sendable {
         let nx0 = 1, ny0 = 1, nx1 = windowWidth - 1, ny1 = windowHeight - 1
         let area = Double((nx1 - nx0) * (ny1 - ny0))
         var hits: [(x: Int, y: Int)] = []
-        // OpenCV's stock cascades are all depth-2 trees whose second node is node 1.
+        // Every tree of the frontal-face cascade has two nodes (a root and one child node).
         let twoNodeTrees = trees.indices.allSatisfy { t in
             let next = t + 1 < trees.count ? Int(trees[t + 1].firstNode) : nodes.count
             return next - Int(trees[t].firstNode) == 2
@@ -205,19 +207,5 @@ struct HaarCascade: Sendable {
         let r1 = base[Int(o.7)] &- base[Int(o.5)] &- base[Int(o.6)] &+ base[Int(o.4)]
         let r2 = base[Int(o.11)] &- base[Int(o.9)] &- base[Int(o.10)] &+ base[Int(o.8)]
         return node.weights.0 * Float(r0) + node.weights.1 * Float(r1) + node.weights.2 * Float(r2)
-    }
-
-    /// The corner offsets (top-left, top-right, bottom-left, bottom-right) of every rectangle in an
-    /// integral image with `stride` entries per row, relative to the window origin.
-    func cornerOffsets(stride: Int) -> [Int] {
-        var out = [Int](repeating: 0, count: 4 * rects.count)
-        for (i, r) in rects.enumerated() {
-            let x0 = Int(r.x), y0 = Int(r.y), x1 = x0 + Int(r.width), y1 = y0 + Int(r.height)
-            out[4 * i] = y0 * stride + x0
-            out[4 * i + 1] = y0 * stride + x1
-            out[4 * i + 2] = y1 * stride + x0
-            out[4 * i + 3] = y1 * stride + x1
-        }
-        return out
     }
 }
