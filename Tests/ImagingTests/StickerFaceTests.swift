@@ -80,6 +80,20 @@ struct StickerFaceTests {
         _ = try FaceDetector.detect(in: noise, maxSide: 0, scaleFactor: 1)
     }
 
+    /// The scan itself checks (not only the pyramid loop around it), so a cancelled search stops
+    /// inside its first level.
+    @Test func scanChecksCancellationInsideALevel() async throws {
+        let cascade = try #require(HaarCascade.frontalFace)
+        let grey = [UInt8](repeating: 90, count: 200 * 150)
+        let (sum, squares) = FaceDetector.integrals(grey, width: 200, height: 150)
+        let task = Task {
+            while !Task.isCancelled { await Task.yield() }
+            return try cascade.scan(sum: sum, squares: squares, width: 200, height: 150, step: 2)
+        }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
     @Test func groupingKeepsCrowdedHitsAndDropsLoneOnes() {
         let face = (0..<7).map { PixelRect(x: 100 + $0 % 3, y: 50 + $0 % 2, width: 40 + $0 % 2, height: 40 + $0 % 2) }
         let lone = (0..<5).map { PixelRect(x: 300 + $0, y: 10, width: 30, height: 30) }

@@ -14,7 +14,7 @@ public enum FaceDetector {
     ///   - scaleFactor: the pyramid step (at least 1.01).
     ///   - minNeighbors: hits a face needs beyond the first (OpenCV's parameter of the same name).
     ///   - minRelativeSize: the smallest face looked for, as a fraction of the image's shorter side.
-    /// - Throws: `CancellationError` between pyramid levels.
+    /// - Throws: `CancellationError` (checked per band of rows).
     public static func detect(in image: Image, maxSide: Int = 480, scaleFactor: Double = 1.1,
                        minNeighbors: Int = 5, minRelativeSize: Double = 0) throws -> [PixelRect] {
         guard let cascade = HaarCascade.frontalFace, image.width >= 8, image.height >= 8 else { return [] }
@@ -30,14 +30,14 @@ public enum FaceDetector {
             if Cancellation.isRequested { throw CancellationError() }
             let lw = Int((Double(w) / factor).rounded()), lh = Int((Double(h) / factor).rounded())
             if lw < cascade.windowWidth || lh < cascade.windowHeight { break }
-            let level = factor == 1 ? grey : bilinear(grey, width: w, height: h, to: lw, lh)
-            let (sum, squares) = integrals(level, width: lw, height: lh)
             let windowW = Int((Double(cascade.windowWidth) * factor).rounded())
             let windowH = Int((Double(cascade.windowHeight) * factor).rounded())
             // Levels whose window is below the smallest face wanted cost the most (the largest
             // images, the densest windows) and are skipped.
             if Double(min(windowW, windowH)) < minRelativeSize * Double(min(w, h)) { factor *= scaleFactor; continue }
-            for (x, y) in cascade.scan(sum: sum, squares: squares, width: lw, height: lh, step: factor >= 2 ? 1 : 2) {
+            let level = factor == 1 ? grey : bilinear(grey, width: w, height: h, to: lw, lh)
+            let (sum, squares) = integrals(level, width: lw, height: lh)
+            for (x, y) in try cascade.scan(sum: sum, squares: squares, width: lw, height: lh, step: factor >= 2 ? 1 : 2) {
                 hits.append(PixelRect(x: Int((Double(x) * factor).rounded()), y: Int((Double(y) * factor).rounded()),
                                       width: windowW, height: windowH))
             }

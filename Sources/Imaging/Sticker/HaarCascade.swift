@@ -141,7 +141,8 @@ struct HaarCascade: Sendable {
     /// - Parameters:
     ///   - sum: integral image of a `width` × `height` image, `width + 1` entries per row.
     ///   - squares: the integral image of the squared pixels, same layout.
-    func scan(sum: [Int32], squares: [Double], width: Int, height: Int, step: Int) -> [(x: Int, y: Int)] {
+    /// - Throws: `CancellationError`, checked every 16 rows of windows.
+    func scan(sum: [Int32], squares: [Double], width: Int, height: Int, step: Int) throws -> [(x: Int, y: Int)] {
         let stride = width + 1
         guard width >= windowWidth, height >= windowHeight, let packed = packed(stride: stride) else { return [] }
         // OpenCV normalises over the window shrunk by one pixel on each side.
@@ -153,12 +154,14 @@ struct HaarCascade: Sendable {
             let next = t + 1 < trees.count ? Int(trees[t + 1].firstNode) : nodes.count
             return next - Int(trees[t].firstNode) == 2
         }
+        var cancelled = false
         packed.withUnsafeBufferPointer { nodes in
         leaves.withUnsafeBufferPointer { leaves in
         trees.withUnsafeBufferPointer { trees in
         sum.withUnsafeBufferPointer { sum in
         squares.withUnsafeBufferPointer { squares in
             for y in Swift.stride(from: 0, through: height - windowHeight, by: step) {
+                if y % 16 < step, Cancellation.isRequested { cancelled = true; return }
                 for x in Swift.stride(from: 0, through: width - windowWidth, by: step) {
                     let origin = y &* stride &+ x
                     let a = origin + ny0 * stride + nx0, b = origin + ny0 * stride + nx1
@@ -196,6 +199,7 @@ struct HaarCascade: Sendable {
                 }
             }
         }}}}}
+        if cancelled { throw CancellationError() }
         return hits
     }
 

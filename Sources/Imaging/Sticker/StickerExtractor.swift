@@ -36,7 +36,7 @@ import Foundation
 /// before the face prior): the two cuts ~52% and the growth cut ~6% (max-flow ~32% of the whole, with
 /// warm starts: each GrabCut round after the first and the second cut resume from the previous flow),
 /// region saliency ~10%, defocus ~7%, MBD map ~7%, upsampling and feathering ~8%. The face search
-/// adds ~14 ms per photo (86-90 ms instead of 71-78 ms on the 2-core machine).
+/// adds 15-19 ms per photo (86-90 ms instead of 71-78 ms on the 2-core machine).
 public enum StickerExtractor {
     /// Segments `image` and returns the cropped, feathered (and optionally outlined) cut-out.
     /// - Throws: `CancellationError` when the current task is cancelled.
@@ -105,11 +105,10 @@ public enum StickerExtractor {
         var regional = saliency.blended(withRegion: region.values, weight: 1)
         // Faces: the one object-level cue. A person's head and upper body below a detected face are
         // raised in both maps, so a portrait cut by the frame keeps its body (the bottom-up cues give
-        // whatever touches the frame to the background). 0.648 / 0.495 / 0.572 -> 0.660 / 0.538 /
-        // 0.599 (tuning / held-out / all); 7 of the 60 photos have a face found, all of them real.
+        // whatever touches the frame to the background). 0.648 / 0.495 / 0.572 -> 0.658 / 0.538 /
+        // 0.598 (tuning / held-out / all); 7 of the 60 photos have a face found, all of them real.
         // Searched on a 320-px copy for faces of at least a tenth of the shorter side, in pyramid steps
-        // of 1.2 with 4 neighbours (OpenCV's 1.1 and 5 find the same faces and score 0.599 but cost
-        // 30-35 ms instead of 12-14 ms per photo).
+        // of 1.2 with 4 neighbours: OpenCV's own 1.1 and 5 find the same faces (0.599) at 1.6x the time.
         if options.detectsFaces {
             let faces = try FaceDetector.detect(in: image, maxSide: 320, scaleFactor: 1.2, minNeighbors: 4,
                                                   minRelativeSize: 0.1)
