@@ -122,6 +122,24 @@ struct StickerFaceTests {
         #expect(map.contains(1))
     }
 
+    @Test func raisedMapHasAFloorOnThePriorAndIsUnchangedElsewhere() throws {
+        let (image, _) = StickerScenes.disc()
+        let map = try SaliencyMap(LabImage(image, maxSide: 64))
+        var prior = [Float](repeating: 0, count: map.values.count)
+        for i in 0..<(prior.count / 2) { prior[i] = 1 }
+        let raised = map.raised(by: prior, level: 1.3)
+        let floor = min(1, 1.3 * map.threshold)
+        #expect(raised.threshold == map.threshold)
+        for i in prior.indices {
+            if prior[i] > 0 {
+                #expect(raised.values[i] == max(map.values[i], floor))
+            } else {
+                #expect(raised.values[i] == map.values[i])
+            }
+        }
+        #expect(zip(raised.values, map.values).contains { $0 > $1 })  // the floor did lift something
+    }
+
     /// A portrait cut by the frame: without faces the cut keeps the face and loses the body (the
     /// bench measured 0.26); the person prior brings the body back (0.79).
     @Test func portraitKeepsItsBodyWithFaces() throws {

@@ -47,18 +47,3 @@ enum PersonPrior {
         return map
     }
 }
-
-extension SaliencyMap {
-    /// This map raised to at least `level` × its Otsu threshold (at most 1) wherever `prior` is 1:
-    /// enough to seed the cut there and to tilt its unary term, while the colour models still place
-    /// the edge. The threshold is left as it was, so the rest of the map keeps its split. Levels
-    /// 1.0 / 1.3 / 1.6 score 0.597 / 0.599 / 0.595 on sticker-dev.
-    func raised(by prior: [Float], level: Float = 1.3) -> SaliencyMap {
-        var out = self
-        let floor = min(1, level * threshold)
-        for i in out.values.indices where prior[i] > 0 {
-            out.values[i] = max(out.values[i], floor * prior[i])
-        }
-        return out
-    }
-}
