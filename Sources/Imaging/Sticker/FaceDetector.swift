@@ -20,10 +20,8 @@ public enum FaceDetector {
         guard let cascade = HaarCascade.frontalFace, image.width >= 8, image.height >= 8 else { return [] }
         // The integral image is Int32: 2048² × 255 still fits. A factor at or below 1 would never end.
         let maxSide = min(2048, max(24, maxSide)), scaleFactor = max(1.01, scaleFactor)
-        let scale = min(1.0, Double(maxSide) / Double(max(image.width, image.height)))
-        let w = max(1, Int((Double(image.width) * scale).rounded()))
-        let h = max(1, Int((Double(image.height) * scale).rounded()))
-        let grey = equalised(greyCopy(image, width: w, height: h))
+        let (w, h, rgba) = PlaneResampler.reduced(image, maxSide: maxSide)
+        let grey = equalised(luma(rgba, count: w * h))
         var hits: [PixelRect] = []
         var factor = 1.0
         while true {
@@ -43,7 +41,7 @@ public enum FaceDetector {
             }
             factor *= scaleFactor
         }
-        let inverse = 1 / scale
+        let inverse = Double(max(image.width, image.height)) / Double(max(w, h))  // 1 / the reduction scale
         return group(hits, minNeighbors: minNeighbors, eps: 0.2)
             .map { r in
                 PixelRect(x: Int((Double(r.x) * inverse).rounded()), y: Int((Double(r.y) * inverse).rounded()),
@@ -53,18 +51,10 @@ public enum FaceDetector {
             .sorted { $0.width * $0.height > $1.width * $1.height }
     }
 
-    /// Area-reduced luma (BT.601 weights, as OpenCV's BGR→grey conversion) at `width` × `height`.
-    static func greyCopy(_ image: Image, width w: Int, height h: Int) -> [UInt8] {
-        let rgba: [Float]
-        if w == image.width && h == image.height {
-            rgba = image.pixels.map(Float.init)
-        } else {
-            rgba = image.pixels.withUnsafeBufferPointer {
-                PlaneResampler.reduce($0, width: image.width, height: image.height, channels: 4, targetWidth: w, targetHeight: h)
-            }
-        }
-        var grey = [UInt8](repeating: 0, count: w * h)
-        for i in 0..<(w * h) {
+    /// Luma of RGBA samples on the 0...255 scale (BT.601 weights, as OpenCV's BGR→grey conversion).
+    static func luma(_ rgba: [Float], count: Int) -> [UInt8] {
+        var grey = [UInt8](repeating: 0, count: count)
+        for i in 0..<count {
             let v = 0.299 * rgba[4 * i] + 0.587 * rgba[4 * i + 1] + 0.114 * rgba[4 * i + 2]
             grey[i] = UInt8(max(0, min(255, v.rounded())))
         }

@@ -16,17 +16,7 @@ struct LabImage {
 
     /// Reduces `image` by area averaging so its longest side is at most `maxSide`, then converts to Lab.
     init(_ image: Image, maxSide: Int) {
-        let scale = min(1.0, Double(maxSide) / Double(max(image.width, image.height)))
-        let w = max(1, Int((Double(image.width) * scale).rounded()))
-        let h = max(1, Int((Double(image.height) * scale).rounded()))
-        let small: [Float]
-        if w == image.width && h == image.height {
-            small = image.pixels.map(Float.init)
-        } else {
-            small = image.pixels.withUnsafeBufferPointer {
-                PlaneResampler.reduce($0, width: image.width, height: image.height, channels: 4, targetWidth: w, targetHeight: h)
-            }
-        }
+        let (w, h, small) = PlaneResampler.reduced(image, maxSide: maxSide)
         self.width = w
         self.height = h
         var lab = [Float](repeating: 0, count: w * h * 3)

@@ -26,6 +26,19 @@ enum PlaneResampler {
         return result
     }
 
+    /// `image` reduced by area averaging so its longest side is at most `maxSide` (never enlarged):
+    /// the reduced size and its RGBA samples as floats on the same 0...255 scale.
+    static func reduced(_ image: Image, maxSide: Int) -> (width: Int, height: Int, rgba: [Float]) {
+        let scale = min(1.0, Double(maxSide) / Double(max(image.width, image.height)))
+        let w = max(1, Int((Double(image.width) * scale).rounded()))
+        let h = max(1, Int((Double(image.height) * scale).rounded()))
+        if w == image.width && h == image.height { return (w, h, image.pixels.map(Float.init)) }
+        let rgba = image.pixels.withUnsafeBufferPointer {
+            reduce($0, width: image.width, height: image.height, channels: 4, targetWidth: w, targetHeight: h)
+        }
+        return (w, h, rgba)
+    }
+
     /// Area-average reduction of interleaved `channels`-channel 8-bit data to floats (same 0...255 scale).
     /// The horizontal pass reads the bytes directly so a large photo is never expanded to floats whole.
     /// - Precondition: `targetWidth <= width`, `targetHeight <= height`.
