@@ -34,6 +34,9 @@ struct StickerFaceTests {
         "cascade 20 20 1 1\nstage 0.5 1\ntree 1 0 -1 0 0.1 0.2\nfeature 1 0 0 6 4 -1\n",       // a leaf short
         "cascade 20 20 1 1\nstage 0.5 1\ntree 1 0 -1 0 0.1 0.2 0.3\nlbp 1 0 0 6 4 -1\n",       // unknown record
         "cascade 20 20 1 1\nstage 0.5 1\ntree 2 1 0 0 0.1 1 -1 0 0.2 0.1 0.2 0.3\nfeature 1 0 0 6 4 -1\n", // node 1 loops to itself
+        // Two stages declaring 1 and 2 trees, followed by 2 and 1: the total agrees, the stages do not.
+        "cascade 20 20 2 1\nstage 0.5 1\ntree 1 0 -1 0 0.1 0.2 0.3\ntree 1 0 -1 0 0.1 0.2 0.3\nstage 0.5 2\ntree 1 0 -1 0 0.1 0.2 0.3\nfeature 1 0 0 6 4 -1\n",
+        "cascade 20 20 1 1\ntree 1 0 -1 0 0.1 0.2 0.3\nstage 0.5 0\nfeature 1 0 0 6 4 -1\n",  // a tree before any stage
     ])
     func malformedCascadeTextIsRejected(text: String) {
         #expect(HaarCascade(text: text) == nil)

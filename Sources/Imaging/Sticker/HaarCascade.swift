@@ -46,7 +46,8 @@ struct HaarCascade: Sendable {
     static let frontalFace: HaarCascade? = HaarCascade(text: FaceCascadeData.frontalFaceAlt2)
 
     /// Parses the line format written by scripts/gen-face-cascade.py; nil on any inconsistency
-    /// (a tree pointing at a missing feature, a rectangle outside the window, counts that disagree).
+    /// (a tree pointing at a missing feature, a rectangle outside the window, counts that disagree,
+    /// a tree that loops), so the scan's unchecked indexing stays in bounds.
     init?(text: String) {
         var stages: [Stage] = [], trees: [Tree] = [], nodes: [Node] = [], leaves: [Float] = []
         var featureStart: [Int] = [], rects: [Rect] = []
@@ -95,7 +96,11 @@ struct HaarCascade: Sendable {
         }
         featureStart.append(rects.count)
         guard window.0 > 0, stages.count == declaredStages, featureStart.count - 1 == declaredFeatures,
-              stages.reduce(0, { $0 + $1.treeCount }) == trees.count,
+              // Each stage owns exactly the trees that follow its line, up to the next stage.
+              stages.indices.allSatisfy({ i in
+                  stages[i].firstTree + stages[i].treeCount == (i + 1 < stages.count ? stages[i + 1].firstTree : trees.count)
+              }),
+              stages.first?.firstTree == 0,
               nodes.allSatisfy({ $0.feature >= 0 && Int($0.feature) < declaredFeatures })
         else { return nil }
         windowWidth = window.0; windowHeight = window.1
