@@ -95,21 +95,28 @@ public actor RequestRegistry {
     /// queued job is answered at once), runs cheap handlers here, and leaves for the cooperative
     /// pool for compute and waiting work (whose pixel loops in turn run on the worker's compute
     /// threads).
+    ///
+    /// A compute job takes its place in the slot queue here, synchronously and in admission order:
+    /// tasks started one after the other may begin running in either order, and the queue's FIFO
+    /// promise is about the order requests arrived in.
     @discardableResult
     func start(_ job: Job) -> Task<Void, Never> {
         activeTasks += 1
+        let ticket = job.handler.cost == .compute ? job.limiter.enqueue() : nil
         return Task {
-            await self.run(job)
+            await self.run(job, ticket: ticket)
         }
     }
 
-    private func run(_ job: Job) async {
+    /// - Parameter ticket: the job's place in the slot queue (compute jobs), passed to
+    ///   `JobLimiter.acquire(_:)` before anything else so it is always either served or given up.
+    private func run(_ job: Job, ticket: JobLimiter.Ticket?) async {
         defer { activeTasks -= 1 }
-        let usesSlot = job.handler.cost == .compute
+        let usesSlot = ticket != nil
         let outcome: Result<RawJSON, any Error>
         do {
-            if usesSlot {
-                try await job.limiter.acquire()
+            if let ticket {
+                try await job.limiter.acquire(ticket)
                 if let id = job.context.id { markRunning(id) }
             }
             defer { if usesSlot { job.limiter.release() } }

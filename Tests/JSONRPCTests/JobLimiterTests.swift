@@ -42,4 +42,60 @@ struct JobLimiterTests {
         // The slot was not lost to the cancelled waiter.
         try await limiter.acquire()
     }
+
+    /// The FIFO is the order tickets were taken (admission), not the order tasks reach `acquire`:
+    /// the second ticket arriving first with a free slot still waits for the first.
+    @Test func ticketsAreServedInTheOrderTakenNotTheOrderTheyArrive() async throws {
+        let limiter = JobLimiter(slots: 1)
+        let first = limiter.enqueue(), second = limiter.enqueue()
+        let order = Order()
+        let late = Task {
+            try await limiter.acquire(second)
+            order.values.withLock { $0.append(2) }
+            limiter.release()
+        }
+        while limiter.arrived == 0 { await Task.yield() }
+        #expect(order.values.withLock { $0 }.isEmpty)  // the free slot is kept for the first ticket
+        try await limiter.acquire(first)
+        order.values.withLock { $0.append(1) }
+        limiter.release()
+        try await late.value
+        #expect(order.values.withLock { $0 } == [1, 2])
+        #expect(limiter.waiting == 0)
+    }
+
+    /// A ticket whose task is cancelled gives up its place, or the slot already kept for it.
+    @Test func cancelledTicketGivesUpItsKeptSlot() async throws {
+        let limiter = JobLimiter(slots: 1)
+        let first = limiter.enqueue(), second = limiter.enqueue()
+        let late = Task { try await limiter.acquire(second) }
+        while limiter.arrived == 0 { await Task.yield() }  // the slot is now kept for `first`
+        let cancelled = Task {
+            while !Task.isCancelled { await Task.yield() }
+            try await limiter.acquire(first)
+        }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        try await late.value  // got the slot `first` gave back
+        #expect(limiter.waiting == 0)
+        limiter.release()
+    }
+
+    @Test func cancelledTicketStillInLineIsSkipped() async throws {
+        let limiter = JobLimiter(slots: 1)
+        try await limiter.acquire()
+        let first = limiter.enqueue(), second = limiter.enqueue()
+        let cancelled = Task {
+            while !Task.isCancelled { await Task.yield() }
+            try await limiter.acquire(first)
+        }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(limiter.waiting == 1)
+        let late = Task { try await limiter.acquire(second) }
+        while limiter.arrived == 0 { await Task.yield() }
+        limiter.release()
+        try await late.value
+        #expect(limiter.waiting == 0)
+    }
 }
