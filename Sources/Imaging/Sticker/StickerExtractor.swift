@@ -36,7 +36,7 @@ import Foundation
 /// before the face prior): the two cuts ~52% and the growth cut ~6% (max-flow ~32% of the whole, with
 /// warm starts: each GrabCut round after the first and the second cut resume from the previous flow),
 /// region saliency ~10%, defocus ~7%, MBD map ~7%, upsampling and feathering ~8%. The face search
-/// adds 15-19 ms per photo (86-90 ms instead of 71-78 ms on the 2-core machine).
+/// adds 15-21 ms per photo (86-103 ms instead of 71-81 ms on the 2-core machine).
 public enum StickerExtractor {
     /// Segments `image` and returns the cropped, feathered (and optionally outlined) cut-out.
     /// - Throws: `CancellationError` when the current task is cancelled.
