@@ -12,6 +12,11 @@ public enum ColorScience {
     private static let whiteX = 0.95047
     private static let whiteZ = 1.08883
 
+    /// Rec. 601 luma of gamma-encoded R′G′B′ on any scale: the weights of OpenCV's grey conversion,
+    /// used by the face search and the defocus cue.
+    @inline(__always)
+    static func luma601(_ r: Float, _ g: Float, _ b: Float) -> Float { 0.299 * r + 0.587 * g + 0.114 * b }
+
     /// CIELAB (D65) of an 8-bit sRGB colour.
     public static func lab(fromSRGB r: UInt8, _ g: UInt8, _ b: UInt8) -> (L: Double, a: Double, b: Double) {
         let lr = linearFromSRGB[Int(r)], lg = linearFromSRGB[Int(g)], lb = linearFromSRGB[Int(b)]

@@ -51,11 +51,11 @@ public enum FaceDetector {
             .sorted { $0.width * $0.height > $1.width * $1.height }
     }
 
-    /// Luma of RGBA samples on the 0...255 scale (BT.601 weights, as OpenCV's BGR→grey conversion).
+    /// Luma (`ColorScience.luma601`) of RGBA samples on the 0...255 scale, rounded to bytes.
     static func luma(_ rgba: [Float], count: Int) -> [UInt8] {
         var grey = [UInt8](repeating: 0, count: count)
         for i in 0..<count {
-            let v = 0.299 * rgba[4 * i] + 0.587 * rgba[4 * i + 1] + 0.114 * rgba[4 * i + 2]
+            let v = ColorScience.luma601(rgba[4 * i], rgba[4 * i + 1], rgba[4 * i + 2])
             grey[i] = UInt8(max(0, min(255, v.rounded())))
         }
         return grey

@@ -58,7 +58,7 @@ struct FocusFeatures {
         if fw == iw && fh == ih {
             image.pixels.withUnsafeBufferPointer { px in
                 for i in 0..<(fw * fh) {
-                    luma[i] = 0.299 * Float(px[4 * i]) + 0.587 * Float(px[4 * i + 1]) + 0.114 * Float(px[4 * i + 2])
+                    luma[i] = ColorScience.luma601(Float(px[4 * i]), Float(px[4 * i + 1]), Float(px[4 * i + 2]))
                 }
             }
         } else {
@@ -66,7 +66,7 @@ struct FocusFeatures {
                 PlaneResampler.reduce($0, width: iw, height: ih, channels: 4, targetWidth: fw, targetHeight: fh)
             }
             for i in 0..<(fw * fh) {
-                luma[i] = 0.299 * small[4 * i] + 0.587 * small[4 * i + 1] + 0.114 * small[4 * i + 2]
+                luma[i] = ColorScience.luma601(small[4 * i], small[4 * i + 1], small[4 * i + 2])
             }
         }
         if Cancellation.isRequested { throw CancellationError() }
