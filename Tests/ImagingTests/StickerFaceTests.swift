@@ -25,6 +25,7 @@ struct StickerFaceTests {
         #expect(cascade.trees.count == 1047)
         #expect(cascade.featureStart.count - 1 == 2094)
         #expect(cascade.packed(stride: 321) != nil)
+        #expect(cascade.twoNodeTrees)
     }
 
     @Test(arguments: [
@@ -45,6 +46,7 @@ struct StickerFaceTests {
     @Test func wellFormedMinimalCascadeParses() throws {
         let cascade = try #require(HaarCascade(text: "cascade 20 20 1 1\nstage 0.5 1\ntree 1 0 -1 0 0.1 0.2 0.3\nfeature 2 0 0 6 4 -1 0 2 6 2 2\n"))
         #expect(cascade.rects.count == 2 && cascade.leaves == [0.2, 0.3])
+        #expect(!cascade.twoNodeTrees)  // a stump: the scan walks it node by node
     }
 
     /// OpenCV 4.10's `detectMultiScale(equalizeHist(grey), 1.1, 5)` finds this face at

@@ -40,6 +40,9 @@ struct HaarCascade: Sendable {
     /// Feature `f` is `rects[featureStart[f] ..< featureStart[f + 1]]`.
     let featureStart: [Int]
     let rects: [Rect]
+    /// Whether every tree has exactly two nodes (a root and one child node), as in the frontal-face
+    /// cascade: the scan then evaluates both and picks the leaf without branching.
+    let twoNodeTrees: Bool
 
     /// OpenCV's frontal face detector (haarcascade_frontalface_alt2), or nil if the compiled-in data
     /// did not parse (a build defect the tests catch; callers then simply find no faces).
@@ -106,6 +109,10 @@ struct HaarCascade: Sendable {
         windowWidth = window.0; windowHeight = window.1
         self.stages = stages; self.trees = trees; self.nodes = nodes; self.leaves = leaves
         self.featureStart = featureStart; self.rects = rects
+        twoNodeTrees = trees.indices.allSatisfy { t in
+            let next = t + 1 < trees.count ? Int(trees[t + 1].firstNode) : nodes.count
+            return next - Int(trees[t].firstNode) == 2
+        }
     }
 
     /// A node with its feature resolved for one integral-image stride: up to three rectangles as
@@ -154,11 +161,7 @@ struct HaarCascade: Sendable {
         let nx0 = 1, ny0 = 1, nx1 = windowWidth - 1, ny1 = windowHeight - 1
         let area = Double((nx1 - nx0) * (ny1 - ny0))
         var hits: [(x: Int, y: Int)] = []
-        // Every tree of the frontal-face cascade has two nodes (a root and one child node).
-        let twoNodeTrees = trees.indices.allSatisfy { t in
-            let next = t + 1 < trees.count ? Int(trees[t + 1].firstNode) : nodes.count
-            return next - Int(trees[t].firstNode) == 2
-        }
+        let twoNodeTrees = self.twoNodeTrees
         var cancelled = false
         packed.withUnsafeBufferPointer { nodes in
         leaves.withUnsafeBufferPointer { leaves in
