@@ -10,7 +10,7 @@ repeat of a photo is a distinct file (a hard link) so the decode cache cannot sh
 import argparse, json, os, pathlib, shutil, statistics, subprocess, tempfile, time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PHOTOS = sorted((ROOT.parent / "shared/corpus/photos").glob("*.jpg"))
+PHOTOS = sorted((ROOT / "corpus/photos").glob("*.jpg"))
 
 def main():
     ap = argparse.ArgumentParser()

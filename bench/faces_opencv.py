@@ -30,7 +30,7 @@ def box_iou(a, b):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--dir", default="../shared/corpus/sticker-dev")
+    ap.add_argument("--dir", default="corpus/sticker-dev")
     ap.add_argument("--max-side", type=int, default=320)
     ap.add_argument("--scale", type=float, default=1.2)
     ap.add_argument("--neighbors", type=int, default=4)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Palette peers and the one place the palette quality metric is computed.
 
-  palette_peers.py prepare OUT   decode ../shared/corpus/photos/*.jpg with Pillow into OUT/src/<name>.rgba
+  palette_peers.py prepare OUT   decode corpus/photos/*.jpg with Pillow into OUT/src/<name>.rgba
   palette_peers.py score OUT     run colorthief and scikit-learn k-means (CIELAB) on OUT/128/<name>.rgba
                                  (the 128-px images the Swift bench made), then score them and
                                  OUT/swift.json with the same metric.
@@ -110,7 +110,7 @@ def sklearn_palette(rgba, k):
 def prepare(out):
     from PIL import Image
     here = os.path.dirname(os.path.abspath(__file__))
-    photos = sorted(glob.glob(os.path.join(here, "..", "..", "shared", "corpus", "photos", "*.jpg")))
+    photos = sorted(glob.glob(os.path.join(here, "..", "corpus", "photos", "*.jpg")))
     os.makedirs(os.path.join(out, "src"), exist_ok=True)
     n = 0
     for p in photos:

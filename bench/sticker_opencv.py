@@ -6,7 +6,7 @@ copy whose longest side is 240 px (mask upscaled with nearest neighbour). Prints
 (one thread) for both, and, with --ours "IOU MS" (the figures photobench printed), the ratios.
 
   pip install opencv-python-headless numpy
-  python3 bench/sticker_opencv.py [--dir ../shared/corpus/sticker-dev] [--ours 0.48 60]
+  python3 bench/sticker_opencv.py [--dir corpus/sticker-dev] [--ours 0.48 60]
 """
 import argparse
 import glob
@@ -33,7 +33,7 @@ def iou(a, b):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--dir", default="../shared/corpus/sticker-dev")
+    ap.add_argument("--dir", default="corpus/sticker-dev")
     ap.add_argument("--ours", nargs=2, type=float, metavar=("IOU", "MS"))
     args = ap.parse_args()
     cv2.setNumThreads(1)

@@ -4,13 +4,13 @@
 #   fuzz/run.sh all SECONDS                  each target for SECONDS (CI: all 60)
 #   fuzz/run.sh build                        only build
 # Builds go to fuzz/.build (not committed); corpora grow in fuzz/.corpus/<target>, seeded from
-# ../shared/corpus and fuzz/seeds. Crashes are written to fuzz/.crashes/<target>/ and make the
+# the project's corpus/ and fuzz/seeds. Crashes are written to fuzz/.crashes/<target>/ and make the
 # script fail. See fuzz/README.md.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-shared="$(cd "$root/../shared" 2>/dev/null && pwd || true)"
+corpus_root="$root/corpus"
 out="$here/.build"
 swiftc="${SWIFTC:-$(command -v swiftc)}"
 clang="${CLANG:-$(dirname "$swiftc")/clang}"
@@ -89,8 +89,8 @@ seed() { # seed TARGET -> prints the corpus directory
     if [ -z "$(ls -A "$dir")" ]; then
         case "$t" in
         decoder) cp "$here"/seeds/decoder/* "$dir"/ ;;
-        png) [ -n "$shared" ] && find "$shared/corpus" -name '*.png' -size -200k -exec cp {} "$dir"/ \; ;;
-        jpeg) [ -n "$shared" ] && find "$shared/corpus" -name '*.jpg' -size -200k -exec cp {} "$dir"/ \; ;;
+        png) find "$corpus_root" -name '*.png' -size -200k -exec cp {} "$dir"/ \; ;;
+        jpeg) find "$corpus_root" -name '*.jpg' -size -200k -exec cp {} "$dir"/ \; ;;
         esac
     fi
     echo "$dir"

@@ -16,7 +16,7 @@ Exit status 0 when all hold, 1 otherwise. Prints a summary (and JSON with --json
 import argparse, json, os, random, subprocess, sys, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CORPUS = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+CORPUS = os.path.normpath(os.path.join(ROOT, "corpus"))
 
 
 def default_binary():

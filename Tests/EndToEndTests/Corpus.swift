@@ -1,10 +1,10 @@
 import Foundation
 
-/// Paths into the shared test corpus (../shared/corpus from the package root).
+/// Paths into the project's test corpus (corpus/ at the package root; see corpus/README.md).
 enum Corpus {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let root = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+    static let root = packageRoot.appendingPathComponent("corpus")
 
     static func photo(_ name: String) -> String { root.appendingPathComponent("photos/\(name)").path }
     static func broken(_ name: String) -> String { root.appendingPathComponent("broken/\(name)").path }

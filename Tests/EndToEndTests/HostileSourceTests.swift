@@ -10,7 +10,7 @@ import Glibc
 /// their documented error code, and the worker keeps serving.
 @Suite(.timeLimit(TestTiming.minutes(2)))
 struct HostileSourceTests {
-    /// What `image.info` and `image.convert` answer for each file of shared/corpus/broken (nil: success).
+    /// What `image.info` and `image.convert` answer for each file of corpus/broken (nil: success).
     /// Files added to the corpus later must still get a success, -32002 or -32003.
     static let brokenExpectations: [String: (info: Int?, convert: Int?)] = [
         "pillow-broken.png": (-32002, -32002),
@@ -34,7 +34,7 @@ struct HostileSourceTests {
 
     @Test func everyBrokenCorpusFileGetsItsDocumentedAnswer() async throws {
         let files = Corpus.corpusFiles("broken", extensions: ["png", "jpg", "gif"])
-        try #require(files.count >= 20, "shared/corpus/broken not found at \(Corpus.root.path)")
+        try #require(files.count >= 20, "corpus/broken not found at \(Corpus.root.path)")
         let w = try WorkerProcess()
         var id = 0
         for file in files {

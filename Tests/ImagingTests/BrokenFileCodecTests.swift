@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Imaging
 
-/// What each file in ../shared/corpus/broken is expected to do. The folder mixes truly corrupt files with
+/// What each file in corpus/broken is expected to do. The folder mixes truly corrupt files with
 /// odd-but-valid ones collected from decoder bug reports; each entry says which and why.
 enum BrokenExpectation: Sendable, CustomStringConvertible {
     /// Rejected with this kind of error, whose message contains the text.

@@ -1,12 +1,12 @@
 import Foundation
 @testable import Imaging
 
-/// Locates test inputs: the shared corpus beside the package and this target's fixtures.
+/// Locates test inputs: the project's corpus (corpus/ at the package root) and this target's fixtures.
 enum CodecCorpus {
     /// Package root, found from this file's path (Tests/ImagingTests/<file>).
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let root = packageRoot.appendingPathComponent("../shared/corpus").standardizedFileURL
+    static let root = packageRoot.appendingPathComponent("corpus").standardizedFileURL
     static let fixtures = packageRoot.appendingPathComponent("Tests/ImagingTests/Fixtures")
 
     static func url(_ relative: String) -> URL { root.appendingPathComponent(relative) }

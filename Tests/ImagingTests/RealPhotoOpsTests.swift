@@ -2,11 +2,11 @@ import Foundation
 import Testing
 @testable import Imaging
 
-/// Resampling and palette on real corpus photos (../shared/corpus relative to the package root).
+/// Resampling and palette on real corpus photos (corpus relative to the package root).
 @Suite struct RealPhotoOpsTests {
     static let photos = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared/corpus/photos")
+        .appendingPathComponent("corpus/photos")
 
     static func load(_ name: String) throws -> Image {
         let bytes = [UInt8](try Data(contentsOf: photos.appendingPathComponent(name)))

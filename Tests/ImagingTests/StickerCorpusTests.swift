@@ -2,12 +2,12 @@ import Foundation
 import Testing
 @testable import Imaging
 
-/// Real photos from ../shared/corpus/sticker-dev with human masks.
+/// Real photos from corpus/sticker-dev with human masks.
 @Suite("Sticker on real photos")
 struct StickerCorpusTests {
     static let corpus = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared/corpus/sticker-dev").standardizedFileURL
+        .appendingPathComponent("corpus/sticker-dev").standardizedFileURL
 
     /// Photos with one clear subject on a distinct background; the bench measured IoU ≥ 0.95 on both
     /// (see the report). 0.8 leaves room for tuning while still failing on any real regression

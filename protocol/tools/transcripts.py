@@ -9,7 +9,7 @@ exchanged; long base64 strings are shortened with "..." and the scratch folder s
 import argparse, json, os, pathlib, re, shutil, subprocess, tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-PHOTO = ROOT.parent / "shared/corpus/photos/girl-1.jpg"
+PHOTO = ROOT / "corpus/photos/girl-1.jpg"
 
 EXAMPLES = {
     "image.info": [{"source": {"path": "photo.jpg"}}],

@@ -16,7 +16,7 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("PHOTOWORKER_BIN", str(ROOT / ".build/debug/photoworker"))
-PHOTOS = ROOT.parent / "shared/corpus/photos"
+PHOTOS = ROOT / "corpus/photos"
 
 
 def run(coro):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates the decode reference fixtures from the shared corpus (run from the package root).
+"""Regenerates the decode reference fixtures from the project's corpus (run from the package root).
 
 pngsuite-reference.json: for every valid PngSuite file, the FNV-1a 64 hash of its RGBA8 pixels computed
 independently of libpng with pypng: palette + tRNS expanded, low-depth grey scaled by bit replication,
@@ -18,7 +18,7 @@ import numpy as np
 import png
 from PIL import Image
 
-CORPUS = os.path.join("..", "shared", "corpus")
+CORPUS = "corpus"
 OUT = os.path.join("Tests", "ImagingTests", "Fixtures")
 
 

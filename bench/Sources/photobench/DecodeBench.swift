@@ -11,7 +11,7 @@ enum DecodeBench {
     static let benchDir = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let outDir = benchDir.appendingPathComponent("out")
-    static let corpus = benchDir.appendingPathComponent("../../shared/corpus/photos").standardizedFileURL
+    static let corpus = benchDir.appendingPathComponent("../corpus/photos").standardizedFileURL
 
     static func run(_ args: [String]) throws {
         var iterations = 9

@@ -9,7 +9,7 @@ import Imaging
 /// `CascadeClassifier.detectMultiScale` on the same photos.
 enum FaceBench {
     static func run(_ args: [String]) throws {
-        var dir = "../shared/corpus/sticker-dev"
+        var dir = "corpus/sticker-dev"
         var maxSide = 320, scale = 1.2, neighbors = 4, minSize = 0.1, verbose = false
         var i = 0
         while i < args.count {

@@ -12,7 +12,7 @@ import Imaging
 /// whole corpus. `--no-faces` turns the face prior off (`StickerOptions.detectsFaces`).
 enum StickerBench {
     static func run(_ args: [String]) throws {
-        var dir = "../shared/corpus/sticker-dev"
+        var dir = "corpus/sticker-dev"
         var pnm: String?
         var verbose = false
         var split = false

@@ -81,7 +81,7 @@ enum ThumbnailBench {
 
     /// Deterministic 6000x4000 mosaics of the corpus photos.
     static func generateInputs(_ files: [URL]) throws {
-        let photos = BenchPaths.benchDirectory.appendingPathComponent("../../shared/corpus/photos")
+        let photos = BenchPaths.benchDirectory.appendingPathComponent("../corpus/photos")
         let names = try FileManager.default.contentsOfDirectory(atPath: photos.path).sorted()
             .filter { $0.hasSuffix(".jpg") && !$0.hasPrefix("orientation-") && !$0.hasPrefix("pillow-") }
         var sources: [Image] = []

@@ -14,7 +14,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 FAKE_WORKER = REPO / "clients" / "testing" / "fake_worker.py"
-CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS = REPO / "corpus"
 
 sys.path.insert(0, str(HERE.parent))  # the package, without installing it
 
