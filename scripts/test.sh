@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test suite:
+# Runs every test suite, after installing what a fresh Debian machine with Swift lacks
+# (scripts/test-env.sh: Debian packages when root, Python tools in .build/test-venv, Node):
 #   1. the Swift package: unit tests and end-to-end tests over real pipes (swift test);
 #   2. the Python and Node clients against the built binary (scripts/test-clients.sh);
 #   3. the MCP interoperability tests with the official MCP Python SDK (tests/mcp);
@@ -9,7 +10,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
-[ "${1:-}" = "--quick" ] && quick=1
+case "${1:-}" in
+    --quick) quick=1 ;;
+    "") ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+esac
+
+source scripts/test-env.sh
 
 swift build --build-tests
 swift test --skip-build
@@ -17,12 +25,14 @@ swift test --skip-build
 export PHOTOWORKER_BIN="$PWD/.build/debug/photoworker"
 bash scripts/test-clients.sh
 python3 -m pytest -q -p no:cacheprovider tests/mcp
+suites=3
 
 if [ "$quick" = 1 ]; then
-    echo "suites: 3 passed, 0 failed"
+    echo "suites: $suites passed, 0 failed"
     exit 0
 fi
 bash scripts/test-sanitizers.sh thread --core
 bash fuzz/run.sh all "${FUZZ_SECONDS:-40}"
+suites=$((suites + 2))
 # Every step above stops the script on failure (set -e), so reaching here means all passed.
-echo "suites: 5 passed, 0 failed"
+echo "suites: $suites passed, 0 failed"
