@@ -52,13 +52,17 @@ public actor RequestRegistry {
     /// Admitted compute jobs, queued or running.
     private var slotJobCount = 0
     private var workCount = 0
-    private var idleWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
-    private var nextWaiter: UInt64 = 0
+    /// Callers of ``waitUntilIdle(timeout:)``, resumed when `workCount` reaches zero.
+    private var idleWaiters = ConditionWaiters()
+    /// Callers of ``waitForTasks(upTo:)``, resumed when `activeTasks` reaches zero.
+    private var taskWaiters = ConditionWaiters()
     private let writer: MessageWriter
     private let stats: ServerStats
     /// Job tasks still executing, including ones already answered by a server-side cancel; the
     /// process waits for them before exiting so cancelled jobs can remove partial files.
-    private var activeTasks = 0
+    private var activeTasks = 0 {
+        didSet { if activeTasks == 0 && !taskWaiters.isEmpty { taskWaiters.resumeAll() } }
+    }
 
     public init(writer: MessageWriter, stats: ServerStats) {
         self.writer = writer
@@ -137,12 +141,18 @@ public actor RequestRegistry {
         try await job.handler.run(job.params, job.context)
     }
 
-    /// Waits (up to `limit`) until every job task has ended.
+    /// Waits (up to `limit`) until every job task has ended; resumed by the last task to end.
     func waitForTasks(upTo limit: Duration) async {
-        let deadline = ContinuousClock.now + limit
-        while activeTasks > 0 && ContinuousClock.now < deadline {
-            await MainQueueClock.sleep(.milliseconds(2))
+        if activeTasks == 0 { return }
+        let ticket = taskWaiters.ticket()
+        MainQueueClock.after(limit) { [weak self] in
+            Task { @MainActor in await self?.expireTaskWaiter(ticket) }
         }
+        _ = await withCheckedContinuation { taskWaiters.park(ticket, $0) }
+    }
+
+    private func expireTaskWaiter(_ ticket: UInt64) {
+        taskWaiters.expire(ticket)
     }
 
     /// A queued job got its slot.
@@ -258,16 +268,15 @@ public actor RequestRegistry {
     /// Waits until no work (non-lifecycle entries) is in flight; false if `timeout` passed first.
     public func waitUntilIdle(timeout: Duration) async -> Bool {
         if workCount == 0 { return true }
-        nextWaiter += 1
-        let ticket = nextWaiter
+        let ticket = idleWaiters.ticket()
         MainQueueClock.after(timeout) { [weak self] in
-            Task { @MainActor in await self?.expireWaiter(ticket) }
+            Task { @MainActor in await self?.expireIdleWaiter(ticket) }
         }
-        return await withCheckedContinuation { idleWaiters[ticket] = $0 }
+        return await withCheckedContinuation { idleWaiters.park(ticket, $0) }
     }
 
-    private func expireWaiter(_ ticket: UInt64) {
-        idleWaiters.removeValue(forKey: ticket)?.resume(returning: false)
+    private func expireIdleWaiter(_ ticket: UInt64) {
+        idleWaiters.expire(ticket)
     }
 
     private func remove(_ id: RequestID) -> Entry? {
@@ -278,11 +287,7 @@ public actor RequestRegistry {
         }
         if !e.isLifecycle {
             workCount -= 1
-            if workCount == 0 && !idleWaiters.isEmpty {
-                let waiters = idleWaiters
-                idleWaiters = [:]
-                for w in waiters.values { w.resume(returning: true) }
-            }
+            if workCount == 0 && !idleWaiters.isEmpty { idleWaiters.resumeAll() }
         }
         return e
     }
@@ -302,11 +307,5 @@ enum MainQueueClock {
         let nanos = delay.inSeconds * 1e9
         let capped = min(nanos, 1e16)  // about four months; DispatchTime must not overflow
         DispatchQueue.main.asyncAfter(deadline: .now() + .nanoseconds(Int(capped)), execute: body)
-    }
-
-    static func sleep(_ delay: Duration) async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            after(delay) { c.resume() }
-        }
     }
 }
