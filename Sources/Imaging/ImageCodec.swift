@@ -47,7 +47,7 @@ public enum ImageCodec {
     ///   stored values (the profile is returned in `metadata.iccProfile`). Text chunks are skipped unread.
     /// - JPEG: baseline, progressive, arithmetic, greyscale, CMYK and YCCK (Adobe-inverted CMYK converted to
     ///   RGB). EXIF orientation is applied unless `options.applyOrientation` is false; broken EXIF is ignored.
-    ///   `options.minimumSize` enables DCT shrink-on-load. 12-bit files throw `.unsupported`.
+    ///   `options.shrinkOnLoad` enables DCT shrink-on-load. 12-bit files throw `.unsupported`.
     /// - Corrupt-but-recoverable data yields `warnings`; truncated data throws `.truncated` unless
     ///   `options.allowTruncated`. Nothing is ever printed.
     /// - Throws: `ImagingError`, or `CancellationError` when the current task is cancelled mid-decode

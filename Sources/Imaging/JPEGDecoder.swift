@@ -70,7 +70,7 @@ enum JPEGDecoder {
         let exif = exifOrientation(j)
         let orientation = options.applyOrientation ? (Orientation(rawValue: exif) ?? .up) : .up
         let denominator = scaleDenominator(storedWidth: storedWidth, storedHeight: storedHeight,
-                                           orientation: orientation, minimumSize: options.minimumSize)
+                                           orientation: orientation, shrink: options.shrinkOnLoad)
         var iccLength = 0
         let icc = cc_jpeg_icc(j, &iccLength).map { [UInt8](UnsafeBufferPointer(start: $0, count: iccLength)) }
 
@@ -117,19 +117,13 @@ enum JPEGDecoder {
         return DecodedImage(image: image, metadata: metadata, warnings: warnings)
     }
 
-    /// The largest of 8, 4, 2 whose output stays at least twice `minimumSize` (in display orientation) in
-    /// both dimensions; 1 when no minimum is given.
+    /// The DCT scale for `shrink` (1 when nil), decided in display orientation: a sideways-stored
+    /// photo's stored width is its display height.
     static func scaleDenominator(storedWidth: Int, storedHeight: Int, orientation: Orientation,
-                                 minimumSize: (width: Int, height: Int)?) -> Int {
-        guard let minimumSize else { return 1 }
-        let needW = max(orientation.swapsAxes ? minimumSize.height : minimumSize.width, 1)
-        let needH = max(orientation.swapsAxes ? minimumSize.width : minimumSize.height, 1)
-        for d in [8, 4, 2] {
-            // libjpeg rounds scaled dimensions up.
-            let w = (storedWidth + d - 1) / d, h = (storedHeight + d - 1) / d
-            if w >= 2 * needW && h >= 2 * needH { return d }
-        }
-        return 1
+                                 shrink: ShrinkOnLoad?) -> Int {
+        guard let shrink else { return 1 }
+        let (w, h) = orientation.swapsAxes ? (storedHeight, storedWidth) : (storedWidth, storedHeight)
+        return shrink.jpegScaleDenominator(sourceWidth: w, sourceHeight: h)
     }
 
     private static func exifOrientation(_ j: OpaquePointer) -> Int {

@@ -34,19 +34,19 @@ public struct ImageLoader: Sendable {
 
     /// Decodes a source (through the cache).
     /// - Parameters:
-    ///   - minimumSize: shrink-on-load hint: the smallest size the caller still needs.
+    ///   - shrink: shrink-on-load hint: what the caller will make of the image (nil: full size).
     ///   - allowTruncated: accept what the codec recovers from truncated data.
     ///   - cached: keep the decode in the cache. Batches pass false: each photo is used once, and
     ///     caching them would only grow memory towards the cache budget.
-    public func load(_ source: ImageSource, minimumSize: (width: Int, height: Int)? = nil, allowTruncated: Bool = false,
+    public func load(_ source: ImageSource, shrink: ShrinkOnLoad? = nil, allowTruncated: Bool = false,
                      cached: Bool = true) async throws -> DecodedImage {
-        let options = DecodeOptions(maxPixels: self.options.maxPixels, allowTruncated: allowTruncated, minimumSize: minimumSize)
+        let options = DecodeOptions(maxPixels: self.options.maxPixels, allowTruncated: allowTruncated, shrinkOnLoad: shrink)
         let fresh = {
             let data = try await bytes(of: source)
             return try await compute.run { try Self.decode(data, options: options, source: source) }
         }
         guard cached else { return try await fresh() }
-        let variant = (minimumSize.map { "min\($0.width)x\($0.height)" } ?? "full") + (allowTruncated ? "+t" : "")
+        let variant = (shrink?.description ?? "full") + (allowTruncated ? "+t" : "")
         return try await cache.image(for: .init(identity: try identity(of: source), variant: variant), load: fresh)
     }
 

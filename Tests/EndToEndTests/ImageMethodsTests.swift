@@ -110,6 +110,11 @@ struct ImageMethodsTests {
         #expect(contain["output"]?["width"] == 128)
         #expect((contain["output"]?["height"]?.intValue ?? 0) < 128)
         #expect((contain["shrinkOnLoad"]?.intValue ?? 1) > 1)
+        // libvips' rule: twice the thumbnail's own size (100x67 for this 1800x1200 photo), so 1/8
+        // (225x150), where twice the box (200x200) would have allowed only 1/4.
+        let small = try #require(try await w.call(11, "image.thumbnail", ["source": src, "size": 100, "output": ["inline": true]])["result"])
+        #expect(small["shrinkOnLoad"] == 8)
+        #expect(small["output"]?["width"] == 100)
         let cover = try #require(try await w.call(2, "image.thumbnail", ["source": src, "width": 100, "height": 100, "fit": "cover", "output": ["inline": true]])["result"])
         #expect(cover["output"]?["width"] == 100)
         #expect(cover["output"]?["height"] == 100)

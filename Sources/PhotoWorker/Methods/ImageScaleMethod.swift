@@ -31,7 +31,7 @@ struct ImageScaleMethod: RPCMethod {
         guard w <= Resampler.maximumDimension, h <= Resampler.maximumDimension, w * h <= services.options.maxPixels else {
             throw RPCError.invalidParams(path: "factor", "the result (\(w)x\(h)) would exceed the size limits")
         }
-        let decoded = try await services.loader.load(params.source, minimumSize: params.factor < 1 ? (w, h) : nil)
+        let decoded = try await services.loader.load(params.source, shrink: params.factor < 1 ? .atLeast(width: w, height: h) : nil)
         let scaled = try await Self.scale(decoded.image, width: w, height: h, on: services.compute)
         return Result(output: try await OutputWriter.write(scaled, to: params.output, on: services.compute), ms: start.millisecondsElapsed)
     }

@@ -34,11 +34,9 @@ struct ImageThumbnailMethod: RPCMethod {
         let start = ContinuousClock.now
         let (bw, bh) = try Self.box(params)
         let fit = params.fit ?? .contain
-        // `cover` fills the box, so the decode must cover it in both directions; `contain` needs
-        // only one side to reach the box, but the 2x margin on both keeps quality either way.
-        // With one side given, only that side bounds the shrink.
-        let needed = (params.size != nil || params.width != nil ? bw : 1, params.size != nil || params.height != nil ? bh : 1)
-        let decoded = try await services.loader.load(params.source, minimumSize: needed)
+        // The decode needs twice the thumbnail's own size (libvips' rule), not twice the box: a
+        // 6000x4000 photo for a 256 px box decodes at 1/8 (750x500 >= 2 x 256x171).
+        let decoded = try await services.loader.load(params.source, shrink: .thumbnail(width: bw, height: bh, fit: fit))
         let thumb = try await Self.thumbnail(decoded.image, width: bw, height: bh, fit: fit, on: services.compute)
         let output = try await OutputWriter.write(thumb, to: params.output, on: services.compute)
         return Result(
