@@ -3,9 +3,11 @@ import Foundation
 /// sRGB <-> CIELAB (D65) conversion and the CIEDE2000 colour difference.
 public enum ColorScience {
     /// sRGB 8-bit value -> linear light, precomputed (an immutable global `let` is thread-safe).
-    static let linearFromSRGB: [Double] = (0..<256).map { i in
-        let c = Double(i) / 255
-        return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+    static let linearFromSRGB: [Double] = (0..<256).map { linear(Double($0) / 255) }
+
+    /// A gamma-encoded sRGB value in 0...1 -> linear light.
+    static func linear(_ c: Double) -> Double {
+        c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
     }
 
     // D65 white point (the sRGB reference white), normalising X and Z.
@@ -19,7 +21,11 @@ public enum ColorScience {
 
     /// CIELAB (D65) of an 8-bit sRGB colour.
     public static func lab(fromSRGB r: UInt8, _ g: UInt8, _ b: UInt8) -> (L: Double, a: Double, b: Double) {
-        let lr = linearFromSRGB[Int(r)], lg = linearFromSRGB[Int(g)], lb = linearFromSRGB[Int(b)]
+        lab(fromLinearRGB: linearFromSRGB[Int(r)], linearFromSRGB[Int(g)], linearFromSRGB[Int(b)])
+    }
+
+    /// CIELAB (D65) of a linear-light RGB colour (each channel 0...1).
+    static func lab(fromLinearRGB lr: Double, _ lg: Double, _ lb: Double) -> (L: Double, a: Double, b: Double) {
         let x = (0.4124564 * lr + 0.3575761 * lg + 0.1804375 * lb) / whiteX
         let y = 0.2126729 * lr + 0.7151522 * lg + 0.0721750 * lb
         let z = (0.0193339 * lr + 0.1191920 * lg + 0.9503041 * lb) / whiteZ
@@ -78,9 +84,7 @@ public enum ColorScience {
                 hbarp = (hbarp - 360) / 2
             }
         }
-        let deg = Double.pi / 180
-        let T = 1 - 0.17 * cos((hbarp - 30) * deg) + 0.24 * cos(2 * hbarp * deg)
-            + 0.32 * cos((3 * hbarp + 6) * deg) - 0.20 * cos((4 * hbarp - 63) * deg)
+        let T = hueWeight(hbarp)
         let q = (hbarp - 275) / 25
         let dTheta = 30 * exp(-q * q)
         let Cbarp7 = pow7(Cbarp)
@@ -89,9 +93,26 @@ public enum ColorScience {
         let SL = 1 + 0.015 * L50 / (20 + L50).squareRoot()
         let SC = 1 + 0.045 * Cbarp
         let SH = 1 + 0.015 * Cbarp * T
-        let RT = -sin(2 * dTheta * deg) * RC
+        let RT = -sin(2 * dTheta * .pi / 180) * RC
         let l = dLp / SL, c = dCp / SC, h = dHp / SH
         return (l * l + c * c + h * h + RT * c * h).squareRoot()
+    }
+
+    /// CIEDE2000's T(h̄′) = 1 − 0.17 cos(h − 30°) + 0.24 cos 2h + 0.32 cos(3h + 6°) − 0.20 cos(4h − 63°),
+    /// from one cosine and one sine of h by the multiple-angle formulas (the palette calls CIEDE2000
+    /// in its inner loops, and four libm cosines were a tenth of a palette request).
+    @inline(__always) private static func hueWeight(_ degrees: Double) -> Double {
+        let h = degrees * .pi / 180
+        let c = cos(h), s = sin(h)
+        let c2 = 2 * c * c - 1, s2 = 2 * s * c
+        let c3 = c * c2 - s * s2, s3 = s * c2 + c * s2
+        let c4 = 2 * c2 * c2 - 1, s4 = 2 * s2 * c2
+        // cos and sin of 30°, 6° and 63°.
+        let cos30 = 0.8660254037844387, sin30 = 0.5
+        let cos6 = 0.9945218953682733, sin6 = 0.10452846326765347
+        let cos63 = 0.45399049973954675, sin63 = 0.8910065241883679
+        return 1 - 0.17 * (c * cos30 + s * sin30) + 0.24 * c2
+            + 0.32 * (c3 * cos6 - s3 * sin6) - 0.20 * (c4 * cos63 + s4 * sin63)
     }
 
     @inline(__always) private static func pow7(_ x: Double) -> Double {

@@ -38,11 +38,13 @@ struct PaletteClustering {
             if Cancellation.isRequested { throw CancellationError() }
             var centers = seedPlusPlus(k: k, rng: &rng)
             lloyd(&centers)
-            weiszfeld(&centers)
             let cost = euclideanCost(centers)
             if cost < bestCost { bestCost = cost; best = centers }
         }
         if Cancellation.isRequested { throw CancellationError() }
+        // The geometric-median steps polish the winning start only: they move a centre by less
+        // than the gaps between the starts' costs.
+        weiszfeld(&best)
         if useWarp { best = best.map(UniformLab.inverse) }
         refineWithCIEDE2000(&best)
         return best
@@ -52,23 +54,19 @@ struct PaletteClustering {
     /// returns the non-empty colours sorted by share.
     func finalPalette(centers: [SIMD4<Double>]) -> [PaletteColor] {
         var colors: [RGBA] = []
-        var labs: [(Double, Double, Double)] = []
+        var labs: [SIMD4<Double>] = []
         for c in centers {
             let s = ColorScience.srgb(fromLab: c.x, c.y, c.z)
             let rgba = RGBA(r: s.r, g: s.g, b: s.b)
             if colors.contains(rgba) { continue } // two centres collapsed onto one 8-bit colour
             colors.append(rgba)
-            labs.append(ColorScience.lab(fromSRGB: s.r, s.g, s.b))
+            let lab = ColorScience.lab(fromSRGB: s.r, s.g, s.b)
+            labs.append(SIMD4(lab.L, lab.a, lab.b, 0))
         }
+        let candidates = Candidates(labs, warp: useWarp)
         var share = [Double](repeating: 0, count: colors.count)
         for i in points.indices {
-            let p = (points[i].x, points[i].y, points[i].z)
-            var bestJ = 0, bestD = Double.infinity
-            for j in labs.indices {
-                let d = ColorScience.ciede2000(p, labs[j])
-                if d < bestD { bestD = d; bestJ = j }
-            }
-            share[bestJ] += weights[i]
+            share[nearestByCIEDE2000(i, candidates).index] += weights[i]
         }
         var result: [PaletteColor] = []
         for j in colors.indices where share[j] > 0 {
@@ -167,13 +165,9 @@ struct PaletteClustering {
         for iteration in 0...ciede2000Iterations {
             for j in 0..<k { sums[j] = .zero; mass[j] = 0 }
             var total = 0.0
+            let candidates = Candidates(centers, warp: useWarp)
             for i in points.indices {
-                let p = (points[i].x, points[i].y, points[i].z)
-                var bestJ = 0, bestD = Double.infinity
-                for j in 0..<k {
-                    let d = ColorScience.ciede2000(p, (centers[j].x, centers[j].y, centers[j].z))
-                    if d < bestD { bestD = d; bestJ = j }
-                }
+                let (bestJ, bestD) = nearestByCIEDE2000(i, candidates)
                 total += bestD * weights[i]
                 let w = weights[i] / max(bestD, 0.5)
                 sums[bestJ] += points[i] * w
@@ -191,6 +185,43 @@ struct PaletteClustering {
     }
 
     // MARK: - Distances
+
+    /// Palette colours (CIELAB) and, when clustering in ``UniformLab``, their warped coordinates.
+    private struct Candidates {
+        let labs: [SIMD4<Double>]
+        let warped: [SIMD4<Double>]?
+        init(_ labs: [SIMD4<Double>], warp: Bool) {
+            self.labs = labs
+            warped = warp ? labs.map(UniformLab.forward) : nil
+        }
+    }
+
+    /// The palette colour nearest to bin `i` by CIEDE2000 and that distance. With the warp, only the
+    /// two colours nearest in ``UniformLab`` (whose Euclidean distance follows CIEDE2000) are
+    /// compared with CIEDE2000 itself: the formula's trigonometry made the exhaustive comparison
+    /// the palette's largest cost, and the nearest colour is practically always among those two.
+    private func nearestByCIEDE2000(_ i: Int, _ c: Candidates) -> (index: Int, distance: Double) {
+        let p = (points[i].x, points[i].y, points[i].z)
+        func d(_ j: Int) -> Double { ColorScience.ciede2000(p, (c.labs[j].x, c.labs[j].y, c.labs[j].z)) }
+        guard let warpedCentres = c.warped, c.labs.count > 2 else {
+            var best = 0, bestD = Double.infinity
+            for j in c.labs.indices {
+                let dj = d(j)
+                if dj < bestD { bestD = dj; best = j }
+            }
+            return (best, bestD)
+        }
+        var first = 0, second = 1
+        var d1 = distanceSquared(warped[i], warpedCentres[0]), d2 = distanceSquared(warped[i], warpedCentres[1])
+        if d2 < d1 { swap(&first, &second); swap(&d1, &d2) }
+        for j in 2..<warpedCentres.count {
+            let dj = distanceSquared(warped[i], warpedCentres[j])
+            if dj < d1 { second = first; d2 = d1; first = j; d1 = dj } else if dj < d2 { second = j; d2 = dj }
+        }
+        let a = d(first), b = d(second)
+        // Ties go to the lower index, as the exhaustive loop does.
+        return b < a || (b == a && second < first) ? (second, b) : (first, a)
+    }
 
     private func euclideanCost(_ centers: [SIMD4<Double>]) -> Double {
         let pts = space

@@ -4,7 +4,9 @@ import Foundation
 ///
 /// Pipeline, chosen to minimise the mean CIEDE2000 distance from each pixel to its nearest
 /// palette colour, measured in bench/ (`photobench palette`):
-/// 1. downscale so the longest side is at most ``workingSize`` (Lanczos, alpha-correct);
+/// 1. downscale so the longest side is at most ``workingSize`` (Lanczos, alpha-correct), unless it
+///    is at most twice that already (a JPEG the worker decoded with DCT scaling for the palette): a
+///    histogram needs no filtering, and counting a few more pixels costs less than resampling;
 /// 2. drop pixels with alpha below ``alphaThreshold``; bin the rest into an RGB 5-5-5
 ///    histogram whose occupied bins carry their pixel count and mean CIELAB colour;
 /// 3. weighted k-means, from several seeded k-means++ starts, in a warp of CIELAB where
@@ -33,7 +35,7 @@ public enum PaletteExtractor {
     public static func palette(of image: Image, count: Int) throws -> [PaletteColor] {
         guard supportedCounts.contains(count) else { throw PaletteError.invalidCount(count) }
         let working: Image
-        if max(image.width, image.height) > workingSize {
+        if max(image.width, image.height) > 2 * workingSize {
             let t = ThumbnailGeometry.target(sourceWidth: image.width, sourceHeight: image.height,
                                              width: workingSize, height: workingSize, fit: .contain)
             working = try Resampler.resize(image, width: t.width, height: t.height)
@@ -49,8 +51,14 @@ public enum PaletteExtractor {
     }
 }
 
-/// Occupied bins of an RGB 5-5-5 histogram: weight (pixel count) and mean CIELAB per bin.
+/// Occupied bins of an RGB histogram (``bitsPerChannel`` bits a channel): weight (pixel count) and the
+/// CIELAB colour of the bin's mean sRGB colour.
+///
+/// The pixels of one bin differ by less than 2^(8 - bits) in each channel, so the Lab colour of their
+/// mean sRGB stands for the mean of their Lab colours; converting once per occupied bin instead of
+/// once per pixel takes the cube roots out of the pixel loop.
 struct ColorHistogram {
+    static let bitsPerChannel = 4
     var L: [Double] = []
     var A: [Double] = []
     var B: [Double] = []
@@ -60,31 +68,29 @@ struct ColorHistogram {
     init() {}
 
     init(_ image: Image, alphaThreshold: UInt8) {
-        let binCount = 1 << 15
-        var counts = [Int32](repeating: 0, count: binCount)
-        var sums = [SIMD4<Double>](repeating: .zero, count: binCount)
+        let bits = Self.bitsPerChannel, shift = UInt8(8 - bits)
+        let binCount = 1 << (3 * bits)
+        // Per bin: r, g, b sums and the pixel count.
+        var sums = [SIMD4<UInt32>](repeating: .zero, count: binCount)
         image.pixels.withUnsafeBufferPointer { p in
-            counts.withUnsafeMutableBufferPointer { counts in
-                sums.withUnsafeMutableBufferPointer { sums in
-                    var i = 0
-                    while i < p.count {
-                        if p[i + 3] >= alphaThreshold {
-                            let r = p[i], g = p[i + 1], b = p[i + 2]
-                            let key = Int(r >> 3) << 10 | Int(g >> 3) << 5 | Int(b >> 3)
-                            counts[key] += 1
-                            let c = ColorScience.lab(fromSRGB: r, g, b)
-                            sums[key] += SIMD4(c.L, c.a, c.b, 0)
-                        }
-                        i += 4
+            sums.withUnsafeMutableBufferPointer { sums in
+                var i = 0
+                while i < p.count {
+                    if p[i + 3] >= alphaThreshold {
+                        let r = p[i], g = p[i + 1], b = p[i + 2]
+                        let key = Int(r >> shift) << (2 * bits) | Int(g >> shift) << bits | Int(b >> shift)
+                        sums[key] &+= SIMD4(UInt32(r), UInt32(g), UInt32(b), 1)
                     }
+                    i += 4
                 }
             }
         }
-        for key in 0..<binCount where counts[key] > 0 {
-            let n = Double(counts[key])
-            let s = sums[key] / n
-            L.append(s.x); A.append(s.y); B.append(s.z); weight.append(n)
+        for key in 0..<binCount where sums[key].w > 0 {
+            let s = sums[key], n = Double(s.w)
+            let c = ColorScience.lab(fromLinearRGB: ColorScience.linear(Double(s.x) / n / 255),
+                                     ColorScience.linear(Double(s.y) / n / 255),
+                                     ColorScience.linear(Double(s.z) / n / 255))
+            L.append(c.L); A.append(c.a); B.append(c.b); weight.append(n)
         }
     }
-
 }

@@ -22,7 +22,7 @@ struct ImagePaletteMethod: RPCMethod {
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
         let start = ContinuousClock.now
         let count = try Self.validCount(params.count)
-        let decoded = try await services.loader.load(params.source, minimumSize: (PaletteExtractor.workingSize, PaletteExtractor.workingSize))
+        let decoded = try await services.loader.load(params.source, shrink: .colorSample(longestSide: PaletteExtractor.workingSize))
         let colors = try await Self.palette(decoded.image, count: count, on: services.compute)
         return Result(colors: colors, ms: start.millisecondsElapsed)
     }
