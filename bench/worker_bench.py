@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Thumbnails, palettes and photos.process measured through the worker, as a client sees them, against
+peer tools on the same files in the same run (issue #20).
+
+  bench/setup.sh                      # once: vipsthumbnail (Debian) and Pillow/colorthief (bench venv)
+  .build/bench-venv/bin/python3 bench/worker_bench.py [--bin .build/release/photoworker] [--rounds 5]
+        [--suite thumbnail,palette,batch] [--corpus DIR]
+
+thumbnail: 8 x 6000x4000 JPEG (mosaics of corpus photos, generated once into bench/out/worker/) -> 256 px
+           JPEG files. PhotoWorker: one worker process, 8 image.thumbnail requests written at once
+           (pipelined), `cache.clear` before every round so each round decodes; wall time from the first
+           byte written to the last reply read. Peers: one `vipsthumbnail` invocation over the 8 files
+           (libvips threads internally), Pillow draft + LANCZOS in a pool of 2 processes (one per core).
+           Quality: PSNR of each tool's thumbnail against Pillow full decode + LANCZOS to the same size.
+palette:   image.palette count 5 on every JPEG of corpus/sticker-dev/images (481x321), one request at a
+           time; per request wall time. Peer: colorthief (quality 10, its default), same photos.
+batch:     photos.process on 40 corpus photos (bench/batch_bench.py has the long version).
+Rounds alternate between the tools; the best and median round are printed, and the ratios use the
+medians. The machine is shared: read the ratios, not the absolute times.
+"""
+import argparse, glob, json, os, pathlib, shutil, statistics, subprocess, sys, tempfile, time
+from concurrent.futures import ProcessPoolExecutor
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+OUT = ROOT / "bench/out/worker"
+
+
+class Worker:
+    """The release worker over pipes, NDJSON, replies read line by line."""
+
+    def __init__(self, binary, *args):
+        self.p = subprocess.Popen([binary, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, bufsize=0)
+        self.next_id = 0
+
+    def send(self, method, params=None):
+        self.next_id += 1
+        msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.p.stdin.write((json.dumps(msg) + "\n").encode())
+        return self.next_id
+
+    def send_many(self, requests):
+        lines, ids = [], []
+        for method, params in requests:
+            self.next_id += 1
+            ids.append(self.next_id)
+            lines.append(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}))
+        self.p.stdin.write(("\n".join(lines) + "\n").encode())
+        return ids
+
+    def replies(self, ids):
+        want, got = set(ids), {}
+        while want:
+            m = json.loads(self.p.stdout.readline())
+            if m.get("id") in want:
+                want.discard(m["id"])
+                if "error" in m:
+                    raise RuntimeError(f"worker error: {m['error']}")
+                got[m["id"]] = m["result"]
+        return [got[i] for i in ids]
+
+    def call(self, method, params=None):
+        return self.replies([self.send(method, params)])[0]
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def stats(xs):
+    return min(xs), statistics.median(xs)
+
+
+# ---------------------------------------------------------------- thumbnails
+
+def large_inputs(count=8, width=6000, height=4000):
+    """Deterministic 6000x4000 q90 mosaics of the corpus photos (generated once)."""
+    from PIL import Image
+    d = OUT / "large"
+    d.mkdir(parents=True, exist_ok=True)
+    files = [d / f"mosaic-{i}.jpg" for i in range(count)]
+    if all(f.exists() for f in files):
+        return files
+    names = sorted(p for p in (ROOT / "corpus/photos").glob("*.jpg")
+                   if not p.name.startswith(("orientation-", "pillow-", "libjpeg-")))
+    tiles = [Image.open(p).convert("RGB") for p in names]
+    cw, ch = width // 3, height // 3
+    for i, f in enumerate(files):
+        canvas = Image.new("RGB", (width, height))
+        for cell in range(9):
+            src = tiles[(i * 5 + cell * 7) % len(tiles)]
+            s = max(cw / src.width, ch / src.height)
+            t = src.resize((max(cw, round(src.width * s)), max(ch, round(src.height * s))), Image.LANCZOS)
+            x0, y0 = (t.width - cw) // 2, (t.height - ch) // 2
+            canvas.paste(t.crop((x0, y0, x0 + cw, y0 + ch)), ((cell % 3) * cw, (cell // 3) * ch))
+        canvas.save(f, quality=90)
+    return files
+
+
+def pillow_thumb(args):
+    from PIL import Image
+    src, dst, size = args
+    im = Image.open(src)
+    im.draft("RGB", (size, size))
+    im.thumbnail((size, size), Image.LANCZOS, reducing_gap=None)
+    im.save(dst, quality=90)
+
+
+def psnr(a, b):
+    import numpy as np
+    a = np.asarray(a.convert("RGB"), dtype=np.float64)
+    b = np.asarray(b.convert("RGB"), dtype=np.float64)
+    w, h = min(a.shape[1], b.shape[1]), min(a.shape[0], b.shape[0])
+    mse = np.mean((a[:h, :w] - b[:h, :w]) ** 2)
+    return float("inf") if mse == 0 else 10 * np.log10(255 ** 2 / mse)
+
+
+def bench_thumbnail(binary, rounds, size=256):
+    from PIL import Image
+    inputs = large_inputs()
+    dirs = {t: OUT / "thumb" / t for t in ("photoworker", "vipsthumbnail", "pillow")}
+    for d in dirs.values():
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir(parents=True)
+    w = Worker(binary)
+    reqs = [("image.thumbnail", {"source": {"path": str(f)}, "size": size,
+                                 "output": {"path": str(dirs["photoworker"] / f"{f.stem}.jpg")}}) for f in inputs]
+    times = {t: [] for t in dirs}
+    shrink = None
+    have_vips = shutil.which("vipsthumbnail") is not None
+    vips_cmd = ["vipsthumbnail", "-s", str(size), "-o", str(dirs["vipsthumbnail"] / "%s.jpg[Q=90]")] + [str(f) for f in inputs]
+    jobs = [(str(f), str(dirs["pillow"] / f"{f.stem}.jpg"), size) for f in inputs]
+    with ProcessPoolExecutor(2) as pool:
+        list(pool.map(pillow_thumb, jobs[:2]))  # start the pool's processes outside the timing
+        w.replies(w.send_many(reqs))  # the worker's first run warms its threads, like the pool's
+        for _ in range(rounds):
+            w.call("cache.clear")
+            t0 = time.perf_counter()
+            results = w.replies(w.send_many(reqs))
+            times["photoworker"].append(time.perf_counter() - t0)
+            shrink = sorted({r["shrinkOnLoad"] for r in results})
+            if have_vips:
+                t0 = time.perf_counter()
+                subprocess.run(vips_cmd, check=True)
+                times["vipsthumbnail"].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            list(pool.map(pillow_thumb, jobs))
+            times["pillow"].append(time.perf_counter() - t0)
+    w.close()
+    refs = {}
+    for f in inputs:
+        im = Image.open(f)
+        s = size / max(im.size)
+        refs[f.stem] = im.convert("RGB").resize((round(im.width * s), round(im.height * s)), Image.LANCZOS)
+    print(f"thumbnail: {len(inputs)} x 6000x4000 JPEG -> {size} px JPEG, 8 in flight, {rounds} rounds "
+          f"(PhotoWorker shrink-on-load {shrink})")
+    print(f"  {'tool':14} {'best s':>7} {'median s':>9} {'PSNR dB':>8} {'PhotoWorker faster by':>22}")
+    ours = stats(times["photoworker"])[1]
+    for tool, d in dirs.items():
+        if not times[tool]:
+            print(f"  {tool:14} not installed (bench/setup.sh)")
+            continue
+        q = statistics.mean(psnr(Image.open(d / f"{f.stem}.jpg"), refs[f.stem]) for f in inputs)
+        best, med = stats(times[tool])
+        print(f"  {tool:14} {best:7.3f} {med:9.3f} {q:8.2f} {med / ours:21.2f}x")
+
+
+# ---------------------------------------------------------------- palette
+
+def palette_quality(binary, corpus):
+    """Mean CIEDE2000 (bench/palette_peers.py's metric) of the worker's palettes of corpus/photos/*.jpg,
+    scored on 128-px Pillow copies (full decode + LANCZOS), so the score does not depend on how the
+    worker itself reduces the photo."""
+    import numpy as np
+    from PIL import Image
+    sys.path.insert(0, str(ROOT / "bench"))
+    from palette_peers import score
+    photos = sorted(glob.glob(os.path.join(corpus, "photos/*.jpg")))
+    w = Worker(binary)
+    scores = []
+    for p in photos:
+        try:
+            im = Image.open(p)
+            im.thumbnail((128, 128), Image.LANCZOS, reducing_gap=None)
+            rgba = np.asarray(im.convert("RGBA"))
+        except Exception:  # the 12-bit JPEG: Pillow cannot read it either
+            continue
+        w.send("image.palette", {"source": {"path": p}, "count": 5})
+        m = json.loads(w.p.stdout.readline())
+        if "result" in m:
+            scores.append(score(rgba, [c["hex"] for c in m["result"]["colors"]]))
+    w.close()
+    return statistics.mean(scores), len(scores)
+
+
+def bench_palette(binary, rounds, corpus):
+    from colorthief import ColorThief
+    photos = sorted(glob.glob(os.path.join(corpus, "sticker-dev/images/*.jpg")))
+    w = Worker(binary)
+    ours, theirs, reported = [], [], []
+    for r in range(rounds):
+        w.call("cache.clear")
+        t0 = time.perf_counter()
+        for p in photos:
+            reported.append(w.call("image.palette", {"source": {"path": p}, "count": 5})["ms"])
+        ours.append((time.perf_counter() - t0) / len(photos) * 1000)
+        if r < 2:  # colorthief is slow and steady: two rounds suffice
+            t0 = time.perf_counter()
+            for p in photos:
+                ColorThief(p).get_palette(color_count=5, quality=10)
+            theirs.append((time.perf_counter() - t0) / len(photos) * 1000)
+    w.close()
+    ob, om = stats(ours)
+    tb, tm = stats(theirs)
+    quality, n = palette_quality(binary, corpus)
+    print(f"palette: count 5, {len(photos)} JPEG photos 481x321, one request at a time, {rounds} rounds")
+    print(f"  PhotoWorker  {ob:6.2f} ms best, {om:6.2f} ms median per request (worker's own `ms`: median "
+          f"{statistics.median(reported):.2f})")
+    print(f"  colorthief   {tb:6.2f} ms best, {tm:6.2f} ms median per photo")
+    print(f"  PhotoWorker faster by {tm / om:.1f}x (medians)")
+    print(f"  quality: mean CIEDE2000 {quality:.3f} on {n} corpus photos (goal <= 5.3; lower is better)")
+
+
+# ---------------------------------------------------------------- batch
+
+def bench_batch(binary, count=40):
+    photos = sorted((ROOT / "corpus/photos").glob("*.jpg"))
+    work = pathlib.Path(tempfile.mkdtemp(prefix="pw-wbench-"))
+    sources = []
+    for i in range(count):
+        dst = work / f"in-{i:03d}.jpg"
+        os.link(photos[i % len(photos)], dst)  # distinct names: the decode cache cannot shortcut
+        sources.append({"path": str(dst)})
+    w = Worker(binary)
+    t0 = time.perf_counter()
+    r = w.call("photos.process", {"sources": sources, "count": 5, "output": {"dir": str(work / "out")}})
+    wall = time.perf_counter() - t0
+    peak = w.call("worker.stats")["peakRSSBytes"]
+    w.close()
+    shutil.rmtree(work)
+    print(f"photos.process: {count} corpus photos, {wall:.2f} s, {count / wall:.1f} photos/s "
+          f"(completed {r['completed']}, failed {r['failed']}), peak RSS {peak / 2**20:.0f} MiB")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", default=str(ROOT / ".build/release/photoworker"))
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--suite", default="thumbnail,palette,batch")
+    ap.add_argument("--corpus", default=str(ROOT / "corpus"))
+    a = ap.parse_args()
+    if not os.access(a.bin, os.X_OK):
+        sys.exit(f"build first: swift build -c release ({a.bin} not found)")
+    suites = a.suite.split(",")
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
+    if "thumbnail" in suites:
+        bench_thumbnail(a.bin, a.rounds)
+    if "palette" in suites:
+        bench_palette(a.bin, a.rounds, a.corpus)
+    if "batch" in suites:
+        bench_batch(a.bin)
+
+
+if __name__ == "__main__":
+    main()
