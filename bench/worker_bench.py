@@ -11,7 +11,8 @@ thumbnail: 8 x 6000x4000 JPEG (mosaics of corpus photos, generated once into ben
            (pipelined), `cache.clear` before every round so each round decodes; wall time from the first
            byte written to the last reply read. Peers: one `vipsthumbnail` invocation over the 8 files
            (libvips threads internally), Pillow draft + LANCZOS in a pool of 2 processes (one per core).
-           Quality: PSNR of each tool's thumbnail against Pillow full decode + LANCZOS to the same size.
+           Quality (an untimed pass writing PNG): PSNR of each tool's thumbnail against Pillow full
+           decode + LANCZOS to the same size.
 palette:   image.palette count 5 on every JPEG of corpus/sticker-dev/images (481x321), one request at a
            time; per request wall time. Peer: colorthief (quality 10, its default), same photos.
 batch:     photos.process on 40 corpus photos (bench/batch_bench.py has the long version).
@@ -148,6 +149,13 @@ def bench_thumbnail(binary, rounds, size=256):
             t0 = time.perf_counter()
             list(pool.map(pillow_thumb, jobs))
             times["pillow"].append(time.perf_counter() - t0)
+        # Quality, untimed: the same thumbnails as lossless PNG, so the score is the resampling's
+        # and not the JPEG encoder's.
+        w.replies(w.send_many([("image.thumbnail", {"source": {"path": str(f)}, "size": size, "output": {
+            "path": str(dirs["photoworker"] / f"{f.stem}.png")}}) for f in inputs]))
+        if have_vips:
+            subprocess.run(vips_cmd[:3] + ["-o", str(dirs["vipsthumbnail"] / "%s.png")] + vips_cmd[5:], check=True)
+        list(pool.map(pillow_thumb, [(a, b[:-4] + ".png", c) for a, b, c in jobs]))
     w.close()
     refs = {}
     for f in inputs:
@@ -156,15 +164,16 @@ def bench_thumbnail(binary, rounds, size=256):
         refs[f.stem] = im.convert("RGB").resize((round(im.width * s), round(im.height * s)), Image.LANCZOS)
     print(f"thumbnail: {len(inputs)} x 6000x4000 JPEG -> {size} px JPEG, 8 in flight, {rounds} rounds "
           f"(PhotoWorker shrink-on-load {shrink})")
-    print(f"  {'tool':14} {'best s':>7} {'median s':>9} {'PSNR dB':>8} {'PhotoWorker faster by':>22}")
+    print(f"  {'tool':14} {'best s':>7} {'median s':>9} {'PhotoWorker faster by':>22} {'PSNR dB (PNG)':>14}")
     ours = stats(times["photoworker"])[1]
     for tool, d in dirs.items():
         if not times[tool]:
             print(f"  {tool:14} not installed (bench/setup.sh)")
             continue
-        q = statistics.mean(psnr(Image.open(d / f"{f.stem}.jpg"), refs[f.stem]) for f in inputs)
+        q = statistics.mean(psnr(Image.open(d / f"{f.stem}.png"), refs[f.stem]) for f in inputs)
         best, med = stats(times[tool])
-        print(f"  {tool:14} {best:7.3f} {med:9.3f} {q:8.2f} {med / ours:21.2f}x")
+        print(f"  {tool:14} {best:7.3f} {med:9.3f} {med / ours:21.2f}x {q:14.2f}")
+    print("  PSNR against Pillow full decode + LANCZOS to the same size; decode limit: see bench/README.md")
 
 
 # ---------------------------------------------------------------- palette

@@ -104,19 +104,21 @@ public struct ImageLoader: Sendable {
         guard size > 0 else {
             throw WorkerError.invalidImage(source: path, detail: "the file is empty", truncated: false)
         }
-        var out = [UInt8](repeating: 0, count: size)
-        var offset = 0
-        while offset < size {
-            let n = out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + offset, size - offset) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 {
-                throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno)))
+        // Read straight into uninitialised storage: zero-filling megabytes first only to overwrite
+        // them was a measurable part of a thumbnail request.
+        return try [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            var offset = 0
+            while offset < size {
+                let n = read(fd, buffer.baseAddress! + offset, size - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 {
+                    throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno)))
+                }
+                if n == 0 { break }  // the file shrank since fstat: keep what was read
+                offset += n
+                initialized = offset
             }
-            if n == 0 { break }
-            offset += n
         }
-        if offset < size { out.removeLast(size - offset) }
-        return out
     }
 }
 
