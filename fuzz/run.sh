@@ -33,7 +33,7 @@ stale() { # stale OUTPUT INPUT...
 }
 
 build_decoder() {
-    local srcs=("$root"/Sources/JSONRPC/{LineFramer,JSONParser,JSONValue,JSONWriter,IncomingMessage,RequestID,RPCError,ErrorCode,RawJSON}.swift
+    local srcs=("$root"/Sources/JSONRPC/{LineFramer,ContentLengthFramer,InputFramer,MessageFraming,JSONParser,JSONValue,JSONWriter,IncomingMessage,RequestID,RPCError,ErrorCode,RawJSON}.swift
         "$here/targets/MessageDecoderFuzz.swift")
     stale "$out/decoder" "${srcs[@]}" || return 0
     echo "building decoder" >&2

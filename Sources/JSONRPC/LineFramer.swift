@@ -1,9 +1,12 @@
-/// What the framer found in the input stream.
+/// What a framer found in the input stream. `line` is one message's bytes in either framing.
 public enum FrameEvent: Sendable, Equatable {
     /// One complete line without its `\n` (and without a trailing `\r`); never blank.
     case line([UInt8])
-    /// A line longer than the limit was discarded up to its newline; carries its length.
+    /// A message longer than the limit was discarded (a line up to its newline, a Content-Length
+    /// body as it streamed past); carries its length.
     case overlong(byteCount: Int)
+    /// Content-Length framing only: a header block that cannot be used (what is wrong, in words).
+    case malformed(reason: String)
 }
 
 /// Splits a byte stream into lines: `\n` separated, trailing `\r` tolerated, blank lines ignored,

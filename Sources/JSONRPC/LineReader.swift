@@ -6,7 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Reads a descriptor on a dedicated thread and delivers framed lines as an async sequence.
+/// Reads a descriptor on a dedicated thread and delivers framed messages (NDJSON lines or
+/// Content-Length bodies, see ``InputFramer``) as an async sequence.
 ///
 /// Linux Foundation has no async `FileHandle.bytes`, and a blocking `read(2)` must never sit on
 /// a cooperative-pool thread, hence the thread. Each `read` yields one batch of events; the
@@ -25,16 +26,22 @@ public final class LineReader: Sendable {
 
     /// - Parameters:
     ///   - fd: the input descriptor (left blocking).
-    ///   - maxLineBytes: the line cap.
+    ///   - maxLineBytes: the cap on one message.
+    ///   - framing: the framing to read, or nil to detect it from the first bytes.
+    ///   - onFraming: called once, on the reader thread, with the framing in force, before the
+    ///     first batch is delivered (so the writer answers in it from the first reply on).
     ///   - maxPendingBatches: how many batches may wait for the consumer before reading pauses.
-    public init(fd: Int32, maxLineBytes: Int, maxPendingBatches: Int = 64) {
+    public init(fd: Int32, maxLineBytes: Int, framing: MessageFraming? = nil,
+                onFraming: @escaping @Sendable (MessageFraming) -> Void = { _ in },
+                maxPendingBatches: Int = 64) {
         (batches, continuation) = AsyncStream.makeStream(of: Batch.self, bufferingPolicy: .unbounded)
         credits = DispatchSemaphore(value: maxPendingBatches)
         let continuation = self.continuation
         let credits = self.credits
         let thread = Thread {
             Thread.current.name = "pw-reader"
-            var framer = LineFramer(maxLineBytes: maxLineBytes)
+            var framer = InputFramer(framing: framing, maxMessageBytes: maxLineBytes)
+            var announced = false
             let size = 1 << 16
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
             defer { buffer.deallocate() }
@@ -50,6 +57,10 @@ public final class LineReader: Sendable {
                     return
                 }
                 framer.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) { events.append($0) }
+                if !announced, let detected = framer.framing {
+                    announced = true
+                    onFraming(detected)
+                }
                 if events.isEmpty { continue }
                 credits.wait()
                 continuation.yield(.events(events))

@@ -22,6 +22,7 @@ public final class MessageWriter: Sendable {
         var flushWaiters: [DispatchSemaphore] = []
         var closed = false
         var bytesWritten = 0
+        var framing = MessageFraming.ndjson
     }
 
     private let fd: Int32
@@ -43,15 +44,27 @@ public final class MessageWriter: Sendable {
         thread.start()
     }
 
-    /// Queues one message (its bytes, without newline). Never blocks on I/O.
+    /// Queues one message (its bytes, without framing). Never blocks on I/O.
     public func send(_ message: [UInt8]) {
         let queued = state.withLock { s -> Bool in
             if s.closed { return false }
-            s.pending.append(contentsOf: message)
-            s.pending.append(0x0A)
+            switch s.framing {
+            case .ndjson:
+                s.pending.append(contentsOf: message)
+                s.pending.append(0x0A)
+            case .contentLength:
+                s.pending.append(contentsOf: "Content-Length: \(message.count)\r\n\r\n".utf8)
+                s.pending.append(contentsOf: message)
+            }
             return true
         }
         if queued { wake.signal() }
+    }
+
+    /// Answers in `framing` from the next message on (the reader sets it once it knows how the
+    /// client speaks, before the first request is handled).
+    public func setFraming(_ framing: MessageFraming) {
+        state.withLock { $0.framing = framing }
     }
 
     /// Total bytes written so far (diagnostics).

@@ -82,7 +82,9 @@ public final class Server: Sendable {
     public func run() async -> Int32 {
         if configuration.handleSignals { installSignalHandlers() }
         if configuration.watchParent { watchParent() }
-        let reader = LineReader(fd: input, maxLineBytes: configuration.maxLineBytes)
+        if let framing = configuration.framing { writer.setFraming(framing) }
+        let reader = LineReader(fd: input, maxLineBytes: configuration.maxLineBytes, framing: configuration.framing,
+                                onFraming: { [writer] in writer.setFraming($0) })
         loop: for await batch in reader.batches {
             switch batch {
             case .events(let events):
@@ -119,8 +121,12 @@ public final class Server: Sendable {
         case .overlong(let count):
             writer.send(OutgoingMessage.failure(id: nil, error: RPCError(
                 code: .parseError, message: "parse error",
-                data: ["reason": .string("line exceeds the limit of \(configuration.maxLineBytes) bytes and was discarded"),
+                data: ["reason": .string("message exceeds the limit of \(configuration.maxLineBytes) bytes and was discarded"),
                        "limit": .int(configuration.maxLineBytes), "length": .int(count)])))
+        case .malformed(let reason):
+            writer.send(OutgoingMessage.failure(id: nil, error: RPCError(
+                code: .parseError, message: "parse error",
+                data: ["reason": .string(reason), "framing": .string(MessageFraming.contentLength.rawValue)])))
         case .line(let bytes):
             let value: JSONValue
             do {

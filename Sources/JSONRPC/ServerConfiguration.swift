@@ -4,8 +4,11 @@ public struct ServerConfiguration: Sendable {
     public var version = "0.1.0"
     /// Protocol revision of this worker's wire contract (protocol/README.md).
     public var protocolVersion = "1.0"
-    /// Longest accepted line; longer ones are discarded and answered -32700.
+    /// Longest accepted message (a line, or a Content-Length body); longer ones are discarded and
+    /// answered -32700.
     public var maxLineBytes = 64 << 20
+    /// The input's framing, or nil to detect it from the first bytes (and answer in kind).
+    public var framing: MessageFraming?
     /// Compute jobs running at once.
     public var maxJobs = 2
     /// Compute jobs waiting for a slot before new ones are refused with -32000.

@@ -101,14 +101,35 @@ extension PhotoWorkerCommand {
 
         @OptionGroup var flags: WorkerFlags
 
+        @Option(help: ArgumentHelp(
+            "How messages are framed: auto (from the first bytes; answers in kind), ndjson (one per line) or content-length (LSP's headers, what editors' stock clients speak).",
+            valueName: "auto|ndjson|content-length"))
+        var framing: FramingChoice = .auto
+
         func run() async throws {
             let logger = flags.makeLogger()
             let protocolOut = StdoutGuard.takeProtocolStream()
+            var configuration = flags.serverConfiguration
+            configuration.framing = framing.framing
             let server = Worker.makeServer(
-                configuration: flags.serverConfiguration, options: flags.workerOptions,
+                configuration: configuration, options: flags.workerOptions,
                 input: STDIN_FILENO, output: protocolOut, logger: logger)
             let code = await server.run()
             Foundation.exit(code)
+        }
+    }
+}
+
+/// `--framing`: a forced ``MessageFraming`` or detection.
+enum FramingChoice: String, ExpressibleByArgument, CaseIterable {
+    case auto, ndjson
+    case contentLength = "content-length"
+
+    var framing: MessageFraming? {
+        switch self {
+        case .auto: return nil
+        case .ndjson: return .ndjson
+        case .contentLength: return .contentLength
         }
     }
 }

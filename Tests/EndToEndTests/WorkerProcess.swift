@@ -20,6 +20,8 @@ final class WorkerProcess: Sendable {
     private let inbox = Inbox()
     private let stderrBuffer = ByteBox()
     let stdoutReadFD: Int32
+    /// How this client frames what it sends and reads (the worker detects it and answers in kind).
+    let framing: MessageFraming
 
     /// The directory holding the built products (next to the test bundle).
     static var productsDirectory: URL {
@@ -34,7 +36,9 @@ final class WorkerProcess: Sendable {
         return root.appendingPathComponent(".build/debug/photoworker")
     }
 
-    init(_ arguments: [String] = [], environment: [String: String]? = nil) throws {
+    init(_ arguments: [String] = [], environment: [String: String]? = nil,
+         framing: MessageFraming = .ndjson) throws {
+        self.framing = framing
         process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
@@ -50,11 +54,23 @@ final class WorkerProcess: Sendable {
         let fd = stdoutReadFD
         Thread.detachNewThread {
             var pending: [UInt8] = []
+            var headers = ContentLengthFramer(maxMessageBytes: 1 << 30)
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             while true {
                 let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { break }
+                if framing == .contentLength {
+                    buffer.withUnsafeBytes { raw in
+                        headers.feed(UnsafeRawBufferPointer(rebasing: raw[0..<n])) { event in
+                            switch event {
+                            case .line(let body): inbox.push(.line(body))
+                            default: inbox.push(.line(Array("worker wrote a bad frame: \(event)".utf8)))
+                            }
+                        }
+                    }
+                    continue
+                }
                 pending.append(contentsOf: buffer[0..<n])
                 while let nl = pending.firstIndex(of: 0x0A) {
                     let line = Array(pending[..<nl])
@@ -86,8 +102,12 @@ final class WorkerProcess: Sendable {
 
     // MARK: Sending
 
+    /// Sends one message in this client's framing.
     func send(raw line: String) {
-        sendBytes(Array(line.utf8) + [0x0A])
+        switch framing {
+        case .ndjson: sendBytes(Array(line.utf8) + [0x0A])
+        case .contentLength: sendBytes(Array("Content-Length: \(line.utf8.count)\r\n\r\n\(line)".utf8))
+        }
     }
 
     func sendBytes(_ bytes: [UInt8]) {
@@ -126,7 +146,7 @@ final class WorkerProcess: Sendable {
         }
     }
 
-    /// The next raw line (to check framing byte for byte).
+    /// The next raw line, or Content-Length body (to check framing byte for byte).
     func nextRawLine(timeout: Duration = .seconds(30)) async throws -> String? {
         switch try await inbox.next(timeout: timeout) {
         case .eof: return nil

@@ -1,15 +1,16 @@
-// libFuzzer target: the worker's input path, bytes -> LineFramer -> JSONParser -> IncomingMessage.
+// libFuzzer target: the worker's input path, bytes -> InputFramer (NDJSON or Content-Length, detected
+// or forced) -> JSONParser -> IncomingMessage.
 // Compiled into the same module as the JSONRPC sources it tests (see fuzz/run.sh), so it needs no
 // `import JSONRPC`. Besides "does not crash", it checks three oracles that the worker relies on:
-//   1. framing does not depend on how the stream is split into reads;
+//   1. framing (and its detection) does not depend on how the stream is split into reads;
 //   2. every parsed value survives serialize -> parse unchanged (the writer emits what the parser reads);
 //   3. validation is total: every parsed element becomes exactly one IncomingMessage case.
 
 /// Small line cap so the discard path is reached by short inputs too.
 private let fuzzLineCap = 256
 
-private func frame(_ data: UnsafeRawBufferPointer, chunk: Int) -> [FrameEvent] {
-    var framer = LineFramer(maxLineBytes: fuzzLineCap)
+private func frame(_ data: UnsafeRawBufferPointer, chunk: Int, framing: MessageFraming?) -> [FrameEvent] {
+    var framer = InputFramer(framing: framing, maxMessageBytes: fuzzLineCap)
     var events: [FrameEvent] = []
     var start = 0
     while start < data.count {
@@ -25,17 +26,21 @@ private func frame(_ data: UnsafeRawBufferPointer, chunk: Int) -> [FrameEvent] {
 public func messageDecoderFuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     guard let start, count > 0 else { return 0 }
     let data = UnsafeRawBufferPointer(start: start, count: count)
-    // The first byte picks a read size, the rest is the stream.
+    // The first byte picks a read size and the framing (detected, NDJSON or Content-Length); the
+    // rest is the stream.
     let chunk = Int(data[0] % 17) + 1
+    let framing: MessageFraming? = [nil, .ndjson, .contentLength][Int(data[0] / 17) % 3]
     let stream = UnsafeRawBufferPointer(rebasing: data[1...])
-    let whole = frame(stream, chunk: max(stream.count, 1))
-    let pieces = frame(stream, chunk: chunk)
-    precondition(whole == pieces, "framing depends on read boundaries (chunk \(chunk))")
+    let whole = frame(stream, chunk: max(stream.count, 1), framing: framing)
+    let pieces = frame(stream, chunk: chunk, framing: framing)
+    precondition(whole == pieces, "framing depends on read boundaries (chunk \(chunk), \(String(describing: framing)))")
 
     for event in whole {
         guard case .line(let bytes) = event else { continue }
-        precondition(bytes.count <= fuzzLineCap && !bytes.isEmpty, "framer emitted a line over the cap or empty")
-        precondition(!bytes.contains(0x0A), "framer emitted a line containing a newline")
+        precondition(bytes.count <= fuzzLineCap, "framer emitted a message over the cap")
+        if framing == .ndjson {
+            precondition(!bytes.isEmpty && !bytes.contains(0x0A), "framer emitted an empty line or one containing a newline")
+        }
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch { continue }
         let again: JSONValue
