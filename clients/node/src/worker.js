@@ -26,10 +26,13 @@ export function defaultExecutable() {
  * @param {object} [options.env]
  * @param {string} [options.cwd]
  * @param {number} [options.stderrLines] how many stderr lines to keep for `stderrTail()` (default 2000)
- * @param {number} [options.maxLineBytes]
+ * @param {number} [options.maxLineBytes] cap on one incoming message
+ * @param {'ndjson'|'content-length'} [options.framing] one message per line (default), or LSP's
+ *   `Content-Length` headers; the worker detects which and answers in kind
  * @returns {Worker}
  */
 export function spawnWorker({ executable, args = [], env, cwd, ...options } = {}) {
+  checkFraming(options.framing ?? 'ndjson'); // before spawning: a refused option leaves no process behind
   const child = spawn(executable ?? defaultExecutable(), args, { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
   return new Worker(child, options);
 }
@@ -58,6 +61,9 @@ export class Worker extends EventEmitter {
   #partialBytes = 0;
   #skipping = false;
   #maxLineBytes;
+  #framing;
+  /** Content-Length framing: bytes received and not yet framed. */
+  #headerBuffer = Buffer.alloc(0);
   #dead = null;
   #closing = false;
   #closePromise = null;
@@ -70,8 +76,10 @@ export class Worker extends EventEmitter {
   /** Resolves with `{ code, signal }` once the process has ended and its pipes are closed. */
   exited;
 
-  constructor(child, { stderrLines = 2000, maxLineBytes = DEFAULT_MAX_LINE_BYTES } = {}) {
+  constructor(child, { stderrLines = 2000, maxLineBytes = DEFAULT_MAX_LINE_BYTES, framing = 'ndjson' } = {}) {
     super();
+    checkFraming(framing);
+    this.#framing = framing;
     this.#child = child;
     this.#stderrLines = stderrLines;
     this.#maxLineBytes = maxLineBytes;
@@ -87,6 +95,8 @@ export class Worker extends EventEmitter {
   }
 
   get pid() { return this.#child.pid; }
+  /** How messages are delimited: 'ndjson' or 'content-length'. */
+  get framing() { return this.#framing; }
   /** True until the process has ended. */
   get alive() { return this.#dead === null; }
   /** Calls sent and not yet answered. */
@@ -288,10 +298,18 @@ export class Worker extends EventEmitter {
 
   #write(line) {
     if (!this.#child.stdin.writable) return; // the 'close' event will report the death
+    if (this.#framing === 'content-length') {
+      const body = Buffer.from(line.slice(0, -1), 'utf8'); // without the newline
+      line = Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, 'ascii'), body]);
+    }
     this.#child.stdin.write(line); // one write per message: messages never interleave
   }
 
   #onStdout(chunk) {
+    if (this.#framing === 'content-length') {
+      this.#onFramedStdout(chunk);
+      return;
+    }
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(NEWLINE, start);
@@ -311,6 +329,28 @@ export class Worker extends EventEmitter {
         this.#partialBytes = 0;
       }
       this.#dispatchLine(line);
+    }
+  }
+
+  /** Content-Length framing: headers, a blank line, then exactly that many bytes. */
+  #onFramedStdout(chunk) {
+    this.#headerBuffer = this.#headerBuffer.length ? Buffer.concat([this.#headerBuffer, chunk]) : Buffer.from(chunk);
+    for (;;) {
+      const end = this.#headerBuffer.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      const headers = this.#headerBuffer.subarray(0, end).toString('ascii');
+      const match = /^content-length:\s*(\d+)\s*$/im.exec(headers);
+      if (!match) {
+        this.#protocolError(`header block without Content-Length: ${headers.slice(0, 200)}`);
+        this.#headerBuffer = this.#headerBuffer.subarray(end + 4);
+        continue;
+      }
+      const length = Number(match[1]);
+      if (this.#headerBuffer.length < end + 4 + length) return;
+      const body = this.#headerBuffer.subarray(end + 4, end + 4 + length);
+      this.#headerBuffer = this.#headerBuffer.subarray(end + 4 + length);
+      if (length > this.#maxLineBytes) this.#protocolError(`message over ${this.#maxLineBytes} bytes skipped`);
+      else this.#dispatchLine(body);
     }
   }
 
@@ -420,6 +460,13 @@ export class Worker extends EventEmitter {
     this.#resolveExited({ code, signal });
     this.emit('exit', code, signal);
   }
+}
+
+/** The framings the worker speaks. */
+const FRAMINGS = ['ndjson', 'content-length'];
+
+function checkFraming(framing) {
+  if (!FRAMINGS.includes(framing)) throw new TypeError(`framing must be one of ${FRAMINGS.join(', ')}, not ${framing}`);
 }
 
 function message(id, method, params) {

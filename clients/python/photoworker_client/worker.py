@@ -1,4 +1,5 @@
-"""`Worker`: one photoworker child process driven over its stdio with JSON-RPC 2.0, one message per line."""
+"""`Worker`: one photoworker child process driven over its stdio with JSON-RPC 2.0: one message per line
+(NDJSON, the default) or with LSP's `Content-Length` headers (`framing="content-length"`)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ ProgressCallback = Callable[[Progress | Item], None]
 
 #: Default cap on one incoming line (an inline base64 image can be large; the worker caps its own input).
 DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024
+
+#: The framings the worker speaks; it detects which one a client uses and answers in it.
+FRAMINGS = ("ndjson", "content-length")
 
 _FINAL = object()  # queued after a stream's last notification, when its final reply has arrived
 
@@ -86,8 +90,15 @@ class Worker:
         stderr_lines: int = 2000,
         on_stderr: Callable[[str], None] | None = None,
         on_notification: Callable[[str, Any], None] | None = None,
+        framing: str = "ndjson",
+        max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
     ):
         assert process.stdin and process.stdout and process.stderr, "spawn with stdin, stdout and stderr pipes"
+        if framing not in FRAMINGS:
+            raise ValueError(f"framing must be one of {FRAMINGS}, not {framing!r}")
+        self.framing = framing
+        """How messages are delimited: "ndjson" (one per line) or "content-length" (LSP's base protocol)."""
+        self._max_message_bytes = max_message_bytes
         self._process = process
         self._stdin = process.stdin
         self._ids = itertools.count(1)
@@ -126,8 +137,13 @@ class Worker:
         """Starts a worker: `async with Worker.spawn(executable=...) as w:` or `w = await Worker.spawn(...)`.
 
         `executable` defaults to `default_executable()`. With `initialize=True` the worker's `initialize` result
-        is fetched into `server_info` before the Worker is handed out. Other keyword options go to `Worker()`.
+        is fetched into `server_info` before the Worker is handed out. Other keyword options go to `Worker()`
+        (`framing="content-length"` speaks LSP's framing instead of one message per line).
         """
+
+        framing = options.get("framing", "ndjson")
+        if framing not in FRAMINGS:  # refused before spawning: a bad option leaves no process behind
+            raise ValueError(f"framing must be one of {FRAMINGS}, not {framing!r}")
 
         async def open_worker() -> Worker:
             process = await asyncio.create_subprocess_exec(
@@ -140,7 +156,7 @@ class Worker:
                 cwd=cwd,
                 limit=max_line_bytes,
             )
-            worker = cls(process, **options)
+            worker = cls(process, max_message_bytes=max_line_bytes, **options)
             if initialize:
                 try:
                     await worker.initialize()
@@ -237,7 +253,7 @@ class Worker:
 
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Sends a notification (no reply)."""
-        await self._write(_message(None, method, params))
+        await self._write(self._frame(_message(None, method, params)))
 
     async def cancel(self, request_id: Any) -> None:
         """Sends `$/cancelRequest` for an id (normally implicit: cancel the awaiting task instead)."""
@@ -272,7 +288,7 @@ class Worker:
             try:
                 call = await self._start("shutdown", None, closing=True)
                 await asyncio.wait_for(call.future, timeout)
-                await self._write(_message(None, "exit", None))
+                await self._write(self._frame(_message(None, "exit", None)))
             except (WorkerError, WorkerDied, asyncio.TimeoutError, OSError) as error:
                 log.debug("worker %s: graceful shutdown failed: %r", self.pid, error)
         self._close_stdin()
@@ -350,7 +366,7 @@ class Worker:
         # Registered before it is written, with no await in between, so that the reader's "worker died" sweep
         # can never miss it.
         self._pending[call.id] = call
-        line = _message(call.id, method, params)
+        line = self._frame(_message(call.id, method, params))
         try:
             await self._write(line)
         except BaseException:
@@ -389,13 +405,26 @@ class Worker:
             self._abandoned.popitem(last=False)
         if self._dead is None and not self._stdin.is_closing():
             try:
-                self._stdin.write(_message(None, "$/cancelRequest", {"id": call.id}))
+                self._stdin.write(self._frame(_message(None, "$/cancelRequest", {"id": call.id})))
             except (OSError, RuntimeError) as error:
                 log.debug("worker %s: could not send $/cancelRequest: %r", self.pid, error)
+
+    def _frame(self, body: bytes) -> bytes:
+        """One message's bytes on the wire, in this worker's framing (`body` is JSON plus a newline)."""
+        if self.framing == "ndjson":
+            return body
+        body = body.rstrip(b"\n")
+        return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
     async def _read(self, stdout: asyncio.StreamReader) -> None:
         try:
             while True:
+                if self.framing == "content-length":
+                    body = await self._read_content_length(stdout)
+                    if body is None:
+                        break
+                    self._dispatch_line(body)
+                    continue
                 try:
                     line = await stdout.readline()
                 except ValueError as error:  # over the line limit: asyncio has skipped it; go on with the next
@@ -409,6 +438,37 @@ class Worker:
             self._protocol_error(f"reader failed: {error!r}")
         finally:
             await self._on_exit()
+
+    async def _read_content_length(self, stdout: asyncio.StreamReader) -> bytes | None:
+        """The next body framed with LSP's headers; None at the end of the stream."""
+        length: int | None = None
+        while True:
+            line = await stdout.readline()
+            if not line:
+                return None
+            line = line.rstrip(b"\r\n")
+            if not line:
+                if length is not None:
+                    break
+                continue  # blank lines between messages
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                try:
+                    length = int(value.strip())
+                except ValueError:
+                    self._protocol_error(f"bad Content-Length header: {line[:200]!r}")
+        if length > self._max_message_bytes:  # skip it without holding it
+            self._protocol_error(f"message of {length} bytes over the limit of {self._max_message_bytes}")
+            while length > 0:
+                chunk = await stdout.read(min(length, 1 << 20))
+                if not chunk:
+                    return None
+                length -= len(chunk)
+            return b""
+        try:
+            return await stdout.readexactly(length)
+        except asyncio.IncompleteReadError:
+            return None
 
     async def _on_exit(self) -> None:
         try:
