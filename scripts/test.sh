@@ -4,16 +4,17 @@
 #   1. the Swift package: unit tests and end-to-end tests over real pipes (swift test);
 #   2. the Python and Node clients against the built binary (scripts/test-clients.sh);
 #   3. the MCP interoperability tests with the official MCP Python SDK (tests/mcp);
-#   4. the core end-to-end suites under ThreadSanitizer (scripts/test-sanitizers.sh thread --core);
-#   5. a fuzzing smoke run of the three libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 40).
-# `scripts/test.sh --quick` stops after step 3 (what you want while editing).
+#   4. the editor clients, headless in Vim, Neovim and Emacs (scripts/test-editors.sh);
+#   5. the core end-to-end suites under ThreadSanitizer (scripts/test-sanitizers.sh thread --core);
+#   6. a fuzzing smoke run of the three libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 40).
+# `scripts/test.sh --quick` stops after step 4 (what you want while editing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
 case "${1:-}" in
     --quick) quick=1 ;;
     "") ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
 esac
 
@@ -25,7 +26,8 @@ swift test --skip-build
 export PHOTOWORKER_BIN="$PWD/.build/debug/photoworker"
 bash scripts/test-clients.sh
 python3 -m pytest -q -p no:cacheprovider tests/mcp
-suites=3
+bash scripts/test-editors.sh
+suites=4
 
 if [ "$quick" = 1 ]; then
     echo "suites: $suites passed, 0 failed"

@@ -35,7 +35,9 @@ public enum IncomingMessage: Sendable, Equatable {
             self = .invalid(id: id, error: .invalidRequest("\"method\" must be a string, got \(methodValue.typeName)"))
             return
         }
-        let params = o["params"]
+        // `"params": null` counts as omitted: stock LSP clients send it for methods without
+        // parameters (Emacs' jsonrpc.el for every nil params, VS Code for `shutdown` and `exit`).
+        let params = o["params"] == .null ? nil : o["params"]
         if let params {
             switch params {
             case .object, .array: break

@@ -10,6 +10,13 @@ struct IncomingMessageTests {
         #expect(try msg(#"{"jsonrpc":"2.0","method":"m"}"#) == .notification(method: "m", params: nil))
     }
 
+    @Test func nullParamsCountAsOmitted() throws {
+        // What Emacs' jsonrpc.el sends for nil params, and VS Code for `shutdown` and `exit`.
+        #expect(try msg(#"{"jsonrpc":"2.0","id":3,"method":"ping","params":null}"#)
+            == .request(id: .number("3"), method: "ping", params: nil))
+        #expect(try msg(#"{"jsonrpc":"2.0","method":"exit","params":null}"#) == .notification(method: "exit", params: nil))
+    }
+
     @Test(arguments: [
         (#"{"jsonrpc":"1.0","id":1,"method":"m"}"#, true),
         (#"{"jsonrpc":"2.0","id":1}"#, true),

@@ -1,0 +1,90 @@
+;;; photoworker-test.el --- Headless tests of photoworker.el against the built worker  -*- lexical-binding: t; -*-
+
+;; emacs --batch -Q -L clients/emacs -l clients/emacs/test/photoworker-test.el -f ert-run-tests-batch-and-exit
+;; Needs $PHOTOWORKER_BIN and $PHOTOWORKER_CORPUS; writes the worker's pid to $PHOTOWORKER_TEST_OUT.pid so the
+;; runner can check that no worker outlives Emacs.
+
+;;; Code:
+
+(require 'ert)
+(require 'photoworker)
+
+(defvar photoworker-test--scratch (make-temp-file "photoworker-test" t))
+
+(defun photoworker-test--wait (predicate seconds)
+  "Runs the event loop until PREDICATE holds or SECONDS pass; returns PREDICATE's value."
+  (let ((deadline (+ (float-time) seconds)))
+    (while (and (not (funcall predicate)) (< (float-time) deadline))
+      (accept-process-output nil 0.01))
+    (funcall predicate)))
+
+(defun photoworker-test--photo (name &optional folder)
+  (let* ((dir (expand-file-name (or folder "") photoworker-test--scratch))
+         (dest (expand-file-name name dir)))
+    (make-directory dir t)
+    (copy-file (expand-file-name (concat "photos/" name) (getenv "PHOTOWORKER_CORPUS")) dest t)
+    dest))
+
+(defun photoworker-test--messages ()
+  (with-current-buffer "*Messages*" (buffer-string)))
+
+(ert-deftest photoworker-palette-inserts-swatches-at-point ()
+  (let ((girl (photoworker-test--photo "girl-1.jpg")))
+    (with-temp-buffer
+      (insert "colours of " girl ": ")
+      (goto-char (point-min))
+      (search-forward "girl-1")
+      (let ((insert-at (save-excursion (goto-char (point-max)) (point-marker))))
+        (goto-char insert-at)
+        ;; The file name is before point on this line: put point on it, insert after the line.
+        (search-backward "girl-1")
+        (photoworker-palette 4)
+        (should (photoworker-test--wait (lambda () (string-match-p "#[0-9A-Fa-f]\\{6\\}" (buffer-string))) 30))
+        (should (= 4 (how-many "#[0-9A-Fa-f]\\{6\\}" (point-min) (point-max))))
+        (goto-char (point-min))
+        (re-search-forward "#[0-9A-Fa-f]\\{6\\}")
+        (should (plist-get (get-text-property (match-beginning 0) 'face) :background))))
+    (with-temp-file (concat (getenv "PHOTOWORKER_TEST_OUT") ".pid")
+      (insert (number-to-string (photoworker-pid))))))
+
+(ert-deftest photoworker-thumbnail-and-sticker-of-the-visited-image ()
+  (let ((girl (photoworker-test--photo "girl-1.jpg")))
+    (with-current-buffer (find-file-noselect girl t t)
+      (photoworker-thumbnail 64)
+      (should (photoworker-test--wait (lambda () (file-exists-p (concat (file-name-sans-extension girl) "-thumb.jpg"))) 30))
+      (photoworker-sticker)
+      (should (photoworker-test--wait (lambda () (file-exists-p (concat (file-name-sans-extension girl) "-sticker.png"))) 60))
+      (kill-buffer))))
+
+(ert-deftest photoworker-process-a-folder-with-progress ()
+  (dolist (name '("girl-1.jpg" "animal-2.jpg" "car-1.jpg")) (photoworker-test--photo name "batch"))
+  (let* ((dir (expand-file-name "batch" photoworker-test--scratch))
+         (seen nil)
+         (timer (run-with-timer 0 0.005 (lambda () (push photoworker-mode-line-string seen)))))
+    (photoworker-process dir)
+    (should (photoworker-test--wait (lambda () (string-match-p "3 done, 0 failed" (photoworker-test--messages))) 120))
+    (cancel-timer timer)
+    (should (= 3 (length (directory-files (expand-file-name "photoworker-out" dir) nil "-sticker\\.png\\'"))))
+    (should (seq-some (lambda (s) (string-match-p "photos.process [123]/3" s)) seen))))
+
+(ert-deftest photoworker-cancel-answers-the-running-job ()
+  (let ((answer nil))
+    (photoworker-request "diagnostics.sleep" '(:ms 60000) (lambda (result error) (setq answer (or error result))))
+    (photoworker-cancel)
+    (should (photoworker-test--wait (lambda () answer) 10))
+    (should (equal (plist-get answer :code) -32800))
+    (should-not photoworker--running)))
+
+(ert-deftest photoworker-no-image-is-a-clear-error ()
+  (with-temp-buffer
+    (insert "nothing here")
+    (let ((err (should-error (photoworker-palette) :type 'user-error)))
+      (should (string-match-p "no image" (cadr err))))))
+
+(ert-deftest photoworker-a-missing-executable-is-a-clear-error ()
+  (let ((photoworker-executable "/nonexistent/photoworker")
+        (photoworker--connection nil))
+    (let ((err (should-error (photoworker-connection) :type 'user-error)))
+      (should (string-match-p "not found" (cadr err))))))
+
+;;; photoworker-test.el ends here
