@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 which=all
 filter="EndToEndTests"
-core='EndToEndTests\.(SpecExamplesTests|WireTests|ConcurrencyTests|CancellationTests|LifecycleTests|HostileWireTests|FaultTests|FaultSoakTests)'
+core='EndToEndTests\.(SpecExamplesTests|WireTests|ContentLengthWireTests|ConcurrencyTests|CancellationTests|LifecycleTests|HostileWireTests|FaultTests|FaultSoakTests)'
 while [ $# -gt 0 ]; do
     case "$1" in
     thread|address|all) which="$1" ;;
