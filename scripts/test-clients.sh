@@ -11,7 +11,8 @@ fi
 
 status=0
 echo "== Python client (clients/python/tests)"
-python3 -m pytest -q -p no:cacheprovider clients/python/tests || status=1
+# The Ray suite is a step of its own (scripts/test-ray.sh), in the full run only.
+python3 -m pytest -q -p no:cacheprovider --ignore=clients/python/tests/test_ray.py clients/python/tests || status=1
 echo "== Node client (clients/node/test)"
 if [ "${NODE_SUITE:-run}" = skip ]; then
     echo "test-clients: Node client suite SKIPPED: ${NODE_SKIP_REASON:-node not found}" >&2

@@ -5,8 +5,9 @@
 #   2. the Python and Node clients against the built binary (scripts/test-clients.sh);
 #   3. the MCP interoperability tests with the official MCP Python SDK (tests/mcp);
 #   4. the editor clients, headless in Vim, Neovim and Emacs (scripts/test-editors.sh);
-#   5. the core end-to-end suites under ThreadSanitizer (scripts/test-sanitizers.sh thread --core);
-#   6. a fuzzing smoke run of the three libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 40).
+#   5. photoworker under Ray Data, on a local Ray (scripts/test-ray.sh);
+#   6. the core end-to-end suites under ThreadSanitizer (scripts/test-sanitizers.sh thread --core);
+#   7. a fuzzing smoke run of the three libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 40).
 # `scripts/test.sh --quick` stops after step 4 (what you want while editing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ quick=0
 case "${1:-}" in
     --quick) quick=1 ;;
     "") ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
 esac
 
@@ -33,8 +34,9 @@ if [ "$quick" = 1 ]; then
     echo "suites: $suites passed, 0 failed"
     exit 0
 fi
+bash scripts/test-ray.sh
 bash scripts/test-sanitizers.sh thread --core
 bash fuzz/run.sh all "${FUZZ_SECONDS:-40}"
-suites=$((suites + 2))
+suites=$((suites + 3))
 # Every step above stops the script on failure (set -e), so reaching here means all passed.
 echo "suites: $suites passed, 0 failed"

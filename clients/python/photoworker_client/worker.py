@@ -132,6 +132,7 @@ class Worker:
         cwd: str | os.PathLike[str] | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         initialize: bool = False,
+        new_process_group: bool = False,
         **options: Any,
     ) -> _SpawnContext:
         """Starts a worker: `async with Worker.spawn(executable=...) as w:` or `w = await Worker.spawn(...)`.
@@ -139,6 +140,11 @@ class Worker:
         `executable` defaults to `default_executable()`. With `initialize=True` the worker's `initialize` result
         is fetched into `server_info` before the Worker is handed out. Other keyword options go to `Worker()`
         (`framing="content-length"` speaks LSP's framing instead of one message per line).
+
+        `new_process_group=True` starts the worker in a session and process group of its own, so a host that
+        manages processes by group (Ray, a shell's job control) can end it as one unit, and signals meant for this
+        process's group (Ctrl-C in a terminal) do not reach it. Should this process die without closing it, even by
+        SIGKILL, the worker notices within half a second and exits (its parent watch).
         """
 
         framing = options.get("framing", "ndjson")
@@ -155,6 +161,7 @@ class Worker:
                 env=env,
                 cwd=cwd,
                 limit=max_line_bytes,
+                start_new_session=new_process_group,
             )
             worker = cls(process, max_message_bytes=max_line_bytes, **options)
             if initialize:

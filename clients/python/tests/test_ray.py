@@ -1,0 +1,159 @@
+"""photoworker under Ray Data (a local Ray with 2 CPUs): the documented example on corpus photos, error rows for
+broken files, cancellation through Ray, and no worker process left after the dataset, ray.kill or ray.shutdown.
+Skipped when Ray is not installed (scripts/test.sh installs it into the test venv; `--quick` leaves this out)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+from conftest import CORPUS
+
+if os.environ.get("PHOTOWORKER_REQUIRE_RAY"):  # scripts/test-ray.sh: a missing Ray fails, never skips
+    import numpy as np
+    import ray
+else:
+    ray = pytest.importorskip("ray", reason="Ray is installed by scripts/test-env.sh for the full test run")
+    np = pytest.importorskip("numpy")
+
+from photoworker_client.ray import PhotoWorkerUDF, process_folder  # noqa: E402
+
+PHOTOS = [str(CORPUS / "photos" / n) for n in ("girl-1.jpg", "animal-2.jpg", "car-1.jpg", "coffee.png")]
+BROKEN = str(CORPUS / "broken" / "pillow-truncated_jpeg.jpg")
+
+
+@pytest.fixture(scope="module")
+def local_ray(worker_bin):
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    # Ray's worker processes import the client as the driver does (on a cluster it is installed on every node).
+    client = str(CORPUS.parent / "clients" / "python")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [client, os.environ.get("PYTHONPATH")]))
+    before = set(workers_of(worker_bin))
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
+             ignore_reinit_error=True)
+    ctx = ray.data.DataContext.get_current()
+    ctx.enable_progress_bars = False
+    # An actor that is never closed: its worker must go with ray.shutdown().
+    lingering = ray.remote(PhotoWorkerUDF).options(num_cpus=0).remote(method="ping", executable=worker_bin)
+    pid = ray.get(lingering.worker_pid.remote())
+    yield
+    ray.shutdown()
+    wait_until(lambda: pid not in workers_of(worker_bin) and set(workers_of(worker_bin)) <= before, 5,
+               "every worker to exit after ray.shutdown()")
+
+
+def workers_of(binary: str) -> list[int]:
+    """Live processes running this photoworker binary."""
+    found = []
+    target = os.path.realpath(binary)
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.path.realpath(f"/proc/{entry}/exe") != target:
+                continue
+            with open(f"/proc/{entry}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue
+        except (FileNotFoundError, PermissionError, ProcessLookupError):
+            continue
+        found.append(int(entry))
+    return found
+
+
+def wait_until(check, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {seconds} s waiting for {what}")
+        time.sleep(0.05)
+
+
+def test_the_documented_example_with_an_error_row(local_ray, worker_bin, tmp_path):
+    before = set(workers_of(worker_bin))
+    ds = ray.data.from_items([{"path": p} for p in PHOTOS + [BROKEN]])
+    out = ds.map_batches(PhotoWorkerUDF, batch_size=3, num_cpus=1, compute=ray.data.ActorPoolStrategy(size=2),
+                         fn_constructor_kwargs={"method": "photo.process",
+                                                "params": {"count": 5, "output": {"dir": str(tmp_path / "out")}},
+                                                "executable": worker_bin})
+    rows = {r["path"]: r for r in out.take_all()}
+    assert set(rows) == set(PHOTOS + [BROKEN])
+    for path in PHOTOS:
+        assert rows[path]["error"] == "", rows[path]["error"]
+        result = json.loads(rows[path]["result"])
+        assert os.path.exists(result["sticker"]["path"]) and 1 <= len(result["palette"]) <= 5
+    error = json.loads(rows[BROKEN]["error"])
+    assert rows[BROKEN]["result"] == "" and error["code"] == -32002
+    # The dataset is done and its actors are gone: so are their workers, within 5 s.
+    wait_until(lambda: set(workers_of(worker_bin)) <= before, 10, "the dataset's workers to exit")
+
+
+def test_cancelling_the_ray_task_cancels_the_worker_job_and_the_actor_stays_usable(local_ray, worker_bin):
+    actor = ray.remote(PhotoWorkerUDF).options(num_cpus=0).remote(
+        method="diagnostics.sleep", params={"ms": 60_000}, executable=worker_bin)
+    pid = ray.get(actor.worker_pid.remote())
+    ref = actor.__call__.remote({"path": np.array(PHOTOS[:2])})
+    wait_until(lambda: len(ray.get(actor.jobs.remote())) == 2, 20, "both sleeps to run")
+    ray.cancel(ref)
+    with pytest.raises((ray.exceptions.TaskCancelledError, ray.exceptions.RayTaskError)):
+        ray.get(ref, timeout=20)
+    wait_until(lambda: ray.get(actor.jobs.remote()) == [], 10, "$/cancelRequest to end the jobs")
+    assert ray.get(actor.worker_pid.remote()) == pid, "the same worker serves on"
+    ray.kill(actor)
+    # Killed without any clean-up: the worker sees its parent die and exits.
+    wait_until(lambda: pid not in workers_of(worker_bin), 5, "the killed actor's worker to exit")
+
+
+CANCELLED_DRIVER = """
+import json, sys
+import ray
+from photoworker_client.ray import PhotoWorkerUDF
+ray.init(address=sys.argv[1], log_to_driver=False)
+ray.data.DataContext.get_current().enable_progress_bars = False
+rows = [{"path": p} for p in sys.argv[3:]]
+ds = ray.data.from_items(rows).map_batches(
+    PhotoWorkerUDF, batch_size=1, num_cpus=1, compute=ray.data.ActorPoolStrategy(size=1),
+    fn_constructor_kwargs={"method": "diagnostics.sleep", "params": {"ms": 60000}, "executable": sys.argv[2]})
+for batch in ds.iter_batches(batch_size=1):
+    print("batch", flush=True)
+"""
+
+
+def test_a_cancelled_dataset_leaves_no_worker(local_ray, worker_bin, tmp_path):
+    """A pipeline stopped with Ctrl-C while its photos are in flight: Ray ends the driver's actors, and their
+    workers, jobs still running, are gone within 5 s."""
+    import signal
+    import subprocess
+    import sys
+
+    before = set(workers_of(worker_bin))
+    script = tmp_path / "driver.py"
+    script.write_text(CANCELLED_DRIVER)
+    env = dict(os.environ)  # PYTHONPATH set by the fixture: the driver imports the client too
+    driver = subprocess.Popen([sys.executable, str(script), ray.get_runtime_context().gcs_address, worker_bin, *PHOTOS],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        # The actor starts its worker with the first batch and sends it the batch's photos at once.
+        wait_until(lambda: len(set(workers_of(worker_bin)) - before) == 1, 60, "the dataset's worker to start")
+        started = set(workers_of(worker_bin)) - before
+        driver.send_signal(signal.SIGINT)
+        driver.wait(timeout=30)
+        wait_until(lambda: not (set(workers_of(worker_bin)) & started), 5, "the cancelled dataset's worker to exit")
+    finally:
+        driver.kill()
+
+
+def test_process_folder_writes_a_manifest(local_ray, worker_bin, tmp_path):
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for p in PHOTOS[:3] + [BROKEN]:
+        (folder / os.path.basename(p)).write_bytes(open(p, "rb").read())
+    seen = []
+    counts = process_folder(folder, tmp_path / "manifest.jsonl", method="image.palette", params={"count": 3},
+                            executable=worker_bin, actors=1, progress=lambda done, total: seen.append((done, total)))
+    assert counts == {"total": 4, "completed": 3, "failed": 1}
+    lines = [json.loads(line) for line in (tmp_path / "manifest.jsonl").read_text().splitlines()]
+    assert len(lines) == 4 and sum(1 for r in lines if r["error"]) == 1
+    assert seen[-1] == (4, 4)
