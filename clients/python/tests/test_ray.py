@@ -157,3 +157,12 @@ def test_process_folder_writes_a_manifest(local_ray, worker_bin, tmp_path):
     lines = [json.loads(line) for line in (tmp_path / "manifest.jsonl").read_text().splitlines()]
     assert len(lines) == 4 and sum(1 for r in lines if r["error"]) == 1
     assert seen[-1] == (4, 4)
+
+    import pyarrow.parquet as pq
+
+    counts = process_folder([str(folder / "girl-1.jpg"), str(folder / "missing.jpg")], tmp_path / "manifest.parquet",
+                            method="image.info", executable=worker_bin, actors=1, progress=lambda *_: None)
+    assert counts == {"total": 2, "completed": 1, "failed": 1}
+    table = pq.read_table(tmp_path / "manifest.parquet").to_pylist()
+    errors = {r["path"].rsplit("/", 1)[1]: r["error"] for r in table}
+    assert errors["girl-1.jpg"] == "" and json.loads(errors["missing.jpg"])["code"] == -32001
