@@ -24,6 +24,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench/out/worker"
+sys.path.insert(0, str(ROOT / "bench"))
+from thumbnail_peers import pillow_thumb, psnr  # noqa: E402  (the same peer and metric as photobench's)
 
 
 class Worker:
@@ -100,24 +102,6 @@ def large_inputs(count=8, width=6000, height=4000):
     return files
 
 
-def pillow_thumb(args):
-    from PIL import Image
-    src, dst, size = args
-    im = Image.open(src)
-    im.draft("RGB", (size, size))
-    im.thumbnail((size, size), Image.LANCZOS, reducing_gap=None)
-    im.save(dst, quality=90)
-
-
-def psnr(a, b):
-    import numpy as np
-    a = np.asarray(a.convert("RGB"), dtype=np.float64)
-    b = np.asarray(b.convert("RGB"), dtype=np.float64)
-    w, h = min(a.shape[1], b.shape[1]), min(a.shape[0], b.shape[0])
-    mse = np.mean((a[:h, :w] - b[:h, :w]) ** 2)
-    return float("inf") if mse == 0 else 10 * np.log10(255 ** 2 / mse)
-
-
 def bench_thumbnail(binary, rounds, size=256):
     from PIL import Image
     inputs = large_inputs()
@@ -184,7 +168,6 @@ def palette_quality(binary, corpus):
     worker itself reduces the photo."""
     import numpy as np
     from PIL import Image
-    sys.path.insert(0, str(ROOT / "bench"))
     from palette_peers import score
     photos = sorted(glob.glob(os.path.join(corpus, "photos/*.jpg")))
     w = Worker(binary)
