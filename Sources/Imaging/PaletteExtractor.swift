@@ -7,12 +7,12 @@ import Foundation
 /// 1. downscale so the longest side is at most ``workingSize`` (Lanczos, alpha-correct), unless it
 ///    is at most twice that already (a JPEG the worker decoded with DCT scaling for the palette): a
 ///    histogram needs no filtering, and counting a few more pixels costs less than resampling;
-/// 2. drop pixels with alpha below ``alphaThreshold``; bin the rest into an RGB 5-5-5
-///    histogram whose occupied bins carry their pixel count and mean CIELAB colour;
+/// 2. drop pixels with alpha below ``alphaThreshold``; bin the rest into an RGB 4-4-4
+///    histogram whose occupied bins carry their pixel count and the CIELAB colour of their mean;
 /// 3. weighted k-means, from several seeded k-means++ starts, in a warp of CIELAB where
-///    Euclidean distance approximates CIEDE2000 (`UniformLab`), each followed by Weiszfeld
-///    (geometric-median) steps because the metric is a mean distance, not a squared one;
-///    the start with the lowest mean distance wins;
+///    Euclidean distance approximates CIEDE2000 (`UniformLab`); the start with the lowest mean
+///    distance wins and is polished with Weiszfeld (geometric-median) steps, because the metric
+///    is a mean distance, not a squared one;
 /// 4. a few iteratively re-weighted steps that use CIEDE2000 itself, kept only while they lower
 ///    the mean CIEDE2000.
 /// Everything is deterministic: the k-means++ draws come from a fixed-seed generator.
