@@ -8,7 +8,8 @@ release binary, each twice, alternating:
   single worker:  one worker with --max-jobs 2, every request in flight at once (the worker is parallel inside);
   WorkerPool:     the Python client's pool of 2 workers with --max-jobs 1;
   Ray Data:       ray.init(num_cpus=2), map_batches(PhotoWorkerUDF, batch_size=8, num_cpus=1,
-                  compute=ActorPoolStrategy(size=2)): 2 actors, one worker each with --max-jobs 1.
+                  compute=ActorPoolStrategy(size=2)): 2 actors, one worker each with --max-jobs 1;
+                  and 1 actor with num_cpus=2, its worker with --max-jobs 2 (the single worker's set-up).
 Ray's start-up (ray.init, ~3 s here) is outside the timing; the dataset's actor start is inside it.
 """
 import argparse, asyncio, os, pathlib, shutil, sys, tempfile, time
@@ -46,13 +47,14 @@ async def pool(binary, paths, method, out):
         return time.perf_counter() - t0
 
 
-def through_ray(binary, paths, method, out):
+def through_ray(binary, paths, method, out, actors=2):
+    """`actors` actors sharing the 2 CPUs (each worker gets --max-jobs = its actor's CPUs)."""
     import ray
     from photoworker_client.ray import PhotoWorkerUDF
 
     t0 = time.perf_counter()
     ds = ray.data.from_items([{"path": p} for p in paths]).map_batches(
-        PhotoWorkerUDF, batch_size=8, num_cpus=1, compute=ray.data.ActorPoolStrategy(size=2),
+        PhotoWorkerUDF, batch_size=8, num_cpus=2 // actors, compute=ray.data.ActorPoolStrategy(size=actors),
         fn_constructor_kwargs={"method": method, "params": params(method, out), "executable": binary})
     rows = ds.take_all()
     elapsed = time.perf_counter() - t0
@@ -78,11 +80,12 @@ def main():
     work = pathlib.Path(tempfile.mkdtemp(prefix="pw-raybench-"))
     try:
         paths = inputs(a.count, work)
-        times = {"single worker": [], "WorkerPool(2)": [], "Ray Data, 2 actors": []}
+        times = {"single worker": [], "WorkerPool(2)": [], "Ray Data, 2 actors": [], "Ray Data, 1 actor x 2 CPUs": []}
         for _ in range(2):
             times["single worker"].append(asyncio.run(single(a.bin, paths, a.method, work / "out")))
             times["WorkerPool(2)"].append(asyncio.run(pool(a.bin, paths, a.method, work / "out")))
             times["Ray Data, 2 actors"].append(through_ray(a.bin, paths, a.method, work / "out"))
+            times["Ray Data, 1 actor x 2 CPUs"].append(through_ray(a.bin, paths, a.method, work / "out", actors=1))
     finally:
         ray.shutdown()
         shutil.rmtree(work)
