@@ -12,16 +12,20 @@ public struct OutputSpec: Sendable, Decodable {
     public var quality: Int
     public var progressive: Bool
     public var compressionLevel: Int
+    /// Replace an existing file that is not a PNG or JPEG image (see ``OutputWriter``); default false.
+    public var overwrite: Bool
 
-    private enum Key: String, CodingKey { case path, inline, format, quality, progressive, compressionLevel }
+    private enum Key: String, CodingKey { case path, inline, format, quality, progressive, compressionLevel, overwrite }
 
-    public init(path: String? = nil, inline: Bool = false, format: Format = .png, quality: Int = 90) {
+    public init(path: String? = nil, inline: Bool = false, format: Format = .png, quality: Int = 90,
+                overwrite: Bool = false) {
         self.path = path
         self.inline = inline
         self.format = format
         self.quality = quality
         progressive = false
         compressionLevel = 6
+        self.overwrite = overwrite
     }
 
     public init(from decoder: any Decoder) throws {
@@ -49,6 +53,7 @@ public struct OutputSpec: Sendable, Decodable {
         guard (0...9).contains(compressionLevel) else {
             throw DecodingError.dataCorruptedError(forKey: .compressionLevel, in: c, debugDescription: "compressionLevel must be between 0 and 9")
         }
+        overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false
     }
 }
 

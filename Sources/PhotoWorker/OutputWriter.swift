@@ -10,6 +10,10 @@ import Glibc
 /// Files are written atomically: the bytes go to a temporary file in the destination folder,
 /// cancellation is checked, then the file is renamed into place. A failed or cancelled job
 /// leaves nothing behind.
+///
+/// - Important: An output never destroys what the worker could not have made: an existing file is
+///   replaced only if it is empty or already holds a PNG or JPEG image (by its first bytes), unless
+///   the request says `"overwrite": true`. Directories and special files are never replaced.
 public enum OutputWriter {
     /// Encodes and writes on the compute threads.
     public static func write(_ image: Image, to spec: OutputSpec, on compute: ComputePool) async throws -> OutputResult {
@@ -28,7 +32,7 @@ public enum OutputWriter {
         guard let path = spec.path else {
             throw WorkerError.outputFailed(path: "", reason: "the output has neither a path nor \"inline\": true")
         }
-        try writeAtomically(encoded, to: path)
+        try writeAtomically(encoded, to: path, overwrite: spec.overwrite)
         result.path = path
         return result
     }
@@ -45,7 +49,8 @@ public enum OutputWriter {
     }
 
     /// Writes `bytes` to `path` via a temporary file and `rename(2)`.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+    /// - Parameter overwrite: replace an existing regular file whatever it holds.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, overwrite: Bool = false) throws {
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent().path
         var isDir: ObjCBool = false
@@ -57,7 +62,11 @@ public enum OutputWriter {
         var st = stat()
         if lstat(path, &st) == 0 {
             switch st.st_mode & S_IFMT {
-            case S_IFREG: break
+            case S_IFREG:
+                if !overwrite && st.st_size > 0 && !holdsImage(path) {
+                    throw WorkerError.outputFailed(path: path, reason:
+                        "the path holds a file that is not a PNG or JPEG image; pass \"overwrite\": true to replace it")
+                }
             case S_IFDIR: throw WorkerError.outputFailed(path: path, reason: "the path is a directory")
             default: throw WorkerError.outputFailed(path: path, reason: "the path exists and is not a regular file")
             }
@@ -91,5 +100,16 @@ public enum OutputWriter {
             throw WorkerError.outputFailed(path: path, reason: String(cString: strerror(errno)))
         }
         ok = true
+    }
+
+    /// Whether the file at `path` starts like a PNG (its 8-byte signature) or a JPEG (SOI and a marker).
+    static func holdsImage(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 8)
+        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress!, 8) }
+        if n >= 8 && head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return true }
+        return n >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF
     }
 }

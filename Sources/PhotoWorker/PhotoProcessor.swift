@@ -38,9 +38,11 @@ public struct PhotoProcessor: Sendable {
 
     /// Processes one photo into `directory` as `<name>-sticker.png` and `<name>-gradient.png`.
     ///
-    /// - Parameter cached: keep the decoded photo in the cache (single photos yes, batches no).
+    /// - Parameters:
+    ///   - cached: keep the decoded photo in the cache (single photos yes, batches no).
+    ///   - overwrite: replace existing files that are not images (the output folder's `overwrite`).
     public func process(_ source: ImageSource, name: String, count: Int, outline: OutlineSpec?, directory: String,
-                        cached: Bool = true) async throws -> Result {
+                        cached: Bool = true, overwrite: Bool = false) async throws -> Result {
         let start = ContinuousClock.now
         let decoded = try await services.loader.load(source, cached: cached)
         let decodeMs = start.millisecondsElapsed
@@ -60,7 +62,7 @@ public struct PhotoProcessor: Sendable {
         let gradientPath = "\(directory)/\(name)-gradient.png"
         // zlib level 3: batch outputs are written once and shared; level 6 took twice as long
         // for files about 10% smaller.
-        var spec = OutputSpec(path: stickerPath)
+        var spec = OutputSpec(path: stickerPath, overwrite: overwrite)
         spec.compressionLevel = Self.pngCompressionLevel
         let s = try await OutputWriter.write(sticker.image, to: spec, on: compute)
         spec.path = gradientPath

@@ -61,3 +61,53 @@ struct OutputWriterTests {
         #expect(r.path == nil)
     }
 }
+
+/// Outputs never destroy what the worker could not have made.
+struct OutputOverwriteTests {
+    private func folder() throws -> String {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("pw-over-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    private let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2]
+
+    @Test func aFileThatIsNotAnImageIsRefusedAndKept() throws {
+        let dir = try folder()
+        let notes = "\(dir)/notes.png"
+        try Data("my notes".utf8).write(to: URL(fileURLWithPath: notes))
+        #expect {
+            try OutputWriter.writeAtomically(png, to: notes)
+        } throws: { error in
+            guard case WorkerError.outputFailed(let path, let reason) = error else { return false }
+            return path == notes && reason.contains("not a PNG or JPEG") && reason.contains("overwrite")
+        }
+        #expect(FileManager.default.contents(atPath: notes) == Data("my notes".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["notes.png"], "no temporary file left")
+    }
+
+    @Test func overwriteReplacesIt() throws {
+        let dir = try folder()
+        let notes = "\(dir)/notes.txt"
+        try Data("my notes".utf8).write(to: URL(fileURLWithPath: notes))
+        try OutputWriter.writeAtomically(png, to: notes, overwrite: true)
+        #expect(FileManager.default.contents(atPath: notes) == Data(png))
+    }
+
+    @Test("images and empty files are replaced without asking", arguments: [
+        [UInt8](), [0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0],
+    ])
+    func imagesAreReplaced(_ existing: [UInt8]) throws {
+        let dir = try folder()
+        let path = "\(dir)/out.png"
+        try Data(existing).write(to: URL(fileURLWithPath: path))
+        try OutputWriter.writeAtomically(png, to: path)
+        #expect(FileManager.default.contents(atPath: path) == Data(png))
+    }
+
+    @Test func aSpecCarriesOverwriteFromJSON() throws {
+        let spec = try JSONDecoder().decode(OutputSpec.self, from: Data(#"{"path":"a.png","overwrite":true}"#.utf8))
+        #expect(spec.overwrite)
+        #expect(try JSONDecoder().decode(OutputSpec.self, from: Data(#"{"path":"a.png"}"#.utf8)).overwrite == false)
+    }
+}

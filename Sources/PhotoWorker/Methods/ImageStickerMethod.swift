@@ -74,7 +74,7 @@ enum StickerStage {
         if spec.inline {
             r.data = Data(png).base64EncodedString()
         } else {
-            try OutputWriter.writeAtomically(png, to: spec.path!)
+            try OutputWriter.writeAtomically(png, to: spec.path!, overwrite: spec.overwrite)
             r.path = spec.path
         }
         return r

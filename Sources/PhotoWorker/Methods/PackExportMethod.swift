@@ -69,7 +69,7 @@ struct PackExportMethod: RPCMethod {
             if let dir = filesDir {
                 files = try stickers.enumerated().map { i, s in
                     let path = "\(dir)/sticker-\(String(format: "%03d", i + 1)).png"
-                    _ = try OutputWriter.write(s, to: OutputSpec(path: path))
+                    _ = try OutputWriter.write(s, to: OutputSpec(path: path, overwrite: outputSpec.overwrite))
                     return path
                 }
             }

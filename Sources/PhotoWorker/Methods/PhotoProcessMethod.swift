@@ -25,6 +25,7 @@ struct PhotoProcessMethod: RPCMethod {
         let name = params.name ?? PhotoProcessor.stem(for: params.source)
         guard !name.isEmpty, !name.contains("/") else { throw RPCError.invalidParams(path: "name", "must be a plain file name") }
         return try await PhotoProcessor(services: services).process(
-            params.source, name: name, count: count, outline: params.outline ?? OutlineSpec(width: 8), directory: params.output.dir)
+            params.source, name: name, count: count, outline: params.outline ?? OutlineSpec(width: 8), directory: params.output.dir,
+            overwrite: params.output.overwrite ?? false)
     }
 }

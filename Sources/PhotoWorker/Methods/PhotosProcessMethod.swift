@@ -46,10 +46,10 @@ struct PhotosProcessMethod: RPCMethod {
         let digits = String(max(0, params.sources.count - 1)).count
         var completed = 0, failed = 0
         let sources = params.sources
-        let dir = params.output.dir
+        let dir = params.output.dir, overwrite = params.output.overwrite ?? false
         try await BoundedTaskGroup.run(count: sources.count, width: width) { index in
             let name = String(repeating: "0", count: digits - String(index).count) + "\(index)-" + PhotoProcessor.stem(for: sources[index])
-            return try await processor.process(sources[index], name: name, count: count, outline: outline, directory: dir, cached: false)
+            return try await processor.process(sources[index], name: name, count: count, outline: outline, directory: dir, cached: false, overwrite: overwrite)
         } handle: { index, outcome in
             // Progress first, then the item: an MCP host, which sees both as
             // notifications/progress, then gets strictly increasing values with the total.
