@@ -100,7 +100,10 @@ export def Request(method: string, params: dict<any>, Done: func(any, any)): num
 enddef
 
 def Reply(reply: dict<any>, Done: func(any, any))
-  remove(running, string(get(reply, 'id', '')))
+  var key = string(get(reply, 'id', ''))
+  if has_key(running, key)
+    remove(running, key)
+  endif
   if empty(running)
     SetStatus('')
   endif
