@@ -260,7 +260,7 @@ class Worker:
 
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Sends a notification (no reply)."""
-        await self._write(self._frame(_message(None, method, params)))
+        await self._write(self._encode(None, method, params))
 
     async def cancel(self, request_id: Any) -> None:
         """Sends `$/cancelRequest` for an id (normally implicit: cancel the awaiting task instead)."""
@@ -295,7 +295,7 @@ class Worker:
             try:
                 call = await self._start("shutdown", None, closing=True)
                 await asyncio.wait_for(call.future, timeout)
-                await self._write(self._frame(_message(None, "exit", None)))
+                await self._write(self._encode(None, "exit", None))
             except (WorkerError, WorkerDied, asyncio.TimeoutError, OSError) as error:
                 log.debug("worker %s: graceful shutdown failed: %r", self.pid, error)
         self._close_stdin()
@@ -373,7 +373,7 @@ class Worker:
         # Registered before it is written, with no await in between, so that the reader's "worker died" sweep
         # can never miss it.
         self._pending[call.id] = call
-        line = self._frame(_message(call.id, method, params))
+        line = self._encode(call.id, method, params)
         try:
             await self._write(line)
         except BaseException:
@@ -412,12 +412,13 @@ class Worker:
             self._abandoned.popitem(last=False)
         if self._dead is None and not self._stdin.is_closing():
             try:
-                self._stdin.write(self._frame(_message(None, "$/cancelRequest", {"id": call.id})))
+                self._stdin.write(self._encode(None, "$/cancelRequest", {"id": call.id}))
             except (OSError, RuntimeError) as error:
                 log.debug("worker %s: could not send $/cancelRequest: %r", self.pid, error)
 
-    def _frame(self, body: bytes) -> bytes:
-        """One message's bytes on the wire, in this worker's framing (`body` is JSON plus a newline)."""
+    def _encode(self, rid: int | None, method: str, params: dict[str, Any] | None) -> bytes:
+        """One message's bytes on the wire, in this worker's framing."""
+        body = _message(rid, method, params)
         if self.framing == "ndjson":
             return body
         body = body.rstrip(b"\n")
