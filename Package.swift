@@ -1,6 +1,8 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// Linux only: the worker uses Glibc calls, `st_mtim`, /proc and Linux's dispatch (README says so). The
+// macOS entry only states the minimum the Swift 6 APIs in use (Synchronization.Mutex) would need.
 let package = Package(
     name: "PhotoWorker",
     platforms: [.macOS(.v15)],

@@ -3,7 +3,7 @@
 # (scripts/test-env.sh: Debian packages when root, Python tools in .build/test-venv, Node):
 #   1. the Swift package: unit tests and end-to-end tests over real pipes (swift test);
 #   2. the Python and Node clients against the built binary (scripts/test-clients.sh);
-#   3. the MCP interoperability tests with the official MCP Python SDK (tests/mcp);
+#   3. the MCP interoperability tests with the official MCP Python SDK (clients/mcp);
 #   4. the editor clients, headless in Vim, Neovim and Emacs (scripts/test-editors.sh);
 #   5. photoworker under Ray Data, on a local Ray (scripts/test-ray.sh);
 #   6. the core end-to-end suites under ThreadSanitizer (scripts/test-sanitizers.sh thread --core);
@@ -26,7 +26,7 @@ swift test --skip-build
 
 export PHOTOWORKER_BIN="$PWD/.build/debug/photoworker"
 bash scripts/test-clients.sh
-python3 -m pytest -q -p no:cacheprovider tests/mcp
+python3 -m pytest -q -p no:cacheprovider clients/mcp
 bash scripts/test-editors.sh
 suites=4
 

@@ -2,7 +2,7 @@ import Foundation
 import JSONRPC
 import Testing
 
-/// MCP conventions over the same stdio (the SDK-level tests live in tests/mcp).
+/// MCP conventions over the same stdio (the SDK-level tests live in clients/mcp).
 @Suite(.timeLimit(TestTiming.minutes(1)))
 struct MCPTests {
     @Test func mcpInitializeSwitchesConventions() async throws {

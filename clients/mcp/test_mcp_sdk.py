@@ -1,6 +1,6 @@
 """photoworker as an MCP server, driven by the official MCP Python SDK over stdio (issue #8).
 
-Run: python3 -m pytest -q tests/mcp   (needs `pip install mcp pytest`; PHOTOWORKER_BIN overrides the binary)
+Run: python3 -m pytest -q clients/mcp   (scripts/test.sh installs mcp and pytest in its venv; PHOTOWORKER_BIN overrides the binary)
 """
 import asyncio
 import json
