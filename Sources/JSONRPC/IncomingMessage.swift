@@ -4,6 +4,8 @@ public enum IncomingMessage: Sendable, Equatable {
     case request(id: RequestID, method: String, params: JSONValue?)
     /// A notification (no id): never answered.
     case notification(method: String, params: JSONValue?)
+    /// A response to a request the server sent the client (``Peer/request(_:params:timeout:)``).
+    case response(id: RequestID, result: JSONValue?, error: JSONValue?)
     /// Not a valid request; answered with this error, echoing the id when it could be read.
     case invalid(id: RequestID?, error: RPCError)
 
@@ -25,6 +27,10 @@ public enum IncomingMessage: Sendable, Equatable {
         }
         guard o["jsonrpc"] == .string("2.0") else {
             self = .invalid(id: id, error: .invalidRequest("\"jsonrpc\" must be exactly \"2.0\""))
+            return
+        }
+        if o["method"] == nil, hasID, let id, o["result"] != nil || o["error"] != nil {
+            self = .response(id: id, result: o["result"], error: o["error"])
             return
         }
         guard let methodValue = o["method"] else {

@@ -120,11 +120,19 @@ public struct MethodHandler: Sendable {
 /// The methods a server answers, by name.
 public struct MethodTable: Sendable {
     public private(set) var handlers: [String: MethodHandler] = [:]
+    /// Handlers of notifications the client sends (MCP's `notifications/initialized`, say): never
+    /// answered, never listed as methods.
+    public private(set) var notifications: [String: MethodHandler] = [:]
 
     public init() {}
 
     public mutating func register<M: RPCMethod>(_ method: M) {
         handlers[M.name] = MethodHandler(method)
+    }
+
+    /// Registers a handler for a notification only (a request of that name is -32601).
+    public mutating func registerNotification<M: RPCMethod>(_ method: M) {
+        notifications[M.name] = MethodHandler(method)
     }
 
     public subscript(name: String) -> MethodHandler? { handlers[name] }

@@ -6,12 +6,15 @@ public struct RequestContext: Sendable {
     let registry: RequestRegistry?
     /// MCP's `params._meta.progressToken`: progress then goes out as `notifications/progress`.
     public let progressToken: JSONValue?
+    /// The client (nil in contexts built without a server, such as in-process tests).
+    public let peer: Peer?
 
-    public init(id: RequestID?, method: String, registry: RequestRegistry?, progressToken: JSONValue? = nil) {
+    public init(id: RequestID?, method: String, registry: RequestRegistry?, progressToken: JSONValue? = nil, peer: Peer? = nil) {
         self.id = id
         self.method = method
         self.registry = registry
         self.progressToken = progressToken
+        self.peer = peer
     }
 
     /// Streams `{"kind":"progress","done":..,"total":..,"message":..}` for this request.

@@ -26,6 +26,8 @@ public final class Server: Sendable {
     let registry: RequestRegistry
     let limiter: JobLimiter
     let lifecycle = Lifecycle()
+    /// The client: its `initialize` facts and the server's requests to it.
+    public let peer: Peer
     let methods: MethodTable
     let logger: Logger
     private let input: Int32
@@ -44,6 +46,7 @@ public final class Server: Sendable {
             exitOnClose.withLock { $0 }?()
         }
         registry = RequestRegistry(writer: writer, stats: stats)
+        peer = Peer(writer: writer)
         limiter = JobLimiter(slots: configuration.maxJobs)
 
         var table = methods
@@ -53,11 +56,11 @@ public final class Server: Sendable {
         table.register(PingMethod())
         table.register(JobsListMethod(registry: registry))
         table.register(JobsCancelMethod(registry: registry))
-        table.register(WorkerStatsMethod(registry: registry, stats: stats))
+        table.register(WorkerStatsMethod(registry: registry, stats: stats, delegate: configuration.sessionDelegate))
         table.register(ShutdownMethod(lifecycle: lifecycle, registry: registry))
         let snapshot = table
         table.register(
-            InitializeMethod(configuration: configuration, lifecycle: lifecycle) {
+            InitializeMethod(configuration: configuration, lifecycle: lifecycle, peer: peer) {
                 (snapshot.names + [InitializeMethod.name]).sorted().map { name in
                     let h = snapshot[name]
                     return InitializeMethod.MethodInfo(
@@ -104,6 +107,7 @@ public final class Server: Sendable {
         // End of input: no more requests can come; let in-flight work finish.
         logger.debug("end of input; draining in-flight jobs")
         lifecycle.beginShutdown()
+        peer.close()  // the client can no longer answer
         if await !registry.waitUntilIdle(timeout: configuration.drainTimeout) {
             await registry.terminateAll(reason: "drain timeout after end of input")
         }
@@ -165,6 +169,11 @@ public final class Server: Sendable {
         case .request(let id, let method, let params):
             await request(id: id, method: method, params: params, sink: sink)
             return true
+        case .response(let id, let result, let error):
+            if !peer.deliver(id: id, result: result, error: error) {
+                logger.debug("ignoring a response nobody waits for", metadata: ["id": "\(id)"])
+            }
+            return false
         }
     }
 
@@ -196,7 +205,8 @@ public final class Server: Sendable {
             // Refuse what follows at once, not when the shutdown task gets to run.
             lifecycle.beginShutdown()
         }
-        let context = RequestContext(id: id, method: method, registry: registry, progressToken: params?["_meta"]?["progressToken"])
+        let context = RequestContext(id: id, method: method, registry: registry, progressToken: params?["_meta"]?["progressToken"],
+                                     peer: peer)
         let usesSlot = handler.cost == .compute
         let admission = await registry.admit(
             id: id, method: method, sink: sink, usesSlot: usesSlot,
@@ -223,16 +233,14 @@ public final class Server: Sendable {
             await cancel(params, key: "requestId", silently: lifecycle.speaksMCP)
         case "exit":
             await exitRequested()
-        case "notifications/initialized", "initialized":
-            break
         default:
-            guard let handler = methods[method], !lifecycle.isShuttingDown else {
+            guard let handler = methods.notifications[method] ?? methods[method], !lifecycle.isShuttingDown else {
                 logger.debug("ignoring notification", metadata: ["method": "\(method)"])
                 return
             }
             // A notification runs like a request but nobody hears about the outcome.
             await registry.start(Job(handler: handler, params: params,
-                                     context: RequestContext(id: nil, method: method, registry: nil), limiter: limiter))
+                                     context: RequestContext(id: nil, method: method, registry: nil, peer: peer), limiter: limiter))
         }
     }
 
@@ -251,6 +259,7 @@ public final class Server: Sendable {
     private func exitRequested() async {
         let code = lifecycle.requestExit()
         logger.debug("exit requested", metadata: ["code": "\(code)"])
+        peer.close()
         await registry.terminateAll(reason: "exit requested")
     }
 
@@ -264,6 +273,7 @@ public final class Server: Sendable {
     @MainActor
     func terminate(reason: String, exitCode: Int32) async {
         guard !terminating.exchange(true, ordering: .relaxed) else { return }
+        peer.close()
         await registry.terminateAll(reason: reason)
         await registry.waitForTasks(upTo: .seconds(5))
         writer.flush(timeout: 5)

@@ -25,6 +25,8 @@ public struct ServerConfiguration: Sendable {
     public var mcpCapabilities: JSONValue = ["tools": ["listChanged": false]]
     /// Optional MCP `instructions` for the host's model.
     public var mcpInstructions: String?
+    /// Told when the client initialises; supplies the `policy` facts of `initialize` and `worker.stats`.
+    public var sessionDelegate: (any SessionDelegate)?
 
     public init() {}
 }

@@ -11,6 +11,7 @@ struct InitializeMethod: RPCMethod {
     struct Params: Decodable, Sendable {
         var protocolVersion: String?
         var clientInfo: JSONValue?
+        var capabilities: JSONValue?
     }
 
     struct MethodInfo: Encodable, Sendable {
@@ -24,6 +25,7 @@ struct InitializeMethod: RPCMethod {
         var protocolVersion: String
         var methods: [MethodInfo]
         var limits: [String: JSONValue]
+        var policy: JSONValue?
     }
 
     /// MCP revisions this server speaks, oldest first.
@@ -31,10 +33,15 @@ struct InitializeMethod: RPCMethod {
 
     let configuration: ServerConfiguration
     let lifecycle: Lifecycle
+    let peer: Peer
     let methods: @Sendable () -> [MethodInfo]
 
     func handle(_ params: Params, context: RequestContext) async throws -> JSONValue {
-        if let v = params.protocolVersion, Self.looksLikeMCP(v) {
+        let isMCP = params.protocolVersion.map(Self.looksLikeMCP) ?? false
+        let session = ClientSession(isMCP: isMCP, capabilities: params.capabilities)
+        peer.setSession(session)
+        configuration.sessionDelegate?.clientInitialized(session)
+        if let v = params.protocolVersion, isMCP {
             lifecycle.speaksMCP = true
             let agreed = Self.mcpVersions.contains(v) ? v : Self.mcpVersions.last!
             var result: [String: JSONValue] = [
@@ -43,6 +50,7 @@ struct InitializeMethod: RPCMethod {
                 "serverInfo": ["name": .string(configuration.name), "version": .string(configuration.version)],
             ]
             if let instructions = configuration.mcpInstructions { result["instructions"] = .string(instructions) }
+            if let policy = configuration.sessionDelegate?.policyFacts { result["_meta"] = ["policy": policy] }
             return .object(result)
         }
         let native = try nativeResult()
@@ -65,6 +73,7 @@ struct InitializeMethod: RPCMethod {
         limits.merge(configuration.extraLimits) { _, new in new }
         return NativeResult(
             serverInfo: ["name": configuration.name, "version": configuration.version],
-            protocolVersion: configuration.protocolVersion, methods: methods(), limits: limits)
+            protocolVersion: configuration.protocolVersion, methods: methods(), limits: limits,
+            policy: configuration.sessionDelegate?.policyFacts)
     }
 }

@@ -13,10 +13,13 @@ struct WorkerStatsMethod: RPCMethod {
         var queued: Int
         var uptimeSeconds: Double
         var peakRSSBytes: Int
+        /// What the session may touch (the application's ``SessionDelegate/policyFacts``).
+        var policy: JSONValue?
     }
 
     let registry: RequestRegistry
     let stats: ServerStats
+    let delegate: (any SessionDelegate)?
 
     func handle(_ params: NoParams, context: RequestContext) async throws -> Result {
         let counts = await registry.counts
@@ -25,6 +28,6 @@ struct WorkerStatsMethod: RPCMethod {
             cancelled: stats.cancelled.value,
             running: max(0, counts.running - 1),  // not counting this request
             queued: counts.queued, uptimeSeconds: (stats.uptimeSeconds * 1000).rounded() / 1000,
-            peakRSSBytes: ServerStats.peakRSSBytes)
+            peakRSSBytes: ServerStats.peakRSSBytes, policy: delegate?.policyFacts)
     }
 }

@@ -1,0 +1,21 @@
+/// What the client said of itself in `initialize`.
+public struct ClientSession: Sendable, Equatable {
+    /// The client initialised as an MCP host (a date-form `protocolVersion`).
+    public var isMCP: Bool
+    /// The client's `capabilities` object, as sent (MCP: `roots`, `sampling`, ...).
+    public var capabilities: JSONValue?
+
+    public init(isMCP: Bool = false, capabilities: JSONValue? = nil) {
+        self.isMCP = isMCP
+        self.capabilities = capabilities
+    }
+}
+
+/// The application's view of the session's start, so JSONRPC can stay ignorant of what a session
+/// means to it (PhotoWorker confines MCP sessions, for instance).
+public protocol SessionDelegate: Sendable {
+    /// Called once `initialize` has been understood, before its reply is written.
+    func clientInitialized(_ session: ClientSession)
+    /// Facts `initialize` and `worker.stats` report under `policy` (nil: none).
+    var policyFacts: JSONValue? { get }
+}
