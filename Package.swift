@@ -23,6 +23,8 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]
         ),
+        // Linux system calls glibc does not wrap (openat2, renameat2) for confined file access.
+        .target(name: "CSyscalls"),
         .target(
             name: "JSONRPC",
             dependencies: [.product(name: "Logging", package: "swift-log")]
@@ -30,7 +32,7 @@ let package = Package(
         .target(name: "Imaging", dependencies: ["CCodecs"]),
         .target(
             name: "PhotoWorker",
-            dependencies: ["JSONRPC", "Imaging", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JSONRPC", "Imaging", "CSyscalls", .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Resources")]
         ),
         .executableTarget(
@@ -49,7 +51,7 @@ let package = Package(
 )
 
 // Settings applied once to every Swift target (as sourcekit-lsp does).
-for target in package.targets where target.type != .system && target.name != "CCodecs" {
+for target in package.targets where target.type != .system && !["CCodecs", "CSyscalls"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings += [
         .swiftLanguageMode(.v6),

@@ -13,22 +13,25 @@ public struct ImageLoader: Sendable {
     let compute: ComputePool
     let fetcher: URLFetcher
 
-    public init(options: WorkerOptions, cache: ImageCache, compute: ComputePool) {
+    public init(options: WorkerOptions, cache: ImageCache, compute: ComputePool, urlGuard: URLGuard? = nil) {
         self.options = options
         self.cache = cache
         self.compute = compute
-        fetcher = URLFetcher(maxBytes: options.maxFetchBytes, timeout: options.fetchTimeout)
+        fetcher = URLFetcher(maxBytes: options.maxFetchBytes, timeout: options.fetchTimeout, urlGuard: urlGuard)
     }
 
     /// Largest file read from disk; decoding limits apply on top.
     static let maxFileBytes = 1 << 31
 
-    /// Reads the raw bytes of a source.
-    public func bytes(of source: ImageSource) async throws -> [UInt8] {
+    /// Reads the raw bytes of a source, as the request's `access` allows.
+    public func bytes(of source: ImageSource, access: FileAccess) async throws -> [UInt8] {
         switch source {
         case .data(let d): return d
-        case .url(let u): return try await fetcher.fetch(u)
-        case .path(let p): return try Self.readFile(p)
+        case .url(let u): return try await fetcher.fetch(u, policy: access.policy.urls)
+        case .path(let p):
+            let fd = try access.openForReading(p)
+            defer { close(fd) }
+            return try Self.readFile(fd, path: p)
         }
     }
 
@@ -38,21 +41,33 @@ public struct ImageLoader: Sendable {
     ///   - allowTruncated: accept what the codec recovers from truncated data.
     ///   - cached: keep the decode in the cache. Batches pass false: each photo is used once, and
     ///     caching them would only grow memory towards the cache budget.
-    public func load(_ source: ImageSource, shrink: ShrinkOnLoad? = nil, allowTruncated: Bool = false,
+    ///   - access: what the request may read (files and URLs).
+    public func load(_ source: ImageSource, access: FileAccess, shrink: ShrinkOnLoad? = nil, allowTruncated: Bool = false,
                      cached: Bool = true) async throws -> DecodedImage {
         let options = DecodeOptions(maxPixels: self.options.maxPixels, allowTruncated: allowTruncated, shrinkOnLoad: shrink)
+        let variant = (shrink?.description ?? "full") + (allowTruncated ? "+t" : "")
+        if case .path(let p) = source {
+            // Opened once, through the policy: the identity and the bytes come from the same file.
+            let fd = try access.openForReading(p)
+            defer { close(fd) }
+            let fresh = {
+                let data = try Self.readFile(fd, path: p)
+                return try await compute.run { try Self.decode(data, options: options, source: source) }
+            }
+            guard cached else { return try await fresh() }
+            return try await cache.image(for: .init(identity: try Self.identity(of: fd, path: p), variant: variant), load: fresh)
+        }
         let fresh = {
-            let data = try await bytes(of: source)
+            let data = try await bytes(of: source, access: access)
             return try await compute.run { try Self.decode(data, options: options, source: source) }
         }
         guard cached else { return try await fresh() }
-        let variant = (shrink?.description ?? "full") + (allowTruncated ? "+t" : "")
-        return try await cache.image(for: .init(identity: try identity(of: source), variant: variant), load: fresh)
+        return try await cache.image(for: .init(identity: identity(of: source), variant: variant), load: fresh)
     }
 
     /// Header facts without a full decode.
-    public func info(_ source: ImageSource) async throws -> (ImageInfo, bytes: Int) {
-        let data = try await bytes(of: source)
+    public func info(_ source: ImageSource, access: FileAccess) async throws -> (ImageInfo, bytes: Int) {
+        let data = try await bytes(of: source, access: access)
         do {
             return (try ImageCodec.info(data), data.count)
         } catch {
@@ -68,27 +83,27 @@ public struct ImageLoader: Sendable {
         }
     }
 
-    private func identity(of source: ImageSource) throws -> String {
+    private func identity(of source: ImageSource) -> String {
         switch source {
         case .url(let u): return "url:\(u.absoluteString)"
         case .data(let d): return "data:\(FNV1a.hash(d)):\(d.count)"
-        case .path(let p):
-            var st = stat()
-            guard stat(p, &st) == 0 else {
-                throw WorkerError.sourceUnavailable(source: p, reason: String(cString: strerror(errno)))
-            }
-            return "path:\(p):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec):\(st.st_ino)"
+        case .path(let p): return "path:\(p)"  // paths go through identity(of: fd, path:)
         }
     }
 
-    /// Reads a regular file. Directories, FIFOs and devices are refused up front, so
-    /// `/dev/zero` or a FIFO nobody writes cannot hang or exhaust the worker.
-    static func readFile(_ path: String) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else {
+    /// A file's cache identity: its device, inode, size and modification time (so an edited or
+    /// replaced file is decoded afresh).
+    static func identity(of fd: Int32, path: String) throws -> String {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
             throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno)))
         }
-        defer { close(fd) }
+        return "file:\(st.st_dev):\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+    }
+
+    /// Reads an opened regular file from its start. Directories, FIFOs and devices are refused up
+    /// front, so `/dev/zero` or a FIFO nobody writes cannot hang or exhaust the worker.
+    static func readFile(_ fd: Int32, path: String) throws -> [UInt8] {
         var st = stat()
         guard fstat(fd, &st) == 0 else {
             throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno)))
@@ -109,7 +124,7 @@ public struct ImageLoader: Sendable {
         return try [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             var offset = 0
             while offset < size {
-                let n = read(fd, buffer.baseAddress! + offset, size - offset)
+                let n = pread(fd, buffer.baseAddress! + offset, size - offset, off_t(offset))
                 if n < 0 && errno == EINTR { continue }
                 if n < 0 {
                     throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno)))

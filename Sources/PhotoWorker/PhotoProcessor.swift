@@ -5,8 +5,13 @@ import Imaging
 /// (`async let`), then the gradient sticker; files written atomically into one folder.
 public struct PhotoProcessor: Sendable {
     public let services: WorkerServices
+    /// What the request may read and write.
+    public let access: FileAccess
 
-    public init(services: WorkerServices) { self.services = services }
+    public init(services: WorkerServices, access: FileAccess) {
+        self.services = services
+        self.access = access
+    }
 
     public struct Timings: Sendable, Codable, Equatable {
         public var decodeMs: Double
@@ -44,7 +49,7 @@ public struct PhotoProcessor: Sendable {
     public func process(_ source: ImageSource, name: String, count: Int, outline: OutlineSpec?, directory: String,
                         cached: Bool = true, overwrite: Bool = false) async throws -> Result {
         let start = ContinuousClock.now
-        let decoded = try await services.loader.load(source, cached: cached)
+        let decoded = try await services.loader.load(source, access: access, cached: cached)
         let decodeMs = start.millisecondsElapsed
         let image = decoded.image
 
@@ -64,9 +69,9 @@ public struct PhotoProcessor: Sendable {
         // for files about 10% smaller.
         var spec = OutputSpec(path: stickerPath, overwrite: overwrite)
         spec.compressionLevel = Self.pngCompressionLevel
-        let s = try await OutputWriter.write(sticker.image, to: spec, on: compute)
+        let s = try await OutputWriter.write(sticker.image, to: spec, access: access, on: compute)
         spec.path = gradientPath
-        let g = try await OutputWriter.write(gradient, to: spec, on: compute)
+        let g = try await OutputWriter.write(gradient, to: spec, access: access, on: compute)
         return Result(
             source: source.description, palette: palette,
             sticker: FileRef(path: stickerPath, width: s.width, height: s.height, bytes: s.bytes),
@@ -94,20 +99,5 @@ public struct PhotoProcessor: Sendable {
             if !safe.isEmpty { return String(safe) }
         }
         return "photo"
-    }
-
-    /// Checks an output folder exists (creating it when asked) before any work is done.
-    public static func prepare(directory: String, create: Bool) throws {
-        var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) {
-            guard isDir.boolValue else { throw WorkerError.outputFailed(path: directory, reason: "not a directory") }
-            return
-        }
-        guard create else { throw WorkerError.outputFailed(path: directory, reason: "the folder does not exist") }
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw WorkerError.outputFailed(path: directory, reason: "cannot create the folder: \(error.localizedDescription)")
-        }
     }
 }

@@ -5,8 +5,9 @@ import Logging
 /// The photo worker: the JSON-RPC server with every PhotoWorker method registered.
 public enum Worker {
     /// The application's methods (the server adds its built-ins).
-    public static func methods(options: WorkerOptions) -> MethodTable {
-        let services = WorkerServices(options: options)
+    public static func methods(options: WorkerOptions, session: SessionPolicy = SessionPolicy(),
+                               urlGuard: URLGuard? = nil) -> MethodTable {
+        let services = WorkerServices(options: options, session: session, urlGuard: urlGuard)
         var table = MethodTable()
         table.register(ImageInfoMethod(services: services))
         table.register(ImageConvertMethod(services: services))
@@ -27,6 +28,8 @@ public enum Worker {
         // MCP hosts drive the same methods as tools.
         table.register(ToolsListMethod())
         table.register(ToolsCallMethod(table: table))
+        table.registerNotification(InitializedNotification(policy: session))
+        table.registerNotification(RootsListChangedNotification(policy: session))
         return table
     }
 
@@ -42,7 +45,21 @@ public enum Worker {
         configuration.extraLimits["fetchTimeoutSeconds"] = .double(options.fetchTimeout.inSeconds)
         var options = options
         options.maxJobs = configuration.maxJobs
-        return Server(configuration: configuration, methods: methods(options: options), input: input, output: output, logger: logger)
+        let session = SessionPolicy(configuration: options.access)
+        configuration.sessionDelegate = session
+        // Every fetch connects through the guard whenever the policy may be `public`; with
+        // `--urls any` libcurl keeps the environment's own proxies.
+        var urlGuard: URLGuard?
+        if options.access.urls != .any {
+            do {
+                urlGuard = try URLGuard.start { session.current.urls }
+            } catch {
+                logger.error("cannot start the URL guard; URL sources will be refused: \(error)")
+                session.refuseURLs()
+            }
+        }
+        return Server(configuration: configuration, methods: methods(options: options, session: session, urlGuard: urlGuard),
+                      input: input, output: output, logger: logger)
     }
 }
 
@@ -58,6 +75,8 @@ public struct WorkerOptions: Sendable {
     public var maxFetchBytes = 100 << 20
     /// Timeout for URL fetches.
     public var fetchTimeout: Duration = .seconds(30)
+    /// Allowed folders and the URL policy from the command line.
+    public var access = SessionPolicy.Configuration()
 
     public init() {}
 }

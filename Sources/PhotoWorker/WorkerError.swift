@@ -12,6 +12,9 @@ extension ErrorCode {
     public static let fetchFailed = ErrorCode(rawValue: -32004)
     /// The output could not be written (missing folder, permissions, disk full).
     public static let outputFailed = ErrorCode(rawValue: -32005)
+    /// The session's policy forbids the path or URL (`--allow-dir`, MCP roots, `--urls`); `data.rule`
+    /// names the rule, `data.reason` says it in words.
+    public static let accessDenied = ErrorCode(rawValue: -32006)
 }
 
 /// Everything that can go wrong in an image method, as values. The mapping to JSON-RPC codes is
@@ -21,7 +24,13 @@ public enum WorkerError: Error, Sendable, RPCErrorConvertible {
     case invalidImage(source: String, detail: String, truncated: Bool)
     case tooLarge(source: String, width: Int, height: Int, limit: Int)
     case fetchFailed(url: String, status: Int?, reason: String)
-    case outputFailed(path: String, reason: String)
+    /// `rule` names a refusal by policy (`not-an-image`, `exists`, `not-a-file`); nil for I/O failures.
+    case outputFailed(path: String, reason: String, rule: String? = nil)
+    /// A path outside what the session may read or write (`rule`: `outside-allowed-directories`,
+    /// `escapes-allowed-directory`, `symlink-refused`).
+    case accessDenied(path: String, rule: String, reason: String)
+    /// A URL the session's URL policy refuses (`rule`: `urls-disabled`, `non-public-address`).
+    case urlRefused(url: String, rule: String, reason: String)
     case invalidParameter(path: String, reason: String)
     case encodingFailed(detail: String)
 
@@ -53,9 +62,16 @@ public enum WorkerError: Error, Sendable, RPCErrorConvertible {
         case .fetchFailed(let url, let status, let reason):
             RPCError(code: .fetchFailed, message: "fetching the URL failed",
                      data: ["url": .string(url), "status": status.map { .int($0) } ?? .null, "reason": .string(reason)])
-        case .outputFailed(let path, let reason):
+        case .outputFailed(let path, let reason, let rule):
             RPCError(code: .outputFailed, message: "cannot write the output",
-                     data: ["path": .string(path), "reason": .string(reason)])
+                     data: .object(["path": .string(path), "reason": .string(reason)].merging(
+                        rule.map { ["rule": .string($0)] } ?? [:]) { a, _ in a }))
+        case .accessDenied(let path, let rule, let reason):
+            RPCError(code: .accessDenied, message: "access denied by the session's policy",
+                     data: ["path": .string(path), "rule": .string(rule), "reason": .string(reason)])
+        case .urlRefused(let url, let rule, let reason):
+            RPCError(code: .accessDenied, message: "access denied by the session's policy",
+                     data: ["url": .string(url), "rule": .string(rule), "reason": .string(reason)])
         case .invalidParameter(let path, let reason):
             RPCError.invalidParams(path: path, reason)
         case .encodingFailed(let detail):

@@ -8,11 +8,20 @@ public struct WorkerServices: Sendable {
     /// Threads for synchronous pixel work (one per job slot), so it never occupies the
     /// cooperative pool.
     public let compute: ComputePool
+    /// What each request may touch.
+    public let session: SessionPolicy
 
-    public init(options: WorkerOptions) {
+    public init(options: WorkerOptions, session: SessionPolicy = SessionPolicy(), urlGuard: URLGuard? = nil) {
         self.options = options
+        self.session = session
         cache = ImageCache(capacityBytes: options.cacheBytes)
         compute = ComputePool(threads: options.maxJobs)
-        loader = ImageLoader(options: options, cache: cache, compute: compute)
+        loader = ImageLoader(options: options, cache: cache, compute: compute, urlGuard: urlGuard)
+    }
+
+    /// The file and URL access of a request starting now (waits while an MCP client's roots are
+    /// being asked for).
+    public func access() async -> FileAccess {
+        FileAccess(policy: await session.policy())
     }
 }

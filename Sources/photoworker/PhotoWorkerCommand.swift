@@ -50,6 +50,22 @@ struct WorkerFlags: ParsableArguments {
     @Option(help: "Seconds a URL fetch may take in total (connect, headers and body).")
     var fetchTimeout: Double = 30
 
+    @Option(name: .customLong("allow-dir"), help: ArgumentHelp(
+        "Confine sources and outputs to this folder (repeatable). Paths must resolve inside after symbolic links are followed. Without any --allow-* option, plain JSON-RPC sessions may use any path and MCP sessions their client's roots (else the working directory).",
+        valueName: "dir"))
+    var allowDirs: [String] = []
+
+    @Option(name: .customLong("allow-read-dir"), help: ArgumentHelp("A folder sources may come from (repeatable; with --allow-write-dir when the two differ).", valueName: "dir"))
+    var allowReadDirs: [String] = []
+
+    @Option(name: .customLong("allow-write-dir"), help: ArgumentHelp("A folder outputs may go to (repeatable).", valueName: "dir"))
+    var allowWriteDirs: [String] = []
+
+    @Option(help: ArgumentHelp(
+        "Which URL sources may be fetched: any, public (no loopback, private, link-local, unique-local, multicast or unspecified address, checked at every connection and redirect) or none. Default: public in MCP sessions, any otherwise.",
+        valueName: "any|public|none"))
+    var urls: URLPolicy?
+
     @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "warning"
 
@@ -60,6 +76,12 @@ struct WorkerFlags: ParsableArguments {
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
         guard fetchTimeout > 0 && fetchTimeout <= 3600 else { throw ValidationError("--fetch-timeout must be between 0 and 3600 seconds") }
         guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
+        for dir in allowDirs + allowReadDirs + allowWriteDirs {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+                throw ValidationError("--allow-*-dir \(dir): no such folder")
+            }
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -80,6 +102,12 @@ struct WorkerFlags: ParsableArguments {
         o.cacheBytes = cacheBytes
         o.maxFetchBytes = maxFetchBytes
         o.fetchTimeout = .milliseconds(Int(fetchTimeout * 1000))
+        if !(allowDirs + allowReadDirs + allowWriteDirs).isEmpty {
+            let canonical = { (dirs: [String]) in dirs.compactMap(SessionPolicy.canonical) }
+            o.access.readDirectories = canonical(allowDirs + allowReadDirs)
+            o.access.writeDirectories = canonical(allowDirs + allowWriteDirs)
+        }
+        o.access.urls = urls
         return o
     }
 
@@ -119,6 +147,8 @@ extension PhotoWorkerCommand {
         }
     }
 }
+
+extension URLPolicy: ExpressibleByArgument {}
 
 /// `--framing`: a forced ``MessageFraming`` or detection.
 enum FramingChoice: String, ExpressibleByArgument, CaseIterable {

@@ -23,8 +23,9 @@ struct ImageConvertMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
-        let decoded = try await services.loader.load(params.source, allowTruncated: params.allowTruncated ?? false)
-        let output = try await OutputWriter.write(decoded.image, to: params.output, on: services.compute)
+        let access = await services.access()
+        let decoded = try await services.loader.load(params.source, access: access, allowTruncated: params.allowTruncated ?? false)
+        let output = try await OutputWriter.write(decoded.image, to: params.output, access: access, on: services.compute)
         return Result(output: output, sourceFormat: decoded.metadata.format, warnings: decoded.warnings)
     }
 }

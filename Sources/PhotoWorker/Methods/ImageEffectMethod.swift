@@ -27,11 +27,12 @@ struct ImageEffectMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let access = await services.access()
         let start = ContinuousClock.now
         let effects = try Self.effects(params.effects)
-        let decoded = try await services.loader.load(params.source)
+        let decoded = try await services.loader.load(params.source, access: access)
         let result = try await Self.apply(effects, to: decoded.image, on: services.compute)
-        return Result(output: try await OutputWriter.write(result, to: params.output, on: services.compute), ms: start.millisecondsElapsed)
+        return Result(output: try await OutputWriter.write(result, to: params.output, access: access, on: services.compute), ms: start.millisecondsElapsed)
     }
 
     /// Validates every effect before any pixel work: exactly one key each, values in range.

@@ -30,7 +30,8 @@ struct ImageInfoMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
-        let (info, bytes) = try await services.loader.info(params.source)
+        let access = await services.access()
+        let (info, bytes) = try await services.loader.info(params.source, access: access)
         return Result(
             format: info.format, width: info.width, height: info.height, channels: info.channels,
             bitDepth: info.bitDepth, hasAlpha: info.hasAlpha, orientation: info.orientation,

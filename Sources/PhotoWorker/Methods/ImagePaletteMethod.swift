@@ -20,9 +20,10 @@ struct ImagePaletteMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let access = await services.access()
         let start = ContinuousClock.now
         let count = try Self.validCount(params.count)
-        let decoded = try await services.loader.load(params.source, shrink: .colorSample(longestSide: PaletteExtractor.workingSize))
+        let decoded = try await services.loader.load(params.source, access: access, shrink: .colorSample(longestSide: PaletteExtractor.workingSize))
         let colors = try await Self.palette(decoded.image, count: count, on: services.compute)
         return Result(colors: colors, ms: start.millisecondsElapsed)
     }

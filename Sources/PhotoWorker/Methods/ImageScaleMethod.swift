@@ -21,19 +21,20 @@ struct ImageScaleMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let access = await services.access()
         let start = ContinuousClock.now
         guard params.factor.isFinite, params.factor > 0, params.factor <= 64 else {
             throw RPCError.invalidParams(path: "factor", "must be a number greater than 0 and at most 64")
         }
-        let info = try await services.loader.info(params.source).0
+        let info = try await services.loader.info(params.source, access: access).0
         let w = max(1, Int((Double(info.width) * params.factor).rounded()))
         let h = max(1, Int((Double(info.height) * params.factor).rounded()))
         guard w <= Resampler.maximumDimension, h <= Resampler.maximumDimension, w * h <= services.options.maxPixels else {
             throw RPCError.invalidParams(path: "factor", "the result (\(w)x\(h)) would exceed the size limits")
         }
-        let decoded = try await services.loader.load(params.source, shrink: params.factor < 1 ? .atLeast(width: w, height: h) : nil)
+        let decoded = try await services.loader.load(params.source, access: access, shrink: params.factor < 1 ? .atLeast(width: w, height: h) : nil)
         let scaled = try await Self.scale(decoded.image, width: w, height: h, on: services.compute)
-        return Result(output: try await OutputWriter.write(scaled, to: params.output, on: services.compute), ms: start.millisecondsElapsed)
+        return Result(output: try await OutputWriter.write(scaled, to: params.output, access: access, on: services.compute), ms: start.millisecondsElapsed)
     }
 
     static func scale(_ image: Image, width: Int, height: Int, on compute: ComputePool) async throws -> Image {

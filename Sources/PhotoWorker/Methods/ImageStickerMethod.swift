@@ -29,17 +29,18 @@ struct ImageStickerMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let access = await services.access()
         let start = ContinuousClock.now
         if let m = params.maskOutput, m.format != .png {
             throw RPCError.invalidParams(path: "maskOutput.format", "the mask is written as PNG")
         }
-        let decoded = try await services.loader.load(params.source)
+        let decoded = try await services.loader.load(params.source, access: access)
         let sticker = try await StickerStage.extract(decoded.image, outline: params.outline, on: services.compute)
-        let output = try await OutputWriter.write(sticker.image, to: params.output, on: services.compute)
+        let output = try await OutputWriter.write(sticker.image, to: params.output, access: access, on: services.compute)
         var mask: OutputResult?
         if let spec = params.maskOutput {
             let stickerMask = sticker.mask
-            mask = try await services.compute.run { try StickerStage.writeMask(stickerMask, to: spec) }
+            mask = try await services.compute.run { try StickerStage.writeMask(stickerMask, to: spec, access: access) }
         }
         return Result(
             output: output, mask: mask, boundingBox: Box(sticker.boundingBox),
@@ -63,7 +64,7 @@ enum StickerStage {
         return try await compute.run { try StickerExtractor.extract(from: image, options: options) }
     }
 
-    static func writeMask(_ mask: Mask, to spec: OutputSpec) throws -> OutputResult {
+    static func writeMask(_ mask: Mask, to spec: OutputSpec, access: FileAccess) throws -> OutputResult {
         let png: [UInt8]
         do {
             png = try ImageCodec.encodeGrayPNG(width: mask.width, height: mask.height, gray: mask.values)
@@ -74,7 +75,7 @@ enum StickerStage {
         if spec.inline {
             r.data = Data(png).base64EncodedString()
         } else {
-            try OutputWriter.writeAtomically(png, to: spec.path!, overwrite: spec.overwrite)
+            try access.writeAtomically(png, to: spec.path!, overwrite: spec.overwrite)
             r.path = spec.path
         }
         return r

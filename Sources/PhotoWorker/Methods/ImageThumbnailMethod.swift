@@ -31,14 +31,15 @@ struct ImageThumbnailMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let access = await services.access()
         let start = ContinuousClock.now
         let (bw, bh) = try Self.box(params)
         let fit = params.fit ?? .contain
         // The decode needs twice the thumbnail's own size (libvips' rule), not twice the box: a
         // 6000x4000 photo for a 256 px box decodes at 1/8 (750x500 >= 2 x 256x171).
-        let decoded = try await services.loader.load(params.source, shrink: .thumbnail(width: bw, height: bh, fit: fit))
+        let decoded = try await services.loader.load(params.source, access: access, shrink: .thumbnail(width: bw, height: bh, fit: fit))
         let thumb = try await Self.thumbnail(decoded.image, width: bw, height: bh, fit: fit, on: services.compute)
-        let output = try await OutputWriter.write(thumb, to: params.output, on: services.compute)
+        let output = try await OutputWriter.write(thumb, to: params.output, access: access, on: services.compute)
         return Result(
             output: output, sourceWidth: decoded.metadata.originalWidth, sourceHeight: decoded.metadata.originalHeight,
             shrinkOnLoad: decoded.metadata.scaleDenominator, ms: start.millisecondsElapsed)

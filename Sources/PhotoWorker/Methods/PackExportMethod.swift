@@ -36,6 +36,7 @@ struct PackExportMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let access = await services.access()
         let start = ContinuousClock.now
         let (items, fromPhotos) = try Self.items(params)
         let cell = params.cellSize ?? 256
@@ -49,9 +50,9 @@ struct PackExportMethod: RPCMethod {
         guard columns * cell * rows * cell <= services.options.maxPixels else {
             throw RPCError.invalidParams(path: "cellSize", "the sheet (\(columns * cell)x\(rows * cell)) would exceed the pixel limit")
         }
-        if let dir = params.filesDir { try PhotoProcessor.prepare(directory: dir, create: true) }
+        if let dir = params.filesDir { try access.prepareDirectory(dir, create: true) }
 
-        let stickers = try await loadStickers(items, fromPhotos: fromPhotos, outline: params.outline, context: context)
+        let stickers = try await loadStickers(items, fromPhotos: fromPhotos, outline: params.outline, access: access, context: context)
         let inner = cell - 2 * padding
         let filesDir = params.filesDir
         let outputSpec = params.output
@@ -69,11 +70,11 @@ struct PackExportMethod: RPCMethod {
             if let dir = filesDir {
                 files = try stickers.enumerated().map { i, s in
                     let path = "\(dir)/sticker-\(String(format: "%03d", i + 1)).png"
-                    _ = try OutputWriter.write(s, to: OutputSpec(path: path, overwrite: outputSpec.overwrite))
+                    _ = try OutputWriter.write(s, to: OutputSpec(path: path, overwrite: outputSpec.overwrite), access: access)
                     return path
                 }
             }
-            return (try OutputWriter.write(sheet, to: outputSpec), files)
+            return (try OutputWriter.write(sheet, to: outputSpec, access: access), files)
         }
         return Result(output: output, count: stickers.count, columns: columns, rows: rows, files: files, ms: start.millisecondsElapsed)
     }
@@ -100,14 +101,15 @@ struct PackExportMethod: RPCMethod {
     }
 
     /// Loads (or cuts out) every sticker, in parallel within the job limit, in input order.
-    private func loadStickers(_ items: [ImageSource], fromPhotos: Bool, outline: OutlineSpec?, context: RequestContext) async throws -> [Image] {
+    private func loadStickers(_ items: [ImageSource], fromPhotos: Bool, outline: OutlineSpec?, access: FileAccess,
+                              context: RequestContext) async throws -> [Image] {
         let loader = services.loader
         let compute = services.compute
         let width = max(1, services.options.maxJobs)
         var out = [Image?](repeating: nil, count: items.count)
         var done = 0
         try await BoundedTaskGroup.run(count: items.count, width: width) { i in
-            let image = try await loader.load(items[i]).image
+            let image = try await loader.load(items[i], access: access).image
             guard fromPhotos else { return image }
             return try await StickerStage.extract(image, outline: outline ?? OutlineSpec(width: 8), on: compute).image
         } handle: { i, outcome in

@@ -21,10 +21,11 @@ struct PhotoProcessMethod: RPCMethod {
 
     func handle(_ params: Params, context: RequestContext) async throws -> PhotoProcessor.Result {
         let count = try ImagePaletteMethod.validCount(params.count)
-        try PhotoProcessor.prepare(directory: params.output.dir, create: params.output.create ?? true)
+        let access = await services.access()
+        try access.prepareDirectory(params.output.dir, create: params.output.create ?? true)
         let name = params.name ?? PhotoProcessor.stem(for: params.source)
         guard !name.isEmpty, !name.contains("/") else { throw RPCError.invalidParams(path: "name", "must be a plain file name") }
-        return try await PhotoProcessor(services: services).process(
+        return try await PhotoProcessor(services: services, access: access).process(
             params.source, name: name, count: count, outline: params.outline ?? OutlineSpec(width: 8), directory: params.output.dir,
             overwrite: params.output.overwrite ?? false)
     }

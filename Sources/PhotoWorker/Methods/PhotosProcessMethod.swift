@@ -40,8 +40,9 @@ struct PhotosProcessMethod: RPCMethod {
         if let m = params.maxConcurrency, m < 1 {
             throw RPCError.invalidParams(path: "maxConcurrency", "must be at least 1")
         }
-        try PhotoProcessor.prepare(directory: params.output.dir, create: params.output.create ?? true)
-        let processor = PhotoProcessor(services: services)
+        let access = await services.access()
+        try access.prepareDirectory(params.output.dir, create: params.output.create ?? true)
+        let processor = PhotoProcessor(services: services, access: access)
         let outline = params.outline ?? OutlineSpec(width: 8)
         let digits = String(max(0, params.sources.count - 1)).count
         var completed = 0, failed = 0

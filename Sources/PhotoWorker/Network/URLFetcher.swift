@@ -6,20 +6,26 @@ import FoundationNetworking
 #endif
 
 /// Fetches URL sources: http and https only, a byte cap enforced while streaming (so an endless
-/// body stops at the cap), a timeout, at most five redirects, cancellable.
+/// body stops at the cap), a timeout, at most five redirects, cancellable, and the session's
+/// ``URLPolicy`` checked before the fetch, on every redirect and (through ``URLGuard``) at every
+/// connection.
 public struct URLFetcher: Sendable {
     public var maxBytes: Int
     public var timeout: Duration
     public var maxRedirects = 5
+    /// The proxy every connection goes through, when one runs.
+    public var urlGuard: URLGuard?
 
-    public init(maxBytes: Int, timeout: Duration) {
+    public init(maxBytes: Int, timeout: Duration, urlGuard: URLGuard? = nil) {
         self.maxBytes = maxBytes
         self.timeout = timeout
+        self.urlGuard = urlGuard
     }
 
-    public func fetch(_ url: URL) async throws -> [UInt8] {
+    public func fetch(_ url: URL, policy: URLPolicy) async throws -> [UInt8] {
+        try URLGuard.check(url, policy: policy)
         let seconds = timeout.inSeconds
-        let delegate = FetchDelegate(url: url, maxBytes: maxBytes, maxRedirects: maxRedirects)
+        let delegate = FetchDelegate(url: url, maxBytes: maxBytes, maxRedirects: maxRedirects, policy: policy, urlGuard: urlGuard)
         // URLSession's timeouts are per-read idle timeouts on Linux (timeoutIntervalForResource is
         // not enforced), so a server trickling one byte a second would hold the job forever.
         // This watchdog enforces the total, and answers without waiting for URLSession to report.
@@ -56,6 +62,8 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         var body: [UInt8] = []
         var status: Int?
         var redirects = 0
+        /// The URL being fetched (changes with each redirect).
+        var current: URL?
         var failure: WorkerError?
         /// Set when the fetch was ended by a timeout, a cancel or the byte cap.
         var earlyFailure: (any Error)?
@@ -72,13 +80,17 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
     private let url: URL
     private let maxBytes: Int
     private let maxRedirects: Int
+    private let policy: URLPolicy
+    private let urlGuard: URLGuard?
     private let state = Mutex(State())
     private let gate = Mutex(Gate())
 
-    init(url: URL, maxBytes: Int, maxRedirects: Int) {
+    init(url: URL, maxBytes: Int, maxRedirects: Int, policy: URLPolicy, urlGuard: URLGuard?) {
         self.url = url
         self.maxBytes = maxBytes
         self.maxRedirects = maxRedirects
+        self.policy = policy
+        self.urlGuard = urlGuard
     }
 
     /// Registers the continuation; false (and the continuation already resumed) when the fetch was
@@ -192,6 +204,17 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
                 s.failure = fail(response.statusCode, "redirect to a non-http(s) URL")
                 return false
             }
+            if let next = request.url {
+                do {
+                    try URLGuard.check(next, policy: policy)
+                } catch let refused as WorkerError {
+                    s.failure = refused
+                    return false
+                } catch {
+                    return false
+                }
+                s.current = next
+            }
             return true
         }
         // Declining the redirect (nil) ends the task with the 3xx response. Not answering at all once
@@ -207,6 +230,11 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         if let error {
             let ns = error as NSError
             if ns.code == NSURLErrorCancelled { finish(.failure(CancellationError())); return }
+            // The guard refused the connection: say which rule rather than libcurl's SOCKS message.
+            if let refused = urlGuard?.recordedRefusal(for: state.withLock({ $0.current }) ?? url) {
+                finish(.failure(refused))
+                return
+            }
             finish(.failure(fail(status, ns.localizedDescription)))
             return
         }

@@ -1,0 +1,17 @@
+#ifndef CSYSCALLS_H
+#define CSYSCALLS_H
+
+/// Linux system calls that glibc does not wrap (or wraps only under _GNU_SOURCE), for the
+/// worker's confined file access. Each returns the result, or -errno on failure.
+
+/// openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS: `path` must resolve inside `dirfd`
+/// (no "..", absolute path or symbolic link leading out). -ENOSYS where the kernel lacks openat2.
+int cs_openat2_beneath(int dirfd, const char *path, int flags, unsigned int mode);
+
+/// renameat2(2) with RENAME_NOREPLACE: fails with -EEXIST instead of replacing `newpath`.
+int cs_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+
+/// O_PATH (defined by glibc only under _GNU_SOURCE, so not visible to Swift's Glibc module).
+extern const int cs_o_path;
+
+#endif

@@ -1,0 +1,173 @@
+import Foundation
+import JSONRPC
+import Synchronization
+
+/// Decides each request's ``AccessPolicy``: from the command line (`--allow-dir`, `--urls`), the kind
+/// of session (MCP sessions are confined by default) and an MCP client's roots.
+///
+/// Plain JSON-RPC sessions are unrestricted unless folders were given, so scripts work as they
+/// always have. MCP sessions get the given folders, else the client's roots (asked for with
+/// `roots/list` once the client is initialised, and again on `notifications/roots/list_changed`),
+/// else the working directory; their URLs default to `public` and outputs replace nothing without
+/// `"overwrite": true`.
+public final class SessionPolicy: SessionDelegate {
+    /// The command line's part.
+    public struct Configuration: Sendable {
+        /// Folders for sources (`--allow-dir` and `--allow-read-dir`); nil when none was given.
+        public var readDirectories: [String]?
+        /// Folders for outputs (`--allow-dir` and `--allow-write-dir`); nil when none was given.
+        public var writeDirectories: [String]?
+        /// `--urls`, nil for the session kind's default.
+        public var urls: URLPolicy?
+        /// How long requests of an MCP session wait for the client's roots before falling back
+        /// to the working directory.
+        public var rootsTimeout: Duration = .seconds(10)
+
+        public init(readDirectories: [String]? = nil, writeDirectories: [String]? = nil, urls: URLPolicy? = nil) {
+            self.readDirectories = readDirectories
+            self.writeDirectories = writeDirectories
+            self.urls = urls
+        }
+
+        /// Whether folders were given on the command line.
+        var confined: Bool { readDirectories != nil || writeDirectories != nil }
+    }
+
+    private enum Roots: Equatable {
+        /// Not an MCP session with roots (yet).
+        case none
+        /// The client declared roots; the list is being asked for.
+        case awaiting
+        case known([String])
+    }
+
+    private struct State {
+        var session = ClientSession()
+        var roots = Roots.none
+        /// Set when URLs cannot be policed (the guard did not start): none are fetched.
+        var urlsRefused = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    public let configuration: Configuration
+    private let workingDirectory: String
+    private let state = Mutex(State())
+
+    public init(configuration: Configuration = .init()) {
+        self.configuration = configuration
+        workingDirectory = Self.canonical(FileManager.default.currentDirectoryPath) ?? FileManager.default.currentDirectoryPath
+    }
+
+    /// The policy in force now, without waiting for roots being asked for.
+    public var current: AccessPolicy {
+        state.withLock { policy(for: $0) }
+    }
+
+    /// The policy for a request: waits while an MCP client's roots are being asked for.
+    public func policy() async -> AccessPolicy {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { s -> Bool in
+                guard s.roots == .awaiting else { return true }
+                s.waiters.append(c)
+                return false
+            }
+            if ready { c.resume() }
+        }
+        return current
+    }
+
+    public var policyFacts: JSONValue? {
+        state.withLock { s in
+            guard s.roots == .awaiting else { return policy(for: s).json }
+            // Requests wait for the roots; say so rather than the fallback.
+            guard case .object(var facts) = policy(for: s).json else { return nil }
+            facts["origin"] = "client-roots"
+            facts["read"] = "pending"
+            facts["write"] = "pending"
+            return .object(facts)
+        }
+    }
+
+    /// Fetch no URL from now on (the executable could not start the ``URLGuard``).
+    public func refuseURLs() {
+        state.withLock { $0.urlsRefused = true }
+    }
+
+    public func clientInitialized(_ session: ClientSession) {
+        let awaiting = state.withLock { s -> Bool in
+            s.session = session
+            guard session.isMCP, !configuration.confined, session.capabilities?["roots"] != nil else { return false }
+            s.roots = .awaiting
+            return true
+        }
+        guard awaiting else { return }
+        // A client that never sends `notifications/initialized` must not hold requests forever.
+        let timeout = configuration.rootsTimeout
+        Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            self?.settle { $0 == .awaiting ? Roots.none : $0 }
+        }
+    }
+
+    /// Asks the client for its roots (MCP `roots/list`) and confines the session to them. A client
+    /// that fails to answer leaves the session in the working directory.
+    public func refreshRoots(from peer: Peer) async {
+        let wanted = state.withLock { s -> Bool in
+            guard s.session.isMCP, !configuration.confined, s.session.capabilities?["roots"] != nil else { return false }
+            s.roots = .awaiting  // requests wait for the fresh list
+            return true
+        }
+        guard wanted else { return }
+        do {
+            let result = try await peer.request("roots/list", timeout: configuration.rootsTimeout)
+            guard case .array(let roots)? = result["roots"] else { throw PeerError.closed }
+            let folders = roots.compactMap { root -> String? in
+                guard let uri = root["uri"]?.stringValue, let url = URL(string: uri), url.isFileURL else { return nil }
+                return Self.canonical(url.path)
+            }
+            settle { _ in .known(folders) }
+        } catch {
+            settle { $0 == .awaiting ? Roots.none : $0 }
+        }
+    }
+
+    private func settle(_ change: (Roots) -> Roots) {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.roots = change(s.roots)
+            guard s.roots != .awaiting else { return [] }
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for w in waiters { w.resume() }
+    }
+
+    private func policy(for s: State) -> AccessPolicy {
+        let mcp = s.session.isMCP
+        var p = AccessPolicy()
+        p.urls = s.urlsRefused ? .none : configuration.urls ?? (mcp ? .public : .any)
+        p.replace = mcp ? .never : .imagesOnly
+        if configuration.confined {
+            p.read = .within(configuration.readDirectories ?? [])
+            p.write = .within(configuration.writeDirectories ?? [])
+            p.origin = "allow-dir"
+        } else if mcp {
+            if case .known(let folders) = s.roots {
+                p.read = .within(folders)
+                p.write = .within(folders)
+                p.origin = "client-roots"
+            } else {
+                p.read = .within([workingDirectory])
+                p.write = .within([workingDirectory])
+                p.origin = "working-directory"
+            }
+        }
+        return p
+    }
+
+    /// A folder's absolute path with every symbolic link resolved; nil if it does not exist.
+    public static func canonical(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
+}
