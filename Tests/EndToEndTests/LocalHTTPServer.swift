@@ -19,18 +19,21 @@ final class LocalHTTPServer: Sendable {
     }
 
     let port: Int
+    /// The loopback address it listens on (127.0.0.2 stands in for a public server in URL-policy tests).
+    let host: String
     private let listener: Int32
     private let routes: [String: Response]
 
-    init(routes: [String: Response]) throws {
+    init(routes: [String: Response], host: String = "127.0.0.1") throws {
         self.routes = routes
+        self.host = host
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         listener = fd
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_addr.s_addr = inet_addr(host)
         addr.sin_port = 0
         let bound = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
@@ -60,7 +63,7 @@ final class LocalHTTPServer: Sendable {
         close(listener)
     }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    func url(_ path: String) -> String { "http://\(host):\(port)\(path)" }
 
     private static func serve(_ fd: Int32, routes: [String: Response]) {
         defer { close(fd) }

@@ -37,12 +37,13 @@ final class WorkerProcess: Sendable {
     }
 
     init(_ arguments: [String] = [], environment: [String: String]? = nil,
-         framing: MessageFraming = .ndjson) throws {
+         framing: MessageFraming = .ndjson, currentDirectory: String? = nil) throws {
         self.framing = framing
         process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
         if let environment { process.environment = environment }
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         let stdinPipe = Pipe(), stdoutPipe = Pipe(), stderrPipe = Pipe()
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe

@@ -8,10 +8,12 @@ import os
 import pathlib
 import tempfile
 
+import shutil
+
 import pytest
 
 mcp = pytest.importorskip("mcp")
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp import ClientSession, StdioServerParameters, types  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -23,10 +25,18 @@ def run(coro):
     return asyncio.run(asyncio.wait_for(coro, 120))
 
 
-async def with_session(body):
+async def with_session(body, roots=None):
+    """An SDK session whose client exposes `roots` (default: the corpus and the temporary folder):
+    MCP sessions are confined to the client's roots."""
+    folders = roots if roots is not None else [PHOTOS.parent, pathlib.Path(tempfile.gettempdir())]
+
+    async def list_roots(context):
+        return types.ListRootsResult(roots=[types.Root(uri=pathlib.Path(f).resolve().as_uri(), name=pathlib.Path(f).name)
+                                            for f in folders])
+
     params = StdioServerParameters(command=BIN, args=[])
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, list_roots_callback=list_roots) as session:
             init = await session.initialize()
             return await body(session, init)
 
@@ -73,7 +83,7 @@ def test_call_each_kind_of_tool():
                                                             "output": {"path": f"{out}/s.png"}})
         assert not sticker.is_error and os.path.exists(f"{out}/s.png")
 
-        missing = await session.call_tool("image_info", {"source": {"path": "/no/such.jpg"}})
+        missing = await session.call_tool("image_info", {"source": {"path": f"{out}/no-such.jpg"}})
         assert missing.is_error
         assert missing.structured_content["error"]["code"] == -32001
     run(with_session(body))
@@ -109,4 +119,43 @@ def test_cancellation_sends_no_reply_and_worker_keeps_serving():
         # The worker is still healthy and answers the next call.
         r = await session.call_tool("cache_stats", {})
         assert not r.is_error
+    run(with_session(body))
+
+
+def test_roots_confine_the_session_and_follow_list_changed():
+    inside = tempfile.mkdtemp(prefix="pw-mcp-roots-")
+    shutil.copy(PHOTOS / "girl-1.jpg", f"{inside}/photo.jpg")
+    folders = [inside]
+
+    async def body(session, init):
+        ok = await session.call_tool("image_thumbnail", {"source": {"path": f"{inside}/photo.jpg"}, "size": 32,
+                                                          "output": {"path": f"{inside}/t.png"}})
+        assert not ok.is_error and os.path.exists(f"{inside}/t.png")
+        # Again onto its own output: an MCP session replaces nothing without "overwrite".
+        again = await session.call_tool("image_thumbnail", {"source": {"path": f"{inside}/photo.jpg"}, "size": 32,
+                                                             "output": {"path": f"{inside}/t.png"}})
+        assert again.is_error and again.structured_content["error"]["data"]["rule"] == "exists"
+        outside = await session.call_tool("image_info", {"source": {"path": str(PHOTOS / "girl-2.jpg")}})
+        assert outside.is_error
+        assert outside.structured_content["error"]["code"] == -32006
+        assert outside.structured_content["error"]["data"]["rule"] == "outside-allowed-directories"
+        stats = await session.call_tool("cache_stats", {})
+        assert not stats.is_error
+        # The client's roots change: it says so, the worker asks again.
+        folders.append(str(PHOTOS))
+        await session.send_roots_list_changed()
+        for _ in range(100):
+            now = await session.call_tool("image_info", {"source": {"path": str(PHOTOS / "girl-2.jpg")}})
+            if not now.is_error:
+                break
+            await asyncio.sleep(0.05)
+        assert not now.is_error, now
+    run(with_session(body, roots=folders))
+
+
+def test_urls_are_public_only_by_default():
+    async def body(session, init):
+        r = await session.call_tool("image_info", {"source": {"url": "http://169.254.169.254/latest/meta-data"}})
+        assert r.is_error
+        assert r.structured_content["error"]["data"]["rule"] == "non-public-address"
     run(with_session(body))

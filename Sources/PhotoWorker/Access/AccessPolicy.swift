@@ -61,6 +61,7 @@ public enum URLPolicy: String, Sendable, Equatable, CaseIterable {
     /// Only hosts whose every address is public: no loopback, private, link-local, unique-local,
     /// multicast or unspecified address, checked on the address connected to and on every redirect.
     case `public`
-    /// No URL sources at all.
-    case none
+    /// No URL sources at all (`none` on the wire and the command line; not `.none`, which Swift
+    /// would read as an absent optional).
+    case disabled = "none"
 }

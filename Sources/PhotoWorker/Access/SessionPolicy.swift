@@ -34,8 +34,8 @@ public final class SessionPolicy: SessionDelegate {
     }
 
     private enum Roots: Equatable {
-        /// Not an MCP session with roots (yet).
-        case none
+        /// Not an MCP session with roots (yet), or they never came.
+        case unknown
         /// The client declared roots; the list is being asked for.
         case awaiting
         case known([String])
@@ -43,7 +43,7 @@ public final class SessionPolicy: SessionDelegate {
 
     private struct State {
         var session = ClientSession()
-        var roots = Roots.none
+        var roots = Roots.unknown
         /// Set when URLs cannot be policed (the guard did not start): none are fetched.
         var urlsRefused = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -105,7 +105,7 @@ public final class SessionPolicy: SessionDelegate {
         let timeout = configuration.rootsTimeout
         Task { [weak self] in
             try? await Task.sleep(for: timeout)
-            self?.settle { $0 == .awaiting ? Roots.none : $0 }
+            self?.settle { $0 == .awaiting ? Roots.unknown : $0 }
         }
     }
 
@@ -127,7 +127,7 @@ public final class SessionPolicy: SessionDelegate {
             }
             settle { _ in .known(folders) }
         } catch {
-            settle { $0 == .awaiting ? Roots.none : $0 }
+            settle { $0 == .awaiting ? Roots.unknown : $0 }
         }
     }
 
@@ -144,7 +144,7 @@ public final class SessionPolicy: SessionDelegate {
     private func policy(for s: State) -> AccessPolicy {
         let mcp = s.session.isMCP
         var p = AccessPolicy()
-        p.urls = s.urlsRefused ? .none : configuration.urls ?? (mcp ? .public : .any)
+        p.urls = s.urlsRefused ? .disabled : configuration.urls ?? (mcp ? .public : .any)
         p.replace = mcp ? .never : .imagesOnly
         if configuration.confined {
             p.read = .within(configuration.readDirectories ?? [])

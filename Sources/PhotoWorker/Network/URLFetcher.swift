@@ -167,7 +167,8 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         state.withLock { $0.status = status }
         var disposition = URLSession.ResponseDisposition.allow
         if let status, !(200..<300).contains(status) {
-            state.withLock { $0.failure = fail(status, "HTTP status \(status)") }
+            // A redirect declined by the policy ends here too: its refusal stays the answer.
+            state.withLock { if $0.failure == nil { $0.failure = fail(status, "HTTP status \(status)") } }
             disposition = .cancel
         } else if response.expectedContentLength > Int64(maxBytes) {
             state.withLock { $0.failure = fail(status, "the body (\(response.expectedContentLength) bytes) exceeds the limit of \(maxBytes) bytes") }

@@ -17,7 +17,8 @@ public final class URLGuard: Sendable {
     /// Test hooks, read from the environment once: a resolver stub and addresses to treat as public
     /// (the tests' local servers live on loopback). Empty in normal use.
     struct Hooks: Sendable {
-        /// `PHOTOWORKER_TEST_RESOLVE="name=addr,name=addr"`.
+        /// `PHOTOWORKER_TEST_RESOLVE="name=addr,name=addr"`; `name=a|b` answers `a` to the first
+        /// lookup and `b` to every later one (a DNS-rebinding stand-in).
         var hosts: [String: [String]] = [:]
         /// `PHOTOWORKER_TEST_PUBLIC_ADDRESSES="127.0.0.2,..."`.
         var publicAddresses: Set<String> = []
@@ -81,6 +82,9 @@ public final class URLGuard: Sendable {
 
     // MARK: - Checks the fetcher makes before and after
 
+    /// How often each stubbed name was looked up (for `a|b` answers).
+    private static let lookups = Mutex<[String: Int]>([:])
+
     /// The hooks of this process (read once).
     static let processHooks = Hooks.fromEnvironment()
 
@@ -90,7 +94,7 @@ public final class URLGuard: Sendable {
     static func check(_ url: URL, policy: URLPolicy) throws {
         switch policy {
         case .any: return
-        case .none: throw WorkerError.urlRefused(url: url.absoluteString, rule: "urls-disabled", reason: "this session fetches no URLs (--urls none)")
+        case .disabled: throw WorkerError.urlRefused(url: url.absoluteString, rule: "urls-disabled", reason: "this session fetches no URLs (--urls none)")
         case .public:
             guard let host = url.host else { return }
             let addresses = resolve(host, hooks: processHooks)
@@ -128,7 +132,16 @@ public final class URLGuard: Sendable {
         var name = host.lowercased()
         if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         if IPAddressClass(literal: name) != nil { return [name] }
-        if let stub = hooks.hosts[name] { return stub }
+        if let stub = hooks.hosts[name] {
+            let lookup = lookups.withLock { counts -> Int in
+                defer { counts[name, default: 0] += 1 }
+                return counts[name, default: 0]
+            }
+            return stub.map { entry in
+                let sequence = entry.split(separator: "|").map(String.init)
+                return sequence[min(lookup, sequence.count - 1)]
+            }
+        }
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
@@ -197,7 +210,7 @@ public final class URLGuard: Sendable {
         let key = "\(host):\(port)"
         let display = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
         switch policy() {
-        case .none:
+        case .disabled:
             refusals.withLock { $0[key] = .urlRefused(url: display, rule: "urls-disabled", reason: "this session fetches no URLs") }
             _ = Self.write(client, [5, 2, 0, 1, 0, 0, 0, 0, 0, 0])
             return

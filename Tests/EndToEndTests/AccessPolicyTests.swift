@@ -1,0 +1,312 @@
+import Foundation
+import JSONRPC
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A folder tree with a way out at every turn: the allowed folder holds links leading outside,
+/// and outside holds what must not be read or replaced.
+///
+///     root/allowed/photo.jpg          a photo (girl-1.jpg)
+///     root/allowed/notes.txt          a text file
+///     root/allowed/link-out.png    -> ../outside/secret.png   (relative link leading out)
+///     root/allowed/abs-in.jpg      -> root/allowed/photo.jpg  (absolute link staying inside)
+///     root/allowed/parent-out      -> ../outside              (folder link leading out)
+///     root/allowed/hard.png           hard link to outside/secret.png
+///     root/outside/secret.png         32x32 PNG
+struct ConfinedTree {
+    let root: String
+    var allowed: String { "\(root)/allowed" }
+    var outside: String { "\(root)/outside" }
+    var secret: String { "\(outside)/secret.png" }
+    var secretBytes: Data { FileManager.default.contents(atPath: secret) ?? Data() }
+
+    init(_ name: String = #function) throws {
+        root = try Corpus.scratch(name)
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: "\(root)/allowed", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: "\(root)/outside", withIntermediateDirectories: true)
+        try fm.copyItem(atPath: Corpus.photo("girl-1.jpg"), toPath: "\(root)/allowed/photo.jpg")
+        try fm.copyItem(atPath: Corpus.path("pngsuite/basn2c08.png"), toPath: "\(root)/outside/secret.png")
+        try Data("my notes\n".utf8).write(to: URL(fileURLWithPath: "\(root)/allowed/notes.txt"))
+        try fm.createSymbolicLink(atPath: "\(root)/allowed/link-out.png", withDestinationPath: "../outside/secret.png")
+        try fm.createSymbolicLink(atPath: "\(root)/allowed/abs-in.jpg", withDestinationPath: "\(root)/allowed/photo.jpg")
+        try fm.createSymbolicLink(atPath: "\(root)/allowed/parent-out", withDestinationPath: "../outside")
+        #expect(link("\(root)/outside/secret.png", "\(root)/allowed/hard.png") == 0)
+    }
+}
+
+/// What a call came to, in either session kind: the error code and `data.rule`, or success.
+struct Outcome: Equatable, CustomStringConvertible {
+    var code: Int?
+    var rule: String?
+    var result: JSONValue?
+
+    static let ok = Outcome(code: nil, rule: nil)
+    static func denied(_ rule: String) -> Outcome { Outcome(code: -32006, rule: rule) }
+    static func refused(_ rule: String) -> Outcome { Outcome(code: -32005, rule: rule) }
+
+    static func == (a: Outcome, b: Outcome) -> Bool { a.code == b.code && a.rule == b.rule }
+    var description: String { code.map { "\($0) \(rule ?? "-")" } ?? "ok" }
+}
+
+/// A worker driven natively (`method`) or as an MCP host would (`tools/call`).
+struct PolicySession {
+    let worker: WorkerProcess
+    let mcp: Bool
+    private let ids = IDs()
+
+    final class IDs: Sendable {
+        private let counter = Mutex(100)
+        func next() -> Int { counter.withLock { $0 += 1; return $0 } }
+    }
+
+    /// - Parameter roots: the MCP client's roots (nil: it declares no roots capability).
+    static func start(mcp: Bool, arguments: [String] = [], roots: [String]? = nil, environment: [String: String]? = nil,
+                      currentDirectory: String? = nil) async throws -> PolicySession {
+        let w = try WorkerProcess(arguments, environment: environment, currentDirectory: currentDirectory)
+        guard mcp else { return PolicySession(worker: w, mcp: false) }
+        let capabilities: JSONValue = roots == nil ? [:] : ["roots": ["listChanged": true]]
+        _ = try await w.call(1, "initialize", ["protocolVersion": "2025-06-18", "capabilities": capabilities,
+                                               "clientInfo": ["name": "policy-test", "version": "1"]])
+        w.notify("notifications/initialized")
+        if let roots {
+            let ask = try #require(try await w.next())
+            #expect(ask["method"] == "roots/list")
+            let id = try #require(ask["id"])
+            w.send(["jsonrpc": "2.0", "id": id, "result": ["roots": .array(roots.map { ["uri": .string(URL(fileURLWithPath: $0).absoluteString)] })]])
+        }
+        return PolicySession(worker: w, mcp: true)
+    }
+
+    func call(_ method: String, _ params: JSONValue) async throws -> Outcome {
+        let id = ids.next()
+        if !mcp {
+            let r = try await worker.call(id, method, params)
+            return Outcome(code: r.errorCode, rule: r["error"]?["data"]?["rule"]?.stringValue, result: r["result"])
+        }
+        let r = try await worker.call(id, "tools/call", ["name": .string(method.replacingOccurrences(of: ".", with: "_")), "arguments": params])
+        if let code = r.errorCode { return Outcome(code: code, rule: r["error"]?["data"]?["rule"]?.stringValue) }
+        if r["result"]?["isError"] == true {
+            let e = r["result"]?["structuredContent"]?["error"]
+            return Outcome(code: e?["code"]?.intValue, rule: e?["data"]?["rule"]?.stringValue)
+        }
+        return Outcome(code: nil, rule: nil, result: r["result"]?["structuredContent"])
+    }
+}
+
+/// `--allow-dir` and MCP roots: every source and output must resolve inside an allowed folder.
+@Suite(.timeLimit(TestTiming.minutes(3)))
+struct ConfinedPathTests {
+    /// Sources: (path relative to the tree's root, expected outcome).
+    static let reads: [(String, Outcome)] = [
+        ("allowed/photo.jpg", .ok),
+        ("allowed/./photo.jpg", .ok),
+        ("allowed/abs-in.jpg", .ok),  // an absolute link that stays inside
+        ("allowed/hard.png", .ok),  // a hard link lives where its name is (see protocol/README.md)
+        ("allowed/../outside/secret.png", .denied("escapes-allowed-directory")),
+        ("outside/secret.png", .denied("outside-allowed-directories")),
+        ("allowed/link-out.png", .denied("escapes-allowed-directory")),
+        ("allowed/parent-out/secret.png", .denied("escapes-allowed-directory")),
+        ("/etc/passwd", .denied("outside-allowed-directories")),
+    ]
+
+    /// Outputs of image.convert: (path, overwrite, expected outcome).
+    static let writes: [(String, Bool, Outcome)] = [
+        ("allowed/out.png", false, .ok),
+        ("outside/out.png", false, .denied("outside-allowed-directories")),
+        ("allowed/../outside/out.png", false, .denied("escapes-allowed-directory")),
+        ("allowed/parent-out/out.png", false, .denied("escapes-allowed-directory")),
+        ("allowed/link-out.png", true, .refused("not-a-file")),  // a symbolic link is never replaced
+        ("/tmp/../etc/photoworker-must-not-exist.png", false, .denied("outside-allowed-directories")),
+    ]
+
+    private func path(_ tree: ConfinedTree, _ p: String) -> String { p.hasPrefix("/") ? p : "\(tree.root)/\(p)" }
+
+    @Test(arguments: [false, true])
+    func sourcesAndOutputsStayInside(mcp: Bool) async throws {
+        let tree = try ConfinedTree("confined\(mcp)")
+        let s = try await PolicySession.start(
+            mcp: mcp, arguments: mcp ? [] : ["--allow-dir", tree.allowed], roots: mcp ? [tree.allowed] : nil)
+        for (p, expected) in Self.reads {
+            let got = try await s.call("image.info", ["source": ["path": .string(path(tree, p))]])
+            #expect(got == expected, "reading \(p) (mcp: \(mcp)): \(got)")
+        }
+        let photo: JSONValue = ["path": .string("\(tree.allowed)/photo.jpg")]
+        for (p, overwrite, expected) in Self.writes {
+            let got = try await s.call("image.convert", ["source": photo, "output": ["path": .string(path(tree, p)), "overwrite": .bool(overwrite)]])
+            #expect(got == expected, "writing \(p) (mcp: \(mcp)): \(got)")
+        }
+        #expect(Corpus.files(in: tree.outside) == ["secret.png"], "nothing was written outside")
+        #expect(!FileManager.default.fileExists(atPath: "/etc/photoworker-must-not-exist.png"))
+        #expect(tree.secretBytes == FileManager.default.contents(atPath: Corpus.path("pngsuite/basn2c08.png")))
+        #expect(Corpus.files(in: tree.allowed).allSatisfy { !$0.contains(".tmp-") }, "no temporary files left")
+    }
+
+    @Test(arguments: [false, true])
+    func everyMethodWorksInsideTheAllowedFolder(mcp: Bool) async throws {
+        let tree = try ConfinedTree("inside\(mcp)")
+        let s = try await PolicySession.start(
+            mcp: mcp, arguments: mcp ? [] : ["--allow-dir", tree.allowed], roots: mcp ? [tree.allowed] : nil)
+        let photo: JSONValue = ["path": .string("\(tree.allowed)/photo.jpg")]
+        let a = tree.allowed
+        let calls: [(String, JSONValue)] = [
+            ("image.info", ["source": photo]),
+            ("image.convert", ["source": photo, "output": ["path": .string("\(a)/c.jpg")]]),
+            ("image.thumbnail", ["source": photo, "width": 64, "output": ["path": .string("\(a)/t.png")]]),
+            ("image.scale", ["source": photo, "factor": 0.25, "output": ["path": .string("\(a)/s.png")]]),
+            ("image.palette", ["source": photo, "count": 4]),
+            ("image.effect", ["source": ["path": .string("\(a)/t.png")], "effects": [["grayscale": true]], "output": ["path": .string("\(a)/e.png")]]),
+            ("image.sticker", ["source": ["path": .string("\(a)/t.png")], "output": ["path": .string("\(a)/st.png")], "maskOutput": ["path": .string("\(a)/m.png")]]),
+            ("photo.process", ["source": ["path": .string("\(a)/t.png")], "output": ["dir": .string("\(a)/one")]]),
+            ("photos.process", ["sources": [["path": .string("\(a)/t.png")]], "output": ["dir": .string("\(a)/many/deeper")]]),
+            ("pack.export", ["stickers": [["path": .string("\(a)/st.png")]], "output": ["path": .string("\(a)/pack.png")], "filesDir": .string("\(a)/files")]),
+        ]
+        for (method, params) in calls {
+            let got = try await s.call(method, params)
+            #expect(got == .ok, "\(method) (mcp: \(mcp)): \(got)")
+        }
+        // Folders outside are refused for the batch and pack outputs too.
+        let outDir = try await s.call("photos.process", ["sources": [photo], "output": ["dir": .string("\(tree.outside)/batch")]])
+        #expect(outDir == .denied("outside-allowed-directories"))
+        let files = try await s.call("pack.export", ["stickers": [["path": .string("\(a)/st.png")]], "output": ["path": .string("\(a)/pack2.png")],
+                                                     "filesDir": .string("\(a)/parent-out/files")])
+        #expect(files == .denied("escapes-allowed-directory"))
+        #expect(Corpus.files(in: tree.outside) == ["secret.png"])
+    }
+
+    @Test func aHardLinkIsReplacedByNameNeverWrittenThrough() async throws {
+        let tree = try ConfinedTree()
+        let s = try await PolicySession.start(mcp: false, arguments: ["--allow-dir", tree.allowed])
+        let before = tree.secretBytes
+        let got = try await s.call("image.convert", ["source": ["path": .string("\(tree.allowed)/photo.jpg")],
+                                                     "output": ["path": .string("\(tree.allowed)/hard.png")]])
+        #expect(got == .ok)
+        #expect(tree.secretBytes == before, "the file outside is untouched")
+        var st = stat()
+        #expect(stat(tree.secret, &st) == 0 && st.st_nlink == 1, "the name inside now holds a file of its own")
+    }
+
+    @Test func readAndWriteFoldersCanDiffer() async throws {
+        let tree = try ConfinedTree()
+        let out = "\(tree.root)/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let s = try await PolicySession.start(mcp: false, arguments: ["--allow-read-dir", tree.allowed, "--allow-write-dir", out])
+        let photo: JSONValue = ["path": .string("\(tree.allowed)/photo.jpg")]
+        #expect(try await s.call("image.convert", ["source": photo, "output": ["path": .string("\(out)/a.png")]]) == .ok)
+        #expect(try await s.call("image.convert", ["source": photo, "output": ["path": .string("\(tree.allowed)/a.png")]])
+            == .denied("outside-allowed-directories"))
+        #expect(try await s.call("image.info", ["source": ["path": .string("\(out)/a.png")]]) == .denied("outside-allowed-directories"))
+        let stats = try await s.worker.call(9, "worker.stats")
+        #expect(stats["result"]?["policy"]?["origin"] == "allow-dir")
+        #expect(stats["result"]?["policy"]?["write"] == .array([.string(SessionPaths.canonical(out))]))
+    }
+
+    /// A symbolic link swapped in and out while the worker reads the name: every answer is the file
+    /// inside or a refusal, never the file the link points to.
+    @Test func aLinkSwappedInDuringReadsNeverLeaksTheOutsideFile() async throws {
+        let tree = try ConfinedTree()
+        let inside = "\(tree.allowed)/race.png"
+        let fm = FileManager.default
+        try fm.copyItem(atPath: Corpus.path("pngsuite/s09n3p02.png"), toPath: "\(tree.allowed)/inside-copy.png")  // 9x9
+        try fm.copyItem(atPath: "\(tree.allowed)/inside-copy.png", toPath: inside)
+        let stop = Stopper()
+        let swapper = Thread {
+            var i = 0
+            while !stop.isSet {
+                i += 1
+                let temp = "\(tree.allowed)/.swap-\(i)"
+                if i % 2 == 0 {
+                    _ = symlink(tree.secret, temp)
+                } else {
+                    _ = link("\(tree.allowed)/inside-copy.png", temp)
+                }
+                _ = rename(temp, inside)
+            }
+        }
+        swapper.start()
+        defer { stop.set() }
+        let s = try await PolicySession.start(mcp: false, arguments: ["--allow-dir", tree.allowed])
+        var insideSeen = 0, refused = 0
+        for round in 0..<400 {
+            let got = try await s.call("image.info", ["source": ["path": .string(inside)]])
+            if let width = got.result?["width"]?.intValue {
+                #expect(width == 9, "round \(round) read the file outside")
+                insideSeen += 1
+            } else {
+                #expect(got == .denied("escapes-allowed-directory") || got.code == -32001, "round \(round): \(got)")
+                refused += 1
+            }
+            if insideSeen > 20 && refused > 20 { break }
+        }
+        #expect(insideSeen > 0 && refused > 0, "the race was exercised: \(insideSeen) inside, \(refused) refused")
+    }
+
+    @Test func mcpWithoutRootsIsConfinedToTheWorkingDirectory() async throws {
+        let tree = try ConfinedTree()
+        let s = try await PolicySession.start(mcp: true, currentDirectory: tree.allowed)
+        #expect(try await s.call("image.info", ["source": ["path": "photo.jpg"]]) == .ok)
+        #expect(try await s.call("image.info", ["source": ["path": .string(tree.secret)]]) == .denied("outside-allowed-directories"))
+        let stats = try await s.worker.call(9, "worker.stats")
+        #expect(stats["result"]?["policy"]?["origin"] == "working-directory")
+        #expect(stats["result"]?["policy"]?["replace"] == "never")
+        #expect(stats["result"]?["policy"]?["urls"] == "public")
+    }
+
+    @Test func mcpRootsFollowListChanged() async throws {
+        let tree = try ConfinedTree()
+        let s = try await PolicySession.start(mcp: true, roots: [tree.outside])
+        #expect(try await s.call("image.info", ["source": ["path": .string("\(tree.allowed)/photo.jpg")]]) == .denied("outside-allowed-directories"))
+        s.worker.notify("notifications/roots/list_changed")
+        let ask = try #require(try await s.worker.next())
+        #expect(ask["method"] == "roots/list")
+        s.worker.send(["jsonrpc": "2.0", "id": try #require(ask["id"]), "result": ["roots": [["uri": .string(URL(fileURLWithPath: tree.allowed).absoluteString)]]]])
+        #expect(try await s.call("image.info", ["source": ["path": .string("\(tree.allowed)/photo.jpg")]]) == .ok)
+    }
+
+    @Test func plainSessionsStayUnrestrictedWithoutAllowDir() async throws {
+        let tree = try ConfinedTree()
+        let s = try await PolicySession.start(mcp: false)
+        #expect(try await s.call("image.info", ["source": ["path": .string("\(tree.allowed)/link-out.png")]]) == .ok)
+        let stats = try await s.worker.call(9, "worker.stats")
+        #expect(stats["result"]?["policy"]?["read"] == "anywhere")
+        #expect(stats["result"]?["policy"]?["urls"] == "any")
+    }
+}
+
+/// In MCP sessions an output replaces an existing file only with `"overwrite": true`.
+@Suite(.timeLimit(TestTiming.minutes(2)))
+struct MCPOverwriteTests {
+    @Test func anyExistingFileNeedsOverwrite() async throws {
+        let tree = try ConfinedTree()
+        let s = try await PolicySession.start(mcp: true, roots: [tree.allowed])
+        let photo: JSONValue = ["path": .string("\(tree.allowed)/photo.jpg")]
+        let out: JSONValue = .string("\(tree.allowed)/out.png")
+        #expect(try await s.call("image.convert", ["source": photo, "output": ["path": out]]) == .ok)
+        // Its own earlier output, an image, still needs overwrite in an MCP session.
+        #expect(try await s.call("image.convert", ["source": photo, "output": ["path": out]]) == .refused("exists"))
+        #expect(try await s.call("image.convert", ["source": photo, "output": ["path": out, "overwrite": true]]) == .ok)
+        let notes: JSONValue = .string("\(tree.allowed)/notes.txt")
+        #expect(try await s.call("image.convert", ["source": photo, "output": ["path": notes]]) == .refused("exists"))
+        #expect(FileManager.default.contents(atPath: "\(tree.allowed)/notes.txt") == Data("my notes\n".utf8))
+    }
+}
+
+/// The canonical form the worker reports folders in.
+enum SessionPaths {
+    static func canonical(_ p: String) -> String {
+        guard let r = realpath(p, nil) else { return p }
+        defer { free(r) }
+        return String(cString: r)
+    }
+}
+
+/// A flag one thread sets and another polls.
+final class Stopper: Sendable {
+    private let flag = Mutex(false)
+    var isSet: Bool { flag.withLock { $0 } }
+    func set() { flag.withLock { $0 = true } }
+}
