@@ -111,3 +111,17 @@ struct OutputOverwriteTests {
         #expect(try JSONDecoder().decode(OutputSpec.self, from: Data(#"{"path":"a.png"}"#.utf8)).overwrite == false)
     }
 }
+
+/// Outputs are created as the umask allows and never executable.
+struct OutputModeTests {
+    @Test func outputsAre0644MinusTheUmask() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pw-mode-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try FileAccess.unrestricted.writeAtomically([1, 2, 3], to: "\(dir)/a.png")
+        var st = stat()
+        #expect(stat("\(dir)/a.png", &st) == 0)
+        let mode = st.st_mode & 0o777
+        // Whatever the umask of the test run, the file is at most rw-r--r-- and readable by its owner.
+        #expect(mode & ~0o644 == 0 && mode & 0o600 == 0o600, "mode \(String(mode, radix: 8))")
+    }
+}
