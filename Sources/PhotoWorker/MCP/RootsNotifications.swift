@@ -1,12 +1,12 @@
 import JSONRPC
 
-/// MCP `notifications/initialized`: the client is ready, so its roots can be asked for.
-struct InitializedNotification: RPCMethod {
-    static let name = "notifications/initialized"
-    static let cost = MethodCost.waiting
-    static let summary = "MCP: the client is initialised (the worker then asks for its roots)."
+/// An MCP notification after which the client's roots are asked for (again).
+protocol RootsRefreshingNotification: RPCMethod where Params == NoParams, Result == EmptyResult {
+    var policy: SessionPolicy { get }
+}
 
-    let policy: SessionPolicy
+extension RootsRefreshingNotification {
+    static var cost: MethodCost { .waiting }
 
     func handle(_ params: NoParams, context: RequestContext) async throws -> EmptyResult {
         if let peer = context.peer { await policy.refreshRoots(from: peer) }
@@ -14,16 +14,16 @@ struct InitializedNotification: RPCMethod {
     }
 }
 
-/// MCP `notifications/roots/list_changed`: the client's roots changed; ask again.
-struct RootsListChangedNotification: RPCMethod {
-    static let name = "notifications/roots/list_changed"
-    static let cost = MethodCost.waiting
-    static let summary = "MCP: the client's roots changed (the worker asks for them again)."
-
+/// MCP `notifications/initialized`: the client is ready, so its roots can be asked for.
+struct InitializedNotification: RootsRefreshingNotification {
+    static let name = "notifications/initialized"
+    static let summary = "MCP: the client is initialised (the worker then asks for its roots)."
     let policy: SessionPolicy
+}
 
-    func handle(_ params: NoParams, context: RequestContext) async throws -> EmptyResult {
-        if let peer = context.peer { await policy.refreshRoots(from: peer) }
-        return EmptyResult()
-    }
+/// MCP `notifications/roots/list_changed`: the client's roots changed; ask again.
+struct RootsListChangedNotification: RootsRefreshingNotification {
+    static let name = "notifications/roots/list_changed"
+    static let summary = "MCP: the client's roots changed (the worker asks for them again)."
+    let policy: SessionPolicy
 }

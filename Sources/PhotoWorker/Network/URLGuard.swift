@@ -242,23 +242,19 @@ public final class URLGuard: Sendable {
     }
 
     private static func connect(to address: String, port: Int) -> Int32? {
-        var storage = sockaddr_storage()
-        var length: socklen_t
+        func stored<T>(_ a: T) -> (sockaddr_storage, socklen_t) {
+            var s = sockaddr_storage()
+            withUnsafeBytes(of: a) { src in withUnsafeMutableBytes(of: &s) { $0.copyMemory(from: src) } }
+            return (s, socklen_t(MemoryLayout<T>.size))
+        }
+        var storage: sockaddr_storage, length: socklen_t
         var v4 = in_addr(), v6 = in6_addr()
         if inet_pton(AF_INET, address, &v4) == 1 {
-            var a = sockaddr_in()
-            a.sin_family = sa_family_t(AF_INET)
-            a.sin_port = in_port_t(UInt16(port).bigEndian)
-            a.sin_addr = v4
-            withUnsafeBytes(of: a) { src in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: src) } }
-            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            (storage, length) = stored(sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: in_port_t(UInt16(port).bigEndian),
+                                                   sin_addr: v4, sin_zero: (0, 0, 0, 0, 0, 0, 0, 0)))
         } else if inet_pton(AF_INET6, address, &v6) == 1 {
-            var a = sockaddr_in6()
-            a.sin6_family = sa_family_t(AF_INET6)
-            a.sin6_port = in_port_t(UInt16(port).bigEndian)
-            a.sin6_addr = v6
-            withUnsafeBytes(of: a) { src in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: src) } }
-            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            (storage, length) = stored(sockaddr_in6(sin6_family: sa_family_t(AF_INET6), sin6_port: in_port_t(UInt16(port).bigEndian),
+                                                     sin6_flowinfo: 0, sin6_addr: v6, sin6_scope_id: 0))
         } else {
             return nil
         }
