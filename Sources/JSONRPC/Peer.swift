@@ -42,12 +42,13 @@ public final class Peer: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let accepted = state.withLock { s -> Bool in
-                    guard !s.closed else { return false }
+                    guard !s.closed, !Task.isCancelled else { return false }
                     s.pending[id] = continuation
                     return true
                 }
                 guard accepted else {
-                    continuation.resume(throwing: PeerError.closed)
+                    // Cancelled before it was registered (onCancel found nothing to resolve), or closed.
+                    continuation.resume(throwing: Task.isCancelled ? CancellationError() : PeerError.closed)
                     return
                 }
                 var message: [String: JSONValue] = ["jsonrpc": "2.0", "id": id.json, "method": .string(method)]

@@ -60,6 +60,10 @@ public func messageDecoderFuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> 
                     default: preconditionFailure("params of a non-structured type accepted")
                     }
                 }
+            case .response(let id, let result, let error):
+                // Only a message without "method" that carries "result" or "error" is a response.
+                precondition(member["method"] == nil && (result != nil || error != nil))
+                precondition(RequestID(json: member["id"] ?? .null) == id)
             case .invalid(let id, let error):
                 precondition(error.code == .invalidRequest)
                 _ = id

@@ -250,7 +250,10 @@ public struct FileAccess: Sendable {
             for root in roots {
                 if p == root { return (root, ".") }
                 let prefix = root == "/" ? "/" : root + "/"
-                if p.hasPrefix(prefix) { return (root, String(p.dropFirst(prefix.count))) }
+                if p.hasPrefix(prefix) {
+                    let rest = String(p.dropFirst(prefix.count))
+                    return (root, rest.isEmpty ? "." : rest)
+                }
             }
             return nil
         }

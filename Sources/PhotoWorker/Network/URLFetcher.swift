@@ -23,7 +23,7 @@ public struct URLFetcher: Sendable {
     }
 
     public func fetch(_ url: URL, policy: URLPolicy) async throws -> [UInt8] {
-        try URLGuard.check(url, policy: policy)
+        if policy == .disabled { try URLGuard.check(url, policy: policy) }
         let seconds = timeout.inSeconds
         let delegate = FetchDelegate(url: url, maxBytes: maxBytes, maxRedirects: maxRedirects, policy: policy, urlGuard: urlGuard)
         // URLSession's timeouts are per-read idle timeouts on Linux (timeoutIntervalForResource is
@@ -119,6 +119,13 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
 
     /// Runs on a thread of its own (see `URLFetcher.fetch`): creates the session and starts the task.
     func launch(timeoutSeconds seconds: Double) {
+        // The policy's look at the host first, here on a thread of our own: a DNS lookup may block.
+        do {
+            try URLGuard.check(url, policy: policy)
+        } catch {
+            finish(.failure(error))
+            return
+        }
         let config = URLSessionConfiguration.ephemeral
         // URLSession's own timers stay out of the way (they race with redirect answers the same
         // way a cancel does); the fetcher's watchdog enforces the timeout.
@@ -207,7 +214,9 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
             }
             if let next = request.url {
                 do {
-                    try URLGuard.check(next, policy: policy)
+                    // Literal addresses only: this is URLSession's delegate queue, where a DNS lookup
+                    // would block shared threads. A name is checked by the guard as it connects.
+                    try URLGuard.check(next, policy: policy, resolvingNames: false)
                 } catch let refused as WorkerError {
                     s.failure = refused
                     return false

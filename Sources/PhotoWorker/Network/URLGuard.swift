@@ -91,12 +91,16 @@ public final class URLGuard: Sendable {
     /// Refuses a URL whose host is, or resolves to, an address the policy forbids. The proxy checks
     /// again at the connection; this gives the precise error early (and is all the check there is
     /// where no guard runs, as in in-process use of the library).
-    static func check(_ url: URL, policy: URLPolicy) throws {
+    /// - Parameter resolvingNames: look names up (false: only literal addresses and the test
+    ///   resolver's names are checked here).
+    static func check(_ url: URL, policy: URLPolicy, resolvingNames: Bool = true) throws {
         switch policy {
         case .any: return
         case .disabled: throw WorkerError.urlRefused(url: url.absoluteString, rule: "urls-disabled", reason: "this session fetches no URLs (--urls none)")
         case .public:
             guard let host = url.host else { return }
+            let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+            guard resolvingNames || IPAddressClass(literal: bare) != nil || processHooks.hosts[bare.lowercased()] != nil else { return }
             let addresses = resolve(host, hooks: processHooks)
             if let error = refusal(host: host, addresses: addresses, url: url.absoluteString, hooks: processHooks) { throw error }
         }
