@@ -31,12 +31,9 @@ import Foundation
 /// minus outside) and that agrees with the prior's own split (IoU), and is 0 for fallbacks.
 ///
 /// Quality is measured with `photobench sticker --split` on sticker-dev (mean IoU against human masks;
-/// tuning half / held-out half / all 60), which is how every choice below was made; bench/README.md
-/// lists the variants that were measured and not kept. CPU per image at 200 px (perf, sticker-dev,
-/// before the face prior): the two cuts ~52% and the growth cut ~6% (max-flow ~32% of the whole, with
-/// warm starts: each GrabCut round after the first and the second cut resume from the previous flow),
-/// region saliency ~10%, defocus ~7%, MBD map ~7%, upsampling and feathering ~8%. The face search
-/// adds 15-21 ms per photo (86-103 ms instead of 71-81 ms on the 2-core machine).
+/// tuning half / held-out half / all 60), which is how every choice below was made; the measurements
+/// behind each choice, the variants not kept and the CPU profile are in bench/README.md ("Sticker
+/// tuning history").
 public enum StickerExtractor {
     /// Segments `image` and returns the cropped, feathered (and optionally outlined) cut-out.
     /// - Throws: `CancellationError` when the current task is cancelled.
@@ -71,44 +68,23 @@ public enum StickerExtractor {
         if min(w, h) < 8 { return (whole, 0) }
 
         let work = LabImage(image, maxSide: min(1024, max(32, options.workingSize)))
-        // Texture as three more barrier channels of the MBD map (weight 2.5) lets a subject fenced off
-        // by a change of texture rather than colour stand out (camouflage): 0.580 / 0.466 / 0.523 ->
-        // 0.603 / 0.473 / 0.538, and it holds at working sizes 180 and 220. The tuning half is noisy
-        // in the weight (1 -> 0.603, 3 -> 0.615, 4 -> 0.591); 2.5 is best averaged with its neighbours.
+        // Texture as three more barrier channels (weight 2.5): a subject fenced off by texture rather
+        // than colour stands out.
         let texture = try TextureFeatures(work).values
-        // Defocus as a fourth barrier channel (weight 70 × `FocusFeatures.strength`, so photos in focus
-        // throughout are left alone) and in the region distances (weight 100 on the squared region-mean
-        // difference of the 0...1 sharpness): a sharp subject over a blurred background is fenced off
-        // even where the colours match. 0.603 / 0.473 / 0.538 -> 0.633 / 0.476 / 0.554; at working size
-        // 180: 0.627 / 0.463 -> 0.625 / 0.478, at 220: 0.622 / 0.459 -> 0.641 / 0.471. Channel weight
-        // (tuning half) 30: 0.616, 40: 0.626, 50: 0.630, 60: 0.629, 70: 0.633, 80: 0.642 (held-out
-        // 0.470), 100: 0.634; 70 is at least 40's score at 180, 200 and 220 px. At 40: channel alone 0.623 /
-        // 0.468, region term alone 0.606 / 0.477 (region weight 50 / 200 with the channel: within
-        // 0.002). A direct prior factor on both maps traded photos (0.628 / 0.465, while tuning).
+        // Defocus as a barrier channel and a region distance, scaled by how much of the photo is out of focus.
         let focus = try FocusFeatures(image, width: work.width, height: work.height)
         var saliency = try SaliencyMap(work, texture: texture, textureWeight: 2.5,
                                        focus: focus.values, focusWeight: 70 * focus.strength)
         // Below ~2 Lab units of barrier summed over three channels the image has no visible structure.
         if saliency.rawStrength < 2 { return (whole, 0) }
 
-        // Two independent saliency hypotheses, each refined by its own colour-model graph cut: the
-        // pixel-level MBD map and the region-level robust-background map (superpixel boundary
-        // connectivity). Their errors are largely independent and the dominant error of either is
-        // taking in background next to the subject, so the consensus (intersection) is kept.
-        // Before texture: MBD alone 0.550 / 0.455 / 0.503, region alone 0.523 / 0.494 / 0.509,
-        // consensus 0.571 / 0.466 / 0.518; one map averaging both scores lower (0.505 / 0.478 / 0.491):
-        // the gain comes from independence. Texture in the region distances (weight ½ on the squared
-        // region-mean texture difference): 0.571 / 0.466 / 0.518 -> 0.580 / 0.466 / 0.523, flat over
-        // weights 0.5...3. Texture in the cut's own colour models traded photos (held-out 0.435-0.461).
+        // Two independent saliency hypotheses (pixel MBD, region robust-background), each cut on its own;
+        // their errors are largely independent, so the consensus of the two cuts is kept.
         let region = try RobustBackgroundSaliency(work, texture: texture, textureWeight: 0.5,
                                                   focus: focus.values, focusWeight: 100 * focus.strength)
         var regional = saliency.blended(withRegion: region.values, weight: 1)
-        // Faces: the one object-level cue. A person's head and upper body below a detected face are
-        // raised in both maps, so a portrait cut by the frame keeps its body (the bottom-up cues give
-        // whatever touches the frame to the background). 0.648 / 0.495 / 0.572 -> 0.658 / 0.538 /
-        // 0.598 (tuning / held-out / all); 7 of the 60 photos have a face found, all of them real.
-        // Searched on a 320-px copy for faces of at least a tenth of the shorter side, in pyramid steps
-        // of 1.2 with 4 neighbours: OpenCV's own 1.1 and 5 find the same faces (0.599) at 1.6x the time.
+        // Faces: the one object-level cue; head and upper body are raised so a portrait cut by the
+        // frame keeps its body.
         if options.detectsFaces {
             let faces = try FaceDetector.detect(in: image, maxSide: 320, scaleFactor: 1.2, minNeighbors: 4,
                                                   minRelativeSize: 0.1)
@@ -126,9 +102,7 @@ public enum StickerExtractor {
         // No consensus at all (the two picked different objects): trust the MBD hypothesis, which
         // scores higher on the tuning half.
         if labels.allSatisfy({ $0 == 0 }) { labels = pixelLabels }
-        // The consensus loses whatever either cut shaved off (legs, tails, a second figure's edge):
-        // regrow it by colour alone within 4% of the working size of its edge (`ConsensusGrowth`).
-        // 0.641 / 0.482 -> 0.648 / 0.495 (tuning / held-out); the variants tried are in bench/README.md.
+        // The consensus loses what either cut shaved off: regrow it by colour within a band round its edge.
         labels = try ConsensusGrowth.grow(work, consensus: labels,
                                           bandWidth: 0.04 * Float(max(work.width, work.height)))
         MaskCleanup.keepMainComponents(&labels, width: work.width, height: work.height, relativeSize: 0.2)
@@ -136,18 +110,8 @@ public enum StickerExtractor {
         let subject = labels.reduce(0) { $0 + Int($1) }
         if subject * 500 < work.count { return (whole, 0) }
 
-        // The cut's subject sits about 2 px (at 481 px) inside the human outline all round, on the good
-        // photos too (overlays of sticker-dev): the outline takes in the edge's mixed pixels, which the
-        // contrast-sensitive cut gives to the background. Taking the subject from a quarter of the
-        // upsampled soft mask rather than half moves a soft edge out by a fraction of a working pixel
-        // and leaves a sharp colour edge where it is (the colour guide steps there):
-        // 0.633 / 0.476 / 0.555 -> 0.641 / 0.482 / 0.562; at working size 180: 0.626 / 0.478 -> 0.635 /
-        // 0.485, at 220: 0.641 / 0.471 -> 0.649 / 0.477 (with the luma guide, levels 0.4 / 0.3 / 0.2:
-        // 0.558 / 0.561 / 0.563; dilating the final mask by 2 px: 0.565, but that also grows the
-        // sharp edges of graphics). The colour guide alone scores as the luma one did (0.555); it is
-        // what keeps the lower level off edges between colours of equal brightness. A full-resolution
-        // GrabCut in a band of ±3-6 px round the edge instead moved 0.7% of the pixels for +0.001 at
-        // 1.4x the CPU time.
+        // The cut sits ~2 px inside human outlines (mixed edge pixels go to the background): take the subject
+        // from a quarter of the upsampled soft mask, which moves soft edges out and leaves sharp ones.
         let soft = labels.map(Float.init)
         var values = try MaskUpsampler.upsample(mask: soft, guide: work.rgb, width: work.width, height: work.height,
                                                 to: image, radius: 2, epsilon: 1e-3, level: 0.25)
@@ -160,16 +124,12 @@ public enum StickerExtractor {
     /// `graph` is the previous cut's solved graph of the same image, if any (a warm start), and
     /// receives this cut's.
     static func cut(_ work: LabImage, saliency: SaliencyMap, graph: inout GridGraphCut?) throws -> [UInt8] {
-        // Seeds and prior are centred a little below Otsu's split: the split tends to keep only the
-        // most distinct part of a subject, and the colour models recover from a generous start
-        // better than from a stingy one. Measured on sticker-dev (mean IoU): ×0.7 0.482, ×0.8 0.499,
-        // ×0.9 0.503, ×1.0 0.479.
+        // Seeds and prior a little below Otsu's split: the colour models recover better from a generous start.
         let tau = saliency.threshold * 0.9
         let steepness: Float = 8
         let prior = saliency.values.map { 1 / (1 + expf(-steepness * ($0 - tau))) }
         let initial = saliency.values.map { $0 > tau ? UInt8(1) : 0 }
-        // Two rounds (fit, cut, refit, cut) reach the same mean IoU as five on sticker-dev (tuning half
-        // 0.571 vs 0.570; one round 0.567) at ~20 ms less per cut, which pays for running two cuts.
+        // Two rounds reach five rounds' quality at less time per cut.
         var segmenter = GrabCutSegmenter()
         segmenter.iterations = 2
         return try segmenter.segment(work, prior: prior, initial: initial, graph: &graph)

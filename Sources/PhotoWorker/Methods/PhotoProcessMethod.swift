@@ -20,7 +20,7 @@ struct PhotoProcessMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> PhotoProcessor.Result {
-        let count = try ImagePaletteMethod.validCount(params.count)
+        let count = try PaletteStage.validCount(params.count)
         let access = await services.access()
         try access.prepareDirectory(params.output.dir, create: params.output.create ?? true)
         let name = params.name ?? PhotoProcessor.stem(for: params.source)

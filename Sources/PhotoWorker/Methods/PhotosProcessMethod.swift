@@ -30,7 +30,7 @@ struct PhotosProcessMethod: RPCMethod {
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
         let start = ContinuousClock.now
-        let count = try ImagePaletteMethod.validCount(params.count)
+        let count = try PaletteStage.validCount(params.count)
         guard params.sources.count <= 100_000 else {
             throw RPCError.invalidParams(path: "sources", "at most 100000 sources")
         }

@@ -55,7 +55,7 @@ public struct PhotoProcessor: Sendable {
 
         let compute = services.compute
         async let stickerTimed = Self.timed { try await StickerStage.extract(image, outline: outline, on: compute) }
-        async let paletteTimed = Self.timed { try await ImagePaletteMethod.palette(image, count: count, on: compute) }
+        async let paletteTimed = Self.timed { try await PaletteStage.palette(image, count: count, on: compute) }
         let (sticker, stickerMs) = try await stickerTimed
         let (palette, paletteMs) = try await paletteTimed
 
@@ -76,8 +76,8 @@ public struct PhotoProcessor: Sendable {
             source: source.description, palette: palette,
             sticker: FileRef(path: stickerPath, width: s.width, height: s.height, bytes: s.bytes),
             gradientSticker: FileRef(path: gradientPath, width: g.width, height: g.height, bytes: g.bytes),
-            boundingBox: Box(sticker.boundingBox), coverage: (sticker.coverage * 10_000).rounded() / 10_000,
-            confidence: (sticker.confidence * 1000).rounded() / 1000,
+            boundingBox: Box(sticker.boundingBox), coverage: sticker.reportedCoverage,
+            confidence: sticker.reportedConfidence,
             timings: Timings(
                 decodeMs: decodeMs, stickerMs: stickerMs, paletteMs: paletteMs, gradientMs: gradientMs,
                 writeMs: writeStart.millisecondsElapsed, totalMs: start.millisecondsElapsed))
