@@ -6,11 +6,11 @@ import PackageDescription
 let package = Package(
     name: "PhotoWorker",
     platforms: [.macOS(.v15)],
+    // The worker is the product. The libraries are not offered to other packages: Imaging and
+    // CCodecs are always built optimised (unsafeFlags, below), which SwiftPM forbids in targets that
+    // other packages depend on; the benchmarks (bench/) are a target of this package instead.
     products: [
         .executable(name: "photoworker", targets: ["photoworker"]),
-        .library(name: "JSONRPC", targets: ["JSONRPC"]),
-        .library(name: "Imaging", targets: ["Imaging"]),
-        .library(name: "PhotoWorker", targets: ["PhotoWorker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -43,6 +43,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // In-process benchmarks: `swift run -c release photobench <suite>` (bench/README.md).
+        .executableTarget(name: "photobench", dependencies: ["Imaging"], path: "bench/Sources/photobench"),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker"]),

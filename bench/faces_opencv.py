@@ -8,7 +8,7 @@ output of `photobench faces --verbose`, same settings) it also prints how many b
 (IoU >= 0.5) and the time ratio.
 
   pip install "opencv-python-headless<5" numpy     # 5.x wheels dropped CascadeClassifier
-  bench/.build/release/photobench faces --verbose > /tmp/ours.txt
+  .build/release/photobench faces --verbose > /tmp/ours.txt
   python3 bench/faces_opencv.py --ours /tmp/ours.txt
 """
 import argparse
