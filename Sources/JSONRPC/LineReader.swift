@@ -72,4 +72,7 @@ public final class LineReader: Sendable {
 
     /// The consumer calls this after handling each `.events` batch.
     public func acknowledge() { credits.signal() }
+
+    /// Ends ``batches`` now (the server is ending); what the thread reads afterwards is dropped.
+    public func stop() { continuation.finish() }
 }

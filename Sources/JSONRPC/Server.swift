@@ -32,6 +32,8 @@ public final class Server: Sendable {
     let logger: Logger
     private let input: Int32
     private let terminating = Atomic<Bool>(false)
+    /// Set by ``terminate(reason:exitCode:)``: the code ``run()`` returns, and the reader it stops.
+    private let ending = Mutex<(code: Int32?, reader: LineReader?)>((nil, nil))
 
     /// - Parameters:
     ///   - methods: the application's methods; the built-in ones are added.
@@ -79,15 +81,22 @@ public final class Server: Sendable {
         }
     }
 
-    /// Serves until `exit`, end of input (after draining) or the peer going away.
-    /// - Returns: the process exit code.
+    /// Serves until `exit`, end of input (after draining), a signal or the peer going away.
+    /// - Returns: the process exit code; the caller decides how the process ends.
     @MainActor
     public func run() async -> Int32 {
+        for component in configuration.components { component.start() }
+        defer { for component in configuration.components.reversed() { component.stop() } }
         if configuration.handleSignals { installSignalHandlers() }
         if configuration.watchParent { watchParent() }
         if let framing = configuration.framing { writer.setFraming(framing) }
         let reader = LineReader(fd: input, maxLineBytes: configuration.maxLineBytes, framing: configuration.framing,
                                 onFraming: { [writer] in writer.setFraming($0) })
+        let endedAlready = ending.withLock { e -> Bool in
+            e.reader = reader
+            return e.code != nil
+        }
+        if endedAlready { reader.stop() }
         loop: for await batch in reader.batches {
             switch batch {
             case .events(let events):
@@ -104,6 +113,8 @@ public final class Server: Sendable {
                 break loop
             }
         }
+        // Stopped by terminate(), which has already answered and waited for everything.
+        if let code = ending.withLock({ $0.code }) { return code }
         // End of input: no more requests can come; let in-flight work finish.
         logger.debug("end of input; draining in-flight jobs")
         lifecycle.beginShutdown()
@@ -269,15 +280,21 @@ public final class Server: Sendable {
         writer.flush()
     }
 
-    /// Cancels everything with -32802, waits briefly for tasks to clean up, flushes and exits.
+    /// Cancels everything with -32802, waits briefly for tasks to clean up, flushes, and makes
+    /// ``run()`` return `exitCode`.
     @MainActor
     func terminate(reason: String, exitCode: Int32) async {
         guard !terminating.exchange(true, ordering: .relaxed) else { return }
+        lifecycle.beginShutdown()
         peer.close()
         await registry.terminateAll(reason: reason)
         await registry.waitForTasks(upTo: .seconds(5))
         writer.flush(timeout: 5)
-        exit(exitCode)
+        let reader = ending.withLock { e -> LineReader? in
+            e.code = exitCode
+            return e.reader
+        }
+        reader?.stop()
     }
 
     private func installSignalHandlers() {

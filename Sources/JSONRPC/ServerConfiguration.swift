@@ -25,6 +25,8 @@ public struct ServerConfiguration: Sendable {
     public var mcpCapabilities: JSONValue = ["tools": ["listChanged": false]]
     /// Optional MCP `instructions` for the host's model.
     public var mcpInstructions: String?
+    /// Started before serving, stopped after the last job (in this order, and in reverse).
+    public var components: [any ServerComponent] = []
     /// Told when the client initialises; supplies the `policy` facts of `initialize` and `worker.stats`.
     public var sessionDelegate: (any SessionDelegate)?
 

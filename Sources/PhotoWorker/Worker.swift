@@ -5,9 +5,13 @@ import Logging
 /// The photo worker: the JSON-RPC server with every PhotoWorker method registered.
 public enum Worker {
     /// The application's methods (the server adds its built-ins).
-    public static func methods(options: WorkerOptions, session: SessionPolicy = SessionPolicy(),
+    public static func methods(options: WorkerOptions, maxJobs: Int = 2, session: SessionPolicy = SessionPolicy(),
                                urlGuard: URLGuard? = nil) -> MethodTable {
-        let services = WorkerServices(options: options, session: session, urlGuard: urlGuard)
+        methods(services: WorkerServices(options: options, maxJobs: maxJobs, session: session, urlGuard: urlGuard))
+    }
+
+    static func methods(services: WorkerServices) -> MethodTable {
+        let session = services.session
         var table = MethodTable()
         table.register(ImageInfoMethod(services: services))
         table.register(ImageConvertMethod(services: services))
@@ -43,8 +47,6 @@ public enum Worker {
         configuration.extraLimits["cacheBytes"] = .int(options.cacheBytes)
         configuration.mcpInstructions = "Photo tools: decode, thumbnail, palette, sticker cut-out, gradient stickers, batches and sticker-pack sheets. Paths are on the worker's machine; outputs are written where you say and returned as resource links."
         configuration.extraLimits["fetchTimeoutSeconds"] = .double(options.fetchTimeout.inSeconds)
-        var options = options
-        options.maxJobs = configuration.maxJobs
         let session = SessionPolicy(configuration: options.access)
         configuration.sessionDelegate = session
         // Every fetch connects through the guard whenever the policy may be `public`; with
@@ -58,7 +60,10 @@ public enum Worker {
                 session.refuseURLs()
             }
         }
-        return Server(configuration: configuration, methods: methods(options: options, session: session, urlGuard: urlGuard),
+        // The server's job limit is the one limit: slots, compute threads and batch widths.
+        let services = WorkerServices(options: options, maxJobs: configuration.maxJobs, session: session, urlGuard: urlGuard)
+        configuration.components.append(ComputeThreads(pool: services.compute))
+        return Server(configuration: configuration, methods: methods(services: services),
                       input: input, output: output, logger: logger)
     }
 }
@@ -67,8 +72,6 @@ public enum Worker {
 public struct WorkerOptions: Sendable {
     /// Largest image accepted, checked from the header before decoding.
     public var maxPixels = 100_000_000
-    /// The worker's compute-job limit; batch methods keep their children within it.
-    public var maxJobs = 2
     /// Byte budget of the decoded-image cache.
     public var cacheBytes = 512 << 20
     /// Largest body fetched for a URL source.

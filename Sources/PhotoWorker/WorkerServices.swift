@@ -6,16 +6,19 @@ public struct WorkerServices: Sendable {
     public let cache: ImageCache
     public let loader: ImageLoader
     /// Threads for synchronous pixel work (one per job slot), so it never occupies the
-    /// cooperative pool.
+    /// cooperative pool. The server starts and stops them (``ComputeThreads``).
     public let compute: ComputePool
     /// What each request may touch.
     public let session: SessionPolicy
 
-    public init(options: WorkerOptions, session: SessionPolicy = SessionPolicy(), urlGuard: URLGuard? = nil) {
+    /// The job limit (the server's `maxJobs`): compute threads, and the width of batch methods.
+    public var maxJobs: Int { compute.threadCount }
+
+    public init(options: WorkerOptions, maxJobs: Int, session: SessionPolicy = SessionPolicy(), urlGuard: URLGuard? = nil) {
         self.options = options
         self.session = session
         cache = ImageCache(capacityBytes: options.cacheBytes)
-        compute = ComputePool(threads: options.maxJobs)
+        compute = ComputePool(threads: maxJobs)
         loader = ImageLoader(options: options, cache: cache, compute: compute, urlGuard: urlGuard)
     }
 

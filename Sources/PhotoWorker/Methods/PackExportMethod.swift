@@ -105,7 +105,7 @@ struct PackExportMethod: RPCMethod {
                               context: RequestContext) async throws -> [Image] {
         let loader = services.loader
         let compute = services.compute
-        let width = max(1, services.options.maxJobs)
+        let width = services.maxJobs
         var out = [Image?](repeating: nil, count: items.count)
         var done = 0
         try await BoundedTaskGroup.run(count: items.count, width: width) { i in

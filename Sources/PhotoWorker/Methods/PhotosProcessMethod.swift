@@ -35,7 +35,7 @@ struct PhotosProcessMethod: RPCMethod {
             throw RPCError.invalidParams(path: "sources", "at most 100000 sources")
         }
         // Children stay within the worker's job limit, which bounds memory on huge batches.
-        let limit = max(1, services.options.maxJobs)
+        let limit = services.maxJobs
         let width = min(limit, max(1, params.maxConcurrency ?? limit))
         if let m = params.maxConcurrency, m < 1 {
             throw RPCError.invalidParams(path: "maxConcurrency", "must be at least 1")
