@@ -2,16 +2,16 @@ import Foundation
 
 /// Everything in flight, keyed by request id: the one place that decides who answers a request.
 ///
-/// - Important: Exactly-once replies. A request's entry is removed by exactly one path —
-///   ``finish(_:outcome:)`` when its task ends, or ``terminateAll(reason:)`` when the server gives
-///   up on it — and only the path that removed it writes the final response. Progress and item
-///   notifications are written from inside the actor only while the entry exists, so nothing can
-///   be written for a request after its final response.
-public actor RequestRegistry {
-    /// The registry shares the main actor's executor, the protocol side's one serial executor
-    /// (see ``Server``): the read loop's calls into it never switch threads.
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
-
+/// - Important: Exactly-once replies. A request's entry is removed by exactly one path,
+///   ``remove(_:)``, called by ``finish(_:outcome:)`` when its task ends or by
+///   ``terminateAll(reason:includingLifecycle:)`` when the server gives up on it, and only the caller
+///   that removed the entry writes the final response. Progress and item notifications are written
+///   only while the entry exists, so nothing can be written for a request after its final response.
+///
+/// On the main actor, the protocol side's one serial executor (see ``Server``): the read loop's
+/// calls into it are plain calls, and jobs reach it with one hop.
+@MainActor
+public final class RequestRegistry {
     /// Where a job is in its life.
     public enum State: String, Sendable, Codable { case queued, running }
 
@@ -47,6 +47,10 @@ public actor RequestRegistry {
         let isLifecycle: Bool
     }
 
+    /// Compute jobs running at once, and how many more may wait for a slot.
+    private let maxJobs: Int, maxQueue: Int
+    private let runner: JobRunner
+
     private var entries: [RequestID: Entry] = [:]
     private var queuedCount = 0
     /// Admitted compute jobs, queued or running.
@@ -54,39 +58,28 @@ public actor RequestRegistry {
     private var workCount = 0
     /// Callers of ``waitUntilIdle(timeout:)``, resumed when `workCount` reaches zero.
     private var idleWaiters = ConditionWaiters()
-    /// Callers of ``waitForTasks(upTo:)``, resumed when `activeTasks` reaches zero.
-    private var taskWaiters = ConditionWaiters()
     private let writer: MessageWriter
     private let stats: ServerStats
-    /// Job tasks still executing, including ones already answered by a server-side cancel; the
-    /// process waits for them before exiting so cancelled jobs can remove partial files.
-    private var activeTasks = 0 {
-        didSet { if activeTasks == 0 && !taskWaiters.isEmpty { taskWaiters.resumeAll() } }
-    }
 
-    public init(writer: MessageWriter, stats: ServerStats) {
+    nonisolated init(writer: MessageWriter, stats: ServerStats, maxJobs: Int, maxQueue: Int) {
         self.writer = writer
         self.stats = stats
+        self.maxJobs = maxJobs
+        self.maxQueue = maxQueue
+        runner = JobRunner(slots: maxJobs)
     }
 
     /// Registers a request and starts its task, in one step, so a cancel processed after this
-    /// call always finds it.
-    ///
-    /// - Parameters:
-    ///   - usesSlot: the job waits for a job slot. At most `maxJobs + maxQueue` such jobs are
-    ///     admitted at once: those that would have to wait beyond `maxQueue` are refused.
-    ///   - isLifecycle: `shutdown`-like requests that do not count as work to drain.
-    ///   - job: what to run.
-    func admit(
-        id: RequestID, method: String, sink: ReplySink, usesSlot: Bool, isLifecycle: Bool = false,
-        maxJobs: Int, maxQueue: Int, job: Job
-    ) -> Admission {
+    /// call always finds it. At most `maxJobs + maxQueue` compute jobs are admitted at once: those
+    /// that would have to wait beyond `maxQueue` are refused.
+    /// - Parameter isLifecycle: `shutdown`-like requests, which do not count as work to drain.
+    func admit(_ job: Job, id: RequestID, sink: ReplySink, isLifecycle: Bool = false) -> Admission {
         if entries[id] != nil { return .duplicateID }
-        if usesSlot && slotJobCount >= maxJobs + maxQueue { return .overloaded }
+        if job.usesSlot && slotJobCount >= maxJobs + maxQueue { return .overloaded }
         entries[id] = Entry(
-            method: method, state: usesSlot ? .queued : .running, startedAt: Date(),
-            started: .now, sink: sink, usesSlot: usesSlot, isLifecycle: isLifecycle)
-        if usesSlot {
+            method: job.context.method, state: job.usesSlot ? .queued : .running, startedAt: Date(),
+            started: .now, sink: sink, usesSlot: job.usesSlot, isLifecycle: isLifecycle)
+        if job.usesSlot {
             queuedCount += 1
             slotJobCount += 1
         }
@@ -95,68 +88,20 @@ public actor RequestRegistry {
         return .admitted
     }
 
-    /// Starts a job's task, isolated to this actor: it waits for its slot here (so a cancelled
-    /// queued job is answered at once), runs cheap handlers here, and leaves for the cooperative
-    /// pool for compute and waiting work (whose pixel loops in turn run on the worker's compute
-    /// threads).
-    ///
-    /// A compute job takes its place in the slot queue here, synchronously and in admission order:
-    /// tasks started one after the other may begin running in either order, and the queue's FIFO
-    /// promise is about the order requests arrived in.
+    /// Starts a job without an entry (a notification: nobody hears about its outcome).
     @discardableResult
     func start(_ job: Job) -> Task<Void, Never> {
-        activeTasks += 1
-        let ticket = job.handler.cost == .compute ? job.limiter.enqueue() : nil
-        return Task {
-            await self.run(job, ticket: ticket)
-        }
+        runner.start(job, running: { [weak self] in self?.markRunning($0) },
+                     finish: { [weak self] in self?.finish($0, outcome: $1) })
     }
 
-    /// - Parameter ticket: the job's place in the slot queue (compute jobs), passed to
-    ///   `JobLimiter.acquire(_:)` before anything else so it is always either served or given up.
-    private func run(_ job: Job, ticket: JobLimiter.Ticket?) async {
-        defer { activeTasks -= 1 }
-        let usesSlot = ticket != nil
-        let outcome: Result<RawJSON, any Error>
-        do {
-            if let ticket {
-                try await job.limiter.acquire(ticket)
-                if let id = job.context.id { markRunning(id) }
-            }
-            defer { if usesSlot { job.limiter.release() } }
-            if job.handler.cost == .immediate {
-                outcome = .success(try await job.handler.run(job.params, job.context))
-            } else {
-                outcome = .success(try await Self.runOffProtocolExecutor(job))
-            }
-        } catch {
-            outcome = .failure(error)
-        }
-        if let id = job.context.id { finish(id, outcome: outcome) }
-    }
-
-    /// `@concurrent`: the handler's async work runs on the cooperative pool, not here.
-    @concurrent
-    private static func runOffProtocolExecutor(_ job: Job) async throws -> RawJSON {
-        try await job.handler.run(job.params, job.context)
-    }
-
-    /// Waits (up to `limit`) until every job task has ended; resumed by the last task to end.
+    /// Waits (up to `limit`) until every job task has ended, answered or not.
     func waitForTasks(upTo limit: Duration) async {
-        if activeTasks == 0 { return }
-        let ticket = taskWaiters.ticket()
-        MainQueueClock.after(limit) { [weak self] in
-            Task { @MainActor in await self?.expireTaskWaiter(ticket) }
-        }
-        _ = await withCheckedContinuation { taskWaiters.park(ticket, $0) }
-    }
-
-    private func expireTaskWaiter(_ ticket: UInt64) {
-        taskWaiters.expire(ticket)
+        await runner.waitForTasks(upTo: limit)
     }
 
     /// A queued job got its slot.
-    func markRunning(_ id: RequestID) {
+    private func markRunning(_ id: RequestID) {
         guard var e = entries[id], e.state == .queued else { return }
         e.state = .running
         entries[id] = e
@@ -164,7 +109,7 @@ public actor RequestRegistry {
     }
 
     /// The job's task ended: write its final response unless someone else already did.
-    func finish(_ id: RequestID, outcome: Result<RawJSON, any Error>) {
+    private func finish(_ id: RequestID, outcome: Result<RawJSON, any Error>) {
         guard let entry = remove(id) else { return }
         if entry.cancelRequested && entry.silentCancel {
             stats.cancelled.increment()
@@ -270,13 +215,9 @@ public actor RequestRegistry {
         if workCount == 0 { return true }
         let ticket = idleWaiters.ticket()
         MainQueueClock.after(timeout) { [weak self] in
-            Task { @MainActor in await self?.expireIdleWaiter(ticket) }
+            Task { @MainActor in self?.idleWaiters.expire(ticket) }
         }
         return await withCheckedContinuation { idleWaiters.park(ticket, $0) }
-    }
-
-    private func expireIdleWaiter(_ ticket: UInt64) {
-        idleWaiters.expire(ticket)
     }
 
     private func remove(_ id: RequestID) -> Entry? {
@@ -290,22 +231,5 @@ public actor RequestRegistry {
             if workCount == 0 && !idleWaiters.isEmpty { idleWaiters.resumeAll() }
         }
         return e
-    }
-}
-
-/// One job to run: the method, its raw params, its context and the slot limiter.
-struct Job: Sendable {
-    let handler: MethodHandler
-    let params: JSONValue?
-    let context: RequestContext
-    let limiter: JobLimiter
-}
-
-/// Timers on the main queue (the protocol side's executor).
-enum MainQueueClock {
-    static func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
-        let nanos = delay.inSeconds * 1e9
-        let capped = min(nanos, 1e16)  // about four months; DispatchTime must not overflow
-        DispatchQueue.main.asyncAfter(deadline: .now() + .nanoseconds(Int(capped)), execute: body)
     }
 }

@@ -13,24 +13,26 @@ import Glibc
 /// with a new `Task` before it looks at the next line. All replies and notifications go through
 /// the single ``MessageWriter``.
 ///
-/// - Important: Where code runs. The loop, the registry, cheap methods, timers and signal handling
-///   run on the main actor's executor. Compute and waiting jobs run `@concurrent` on the
+/// - Important: Where code runs. The loop, the registry, the job runner, cheap methods, timers and
+///   signal handling run on the main actor (the types say so: `Server`, ``RequestRegistry`` and
+///   `JobRunner` are `@MainActor`), one serial executor off the cooperative pool, so `ping` and
+///   cancellation stay fast under load. Compute and waiting jobs run `@concurrent` on the
 ///   cooperative pool, and their synchronous pixel loops on the application's own compute threads
 ///   (Imaging's `ComputePool`), never on the pool: on Linux every wake-up from another thread
 ///   (a reply from the reader, a resumed continuation, a timer) goes through the cooperative pool,
 ///   so a pool filled with pixel loops would hold up `ping`, cancellation and shutdown for seconds.
-public final class Server: Sendable {
-    public let configuration: ServerConfiguration
-    public let stats = ServerStats()
-    let writer: MessageWriter
+@MainActor
+public final class Server {
+    public nonisolated let configuration: ServerConfiguration
+    public nonisolated let stats = ServerStats()
+    nonisolated let writer: MessageWriter
     let registry: RequestRegistry
-    let limiter: JobLimiter
-    let lifecycle = Lifecycle()
+    nonisolated let lifecycle = Lifecycle()
     /// The client: its `initialize` facts and the server's requests to it.
-    public let peer: Peer
-    let methods: MethodTable
-    let logger: Logger
-    private let input: Int32
+    public nonisolated let peer: Peer
+    nonisolated let methods: MethodTable
+    nonisolated let logger: Logger
+    private nonisolated let input: Int32
     private let terminating = Atomic<Bool>(false)
     /// Set by ``terminate(reason:exitCode:)``: the code ``run()`` returns, and the reader it stops.
     private let ending = Mutex<(code: Int32?, reader: LineReader?)>((nil, nil))
@@ -39,7 +41,7 @@ public final class Server: Sendable {
     ///   - methods: the application's methods; the built-in ones are added.
     ///   - input: descriptor to read requests from.
     ///   - output: descriptor for the protocol stream (the duplicated real stdout).
-    public init(configuration: ServerConfiguration, methods: MethodTable, input: Int32, output: Int32, logger: Logger) {
+    public nonisolated init(configuration: ServerConfiguration, methods: MethodTable, input: Int32, output: Int32, logger: Logger) {
         self.configuration = configuration
         self.input = input
         self.logger = logger
@@ -47,9 +49,9 @@ public final class Server: Sendable {
         writer = MessageWriter(fd: output) {
             exitOnClose.withLock { $0 }?()
         }
-        registry = RequestRegistry(writer: writer, stats: stats)
+        registry = RequestRegistry(writer: writer, stats: stats, maxJobs: configuration.maxJobs,
+                                   maxQueue: configuration.maxQueue)
         peer = Peer(writer: writer)
-        limiter = JobLimiter(slots: configuration.maxJobs)
 
         var table = methods
         let registry = registry
@@ -120,7 +122,7 @@ public final class Server: Sendable {
         lifecycle.beginShutdown()
         peer.close()  // the client can no longer answer
         if await !registry.waitUntilIdle(timeout: configuration.drainTimeout) {
-            await registry.terminateAll(reason: "drain timeout after end of input")
+            registry.terminateAll(reason: "drain timeout after end of input")
         }
         await registry.waitForTasks(upTo: .seconds(5))
         writer.flush()
@@ -218,11 +220,8 @@ public final class Server: Sendable {
         }
         let context = RequestContext(id: id, method: method, registry: registry, progressToken: params?["_meta"]?["progressToken"],
                                      peer: peer)
-        let usesSlot = handler.cost == .compute
-        let admission = await registry.admit(
-            id: id, method: method, sink: sink, usesSlot: usesSlot,
-            isLifecycle: method == ShutdownMethod.name, maxJobs: configuration.maxJobs,
-            maxQueue: configuration.maxQueue, job: Job(handler: handler, params: params, context: context, limiter: limiter))
+        let admission = registry.admit(Job(handler: handler, params: params, context: context), id: id, sink: sink,
+                                       isLifecycle: method == ShutdownMethod.name)
         switch admission {
         case .admitted:
             break
@@ -250,8 +249,8 @@ public final class Server: Sendable {
                 return
             }
             // A notification runs like a request but nobody hears about the outcome.
-            await registry.start(Job(handler: handler, params: params,
-                                     context: RequestContext(id: nil, method: method, registry: nil, peer: peer), limiter: limiter))
+            registry.start(Job(handler: handler, params: params,
+                               context: RequestContext(id: nil, method: method, registry: nil, peer: peer)))
         }
     }
 
@@ -261,7 +260,7 @@ public final class Server: Sendable {
             logger.debug("cancel without a readable id", metadata: ["key": "\(key)"])
             return false
         }
-        return await registry.cancel(id, silently: silently)
+        return registry.cancel(id, silently: silently)
     }
 
     // MARK: - Ending
@@ -271,7 +270,7 @@ public final class Server: Sendable {
         let code = lifecycle.requestExit()
         logger.debug("exit requested", metadata: ["code": "\(code)"])
         peer.close()
-        await registry.terminateAll(reason: "exit requested")
+        registry.terminateAll(reason: "exit requested")
     }
 
     @MainActor
@@ -287,7 +286,7 @@ public final class Server: Sendable {
         guard !terminating.exchange(true, ordering: .relaxed) else { return }
         lifecycle.beginShutdown()
         peer.close()
-        await registry.terminateAll(reason: reason)
+        registry.terminateAll(reason: reason)
         await registry.waitForTasks(upTo: .seconds(5))
         writer.flush(timeout: 5)
         let reader = ending.withLock { e -> LineReader? in
@@ -297,7 +296,7 @@ public final class Server: Sendable {
         reader?.stop()
     }
 
-    private func installSignalHandlers() {
+    private nonisolated func installSignalHandlers() {
         for sig in [SIGTERM, SIGINT] {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
@@ -315,7 +314,7 @@ public final class Server: Sendable {
 
     /// The parent may die without closing our stdin (it was inherited by a grandchild, say):
     /// notice the re-parenting and leave. A main-queue timer, so a full compute pool cannot delay it.
-    private func watchParent() {
+    private nonisolated func watchParent() {
         let parent = getppid()
         let timer = DispatchSource.makeTimerSource(queue: .main)
         timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500))
