@@ -1,12 +1,12 @@
 /// What the client said of itself in `initialize`.
 public struct ClientSession: Sendable, Equatable {
-    /// The client initialised as an MCP host (a date-form `protocolVersion`).
-    public var isMCP: Bool
+    /// The ``ProtocolDialect`` the client initialised in (its `name`), nil for the native protocol.
+    public var dialect: String?
     /// The client's `capabilities` object, as sent (MCP: `roots`, `sampling`, ...).
     public var capabilities: JSONValue?
 
-    public init(isMCP: Bool = false, capabilities: JSONValue? = nil) {
-        self.isMCP = isMCP
+    public init(dialect: String? = nil, capabilities: JSONValue? = nil) {
+        self.dialect = dialect
         self.capabilities = capabilities
     }
 }

@@ -6,7 +6,7 @@ final class Lifecycle: Sendable {
         var shuttingDown = false
         var shutdownComplete = false
         var exitCode: Int32?
-        var speaksMCP = false
+        var dialect: (any ProtocolDialect)?
     }
 
     private let state = Mutex(State())
@@ -14,10 +14,10 @@ final class Lifecycle: Sendable {
     var isShuttingDown: Bool { state.withLock { $0.shuttingDown } }
     var exitCode: Int32? { state.withLock { $0.exitCode } }
 
-    /// The client initialised as an MCP host (MCP cancellation and result conventions apply).
-    var speaksMCP: Bool {
-        get { state.withLock { $0.speaksMCP } }
-        set { state.withLock { $0.speaksMCP = newValue } }
+    /// The dialect the client initialised in, if not the native protocol (its conventions apply).
+    var dialect: (any ProtocolDialect)? {
+        get { state.withLock { $0.dialect } }
+        set { state.withLock { $0.dialect = newValue } }
     }
 
     func beginShutdown() { state.withLock { $0.shuttingDown = true } }

@@ -52,6 +52,10 @@ public struct MethodHandler: Sendable {
             let decoded = try MethodHandler.decode(M.Params.self, from: params)
             let result = try await method.handle(decoded, context: context)
             if result is EmptyResult { return .emptyObject }
+            if let raw = result as? RawJSON {
+                assert(!raw.bytes.contains(0x0A), "a RawJSON result must be on one line")
+                return raw
+            }
             return try RawJSON(encoding: result)
         }
     }

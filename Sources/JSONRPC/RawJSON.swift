@@ -1,7 +1,8 @@
 import Foundation
 
-/// Already-serialised JSON: what a method handler returns as its result.
-public struct RawJSON: Sendable, Equatable {
+/// Already-serialised JSON: what a method handler returns as its result. A handler may return one
+/// as its `Result` too: it is passed through as it is, never parsed and encoded again.
+public struct RawJSON: Sendable, Equatable, Encodable {
     public var bytes: [UInt8]
 
     public init(bytes: [UInt8]) { self.bytes = bytes }
@@ -17,4 +18,10 @@ public struct RawJSON: Sendable, Equatable {
     }
 
     public static let emptyObject = RawJSON(bytes: Array("{}".utf8))
+
+    /// Only for a `RawJSON` nested in another result (at the top level it passes through).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(try JSONParser.parse(bytes))
+    }
 }

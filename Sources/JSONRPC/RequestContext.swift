@@ -4,24 +4,32 @@ public struct RequestContext: Sendable {
     public let id: RequestID?
     public let method: String
     let registry: RequestRegistry?
-    /// MCP's `params._meta.progressToken`: progress then goes out as `notifications/progress`.
-    public let progressToken: JSONValue?
+    /// How this request's progress goes out, chosen once when it arrives: a dialect's reporter
+    /// (MCP's `notifications/progress` for a `progressToken`), or nil for the native `$/progress`.
+    let reporter: (any ProgressReporter)?
     /// The client (nil in contexts built without a server, such as in-process tests).
     public let peer: Peer?
 
-    public init(id: RequestID?, method: String, registry: RequestRegistry?, progressToken: JSONValue? = nil, peer: Peer? = nil) {
+    public init(id: RequestID?, method: String, registry: RequestRegistry?, reporter: (any ProgressReporter)? = nil,
+                peer: Peer? = nil) {
         self.id = id
         self.method = method
         self.registry = registry
-        self.progressToken = progressToken
+        self.reporter = reporter
         self.peer = peer
+    }
+
+    /// Sends the reporter's notification for this update, if it makes one.
+    private func report(_ reporter: any ProgressReporter, done: Int?, total: Int?, message: String?) async {
+        guard let id, let registry, let n = reporter.notification(done: done, total: total, message: message) else { return }
+        await registry.emit(id, method: n.method, params: n.params)
     }
 
     /// Streams `{"kind":"progress","done":..,"total":..,"message":..}` for this request.
     public func progress(done: Int, total: Int, message: String? = nil) async {
         guard let id, let registry else { return }
-        if let token = progressToken {
-            await registry.emitMCPProgress(id, token: token, done: done, total: total, message: message)
+        if let reporter {
+            await report(reporter, done: done, total: total, message: message)
             return
         }
         var p: [String: JSONValue] = ["id": id.json, "kind": "progress", "done": .int(done), "total": .int(total)]
@@ -32,8 +40,8 @@ public struct RequestContext: Sendable {
     /// Streams one finished child result: `{"kind":"item","index":i,"result":{...}}`.
     public func item(index: Int, result: some Encodable) async {
         guard let id, let registry else { return }
-        if let token = progressToken {
-            await registry.emitMCPProgress(id, token: token, done: nil, total: nil, message: "item \(index) done")
+        if let reporter {
+            await report(reporter, done: nil, total: nil, message: "item \(index) done")
             return
         }
         let encoded: RawJSON
@@ -55,8 +63,8 @@ public struct RequestContext: Sendable {
     /// Streams one failed child: `{"kind":"item","index":i,"error":{code,message,data}}`.
     public func item(index: Int, error: any Error) async {
         guard let id, let registry else { return }
-        if let token = progressToken {
-            await registry.emitMCPProgress(id, token: token, done: nil, total: nil, message: "item \(index) failed: \(RPCError(error).message)")
+        if let reporter {
+            await report(reporter, done: nil, total: nil, message: "item \(index) failed: \(RPCError(error).message)")
             return
         }
         await registry.emit(id, params: ["id": id.json, "kind": "item", "index": .int(index), "error": RPCError(error).json], isProgress: false)

@@ -38,11 +38,8 @@ public final class RequestRegistry {
         var task: Task<Void, Never>?
         let sink: ReplySink
         var cancelRequested = false
-        /// MCP: a request cancelled with `notifications/cancelled` gets no response at all.
+        /// A dialect's cancel (MCP's `notifications/cancelled`): no response at all.
         var silentCancel = false
-        var lastProgressValue = 0.0
-        var lastProgressAt: ContinuousClock.Instant?
-        var itemsDone = 0
         let usesSlot: Bool
         let isLifecycle: Bool
     }
@@ -135,8 +132,9 @@ public final class RequestRegistry {
     /// Client cancel: cancels the job's task (and so its children and its wait for a slot). The
     /// task's own completion then answers -32800. Unknown or finished ids are ignored.
     ///
-    /// - Parameter silently: MCP semantics: no response is sent for the request at all (only for
-    ///   requests answered directly; a batch member still gets its -32800 so the batch completes).
+    /// - Parameter silently: a dialect's cancel (MCP's): no response is sent for the request at all
+    ///   (only for requests answered directly; a batch member still gets its -32800 so the batch
+    ///   completes).
     @discardableResult
     public func cancel(_ id: RequestID, silently: Bool = false) -> Bool {
         guard var e = entries[id], !e.isLifecycle else { return false }
@@ -173,29 +171,10 @@ public final class RequestRegistry {
         writer.send(OutgoingMessage.notification(method: "$/progress", rawParams: rawParams))
     }
 
-    /// MCP progress: `notifications/progress` for the request's `progressToken`. Values only
-    /// increase; updates closer than `minimumInterval` are dropped unless they complete the total.
-    func emitMCPProgress(_ id: RequestID, token: JSONValue, done: Int?, total: Int?, message: String?,
-                         minimumInterval: Duration = .milliseconds(50)) {
-        guard var e = entries[id] else { return }
-        let value: Double
-        if let done {
-            value = Double(done)
-        } else {
-            e.itemsDone += 1
-            value = Double(e.itemsDone)
-        }
-        let now = ContinuousClock.now
-        let completes = total.map { value >= Double($0) } ?? false
-        if value <= e.lastProgressValue { entries[id] = e; return }
-        if let last = e.lastProgressAt, now - last < minimumInterval, !completes { entries[id] = e; return }
-        e.lastProgressValue = value
-        e.lastProgressAt = now
-        entries[id] = e
-        var params: [String: JSONValue] = ["progressToken": token, "progress": .double(value)]
-        if let total { params["total"] = .int(total) }
-        if let message { params["message"] = .string(message) }
-        writer.send(OutgoingMessage.notification(method: "notifications/progress", params: .object(params)))
+    /// Writes a dialect's progress notification for a live request; dropped if it has its reply.
+    func emit(_ id: RequestID, method: String, params: JSONValue) {
+        guard entries[id] != nil else { return }
+        writer.send(OutgoingMessage.notification(method: method, params: params))
     }
 
     public func snapshot(excluding: RequestID? = nil) -> [Snapshot] {

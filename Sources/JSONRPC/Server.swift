@@ -197,12 +197,16 @@ public final class Server {
             sink.deliver(OutgoingMessage.success(id: id, result: .emptyObject))
             await exitRequested()
             return
-        case "$/cancelRequest", "notifications/cancelled":
-            let found = await cancel(params, key: method == "$/cancelRequest" ? "id" : "requestId")
+        case "$/cancelRequest":
+            let found = cancel(params, key: "id")
             sink.deliver(OutgoingMessage.success(id: id, result: RawJSON(["cancelled": .bool(found)])))
             return
         default:
-            break
+            if let key = dialectCancelKey(method) {
+                let found = cancel(params, key: key)
+                sink.deliver(OutgoingMessage.success(id: id, result: RawJSON(["cancelled": .bool(found)])))
+                return
+            }
         }
         if lifecycle.isShuttingDown && method != ShutdownMethod.name {
             sink.deliver(OutgoingMessage.failure(id: id, error: RPCError(
@@ -218,8 +222,8 @@ public final class Server {
             // Refuse what follows at once, not when the shutdown task gets to run.
             lifecycle.beginShutdown()
         }
-        let context = RequestContext(id: id, method: method, registry: registry, progressToken: params?["_meta"]?["progressToken"],
-                                     peer: peer)
+        let reporter = configuration.dialects.lazy.compactMap { $0.progressReporter(for: params) }.first
+        let context = RequestContext(id: id, method: method, registry: registry, reporter: reporter, peer: peer)
         let admission = registry.admit(Job(handler: handler, params: params, context: context), id: id, sink: sink,
                                        isLifecycle: method == ShutdownMethod.name)
         switch admission {
@@ -238,9 +242,11 @@ public final class Server {
     private func notification(_ method: String, params: JSONValue?) async {
         switch method {
         case "$/cancelRequest":
-            await cancel(params, key: "id")
-        case "notifications/cancelled":
-            await cancel(params, key: "requestId", silently: lifecycle.speaksMCP)
+            cancel(params, key: "id")
+        case _ where dialectCancelKey(method) != nil:
+            // Silent (no response at all) only once the session speaks that dialect.
+            let silent = lifecycle.dialect.map { $0.cancelNotification.method == method } ?? false
+            cancel(params, key: dialectCancelKey(method)!, silently: silent)
         case "exit":
             await exitRequested()
         default:
@@ -254,8 +260,13 @@ public final class Server {
         }
     }
 
+    /// The id key of a dialect's cancel notification named `method` (accepted in any session).
+    private func dialectCancelKey(_ method: String) -> String? {
+        configuration.dialects.first { $0.cancelNotification.method == method }?.cancelNotification.idKey
+    }
+
     @MainActor @discardableResult
-    private func cancel(_ params: JSONValue?, key: String, silently: Bool = false) async -> Bool {
+    private func cancel(_ params: JSONValue?, key: String, silently: Bool = false) -> Bool {
         guard let raw = params?[key], let id = RequestID(json: raw) else {
             logger.debug("cancel without a readable id", metadata: ["key": "\(key)"])
             return false

@@ -1,7 +1,8 @@
 /// Limits and identity of a server; the executable fills it from its flags.
 public struct ServerConfiguration: Sendable {
-    public var name = "photoworker"
-    public var version = "0.1.0"
+    /// The server's name and version in `initialize` (the application sets them).
+    public var name = "jsonrpc-server"
+    public var version = "0.0.0"
     /// Protocol revision of this worker's wire contract (protocol/README.md).
     public var protocolVersion = "1.0"
     /// Longest accepted message (a line, or a Content-Length body); longer ones are discarded and
@@ -21,10 +22,8 @@ public struct ServerConfiguration: Sendable {
     public var watchParent = true
     /// Extra facts for `initialize`'s `limits` (the application's own limits).
     public var extraLimits: [String: JSONValue] = [:]
-    /// What an MCP host is told in `initialize.capabilities`.
-    public var mcpCapabilities: JSONValue = ["tools": ["listChanged": false]]
-    /// Optional MCP `instructions` for the host's model.
-    public var mcpInstructions: String?
+    /// Protocols spoken besides the native one, selected by `initialize` (the worker's MCP adapter).
+    public var dialects: [any ProtocolDialect] = []
     /// Started before serving, stopped after the last job (in this order, and in reverse).
     public var components: [any ServerComponent] = []
     /// Told when the client initialises; supplies the `policy` facts of `initialize` and `worker.stats`.

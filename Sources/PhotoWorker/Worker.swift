@@ -4,6 +4,9 @@ import Logging
 
 /// The photo worker: the JSON-RPC server with every PhotoWorker method registered.
 public enum Worker {
+    /// The worker's version (`--version`, `initialize`).
+    public static let version = "0.1.0"
+
     /// The application's methods (the server adds its built-ins).
     public static func methods(options: WorkerOptions, maxJobs: Int = 2, session: SessionPolicy = SessionPolicy(),
                                urlGuard: URLGuard? = nil) -> MethodTable {
@@ -45,7 +48,9 @@ public enum Worker {
         configuration.extraLimits["maxPixels"] = .int(options.maxPixels)
         configuration.extraLimits["maxFetchBytes"] = .int(options.maxFetchBytes)
         configuration.extraLimits["cacheBytes"] = .int(options.cacheBytes)
-        configuration.mcpInstructions = "Photo tools: decode, thumbnail, palette, sticker cut-out, gradient stickers, batches and sticker-pack sheets. Paths are on the worker's machine; outputs are written where you say and returned as resource links."
+        configuration.name = "photoworker"
+        configuration.version = Worker.version
+        configuration.dialects.append(MCPDialect(instructions: "Photo tools: decode, thumbnail, palette, sticker cut-out, gradient stickers, batches and sticker-pack sheets. Paths are on the worker's machine; outputs are written where you say and returned as resource links."))
         configuration.extraLimits["fetchTimeoutSeconds"] = .double(options.fetchTimeout.inSeconds)
         let session = SessionPolicy(configuration: options.access)
         configuration.sessionDelegate = session

@@ -18,7 +18,7 @@ struct PhotoWorkerCommand: AsyncParsableCommand {
             With no subcommand, serves requests on stdin and writes responses to stdout; logs go to stderr.
             The protocol is described in protocol/README.md; `initialize` lists the methods.
             """,
-        version: "0.1.0",
+        version: Worker.version,
         subcommands: [Serve.self, Call.self, Demo.self],
         defaultSubcommand: Serve.self
     )

@@ -82,7 +82,7 @@ struct SessionPolicyTests {
     @Test func plainSessionsAreUnrestrictedAndMCPSessionsConfined() {
         let policy = SessionPolicy()
         #expect(policy.current == .unrestricted)
-        policy.clientInitialized(ClientSession(isMCP: true))
+        policy.clientInitialized(ClientSession(dialect: MCPDialect.name))
         let mcp = policy.current
         #expect(mcp.origin == "working-directory")
         #expect(mcp.replace == .never)
@@ -93,7 +93,7 @@ struct SessionPolicyTests {
 
     @Test func commandLineFoldersWinOverRootsAndURLsCanBeChosen() async {
         let policy = SessionPolicy(configuration: .init(readDirectories: ["/r"], writeDirectories: ["/w"], urls: .disabled))
-        policy.clientInitialized(ClientSession(isMCP: true, capabilities: ["roots": [:]]))
+        policy.clientInitialized(ClientSession(dialect: MCPDialect.name, capabilities: ["roots": [:]]))
         let p = await policy.policy()  // does not wait: the command line's folders apply
         #expect(p.read == .within(["/r"]) && p.write == .within(["/w"]) && p.origin == "allow-dir")
         #expect(p.urls == .disabled)
@@ -103,7 +103,7 @@ struct SessionPolicyTests {
         var configuration = SessionPolicy.Configuration()
         configuration.rootsTimeout = .milliseconds(50)
         let policy = SessionPolicy(configuration: configuration)
-        policy.clientInitialized(ClientSession(isMCP: true, capabilities: ["roots": ["listChanged": true]]))
+        policy.clientInitialized(ClientSession(dialect: MCPDialect.name, capabilities: ["roots": ["listChanged": true]]))
         #expect(policy.policyFacts?["read"] == "pending")
         let p = await policy.policy()  // the client never sends notifications/initialized
         #expect(p.origin == "working-directory")

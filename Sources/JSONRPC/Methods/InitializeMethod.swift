@@ -1,8 +1,8 @@
 /// `initialize`: who the server is, what it offers and its limits. Optional: scripts may skip it.
 ///
-/// A `protocolVersion` in MCP's date form (`2025-06-18`) makes the session an MCP session: the
-/// reply takes MCP's shape and MCP's conventions apply from then on (a request cancelled with
-/// `notifications/cancelled` gets no response). Other clients get the native reply.
+/// A `protocolVersion` that one of the configured ``ProtocolDialect``s recognises makes the session
+/// speak that dialect: the dialect answers, and its conventions apply from then on. Other clients
+/// get the native reply.
 struct InitializeMethod: RPCMethod {
     static let name = "initialize"
     static let cost = MethodCost.immediate
@@ -28,42 +28,24 @@ struct InitializeMethod: RPCMethod {
         var policy: JSONValue?
     }
 
-    /// MCP revisions this server speaks, oldest first.
-    static let mcpVersions = ["2024-11-05", "2025-03-26", "2025-06-18"]
-
     let configuration: ServerConfiguration
     let lifecycle: Lifecycle
     let peer: Peer
     let methods: @Sendable () -> [MethodInfo]
 
-    func handle(_ params: Params, context: RequestContext) async throws -> JSONValue {
-        let isMCP = params.protocolVersion.map(Self.looksLikeMCP) ?? false
-        let session = ClientSession(isMCP: isMCP, capabilities: params.capabilities)
+    func handle(_ params: Params, context: RequestContext) async throws -> RawJSON {
+        let version = params.protocolVersion
+        let dialect = version.flatMap { v in configuration.dialects.first { $0.recognises(protocolVersion: v) } }
+        let session = ClientSession(dialect: dialect?.name, capabilities: params.capabilities)
         peer.setSession(session)
+        lifecycle.dialect = dialect
         configuration.sessionDelegate?.clientInitialized(session)
-        if let v = params.protocolVersion, isMCP {
-            lifecycle.speaksMCP = true
-            let agreed = Self.mcpVersions.contains(v) ? v : Self.mcpVersions.last!
-            var result: [String: JSONValue] = [
-                "protocolVersion": .string(agreed),
-                "capabilities": configuration.mcpCapabilities,
-                "serverInfo": ["name": .string(configuration.name), "version": .string(configuration.version)],
-            ]
-            if let instructions = configuration.mcpInstructions { result["instructions"] = .string(instructions) }
-            if let policy = configuration.sessionDelegate?.policyFacts { result["_meta"] = ["policy": policy] }
-            return .object(result)
+        let policy = configuration.sessionDelegate?.policyFacts
+        if let dialect, let version {
+            return dialect.initializeResult(
+                protocolVersion: version, server: ServerIdentity(name: configuration.name, version: configuration.version),
+                policy: policy)
         }
-        let native = try nativeResult()
-        return try JSONParser.parse(RawJSON(encoding: native).bytes)
-    }
-
-    /// MCP versions are dates: `YYYY-MM-DD`.
-    static func looksLikeMCP(_ v: String) -> Bool {
-        let parts = v.split(separator: "-")
-        return parts.count == 3 && parts[0].count == 4 && parts.allSatisfy { $0.allSatisfy(\.isNumber) }
-    }
-
-    private func nativeResult() throws -> NativeResult {
         var limits: [String: JSONValue] = [
             "maxLineBytes": .int(configuration.maxLineBytes),
             "maxJobs": .int(configuration.maxJobs),
@@ -71,9 +53,8 @@ struct InitializeMethod: RPCMethod {
             "drainTimeoutSeconds": .int(Int(configuration.drainTimeout.components.seconds)),
         ]
         limits.merge(configuration.extraLimits) { _, new in new }
-        return NativeResult(
+        return try RawJSON(encoding: NativeResult(
             serverInfo: ["name": configuration.name, "version": configuration.version],
-            protocolVersion: configuration.protocolVersion, methods: methods(), limits: limits,
-            policy: configuration.sessionDelegate?.policyFacts)
+            protocolVersion: configuration.protocolVersion, methods: methods(), limits: limits, policy: policy))
     }
 }

@@ -96,7 +96,7 @@ public final class SessionPolicy: SessionDelegate {
     public func clientInitialized(_ session: ClientSession) {
         let awaiting = state.withLock { s -> Bool in
             s.session = session
-            guard session.isMCP, !configuration.confined, session.capabilities?["roots"] != nil else { return false }
+            guard session.dialect == MCPDialect.name, !configuration.confined, session.capabilities?["roots"] != nil else { return false }
             s.roots = .awaiting
             return true
         }
@@ -113,7 +113,7 @@ public final class SessionPolicy: SessionDelegate {
     /// that fails to answer leaves the session in the working directory.
     public func refreshRoots(from peer: Peer) async {
         let wanted = state.withLock { s -> Bool in
-            guard s.session.isMCP, !configuration.confined, s.session.capabilities?["roots"] != nil else { return false }
+            guard s.session.dialect == MCPDialect.name, !configuration.confined, s.session.capabilities?["roots"] != nil else { return false }
             s.roots = .awaiting  // requests wait for the fresh list
             return true
         }
@@ -142,7 +142,7 @@ public final class SessionPolicy: SessionDelegate {
     }
 
     private func policy(for s: State) -> AccessPolicy {
-        let mcp = s.session.isMCP
+        let mcp = s.session.dialect == MCPDialect.name
         var p = AccessPolicy()
         p.urls = s.urlsRefused ? .disabled : configuration.urls ?? (mcp ? .public : .any)
         p.replace = mcp ? .never : .imagesOnly

@@ -14,6 +14,10 @@ public enum OpenRPCDocument {
     /// The parsed document.
     public static let value: JSONValue = (try? JSONParser.parse(bytes)) ?? .object([:])
 
+    /// The document on one line (the file is pretty-printed; a message must not contain a newline),
+    /// serialised once.
+    public static let compact: RawJSON = RawJSON(value)
+
     /// The method description named `name`, if any.
     public static func method(_ name: String) -> JSONValue? {
         guard case .array(let methods) = value["methods"] else { return nil }
@@ -27,16 +31,7 @@ struct RPCDiscoverMethod: RPCMethod {
     static let cost = MethodCost.immediate
     static let summary = "The OpenRPC document describing every method."
 
-    func handle(_ params: NoParams, context: RequestContext) async throws -> RawJSONResult {
-        RawJSONResult(raw: RawJSON(bytes: OpenRPCDocument.bytes))
-    }
-}
-
-/// A result that is already JSON; encodes as itself.
-struct RawJSONResult: Encodable, Sendable {
-    var raw: RawJSON
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(try JSONParser.parse(raw.bytes))
+    func handle(_ params: NoParams, context: RequestContext) async throws -> RawJSON {
+        OpenRPCDocument.compact
     }
 }

@@ -17,22 +17,27 @@ struct ToolsCallMethod: RPCMethod {
 
     let table: MethodTable
 
-    func handle(_ params: Params, context: RequestContext) async throws -> JSONValue {
+    func handle(_ params: Params, context: RequestContext) async throws -> RawJSON {
         guard let method = MCPToolCatalog.method(forTool: params.name), let handler = table[method] else {
             throw RPCError.invalidParams(path: "name", "unknown tool \(params.name)")
         }
         do {
             let raw = try await handler.call(params.arguments ?? .object([:]), context: context)
-            let result = try JSONParser.parse(raw.bytes)
-            var content: [JSONValue] = [["type": "text", "text": .string(result.jsonString)]]
-            content += Self.mediaContent(in: result)
-            return ["content": .array(content), "structuredContent": result, "isError": false]
+            // The method's result is spliced in as it was encoded, twice (as text and as structured
+            // content); it is parsed once, only to find the files and images it names.
+            let media = Self.mediaContent(in: try JSONParser.parse(raw.bytes))
+            var out = Array(#"{"content":[{"text":"#.utf8)
+            out += JSONValue.string(String(decoding: raw.bytes, as: UTF8.self)).serialized
+            out += Array(#","type":"text"}"#.utf8)
+            for item in media { out += [UInt8(ascii: ",")] + item.serialized }
+            out += Array(#"],"isError":false,"structuredContent":"#.utf8) + raw.bytes + [UInt8(ascii: "}")]
+            return RawJSON(bytes: out)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
             let e = RPCError(error)
             let text = "\(e.message) (\(e.code.rawValue))" + (e.data.map { ": \($0.jsonString)" } ?? "")
-            return ["content": [["type": "text", "text": .string(text)]], "structuredContent": ["error": e.json], "isError": true]
+            return RawJSON(["content": [["type": "text", "text": .string(text)]], "structuredContent": ["error": e.json], "isError": true])
         }
     }
 

@@ -1,0 +1,31 @@
+/// A protocol the application speaks over the same connection besides the native one (the worker's
+/// MCP adapter, say). JSONRPC offers the hooks and knows nothing of the protocol itself: the
+/// dialect recognises itself in `initialize`, answers it, names its cancel notification, and
+/// decides how a request's progress goes out.
+public protocol ProtocolDialect: Sendable {
+    /// A short name, reported in ``ClientSession/dialect`` (`mcp`).
+    var name: String { get }
+    /// Whether an `initialize` with this `protocolVersion` selects the dialect.
+    func recognises(protocolVersion: String) -> Bool
+    /// The `initialize` result in this dialect.
+    func initializeResult(protocolVersion: String, server: ServerIdentity, policy: JSONValue?) -> RawJSON
+    /// The cancel notification of this dialect (its method and the params key of the request id).
+    /// A request it cancels gets no response once the session speaks the dialect.
+    var cancelNotification: (method: String, idKey: String) { get }
+    /// How a request's progress goes out, from its params; nil for the native `$/progress`.
+    func progressReporter(for params: JSONValue?) -> (any ProgressReporter)?
+}
+
+/// Who the server is, for a dialect's `initialize` reply.
+public struct ServerIdentity: Sendable {
+    public var name: String
+    public var version: String
+}
+
+/// Turns one request's progress into a dialect's notifications; keeps whatever per-request state
+/// it needs (monotonic values, throttling).
+public protocol ProgressReporter: Sendable {
+    /// The notification for progress `done` of `total` (`done` nil: one more item finished);
+    /// nil drops the update.
+    func notification(done: Int?, total: Int?, message: String?) -> (method: String, params: JSONValue)?
+}

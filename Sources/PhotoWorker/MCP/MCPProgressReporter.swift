@@ -1,0 +1,46 @@
+import JSONRPC
+import Synchronization
+
+/// One request's `notifications/progress` for its `progressToken`. MCP wants values that only
+/// increase; updates closer than `minimumInterval` are dropped unless they complete the total, so a
+/// batch of thousands does not flood the host. Items without a count advance the value by one.
+final class MCPProgressReporter: ProgressReporter {
+    private struct State {
+        var lastValue = 0.0
+        var lastAt: ContinuousClock.Instant?
+        var items = 0
+    }
+
+    let token: JSONValue
+    let minimumInterval: Duration
+    private let state = Mutex(State())
+
+    init(token: JSONValue) {
+        self.token = token
+        minimumInterval = .milliseconds(50)
+    }
+
+    func notification(done: Int?, total: Int?, message: String?) -> (method: String, params: JSONValue)? {
+        let now = ContinuousClock.now
+        let value: Double? = state.withLock { s in
+            let value: Double
+            if let done {
+                value = Double(done)
+            } else {
+                s.items += 1
+                value = Double(s.items)
+            }
+            let completes = total.map { value >= Double($0) } ?? false
+            if value <= s.lastValue { return nil }
+            if let last = s.lastAt, now - last < minimumInterval, !completes { return nil }
+            s.lastValue = value
+            s.lastAt = now
+            return value
+        }
+        guard let value else { return nil }
+        var params: [String: JSONValue] = ["progressToken": token, "progress": .double(value)]
+        if let total { params["total"] = .int(total) }
+        if let message { params["message"] = .string(message) }
+        return ("notifications/progress", .object(params))
+    }
+}
