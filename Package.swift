@@ -48,7 +48,10 @@ let package = Package(
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["photoworker", "JSONRPC", "Imaging"]),
+        // Spawned-worker helpers, local HTTP servers, the corpus and hostile-input checks, shared by
+        // the end-to-end tests and the in-process tests of the core.
+        .target(name: "PhotoWorkerTestSupport", dependencies: ["JSONRPC", "Imaging"], path: "Tests/PhotoWorkerTestSupport"),
+        .testTarget(name: "EndToEndTests", dependencies: ["photoworker", "JSONRPC", "Imaging", "PhotoWorkerTestSupport"]),
     ]
 )
 

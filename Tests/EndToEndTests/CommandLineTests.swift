@@ -1,4 +1,5 @@
 import Foundation
+import PhotoWorkerTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import PhotoWorkerTestSupport
 import Testing
 
 @Suite(.timeLimit(TestTiming.minutes(1)))

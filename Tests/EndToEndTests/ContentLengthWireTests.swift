@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import PhotoWorkerTestSupport
 import Testing
 
 /// The worker spoken to with LSP's Content-Length framing, as editors' stock clients do: it

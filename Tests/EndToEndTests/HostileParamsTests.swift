@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import PhotoWorkerTestSupport
 import Testing
 
 /// Wrong types in every parameter of every method: generated from `initialize`'s method list and a

@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import JSONRPC
+import PhotoWorkerTestSupport
 import Testing
 
 #if canImport(Glibc)

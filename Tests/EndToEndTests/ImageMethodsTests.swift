@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import JSONRPC
+import PhotoWorkerTestSupport
 import Testing
 
 /// Every image method over the real binary: results, options and errors.

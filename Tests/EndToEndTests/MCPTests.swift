@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import PhotoWorkerTestSupport
 import Testing
 
 /// MCP conventions over the same stdio (the SDK-level tests live in clients/mcp).

@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import PhotoWorkerTestSupport
 import Testing
 
 /// Outputs never replace a file the worker could not have made unless the request says `"overwrite": true`.

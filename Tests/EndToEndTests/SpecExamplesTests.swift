@@ -1,4 +1,5 @@
 import JSONRPC
+import PhotoWorkerTestSupport
 import Testing
 
 /// The examples section of the JSON-RPC 2.0 specification, with our method names substituted.

@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import PhotoWorkerTestSupport
 import Testing
 
 /// `--urls public` (MCP sessions' default) and `--urls none`, through the real binary. The tests'

@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import PhotoWorkerTestSupport
 import Testing
 
 /// URL sources against a local HTTP server the test starts on 127.0.0.1.

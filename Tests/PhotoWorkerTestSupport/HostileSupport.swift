@@ -8,39 +8,39 @@ import Glibc
 #endif
 
 /// A fresh empty folder under the system temp directory; removed by `remove()`.
-struct TempFolder {
-    let path: String
+package struct TempFolder {
+    package let path: String
 
-    init(_ label: String) throws {
+    package init(_ label: String) throws {
         path = NSTemporaryDirectory() + "photoworker-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
+    package func remove() { try? FileManager.default.removeItem(atPath: path) }
 
-    var contents: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+    package var contents: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
 }
 
 extension JSONValue {
     /// `error.code` of a reply, nil for a success.
-    var errorCode: Int? { self["error"]?["code"]?.intValue }
+    package var errorCode: Int? { self["error"]?["code"]?.intValue }
 }
 
 extension WorkerProcess {
     /// The worker still answers: a ping comes back with `{}`.
-    func expectServing(_ id: Int = 999_999, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    package func expectServing(_ id: Int = 999_999, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let reply = try await call(id, "ping")
         #expect(reply["result"] == .object([:]), "worker stopped serving: \(reply)", sourceLocation: sourceLocation)
     }
 
     /// Sends a raw line (any bytes, newline appended).
-    func send(bytes line: [UInt8]) { sendBytes(line + [0x0A]) }
+    package func send(bytes line: [UInt8]) { sendBytes(line + [0x0A]) }
 }
 
 /// Checks that a folder holds no temporary files and only complete PNGs (signature and a final
 /// IEND chunk); returns the PNG names.
 @discardableResult
-func expectOnlyCompletePNGs(in folder: String, sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
+package func expectOnlyCompletePNGs(in folder: String, sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
     var pngs: [String] = []
     let iend: [UInt8] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
     let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -64,7 +64,7 @@ func expectOnlyCompletePNGs(in folder: String, sourceLocation: SourceLocation = 
 }
 
 /// Whether a process id is gone (or a zombie nobody reaped yet, which runs no code either).
-func processIsGone(_ pid: pid_t) -> Bool {
+package func processIsGone(_ pid: pid_t) -> Bool {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
     // The state follows the parenthesised command name, which may itself contain spaces.
     guard let close = stat.lastIndex(of: ")") else { return true }
@@ -75,7 +75,7 @@ func processIsGone(_ pid: pid_t) -> Bool {
 /// Processes whose parent is `pid` (from /proc), except a sanitizer runtime's symbolizer: under
 /// ThreadSanitizer the worker's first report starts `llvm-symbolizer` as its child, which is the
 /// runtime's doing, not the worker's.
-func childProcesses(of pid: pid_t) -> [pid_t] {
+package func childProcesses(of pid: pid_t) -> [pid_t] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     return names.compactMap { name -> pid_t? in
         guard let child = pid_t(name),
@@ -89,7 +89,7 @@ func childProcesses(of pid: pid_t) -> [pid_t] {
 }
 
 /// Polls `condition` until it holds or `timeout` passes (a failure guard, not a sleep).
-func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+package func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + TestTiming.guarded(timeout)
     while !condition() {
         if ContinuousClock.now > deadline { return false }

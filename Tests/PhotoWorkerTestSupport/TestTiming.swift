@@ -7,16 +7,16 @@ import Testing
 /// broken worker may keep a test waiting. Under ThreadSanitizer a debug worker runs its pixel work
 /// 5-15x slower, so `scripts/test-sanitizers.sh` sets `PHOTOWORKER_TEST_TIME_SCALE` and every guard
 /// (message waits, exit waits, `eventually`, suite time limits) stretches by that factor.
-enum TestTiming {
-    static let scale: Int = {
+package enum TestTiming {
+    package static let scale: Int = {
         guard let text = ProcessInfo.processInfo.environment["PHOTOWORKER_TEST_TIME_SCALE"],
               let value = Int(text), value >= 1 else { return 1 }
         return min(value, 20)
     }()
 
     /// `duration` stretched by `scale`.
-    static func guarded(_ duration: Duration) -> Duration { duration * scale }
+    package static func guarded(_ duration: Duration) -> Duration { duration * scale }
 
     /// A suite's `.timeLimit` of `minutes`, stretched by `scale`.
-    static func minutes(_ minutes: Int) -> TimeLimitTrait.Duration { .minutes(minutes * scale) }
+    package static func minutes(_ minutes: Int) -> TimeLimitTrait.Duration { .minutes(minutes * scale) }
 }

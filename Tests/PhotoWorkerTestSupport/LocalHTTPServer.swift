@@ -8,8 +8,8 @@ import Glibc
 /// A tiny HTTP/1.1 server on 127.0.0.1 for URL-source tests; routes are fixed by the tests.
 /// It serves each connection on its own thread and stops when deallocated (the listening
 /// socket is closed).
-final class LocalHTTPServer: Sendable {
-    enum Response: Sendable {
+package final class LocalHTTPServer: Sendable {
+    package enum Response: Sendable {
         case body(status: Int, contentType: String, bytes: [UInt8])
         case redirect(to: String)
         /// Accept and never answer.
@@ -18,13 +18,13 @@ final class LocalHTTPServer: Sendable {
         case endless
     }
 
-    let port: Int
+    package let port: Int
     /// The loopback address it listens on (127.0.0.2 stands in for a public server in URL-policy tests).
-    let host: String
+    package let host: String
     private let listener: Int32
     private let routes: [String: Response]
 
-    init(routes: [String: Response], host: String = "127.0.0.1") throws {
+    package init(routes: [String: Response], host: String = "127.0.0.1") throws {
         self.routes = routes
         self.host = host
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -63,7 +63,7 @@ final class LocalHTTPServer: Sendable {
         close(listener)
     }
 
-    func url(_ path: String) -> String { "http://\(host):\(port)\(path)" }
+    package func url(_ path: String) -> String { "http://\(host):\(port)\(path)" }
 
     private static func serve(_ fd: Int32, routes: [String: Response]) {
         defer { close(fd) }

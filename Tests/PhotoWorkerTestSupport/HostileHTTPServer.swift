@@ -10,14 +10,14 @@ import Glibc
 /// `/trickle` sends one byte every 100 ms forever, `/huge` declares a 10 GB Content-Length,
 /// `/missing` answers 404, `/loop` redirects to itself, anything else gets a 0-byte 200.
 /// Connection threads end when `stop()` is called or the peer goes away.
-final class HostileHTTPServer: Sendable {
-    let port: UInt16
+package final class HostileHTTPServer: Sendable {
+    package let port: UInt16
     private let listener: Int32
     private let stopped = Atomic<Bool>(false)
     /// Connections accepted so far (to prove the worker really talked to us).
-    let connections = Atomic<Int>(0)
+    package let connections = Atomic<Int>(0)
 
-    init() throws {
+    package init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var one: Int32 = 1
@@ -42,10 +42,10 @@ final class HostileHTTPServer: Sendable {
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    package func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Stops accepting and ends every connection.
-    func stop() {
+    package func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)

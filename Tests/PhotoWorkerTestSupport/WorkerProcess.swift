@@ -8,27 +8,28 @@ import Glibc
 #endif
 
 /// Thrown when an expected message does not arrive in time (a failure guard, not a sleep).
-struct TimedOut: Error, CustomStringConvertible {
-    var what: String
-    var description: String { "timed out waiting for \(what)" }
+package struct TimedOut: Error, CustomStringConvertible {
+    package var what: String
+    package var description: String { "timed out waiting for \(what)" }
+    package init(what: String) { self.what = what }
 }
 
 /// The built `photoworker` binary, spawned over real pipes, with a small client around it.
-final class WorkerProcess: Sendable {
-    let process: Process
+package final class WorkerProcess: Sendable {
+    package let process: Process
     private let stdinHandle: FileHandle
     private let inbox = Inbox()
     private let stderrBuffer = ByteBox()
-    let stdoutReadFD: Int32
+    package let stdoutReadFD: Int32
     /// How this client frames what it sends and reads (the worker detects it and answers in kind).
-    let framing: MessageFraming
+    package let framing: MessageFraming
 
     /// The directory holding the built products (next to the test bundle).
-    static var productsDirectory: URL {
+    package static var productsDirectory: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }
 
-    static var binary: URL {
+    package static var binary: URL {
         let candidate = productsDirectory.appendingPathComponent("photoworker")
         if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         // Fallback: the package's default debug build folder.
@@ -36,7 +37,7 @@ final class WorkerProcess: Sendable {
         return root.appendingPathComponent(".build/debug/photoworker")
     }
 
-    init(_ arguments: [String] = [], environment: [String: String]? = nil,
+    package init(_ arguments: [String] = [], environment: [String: String]? = nil,
          framing: MessageFraming = .ndjson, currentDirectory: String? = nil) throws {
         self.framing = framing
         process = Process()
@@ -99,44 +100,44 @@ final class WorkerProcess: Sendable {
         if process.isRunning { process.terminate() }
     }
 
-    var stderr: String { String(decoding: stderrBuffer.bytes.withLock { $0 }, as: UTF8.self) }
+    package var stderr: String { String(decoding: stderrBuffer.bytes.withLock { $0 }, as: UTF8.self) }
 
     // MARK: Sending
 
     /// Sends one message in this client's framing.
-    func send(raw line: String) {
+    package func send(raw line: String) {
         switch framing {
         case .ndjson: sendBytes(Array(line.utf8) + [0x0A])
         case .contentLength: sendBytes(Array("Content-Length: \(line.utf8.count)\r\n\r\n\(line)".utf8))
         }
     }
 
-    func sendBytes(_ bytes: [UInt8]) {
+    package func sendBytes(_ bytes: [UInt8]) {
         try? stdinHandle.write(contentsOf: Data(bytes))
     }
 
-    func send(_ value: JSONValue) { send(raw: value.jsonString) }
+    package func send(_ value: JSONValue) { send(raw: value.jsonString) }
 
-    func request(_ id: Int, _ method: String, _ params: JSONValue? = nil) {
+    package func request(_ id: Int, _ method: String, _ params: JSONValue? = nil) {
         var o: [String: JSONValue] = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
         if let params { o["params"] = params }
         send(.object(o))
     }
 
-    func notify(_ method: String, _ params: JSONValue? = nil) {
+    package func notify(_ method: String, _ params: JSONValue? = nil) {
         var o: [String: JSONValue] = ["jsonrpc": "2.0", "method": .string(method)]
         if let params { o["params"] = params }
         send(.object(o))
     }
 
-    func cancel(_ id: Int) { notify("$/cancelRequest", ["id": .int(id)]) }
+    package func cancel(_ id: Int) { notify("$/cancelRequest", ["id": .int(id)]) }
 
-    func closeStdin() { try? stdinHandle.close() }
+    package func closeStdin() { try? stdinHandle.close() }
 
     // MARK: Receiving
 
     /// The next message written by the worker; nil at end of stream.
-    func next(timeout: Duration = .seconds(30)) async throws -> JSONValue? {
+    package func next(timeout: Duration = .seconds(30)) async throws -> JSONValue? {
         switch try await inbox.next(timeout: timeout) {
         case .eof: return nil
         case .line(let bytes):
@@ -148,7 +149,7 @@ final class WorkerProcess: Sendable {
     }
 
     /// The next raw line, or Content-Length body (to check framing byte for byte).
-    func nextRawLine(timeout: Duration = .seconds(30)) async throws -> String? {
+    package func nextRawLine(timeout: Duration = .seconds(30)) async throws -> String? {
         switch try await inbox.next(timeout: timeout) {
         case .eof: return nil
         case .line(let bytes): return String(decoding: bytes, as: UTF8.self)
@@ -156,7 +157,7 @@ final class WorkerProcess: Sendable {
     }
 
     /// Reads until the final response for `id`, returning it and everything read before it.
-    func response(_ id: Int, timeout: Duration = .seconds(30)) async throws -> (response: JSONValue, before: [JSONValue]) {
+    package func response(_ id: Int, timeout: Duration = .seconds(30)) async throws -> (response: JSONValue, before: [JSONValue]) {
         var before: [JSONValue] = []
         while let m = try await next(timeout: timeout) {
             if m["id"] == .int(id) && m["method"] == nil { return (m, before) }
@@ -166,13 +167,13 @@ final class WorkerProcess: Sendable {
     }
 
     /// Sends a request and waits for its response.
-    func call(_ id: Int, _ method: String, _ params: JSONValue? = nil) async throws -> JSONValue {
+    package func call(_ id: Int, _ method: String, _ params: JSONValue? = nil) async throws -> JSONValue {
         request(id, method, params)
         return try await response(id).response
     }
 
     /// Waits for the process to end; returns its exit status.
-    func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
+    package func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
         let deadline = ContinuousClock.now + TestTiming.guarded(timeout)
         while process.isRunning {
             if ContinuousClock.now > deadline { throw TimedOut(what: "process exit") }
@@ -182,7 +183,7 @@ final class WorkerProcess: Sendable {
     }
 
     /// Reads everything until end of stream.
-    func drain(timeout: Duration = .seconds(30)) async throws -> [JSONValue] {
+    package func drain(timeout: Duration = .seconds(30)) async throws -> [JSONValue] {
         var out: [JSONValue] = []
         while let m = try await next(timeout: timeout) { out.append(m) }
         return out
@@ -190,8 +191,10 @@ final class WorkerProcess: Sendable {
 }
 
 /// Lines from the worker's stdout, buffered; `next` waits for one with a time limit.
-final class Inbox: Sendable {
-    enum Event: Sendable { case line([UInt8]), eof }
+package final class Inbox: Sendable {
+    package enum Event: Sendable { case line([UInt8]), eof }
+
+    package init() {}
 
     private struct State {
         var buffered: [Event] = []
@@ -203,7 +206,7 @@ final class Inbox: Sendable {
 
     private let state = Mutex(State())
 
-    func push(_ event: Event) {
+    package func push(_ event: Event) {
         let waiter = state.withLock { s -> CheckedContinuation<Event?, Never>? in
             if case .eof = event { s.buffered.append(event) }  // end of stream stays visible to every later read
             if let w = s.waiter {
@@ -216,7 +219,7 @@ final class Inbox: Sendable {
         waiter?.resume(returning: event)
     }
 
-    func next(timeout: Duration) async throws -> Event {
+    package func next(timeout: Duration) async throws -> Event {
         let ticket = state.withLock { s -> Int in
             s.nextTicket += 1
             return s.nextTicket
@@ -257,13 +260,14 @@ final class Inbox: Sendable {
 }
 
 /// Bytes shared between a reader thread and the test.
-final class ByteBox: Sendable {
-    let bytes = Mutex<[UInt8]>([])
+package final class ByteBox: Sendable {
+    package let bytes = Mutex<[UInt8]>([])
+    package init() {}
 }
 
 extension JSONValue {
     /// Element count of an array value; nil otherwise.
-    var arrayCount: Int? {
+    package var arrayCount: Int? {
         if case .array(let a) = self { return a.count }
         return nil
     }
