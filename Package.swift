@@ -45,7 +45,7 @@ let package = Package(
         ),
         // In-process benchmarks: `swift run -c release photobench <suite>` (bench/README.md).
         .executableTarget(name: "photobench", dependencies: ["Imaging"], path: "bench/Sources/photobench"),
-        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"]),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker"]),
         // Spawned-worker helpers, local HTTP servers, the corpus and hostile-input checks, shared by

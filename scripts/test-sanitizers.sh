@@ -113,7 +113,7 @@ run() { # run thread|address
     # halt_on_error=0 for TSan: keep going so one run shows every report; the log files decide.
     # exitcode=0: a report must not change the worker's exit status (tests check it); the logs decide.
     # PHOTOWORKER_TEST_TIME_SCALE stretches the tests' time guards: a sanitized debug worker runs its
-    # pixel work 5-15x slower, and on 2 cores every suite runs at once (Tests/EndToEndTests/TestTiming.swift).
+    # pixel work 5-15x slower, and on 2 cores every suite runs at once (Tests/PhotoWorkerTestSupport/TestTiming.swift).
     PHOTOWORKER_TEST_TIME_SCALE="${PHOTOWORKER_TEST_TIME_SCALE:-4}" \
     TSAN_OPTIONS="log_path=$logs/tsan:halt_on_error=0:exitcode=0:second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}" \
     ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=0:halt_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \

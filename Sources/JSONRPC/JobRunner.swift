@@ -16,9 +16,11 @@ final class JobRunner {
     }
     /// Callers of ``waitForTasks(upTo:)``, resumed when `activeTasks` reaches zero.
     private var taskWaiters = ConditionWaiters()
+    private let timers: any TimerScheduler
 
-    nonisolated init(slots: Int) {
+    nonisolated init(slots: Int, timers: any TimerScheduler) {
         limiter = JobLimiter(slots: slots)
+        self.timers = timers
     }
 
     /// Starts a job's task. A compute job takes its place in the slot queue here, synchronously and
@@ -67,7 +69,7 @@ final class JobRunner {
     func waitForTasks(upTo limit: Duration) async {
         if activeTasks == 0 { return }
         let ticket = taskWaiters.ticket()
-        MainQueueClock.after(limit) { [weak self] in
+        timers.after(limit) { [weak self] in
             Task { @MainActor in self?.taskWaiters.expire(ticket) }
         }
         _ = await withCheckedContinuation { taskWaiters.park(ticket, $0) }
@@ -82,13 +84,4 @@ struct Job: Sendable {
     let context: RequestContext
 
     var usesSlot: Bool { handler.cost == .compute }
-}
-
-/// Timers on the main queue (the protocol side's executor).
-enum MainQueueClock {
-    static func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
-        let nanos = delay.inSeconds * 1e9
-        let capped = min(nanos, 1e16)  // about four months; DispatchTime must not overflow
-        DispatchQueue.main.asyncAfter(deadline: .now() + .nanoseconds(Int(capped)), execute: body)
-    }
 }

@@ -57,13 +57,17 @@ public final class RequestRegistry {
     private var idleWaiters = ConditionWaiters()
     private let writer: MessageWriter
     private let stats: ServerStats
+    private let timers: any TimerScheduler
 
-    nonisolated init(writer: MessageWriter, stats: ServerStats, maxJobs: Int, maxQueue: Int) {
+    /// - Parameter timers: the timeouts' clock (the main queue; a manual one in tests).
+    nonisolated init(writer: MessageWriter, stats: ServerStats, maxJobs: Int, maxQueue: Int,
+                     timers: any TimerScheduler = MainQueueTimers()) {
         self.writer = writer
         self.stats = stats
         self.maxJobs = maxJobs
         self.maxQueue = maxQueue
-        runner = JobRunner(slots: maxJobs)
+        self.timers = timers
+        runner = JobRunner(slots: maxJobs, timers: timers)
     }
 
     /// Registers a request and starts its task, in one step, so a cancel processed after this
@@ -193,7 +197,7 @@ public final class RequestRegistry {
     public func waitUntilIdle(timeout: Duration) async -> Bool {
         if workCount == 0 { return true }
         let ticket = idleWaiters.ticket()
-        MainQueueClock.after(timeout) { [weak self] in
+        timers.after(timeout) { [weak self] in
             Task { @MainActor in self?.idleWaiters.expire(ticket) }
         }
         return await withCheckedContinuation { idleWaiters.park(ticket, $0) }
