@@ -85,7 +85,6 @@ public final class Server {
 
     /// Serves until `exit`, end of input (after draining), a signal or the peer going away.
     /// - Returns: the process exit code; the caller decides how the process ends.
-    @MainActor
     public func run() async -> Int32 {
         for component in configuration.components { component.start() }
         defer { for component in configuration.components.reversed() { component.stop() } }
@@ -131,7 +130,6 @@ public final class Server {
 
     // MARK: - Dispatch
 
-    @MainActor
     private func handle(_ event: FrameEvent) async {
         stats.received.increment()
         switch event {
@@ -170,7 +168,7 @@ public final class Server {
     }
 
     /// Dispatches one message. Returns whether a response will be delivered to `sink`.
-    @MainActor @discardableResult
+    @discardableResult
     private func dispatch(_ message: IncomingMessage, sink: ReplySink) async -> Bool {
         switch message {
         case .invalid(let id, let error):
@@ -190,7 +188,6 @@ public final class Server {
         }
     }
 
-    @MainActor
     private func request(id: RequestID, method: String, params: JSONValue?, sink: ReplySink) async {
         switch method {
         case "exit":
@@ -238,7 +235,6 @@ public final class Server {
         }
     }
 
-    @MainActor
     private func notification(_ method: String, params: JSONValue?) async {
         switch method {
         case "$/cancelRequest":
@@ -265,7 +261,7 @@ public final class Server {
         configuration.dialects.first { $0.cancelNotification.method == method }?.cancelNotification.idKey
     }
 
-    @MainActor @discardableResult
+    @discardableResult
     private func cancel(_ params: JSONValue?, key: String, silently: Bool = false) -> Bool {
         guard let raw = params?[key], let id = RequestID(json: raw) else {
             logger.debug("cancel without a readable id", metadata: ["key": "\(key)"])
@@ -276,7 +272,6 @@ public final class Server {
 
     // MARK: - Ending
 
-    @MainActor
     private func exitRequested() async {
         let code = lifecycle.requestExit()
         logger.debug("exit requested", metadata: ["code": "\(code)"])
@@ -284,7 +279,6 @@ public final class Server {
         registry.terminateAll(reason: "exit requested")
     }
 
-    @MainActor
     private func finishExit() async {
         await registry.waitForTasks(upTo: .seconds(5))
         writer.flush()
@@ -292,7 +286,6 @@ public final class Server {
 
     /// Cancels everything with -32802, waits briefly for tasks to clean up, flushes, and makes
     /// ``run()`` return `exitCode`.
-    @MainActor
     func terminate(reason: String, exitCode: Int32) async {
         guard !terminating.exchange(true, ordering: .relaxed) else { return }
         lifecycle.beginShutdown()
