@@ -30,6 +30,11 @@ let package = Package(
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Imaging", dependencies: ["CCodecs"]),
+        // OpenBLAS's CBLAS (Debian's libopenblas-dev), for the inference engine's convolutions.
+        .systemLibrary(name: "COpenBLAS"),
+        // A small inference engine for fixed convolutional networks (U²-Netp's subject map); knows
+        // nothing of JSON-RPC or stickers. Weights converted by scripts/gen-u2netp.py.
+        .target(name: "Inference", dependencies: ["COpenBLAS"], resources: [.copy("Resources")]),
         .target(
             name: "PhotoWorker",
             dependencies: ["JSONRPC", "Imaging", "CSyscalls", .product(name: "Logging", package: "swift-log")],
@@ -46,6 +51,7 @@ let package = Package(
         // In-process benchmarks: `swift run -c release photobench <suite>` (bench/README.md).
         .executableTarget(name: "photobench", dependencies: ["Imaging"], path: "bench/Sources/photobench"),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "InferenceTests", dependencies: ["Inference", "Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker"]),
         // Spawned-worker helpers, local HTTP servers, the corpus and hostile-input checks, shared by
@@ -66,7 +72,7 @@ for target in package.targets where target.type != .system && !["CCodecs", "CSys
     ]
     // Pixel loops are unusable unoptimised; the library targets are always built with -O
     // so debug test runs exercise the same code at realistic speed.
-    if ["Imaging"].contains(target.name) {
+    if ["Imaging", "Inference"].contains(target.name) {
         settings.append(.unsafeFlags(["-O"]))
     }
     target.swiftSettings = settings

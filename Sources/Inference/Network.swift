@@ -1,0 +1,175 @@
+import COpenBLAS
+import Foundation
+
+/// A fixed-shape convolutional network (U²-Netp) loaded from the worker's own format
+/// (scripts/gen-u2netp.py): immutable and `Sendable`, so one instance serves every job at once.
+///
+/// Only the ops the output depends on run (the side outputs' sigmoids are dropped at load), and
+/// each intermediate tensor is released after its last reader, so memory holds the live skip
+/// connections rather than every activation. Cancellation is checked between layers and, inside
+/// convolutions, per band of rows.
+public final class Network: Sendable {
+    enum Step: Sendable {
+        case conv(Convolution, input: Int, output: Int)
+        case relu(input: Int, output: Int)
+        case maxPool(input: Int, output: Int)
+        case resize(input: Int, output: Int, height: Int, width: Int)
+        case concat(inputs: [Int], output: Int)
+        case add(Int, Int, output: Int)
+        case sigmoid(input: Int, output: Int)
+
+        var inputs: [Int] {
+            switch self {
+            case .conv(_, let i, _), .relu(let i, _), .maxPool(let i, _), .resize(let i, _, _, _), .sigmoid(let i, _): [i]
+            case .concat(let ins, _): ins
+            case .add(let a, let b, _): [a, b]
+            }
+        }
+
+        var output: Int {
+            switch self {
+            case .conv(_, _, let o), .relu(_, let o), .maxPool(_, let o), .resize(_, let o, _, _), .concat(_, let o),
+                 .add(_, _, let o), .sigmoid(_, let o): o
+            }
+        }
+    }
+
+    public let name: String
+    /// The input the network takes: channels, height, width.
+    public let inputChannels: Int, inputHeight: Int, inputWidth: Int
+    /// Weights and biases.
+    public let parameterCount: Int
+    private let inputTensor: Int
+    private let outputTensor: Int
+    private let tensorCount: Int
+    private let steps: [Step]
+    /// For each step, the tensors it is the last reader of (released after it runs).
+    private let releases: [[Int]]
+
+    init(graph: NetworkGraph, weights: [Float]) throws {
+        name = graph.name
+        inputChannels = graph.input.channels
+        inputHeight = graph.input.height
+        inputWidth = graph.input.width
+        inputTensor = graph.input.tensor
+        outputTensor = graph.output
+        tensorCount = graph.tensors
+        parameterCount = graph.parameters
+        guard weights.count == graph.parameters else {
+            throw InferenceError.modelDamaged("\(weights.count) weights for \(graph.parameters) parameters")
+        }
+        func slice(_ offset: Int?, _ count: Int) throws -> [Float] {
+            guard let offset, offset >= 0, offset + count <= weights.count else {
+                throw InferenceError.modelDamaged("weights out of range")
+            }
+            return Array(weights[offset..<offset + count])
+        }
+        var all: [Step] = []
+        for op in graph.ops {
+            guard op.out >= 0 && op.out < graph.tensors, op.inputs.allSatisfy({ $0 >= 0 && $0 < graph.tensors }) else {
+                throw InferenceError.modelDamaged("tensor reference out of range")
+            }
+            switch op.op {
+            case .conv:
+                guard let cin = op.cin, let cout = op.cout, let k = op.k, k == 1 || k == 3 else {
+                    throw InferenceError.modelDamaged("conv without its shape")
+                }
+                let conv = Convolution(inChannels: cin, outChannels: cout, kernel: k, dilation: op.dilation ?? 1,
+                                       relu: op.relu ?? false, weights: try slice(op.weights, cout * cin * k * k),
+                                       bias: try slice(op.bias, cout))
+                all.append(.conv(conv, input: op.inputs[0], output: op.out))
+            case .relu: all.append(.relu(input: op.inputs[0], output: op.out))
+            case .maxpool: all.append(.maxPool(input: op.inputs[0], output: op.out))
+            case .resize:
+                guard let h = op.height, let w = op.width else { throw InferenceError.modelDamaged("resize without a size") }
+                all.append(.resize(input: op.inputs[0], output: op.out, height: h, width: w))
+            case .concat: all.append(.concat(inputs: op.inputs, output: op.out))
+            case .add:
+                guard op.inputs.count == 2 else { throw InferenceError.modelDamaged("add of \(op.inputs.count) tensors") }
+                all.append(.add(op.inputs[0], op.inputs[1], output: op.out))
+            case .sigmoid: all.append(.sigmoid(input: op.inputs[0], output: op.out))
+            }
+        }
+        // Keep what the output depends on, walking back from it.
+        var needed = Set([graph.output])
+        var kept: [Step] = []
+        for step in all.reversed() where needed.contains(step.output) {
+            kept.append(step)
+            needed.formUnion(step.inputs)
+        }
+        steps = kept.reversed()
+        guard steps.last?.output == graph.output else { throw InferenceError.modelDamaged("nothing computes the output") }
+        var last = [Int: Int]()
+        for (i, step) in steps.enumerated() { for t in step.inputs { last[t] = i } }
+        var releases = [[Int]](repeating: [], count: steps.count)
+        for (t, i) in last where t != graph.output { releases[i].append(t) }
+        self.releases = releases
+    }
+
+    /// Loads `name.json` and `name.bin` from the module's resources.
+    public static func load(named name: String) throws -> Network {
+        guard let graphURL = Bundle.module.url(forResource: name, withExtension: "json"),
+              let weightsURL = Bundle.module.url(forResource: name, withExtension: "bin") else {
+            throw InferenceError.modelMissing("\(name).json / \(name).bin are not in the Inference resource bundle")
+        }
+        let graph: NetworkGraph
+        do {
+            graph = try JSONDecoder().decode(NetworkGraph.self, from: Data(contentsOf: graphURL))
+        } catch {
+            throw InferenceError.modelDamaged("\(name).json: \(error)")
+        }
+        guard let bytes = try? Data(contentsOf: weightsURL), bytes.count % 4 == 0 else {
+            throw InferenceError.modelDamaged("\(name).bin is unreadable or not whole floats")
+        }
+        let weights = bytes.withUnsafeBytes { raw in
+            (0..<bytes.count / 4).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+        }
+        // One BLAS thread per call: the worker already runs one job per core.
+        openblas_set_num_threads(1)
+        return try Network(graph: graph, weights: weights)
+    }
+
+    /// U²-Netp, loaded on first use and shared (nil with the reason if it cannot be loaded).
+    public static let u2netp: Result<Network, InferenceError> = {
+        do {
+            return .success(try load(named: "u2netp"))
+        } catch let e as InferenceError {
+            return .failure(e)
+        } catch {
+            return .failure(.modelDamaged("\(error)"))
+        }
+    }()
+
+    /// Runs the network on `input` (`inputChannels x inputHeight x inputWidth`).
+    /// - Parameter isCancelled: polled between layers and per band of rows inside convolutions.
+    public func forward(_ input: Tensor, isCancelled: () -> Bool = { false }) throws -> Tensor {
+        guard input.channels == inputChannels, input.height == inputHeight, input.width == inputWidth else {
+            throw InferenceError.badInput("expected \(inputChannels)x\(inputHeight)x\(inputWidth), got \(input.channels)x\(input.height)x\(input.width)")
+        }
+        var tensors = [Tensor?](repeating: nil, count: tensorCount)
+        tensors[inputTensor] = input
+        func take(_ t: Int) throws -> Tensor {
+            guard let v = tensors[t] else { throw InferenceError.modelDamaged("tensor \(t) read before it is written") }
+            return v
+        }
+        for (i, step) in steps.enumerated() {
+            if isCancelled() { throw CancellationError() }
+            let result: Tensor
+            switch step {
+            case .conv(let conv, let input, _): result = try conv.apply(try take(input), isCancelled: isCancelled)
+            case .relu(let input, _): result = Elementwise.relu(try take(input))
+            case .maxPool(let input, _): result = Pooling.maxPool2x2(try take(input))
+            case .resize(let input, _, let h, let w): result = BilinearResize.resize(try take(input), height: h, width: w)
+            case .concat(let inputs, _): result = try Elementwise.concat(try inputs.map(take))
+            case .add(let a, let b, _): result = try Elementwise.add(try take(a), try take(b))
+            case .sigmoid(let input, _): result = Elementwise.sigmoid(try take(input))
+            }
+            tensors[step.output] = result
+            for t in releases[i] { tensors[t] = nil }
+        }
+        return try take(outputTensor)
+    }
+
+    /// Ops that run per forward pass (after dropping what the output does not need).
+    public var stepCount: Int { steps.count }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Imaging
+@testable import Inference
+import Testing
+
+/// U²-Netp in Swift against onnxruntime's output on the same inputs (Fixtures/u2netp-reference.json,
+/// written by scripts/gen-u2netp.py): corpus PNGs sampled to 320x320 at pixel centres, normalised
+/// as rembg does, every 8th pixel of the final map compared.
+struct U2NetpReferenceTests {
+    struct Reference: Decodable {
+        var photo: String
+        var step: Int
+        var mean: Double
+        var samples: [Float]
+    }
+
+    struct Fixture: Decodable {
+        var size: Int
+        var mean: [Float]
+        var std: [Float]
+        var references: [Reference]
+    }
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func fixture() throws -> Fixture {
+        let url = try #require(Bundle.module.url(forResource: "u2netp-reference", withExtension: "json", subdirectory: "Fixtures"))
+        return try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
+    }
+
+    /// The input the script fed onnxruntime, built the same way from our own PNG decode.
+    static func input(_ photo: String, fixture: Fixture) throws -> Tensor {
+        let bytes = try Data(contentsOf: root.appendingPathComponent("corpus/photos/\(photo)"))
+        let image = try ImageCodec.decode(Array(bytes)).image
+        let size = fixture.size, w = image.width, h = image.height
+        var maxValue: UInt8 = 0
+        for i in 0..<(w * h) { for c in 0..<3 { maxValue = max(maxValue, image.pixels[4 * i + c]) } }
+        let scale = Float(max(1, maxValue))
+        var data = [Float](repeating: 0, count: 3 * size * size)
+        for y in 0..<size {
+            let sy = Int((Double(y) + 0.5) * Double(h) / Double(size))
+            for x in 0..<size {
+                let sx = Int((Double(x) + 0.5) * Double(w) / Double(size))
+                for c in 0..<3 {
+                    let v = Float(image.pixels[4 * (sy * w + sx) + c]) / scale
+                    data[c * size * size + y * size + x] = (v - fixture.mean[c]) / fixture.std[c]
+                }
+            }
+        }
+        return Tensor(channels: 3, height: size, width: size, data: data)
+    }
+
+    @Test func theMapMatchesOnnxruntimeWithin1e3() throws {
+        let network = try Network.u2netp.get()
+        let fixture = try Self.fixture()
+        #expect(!fixture.references.isEmpty)
+        for reference in fixture.references {
+            let map = try network.forward(try Self.input(reference.photo, fixture: fixture))
+            #expect(map.channels == 1 && map.height == fixture.size && map.width == fixture.size)
+            var worst: Float = 0
+            var i = 0
+            for y in stride(from: 0, to: fixture.size, by: reference.step) {
+                for x in stride(from: 0, to: fixture.size, by: reference.step) {
+                    worst = max(worst, abs(map.data[y * fixture.size + x] - reference.samples[i]))
+                    i += 1
+                }
+            }
+            #expect(i == reference.samples.count)
+            #expect(worst <= 1e-3, "\(reference.photo): max abs difference \(worst)")
+            let mean = map.data.reduce(0, +) / Float(map.data.count)
+            #expect(abs(Double(mean) - reference.mean) <= 1e-3, "\(reference.photo): mean \(mean) vs \(reference.mean)")
+        }
+    }
+
+    @Test func aWrongInputShapeIsRefused() throws {
+        let network = try Network.u2netp.get()
+        #expect(throws: InferenceError.self) { try network.forward(Tensor(channels: 3, height: 10, width: 10)) }
+    }
+
+    @Test func cancellationStopsTheForwardPass() throws {
+        let network = try Network.u2netp.get()
+        var polls = 0
+        #expect(throws: CancellationError.self) {
+            try network.forward(Tensor(channels: 3, height: 320, width: 320)) {
+                polls += 1
+                return polls > 5
+            }
+        }
+    }
+}
