@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "Inference", dependencies: ["COpenBLAS"], resources: [.copy("Resources")]),
         .target(
             name: "PhotoWorker",
-            dependencies: ["JSONRPC", "Imaging", "CSyscalls", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JSONRPC", "Imaging", "Inference", "CSyscalls", .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Resources")]
         ),
         .executableTarget(
@@ -49,7 +49,7 @@ let package = Package(
             ]
         ),
         // In-process benchmarks: `swift run -c release photobench <suite>` (bench/README.md).
-        .executableTarget(name: "photobench", dependencies: ["Imaging"], path: "bench/Sources/photobench"),
+        .executableTarget(name: "photobench", dependencies: ["Imaging", "Inference", "COpenBLAS", "PhotoWorker"], path: "bench/Sources/photobench"),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),

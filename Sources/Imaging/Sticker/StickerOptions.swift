@@ -14,6 +14,11 @@ public struct StickerOptions: Sendable {
     /// Whether frontal faces are looked for and a person's head and upper body below each one are
     /// favoured as subject (`FaceDetector`, `PersonPrior`). Off, the cut uses bottom-up cues alone.
     public var detectsFaces: Bool
+    /// A learned subject map (U²-Netp's, say): when given, it is the cut's main prior and the
+    /// classical saliency maps only help where it is unsure (see `StickerExtractor`).
+    public var subjectMap: SubjectMap?
+    /// How much the learned map weighs against the classical saliency in the cut's prior (0...1).
+    public var subjectMapWeight: Float = 0.7
 
     public init(
         outlineWidth: Int = 0,

@@ -15,6 +15,8 @@ struct ImageStickerMethod: RPCMethod {
         var output: OutputSpec
         /// Also write the full-size subject mask (greyscale PNG, 255 = subject).
         var maskOutput: OutputSpec?
+        /// `network` (default) or `classical`.
+        var segmenter: Segmenter?
     }
 
     struct Result: Encodable, Sendable {
@@ -23,6 +25,8 @@ struct ImageStickerMethod: RPCMethod {
         var boundingBox: Box
         var coverage: Double
         var confidence: Double
+        /// The segmenter that ran.
+        var segmenter: Segmenter
         var ms: Double
     }
 
@@ -35,7 +39,8 @@ struct ImageStickerMethod: RPCMethod {
             throw RPCError.invalidParams(path: "maskOutput.format", "the mask is written as PNG")
         }
         let decoded = try await services.loader.load(params.source, access: access)
-        let sticker = try await StickerStage.extract(decoded.image, outline: params.outline, on: services.compute)
+        let (sticker, segmenter) = try await StickerStage.extract(decoded.image, outline: params.outline,
+                                                                  segmenter: params.segmenter ?? .network, on: services.compute)
         let output = try await OutputWriter.write(sticker.image, to: params.output, access: access, on: services.compute)
         var mask: OutputResult?
         if let spec = params.maskOutput {
@@ -44,6 +49,7 @@ struct ImageStickerMethod: RPCMethod {
         }
         return Result(
             output: output, mask: mask, boundingBox: Box(sticker.boundingBox),
-            coverage: sticker.reportedCoverage, confidence: sticker.reportedConfidence, ms: start.millisecondsElapsed)
+            coverage: sticker.reportedCoverage, confidence: sticker.reportedConfidence, segmenter: segmenter,
+            ms: start.millisecondsElapsed)
     }
 }

@@ -15,6 +15,8 @@ struct PackExportMethod: RPCMethod {
         /// Photos to cut stickers from first.
         var sources: [ImageSource]?
         var outline: OutlineSpec?
+        /// `network` (default) or `classical` (see ``Segmenter``).
+        var segmenter: Segmenter?
         var columns: Int?
         var cellSize: Int?
         var padding: Int?
@@ -52,7 +54,8 @@ struct PackExportMethod: RPCMethod {
         }
         if let dir = params.filesDir { try access.prepareDirectory(dir, create: true) }
 
-        let stickers = try await loadStickers(items, fromPhotos: fromPhotos, outline: params.outline, access: access, context: context)
+        let stickers = try await loadStickers(items, fromPhotos: fromPhotos, outline: params.outline,
+                                          segmenter: params.segmenter ?? .network, access: access, context: context)
         let inner = cell - 2 * padding
         let filesDir = params.filesDir
         let outputSpec = params.output
@@ -101,7 +104,8 @@ struct PackExportMethod: RPCMethod {
     }
 
     /// Loads (or cuts out) every sticker, in parallel within the job limit, in input order.
-    private func loadStickers(_ items: [ImageSource], fromPhotos: Bool, outline: OutlineSpec?, access: FileAccess,
+    private func loadStickers(_ items: [ImageSource], fromPhotos: Bool, outline: OutlineSpec?, segmenter: Segmenter,
+                              access: FileAccess,
                               context: RequestContext) async throws -> [Image] {
         let loader = services.loader
         let compute = services.compute
@@ -111,7 +115,8 @@ struct PackExportMethod: RPCMethod {
         try await BoundedTaskGroup.run(count: items.count, width: width) { i in
             let image = try await loader.load(items[i], access: access).image
             guard fromPhotos else { return image }
-            return try await StickerStage.extract(image, outline: outline ?? OutlineSpec(width: 8), on: compute).image
+            return try await StickerStage.extract(image, outline: outline ?? OutlineSpec(width: 8), segmenter: segmenter,
+                                                  on: compute).sticker.image
         } handle: { i, outcome in
             out[i] = try outcome.get()  // the first failure fails the export
             done += 1

@@ -12,6 +12,8 @@ struct PhotoProcessMethod: RPCMethod {
         var source: ImageSource
         var count: Int?
         var outline: OutlineSpec?
+        /// `network` (default) or `classical` (see ``Segmenter``).
+        var segmenter: Segmenter?
         var output: OutputDirectorySpec
         /// File-name stem; default: the source file's name.
         var name: String?
@@ -27,6 +29,7 @@ struct PhotoProcessMethod: RPCMethod {
         guard !name.isEmpty, !name.contains("/") else { throw RPCError.invalidParams(path: "name", "must be a plain file name") }
         return try await PhotoProcessor(services: services, access: access).process(
             params.source, name: name, count: count, outline: params.outline ?? OutlineSpec(width: 8), directory: params.output.dir,
+            segmenter: params.segmenter ?? .network,
             overwrite: params.output.overwrite ?? false)
     }
 }

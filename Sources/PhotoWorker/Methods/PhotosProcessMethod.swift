@@ -14,6 +14,8 @@ struct PhotosProcessMethod: RPCMethod {
         var sources: [ImageSource]
         var count: Int?
         var outline: OutlineSpec?
+        /// `network` (default) or `classical` (see ``Segmenter``).
+        var segmenter: Segmenter?
         var output: OutputDirectorySpec
         var maxConcurrency: Int?
     }
@@ -48,9 +50,11 @@ struct PhotosProcessMethod: RPCMethod {
         var completed = 0, failed = 0
         let sources = params.sources
         let dir = params.output.dir, overwrite = params.output.overwrite ?? false
+        let segmenter = params.segmenter ?? .network
         try await BoundedTaskGroup.run(count: sources.count, width: width) { index in
             let name = String(repeating: "0", count: digits - String(index).count) + "\(index)-" + PhotoProcessor.stem(for: sources[index])
-            return try await processor.process(sources[index], name: name, count: count, outline: outline, directory: dir, cached: false, overwrite: overwrite)
+            return try await processor.process(sources[index], name: name, count: count, outline: outline, directory: dir,
+                                         segmenter: segmenter, cached: false, overwrite: overwrite)
         } handle: { index, outcome in
             // Progress first, then the item: an MCP host, which sees both as
             // notifications/progress, then gets strictly increasing values with the total.

@@ -38,6 +38,8 @@ public struct PhotoProcessor: Sendable {
         public var boundingBox: Box
         public var coverage: Double
         public var confidence: Double
+        /// The segmenter that cut the sticker out.
+        public var segmenter: Segmenter
         public var timings: Timings
     }
 
@@ -47,16 +49,18 @@ public struct PhotoProcessor: Sendable {
     ///   - cached: keep the decoded photo in the cache (single photos yes, batches no).
     ///   - overwrite: replace existing files that are not images (the output folder's `overwrite`).
     public func process(_ source: ImageSource, name: String, count: Int, outline: OutlineSpec?, directory: String,
-                        cached: Bool = true, overwrite: Bool = false) async throws -> Result {
+                        segmenter: Segmenter = .network, cached: Bool = true, overwrite: Bool = false) async throws -> Result {
         let start = ContinuousClock.now
         let decoded = try await services.loader.load(source, access: access, cached: cached)
         let decodeMs = start.millisecondsElapsed
         let image = decoded.image
 
         let compute = services.compute
-        async let stickerTimed = Self.timed { try await StickerStage.extract(image, outline: outline, on: compute) }
+        async let stickerTimed = Self.timed {
+            try await StickerStage.extract(image, outline: outline, segmenter: segmenter, on: compute)
+        }
         async let paletteTimed = Self.timed { try await PaletteStage.palette(image, count: count, on: compute) }
-        let (sticker, stickerMs) = try await stickerTimed
+        let ((sticker, used), stickerMs) = try await stickerTimed
         let (palette, paletteMs) = try await paletteTimed
 
         let (gradient, gradientMs) = try await Self.timed {
@@ -77,7 +81,7 @@ public struct PhotoProcessor: Sendable {
             sticker: FileRef(path: stickerPath, width: s.width, height: s.height, bytes: s.bytes),
             gradientSticker: FileRef(path: gradientPath, width: g.width, height: g.height, bytes: g.bytes),
             boundingBox: Box(sticker.boundingBox), coverage: sticker.reportedCoverage,
-            confidence: sticker.reportedConfidence,
+            confidence: sticker.reportedConfidence, segmenter: used,
             timings: Timings(
                 decodeMs: decodeMs, stickerMs: stickerMs, paletteMs: paletteMs, gradientMs: gradientMs,
                 writeMs: writeStart.millisecondsElapsed, totalMs: start.millisecondsElapsed))

@@ -1,11 +1,29 @@
 import Foundation
 import Imaging
+import Inference
 
 /// Sticker work shared by `image.sticker`, `photo.process` and `pack.export`.
 enum StickerStage {
-    static func extract(_ image: Image, outline: OutlineSpec?, on compute: ComputePool) async throws -> Sticker {
-        let options = (outline ?? OutlineSpec(width: 0)).stickerOptions
-        return try await compute.run { try StickerExtractor.extract(from: image, options: options) }
+    /// The cut-out, and the segmenter that made it.
+    static func extract(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter,
+                        on compute: ComputePool) async throws -> (sticker: Sticker, segmenter: Segmenter) {
+        let base = (outline ?? OutlineSpec(width: 0)).stickerOptions
+        return try await compute.run {
+            var options = base
+            var used = segmenter
+            if segmenter == .network {
+                do {
+                    // Settings chosen on the tuning half of sticker-dev (bench/README.md): the map of the
+                    // photo and of its mirror image, weighted 0.8 against the classical saliency, cut at 320 px.
+                    options.subjectMap = try SubjectNetwork.map(for: image, mirrored: true)
+                    options.subjectMapWeight = 0.8
+                    options.workingSize = 320
+                } catch is InferenceError {
+                    used = .classical
+                }
+            }
+            return (try StickerExtractor.extract(from: image, options: options), used)
+        }
     }
 
     static func writeMask(_ mask: Mask, to spec: OutputSpec, access: FileAccess) throws -> OutputResult {

@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import PhotoWorker
 
 /// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split] [--no-faces]`
 ///
@@ -18,6 +19,7 @@ enum StickerBench {
         var split = false
         var dump: String?
         var options = StickerOptions()
+        var useNet = false, netOnly = false, mirror = false
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -28,6 +30,10 @@ enum StickerBench {
             case "--dump": i += 1; dump = args[i]
             case "--working-size": i += 1; options.workingSize = Int(args[i]) ?? options.workingSize
             case "--no-faces": options.detectsFaces = false
+            case "--net": useNet = true
+            case "--mirror": mirror = true
+            case "--net-only": useNet = true; netOnly = true
+            case "--net-weight": i += 1; options.subjectMapWeight = Float(args[i]) ?? options.subjectMapWeight
             default: throw BenchError("unknown argument \(args[i])")
             }
             i += 1
@@ -41,6 +47,17 @@ enum StickerBench {
         var ious: [Double] = [], times: [Double] = [], confidences: [Double] = [], cpuTimes: [Double] = []
         for pair in pairs {
             let start = DispatchTime.now().uptimeNanoseconds, cpuStart = threadCPUTime()
+            var options = options
+            if useNet { options.subjectMap = try SubjectNetwork.map(for: pair.image, mirrored: mirror) }
+            if netOnly, let map = options.subjectMap {
+                // The network alone: its map at 0.5, resampled to the photo.
+                let m = map.thresholdMask(width: pair.image.width, height: pair.image.height)
+                let iou = m.intersectionOverUnion(pair.truth)
+                ious.append(iou); times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                confidences.append(1); cpuTimes.append((threadCPUTime() - cpuStart) * 1000)
+                if verbose { print(String(format: "%@  IoU %.3f", pair.name, iou)) }
+                continue
+            }
             let sticker = try StickerExtractor.extract(from: pair.image, options: options)
             let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
             cpuTimes.append((threadCPUTime() - cpuStart) * 1000)

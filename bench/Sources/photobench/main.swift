@@ -7,6 +7,7 @@ let suites: [String: ([String]) throws -> Void] = [
     "palette": PaletteBench.run,
     "sticker": StickerBench.run,
     "faces": FaceBench.run,
+    "u2net": U2NetBench.run,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())

