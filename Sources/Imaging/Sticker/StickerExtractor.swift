@@ -112,8 +112,11 @@ public enum StickerExtractor {
         // scores higher on the tuning half.
         if labels.allSatisfy({ $0 == 0 }) { labels = pixelLabels }
         // The consensus loses what either cut shaved off: regrow it by colour within a band round its edge.
-        labels = try ConsensusGrowth.grow(work, consensus: labels,
-                                          bandWidth: 0.04 * Float(max(work.width, work.height)))
+        // With a learned map the network already keeps thin parts; regrowing them gains nothing.
+        if options.subjectMap == nil {
+            labels = try ConsensusGrowth.grow(work, consensus: labels,
+                                              bandWidth: 0.04 * Float(max(work.width, work.height)))
+        }
         MaskCleanup.keepMainComponents(&labels, width: work.width, height: work.height, relativeSize: 0.2)
         MaskCleanup.fillHoles(&labels, width: work.width, height: work.height, maxRelativeSize: 0.1)
         let subject = labels.reduce(0) { $0 + Int($1) }

@@ -14,10 +14,10 @@ enum StickerStage {
             if segmenter == .network {
                 do {
                     // Settings chosen on the tuning half of sticker-dev (bench/README.md): the map of the
-                    // photo and of its mirror image, weighted 0.8 against the classical saliency, cut at 320 px.
+                    // photo and of its mirror image, weighted 0.8 against the classical saliency, cut at 480 px.
                     options.subjectMap = try SubjectNetwork.map(for: image, mirrored: true)
                     options.subjectMapWeight = 0.8
-                    options.workingSize = 320
+                    options.workingSize = 480
                 } catch is InferenceError {
                     used = .classical
                 }
