@@ -1,7 +1,7 @@
 /// Bilinear resampling with PyTorch's half-pixel centres (ONNX `pytorch_half_pixel`, as the export
 /// has it): source coordinate `(dst + 0.5) * in / out - 0.5`, clamped to the image.
 enum BilinearResize {
-    static func resize(_ x: Tensor, height oh: Int, width ow: Int, pool: BufferPool) -> Tensor {
+    static func resize(_ x: Tensor, height oh: Int, width ow: Int) -> Tensor {
         let h = x.height, w = x.width
         if oh == h && ow == w { return x }
         func taps(_ n: Int, _ inN: Int) -> [(Int, Int, Float)] {
@@ -13,7 +13,7 @@ enum BilinearResize {
             }
         }
         let ys = taps(oh, h), xs = taps(ow, w)
-        var out = pool.take(x.channels * oh * ow)
+        var out = [Float](repeating: 0, count: x.channels * oh * ow)
         x.data.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
                 for c in 0..<x.channels {

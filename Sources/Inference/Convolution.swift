@@ -19,12 +19,12 @@ struct Convolution: Sendable {
     /// Column-matrix budget per band, in floats.
     static let bandFloats = 1 << 20
 
-    func apply(_ x: Tensor, pool: BufferPool, isCancelled: () -> Bool) throws -> Tensor {
+    func apply(_ x: Tensor, isCancelled: () -> Bool) throws -> Tensor {
         guard x.channels == inChannels else {
             throw InferenceError.modelDamaged("conv expects \(inChannels) channels, got \(x.channels)")
         }
         let h = x.height, w = x.width, plane = h * w
-        var out = pool.take(outChannels * plane)
+        var out = [Float](repeating: 0, count: outChannels * plane)
         let k = inChannels * kernel * kernel
         if kernel == 1 {
             x.data.withUnsafeBufferPointer { src in
@@ -37,10 +37,7 @@ struct Convolution: Sendable {
             }
         } else {
             let bandRows = max(1, min(h, Self.bandFloats / max(1, k * w)))
-            if pool.columns.count < k * bandRows * w { pool.columns = [Float](repeating: 0, count: k * bandRows * w) }
-            var columns = pool.columns
-            pool.columns = []  // held here, so writing it does not copy
-            defer { pool.columns = columns }
+            var columns = [Float](repeating: 0, count: k * bandRows * w)
             var y0 = 0
             while y0 < h {
                 if isCancelled() { throw CancellationError() }

@@ -2,18 +2,13 @@ import Foundation
 
 /// Channel concatenation, addition (residuals), ReLU and the logistic sigmoid.
 enum Elementwise {
-    static func concat(_ parts: [Tensor], pool: BufferPool) throws -> Tensor {
+    static func concat(_ parts: [Tensor]) throws -> Tensor {
         guard let first = parts.first, parts.allSatisfy({ $0.height == first.height && $0.width == first.width }) else {
             throw InferenceError.modelDamaged("concat of tensors of different sizes")
         }
-        var data = pool.take(parts.reduce(0) { $0 + $1.data.count })
-        var offset = 0
-        data.withUnsafeMutableBufferPointer { out in
-            for p in parts {
-                p.data.withUnsafeBufferPointer { out.baseAddress!.advanced(by: offset).update(from: $0.baseAddress!, count: $0.count) }
-                offset += p.data.count
-            }
-        }
+        var data: [Float] = []
+        data.reserveCapacity(parts.reduce(0) { $0 + $1.data.count })
+        for p in parts { data += p.data }
         return Tensor(channels: parts.reduce(0) { $0 + $1.channels }, height: first.height, width: first.width, data: data)
     }
 

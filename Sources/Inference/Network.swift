@@ -147,7 +147,6 @@ public final class Network: Sendable {
             throw InferenceError.badInput("expected \(inputChannels)x\(inputHeight)x\(inputWidth), got \(input.channels)x\(input.height)x\(input.width)")
         }
         var tensors = [Tensor?](repeating: nil, count: tensorCount)
-        let pool = BufferPool()
         tensors[inputTensor] = input
         func take(_ t: Int) throws -> Tensor {
             guard let v = tensors[t] else { throw InferenceError.modelDamaged("tensor \(t) read before it is written") }
@@ -157,21 +156,16 @@ public final class Network: Sendable {
             if isCancelled() { throw CancellationError() }
             let result: Tensor
             switch step {
-            case .conv(let conv, let input, _): result = try conv.apply(try take(input), pool: pool, isCancelled: isCancelled)
+            case .conv(let conv, let input, _): result = try conv.apply(try take(input), isCancelled: isCancelled)
             case .relu(let input, _): result = Elementwise.relu(try take(input))
-            case .maxPool(let input, _): result = Pooling.maxPool2x2(try take(input), pool: pool)
-            case .resize(let input, _, let h, let w): result = BilinearResize.resize(try take(input), height: h, width: w, pool: pool)
-            case .concat(let inputs, _): result = try Elementwise.concat(try inputs.map(take), pool: pool)
+            case .maxPool(let input, _): result = Pooling.maxPool2x2(try take(input))
+            case .resize(let input, _, let h, let w): result = BilinearResize.resize(try take(input), height: h, width: w)
+            case .concat(let inputs, _): result = try Elementwise.concat(try inputs.map(take))
             case .add(let a, let b, _): result = try Elementwise.add(try take(a), try take(b))
             case .sigmoid(let input, _): result = Elementwise.sigmoid(try take(input))
             }
             tensors[step.output] = result
-            for t in releases[i] {
-                if let dead = tensors[t], t != inputTensor {
-                    tensors[t] = nil
-                    pool.give(dead.data)
-                }
-            }
+            for t in releases[i] { tensors[t] = nil }
         }
         return try take(outputTensor)
     }

@@ -1,9 +1,9 @@
 /// 2x2 max pooling, stride 2, ceil mode: an odd last row or column pools what it has.
 enum Pooling {
-    static func maxPool2x2(_ x: Tensor, pool: BufferPool) -> Tensor {
+    static func maxPool2x2(_ x: Tensor) -> Tensor {
         let h = x.height, w = x.width
         let oh = (h + 1) / 2, ow = (w + 1) / 2
-        var out = pool.take(x.channels * oh * ow)
+        var out = [Float](repeating: 0, count: x.channels * oh * ow)
         x.data.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
                 for c in 0..<x.channels {
