@@ -8,51 +8,44 @@ public enum SubjectNetwork {
     static let mean: [Float] = [0.485, 0.456, 0.406]
     static let std: [Float] = [0.229, 0.224, 0.225]
 
-    /// - Parameter mirrored: also run the mirrored photo and average the two maps (one more pass;
-    ///   steadier maps).
+    /// - Parameter mirrored: also run the mirror image and average the two maps (one more pass on
+    ///   the 320x320 copy; steadier maps).
     /// - Throws: ``InferenceError`` if the model cannot be loaded; `CancellationError`.
     public static func map(for image: Image, mirrored: Bool) throws -> SubjectMap {
-        let direct = try map(for: image)
-        guard mirrored else { return direct }
-        let flipped = try map(for: image.mirrored())
-        let w = direct.width
-        var values = direct.values
-        for y in 0..<direct.height {
-            for x in 0..<w { values[y * w + x] = 0.5 * (values[y * w + x] + flipped.values[y * w + (w - 1 - x)]) }
+        let network = try Network.u2netp.get()
+        let w = network.inputWidth, h = network.inputHeight
+        let small = try Resampler.resize(image, width: w, height: h)
+        let input = tensor(small)
+        var values = try network.forward(input) { Cancellation.isRequested }.data
+        if mirrored {
+            let flipped = try network.forward(Self.mirrored(input)) { Cancellation.isRequested }.data
+            for y in 0..<h {
+                for x in 0..<w { values[y * w + x] = 0.5 * (values[y * w + x] + flipped[y * w + (w - 1 - x)]) }
+            }
         }
-        return SubjectMap(width: w, height: direct.height, values: values)
+        return SubjectMap(width: w, height: h, values: values)
     }
 
-    /// One pass on the photo as it is.
-    static func map(for image: Image) throws -> SubjectMap {
-        let network = try Network.u2netp.get()
-        let size = network.inputWidth
-        let small = try Resampler.resize(image, width: size, height: network.inputHeight)
-        let plane = size * network.inputHeight
+    /// The network's input for a photo already at its size.
+    static func tensor(_ small: Image) -> Tensor {
+        let plane = small.width * small.height
         var peak: UInt8 = 1
         for i in 0..<plane { peak = max(peak, small.pixels[4 * i], small.pixels[4 * i + 1], small.pixels[4 * i + 2]) }
         let scale = 1 / Float(peak)
         var data = [Float](repeating: 0, count: 3 * plane)
         for i in 0..<plane {
-            for c in 0..<3 {
-                data[c * plane + i] = (Float(small.pixels[4 * i + c]) * scale - mean[c]) / std[c]
-            }
+            for c in 0..<3 { data[c * plane + i] = (Float(small.pixels[4 * i + c]) * scale - mean[c]) / std[c] }
         }
-        let out = try network.forward(Tensor(channels: 3, height: network.inputHeight, width: size, data: data)) {
-            Cancellation.isRequested
-        }
-        return SubjectMap(width: out.width, height: out.height, values: out.data)
+        return Tensor(channels: 3, height: small.height, width: small.width, data: data)
     }
-}
 
-extension Image {
-    /// The image mirrored left to right.
-    func mirrored() -> Image {
-        var out = self
-        for y in 0..<height {
-            for x in 0..<width {
-                let s = 4 * (y * width + (width - 1 - x)), d = 4 * (y * width + x)
-                for c in 0..<4 { out.pixels[d + c] = pixels[s + c] }
+    /// The tensor mirrored left to right.
+    static func mirrored(_ t: Tensor) -> Tensor {
+        var out = t
+        for c in 0..<t.channels {
+            for y in 0..<t.height {
+                let row = (c * t.height + y) * t.width
+                for x in 0..<t.width { out.data[row + x] = t.data[row + t.width - 1 - x] }
             }
         }
         return out
