@@ -1,5 +1,6 @@
 import COpenBLAS
 import Foundation
+import Imaging
 import Inference
 
 /// `photobench u2net [--rounds N]`: U²-Netp forward passes at 320x320 on one core (one BLAS
@@ -10,6 +11,10 @@ enum U2NetBench {
         var rounds = 5
         if let i = args.firstIndex(of: "--rounds"), i + 1 < args.count, let n = Int(args[i + 1]) { rounds = n }
         let network = try Network.u2netp.get()
+        if let i = args.firstIndex(of: "--maps"), i + 2 < args.count {
+            try writeMaps(network, from: args[i + 1], to: args[i + 2])
+            return
+        }
         var input = Tensor(channels: 3, height: 320, width: 320)
         for i in 0..<input.data.count { input.data[i] = Float((i * 7919) % 255) / 255 * 4 - 2 }
         _ = try network.forward(input)  // warm up (weights paged in, BLAS buffers)
@@ -24,5 +29,34 @@ enum U2NetBench {
         let core = String(cString: openblas_get_corename())
         print(String(format: "u2netp forward 320x320, 1 thread (OpenBLAS %@): best %.3f s, median %.3f s over %d",
                      core, times[0], times[times.count / 2], rounds))
+    }
+
+    /// `--maps DIR OUT`: the map of every photo in DIR, fed as gen-u2netp.py feeds onnxruntime (sampled
+    /// at pixel centres to 320x320, divided by the maximum, ImageNet mean and deviation), written to
+    /// OUT/NAME.f32 (raw little-endian floats) for bench/u2net_exactness.py.
+    static func writeMaps(_ network: Network, from dir: String, to out: String) throws {
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let mean: [Float] = [0.485, 0.456, 0.406], std: [Float] = [0.229, 0.224, 0.225]
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".png") }.sorted()
+        for name in names {
+            let image = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\(name)")))).image
+            let size = 320, w = image.width, h = image.height
+            var peak: UInt8 = 0
+            for i in 0..<(w * h) { for c in 0..<3 { peak = max(peak, image.pixels[4 * i + c]) } }
+            let scale = Float(max(1, peak))
+            var data = [Float](repeating: 0, count: 3 * size * size)
+            for y in 0..<size {
+                let sy = Int((Double(y) + 0.5) * Double(h) / Double(size))
+                for x in 0..<size {
+                    let sx = Int((Double(x) + 0.5) * Double(w) / Double(size))
+                    for c in 0..<3 {
+                        data[c * size * size + y * size + x] = (Float(image.pixels[4 * (sy * w + sx) + c]) / scale - mean[c]) / std[c]
+                    }
+                }
+            }
+            let map = try network.forward(Tensor(channels: 3, height: size, width: size, data: data))
+            try map.data.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: "\(out)/\(name).f32")) }
+        }
+        print("wrote \(names.count) maps to \(out)")
     }
 }
