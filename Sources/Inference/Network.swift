@@ -108,9 +108,9 @@ public final class Network: Sendable {
 
     /// Loads `name.json` and `name.bin` from the module's resources.
     public static func load(named name: String) throws -> Network {
-        guard let graphURL = Bundle.module.url(forResource: name, withExtension: "json"),
-              let weightsURL = Bundle.module.url(forResource: name, withExtension: "bin") else {
-            throw InferenceError.modelMissing("\(name).json / \(name).bin are not in the Inference resource bundle")
+        guard let graphURL = resource("\(name).json"), let weightsURL = resource("\(name).bin") else {
+            throw InferenceError.modelMissing(
+                "\(name).json / \(name).bin: PhotoWorker_Inference.resources is not beside the executable")
         }
         let graph: NetworkGraph
         do {
@@ -127,6 +127,18 @@ public final class Network: Sendable {
         // One BLAS thread per call: the worker already runs one job per core.
         openblas_set_num_threads(1)
         return try Network(graph: graph, weights: weights)
+    }
+
+    /// A model file: in the resource bundle beside the executable (SwiftPM's layout), else in the
+    /// source tree (development builds and tests). Not `Bundle.module`, which stops the process when
+    /// the bundle is missing: a worker copied without it must still serve (with the classical cut).
+    static func resource(_ file: String) -> URL? {
+        let candidates = [
+            Bundle.main.bundleURL.appendingPathComponent("PhotoWorker_Inference.resources/Resources/\(file)"),
+            Bundle.main.bundleURL.appendingPathComponent("PhotoWorker_Inference.resources/\(file)"),
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Resources/\(file)"),
+        ]
+        return candidates.first { FileManager.default.fileExists(atPath: $0.path) }
     }
 
     /// U²-Netp, loaded on first use and shared (nil with the reason if it cannot be loaded).

@@ -24,8 +24,10 @@ struct FaultTests {
         return .array(photos.map { ["path": .string($0.path)] })
     }
 
+    /// The classical cut: these tests are about the surroundings failing, and must stay quick under
+    /// the thread sanitizer (the network pass is many times slower instrumented).
     static func batch(into folder: TempFolder) -> JSONValue {
-        ["sources": batchSources, "output": ["dir": .string(folder.path + "/out")], "count": 3]
+        ["sources": batchSources, "output": ["dir": .string(folder.path + "/out")], "count": 3, "segmenter": "classical"]
     }
 
     /// Reads lines from `fd` with poll(2) (no reader thread, so the test may close `fd` afterwards)
