@@ -23,3 +23,26 @@ public struct Tensor: Sendable, Equatable {
     /// Pixels per channel.
     public var planeSize: Int { height * width }
 }
+
+extension Tensor {
+    /// A network input from RGBA pixels: sampled to `size` x `size` at pixel centres (nearest; the
+    /// identity when the pixels already have that size), divided by the brightest channel value, then
+    /// normalised per channel with `mean` and `std` (ImageNet's, for U²-Netp, as rembg feeds it).
+    public static func normalizedRGB(rgba: [UInt8], width w: Int, height h: Int, size: Int,
+                                     mean: [Float], std: [Float]) -> Tensor {
+        var peak: UInt8 = 1
+        for i in 0..<(w * h) { peak = max(peak, rgba[4 * i], rgba[4 * i + 1], rgba[4 * i + 2]) }
+        let scale = 1 / Float(peak), plane = size * size
+        var data = [Float](repeating: 0, count: 3 * plane)
+        for y in 0..<size {
+            let sy = Int((Double(y) + 0.5) * Double(h) / Double(size))
+            for x in 0..<size {
+                let sx = Int((Double(x) + 0.5) * Double(w) / Double(size))
+                for c in 0..<3 {
+                    data[c * plane + y * size + x] = (Float(rgba[4 * (sy * w + sx) + c]) * scale - mean[c]) / std[c]
+                }
+            }
+        }
+        return Tensor(channels: 3, height: size, width: size, data: data)
+    }
+}

@@ -32,22 +32,8 @@ struct U2NetpReferenceTests {
     static func input(_ photo: String, fixture: Fixture) throws -> Tensor {
         let bytes = try Data(contentsOf: root.appendingPathComponent("corpus/photos/\(photo)"))
         let image = try ImageCodec.decode(Array(bytes)).image
-        let size = fixture.size, w = image.width, h = image.height
-        var maxValue: UInt8 = 0
-        for i in 0..<(w * h) { for c in 0..<3 { maxValue = max(maxValue, image.pixels[4 * i + c]) } }
-        let scale = Float(max(1, maxValue))
-        var data = [Float](repeating: 0, count: 3 * size * size)
-        for y in 0..<size {
-            let sy = Int((Double(y) + 0.5) * Double(h) / Double(size))
-            for x in 0..<size {
-                let sx = Int((Double(x) + 0.5) * Double(w) / Double(size))
-                for c in 0..<3 {
-                    let v = Float(image.pixels[4 * (sy * w + sx) + c]) / scale
-                    data[c * size * size + y * size + x] = (v - fixture.mean[c]) / fixture.std[c]
-                }
-            }
-        }
-        return Tensor(channels: 3, height: size, width: size, data: data)
+        return .normalizedRGB(rgba: image.pixels, width: image.width, height: image.height, size: fixture.size,
+                              mean: fixture.mean, std: fixture.std)
     }
 
     @Test func theMapMatchesOnnxruntimeWithin1e3() throws {

@@ -28,15 +28,7 @@ public enum SubjectNetwork {
 
     /// The network's input for a photo already at its size.
     static func tensor(_ small: Image) -> Tensor {
-        let plane = small.width * small.height
-        var peak: UInt8 = 1
-        for i in 0..<plane { peak = max(peak, small.pixels[4 * i], small.pixels[4 * i + 1], small.pixels[4 * i + 2]) }
-        let scale = 1 / Float(peak)
-        var data = [Float](repeating: 0, count: 3 * plane)
-        for i in 0..<plane {
-            for c in 0..<3 { data[c * plane + i] = (Float(small.pixels[4 * i + c]) * scale - mean[c]) / std[c] }
-        }
-        return Tensor(channels: 3, height: small.height, width: small.width, data: data)
+        .normalizedRGB(rgba: small.pixels, width: small.width, height: small.height, size: small.width, mean: mean, std: std)
     }
 
     /// The tensor mirrored left to right.

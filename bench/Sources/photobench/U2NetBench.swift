@@ -40,21 +40,9 @@ enum U2NetBench {
         let names = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".png") }.sorted()
         for name in names {
             let image = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\(name)")))).image
-            let size = 320, w = image.width, h = image.height
-            var peak: UInt8 = 0
-            for i in 0..<(w * h) { for c in 0..<3 { peak = max(peak, image.pixels[4 * i + c]) } }
-            let scale = Float(max(1, peak))
-            var data = [Float](repeating: 0, count: 3 * size * size)
-            for y in 0..<size {
-                let sy = Int((Double(y) + 0.5) * Double(h) / Double(size))
-                for x in 0..<size {
-                    let sx = Int((Double(x) + 0.5) * Double(w) / Double(size))
-                    for c in 0..<3 {
-                        data[c * size * size + y * size + x] = (Float(image.pixels[4 * (sy * w + sx) + c]) / scale - mean[c]) / std[c]
-                    }
-                }
-            }
-            let map = try network.forward(Tensor(channels: 3, height: size, width: size, data: data))
+            let input = Tensor.normalizedRGB(rgba: image.pixels, width: image.width, height: image.height, size: 320,
+                                             mean: mean, std: std)
+            let map = try network.forward(input)
             try map.data.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: "\(out)/\(name).f32")) }
         }
         print("wrote \(names.count) maps to \(out)")
