@@ -13,23 +13,15 @@ enum BilinearResize {
             }
         }
         let ys = taps(oh, h), xs = taps(ow, w)
-        var out = [Float](repeating: 0, count: x.channels * oh * ow)
-        x.data.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                for c in 0..<x.channels {
-                    let s = src.baseAddress! + c * h * w
-                    let o = dst.baseAddress! + c * oh * ow
-                    for (oy, (y0, y1, fy)) in ys.enumerated() {
-                        let r0 = s + y0 * w, r1 = s + y1 * w
-                        for (ox, (x0, x1, fx)) in xs.enumerated() {
-                            let top = r0[x0] + (r0[x1] - r0[x0]) * fx
-                            let bottom = r1[x0] + (r1[x1] - r1[x0]) * fx
-                            o[oy * ow + ox] = top + (bottom - top) * fy
-                        }
-                    }
+        return x.mapPlanes(height: oh, width: ow) { s, o in
+            for (oy, (y0, y1, fy)) in ys.enumerated() {
+                let r0 = s + y0 * w, r1 = s + y1 * w
+                for (ox, (x0, x1, fx)) in xs.enumerated() {
+                    let top = r0[x0] + (r0[x1] - r0[x0]) * fx
+                    let bottom = r1[x0] + (r1[x1] - r1[x0]) * fx
+                    o[oy * ow + ox] = top + (bottom - top) * fy
                 }
             }
         }
-        return Tensor(channels: x.channels, height: oh, width: ow, data: out)
     }
 }

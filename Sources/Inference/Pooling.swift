@@ -3,22 +3,14 @@ enum Pooling {
     static func maxPool2x2(_ x: Tensor) -> Tensor {
         let h = x.height, w = x.width
         let oh = (h + 1) / 2, ow = (w + 1) / 2
-        var out = [Float](repeating: 0, count: x.channels * oh * ow)
-        x.data.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                for c in 0..<x.channels {
-                    let s = src.baseAddress! + c * h * w
-                    let o = dst.baseAddress! + c * oh * ow
-                    for oy in 0..<oh {
-                        let y0 = 2 * oy, y1 = min(y0 + 1, h - 1)
-                        for ox in 0..<ow {
-                            let x0 = 2 * ox, x1 = min(x0 + 1, w - 1)
-                            o[oy * ow + ox] = max(max(s[y0 * w + x0], s[y0 * w + x1]), max(s[y1 * w + x0], s[y1 * w + x1]))
-                        }
-                    }
+        return x.mapPlanes(height: oh, width: ow) { s, o in
+            for oy in 0..<oh {
+                let y0 = 2 * oy, y1 = min(y0 + 1, h - 1)
+                for ox in 0..<ow {
+                    let x0 = 2 * ox, x1 = min(x0 + 1, w - 1)
+                    o[oy * ow + ox] = max(max(s[y0 * w + x0], s[y0 * w + x1]), max(s[y1 * w + x0], s[y1 * w + x1]))
                 }
             }
         }
-        return Tensor(channels: x.channels, height: oh, width: ow, data: out)
     }
 }

@@ -46,3 +46,18 @@ extension Tensor {
         return Tensor(channels: 3, height: size, width: size, data: data)
     }
 }
+
+extension Tensor {
+    /// A tensor with this one's channels at `height` x `width`, each output plane written by `body`
+    /// from the matching input plane (pooling, resizing).
+    func mapPlanes(height oh: Int, width ow: Int,
+                   _ body: (_ source: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>) -> Void) -> Tensor {
+        var out = [Float](repeating: 0, count: channels * oh * ow)
+        data.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for c in 0..<channels { body(src.baseAddress! + c * planeSize, dst.baseAddress! + c * oh * ow) }
+            }
+        }
+        return Tensor(channels: channels, height: oh, width: ow, data: out)
+    }
+}
