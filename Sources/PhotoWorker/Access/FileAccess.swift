@@ -221,10 +221,11 @@ public struct FileAccess: Sendable {
     /// Creates the folder `path` and its missing parents inside `scope`; returns it opened (`O_PATH`).
     static func createDirectories(_ path: String, in scope: AccessPolicy.Scope) throws -> Int32 {
         guard case .within(let roots) = scope else {
-            do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            } catch {
-                throw Failure.system((error as NSError).code == NSFileWriteNoPermissionError ? EACCES : EIO)
+            // mkdir -p, keeping the system's reason for a failure.
+            var prefix = path.hasPrefix("/") ? "" : "."
+            for component in path.split(separator: "/") {
+                prefix += "/" + component
+                if mkdir(prefix, 0o755) != 0 && errno != EEXIST { throw Failure.system(errno) }
             }
             return try open(path, in: scope, flags: O_PATH | O_DIRECTORY)
         }
