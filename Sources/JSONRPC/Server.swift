@@ -189,21 +189,15 @@ public final class Server {
     }
 
     private func request(id: RequestID, method: String, params: JSONValue?, sink: ReplySink) async {
-        switch method {
-        case "exit":
+        if method == "exit" {
             sink.deliver(OutgoingMessage.success(id: id, result: .emptyObject))
             await exitRequested()
             return
-        case "$/cancelRequest":
-            let found = cancel(params, key: "id")
+        }
+        if let key = cancelKey(method) {
+            let found = cancel(params, key: key)
             sink.deliver(OutgoingMessage.success(id: id, result: RawJSON(["cancelled": .bool(found)])))
             return
-        default:
-            if let key = dialectCancelKey(method) {
-                let found = cancel(params, key: key)
-                sink.deliver(OutgoingMessage.success(id: id, result: RawJSON(["cancelled": .bool(found)])))
-                return
-            }
         }
         if lifecycle.isShuttingDown && method != ShutdownMethod.name {
             sink.deliver(OutgoingMessage.failure(id: id, error: RPCError(
@@ -236,13 +230,12 @@ public final class Server {
     }
 
     private func notification(_ method: String, params: JSONValue?) async {
+        if let key = cancelKey(method) {
+            // A dialect's cancel is silent (no response at all) once the session speaks that dialect.
+            cancel(params, key: key, silently: lifecycle.dialect?.cancelNotification.method == method)
+            return
+        }
         switch method {
-        case "$/cancelRequest":
-            cancel(params, key: "id")
-        case _ where dialectCancelKey(method) != nil:
-            // Silent (no response at all) only once the session speaks that dialect.
-            let silent = lifecycle.dialect.map { $0.cancelNotification.method == method } ?? false
-            cancel(params, key: dialectCancelKey(method)!, silently: silent)
         case "exit":
             await exitRequested()
         default:
@@ -256,9 +249,11 @@ public final class Server {
         }
     }
 
-    /// The id key of a dialect's cancel notification named `method` (accepted in any session).
-    private func dialectCancelKey(_ method: String) -> String? {
-        configuration.dialects.first { $0.cancelNotification.method == method }?.cancelNotification.idKey
+    /// The params key of the request id if `method` cancels: `$/cancelRequest`, or a dialect's cancel
+    /// notification (accepted in any session).
+    private func cancelKey(_ method: String) -> String? {
+        if method == "$/cancelRequest" { return "id" }
+        return configuration.dialects.first { $0.cancelNotification.method == method }?.cancelNotification.idKey
     }
 
     @discardableResult

@@ -46,23 +46,21 @@ public struct ImageLoader: Sendable {
                      cached: Bool = true) async throws -> DecodedImage {
         let options = DecodeOptions(maxPixels: self.options.maxPixels, allowTruncated: allowTruncated, shrinkOnLoad: shrink)
         let variant = (shrink?.description ?? "full") + (allowTruncated ? "+t" : "")
-        if case .path(let p) = source {
-            // Opened once, through the policy: the identity and the bytes come from the same file.
-            let fd = try access.openForReading(p)
-            defer { close(fd) }
-            let fresh = {
-                let data = try Self.readFile(fd, path: p)
-                return try await compute.run { try Self.decode(data, options: options, source: source) }
-            }
-            guard cached else { return try await fresh() }
-            return try await cache.image(for: .init(identity: try Self.identity(of: fd, path: p), variant: variant), load: fresh)
-        }
+        // A path is opened once, through the policy: its identity and its bytes come from the same file.
+        var file: (fd: Int32, path: String)?
+        if case .path(let p) = source { file = (try access.openForReading(p), p) }
+        defer { if let file { close(file.fd) } }
         let fresh = {
-            let data = try await bytes(of: source, access: access)
+            let data: [UInt8]
+            if let file {
+                data = try Self.readFile(file.fd, path: file.path)
+            } else {
+                data = try await bytes(of: source, access: access)
+            }
             return try await compute.run { try Self.decode(data, options: options, source: source) }
         }
         guard cached else { return try await fresh() }
-        return try await cache.image(for: .init(identity: identity(of: source), variant: variant), load: fresh)
+        return try await cache.image(for: .init(identity: try identity(of: source, file: file), variant: variant), load: fresh)
     }
 
     /// Header facts without a full decode.
@@ -83,22 +81,21 @@ public struct ImageLoader: Sendable {
         }
     }
 
-    private func identity(of source: ImageSource) -> String {
+    /// The cache identity of a source. A file's is its device, inode, size and modification time, read
+    /// from the opened file (so an edited or replaced file is decoded afresh).
+    private func identity(of source: ImageSource, file: (fd: Int32, path: String)?) throws -> String {
+        if let file {
+            var st = stat()
+            guard fstat(file.fd, &st) == 0 else {
+                throw WorkerError.sourceUnavailable(source: file.path, reason: String(cString: strerror(errno)))
+            }
+            return "file:\(st.st_dev):\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+        }
         switch source {
         case .url(let u): return "url:\(u.absoluteString)"
         case .data(let d): return "data:\(FNV1a.hash(d)):\(d.count)"
-        case .path(let p): return "path:\(p)"  // paths go through identity(of: fd, path:)
+        case .path(let p): return "path:\(p)"  // not reached: a path is always opened first
         }
-    }
-
-    /// A file's cache identity: its device, inode, size and modification time (so an edited or
-    /// replaced file is decoded afresh).
-    static func identity(of fd: Int32, path: String) throws -> String {
-        var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno)))
-        }
-        return "file:\(st.st_dev):\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
     }
 
     /// Reads an opened regular file from its start. Directories, FIFOs and devices are refused up

@@ -12,18 +12,16 @@ public struct SubjectMap: Sendable {
         self.values = values
     }
 
-    /// Bilinear resampling to `w` x `h` (half-pixel centres), clamped to 0...1.
+    /// Bilinear resampling to `w` x `h` with pixel-centre alignment (`PlaneResampler.RowEnlarger`,
+    /// which serves reduction as well: each output sample reads the four source samples around it).
     func resampled(width w: Int, height h: Int) -> [Float] {
+        let enlarger = PlaneResampler.RowEnlarger(width: width, height: height, targetWidth: w, targetHeight: h)
         var out = [Float](repeating: 0, count: w * h)
-        for y in 0..<h {
-            let sy = min(max((Float(y) + 0.5) * Float(height) / Float(h) - 0.5, 0), Float(height - 1))
-            let y0 = Int(sy), y1 = min(y0 + 1, height - 1), fy = sy - Float(y0)
-            for x in 0..<w {
-                let sx = min(max((Float(x) + 0.5) * Float(width) / Float(w) - 0.5, 0), Float(width - 1))
-                let x0 = Int(sx), x1 = min(x0 + 1, width - 1), fx = sx - Float(x0)
-                let top = values[y0 * width + x0] * (1 - fx) + values[y0 * width + x1] * fx
-                let bottom = values[y1 * width + x0] * (1 - fx) + values[y1 * width + x1] * fx
-                out[y * w + x] = min(1, max(0, top * (1 - fy) + bottom * fy))
+        var row = [Float](repeating: 0, count: w)
+        values.withUnsafeBufferPointer { src in
+            for y in 0..<h {
+                enlarger.row(y, of: src, into: &row)
+                out.replaceSubrange(y * w..<(y + 1) * w, with: row)
             }
         }
         return out

@@ -93,10 +93,16 @@ public final class SessionPolicy: SessionDelegate {
         state.withLock { $0.urlsRefused = true }
     }
 
+    /// Whether the session is confined to its client's roots: an MCP client that declared them, and
+    /// no folders on the command line.
+    private func followsRoots(_ session: ClientSession) -> Bool {
+        session.dialect == MCPDialect.name && !configuration.confined && session.capabilities?["roots"] != nil
+    }
+
     public func clientInitialized(_ session: ClientSession) {
         let awaiting = state.withLock { s -> Bool in
             s.session = session
-            guard session.dialect == MCPDialect.name, !configuration.confined, session.capabilities?["roots"] != nil else { return false }
+            guard followsRoots(session) else { return false }
             s.roots = .awaiting
             return true
         }
@@ -113,7 +119,7 @@ public final class SessionPolicy: SessionDelegate {
     /// that fails to answer leaves the session in the working directory.
     public func refreshRoots(from peer: Peer) async {
         let wanted = state.withLock { s -> Bool in
-            guard s.session.dialect == MCPDialect.name, !configuration.confined, s.session.capabilities?["roots"] != nil else { return false }
+            guard followsRoots(s.session) else { return false }
             s.roots = .awaiting  // requests wait for the fresh list
             return true
         }

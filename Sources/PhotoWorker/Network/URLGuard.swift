@@ -94,15 +94,15 @@ public final class URLGuard: Sendable {
     /// - Parameter resolvingNames: look names up (false: only literal addresses and the test
     ///   resolver's names are checked here).
     static func check(_ url: URL, policy: URLPolicy, resolvingNames: Bool = true) throws {
-        switch policy {
-        case .any: return
-        case .disabled: throw WorkerError.urlRefused(url: url.absoluteString, rule: "urls-disabled", reason: "this session fetches no URLs (--urls none)")
-        case .public:
-            guard let host = url.host else { return }
+        guard policy != .any, let host = url.host else { return }
+        var addresses: [String] = []
+        if policy == .public {
             let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
             guard resolvingNames || IPAddressClass(literal: bare) != nil || processHooks.hosts[bare.lowercased()] != nil else { return }
-            let addresses = resolve(host, hooks: processHooks)
-            if let error = refusal(host: host, addresses: addresses, url: url.absoluteString, hooks: processHooks) { throw error }
+            addresses = resolve(host, hooks: processHooks)
+        }
+        if let error = refusal(policy, host: host, addresses: addresses, url: url.absoluteString, hooks: processHooks) {
+            throw error
         }
     }
 
@@ -118,7 +118,14 @@ public final class URLGuard: Sendable {
         }
     }
 
-    private static func refusal(host: String, addresses: [String], url: String, hooks: Hooks) -> WorkerError? {
+    /// What `policy` says of a host and the addresses it resolves to: nil to connect, else the refusal.
+    /// The one statement of the rules, for the fetch's early check and the proxy's connection alike.
+    private static func refusal(_ policy: URLPolicy, host: String, addresses: [String], url: String, hooks: Hooks) -> WorkerError? {
+        switch policy {
+        case .any: return nil
+        case .disabled: return .urlRefused(url: url, rule: "urls-disabled", reason: "this session fetches no URLs (--urls none)")
+        case .public: break
+        }
         guard !addresses.isEmpty else { return nil }  // unresolvable: the fetch reports it
         for a in addresses {
             let cls = hooks.publicAddresses.contains(a) ? .public : (IPAddressClass(literal: a) ?? .unspecified)
@@ -210,22 +217,14 @@ public final class URLGuard: Sendable {
             _ = Self.write(client, [5, 7, 0, 1, 0, 0, 0, 0, 0, 0])
             return
         }
-        let addresses = Self.resolve(host, hooks: hooks)
+        let current = policy()
+        let addresses = current == .disabled ? [] : Self.resolve(host, hooks: hooks)
         let key = "\(host):\(port)"
         let display = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
-        switch policy() {
-        case .disabled:
-            refusals.withLock { $0[key] = .urlRefused(url: display, rule: "urls-disabled", reason: "this session fetches no URLs") }
+        if let refused = Self.refusal(current, host: host, addresses: addresses, url: display, hooks: hooks) {
+            refusals.withLock { $0[key] = refused }
             _ = Self.write(client, [5, 2, 0, 1, 0, 0, 0, 0, 0, 0])
             return
-        case .public:
-            if let refused = Self.refusal(host: host, addresses: addresses, url: display, hooks: hooks) {
-                refusals.withLock { $0[key] = refused }
-                _ = Self.write(client, [5, 2, 0, 1, 0, 0, 0, 0, 0, 0])
-                return
-            }
-        case .any:
-            break
         }
         var lastError: Int32 = 0
         guard let remote = addresses.lazy.compactMap({ a -> Int32? in
