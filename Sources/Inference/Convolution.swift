@@ -3,7 +3,9 @@ import COpenBLAS
 /// A stride-1 convolution, 3x3 (any dilation, padding = dilation) or 1x1, with its bias and an
 /// optional ReLU fused into the pass that writes the output.
 ///
-/// The 3x3 case is im2col + SGEMM, in bands of output rows: each band's column matrix is at most
+/// A 3x3 convolution on a feature map of at least `winogradMinimumPlane` pixels runs as Winograd
+/// F(2x2, 3x3) (`WinogradKernel`); on smaller maps, where dilated tiles would mostly fall outside
+/// the image, as im2col + SGEMM in bands of output rows: each band's column matrix is at most
 /// `bandFloats` (a few megabytes, cache-friendly and bounded, rather than the 2 GB a whole-image
 /// im2col of this network would write), and SGEMM writes the band straight into the output planes.
 struct Convolution: Sendable {
@@ -15,90 +17,139 @@ struct Convolution: Sendable {
     /// `outChannels x inChannels x kernel x kernel`, row-major (ONNX's layout).
     let weights: [Float]
     let bias: [Float]
+    /// The same filters, transformed for Winograd (3x3 only).
+    let winograd: WinogradKernel?
 
     /// Column-matrix budget per band, in floats.
     static let bandFloats = 1 << 20
+    /// Pixels per plane from which a 3x3 convolution runs as Winograd.
+    static let winogradMinimumPlane = 6400
 
-    func apply(_ x: Tensor, isCancelled: () -> Bool) throws -> Tensor {
-        guard x.channels == inChannels else {
-            throw InferenceError.modelDamaged("conv expects \(inChannels) channels, got \(x.channels)")
+    init(inChannels: Int, outChannels: Int, kernel: Int, dilation: Int, relu: Bool, weights: [Float], bias: [Float]) {
+        self.inChannels = inChannels
+        self.outChannels = outChannels
+        self.kernel = kernel
+        self.dilation = dilation
+        self.relu = relu
+        self.weights = weights
+        self.bias = bias
+        winograd = kernel == 3
+            ? WinogradKernel(inChannels: inChannels, outChannels: outChannels, dilation: dilation, relu: relu,
+                             weights: weights, bias: bias)
+            : nil
+    }
+
+    /// Convolves the channel concatenation of `parts` (which need not be copied into one tensor:
+    /// the network hands a concat's inputs straight to the convolution that reads it).
+    func apply(_ parts: [Tensor], workspace: inout ConvolutionWorkspace, isCancelled: () -> Bool) throws -> Tensor {
+        guard let first = parts.first, parts.allSatisfy({ $0.height == first.height && $0.width == first.width }) else {
+            throw InferenceError.modelDamaged("conv of tensors of different sizes")
         }
-        let h = x.height, w = x.width, plane = h * w
-        var out = [Float](repeating: 0, count: outChannels * plane)
-        let k = inChannels * kernel * kernel
-        if kernel == 1 {
-            x.data.withUnsafeBufferPointer { src in
-                weights.withUnsafeBufferPointer { wt in
-                    out.withUnsafeMutableBufferPointer { dst in
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(outChannels), Int32(plane), Int32(k),
-                                    1, wt.baseAddress, Int32(k), src.baseAddress, Int32(plane), 0, dst.baseAddress, Int32(plane))
-                    }
+        let channels = parts.reduce(0) { $0 + $1.channels }
+        guard channels == inChannels else {
+            throw InferenceError.modelDamaged("conv expects \(inChannels) channels, got \(channels)")
+        }
+        let h = first.height, w = first.width, plane = h * w
+        // Every path writes every output element.
+        return try Tensor(channels: outChannels, height: h, width: w) { dst in
+            try Self.withPlanes(of: parts) { planes in
+                if let winograd, plane >= Self.winogradMinimumPlane {
+                    try winograd.apply(planes, height: h, width: w, into: dst, workspace: &workspace,
+                                       isCancelled: isCancelled)
+                } else {
+                    try multiply(planes, height: h, width: w, into: dst, workspace: &workspace, isCancelled: isCancelled)
+                    addBias(dst, plane: plane)
                 }
             }
-        } else {
-            let bandRows = max(1, min(h, Self.bandFloats / max(1, k * w)))
-            var columns = [Float](repeating: 0, count: k * bandRows * w)
+        }
+    }
+
+    /// The first pixel of every channel plane of `parts`, in order, valid for the duration of `body`.
+    static func withPlanes<R>(of parts: [Tensor], from index: Int = 0, collected: [UnsafePointer<Float>] = [],
+                              _ body: ([UnsafePointer<Float>]) throws -> R) rethrows -> R {
+        guard index < parts.count else { return try body(collected) }
+        let part = parts[index]
+        return try part.data.withUnsafeBufferPointer { data in
+            let planes = (0..<part.channels).map { data.baseAddress! + $0 * part.planeSize }
+            return try withPlanes(of: parts, from: index + 1, collected: collected + planes, body)
+        }
+    }
+
+    /// The SGEMM paths: 1x1 as a product per run of contiguous planes, 3x3 as banded im2col.
+    private func multiply(_ planes: [UnsafePointer<Float>], height h: Int, width w: Int,
+                          into dst: UnsafeMutablePointer<Float>, workspace: inout ConvolutionWorkspace,
+                          isCancelled: () -> Bool) throws {
+        let plane = h * w
+        let k = inChannels * kernel * kernel
+        if kernel == 1 {
+            // Planes that follow each other in memory (one part) are one SGEMM operand.
+            var c0 = 0
+            while c0 < inChannels {
+                var c1 = c0 + 1
+                while c1 < inChannels && planes[c1] == planes[c1 - 1] + plane { c1 += 1 }
+                weights.withUnsafeBufferPointer { wt in
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(outChannels), Int32(plane),
+                                Int32(c1 - c0), 1, wt.baseAddress! + c0, Int32(k), planes[c0], Int32(plane),
+                                c0 == 0 ? 0 : 1, dst, Int32(plane))
+                }
+                c0 = c1
+            }
+            return
+        }
+        let bandRows = max(1, min(h, Self.bandFloats / max(1, k * w)))
+        try workspace.withBuffer(count: k * bandRows * w) { columns in
             var y0 = 0
             while y0 < h {
                 if isCancelled() { throw CancellationError() }
                 let rows = min(bandRows, h - y0)
                 let n = rows * w
-                fillColumns(x, firstRow: y0, rows: rows, into: &columns)
-                columns.withUnsafeBufferPointer { cols in
-                    weights.withUnsafeBufferPointer { wt in
-                        out.withUnsafeMutableBufferPointer { dst in
-                            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(outChannels), Int32(n), Int32(k),
-                                        1, wt.baseAddress, Int32(k), cols.baseAddress, Int32(n), 0,
-                                        dst.baseAddress! + y0 * w, Int32(plane))
-                        }
-                    }
+                fillColumns(planes, height: h, width: w, firstRow: y0, rows: rows, into: columns)
+                weights.withUnsafeBufferPointer { wt in
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(outChannels), Int32(n), Int32(k),
+                                1, wt.baseAddress, Int32(k), columns, Int32(n), 0, dst + y0 * w, Int32(plane))
                 }
                 y0 += rows
             }
         }
-        // Bias and ReLU in one pass over the output.
-        out.withUnsafeMutableBufferPointer { dst in
-            for c in 0..<outChannels {
-                let b = bias[c]
-                let base = dst.baseAddress! + c * plane
-                if relu {
-                    for i in 0..<plane { base[i] = max(0, base[i] + b) }
-                } else {
-                    for i in 0..<plane { base[i] += b }
-                }
+    }
+
+    /// Bias and ReLU in one pass over the output.
+    private func addBias(_ dst: UnsafeMutablePointer<Float>, plane: Int) {
+        for c in 0..<outChannels {
+            let b = bias[c]
+            let base = dst + c * plane
+            if relu {
+                for i in 0..<plane { base[i] = max(0, base[i] + b) }
+            } else {
+                for i in 0..<plane { base[i] += b }
             }
         }
-        return Tensor(channels: outChannels, height: h, width: w, data: out)
     }
 
     /// The 3x3 column matrix of output rows `firstRow ..< firstRow + rows`: row `(c, ky, kx)` holds,
     /// for each output pixel of the band, the input pixel the tap reads (0 outside the image).
-    private func fillColumns(_ x: Tensor, firstRow: Int, rows: Int, into columns: inout [Float]) {
-        let h = x.height, w = x.width, n = rows * w, d = dilation
-        x.data.withUnsafeBufferPointer { src in
-            columns.withUnsafeMutableBufferPointer { cols in
-                var r = 0
-                for c in 0..<inChannels {
-                    let plane = src.baseAddress! + c * h * w
-                    for ky in 0..<3 {
-                        for kx in 0..<3 {
-                            let row = cols.baseAddress! + r * n
-                            r += 1
-                            let dy = (ky - 1) * d, dx = (kx - 1) * d
-                            // Output columns whose source column lies inside the image.
-                            let xStart = max(0, -dx), xEnd = min(w, w - dx)
-                            for yy in 0..<rows {
-                                let dstRow = row + yy * w
-                                let sy = firstRow + yy + dy
-                                guard sy >= 0 && sy < h, xStart < xEnd else {
-                                    dstRow.update(repeating: 0, count: w)
-                                    continue
-                                }
-                                if xStart > 0 { dstRow.update(repeating: 0, count: xStart) }
-                                dstRow.advanced(by: xStart).update(from: plane + sy * w + xStart + dx, count: xEnd - xStart)
-                                if xEnd < w { dstRow.advanced(by: xEnd).update(repeating: 0, count: w - xEnd) }
-                            }
+    private func fillColumns(_ planes: [UnsafePointer<Float>], height h: Int, width w: Int, firstRow: Int, rows: Int,
+                             into cols: UnsafeMutablePointer<Float>) {
+        let n = rows * w, d = dilation
+        var r = 0
+        for plane in planes {
+            for ky in 0..<3 {
+                for kx in 0..<3 {
+                    let row = cols + r * n
+                    r += 1
+                    let dy = (ky - 1) * d, dx = (kx - 1) * d
+                    // Output columns whose source column lies inside the image.
+                    let xStart = max(0, -dx), xEnd = min(w, w - dx)
+                    for yy in 0..<rows {
+                        let dstRow = row + yy * w
+                        let sy = firstRow + yy + dy
+                        guard sy >= 0 && sy < h, xStart < xEnd else {
+                            dstRow.update(repeating: 0, count: w)
+                            continue
                         }
+                        if xStart > 0 { dstRow.update(repeating: 0, count: xStart) }
+                        dstRow.advanced(by: xStart).update(from: plane + sy * w + xStart + dx, count: xEnd - xStart)
+                        if xEnd < w { dstRow.advanced(by: xEnd).update(repeating: 0, count: w - xEnd) }
                     }
                 }
             }

@@ -1,6 +1,8 @@
 import Foundation
 
-/// Channel concatenation, addition (residuals), ReLU and the logistic sigmoid.
+/// Channel concatenation, addition (residuals), ReLU and the logistic sigmoid. The in-place ops
+/// consume their first input: the network hands over a tensor it no longer needs, whose storage is
+/// then written instead of copied.
 enum Elementwise {
     static func concat(_ parts: [Tensor]) throws -> Tensor {
         guard let first = parts.first, parts.allSatisfy({ $0.height == first.height && $0.width == first.width }) else {
@@ -12,7 +14,7 @@ enum Elementwise {
         return Tensor(channels: parts.reduce(0) { $0 + $1.channels }, height: first.height, width: first.width, data: data)
     }
 
-    static func add(_ a: Tensor, _ b: Tensor) throws -> Tensor {
+    static func add(_ a: consuming Tensor, _ b: Tensor) throws -> Tensor {
         guard a.channels == b.channels, a.height == b.height, a.width == b.width else {
             throw InferenceError.modelDamaged("add of tensors of different shapes")
         }
@@ -23,13 +25,13 @@ enum Elementwise {
         return out
     }
 
-    static func relu(_ x: Tensor) -> Tensor {
+    static func relu(_ x: consuming Tensor) -> Tensor {
         var out = x
         out.data.withUnsafeMutableBufferPointer { o in for i in 0..<o.count { o[i] = max(0, o[i]) } }
         return out
     }
 
-    static func sigmoid(_ x: Tensor) -> Tensor {
+    static func sigmoid(_ x: consuming Tensor) -> Tensor {
         var out = x
         out.data.withUnsafeMutableBufferPointer { o in for i in 0..<o.count { o[i] = 1 / (1 + expf(-o[i])) } }
         return out

@@ -10,7 +10,9 @@ import Foundation
 /// convolutions, per band of rows.
 public final class Network: Sendable {
     enum Step: Sendable {
-        case conv(Convolution, input: Int, output: Int)
+        /// A convolution of the channel concatenation of `inputs` (a concat it is the only reader of
+        /// is folded into it).
+        case conv(Convolution, inputs: [Int], output: Int)
         case relu(input: Int, output: Int)
         case maxPool(input: Int, output: Int)
         case resize(input: Int, output: Int, height: Int, width: Int)
@@ -20,8 +22,8 @@ public final class Network: Sendable {
 
         var inputs: [Int] {
             switch self {
-            case .conv(_, let i, _), .relu(let i, _), .maxPool(let i, _), .resize(let i, _, _, _), .sigmoid(let i, _): [i]
-            case .concat(let ins, _): ins
+            case .relu(let i, _), .maxPool(let i, _), .resize(let i, _, _, _), .sigmoid(let i, _): [i]
+            case .concat(let ins, _), .conv(_, let ins, _): ins
             case .add(let a, let b, _): [a, b]
             }
         }
@@ -77,7 +79,7 @@ public final class Network: Sendable {
                 let conv = Convolution(inChannels: cin, outChannels: cout, kernel: k, dilation: op.dilation ?? 1,
                                        relu: op.relu ?? false, weights: try slice(op.weights, cout * cin * k * k),
                                        bias: try slice(op.bias, cout))
-                all.append(.conv(conv, input: op.inputs[0], output: op.out))
+                all.append(.conv(conv, inputs: [op.inputs[0]], output: op.out))
             case .relu: all.append(.relu(input: op.inputs[0], output: op.out))
             case .maxpool: all.append(.maxPool(input: op.inputs[0], output: op.out))
             case .resize:
@@ -97,13 +99,32 @@ public final class Network: Sendable {
             kept.append(step)
             needed.formUnion(step.inputs)
         }
-        steps = kept.reversed()
+        steps = Self.foldingConcats(into: kept.reversed())
         guard steps.last?.output == graph.output else { throw InferenceError.modelDamaged("nothing computes the output") }
         var last = [Int: Int]()
         for (i, step) in steps.enumerated() { for t in step.inputs { last[t] = i } }
         var releases = [[Int]](repeating: [], count: steps.count)
         for (t, i) in last where t != graph.output { releases[i].append(t) }
         self.releases = releases
+    }
+
+    /// `steps` without the concats whose every reader is a convolution: those read the parts.
+    static func foldingConcats(into steps: [Step]) -> [Step] {
+        var readers = [Int: [Step]]()
+        for step in steps { for t in step.inputs { readers[t, default: []].append(step) } }
+        var parts = [Int: [Int]]()
+        for step in steps {
+            guard case .concat(let inputs, let output) = step, let rs = readers[output],
+                  rs.allSatisfy({ if case .conv = $0 { true } else { false } }) else { continue }
+            parts[output] = inputs
+        }
+        return steps.compactMap { step in
+            switch step {
+            case .concat(_, let output) where parts[output] != nil: nil
+            case .conv(let conv, let inputs, let output): .conv(conv, inputs: inputs.flatMap { parts[$0] ?? [$0] }, output: output)
+            default: step
+            }
+        }
     }
 
     /// Loads `name.json` and `name.bin` from the module's resources.
@@ -164,17 +185,27 @@ public final class Network: Sendable {
             guard let v = tensors[t] else { throw InferenceError.modelDamaged("tensor \(t) read before it is written") }
             return v
         }
+        var workspace = ConvolutionWorkspace()
         for (i, step) in steps.enumerated() {
             if isCancelled() { throw CancellationError() }
+            // An input this step is the last reader of is moved out, so elementwise ops reuse its
+            // storage instead of copying it.
+            func consume(_ t: Int) throws -> Tensor {
+                guard releases[i].contains(t), step.inputs.count(where: { $0 == t }) == 1 else { return try take(t) }
+                let v = try take(t)
+                tensors[t] = nil
+                return v
+            }
             let result: Tensor
             switch step {
-            case .conv(let conv, let input, _): result = try conv.apply(try take(input), isCancelled: isCancelled)
-            case .relu(let input, _): result = Elementwise.relu(try take(input))
+            case .conv(let conv, let inputs, _):
+                result = try conv.apply(try inputs.map(take), workspace: &workspace, isCancelled: isCancelled)
+            case .relu(let input, _): result = Elementwise.relu(try consume(input))
             case .maxPool(let input, _): result = Pooling.maxPool2x2(try take(input))
             case .resize(let input, _, let h, let w): result = BilinearResize.resize(try take(input), height: h, width: w)
             case .concat(let inputs, _): result = try Elementwise.concat(try inputs.map(take))
-            case .add(let a, let b, _): result = try Elementwise.add(try take(a), try take(b))
-            case .sigmoid(let input, _): result = Elementwise.sigmoid(try take(input))
+            case .add(let a, let b, _): result = try Elementwise.add(try consume(a), try take(b))
+            case .sigmoid(let input, _): result = Elementwise.sigmoid(try consume(input))
             }
             tensors[step.output] = result
             for t in releases[i] { tensors[t] = nil }

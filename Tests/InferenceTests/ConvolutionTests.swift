@@ -1,0 +1,124 @@
+@testable import Inference
+import Testing
+
+/// The convolution paths (Winograd F(2x2, 3x3), banded im2col, 1x1) against a direct
+/// seven-loop convolution, on shapes the network never has: odd sizes, maps smaller than a
+/// dilated tile, every dilation it uses.
+struct ConvolutionTests {
+    /// Deterministic values in [-1, 1).
+    static func values(_ count: Int, seed: UInt64) -> [Float] {
+        var state = seed &* 6364136223846793005 &+ 1442695040888963407
+        return (0..<count).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Float(state >> 40) / Float(1 << 23) - 1
+        }
+    }
+
+    static func convolution(in cin: Int, out cout: Int, kernel: Int, dilation: Int, relu: Bool, seed: UInt64) -> Convolution {
+        Convolution(inChannels: cin, outChannels: cout, kernel: kernel, dilation: dilation, relu: relu,
+                    weights: values(cout * cin * kernel * kernel, seed: seed), bias: values(cout, seed: seed + 1))
+    }
+
+    /// The definition: out[k][y][x] = bias[k] + Σ w[k][c][ky][kx] · in[c][y + (ky - r)d][x + (kx - r)d].
+    static func direct(_ conv: Convolution, _ x: Tensor) -> [Float] {
+        let h = x.height, w = x.width, n = conv.kernel, r = n / 2, d = conv.dilation
+        var out = [Float](repeating: 0, count: conv.outChannels * h * w)
+        for k in 0..<conv.outChannels {
+            for y in 0..<h {
+                for xx in 0..<w {
+                    var sum = conv.bias[k]
+                    for c in 0..<conv.inChannels {
+                        for ky in 0..<n {
+                            for kx in 0..<n {
+                                let sy = y + (ky - r) * d, sx = xx + (kx - r) * d
+                                guard sy >= 0 && sy < h && sx >= 0 && sx < w else { continue }
+                                sum += conv.weights[((k * conv.inChannels + c) * n + ky) * n + kx] * x.data[(c * h + sy) * w + sx]
+                            }
+                        }
+                    }
+                    out[(k * h + y) * w + xx] = conv.relu ? max(0, sum) : sum
+                }
+            }
+        }
+        return out
+    }
+
+    static func worstDifference(_ a: [Float], _ b: [Float]) -> Float {
+        zip(a, b).reduce(0) { max($0, abs($1.0 - $1.1)) }
+    }
+
+    static let sizes = [(1, 1), (2, 3), (5, 4), (7, 9), (10, 10), (21, 13), (17, 32)]
+
+    @Test(arguments: [1, 2, 4, 8])
+    func winogradMatchesTheDirectConvolution(dilation: Int) throws {
+        for (h, w) in Self.sizes {
+            for relu in [false, true] {
+                let conv = Self.convolution(in: 5, out: 3, kernel: 3, dilation: dilation, relu: relu, seed: UInt64(h * w))
+                let x = Tensor(channels: 5, height: h, width: w, data: Self.values(5 * h * w, seed: UInt64(h + w)))
+                let winograd = try #require(conv.winograd)
+                var workspace = ConvolutionWorkspace()
+                let out = try Tensor(channels: 3, height: h, width: w) { dst in
+                    try Convolution.withPlanes(of: [x]) { planes in
+                        try winograd.apply(planes, height: h, width: w, into: dst, workspace: &workspace, isCancelled: { false })
+                    }
+                }
+                let worst = Self.worstDifference(out.data, Self.direct(conv, x))
+                #expect(worst < 1e-5, "\(h)x\(w), dilation \(dilation), relu \(relu): \(worst)")
+            }
+        }
+    }
+
+    @Test(arguments: [1, 2, 8])
+    func theIm2colPathMatchesTheDirectConvolution(dilation: Int) throws {
+        for (h, w) in Self.sizes {
+            #expect(h * w < Convolution.winogradMinimumPlane, "these sizes take the im2col path")
+            let conv = Self.convolution(in: 4, out: 6, kernel: 3, dilation: dilation, relu: true, seed: 7)
+            let x = Tensor(channels: 4, height: h, width: w, data: Self.values(4 * h * w, seed: 11))
+            var workspace = ConvolutionWorkspace()
+            let out = try conv.apply([x], workspace: &workspace, isCancelled: { false })
+            #expect(Self.worstDifference(out.data, Self.direct(conv, x)) < 1e-5, "\(h)x\(w), dilation \(dilation)")
+        }
+    }
+
+    /// A concat folded into its convolution: the parts give what their concatenation gives, for
+    /// both kernels and both paths (a 90x90 map is past the Winograd threshold).
+    @Test(arguments: [1, 3])
+    func partsConvolveAsTheirConcatenation(kernel: Int) throws {
+        for (h, w) in [(9, 7), (90, 90)] {
+            let a = Tensor(channels: 2, height: h, width: w, data: Self.values(2 * h * w, seed: 3))
+            let b = Tensor(channels: 3, height: h, width: w, data: Self.values(3 * h * w, seed: 5))
+            let whole = Tensor(channels: 5, height: h, width: w, data: a.data + b.data)
+            let conv = Self.convolution(in: 5, out: 4, kernel: kernel, dilation: 1, relu: false, seed: 13)
+            var workspace = ConvolutionWorkspace()
+            let parts = try conv.apply([a, b], workspace: &workspace, isCancelled: { false })
+            let reference = Self.direct(conv, whole)
+            #expect(Self.worstDifference(parts.data, reference) < 1e-4, "\(kernel)x\(kernel) on \(h)x\(w)")
+        }
+    }
+
+    @Test func aWinogradLayerStopsWhenCancelled() throws {
+        let conv = Self.convolution(in: 64, out: 64, kernel: 3, dilation: 1, relu: true, seed: 1)
+        let x = Tensor(channels: 64, height: 160, width: 160)
+        var workspace = ConvolutionWorkspace()
+        var polls = 0
+        #expect(throws: CancellationError.self) {
+            try conv.apply([x], workspace: &workspace) {
+                polls += 1
+                return polls > 3
+            }
+        }
+        #expect(polls == 4, "polled per band, stopped at the first band after the request")
+    }
+
+    @Test func mismatchedPartsAreRefused() {
+        let conv = Self.convolution(in: 3, out: 1, kernel: 1, dilation: 1, relu: false, seed: 1)
+        var workspace = ConvolutionWorkspace()
+        #expect(throws: InferenceError.self) {
+            try conv.apply([Tensor(channels: 1, height: 4, width: 4), Tensor(channels: 2, height: 4, width: 5)],
+                           workspace: &workspace, isCancelled: { false })
+        }
+        #expect(throws: InferenceError.self) {
+            try conv.apply([Tensor(channels: 2, height: 4, width: 4)], workspace: &workspace, isCancelled: { false })
+        }
+    }
+}
