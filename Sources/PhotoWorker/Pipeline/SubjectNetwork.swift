@@ -12,16 +12,38 @@ public enum SubjectNetwork {
     ///   the 320x320 copy; steadier maps).
     /// - Throws: ``InferenceError`` if the model cannot be loaded; `CancellationError`.
     public static func map(for image: Image, mirrored: Bool) throws -> SubjectMap {
+        let input = try self.input(for: image)
+        let map = try pass(input)
+        return mirrored ? average(map, mirroredMap: try pass(Self.mirrored(input))) : map
+    }
+
+    /// The map of the photo and of its mirror image, averaged: the two passes run at once, one per
+    /// compute thread (two independent stages).
+    static func mirroredMap(for image: Image, on compute: ComputePool) async throws -> SubjectMap {
+        let input = try await compute.run { try Self.input(for: image) }
+        async let direct = compute.run { try pass(input) }
+        async let flipped = compute.run { try pass(mirrored(input)) }
+        return average(try await direct, mirroredMap: try await flipped)
+    }
+
+    /// The photo as the network takes it: resized to its input size (Lanczos) and normalised.
+    static func input(for image: Image) throws -> Tensor {
         let network = try Network.u2netp.get()
-        let w = network.inputWidth, h = network.inputHeight
-        let small = try Resampler.resize(image, width: w, height: h)
-        let input = tensor(small)
-        var values = try network.forward(input) { Cancellation.isRequested }.data
-        if mirrored {
-            let flipped = try network.forward(Self.mirrored(input)) { Cancellation.isRequested }.data
-            for y in 0..<h {
-                for x in 0..<w { values[y * w + x] = 0.5 * (values[y * w + x] + flipped[y * w + (w - 1 - x)]) }
-            }
+        return tensor(try Resampler.resize(image, width: network.inputWidth, height: network.inputHeight))
+    }
+
+    /// One forward pass: the sigmoid map at the network's size.
+    static func pass(_ input: Tensor) throws -> SubjectMap {
+        let map = try Network.u2netp.get().forward(input) { Cancellation.isRequested }
+        return SubjectMap(width: map.width, height: map.height, values: map.data)
+    }
+
+    /// The mean of a map and the map of the mirror image, flipped back.
+    static func average(_ map: SubjectMap, mirroredMap flipped: SubjectMap) -> SubjectMap {
+        let w = map.width, h = map.height
+        var values = map.values
+        for y in 0..<h {
+            for x in 0..<w { values[y * w + x] = 0.5 * (values[y * w + x] + flipped.values[y * w + (w - 1 - x)]) }
         }
         return SubjectMap(width: w, height: h, values: values)
     }
