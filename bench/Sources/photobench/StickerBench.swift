@@ -2,7 +2,8 @@ import Foundation
 import Imaging
 import PhotoWorker
 
-/// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split] [--no-faces]`
+/// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split] [--no-faces]
+///  [--net [--mirror] [--net-weight W] [--map-cache DIR] | --net-only]`
 ///
 /// Runs `StickerExtractor.extract` over every image of the sticker-dev corpus (images/NAME.jpg,
 /// masks/NAME.png) and prints the mean IoU against the human masks (both thresholded at 128) and the
@@ -20,6 +21,7 @@ enum StickerBench {
         var dump: String?
         var options = StickerOptions()
         var useNet = false, netOnly = false, mirror = false
+        var mapCache: String?
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -34,6 +36,7 @@ enum StickerBench {
             case "--mirror": mirror = true
             case "--net-only": useNet = true; netOnly = true
             case "--net-weight": i += 1; options.subjectMapWeight = Float(args[i]) ?? options.subjectMapWeight
+            case "--map-cache": i += 1; mapCache = args[i]
             default: throw BenchError("unknown argument \(args[i])")
             }
             i += 1
@@ -48,7 +51,7 @@ enum StickerBench {
         for pair in pairs {
             let start = DispatchTime.now().uptimeNanoseconds, cpuStart = threadCPUTime()
             var options = options
-            if useNet { options.subjectMap = try SubjectNetwork.map(for: pair.image, mirrored: mirror) }
+            if useNet { options.subjectMap = try subjectMap(for: pair, mirrored: mirror, cache: mapCache) }
             if netOnly, let map = options.subjectMap {
                 // The network alone: its map at 0.5, resampled to the photo.
                 let m = map.thresholdMask(width: pair.image.width, height: pair.image.height)
@@ -92,6 +95,22 @@ enum StickerBench {
     }
 
     struct Pair { var name: String; var image: Image; var truth: Mask }
+
+    /// The network's map of a photo, read from `cache` (DIR/NAME[.mirrored].f32, raw floats at the
+    /// network's size) when it holds it, else computed and written there: tuning the fusion then
+    /// re-runs only the cut.
+    static func subjectMap(for pair: Pair, mirrored: Bool, cache: String?) throws -> SubjectMap {
+        guard let cache else { return try SubjectNetwork.map(for: pair.image, mirrored: mirrored) }
+        let url = URL(fileURLWithPath: "\(cache)/\(pair.name)\(mirrored ? ".mirrored" : "").f32")
+        if let data = try? Data(contentsOf: url), data.count == 320 * 320 * 4 {
+            let values = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            return SubjectMap(width: 320, height: 320, values: values)
+        }
+        let map = try SubjectNetwork.map(for: pair.image, mirrored: mirrored)
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        try map.values.withUnsafeBytes { try Data($0).write(to: url) }
+        return map
+    }
 
     struct BenchError: Error, CustomStringConvertible {
         var description: String
