@@ -97,7 +97,11 @@ public enum StickerExtractor {
         // The second cut starts from the first one's flow (same image, same neighbour capacities).
         if let learned = options.subjectMap {
             // The learned map leads both priors; the classical maps only move it where it is unsure.
-            let net = learned.resampled(width: work.width, height: work.height)
+            var net = learned.resampled(width: work.width, height: work.height)
+            if options.subjectMapExponent != 1 {
+                let e = max(0.01, options.subjectMapExponent)
+                net = net.map { powf(max(0, $0), e) }
+            }
             let a = min(1, max(0, options.subjectMapWeight))
             saliency = SaliencyMap(values: zip(net, saliency.values).map { a * $0 + (1 - a) * $1 },
                                    width: work.width, height: work.height)

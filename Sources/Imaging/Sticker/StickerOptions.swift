@@ -19,6 +19,10 @@ public struct StickerOptions: Sendable {
     public var subjectMap: SubjectMap?
     /// How much the learned map weighs against the classical saliency in the cut's prior (0...1).
     public var subjectMapWeight: Float = 0.7
+    /// The learned map enters the priors raised to this power. Below 1 it lifts weak but structured
+    /// responses (a sigmoid map gives thin limbs 0.01-0.1 against a background near 0) far enough
+    /// for the colour models to claim them.
+    public var subjectMapExponent: Float = 1
 
     public init(
         outlineWidth: Int = 0,

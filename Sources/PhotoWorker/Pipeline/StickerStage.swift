@@ -12,9 +12,11 @@ enum StickerStage {
         if segmenter == .network {
             do {
                 // Settings chosen on the tuning half of sticker-dev (bench/README.md): the map of the
-                // photo and of its mirror image, weighted 0.8 against the classical saliency, cut at 480 px.
+                // photo and of its mirror image, square-rooted, weighted 0.8 against the classical
+                // saliency, cut at 480 px.
                 options.subjectMap = try await SubjectNetwork.mirroredMap(for: image, on: compute)
                 options.subjectMapWeight = 0.8
+                options.subjectMapExponent = 0.5
                 options.workingSize = 480
             } catch is InferenceError {
                 used = .classical

@@ -3,7 +3,7 @@ import Imaging
 import PhotoWorker
 
 /// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split] [--no-faces]
-///  [--net [--mirror] [--net-weight W] [--map-cache DIR] | --net-only]`
+///  [--net [--mirror] [--net-weight W] [--net-exponent E] [--map-cache DIR] | --net-only]`
 ///
 /// Runs `StickerExtractor.extract` over every image of the sticker-dev corpus (images/NAME.jpg,
 /// masks/NAME.png) and prints the mean IoU against the human masks (both thresholded at 128) and the
@@ -37,6 +37,7 @@ enum StickerBench {
             case "--net-only": useNet = true; netOnly = true
             case "--net-weight": i += 1; options.subjectMapWeight = Float(args[i]) ?? options.subjectMapWeight
             case "--map-cache": i += 1; mapCache = args[i]
+            case "--net-exponent": i += 1; options.subjectMapExponent = Float(args[i]) ?? 1
             default: throw BenchError("unknown argument \(args[i])")
             }
             i += 1
