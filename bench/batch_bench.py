@@ -2,6 +2,7 @@
 """Batch throughput and peak memory of photos.process (issue #5).
 
   python3 bench/batch_bench.py [--bin .build/release/photoworker] [--count 100] [--cache-bytes N]
+        [--segmenter network|classical]
 
 Processes --count photos (the corpus .jpg photos, cycled) in one photos.process request, streaming
 items, and prints wall time, photos per second, per-stage medians and the worker's peak RSS. Each
@@ -17,6 +18,7 @@ def main():
     ap.add_argument("--bin", default=str(ROOT / ".build/release/photoworker"))
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--cache-bytes", type=int, default=None)
+    ap.add_argument("--segmenter", default=None, help="the cut-out (default: the worker's, network)")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="pw-batch-")
     sources = []
@@ -32,6 +34,8 @@ def main():
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
     req = {"jsonrpc": "2.0", "id": 1, "method": "photos.process",
            "params": {"sources": sources, "count": 5, "outline": {"width": 8}, "output": {"dir": os.path.join(work, "out")}}}
+    if a.segmenter:
+        req["params"]["segmenter"] = a.segmenter
     t0 = time.perf_counter()
     p.stdin.write(json.dumps(req) + "\n"); p.stdin.flush()
     stages = {"decodeMs": [], "stickerMs": [], "paletteMs": [], "gradientMs": [], "writeMs": [], "totalMs": []}
