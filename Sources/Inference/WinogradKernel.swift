@@ -75,6 +75,9 @@ struct WinogradKernel: Sendable {
             let v = buffer, m = buffer + vCount, rows = m + mCount
             let outputRows = rows + 4 * padded, zeros = outputRows + 4 * tilesX
             rows.update(repeating: 0, count: 4 * padded)
+            // The SGEMMs accumulate into M (beta 1), which the output transform zeroes again as it
+            // reads it: cheaper than BLAS clearing it before every product (10% of a pass).
+            m.update(repeating: 0, count: mCount)
             zeros.update(repeating: 0, count: w)
             var first = 0
             while first < tileRows.count {
@@ -92,7 +95,7 @@ struct WinogradKernel: Sendable {
                     for p in 0..<16 {
                         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(k), Int32(tiles), Int32(c),
                                     1, u.baseAddress! + p * k * c, Int32(c), v + p * c * bandTiles,
-                                    Int32(bandTiles), 0, m + p * k * bandTiles, Int32(bandTiles))
+                                    Int32(bandTiles), 1, m + p * k * bandTiles, Int32(bandTiles))
                     }
                 }
                 for ki in 0..<k {
@@ -174,8 +177,8 @@ struct WinogradKernel: Sendable {
 
     /// `Aᵀ M A` plus bias (and ReLU) for the tiles of one tile row of one output channel, computed
     /// over all its tiles at once into `scratch` (four rows of `tiles`), then written into the
-    /// output plane where the outputs fall inside it.
-    private func transformOutput(_ m: UnsafePointer<Float>, positionStride: Int, tiles: Int, tileRow y0: Int,
+    /// output plane where the outputs fall inside it. Leaves the entries of M it read at zero.
+    private func transformOutput(_ m: UnsafeMutablePointer<Float>, positionStride: Int, tiles: Int, tileRow y0: Int,
                                  blocks: Int, bias: Float, scratch: UnsafeMutablePointer<Float>,
                                  plane: UnsafeMutablePointer<Float>, height h: Int, width w: Int) {
         let d = dilation
@@ -195,6 +198,7 @@ struct WinogradKernel: Sendable {
             y10[t] = max(floor, s1[0] + s1[1] + s1[2] + bias)
             y11[t] = max(floor, s1[1] - s1[2] - s1[3] + bias)
         }
+        for p in 0..<16 { (m + p * positionStride).update(repeating: 0, count: tiles) }
         let rows = y0 + d < h ? 2 : 1
         for (dy, pair) in [(y00, y01), (y10, y11)].prefix(rows).enumerated() {
             let line = plane + (y0 + dy * d) * w
