@@ -3,9 +3,9 @@ import COpenBLAS
 /// A stride-1 convolution, 3x3 (any dilation, padding = dilation) or 1x1, with its bias and an
 /// optional ReLU fused into the pass that writes the output.
 ///
-/// A 3x3 convolution on a feature map of at least `winogradMinimumPlane` pixels runs as Winograd
-/// F(2x2, 3x3) (`WinogradKernel`); on smaller maps, where dilated tiles would mostly fall outside
-/// the image, as im2col + SGEMM in bands of output rows: each band's column matrix is at most
+/// An undilated 3x3 convolution on a feature map of at least `winogradMinimumPlane` pixels runs as
+/// Winograd F(4x4, 3x3) (`WinogradKernel`); dilated ones and small maps (where the transforms cost
+/// more than they save) as im2col + SGEMM in bands of output rows: each band's column matrix is at most
 /// `bandFloats` (a few megabytes, cache-friendly and bounded, rather than the 2 GB a whole-image
 /// im2col of this network would write), and SGEMM writes the band straight into the output planes.
 struct Convolution: Sendable {
@@ -33,9 +33,8 @@ struct Convolution: Sendable {
         self.relu = relu
         self.weights = weights
         self.bias = bias
-        winograd = kernel == 3
-            ? WinogradKernel(inChannels: inChannels, outChannels: outChannels, dilation: dilation, relu: relu,
-                             weights: weights, bias: bias)
+        winograd = kernel == 3 && dilation == 1
+            ? WinogradKernel(inChannels: inChannels, outChannels: outChannels, relu: relu, weights: weights, bias: bias)
             : nil
     }
 
