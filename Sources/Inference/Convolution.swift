@@ -17,7 +17,7 @@ struct Convolution: Sendable {
     /// `outChannels x inChannels x kernel x kernel`, row-major (ONNX's layout).
     let weights: [Float]
     let bias: [Float]
-    /// The same filters, transformed for Winograd (3x3 only).
+    /// The same filters, transformed for Winograd (undilated 3x3 only).
     let winograd: WinogradKernel?
 
     /// Column-matrix budget per band, in floats.

@@ -4,10 +4,11 @@ import Foundation
 /// A fixed-shape convolutional network (U²-Netp) loaded from the worker's own format
 /// (scripts/gen-u2netp.py): immutable and `Sendable`, so one instance serves every job at once.
 ///
-/// Only the ops the output depends on run (the side outputs' sigmoids are dropped at load), and
-/// each intermediate tensor is released after its last reader, so memory holds the live skip
-/// connections rather than every activation. Cancellation is checked between layers and, inside
-/// convolutions, per band of rows.
+/// Only the ops the output depends on run (the side outputs' sigmoids are dropped at load), a
+/// concat read only by convolutions is never built (they read its parts), and each intermediate
+/// tensor is released after its last reader (an elementwise op that is its last reader writes into
+/// it), so memory holds the live skip connections rather than every activation. Cancellation is
+/// checked between layers and, inside convolutions, per band of rows.
 public final class Network: Sendable {
     enum Step: Sendable {
         /// A convolution of the channel concatenation of `inputs` (a concat it is the only reader of
