@@ -146,7 +146,7 @@ struct WinogradKernel: Sendable {
     private func transformOutput(_ m: UnsafeMutablePointer<Float>, positionStride: Int, tiles: Int, tileRow: Int,
                                  bias: Float, scratch: UnsafeMutablePointer<Float>,
                                  plane: UnsafeMutablePointer<Float>, height h: Int, width w: Int) {
-        let floor = SIMD8<Float>(repeating: relu ? 0 : -.infinity), biasVector = SIMD8<Float>(repeating: bias)
+        let biasVector = SIMD8<Float>(repeating: bias), relu = self.relu
         var t = 0
         while t < tiles {
             func load(_ p: Int) -> SIMD8<Float> {
@@ -163,7 +163,7 @@ struct WinogradKernel: Sendable {
                     let y = Self.outputColumn(s[6 * j], s[6 * j + 1], s[6 * j + 2], s[6 * j + 3], s[6 * j + 4], s[6 * j + 5])
                     func store(_ i: Int, _ value: SIMD8<Float>) {
                         UnsafeMutableRawPointer(scratch + (4 * j + i) * tiles + t)
-                            .storeBytes(of: pointwiseMax(value + biasVector, floor), as: SIMD8<Float>.self)
+                            .storeBytes(of: Self.activated(value + biasVector, relu: relu), as: SIMD8<Float>.self)
                     }
                     store(0, y.0); store(1, y.1); store(2, y.2); store(3, y.3)
                 }
@@ -214,5 +214,11 @@ struct WinogradKernel: Sendable {
         let y2: SIMD8<Float> = plus + four * plus34
         let y3: SIMD8<Float> = minus + eight * minus34 + m5
         return (y0, y1, y2, y3)
+    }
+
+    /// ReLU when asked (lane by lane, inlined: the generic `pointwiseMax` was a call per vector).
+    @inline(__always)
+    static func activated(_ x: SIMD8<Float>, relu: Bool) -> SIMD8<Float> {
+        relu ? x.replacing(with: 0, where: x .< 0) : x
     }
 }
