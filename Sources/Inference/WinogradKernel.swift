@@ -182,8 +182,8 @@ struct WinogradKernel: Sendable {
                 line[4 &* b &+ 2] = c2[b]
                 line[4 &* b &+ 3] = c3[b]
             }
-            let last = [c0, c1, c2, c3]
-            for x in (4 * whole)..<w { line[x] = last[x - 4 * whole][whole] }
+            // A partial last block: its column i is row i of the block's four.
+            for x in (4 * whole)..<w { line[x] = (c0 + (x - 4 * whole) * tiles)[whole] }
         }
     }
 
@@ -216,7 +216,8 @@ struct WinogradKernel: Sendable {
         return (y0, y1, y2, y3)
     }
 
-    /// ReLU when asked (lane by lane, inlined: the generic `pointwiseMax` was a call per vector).
+    /// ReLU when asked, lane by lane and inlined into the output transform's loop (a generic
+    /// standard-library call per vector there is measurable).
     @inline(__always)
     static func activated(_ x: SIMD8<Float>, relu: Bool) -> SIMD8<Float> {
         relu ? x.replacing(with: 0, where: x .< 0) : x
