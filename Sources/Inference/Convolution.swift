@@ -4,10 +4,11 @@ import COpenBLAS
 /// optional ReLU fused into the pass that writes the output.
 ///
 /// An undilated 3x3 convolution on a feature map of at least `winogradMinimumPlane` pixels runs as
-/// Winograd F(4x4, 3x3) (`WinogradKernel`); dilated ones and small maps (where the transforms cost
-/// more than they save) as im2col + SGEMM in bands of output rows: each band's column matrix is at most
-/// `bandFloats` (a few megabytes, cache-friendly and bounded, rather than the 2 GB a whole-image
-/// im2col of this network would write), and SGEMM writes the band straight into the output planes.
+/// Winograd F(4x4, 3x3) (`WinogradKernel`). Dilated ones, and any on small maps (where the
+/// transforms cost more than they save), run as im2col + SGEMM in bands of output rows: each band's
+/// column matrix is at most `bandFloats` (a few megabytes, cache-friendly and bounded, rather than
+/// the 2 GB a whole-image im2col of this network would write), and SGEMM writes the band straight
+/// into the output planes.
 struct Convolution: Sendable {
     let inChannels: Int
     let outChannels: Int
@@ -22,7 +23,7 @@ struct Convolution: Sendable {
 
     /// Column-matrix budget per band, in floats.
     static let bandFloats = 1 << 20
-    /// Pixels per plane from which a 3x3 convolution runs as Winograd.
+    /// Pixels per plane from which an undilated 3x3 convolution runs as Winograd.
     static let winogradMinimumPlane = 6400
 
     init(inChannels: Int, outChannels: Int, kernel: Int, dilation: Int, relu: Bool, weights: [Float], bias: [Float]) {
