@@ -99,7 +99,8 @@ enum StickerBench {
 
     /// The network's map of a photo, read from `cache` (DIR/NAME[.mirrored].f32, raw floats at the
     /// network's size) when it holds it, else computed and written there: tuning the fusion then
-    /// re-runs only the cut.
+    /// re-runs only the cut. The cache does not know which engine wrote it: empty it after changing
+    /// the network or its input.
     static func subjectMap(for pair: Pair, mirrored: Bool, cache: String?) throws -> SubjectMap {
         guard let cache else { return try SubjectNetwork.map(for: pair.image, mirrored: mirrored) }
         let url = URL(fileURLWithPath: "\(cache)/\(pair.name)\(mirrored ? ".mirrored" : "").f32")
