@@ -26,7 +26,11 @@ struct Convolution: Sendable {
     /// Pixels per plane from which an undilated 3x3 convolution runs as Winograd.
     static let winogradMinimumPlane = 6400
 
-    init(inChannels: Int, outChannels: Int, kernel: Int, dilation: Int, relu: Bool, weights: [Float], bias: [Float]) {
+    /// - Parameter mapPixels: the size of the maps this convolution will see, when known: Winograd
+    ///   weights (four times the filters' size) are prepared only if it reaches
+    ///   `winogradMinimumPlane`. Nil prepares them for any undilated 3x3 filter.
+    init(inChannels: Int, outChannels: Int, kernel: Int, dilation: Int, relu: Bool, weights: [Float], bias: [Float],
+         mapPixels: Int? = nil) {
         self.inChannels = inChannels
         self.outChannels = outChannels
         self.kernel = kernel
@@ -34,7 +38,7 @@ struct Convolution: Sendable {
         self.relu = relu
         self.weights = weights
         self.bias = bias
-        winograd = kernel == 3 && dilation == 1
+        winograd = kernel == 3 && dilation == 1 && (mapPixels ?? Self.winogradMinimumPlane) >= Self.winogradMinimumPlane
             ? WinogradKernel(inChannels: inChannels, outChannels: outChannels, relu: relu, weights: weights, bias: bias)
             : nil
     }

@@ -68,9 +68,19 @@ public final class Network: Sendable {
             return Array(weights[offset..<offset + count])
         }
         var all: [Step] = []
+        // Each tensor's plane size, followed through the graph (the shapes are fixed): a convolution
+        // prepares Winograd weights only if its map is large enough to use them.
+        var sides = [Int: (height: Int, width: Int)]()
+        sides[graph.input.tensor] = (graph.input.height, graph.input.width)
         for op in graph.ops {
             guard op.out >= 0 && op.out < graph.tensors, op.inputs.allSatisfy({ $0 >= 0 && $0 < graph.tensors }) else {
                 throw InferenceError.modelDamaged("tensor reference out of range")
+            }
+            let side = sides[op.inputs[0]]
+            switch op.op {
+            case .maxpool: sides[op.out] = side.map { (($0.height + 1) / 2, ($0.width + 1) / 2) }
+            case .resize: sides[op.out] = op.height.flatMap { h in op.width.map { (h, $0) } }
+            default: sides[op.out] = side
             }
             switch op.op {
             case .conv:
@@ -79,7 +89,7 @@ public final class Network: Sendable {
                 }
                 let conv = Convolution(inChannels: cin, outChannels: cout, kernel: k, dilation: op.dilation ?? 1,
                                        relu: op.relu ?? false, weights: try slice(op.weights, cout * cin * k * k),
-                                       bias: try slice(op.bias, cout))
+                                       bias: try slice(op.bias, cout), mapPixels: side.map { $0.height * $0.width })
                 all.append(.conv(conv, inputs: [op.inputs[0]], output: op.out))
             case .relu: all.append(.relu(input: op.inputs[0], output: op.out))
             case .maxpool: all.append(.maxPool(input: op.inputs[0], output: op.out))

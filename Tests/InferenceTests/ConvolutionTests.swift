@@ -77,6 +77,18 @@ struct ConvolutionTests {
         #expect(Self.convolution(in: 2, out: 2, kernel: 1, dilation: 1, relu: false, seed: 1).winograd == nil)
     }
 
+    /// The network says how large each convolution's maps are; one on small maps never runs
+    /// Winograd, so it holds no transformed filters (four times the filters' size).
+    @Test func winogradFiltersOnlyForLargeEnoughMaps() {
+        func conv(_ pixels: Int?) -> Convolution {
+            Convolution(inChannels: 2, outChannels: 2, kernel: 3, dilation: 1, relu: false,
+                        weights: Self.values(36, seed: 1), bias: [0, 0], mapPixels: pixels)
+        }
+        #expect(conv(Convolution.winogradMinimumPlane - 1).winograd == nil)
+        #expect(conv(Convolution.winogradMinimumPlane).winograd != nil)
+        #expect(conv(nil).winograd != nil)
+    }
+
     @Test(arguments: [1, 2, 8])
     func theIm2colPathMatchesTheDirectConvolution(dilation: Int) throws {
         for (h, w) in Self.sizes {

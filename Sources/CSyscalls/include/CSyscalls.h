@@ -2,7 +2,8 @@
 #define CSYSCALLS_H
 
 /// Linux system calls that glibc does not wrap (or wraps only under _GNU_SOURCE), for the
-/// worker's confined file access. Each returns the result, or -errno on failure.
+/// worker's confined file access (each returns the result, or -errno on failure), and the one
+/// glibc malloc control the worker uses.
 
 /// openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS: `path` must resolve inside `dirfd`
 /// (no "..", absolute path or symbolic link leading out). -ENOSYS where the kernel lacks openat2.
@@ -13,5 +14,9 @@ int cs_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const
 
 /// O_PATH (defined by glibc only under _GNU_SOURCE, so not visible to Swift's Glibc module).
 extern const int cs_o_path;
+
+/// malloc_trim(3) (glibc's malloc.h, not visible to Swift's Glibc module): returns the free memory
+/// of every malloc arena to the system; 1 if some was released.
+int cs_malloc_trim(void);
 
 #endif

@@ -1,3 +1,4 @@
+import CSyscalls
 import Imaging
 import Inference
 
@@ -17,14 +18,30 @@ public enum SubjectNetwork {
         return mirrored ? average(map, mirroredMap: try pass(Self.mirrored(input))) : map
     }
 
-    /// The map of the photo and of its mirror image, averaged: the two passes run at once, one per
-    /// compute thread (two independent stages).
-    static func mirroredMap(for image: Image, on compute: ComputePool) async throws -> SubjectMap {
+    /// The map of the photo and of its mirror image, averaged. On a photo of up to
+    /// `concurrentPassPixels` the two passes run at once, one per compute thread (two independent
+    /// stages, and most of a sticker's latency). On a larger one they run one after the other: each
+    /// pass holds ~50 MB of activations, which would stack on the large photo's own buffers, while
+    /// its time is a small part of such a sticker's. The freed activations are then handed back to
+    /// the system before the cut: malloc keeps them in its arenas otherwise (its mmap threshold has
+    /// risen to their size), where the cut's full-size buffers do not fit (a 24-megapixel sticker
+    /// peaked 45 MB higher).
+    static func mirroredMap(for image: Image, on compute: ComputePool,
+                            concurrentUpTo limit: Int = concurrentPassPixels) async throws -> SubjectMap {
         let input = try await compute.run { try Self.input(for: image) }
+        guard image.width * image.height <= limit else {
+            return try await compute.run {
+                defer { _ = cs_malloc_trim() }
+                return average(try pass(input), mirroredMap: try pass(mirrored(input)))
+            }
+        }
         async let direct = compute.run { try pass(input) }
         async let flipped = compute.run { try pass(mirrored(input)) }
         return average(try await direct, mirroredMap: try await flipped)
     }
+
+    /// Photos up to this many pixels get their two passes at once (12 megapixels, 48 MB decoded).
+    static let concurrentPassPixels = 12_000_000
 
     /// The photo as the network takes it: resized to its input size (Lanczos) and normalised.
     static func input(for image: Image) throws -> Tensor {
