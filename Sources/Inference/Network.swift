@@ -68,15 +68,16 @@ public final class Network: Sendable {
             return Array(weights[offset..<offset + count])
         }
         var all: [Step] = []
-        // Each tensor's plane size, followed through the graph (the shapes are fixed): a convolution
-        // prepares Winograd weights only if its map is large enough to use them.
+        // Each tensor's height and width, followed through the graph (the shapes are fixed): a
+        // convolution prepares Winograd weights only if its maps are large enough to use them.
         var sides = [Int: (height: Int, width: Int)]()
         sides[graph.input.tensor] = (graph.input.height, graph.input.width)
         for op in graph.ops {
             guard op.out >= 0 && op.out < graph.tensors, op.inputs.allSatisfy({ $0 >= 0 && $0 < graph.tensors }) else {
                 throw InferenceError.modelDamaged("tensor reference out of range")
             }
-            let side = sides[op.inputs[0]]
+            guard let firstInput = op.inputs.first else { throw InferenceError.modelDamaged("\(op.op) without inputs") }
+            let side = sides[firstInput]
             switch op.op {
             case .maxpool: sides[op.out] = side.map { (($0.height + 1) / 2, ($0.width + 1) / 2) }
             case .resize: sides[op.out] = op.height.flatMap { h in op.width.map { (h, $0) } }
@@ -90,17 +91,17 @@ public final class Network: Sendable {
                 let conv = Convolution(inChannels: cin, outChannels: cout, kernel: k, dilation: op.dilation ?? 1,
                                        relu: op.relu ?? false, weights: try slice(op.weights, cout * cin * k * k),
                                        bias: try slice(op.bias, cout), mapPixels: side.map { $0.height * $0.width })
-                all.append(.conv(conv, inputs: [op.inputs[0]], output: op.out))
-            case .relu: all.append(.relu(input: op.inputs[0], output: op.out))
-            case .maxpool: all.append(.maxPool(input: op.inputs[0], output: op.out))
+                all.append(.conv(conv, inputs: [firstInput], output: op.out))
+            case .relu: all.append(.relu(input: firstInput, output: op.out))
+            case .maxpool: all.append(.maxPool(input: firstInput, output: op.out))
             case .resize:
                 guard let h = op.height, let w = op.width else { throw InferenceError.modelDamaged("resize without a size") }
-                all.append(.resize(input: op.inputs[0], output: op.out, height: h, width: w))
+                all.append(.resize(input: firstInput, output: op.out, height: h, width: w))
             case .concat: all.append(.concat(inputs: op.inputs, output: op.out))
             case .add:
                 guard op.inputs.count == 2 else { throw InferenceError.modelDamaged("add of \(op.inputs.count) tensors") }
-                all.append(.add(op.inputs[0], op.inputs[1], output: op.out))
-            case .sigmoid: all.append(.sigmoid(input: op.inputs[0], output: op.out))
+                all.append(.add(firstInput, op.inputs[1], output: op.out))
+            case .sigmoid: all.append(.sigmoid(input: firstInput, output: op.out))
             }
         }
         // Keep what the output depends on, walking back from it.
