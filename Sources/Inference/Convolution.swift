@@ -46,14 +46,11 @@ struct Convolution: Sendable {
     /// Convolves the channel concatenation of `parts` (which need not be copied into one tensor:
     /// the network hands a concat's inputs straight to the convolution that reads it).
     func apply(_ parts: [Tensor], workspace: inout ConvolutionWorkspace, isCancelled: () -> Bool) throws -> Tensor {
-        guard let first = parts.first, parts.allSatisfy({ $0.height == first.height && $0.width == first.width }) else {
-            throw InferenceError.modelDamaged("conv of tensors of different sizes")
+        let shape = try Tensor.concatenatedShape(of: parts, for: "conv")
+        guard shape.channels == inChannels else {
+            throw InferenceError.modelDamaged("conv expects \(inChannels) channels, got \(shape.channels)")
         }
-        let channels = parts.reduce(0) { $0 + $1.channels }
-        guard channels == inChannels else {
-            throw InferenceError.modelDamaged("conv expects \(inChannels) channels, got \(channels)")
-        }
-        let h = first.height, w = first.width, plane = h * w
+        let h = shape.height, w = shape.width, plane = h * w
         // Every path writes every output element.
         return try Tensor(channels: outChannels, height: h, width: w) { dst in
             try Self.withPlanes(of: parts) { planes in

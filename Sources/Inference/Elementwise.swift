@@ -5,13 +5,11 @@ import Foundation
 /// then written instead of copied.
 enum Elementwise {
     static func concat(_ parts: [Tensor]) throws -> Tensor {
-        guard let first = parts.first, parts.allSatisfy({ $0.height == first.height && $0.width == first.width }) else {
-            throw InferenceError.modelDamaged("concat of tensors of different sizes")
-        }
+        let shape = try Tensor.concatenatedShape(of: parts, for: "concat")
         var data: [Float] = []
-        data.reserveCapacity(parts.reduce(0) { $0 + $1.data.count })
+        data.reserveCapacity(shape.channels * shape.height * shape.width)
         for p in parts { data += p.data }
-        return Tensor(channels: parts.reduce(0) { $0 + $1.channels }, height: first.height, width: first.width, data: data)
+        return Tensor(channels: shape.channels, height: shape.height, width: shape.width, data: data)
     }
 
     static func add(_ a: consuming Tensor, _ b: Tensor) throws -> Tensor {

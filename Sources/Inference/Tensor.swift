@@ -78,6 +78,16 @@ extension Tensor {
 }
 
 extension Tensor {
+    /// The shape of the channel concatenation of `parts`: their channels summed, their common size.
+    /// - Throws: ``InferenceError/modelDamaged(_:)`` naming `reader` when there are no parts or
+    ///   their sizes differ.
+    static func concatenatedShape(of parts: [Tensor], for reader: String) throws -> (channels: Int, height: Int, width: Int) {
+        guard let first = parts.first, parts.allSatisfy({ $0.height == first.height && $0.width == first.width }) else {
+            throw InferenceError.modelDamaged("\(reader) of tensors of different sizes")
+        }
+        return (parts.reduce(0) { $0 + $1.channels }, first.height, first.width)
+    }
+
     /// A tensor with this one's channels at `height` x `width`, each output plane written (whole)
     /// by `body` from the matching input plane (pooling, resizing).
     func mapPlanes(height oh: Int, width ow: Int,
