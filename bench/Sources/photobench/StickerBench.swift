@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import Inference
 import PhotoWorker
 
 /// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split] [--no-faces]
@@ -104,9 +105,10 @@ enum StickerBench {
     static func subjectMap(for pair: Pair, mirrored: Bool, cache: String?) throws -> SubjectMap {
         guard let cache else { return try SubjectNetwork.map(for: pair.image, mirrored: mirrored) }
         let url = URL(fileURLWithPath: "\(cache)/\(pair.name)\(mirrored ? ".mirrored" : "").f32")
-        if let data = try? Data(contentsOf: url), data.count == 320 * 320 * 4 {
-            let values = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-            return SubjectMap(width: 320, height: 320, values: values)
+        let network = try Network.u2netp.get()
+        let w = network.inputWidth, h = network.inputHeight
+        if let data = try? Data(contentsOf: url), data.count == w * h * 4 {
+            return SubjectMap(width: w, height: h, values: data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) })
         }
         let map = try SubjectNetwork.map(for: pair.image, mirrored: mirrored)
         try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
