@@ -211,39 +211,48 @@ struct ConfinedPathTests {
     @Test func aLinkSwappedInDuringReadsNeverLeaksTheOutsideFile() async throws {
         let tree = try ConfinedTree()
         let inside = "\(tree.allowed)/race.png"
+        let copy = "\(tree.allowed)/inside-copy.png"
         let fm = FileManager.default
-        try fm.copyItem(atPath: Corpus.path("pngsuite/s09n3p02.png"), toPath: "\(tree.allowed)/inside-copy.png")  // 9x9
-        try fm.copyItem(atPath: "\(tree.allowed)/inside-copy.png", toPath: inside)
-        let stop = Stopper()
+        try fm.copyItem(atPath: Corpus.path("pngsuite/s09n3p02.png"), toPath: copy)  // 9x9
+        try fm.copyItem(atPath: copy, toPath: inside)
+        let s = try await PolicySession.start(mcp: false, arguments: ["--allow-dir", tree.allowed])
+        let refusedAnswers: [Outcome] = [.denied("escapes-allowed-directory"), .denied("outside-allowed-directories")]
+
+        // Each state on its own first, so the race below cannot pass by only ever meeting one of them.
+        #expect(SwapLog.swap(in: tree.secret, asLink: true, at: inside, temp: "\(tree.allowed)/.swap-link"))
+        let asLink = try await s.call("image.info", ["source": ["path": .string(inside)]])
+        #expect(refusedAnswers.contains(asLink), "the link alone: \(asLink)")
+        #expect(SwapLog.swap(in: copy, asLink: false, at: inside, temp: "\(tree.allowed)/.swap-file"))
+        #expect(try await s.call("image.info", ["source": ["path": .string(inside)]]).result?["width"]?.intValue == 9)
+
+        let log = SwapLog()
         let swapper = Thread {
             var i = 0
-            while !stop.isSet {
+            while !log.stopped {
                 i += 1
-                let temp = "\(tree.allowed)/.swap-\(i)"
-                if i % 2 == 0 {
-                    _ = symlink(tree.secret, temp)
-                } else {
-                    _ = link("\(tree.allowed)/inside-copy.png", temp)
-                }
-                _ = rename(temp, inside)
+                log.record(SwapLog.swap(in: i % 2 == 0 ? tree.secret : copy, asLink: i % 2 == 0, at: inside,
+                                        temp: "\(tree.allowed)/.swap-\(i)"))
             }
         }
         swapper.start()
-        defer { stop.set() }
-        let s = try await PolicySession.start(mcp: false, arguments: ["--allow-dir", tree.allowed])
+        defer { log.stop() }
         var insideSeen = 0, refused = 0
-        for round in 0..<400 {
+        // Rounds until both answers were seen often; the bound only matters if the swapping thread is
+        // starved, and then the last expectation says so with the thread's own count.
+        for round in 0..<3000 {
             let got = try await s.call("image.info", ["source": ["path": .string(inside)]])
             if let width = got.result?["width"]?.intValue {
                 #expect(width == 9, "round \(round) read the file outside")
                 insideSeen += 1
             } else {
-                #expect(got == .denied("escapes-allowed-directory") || got.code == -32001, "round \(round): \(got)")
+                #expect(refusedAnswers.contains(got) || got.code == -32001, "round \(round): \(got)")
                 refused += 1
             }
             if insideSeen > 20 && refused > 20 { break }
         }
-        #expect(insideSeen > 0 && refused > 0, "the race was exercised: \(insideSeen) inside, \(refused) refused")
+        log.stop()
+        #expect(insideSeen > 0 && refused > 0,
+                "the race was exercised: \(insideSeen) inside, \(refused) refused; \(log.summary)")
     }
 
     @Test func mcpWithoutRootsIsConfinedToTheWorkingDirectory() async throws {
@@ -305,9 +314,20 @@ enum SessionPaths {
     }
 }
 
-/// A flag one thread sets and another polls.
-final class Stopper: Sendable {
-    private let flag = Mutex(false)
-    var isSet: Bool { flag.withLock { $0 } }
-    func set() { flag.withLock { $0 = true } }
+/// The swapping thread's side of the link race: a stop flag the test sets, and the thread's count of
+/// swaps made and failed, so a race that was never run says why.
+final class SwapLog: Sendable {
+    private struct State { var stopped = false, swaps = 0, failures = 0 }
+    private let state = Mutex(State())
+    var stopped: Bool { state.withLock { $0.stopped } }
+    func stop() { state.withLock { $0.stopped = true } }
+    func record(_ ok: Bool) { state.withLock { if ok { $0.swaps += 1 } else { $0.failures += 1 } } }
+    var summary: String { state.withLock { "the swapper made \($0.swaps) swaps, \($0.failures) failed" } }
+
+    /// Puts a symbolic link to `target` (or a hard link to it) at `path` in one rename, as an attacker
+    /// would; `temp` is a fresh name beside it.
+    static func swap(in target: String, asLink: Bool, at path: String, temp: String) -> Bool {
+        let made = asLink ? symlink(target, temp) : link(target, temp)
+        return made == 0 && rename(temp, path) == 0
+    }
 }

@@ -48,8 +48,7 @@ package func expectOnlyCompletePNGs(in folder: String, sourceLocation: SourceLoc
     while let name = enumerator?.nextObject() as? String {
         let full = folder + "/" + name
         var isDir: ObjCBool = false
-        FileManager.default.fileExists(atPath: full, isDirectory: &isDir)
-        if isDir.boolValue { continue }
+        if FileManager.default.fileExists(atPath: full, isDirectory: &isDir), isDir.boolValue { continue }
         #expect(!name.contains(".tmp-"), "temporary file left behind: \(name)", sourceLocation: sourceLocation)
         guard name.hasSuffix(".png") else {
             Issue.record("unexpected file \(name)", sourceLocation: sourceLocation)

@@ -163,7 +163,7 @@ public final class URLGuard: Sendable {
         while let n = node {
             var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
             if getnameinfo(n.pointee.ai_addr, n.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0 {
-                let text = String(cString: buffer)
+                let text = String(nulTerminated: buffer)
                 if !out.contains(text) { out.append(text) }
             }
             node = n.pointee.ai_next
@@ -206,7 +206,7 @@ public final class URLGuard: Sendable {
             withUnsafeMutableBytes(of: &v6) { $0.copyBytes(from: b) }
             var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
             inet_ntop(AF_INET6, &v6, &text, socklen_t(text.count))
-            host = String(cString: text)
+            host = String(nulTerminated: text)
         default:
             _ = Self.write(client, [5, 8, 0, 1, 0, 0, 0, 0, 0, 0])
             return
@@ -327,5 +327,12 @@ public final class URLGuard: Sendable {
             return false
         }
         return true
+    }
+}
+
+extension String {
+    /// The text of a C buffer up to its first NUL (the buffers filled by getnameinfo and inet_ntop).
+    fileprivate init(nulTerminated buffer: [CChar]) {
+        self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
