@@ -25,15 +25,6 @@ struct GrabCutSegmenter {
     /// - Throws: `CancellationError`, checked in every iteration and inside the max-flow solver.
     func segment(_ image: LabImage, prior: [Float], initial: [UInt8],
                  fixed: [UInt8]? = nil) throws -> [UInt8] {
-        var graph: GridGraphCut?
-        return try segment(image, prior: prior, initial: initial, fixed: fixed, graph: &graph)
-    }
-
-    /// `segment` that hands its solved graph back in `graph`, and starts from the one passed in when
-    /// there is one: another cut of the same image by a segmenter with the same `gamma` (the neighbour
-    /// capacities must be the same), whose flow is then the warm start of this cut's first solve.
-    func segment(_ image: LabImage, prior: [Float], initial: [UInt8],
-                 fixed: [UInt8]? = nil, graph solved: inout GridGraphCut?) throws -> [UInt8] {
         let w = image.width, h = image.height, n = w * h
         precondition(prior.count == n && initial.count == n && (fixed?.count ?? n) == n,
                      "prior, initial and fixed must have one entry per working pixel")
@@ -49,26 +40,20 @@ struct GrabCutSegmenter {
         // the edges once and take the two logarithms per pixel once. Each iteration after the first
         // re-solves the same graph from the previous flow (`GridGraphCut`'s warm start), so only the
         // change the refitted colour models make has to be pushed.
-        var graph: GridGraphCut
-        if let solved, solved.width == w, solved.height == h {
-            graph = solved
-        } else {
-            graph = GridGraphCut(width: w, height: h)
-            // Pairwise weights depend only on the image. β = 1 / (2·mean ‖Δlab‖²).
-            let edges = pairwiseWeights(image)
-            for y in 0..<h {
-                for x in 0..<w {
-                    let i = y * w + x
-                    // Forward directions only (right, down, down-right, down-left); 0 where the
-                    // neighbour lies outside the image.
-                    for d in stride(from: 0, to: 8, by: 2) {
-                        let c = edges[4 * i + d / 2]
-                        if c > 0 { graph.setEdge(x: x, y: y, direction: d, capacity: c) }
-                    }
+        var graph = GridGraphCut(width: w, height: h)
+        // Pairwise weights depend only on the image. β = 1 / (2·mean ‖Δlab‖²).
+        let edges = pairwiseWeights(image)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = y * w + x
+                // Forward directions only (right, down, down-right, down-left); 0 where the
+                // neighbour lies outside the image.
+                for d in stride(from: 0, to: 8, by: 2) {
+                    let c = edges[4 * i + d / 2]
+                    if c > 0 { graph.setEdge(x: x, y: y, direction: d, capacity: c) }
                 }
             }
         }
-        solved = nil  // one owner, so the copy-on-write buffers are not copied
         var priorFg = [Float](repeating: 0, count: n), priorBg = [Float](repeating: 0, count: n)
         for i in 0..<n {
             let p = min(max(prior[i], 1e-3), 1 - 1e-3)
@@ -132,7 +117,6 @@ struct GrabCutSegmenter {
             }
             if changed * 1000 < n && iteration > 0 { break }
         }
-        solved = graph
         return labels
     }
 

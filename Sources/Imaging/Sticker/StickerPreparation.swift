@@ -1,0 +1,103 @@
+import Foundation
+
+/// What the photo alone gives the cut-out, before its faces and its subject map are known: either
+/// the answer itself, or the working copy and the two classical saliency hypotheses.
+///
+/// The first stage of `StickerExtractor`'s pipeline, separate so a caller can run it beside the
+/// others it does not depend on (the worker runs it, the face search and the network's passes at
+/// once); `plan(faces:options:)` then joins them.
+public struct StickerPreparation: Sendable {
+    enum Content: Sendable {
+        /// Nothing to cut: transparent, already a cut-out, too small or without visible structure.
+        case decided(mask: Mask, confidence: Double)
+        case maps(work: LabImage, saliency: SaliencyMap, regional: SaliencyMap)
+    }
+
+    let content: Content
+    /// The photo's width, for placing the person prior below its faces.
+    let sourceWidth: Int
+
+    /// Whether the cut will run at all: when false, the faces and the subject map change nothing and
+    /// need not be computed.
+    public var needsCut: Bool {
+        if case .maps = content { return true }
+        return false
+    }
+
+    /// The classical maps of `image` at `options.workingSize`.
+    /// - Throws: `CancellationError`.
+    public init(_ image: Image, options: StickerOptions) throws {
+        sourceWidth = image.width
+        if Cancellation.isRequested { throw CancellationError() }
+        let w = image.width, h = image.height, n = w * h
+        let whole = Mask(width: w, height: h, repeating: 255)
+
+        var transparent = 0
+        image.pixels.withUnsafeBufferPointer { px in
+            var i = 3
+            while i < px.count { if px[i] < 128 { transparent += 1 }; i += 4 }
+        }
+        if transparent == n { content = .decided(mask: whole, confidence: 0); return }
+        if transparent * 100 > n {
+            var alpha = [UInt8](repeating: 0, count: n)
+            image.pixels.withUnsafeBufferPointer { px in for i in 0..<n { alpha[i] = px[4 * i + 3] } }
+            content = .decided(mask: Mask(width: w, height: h, values: alpha), confidence: 1)
+            return
+        }
+        if min(w, h) < 8 { content = .decided(mask: whole, confidence: 0); return }
+
+        let work = LabImage(image, maxSide: min(1024, max(32, options.workingSize)))
+        // Texture as three more barrier channels (weight 2.5): a subject fenced off by texture rather
+        // than colour stands out.
+        let texture = try TextureFeatures(work).values
+        // Defocus as a barrier channel and a region distance, scaled by how much of the photo is out of focus.
+        let focus = try FocusFeatures(image, width: work.width, height: work.height)
+        let saliency = try SaliencyMap(work, texture: texture, textureWeight: 2.5,
+                                       focus: focus.values, focusWeight: 70 * focus.strength)
+        // Below ~2 Lab units of barrier summed over three channels the image has no visible structure.
+        if saliency.rawStrength < 2 { content = .decided(mask: whole, confidence: 0); return }
+
+        // Two independent saliency hypotheses (pixel MBD, region robust-background), each cut on its own;
+        // their errors are largely independent, so the consensus of the two cuts is kept.
+        let region = try RobustBackgroundSaliency(work, texture: texture, textureWeight: 0.5,
+                                                  focus: focus.values, focusWeight: 100 * focus.strength)
+        content = .maps(work: work, saliency: saliency, regional: saliency.blended(withRegion: region.values, weight: 1))
+    }
+
+    /// The faces the person prior is built from, as the cut-out looks for them.
+    /// - Throws: `CancellationError`.
+    public static func faces(in image: Image) throws -> [PixelRect] {
+        try FaceDetector.detect(in: image, maxSide: 320, scaleFactor: 1.2, minNeighbors: 4, minRelativeSize: 0.1)
+    }
+
+    /// The two hypotheses to cut: the classical maps raised on the head and upper body below each
+    /// face, then led by `options.subjectMap` where there is one.
+    public func plan(faces: [PixelRect], options: StickerOptions) -> StickerCutPlan {
+        guard case .maps(let work, var saliency, var regional) = content else {
+            guard case .decided(let mask, let confidence) = content else { preconditionFailure() }
+            return StickerCutPlan(content: .decided(mask: mask, confidence: confidence))
+        }
+        // Faces: the one object-level cue; head and upper body are raised so a portrait cut by the
+        // frame keeps its body.
+        if options.detectsFaces && !faces.isEmpty {
+            let person = PersonPrior.map(faces: faces, sourceWidth: sourceWidth, width: work.width, height: work.height)
+            saliency = saliency.raised(by: person)
+            regional = regional.raised(by: person)
+        }
+        if let learned = options.subjectMap {
+            // The learned map leads both priors; the classical maps only move it where it is unsure.
+            var net = learned.resampled(width: work.width, height: work.height)
+            if options.subjectMapExponent != 1 {
+                let e = max(0.01, options.subjectMapExponent)
+                net = net.map { powf(max(0, $0), e) }
+            }
+            let a = min(1, max(0, options.subjectMapWeight))
+            saliency = SaliencyMap(values: zip(net, saliency.values).map { a * $0 + (1 - a) * $1 },
+                                   width: work.width, height: work.height)
+            regional = SaliencyMap(values: zip(net, regional.values).map { a * $0 + (1 - a) * $1 },
+                                   width: work.width, height: work.height)
+        }
+        return StickerCutPlan(content: .cuts(work: work, pixel: saliency, region: regional,
+                                             regrows: options.subjectMap == nil))
+    }
+}

@@ -1,0 +1,49 @@
+import Imaging
+@testable import PhotoWorker
+import Testing
+
+/// The worker's sticker schedule (classical maps, faces and the network's passes at once, then the
+/// two cuts side by side) against `StickerExtractor.extract`, which runs the same stages in turn.
+struct StickerStageTests {
+    static func expectSame(_ a: Sticker, _ b: Sticker, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(a.mask.values == b.mask.values, sourceLocation: sourceLocation)
+        #expect(a.image.pixels == b.image.pixels, sourceLocation: sourceLocation)
+        #expect(a.boundingBox == b.boundingBox && a.confidence == b.confidence, sourceLocation: sourceLocation)
+    }
+
+    @Test func theClassicalCutAtOnceEqualsTheStagesInTurn() async throws {
+        let pool = ComputePool(threads: 2)
+        defer { pool.stop() }
+        let image = SubjectNetworkTests.photo()
+        let (sticker, used) = try await StickerStage.extract(image, outline: OutlineSpec(width: 4), segmenter: .classical, on: pool)
+        #expect(used == .classical)
+        Self.expectSame(sticker, try StickerExtractor.extract(from: image, options: OutlineSpec(width: 4).stickerOptions))
+        #expect(sticker.confidence > 0, "the disc was cut, not a fallback")
+    }
+
+    /// Both schedules of the network's cut-out (a photo within the concurrent limit, and one over
+    /// it, whose map comes first) give the cut-out of the stages run in turn.
+    @Test(arguments: [SubjectNetwork.concurrentPassPixels, 0])
+    func theNetworkCutAtOnceEqualsTheStagesInTurn(concurrentUpTo limit: Int) async throws {
+        let pool = ComputePool(threads: 2)
+        defer { pool.stop() }
+        let image = SubjectNetworkTests.photo()
+        let (sticker, used) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool,
+                                                             concurrentUpTo: limit)
+        #expect(used == .network)
+        var options = StickerStage.networkOptions(StickerOptions())
+        options.subjectMap = try SubjectNetwork.map(for: image, mirrored: true)
+        Self.expectSame(sticker, try StickerExtractor.extract(from: image, options: options))
+        // The disc, not the whole frame.
+        #expect(sticker.confidence > 0 && sticker.coverage > 0.1 && sticker.coverage < 0.5)
+    }
+
+    @Test func aCancelledStickerStopsWithCancellation() async throws {
+        let pool = ComputePool(threads: 2)
+        defer { pool.stop() }
+        let image = SubjectNetworkTests.photo(width: 1200, height: 800)
+        let task = Task { try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool) }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+}
