@@ -1,13 +1,13 @@
 import Foundation
 
 /// The two saliency hypotheses of a photo, ready to cut: each is cut on its own (`cut(_:)`, the two
-/// independent of each other, so they can run at once), and `mask(of:size:cuts:)` keeps their consensus.
+/// independent of each other, so they can run at once), and `mask(of:cuts:feather:)` keeps their
+/// consensus.
 public struct StickerCutPlan: Sendable {
     enum Content: Sendable {
         case decided(mask: Mask, confidence: Double)
-        /// `regrows`: regrow the consensus by colour into a band round its edge (without a learned
-        /// map; with one the network already keeps the thin parts the cuts shave off).
-        case cuts(work: LabImage, pixel: SaliencyMap, region: SaliencyMap, regrows: Bool)
+        /// `learned`: the hypotheses are led by a learned subject map (`StickerOptions.subjectMap`).
+        case cuts(work: LabImage, pixel: SaliencyMap, region: SaliencyMap, learned: Bool)
     }
 
     /// The saliency a cut is seeded and regularised by.
@@ -25,16 +25,20 @@ public struct StickerCutPlan: Sendable {
 
     let content: Content
 
-    /// Cuts one hypothesis: a colour-model graph cut (`GrabCutSegmenter`) seeded and regularised by it.
+    /// Labels one hypothesis. Classical: a colour-model graph cut (`GrabCutSegmenter`) seeded and
+    /// regularised by it. Led by a learned map: its split a little below Otsu's threshold, with no
+    /// graph cut (on the tuning half the cut moved the network's edges off the human outlines more
+    /// often than onto them, and it was half the sticker's CPU; bench/README.md).
     /// - Throws: `CancellationError`.
     public func cut(_ hypothesis: Hypothesis) throws -> Cut {
-        guard case .cuts(let work, let pixel, let region, _) = content else { return Cut(labels: []) }
+        guard case .cuts(let work, let pixel, let region, let learned) = content else { return Cut(labels: []) }
         let saliency = hypothesis == .pixel ? pixel : region
         // Seeds and prior a little below Otsu's split: the colour models recover better from a generous start.
-        let tau = saliency.threshold * 0.9
+        let tau = saliency.threshold * (learned ? 0.8 : 0.9)
+        let initial = saliency.values.map { $0 > tau ? UInt8(1) : 0 }
+        if learned { return Cut(labels: initial) }
         let steepness: Float = 8
         let prior = saliency.values.map { 1 / (1 + expf(-steepness * ($0 - tau))) }
-        let initial = saliency.values.map { $0 > tau ? UInt8(1) : 0 }
         // Two rounds reach five rounds' quality at less time per cut.
         var segmenter = GrabCutSegmenter()
         segmenter.iterations = 2
@@ -49,7 +53,7 @@ public struct StickerCutPlan: Sendable {
     /// - Throws: `CancellationError`.
     public func mask(of image: Image, cuts: (pixel: Cut, region: Cut), feather: Double) throws -> (mask: Mask, confidence: Double) {
         let w = image.width, h = image.height
-        guard case .cuts(let work, let saliency, _, let regrows) = content else {
+        guard case .cuts(let work, let saliency, _, let learned) = content else {
             guard case .decided(let mask, let confidence) = content else { preconditionFailure() }
             return (mask, confidence)
         }
@@ -60,7 +64,8 @@ public struct StickerCutPlan: Sendable {
         // scores higher on the tuning half.
         if labels.allSatisfy({ $0 == 0 }) { labels = pixelLabels }
         // The consensus loses what either cut shaved off: regrow it by colour within a band round its edge.
-        if regrows {
+        // With a learned map the network already keeps thin parts; regrowing them gains nothing.
+        if !learned {
             labels = try ConsensusGrowth.grow(work, consensus: labels,
                                               bandWidth: 0.04 * Float(max(work.width, work.height)))
         }

@@ -15,6 +15,8 @@ import Foundation
 ///    min cut, seeded by the map's Otsu split and regularised by it as a soft prior. The subject is
 ///    where both cuts agree (falling back to the first cut when they share nothing), regrown by colour
 ///    alone into a narrow band round it (`ConsensusGrowth`) to recover the thin parts the cuts shave off.
+///    With a learned subject map (`StickerOptions.subjectMap`) leading both maps, each is split at its
+///    threshold instead: there the colour-model cut lost more edges than it found.
 /// 3. `MaskCleanup`: keep the dominant components, fill small enclosed holes.
 /// 4. `MaskUpsampler`: fast guided filter against the full-resolution colours, thresholded at ¼ (row by
 ///    row: the full-size pass adds one byte per pixel, the mask itself).

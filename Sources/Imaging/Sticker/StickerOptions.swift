@@ -14,14 +14,15 @@ public struct StickerOptions: Sendable {
     /// Whether frontal faces are looked for and a person's head and upper body below each one are
     /// favoured as subject (`FaceDetector`, `PersonPrior`). Off, the cut uses bottom-up cues alone.
     public var detectsFaces: Bool
-    /// A learned subject map (U²-Netp's, say): when given, it is the cut's main prior and the
-    /// classical saliency maps only help where it is unsure (see `StickerExtractor`).
+    /// A learned subject map (U²-Netp's, say): when given, it leads both saliency hypotheses (the
+    /// classical maps only move it where it is unsure), and each hypothesis is split at its
+    /// threshold instead of cut by colour (see `StickerCutPlan`).
     public var subjectMap: SubjectMap?
     /// How much the learned map weighs against the classical saliency in the cut's prior (0...1).
     public var subjectMapWeight: Float = 0.7
     /// The learned map enters the priors raised to this power. Below 1 it lifts weak but structured
-    /// responses (a sigmoid map gives thin limbs 0.01-0.1 against a background near 0) far enough
-    /// for the colour models to claim them.
+    /// responses (a sigmoid map gives thin limbs 0.01-0.1 against a background near 0) towards the
+    /// split.
     public var subjectMapExponent: Float = 1
 
     public init(

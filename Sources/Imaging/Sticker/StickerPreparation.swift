@@ -98,6 +98,6 @@ public struct StickerPreparation: Sendable {
                                    width: work.width, height: work.height)
         }
         return StickerCutPlan(content: .cuts(work: work, pixel: saliency, region: regional,
-                                             regrows: options.subjectMap == nil))
+                                             learned: options.subjectMap != nil))
     }
 }
