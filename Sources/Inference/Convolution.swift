@@ -24,7 +24,7 @@ struct Convolution: Sendable {
     /// Column-matrix budget per band, in floats.
     static let bandFloats = 1 << 20
     /// Pixels per plane from which an undilated 3x3 convolution runs as Winograd.
-    static let winogradMinimumPlane = 6400
+    static let winogradMinimumPlane = 4096
 
     /// - Parameter mapPixels: the size of the maps this convolution will see, when known: Winograd
     ///   weights (four times the filters' size) are prepared only if it reaches

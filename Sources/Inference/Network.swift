@@ -45,7 +45,7 @@ public final class Network: Sendable {
     private let inputTensor: Int
     private let outputTensor: Int
     private let tensorCount: Int
-    private let steps: [Step]
+    let steps: [Step]
     /// For each step, the tensors it is the last reader of (released after it runs).
     private let releases: [[Int]]
 
@@ -118,6 +118,33 @@ public final class Network: Sendable {
         var releases = [[Int]](repeating: [], count: steps.count)
         for (t, i) in last where t != graph.output { releases[i].append(t) }
         self.releases = releases
+    }
+
+    /// This network for another input size, sharing its weights: the same convolutions (each keeps
+    /// or lacks its Winograd filters as at this size; one without them takes im2col), the resizes'
+    /// targets moved to the same pooling levels of the new input (`PoolingLevels`).
+    /// - Throws: ``InferenceError`` for an empty size or a resize that is no pooling level.
+    public func resized(toHeight height: Int, width: Int) throws -> Network {
+        let levels = try PoolingLevels(fromHeight: inputHeight, fromWidth: inputWidth, toHeight: height, toWidth: width)
+        let moved = try steps.map { step -> Step in
+            guard case .resize(let input, let output, let h, let w) = step else { return step }
+            let target = try levels.target(height: h, width: w)
+            return .resize(input: input, output: output, height: target.height, width: target.width)
+        }
+        return Network(self, inputHeight: height, inputWidth: width, steps: moved)
+    }
+
+    private init(_ other: Network, inputHeight: Int, inputWidth: Int, steps: [Step]) {
+        name = other.name
+        inputChannels = other.inputChannels
+        self.inputHeight = inputHeight
+        self.inputWidth = inputWidth
+        parameterCount = other.parameterCount
+        inputTensor = other.inputTensor
+        outputTensor = other.outputTensor
+        tensorCount = other.tensorCount
+        self.steps = steps
+        releases = other.releases
     }
 
     /// `steps` without the concats whose every reader is a convolution: those read the parts.

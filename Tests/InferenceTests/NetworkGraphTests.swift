@@ -37,4 +37,34 @@ struct NetworkGraphTests {
         #expect(abs(out.data[1] - 1 / (1 + expf(-7))) < 1e-6)
         #expect(abs(out.data[5] - 1 / (1 + expf(-10))) < 1e-6)
     }
+
+    /// A pool, then a resize back to the input's size: resized to 9x6, the resize follows the input
+    /// (level 0), and a resize to a size that is no pooling level is refused.
+    @Test func aResizedNetworkResizesToTheSameLevels() throws {
+        let network = try Network(graph: try Self.graph("""
+            {"op": "maxpool", "in": 0, "out": 1},
+            {"op": "resize", "in": 1, "out": 2, "height": 4, "width": 4}
+            """), weights: [])
+        let resized = try network.resized(toHeight: 9, width: 6)
+        #expect(resized.inputHeight == 9 && resized.inputWidth == 6)
+        let out = try resized.forward(Tensor(channels: 1, height: 9, width: 6, data: (0..<54).map(Float.init)))
+        #expect(out.height == 9 && out.width == 6)
+        #expect(try network.resized(toHeight: 4, width: 4).forward(Tensor(channels: 1, height: 4, width: 4)).height == 4)
+
+        let odd = try Network(graph: try Self.graph(#"{"op": "resize", "in": 0, "out": 2, "height": 3, "width": 4}"#), weights: [])
+        #expect(throws: InferenceError.self) { try odd.resized(toHeight: 8, width: 8) }
+        #expect(throws: InferenceError.self) { try network.resized(toHeight: 0, width: 8) }
+    }
+
+    /// U²-Netp at 256: every resize goes to one of 256's pooling levels.
+    @Test func u2netpResizesToTheLevelsOfItsNewInput() throws {
+        let network = try Network.u2netp.get().resized(toHeight: 256, width: 256)
+        #expect(network.inputHeight == 256 && network.inputWidth == 256)
+        let targets = network.steps.compactMap { step -> Int? in
+            if case .resize(_, _, let h, let w) = step, h == w { return h }
+            if case .resize = step { return -1 }
+            return nil
+        }
+        #expect(!targets.isEmpty && Set(targets).isSubset(of: [256, 128, 64, 32, 16, 8]))
+    }
 }

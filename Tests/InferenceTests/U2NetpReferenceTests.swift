@@ -3,9 +3,10 @@ import Imaging
 @testable import Inference
 import Testing
 
-/// U²-Netp in Swift against onnxruntime's output on the same inputs (Fixtures/u2netp-reference.json,
-/// written by scripts/gen-u2netp.py): corpus PNGs sampled to 320x320 at pixel centres, normalised
-/// as rembg does, every 8th pixel of the final map compared.
+/// U²-Netp in Swift against onnxruntime's output on the same inputs (Fixtures/u2netp-reference*.json,
+/// written by scripts/gen-u2netp.py): corpus PNGs sampled to 320x320 (the graph's size) and to
+/// 256x256 (the graph resized) at pixel centres, normalised as rembg does, every 8th pixel of the
+/// final map compared.
 struct U2NetpReferenceTests {
     struct Reference: Decodable {
         var photo: String
@@ -23,8 +24,8 @@ struct U2NetpReferenceTests {
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func fixture() throws -> Fixture {
-        let url = try #require(Bundle.module.url(forResource: "u2netp-reference", withExtension: "json", subdirectory: "Fixtures"))
+    static func fixture(_ name: String) throws -> Fixture {
+        let url = try #require(Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Fixtures"))
         return try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
     }
 
@@ -36,9 +37,10 @@ struct U2NetpReferenceTests {
                               mean: fixture.mean, std: fixture.std)
     }
 
-    @Test func theMapMatchesOnnxruntimeWithin1e3() throws {
-        let network = try Network.u2netp.get()
-        let fixture = try Self.fixture()
+    @Test(arguments: ["u2netp-reference", "u2netp-reference-256"])
+    func theMapMatchesOnnxruntimeWithin1e3(_ name: String) throws {
+        let fixture = try Self.fixture(name)
+        let network = try Network.u2netp.get().resized(toHeight: fixture.size, width: fixture.size)
         #expect(!fixture.references.isEmpty)
         for reference in fixture.references {
             let map = try network.forward(try Self.input(reference.photo, fixture: fixture))

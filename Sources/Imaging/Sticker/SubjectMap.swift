@@ -27,6 +27,11 @@ public struct SubjectMap: Sendable {
         return out
     }
 
+    /// The map resampled to `w` x `h` (bilinear, pixel centres aligned).
+    public func resized(width w: Int, height h: Int) -> SubjectMap {
+        w == width && h == height ? self : SubjectMap(width: w, height: h, values: resampled(width: w, height: h))
+    }
+
     /// The map at 0.5, resampled to `w` x `h`: the network's cut-out alone (for measurements).
     public func thresholdMask(width w: Int, height h: Int) -> Mask {
         Mask(width: w, height: h, values: resampled(width: w, height: h).map { $0 >= 0.5 ? 255 : 0 })

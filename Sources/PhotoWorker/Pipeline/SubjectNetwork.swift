@@ -4,18 +4,35 @@ import Inference
 
 /// U²-Netp's subject map of a photo: the photo resized to the network's 320x320 (Lanczos), scaled by
 /// its brightest channel value and normalised with ImageNet's mean and deviation (as rembg feeds it),
-/// one forward pass, the sigmoid map back.
+/// one forward pass, the sigmoid map back. Mirrored, the map is averaged with the map of the mirror
+/// image, whose pass runs at `mirrorSide` (the same weights, `Network.resized`).
 public enum SubjectNetwork {
     static let mean: [Float] = [0.485, 0.456, 0.406]
     static let std: [Float] = [0.229, 0.224, 0.225]
 
-    /// - Parameter mirrored: also run the mirror image and average the two maps (one more pass on
-    ///   the 320x320 copy; steadier maps).
+    /// The mirror image's input size: on the tuning half of sticker-dev its pass at 256 serves the
+    /// average as well as one at 320 (bench/README.md), for 0.64x the multiply-accumulates.
+    static let mirrorSide = 256
+
+    /// U²-Netp at `mirrorSide`, sharing the weights of `Network.u2netp`.
+    static let mirrorNetwork: Result<Network, InferenceError> = Network.u2netp.flatMap { network in
+        do {
+            return .success(try network.resized(toHeight: mirrorSide, width: mirrorSide))
+        } catch let e as InferenceError {
+            return .failure(e)
+        } catch {
+            return .failure(.modelDamaged("\(error)"))
+        }
+    }
+
+    /// - Parameter mirrored: also run the mirror image and average the two maps (one more pass, at
+    ///   `mirrorSide`; steadier maps).
     /// - Throws: ``InferenceError`` if the model cannot be loaded; `CancellationError`.
     public static func map(for image: Image, mirrored: Bool) throws -> SubjectMap {
-        let input = try self.input(for: image)
-        let map = try pass(input)
-        return mirrored ? average(map, mirroredMap: try pass(Self.mirrored(input))) : map
+        let inputs = try self.inputs(for: image, mirrored: mirrored)
+        let map = try pass(inputs.direct, on: Network.u2netp.get())
+        guard let mirror = inputs.mirror else { return map }
+        return average(map, mirroredMap: try pass(mirror, on: mirrorNetwork.get()))
     }
 
     /// The map of the photo and of its mirror image, averaged. On a photo of up to
@@ -28,41 +45,49 @@ public enum SubjectNetwork {
     /// peaked 45 MB higher).
     static func mirroredMap(for image: Image, on compute: ComputePool,
                             concurrentUpTo limit: Int = concurrentPassPixels) async throws -> SubjectMap {
-        let input = try await compute.run { try Self.input(for: image) }
+        let inputs = try await compute.run { try Self.inputs(for: image, mirrored: true) }
+        guard let mirror = inputs.mirror else { preconditionFailure("inputs(mirrored: true) has a mirror") }
         guard image.width * image.height <= limit else {
             return try await compute.run {
                 defer { _ = cs_malloc_trim() }
-                return average(try pass(input), mirroredMap: try pass(mirrored(input)))
+                return average(try pass(inputs.direct, on: Network.u2netp.get()),
+                               mirroredMap: try pass(mirror, on: mirrorNetwork.get()))
             }
         }
-        async let direct = compute.run { try pass(input) }
-        async let flipped = compute.run { try pass(mirrored(input)) }
+        async let direct = compute.run { try pass(inputs.direct, on: Network.u2netp.get()) }
+        async let flipped = compute.run { try pass(mirror, on: mirrorNetwork.get()) }
         return average(try await direct, mirroredMap: try await flipped)
     }
 
     /// Photos up to this many pixels get their two passes at once (12 megapixels, 48 MB decoded).
     static let concurrentPassPixels = 12_000_000
 
-    /// The photo as the network takes it: resized to its input size (Lanczos) and normalised.
-    static func input(for image: Image) throws -> Tensor {
+    /// The photo as the network takes it (resized to its input size, Lanczos, and normalised) and,
+    /// when `mirrored`, its mirror image at `mirrorSide` (resized from the first: the photo is
+    /// reduced once).
+    static func inputs(for image: Image, mirrored: Bool) throws -> (direct: Tensor, mirror: Tensor?) {
         let network = try Network.u2netp.get()
-        return tensor(try Resampler.resize(image, width: network.inputWidth, height: network.inputHeight))
+        let small = try Resampler.resize(image, width: network.inputWidth, height: network.inputHeight)
+        guard mirrored else { return (tensor(small), nil) }
+        return (tensor(small), Self.mirrored(tensor(try Resampler.resize(small, width: mirrorSide, height: mirrorSide))))
     }
 
     /// One forward pass: the sigmoid map at the network's size.
-    static func pass(_ input: Tensor) throws -> SubjectMap {
-        let map = try Network.u2netp.get().forward(input) { Cancellation.isRequested }
+    static func pass(_ input: Tensor, on network: Network) throws -> SubjectMap {
+        let map = try network.forward(input) { Cancellation.isRequested }
         return SubjectMap(width: map.width, height: map.height, values: map.data)
     }
 
-    /// The mean of a map and the map of the mirror image, flipped back.
-    static func average(_ map: SubjectMap, mirroredMap flipped: SubjectMap) -> SubjectMap {
-        let w = map.width, h = map.height
-        var values = map.values
-        for y in 0..<h {
-            for x in 0..<w { values[y * w + x] = 0.5 * (values[y * w + x] + flipped.values[y * w + (w - 1 - x)]) }
+    /// The mean of a map and the map of the mirror image, flipped back (and resized to the first).
+    static func average(_ map: SubjectMap, mirroredMap: SubjectMap) -> SubjectMap {
+        var back = mirroredMap.values
+        let mw = mirroredMap.width
+        for y in 0..<mirroredMap.height {
+            for x in 0..<mw { back[y * mw + x] = mirroredMap.values[y * mw + (mw - 1 - x)] }
         }
-        return SubjectMap(width: w, height: h, values: values)
+        let flipped = SubjectMap(width: mw, height: mirroredMap.height, values: back).resized(width: map.width, height: map.height)
+        return SubjectMap(width: map.width, height: map.height,
+                          values: zip(map.values, flipped.values).map { 0.5 * ($0 + $1) })
     }
 
     /// The network's input for a photo already at its size.
