@@ -5,9 +5,9 @@
 /// is an object-level cue that says the body below it belongs to the subject. The map is 1 on the
 /// head (an ellipse round the face box, taking in hair and hats) and on a torso that widens from the
 /// neck to the shoulders and runs `bodyLength` face heights down from the top of the face box (to the
-/// thighs of a standing adult, the lap of a seated one), and 0 elsewhere. `StickerExtractor` raises
-/// both saliency maps to at least a fixed level there, so the colour-model cut still decides the
-/// exact outline.
+/// thighs of a standing adult, the lap of a seated one), and 0 elsewhere. `StickerPreparation.plan`
+/// raises both saliency maps to at least a fixed level there, so the colour-model cut (or, with a
+/// learned map, the blend's split) still decides the exact outline.
 enum PersonPrior {
     /// Torso length in face heights from the top of the face box. Measured on sticker-dev (mean IoU
     /// all 60, OpenCV's faces): 3 → 0.592, 4 → 0.597, 5 → 0.599, 7 → 0.594; 7 runs a seated person's
