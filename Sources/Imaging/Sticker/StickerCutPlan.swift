@@ -74,11 +74,12 @@ public struct StickerCutPlan: Sendable {
         let subject = labels.reduce(0) { $0 + Int($1) }
         if subject * 500 < work.count { return (Mask(width: w, height: h, repeating: 255), 0) }
 
-        // The cut sits ~2 px inside human outlines (mixed edge pixels go to the background): take the subject
-        // from a quarter of the upsampled soft mask, which moves soft edges out and leaves sharp ones.
+        // The colour-model cut sits ~2 px inside human outlines (mixed edge pixels go to the background):
+        // take its subject from a quarter of the upsampled soft mask, which moves soft edges out and leaves
+        // sharp ones. The split of a learned map has no such bias: half.
         let soft = labels.map(Float.init)
         var values = try MaskUpsampler.upsample(mask: soft, guide: work.rgb, width: work.width, height: work.height,
-                                                to: image, radius: 2, epsilon: 1e-3, level: 0.25)
+                                                to: image, radius: 2, epsilon: 1e-3, level: learned ? 0.5 : 0.25)
         try MaskFeather.feather(&values, width: w, height: h, sigma: min(16, max(0, feather)))
         return (Mask(width: w, height: h, values: values), Self.confidence(saliency: saliency, labels: labels))
     }
