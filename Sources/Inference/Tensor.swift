@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A feature map of one image: `channels` planes of `height` x `width` floats, channel-major (CHW).
 /// A value type: layers read their inputs and write fresh outputs.
@@ -29,28 +26,17 @@ public struct Tensor: Sendable, Equatable {
 
     /// A tensor whose every element `body` writes (the storage starts uninitialised).
     ///
-    /// Large layer outputs are fresh memory the pass touches once: with 4 KB pages that is some
-    /// 30,000 page faults per U²-Netp pass (~15% of its time), so the storage is offered to the
-    /// kernel for transparent huge pages first (a hint: without THP nothing changes).
+    /// Not offered for transparent huge pages: with the kernel's usual `defrag=madvise`, a fault in
+    /// an advised region compacts memory synchronously, and those stalls (up to 50 ms while another
+    /// pass ran) outlasted the per-band cancellation checks; they saved ~8% of a pass.
     init(channels: Int, height: Int, width: Int,
          initializingWith body: (UnsafeMutablePointer<Float>) throws -> Void) rethrows {
         let count = channels * height * width
         let data = try [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
-            if let base = buffer.baseAddress { Self.adviseHugePages(base, count: count) }
             try body(buffer.baseAddress!)
             initialized = count
         }
         self.init(channels: channels, height: height, width: width, data: data)
-    }
-
-    private static func adviseHugePages(_ base: UnsafeMutablePointer<Float>, count: Int) {
-        #if os(Linux)
-        let huge = 2 << 20
-        let start = (Int(bitPattern: base) + huge - 1) & ~(huge - 1)
-        let end = (Int(bitPattern: base + count)) & ~(huge - 1)
-        guard end > start, let address = UnsafeMutableRawPointer(bitPattern: start) else { return }
-        _ = madvise(address, end - start, MADV_HUGEPAGE)
-        #endif
     }
 }
 
