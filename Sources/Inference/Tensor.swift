@@ -1,4 +1,3 @@
-
 /// A feature map of one image: `channels` planes of `height` x `width` floats, channel-major (CHW).
 /// A value type: layers read their inputs and write fresh outputs.
 public struct Tensor: Sendable, Equatable {

@@ -18,8 +18,9 @@ import Foundation
 ///    With a learned subject map (`StickerOptions.subjectMap`) leading both maps, each is split at its
 ///    threshold instead: there the colour-model cut lost more edges than it found.
 /// 3. `MaskCleanup`: keep the dominant components, fill small enclosed holes.
-/// 4. `MaskUpsampler`: fast guided filter against the full-resolution colours, thresholded at ¼ (row by
-///    row: the full-size pass adds one byte per pixel, the mask itself).
+/// 4. `MaskUpsampler`: fast guided filter against the full-resolution colours, thresholded at ¼ (at ½
+///    after a learned map's split; row by row: the full-size pass adds one byte per pixel, the mask
+///    itself).
 /// 5. `MaskFeather`: a small Gaussian softening of the edge (`StickerOptions.feather`).
 ///
 /// Degenerate inputs never fail; they get a documented fallback with confidence 0:
