@@ -9,7 +9,7 @@ struct CancellationTests {
         let w = try WorkerProcess()
         w.request(1, "diagnostics.spin", ["ms": 600_000])
         // Wait until it is really running.
-        while try await w.call(100, "jobs.list")["result"]?["jobs"] == [] {}
+        try await w.waitForJobs { !$0.isEmpty }
         w.cancel(1)
         let r = try #require(try await w.next())
         #expect(r == ["jsonrpc": "2.0", "id": 1, "error": ["code": -32800, "message": "request cancelled"]])

@@ -38,7 +38,7 @@ struct ConcurrencyTests {
         let w = try WorkerProcess(["--max-jobs", "2"])
         w.request(1, "diagnostics.spin", ["ms": 600_000])
         w.request(2, "diagnostics.spin", ["ms": 600_000])
-        while try await w.call(100, "jobs.list")["result"]?["jobs"]?.arrayCount != 2 {}
+        try await w.waitForJobs { $0.count == 2 }
         for i in 0..<20 {
             #expect(try await w.call(200 + i, "ping")["result"] == [:])
         }

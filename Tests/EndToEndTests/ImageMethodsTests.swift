@@ -305,7 +305,7 @@ struct ImageMethodsTests {
         let w = try WorkerProcess()
         // A big upscale (about 5000x3300) takes long enough to be cancelled in flight.
         w.request(1, "image.scale", ["source": ["path": .string(Corpus.photo("orientation-Landscape_1.jpg"))], "factor": 3, "output": ["path": .string("\(dir)/big.png")]])
-        while try await w.call(100, "jobs.list")["result"]?["jobs"] == [] {}
+        try await w.waitForJobs { !$0.isEmpty }
         w.cancel(1)
         let (r, _) = try await w.response(1)
         #expect(r["error"]?["code"] == -32800)

@@ -72,7 +72,7 @@ struct LifecycleTests {
         let w = try WorkerProcess()
         w.request(1, "diagnostics.spin", ["ms": 600_000])
         w.request(2, "diagnostics.sleep", ["ms": 600_000])
-        while try await w.call(100, "jobs.list")["result"]?["jobs"] == [] {}
+        try await w.waitForJobs { !$0.isEmpty }
         kill(w.process.processIdentifier, sig)
         let replies = try await w.drain()
         #expect(Set(replies.compactMap { $0["id"]?.intValue }) == [1, 2])

@@ -7,7 +7,10 @@ import Testing
 @Suite(.timeLimit(TestTiming.minutes(1)))
 struct MCPTests {
     @Test func mcpInitializeSwitchesConventions() async throws {
-        let w = try WorkerProcess()
+        // The batch must be allowed to run: an output outside the session's folders is refused at
+        // once, and a job that has already ended cannot be cancelled.
+        let out = try Corpus.scratch()
+        let w = try WorkerProcess(["--allow-read-dir", Corpus.root.path, "--allow-write-dir", out])
         let r = try #require(try await w.call(1, "initialize", ["protocolVersion": "2025-06-18", "capabilities": [:], "clientInfo": ["name": "t", "version": "1"]])["result"])
         #expect(r["protocolVersion"] == "2025-06-18")
         #expect(r["capabilities"]?["tools"] != nil)
@@ -16,11 +19,11 @@ struct MCPTests {
         // A cancelled MCP request gets no response at all.
         w.request(2, "tools/call", ["name": "photos_process", "arguments": [
             "sources": .array(Array(repeating: ["path": .string(Corpus.photo("animal-3.jpg"))], count: 30)),
-            "output": ["dir": .string(try Corpus.scratch())]]])
-        while try await w.call(100, "jobs.list")["result"]?["jobs"] == [] {}
+            "output": ["dir": .string(out)]]])
+        try await w.waitForJobs { $0.first?["state"] == "running" }
         w.notify("notifications/cancelled", ["requestId": 2, "reason": "user"])
         // Wait until the job is really gone, then check that nothing was written for it.
-        while try await w.call(101, "jobs.list")["result"]?["jobs"] != [] {}
+        try await w.waitForJobs(id: 101) { $0.isEmpty }
         w.request(3, "ping")
         let (pong, between) = try await w.response(3)
         #expect(pong["result"] == [:])

@@ -172,6 +172,15 @@ package final class WorkerProcess: Sendable {
         return try await response(id).response
     }
 
+    /// Polls `jobs.list` (as request `id`) until `done` holds for the listed jobs. Bounded: a job
+    /// that ends before it is seen fails the test with `TimedOut` instead of spinning for ever.
+    package func waitForJobs(id: Int = 100, polls: Int = 2000, until done: ([JSONValue]) -> Bool) async throws {
+        for _ in 0..<polls {
+            if case .array(let jobs)? = try await call(id, "jobs.list")["result"]?["jobs"], done(jobs) { return }
+        }
+        throw TimedOut(what: "jobs.list to show the awaited jobs")
+    }
+
     /// Waits for the process to end; returns its exit status.
     package func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
         let deadline = ContinuousClock.now + TestTiming.guarded(timeout)
