@@ -15,3 +15,17 @@ public enum InferenceError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 }
+
+extension InferenceError {
+    /// The value `body` makes, or why it could not: an ``InferenceError`` as it is, any other error
+    /// as a damaged model (loading reads files and decodes them; nothing else can fail there).
+    public static func result<T>(of body: () throws -> T) -> Result<T, InferenceError> {
+        do {
+            return .success(try body())
+        } catch let e as InferenceError {
+            return .failure(e)
+        } catch {
+            return .failure(.modelDamaged("\(error)"))
+        }
+    }
+}

@@ -202,15 +202,7 @@ public final class Network: Sendable {
     }
 
     /// U²-Netp, loaded on first use and shared (nil with the reason if it cannot be loaded).
-    public static let u2netp: Result<Network, InferenceError> = {
-        do {
-            return .success(try load(named: "u2netp"))
-        } catch let e as InferenceError {
-            return .failure(e)
-        } catch {
-            return .failure(.modelDamaged("\(error)"))
-        }
-    }()
+    public static let u2netp = InferenceError.result { try load(named: "u2netp") }
 
     /// Runs the network on `input` (`inputChannels x inputHeight x inputWidth`).
     /// - Parameter isCancelled: polled between layers and per band of rows inside convolutions.

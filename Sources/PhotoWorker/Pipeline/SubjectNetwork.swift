@@ -15,14 +15,8 @@ public enum SubjectNetwork {
     static let mirrorSide = 256
 
     /// U²-Netp at `mirrorSide`, sharing the weights of `Network.u2netp`.
-    static let mirrorNetwork: Result<Network, InferenceError> = Network.u2netp.flatMap { network in
-        do {
-            return .success(try network.resized(toHeight: mirrorSide, width: mirrorSide))
-        } catch let e as InferenceError {
-            return .failure(e)
-        } catch {
-            return .failure(.modelDamaged("\(error)"))
-        }
+    static let mirrorNetwork = Network.u2netp.flatMap { network in
+        InferenceError.result { try network.resized(toHeight: mirrorSide, width: mirrorSide) }
     }
 
     /// - Parameter mirrored: also run the mirror image and average the two maps (one more pass, at
