@@ -17,11 +17,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
-        // Every setjmp/longjmp of libpng and libjpeg stays inside this C target.
+        // Every setjmp/longjmp and library error of libpng, libjpeg, libwebp, giflib, libheif and lcms2 stays
+        // inside this C target.
         .target(
             name: "CCodecs",
             cSettings: [.unsafeFlags(["-O2"])],
-            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]
+            linkerSettings: [
+                .linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
+                .linkedLibrary("gif"), .linkedLibrary("heif"), .linkedLibrary("lcms2"),
+            ]
         ),
         // Linux system calls glibc does not wrap (openat2, renameat2) for confined file access.
         .target(name: "CSyscalls"),

@@ -1,16 +1,14 @@
-/// Entry points for reading and writing PNG and JPEG.
+/// Entry points for reading PNG, JPEG, WebP, GIF, HEIF/HEIC and AVIF, and writing PNG, JPEG and WebP.
 ///
-/// The format is always sniffed from magic bytes. Decoding never prints and never crashes on hostile data:
+/// The format is always sniffed from the content. Decoding never prints and never crashes on hostile data:
 /// failures are `ImagingError` values; large images are refused from the header (`DecodeOptions.maxPixels`)
 /// before pixels are allocated; long decodes check `Cancellation.isRequested` between bands of rows.
 public enum ImageCodec {
-    private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    private static let pngSignature = FormatSniffer.pngSignature
 
-    /// PNG or JPEG from the magic bytes only; nil for anything else.
+    /// The format from the first bytes only (signatures, RIFF/WEBP, HEIF/AVIF `ftyp` brands); nil for anything else.
     public static func sniff(_ bytes: [UInt8]) -> ImageFormat? {
-        if bytes.count >= 8 && bytes[0..<8].elementsEqual(pngSignature) { return .png }
-        if bytes.count >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF { return .jpeg }
-        return nil
+        FormatSniffer.sniff(bytes)
     }
 
     /// The error for bytes `sniff` rejected: a PNG signature damaged in one or two bytes (the classic
@@ -27,39 +25,57 @@ public enum ImageCodec {
             "damaged PNG signature \(hex.joined(separator: " "))\(cause)")
     }
 
-    /// Header facts without decoding the pixels (dimensions after EXIF orientation, depth, alpha, ICC size).
-    /// 12-bit JPEGs are described here even though `decode` refuses them.
+    /// Header facts without decoding the pixels (dimensions after EXIF orientation, depth, alpha, colour
+    /// profile, frames). 12-bit JPEGs are described here even though `decode` refuses them.
     public static func info(_ bytes: [UInt8]) throws(ImagingError) -> ImageInfo {
         guard let format = sniff(bytes) else { throw unrecognised(bytes) }
         let result = bytes.withUnsafeBufferPointer { buffer in
             switch format {
             case .png: return PNGDecoder.info(buffer)
             case .jpeg: return JPEGDecoder.info(buffer)
+            case .webp: return WebPDecoder.info(buffer)
+            case .gif: return GIFDecoder.info(buffer)
+            case .heif, .avif: return HEIFDecoder.info(buffer, format: format)
             }
         }
         return try result.get()
     }
 
-    /// Decodes to upright RGBA8 (straight alpha; opaque formats get alpha 255).
+    /// Decodes to upright sRGB RGBA8 (straight alpha; opaque formats get alpha 255).
     ///
     /// - PNG: every colour type and bit depth, palettes with tRNS, Adam7. 16-bit samples are rounded to 8 bits
-    ///   (`(v * 255 + 32767) / 65535`). gAMA/cHRM/sRGB/iCCP are read but **not applied**: pixels are the
-    ///   stored values (the profile is returned in `metadata.iccProfile`). Text chunks are skipped unread.
+    ///   (`(v * 255 + 32767) / 65535`). gAMA/cHRM/sRGB chunks are not applied; an iCCP profile is.
     /// - JPEG: baseline, progressive, arithmetic, greyscale, CMYK and YCCK (Adobe-inverted CMYK converted to
     ///   RGB). EXIF orientation is applied unless `options.applyOrientation` is false; broken EXIF is ignored.
     ///   `options.shrinkOnLoad` enables DCT shrink-on-load. 12-bit files throw `.unsupported`.
+    /// - WebP: lossy, lossless, alpha, an animation's first frame; EXIF orientation as for JPEG.
+    /// - GIF: the first frame on the logical screen, transparency kept.
+    /// - HEIF/HEIC and AVIF: the primary image with the container's transforms; with `shrinkOnLoad`, the
+    ///   embedded thumbnail when it is large enough.
+    /// - Colour: an embedded RGB ICC profile (or HEIF CICP) is converted to sRGB unless
+    ///   `options.convertToSRGB` is false (``ColorManagement``); no profile means sRGB. Grey and CMYK
+    ///   profiles are not applied.
     /// - Corrupt-but-recoverable data yields `warnings`; truncated data throws `.truncated` unless
     ///   `options.allowTruncated`. Nothing is ever printed.
     /// - Throws: `ImagingError`, or `CancellationError` when the current task is cancelled mid-decode
-    ///   (checked between bands of rows and, for progressive JPEGs, inside libjpeg's input pass).
+    ///   (checked between bands of rows, input chunks or pixels; for HEIF before and after libheif's decode).
     public static func decode(_ bytes: [UInt8], options: DecodeOptions = .init()) throws -> DecodedImage {
         guard let format = sniff(bytes) else { throw unrecognised(bytes) }
-        return try bytes.withUnsafeBufferPointer { buffer in
+        var (decoded, color) = try bytes.withUnsafeBufferPointer { buffer -> (DecodedImage, EmbeddedColor?) in
             switch format {
-            case .png: return try PNGDecoder.decode(buffer, options: options)
-            case .jpeg: return try JPEGDecoder.decode(buffer, options: options)
+            case .png:
+                let d = try PNGDecoder.decode(buffer, options: options)
+                return (d, d.metadata.iccProfile.map(EmbeddedColor.icc))
+            case .jpeg:
+                let d = try JPEGDecoder.decode(buffer, options: options)
+                return (d, d.metadata.iccProfile.map(EmbeddedColor.icc))
+            case .webp: return try WebPDecoder.decode(buffer, options: options)
+            case .gif: return (try GIFDecoder.decode(buffer, options: options), nil)
+            case .heif, .avif: return try HEIFDecoder.decode(buffer, format: format, options: options)
             }
         }
+        if options.convertToSRGB { try ColorManagement.convertToSRGB(&decoded, from: color) }
+        return decoded
     }
 
     /// PNG, 8-bit RGB when every pixel is opaque, else RGBA; `compressionLevel` is zlib's 0...9.
@@ -72,6 +88,14 @@ public enum ImageCodec {
         throws(ImagingError) -> [UInt8]
     {
         try JPEGEncoder.encode(image, quality: quality, progressive: progressive).get()
+    }
+
+    /// WebP: lossless (exact colours and alpha) or lossy at `quality` 0...100 (alpha then kept losslessly).
+    /// `method` is libwebp's effort, 0 (fast) ... 6 (smallest); nil is libwebp's default, 4.
+    public static func encodeWebP(_ image: Image, lossless: Bool, quality: Int = 90, method: Int? = nil)
+        throws(ImagingError) -> [UInt8]
+    {
+        try WebPEncoder.encode(image, lossless: lossless, quality: quality, method: method).get()
     }
 
     /// 8-bit greyscale PNG (for masks); `gray.count` must be `width * height`.

@@ -23,10 +23,15 @@ public struct ImageInfo: Sendable, Equatable {
     public var isInterlaced: Bool
     /// Size of the embedded ICC profile in bytes, 0 when there is none.
     public var iccProfileBytes: Int
+    /// Frames of an animation (WebP, GIF) or top-level images of a HEIF file; 1 for still images. Only the
+    /// first frame (HEIF: the primary image) is decoded.
+    public var frameCount: Int
+    /// The colours the file declares (see ``ColorDescription``); nil when it declares none, which is read as sRGB.
+    public var color: ColorDescription?
 
     public init(format: ImageFormat, width: Int, height: Int, storedWidth: Int, storedHeight: Int,
                 channels: Int, bitDepth: Int, hasAlpha: Bool, orientation: Int, isProgressive: Bool,
-                isInterlaced: Bool, iccProfileBytes: Int) {
+                isInterlaced: Bool, iccProfileBytes: Int, frameCount: Int = 1, color: ColorDescription? = nil) {
         self.format = format
         self.width = width
         self.height = height
@@ -39,5 +44,7 @@ public struct ImageInfo: Sendable, Equatable {
         self.isProgressive = isProgressive
         self.isInterlaced = isInterlaced
         self.iccProfileBytes = iccProfileBytes
+        self.frameCount = frameCount
+        self.color = color
     }
 }

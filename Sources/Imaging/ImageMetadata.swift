@@ -13,10 +13,18 @@ public struct ImageMetadata: Sendable, Equatable {
     public var bitDepth: Int
     /// Channels in the file (see `ImageInfo.channels`).
     public var channels: Int
-    /// The embedded ICC profile. It is reported, not applied: pixels are the file's own RGB values.
+    /// The embedded ICC profile, as found in the file.
     public var iccProfile: [UInt8]?
-    /// 1, 2, 4 or 8: the JPEG DCT scaling used for shrink-on-load (always 1 for PNG).
+    /// 1, 2, 4 or 8: the JPEG DCT scaling used for shrink-on-load (always 1 for PNG). For a HEIF file decoded
+    /// from its embedded thumbnail, the ratio of the full size to the thumbnail's, rounded down.
     public var scaleDenominator: Int
+    /// Frames (or HEIF top-level images) in the file; the first (the primary image) was decoded.
+    public var frameCount: Int = 1
+    /// The colour space the pixels were converted from to sRGB; nil when they were already sRGB (no profile, an
+    /// sRGB one) or conversion was off (``DecodeOptions/convertToSRGB``).
+    public var convertedFrom: ColorDescription?
+    /// The HEIF file's embedded thumbnail was decoded instead of the primary image (shrink-on-load).
+    public var fromThumbnail: Bool = false
 
     public init(format: ImageFormat, originalWidth: Int, originalHeight: Int, orientation: Int, hadAlpha: Bool,
                 bitDepth: Int, channels: Int, iccProfile: [UInt8]?, scaleDenominator: Int) {

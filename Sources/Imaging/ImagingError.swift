@@ -1,8 +1,8 @@
 /// Why a codec call failed. Decoding never crashes or prints on bad input; it throws one of these.
 public enum ImagingError: Error, Sendable, Equatable {
-    /// The magic bytes match neither PNG nor JPEG.
+    /// The first bytes match none of the formats the codecs read.
     case unknownFormat
-    /// The library rejected the data; `message` is libpng's/libjpeg's own text.
+    /// The library rejected the data; `message` is the library's own text.
     case invalidImage(format: ImageFormat, message: String)
     /// The data ends before the image does (see `DecodeOptions.allowTruncated`).
     case truncated(format: ImageFormat, message: String)
@@ -17,7 +17,7 @@ public enum ImagingError: Error, Sendable, Equatable {
     public var message: String {
         switch self {
         case .unknownFormat:
-            return "unknown image format (neither PNG nor JPEG magic bytes)"
+            return "unknown image format (the content is none of PNG, JPEG, WebP, GIF, HEIF/HEIC or AVIF)"
         case .invalidImage(let format, let message):
             return "invalid \(format.displayName) image: \(message)"
         case .truncated(let format, let message):
@@ -34,13 +34,4 @@ public enum ImagingError: Error, Sendable, Equatable {
 
 extension ImagingError: CustomStringConvertible {
     public var description: String { message }
-}
-
-extension ImageFormat {
-    var displayName: String {
-        switch self {
-        case .png: return "PNG"
-        case .jpeg: return "JPEG"
-        }
-    }
 }

@@ -30,14 +30,14 @@ enum JPEGDecoder {
         }
         let orientation = exifOrientation(j)
         var iccLength = 0
-        _ = cc_jpeg_icc(j, &iccLength)
+        let icc = cc_jpeg_icc(j, &iccLength).map { [UInt8](UnsafeBufferPointer(start: $0, count: iccLength)) }
         let w = Int(header.width), h = Int(header.height)
         let swaps = Orientation(rawValue: orientation)?.swapsAxes ?? false
         return .success(ImageInfo(
             format: .jpeg, width: swaps ? h : w, height: swaps ? w : h, storedWidth: w, storedHeight: h,
             channels: Int(header.channels), bitDepth: Int(header.bit_depth), hasAlpha: false,
             orientation: orientation, isProgressive: header.progressive != 0, isInterlaced: false,
-            iccProfileBytes: iccLength))
+            iccProfileBytes: iccLength, color: ColorManagement.describe(icc.map(EmbeddedColor.icc), format: .jpeg)))
     }
 
     /// - Throws: `ImagingError` or `CancellationError`.

@@ -2,8 +2,8 @@ import CCodecs
 
 /// PNG decoding through the CCodecs libpng shim: every colour type and bit depth to RGBA8.
 ///
-/// gAMA/cHRM/sRGB/iCCP are read but not applied: the pixels are the stored samples (16-bit samples are
-/// rounded, `(v * 255 + 32767) / 65535`), the same choice as browsers without colour management and Pillow.
+/// gAMA/cHRM/sRGB are read but not applied (16-bit samples are rounded, `(v * 255 + 32767) / 65535`); an
+/// iCCP profile is returned for ``ColorManagement`` to convert to sRGB.
 /// A PNG eXIf orientation is not applied (few writers emit it; Pillow does not apply it either).
 enum PNGDecoder {
     /// Rows (or Adam7 row steps) decoded between two cancellation checks.
@@ -18,13 +18,13 @@ enum PNGDecoder {
         let status = cc_png_read_header(p, &header)
         guard status == CC_OK else { return .failure(codecError(status, format: .png, message: cc_png_message(p))) }
         var iccLength = 0
-        _ = cc_png_icc(p, &iccLength)
+        let icc = cc_png_icc(p, &iccLength).map { [UInt8](UnsafeBufferPointer(start: $0, count: iccLength)) }
         let w = Int(header.width), h = Int(header.height)
         return .success(ImageInfo(
             format: .png, width: w, height: h, storedWidth: w, storedHeight: h,
             channels: Int(header.channels), bitDepth: Int(header.bit_depth), hasAlpha: header.has_alpha != 0,
             orientation: 1, isProgressive: false, isInterlaced: header.interlaced != 0,
-            iccProfileBytes: iccLength))
+            iccProfileBytes: iccLength, color: ColorManagement.describe(icc.map(EmbeddedColor.icc), format: .png)))
     }
 
     /// - Throws: `ImagingError` or `CancellationError`.

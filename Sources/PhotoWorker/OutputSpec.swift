@@ -3,8 +3,22 @@ import Imaging
 
 /// Where a method's image goes: a file (`{"path", "format", "quality"}`) or the reply
 /// (`{"inline": true, "format"}`, base64 in the result).
+///
+/// The format is `format`, else the path's extension (`.jpg`/`.jpeg`, `.webp`), else PNG. WebP is lossless
+/// unless `quality` is given or `lossless` is false: stickers and masks keep exact edges and alpha by default.
 public struct OutputSpec: Sendable, Decodable {
-    public enum Format: String, Sendable, Codable { case png, jpeg }
+    public enum Format: String, Sendable, Codable {
+        case png, jpeg, webp
+
+        /// The media type of files in this format.
+        public var mediaType: String {
+            switch self {
+            case .png: return "image/png"
+            case .jpeg: return "image/jpeg"
+            case .webp: return "image/webp"
+            }
+        }
+    }
 
     public var path: String?
     public var inline: Bool
@@ -14,8 +28,10 @@ public struct OutputSpec: Sendable, Decodable {
     public var compressionLevel: Int
     /// Replace an existing file that is not a PNG or JPEG image (see ``OutputWriter``); default false.
     public var overwrite: Bool
+    /// WebP only: lossless (the default unless `quality` was given) or lossy at `quality`.
+    public var lossless: Bool
 
-    private enum Key: String, CodingKey { case path, inline, format, quality, progressive, compressionLevel, overwrite }
+    private enum Key: String, CodingKey { case path, inline, format, quality, progressive, compressionLevel, overwrite, lossless }
 
     public init(path: String? = nil, inline: Bool = false, format: Format = .png, quality: Int = 90,
                 overwrite: Bool = false) {
@@ -26,6 +42,7 @@ public struct OutputSpec: Sendable, Decodable {
         progressive = false
         compressionLevel = 6
         self.overwrite = overwrite
+        lossless = true
     }
 
     public init(from decoder: any Decoder) throws {
@@ -41,10 +58,14 @@ public struct OutputSpec: Sendable, Decodable {
             format = f
         } else if let path, ["jpg", "jpeg"].contains((path as NSString).pathExtension.lowercased()) {
             format = .jpeg
+        } else if let path, (path as NSString).pathExtension.lowercased() == "webp" {
+            format = .webp
         } else {
             format = .png
         }
-        quality = try c.decodeIfPresent(Int.self, forKey: .quality) ?? 90
+        let givenQuality = try c.decodeIfPresent(Int.self, forKey: .quality)
+        quality = givenQuality ?? 90
+        lossless = try c.decodeIfPresent(Bool.self, forKey: .lossless) ?? (givenQuality == nil)
         guard (1...100).contains(quality) else {
             throw DecodingError.dataCorruptedError(forKey: .quality, in: c, debugDescription: "quality must be between 1 and 100")
         }

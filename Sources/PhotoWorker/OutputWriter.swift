@@ -39,6 +39,7 @@ public enum OutputWriter {
             switch spec.format {
             case .png: return try ImageCodec.encodePNG(image, compressionLevel: spec.compressionLevel)
             case .jpeg: return try ImageCodec.encodeJPEG(image, quality: spec.quality, progressive: spec.progressive)
+            case .webp: return try ImageCodec.encodeWebP(image, lossless: spec.lossless, quality: spec.quality)
             }
         } catch {
             throw WorkerError.encodingFailed(detail: error.message)

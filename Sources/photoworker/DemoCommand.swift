@@ -10,7 +10,7 @@ extension PhotoWorkerCommand {
             abstract: "Process sample photos into stickers, gradient stickers and a pack sheet.",
             discussion: "Without a folder, uses the photos bundled with photoworker. Results go to --out (default ./photoworker-demo).")
 
-        @Argument(help: "A folder of JPEG/PNG photos (default: the bundled samples).")
+        @Argument(help: "A folder of photos: JPEG, PNG, WebP, GIF, HEIC/HEIF or AVIF (default: the bundled samples).")
         var folder: String?
 
         @Option(help: "Where to write the results.")
@@ -23,7 +23,9 @@ extension PhotoWorkerCommand {
 
         func run() async throws {
             let sources = try listSources()
-            guard !sources.isEmpty else { throw ValidationError("no .jpg/.jpeg/.png files found") }
+            guard !sources.isEmpty else {
+                throw ValidationError("no photos (\(Self.extensions.sorted().map { "." + $0 }.joined(separator: ", "))) in \(folder ?? "the samples")")
+            }
             let out = URL(fileURLWithPath: out).standardizedFileURL.path
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             Terminal.line("photoworker demo: \(sources.count) photos -> \(out)")
@@ -69,10 +71,20 @@ extension PhotoWorkerCommand {
             Terminal.line("  pack sheet:        \(sheet)")
         }
 
+        /// File name extensions the demo picks up from a folder (the worker itself sniffs the content).
+        static let extensions: Set<String> = ["jpg", "jpeg", "png", "webp", "gif", "heic", "heif", "avif"]
+
         private func listSources() throws -> [String] {
             guard let folder else { return SampleImages.paths }
-            let names = try FileManager.default.contentsOfDirectory(atPath: folder)
-            return names.filter { ["jpg", "jpeg", "png"].contains(($0 as NSString).pathExtension.lowercased()) }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
+                throw ValidationError("\(folder): no such folder")
+            }
+            guard isDirectory.boolValue else { throw ValidationError("\(folder): not a folder") }
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+                throw ValidationError("\(folder): cannot be read (permission denied?)")
+            }
+            return names.filter { Self.extensions.contains(($0 as NSString).pathExtension.lowercased()) }
                 .sorted().map { (folder as NSString).appendingPathComponent($0) }
         }
     }

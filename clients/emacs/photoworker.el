@@ -45,7 +45,7 @@
   "Progress of the running job, shown in the mode line (through `global-mode-string').")
 (put 'photoworker-mode-line-string 'risky-local-variable t)
 
-(defconst photoworker--image-extensions '("jpg" "jpeg" "png"))
+(defconst photoworker--image-extensions '("jpg" "jpeg" "png" "webp" "gif" "heic" "heif" "avif"))
 
 (defun photoworker--executable ()
   (let ((bin (or photoworker-executable
@@ -129,7 +129,7 @@ Returns the request id.  No timeout: a long job runs until it ends or is cancell
              return path)))
 
 (defun photoworker--target-or-error ()
-  (or (photoworker--target) (user-error "photoworker: no image (.jpg, .jpeg, .png) at point or in this buffer")))
+  (or (photoworker--target) (user-error "photoworker: no image (.jpg, .png, .webp, .gif, .heic, .avif) at point or in this buffer")))
 
 (defun photoworker--reporter (describe)
   (lambda (result error)

@@ -1,7 +1,7 @@
 #ifndef CCODECS_H
 #define CCODECS_H
 /*
- * C shim over libpng and libjpeg(-turbo).
+ * C shim over the image libraries: libpng, libjpeg(-turbo), libwebp, giflib, libheif and lcms2.
  *
  * Every libpng/libjpeg call that can longjmp is made from a function in this target that has set its own
  * setjmp point first, so a longjmp never crosses a Swift frame. Functions return a CC_* status and leave
@@ -83,6 +83,84 @@ int cc_jpeg_truncated(const cc_jpeg *j);
 const char *cc_jpeg_message(const cc_jpeg *j);
 const char *cc_jpeg_warnings(const cc_jpeg *j);
 int cc_jpeg_warning_count(const cc_jpeg *j);
+
+/* ---- Formats decoded whole by their library (WebP, GIF, HEIF/AVIF) ----
+ * Each has: create over the caller's bytes (which must outlive the handle), open (header facts only; no pixel
+ * buffer is allocated), decode into the caller's RGBA8 buffer of the opened size (straight alpha), message,
+ * destroy. Sizes are checked by the caller against its pixel budget between open and decode. */
+typedef struct cc_frame_info {
+    uint32_t width;           /* as displayed: the canvas (WebP), logical screen (GIF), transformed image (HEIF) */
+    uint32_t height;
+    int32_t has_alpha;
+    int32_t bit_depth;        /* bits per sample as stored (HEIF luma 8/10/12; WebP and GIF 8) */
+    int32_t frame_count;      /* animation frames (WebP, GIF), top-level images (HEIF) */
+    int32_t lossless;         /* WebP VP8L */
+    int32_t interlaced;       /* GIF interlaced first frame */
+    uint32_t thumbnail_width; /* HEIF: the largest embedded thumbnail, 0 when none */
+    uint32_t thumbnail_height;
+    int32_t is_avif;          /* HEIF container holding AV1 (ftyp avif/avis) */
+} cc_frame_info;
+
+/* WebP (libwebp, libwebpdemux): still lossy/lossless with alpha, or the first frame of an animation composited
+ * on its canvas. Still images are decoded incrementally, `check` polled between input chunks. */
+typedef struct cc_webp cc_webp;
+cc_webp *cc_webp_create(const uint8_t *data, size_t size);
+void cc_webp_destroy(cc_webp *w);
+int cc_webp_open(cc_webp *w, cc_frame_info *out);
+/* The ICCP and EXIF chunks (EXIF: TIFF header onwards), NULL when absent; valid until destroy. */
+const uint8_t *cc_webp_icc(cc_webp *w, size_t *length);
+const uint8_t *cc_webp_exif(cc_webp *w, size_t *length);
+int cc_webp_decode(cc_webp *w, uint8_t *rgba, size_t row_bytes, cc_cancel_check check);
+const char *cc_webp_message(const cc_webp *w);
+/* RGBA input. lossless: exact (alpha kept); else lossy at quality 0..100 (alpha compressed losslessly).
+ * `method` is libwebp's speed/size trade-off 0..6. */
+int cc_webp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int lossless, float quality, int method,
+                   uint8_t **out, size_t *out_length, char *error, size_t error_size);
+
+/* GIF (giflib): the first frame composited on the logical screen (outside it transparent), its transparent
+ * index kept as alpha 0; rows decoded one at a time with `check` polled per band. */
+typedef struct cc_gif cc_gif;
+cc_gif *cc_gif_create(const uint8_t *data, size_t size);
+void cc_gif_destroy(cc_gif *g);
+/* `count_frames`: walk every record to count frames (image.info), else stop at the first image. */
+int cc_gif_open(cc_gif *g, int count_frames, cc_frame_info *out);
+int cc_gif_decode(cc_gif *g, uint8_t *rgba, size_t row_bytes, cc_cancel_check check);
+const char *cc_gif_message(const cc_gif *g);
+
+/* HEIF/HEIC/AVIF (libheif): the primary image with the container's transforms (irot, imir, clap) applied,
+ * alpha kept, 10/12-bit reduced to 8. `max_side` is given to libheif as its image size limit. libheif 1.15
+ * cannot be interrupted inside a decode: `check` is polled before and after it. */
+typedef struct cc_heif cc_heif;
+cc_heif *cc_heif_create(const uint8_t *data, size_t size);
+void cc_heif_destroy(cc_heif *h);
+int cc_heif_open(cc_heif *h, int max_side, cc_frame_info *out);
+/* The colr 'prof'/'rICC' ICC profile, NULL when absent; valid until destroy. */
+const uint8_t *cc_heif_icc(cc_heif *h, size_t *length);
+/* The colr 'nclx' values: returns 1 and fills the four when present, else 0. */
+int cc_heif_nclx(cc_heif *h, int *primaries, int *transfer, int *matrix, int *full_range,
+                 float chromaticities[8]);
+/* Decodes the primary image (thumbnail = 0) or its largest thumbnail (thumbnail = 1) into `rgba`, which must
+ * hold the size reported by open (or its thumbnail size); the decoded size is written back. */
+int cc_heif_decode(cc_heif *h, int thumbnail, uint8_t *rgba, size_t capacity, uint32_t *width, uint32_t *height,
+                   cc_cancel_check check);
+const char *cc_heif_message(const cc_heif *h);
+
+/* ---- Colour management (lcms2) ---- *
+ * A transform from an embedded profile to sRGB on RGBA8 pixels (alpha copied). Created once per profile and
+ * shared between threads (made without lcms2's one-pixel cache, which is what makes a transform unshareable). */
+typedef struct cc_icc_transform cc_icc_transform;
+/* From ICC bytes; NULL with `error` filled when lcms2 refuses the profile or it is not an RGB one. */
+cc_icc_transform *cc_icc_transform_create(const uint8_t *profile, size_t length, char *error, size_t error_size);
+/* From CICP/nclx values: xy chromaticities (r, g, b, white) and a transfer characteristic (H.273). */
+cc_icc_transform *cc_icc_transform_create_nclx(const float chromaticities[8], int transfer, char *error,
+                                               size_t error_size);
+/* 1 when the transform maps every sampled colour to itself within one step (the profile is sRGB in effect). */
+int cc_icc_transform_is_identity(const cc_icc_transform *t);
+/* The profile's description (ASCII, possibly empty); valid while the transform lives. */
+const char *cc_icc_transform_description(const cc_icc_transform *t);
+/* Converts `count` RGBA8 pixels in place. */
+void cc_icc_transform_apply(const cc_icc_transform *t, uint8_t *rgba, size_t count);
+void cc_icc_transform_destroy(cc_icc_transform *t);
 
 /* ---- Encoding ---- *
  * The output buffer is allocated with malloc; release it with cc_free. `error` receives the library message. */

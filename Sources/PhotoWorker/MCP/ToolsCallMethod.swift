@@ -47,12 +47,13 @@ struct ToolsCallMethod: RPCMethod {
         func visit(_ v: JSONValue) {
             switch v {
             case .object(let o):
-                let mime = o["format"] == "jpeg" ? "image/jpeg" : "image/png"
-                if let path = o["path"]?.stringValue, path.hasSuffix(".png") || path.hasSuffix(".jpg") || path.hasSuffix(".jpeg") {
+                let format = o["format"]?.stringValue.flatMap(OutputSpec.Format.init(rawValue:))
+                let mime = (format ?? .png).mediaType
+                if let path = o["path"]?.stringValue, let format {
                     out.append([
                         "type": "resource_link", "uri": .string(URL(fileURLWithPath: path).absoluteString),
                         "name": .string((path as NSString).lastPathComponent),
-                        "mimeType": .string(path.hasSuffix(".png") ? "image/png" : "image/jpeg"),
+                        "mimeType": .string(format.mediaType),
                     ])
                 } else if let data = o["data"]?.stringValue, o["format"] != nil {
                     out.append(["type": "image", "data": .string(data), "mimeType": .string(mime)])

@@ -5,7 +5,7 @@ import JSONRPC
 struct ImageInfoMethod: RPCMethod {
     static let name = "image.info"
     static let cost = MethodCost.waiting
-    static let summary = "Format, size, channels, bit depth, alpha and orientation from the header."
+    static let summary = "Format, size, channels, bit depth, alpha, orientation, frames and colour profile from the header."
 
     struct Params: Decodable, Sendable {
         var source: ImageSource
@@ -23,6 +23,11 @@ struct ImageInfoMethod: RPCMethod {
         var progressive: Bool
         var interlaced: Bool
         var iccProfileBytes: Int
+        /// Animation frames (WebP, GIF) or top-level images (HEIF); only the first (primary) is processed.
+        var frames: Int
+        /// The colour space the file declares (an ICC profile's description, or CICP code points); absent
+        /// means none, read as sRGB. Pixels are converted to sRGB at decode.
+        var colorProfile: String?
         /// Size of the encoded file.
         var bytes: Int
     }
@@ -36,6 +41,7 @@ struct ImageInfoMethod: RPCMethod {
             format: info.format, width: info.width, height: info.height, channels: info.channels,
             bitDepth: info.bitDepth, hasAlpha: info.hasAlpha, orientation: info.orientation,
             progressive: info.isProgressive, interlaced: info.isInterlaced,
-            iccProfileBytes: info.iccProfileBytes, bytes: bytes)
+            iccProfileBytes: info.iccProfileBytes, frames: info.frameCount,
+            colorProfile: info.color?.description, bytes: bytes)
     }
 }

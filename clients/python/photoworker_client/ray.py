@@ -45,7 +45,7 @@ from .errors import WorkerError
 from .worker import Worker
 
 #: Image files `process_folder` picks up.
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".gif", ".heic", ".heif", ".avif")
 
 #: The columns a row may name its image with, in the order they are looked at.
 SOURCE_COLUMNS = ("path", "url", "bytes")

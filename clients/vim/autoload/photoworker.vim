@@ -9,7 +9,7 @@ var running: dict<string> = {}
 # Shown by photoworker#Status() (put %{photoworker#Status()} in 'statusline') and echoed.
 var status = ''
 
-const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'png']
+const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'png', 'webp', 'gif', 'heic', 'heif', 'avif']
 
 def Executable(): string
   var bin = getenv('PHOTOWORKER_BIN')
@@ -140,7 +140,7 @@ enddef
 def TargetOrComplain(): string
   var path = Target()
   if path == ''
-    Message('no image (.jpg, .jpeg, .png) under the cursor or in this buffer', true)
+    Message('no image (.jpg, .png, .webp, .gif, .heic, .avif) under the cursor or in this buffer', true)
   endif
   return path
 enddef

@@ -6,7 +6,7 @@ local client = nil -- the vim.lsp.rpc client
 local running = {} -- request id -> method
 local status = ''
 
-local IMAGE = { jpg = true, jpeg = true, png = true }
+local IMAGE = { jpg = true, jpeg = true, png = true, webp = true, gif = true, heic = true, heif = true, avif = true }
 
 local function message(text, level)
   vim.notify('photoworker: ' .. text, level or vim.log.levels.INFO)
@@ -119,7 +119,7 @@ end
 local function target_or_complain()
   local path = M.target()
   if not path then
-    message('no image (.jpg, .jpeg, .png) under the cursor or in this buffer', vim.log.levels.WARN)
+    message('no image (.jpg, .png, .webp, .gif, .heic, .avif) under the cursor or in this buffer', vim.log.levels.WARN)
   end
   return path
 end

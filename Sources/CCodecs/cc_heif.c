@@ -1,0 +1,201 @@
+/* HEIF/HEIC/AVIF through libheif: the primary image (or its largest thumbnail) with the container's
+ * transforms, converted by libheif to interleaved RGBA and copied into the caller's buffer. */
+#include "CCodecs.h"
+#include "cc_messages.h"
+#include <libheif/heif.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+
+struct cc_heif {
+    const uint8_t *data;
+    size_t size;
+    struct heif_context *context;
+    struct heif_image_handle *primary;
+    struct heif_image_handle *thumbnail;   /* the largest one, NULL when none */
+    uint8_t *icc;
+    size_t icc_length;
+    cc_messages msg;
+};
+
+/* heif_init loads the decoder plugins once per process; its reference count is never released. */
+static pthread_once_t cc_heif_once = PTHREAD_ONCE_INIT;
+static void cc_heif_init(void) { heif_init(NULL); }
+
+static int cc_heif_fail(cc_heif *h, struct heif_error e, const char *where) {
+    char text[200];
+    snprintf(text, sizeof text, "%s: %s", where, e.message ? e.message : "libheif error");
+    cc_messages_set_error(&h->msg, text);
+    switch (e.code) {
+    case heif_error_Memory_allocation_error: return CC_NOMEM;
+    case heif_error_Unsupported_filetype:
+    case heif_error_Unsupported_feature:
+    case heif_error_Decoder_plugin_error:
+        /* A missing codec is a plugin error without data damage. */
+        return e.subcode == heif_suberror_Unsupported_codec || e.code != heif_error_Decoder_plugin_error
+            ? CC_UNSUPPORTED : CC_INVALID;
+    case heif_error_Invalid_input:
+        if (e.subcode == heif_suberror_End_of_data) return CC_TRUNCATED;
+        if (e.subcode == heif_suberror_Security_limit_exceeded) return CC_LIMIT;
+        return CC_INVALID;
+    default: return CC_INVALID;
+    }
+}
+
+cc_heif *cc_heif_create(const uint8_t *data, size_t size) {
+    pthread_once(&cc_heif_once, cc_heif_init);
+    cc_heif *h = (cc_heif *)calloc(1, sizeof *h);
+    if (h == NULL) return NULL;
+    h->data = data;
+    h->size = size;
+    return h;
+}
+
+void cc_heif_destroy(cc_heif *h) {
+    if (h == NULL) return;
+    if (h->thumbnail != NULL) heif_image_handle_release(h->thumbnail);
+    if (h->primary != NULL) heif_image_handle_release(h->primary);
+    if (h->context != NULL) heif_context_free(h->context);
+    free(h->icc);
+    free(h);
+}
+
+int cc_heif_open(cc_heif *h, int max_side, cc_frame_info *out) {
+    memset(out, 0, sizeof *out);
+    h->context = heif_context_alloc();
+    if (h->context == NULL) {
+        cc_messages_set_error(&h->msg, "out of memory");
+        return CC_NOMEM;
+    }
+    /* libheif refuses images (and grids) whose ispe side exceeds this before it allocates them. */
+    if (max_side > 0) heif_context_set_maximum_image_size_limit(h->context, max_side);
+    /* The worker decodes photos side by side on its own threads; libheif's tile threads would oversubscribe. */
+    heif_context_set_max_decoding_threads(h->context, 0);
+    if (h->size > (size_t)INT32_MAX) {
+        cc_messages_set_error(&h->msg, "file larger than 2 GiB");
+        return CC_LIMIT;
+    }
+    struct heif_error e = heif_context_read_from_memory_without_copy(h->context, h->data, h->size, NULL);
+    if (e.code != heif_error_Ok) return cc_heif_fail(h, e, "container");
+    e = heif_context_get_primary_image_handle(h->context, &h->primary);
+    if (e.code != heif_error_Ok) return cc_heif_fail(h, e, "primary image");
+    int width = heif_image_handle_get_width(h->primary), height = heif_image_handle_get_height(h->primary);
+    if (width <= 0 || height <= 0) {
+        cc_messages_set_error(&h->msg, "the primary image has no size");
+        return CC_INVALID;
+    }
+    out->width = (uint32_t)width;
+    out->height = (uint32_t)height;
+    out->has_alpha = heif_image_handle_has_alpha_channel(h->primary) ? 1 : 0;
+    out->bit_depth = heif_image_handle_get_luma_bits_per_pixel(h->primary);
+    out->frame_count = heif_context_get_number_of_top_level_images(h->context);
+    if (out->frame_count < 1) out->frame_count = 1;
+
+    int thumbs = heif_image_handle_get_number_of_thumbnails(h->primary);
+    if (thumbs > 0) {
+        heif_item_id ids[16];
+        int n = heif_image_handle_get_list_of_thumbnail_IDs(h->primary, ids, thumbs < 16 ? thumbs : 16);
+        long best = 0;
+        for (int i = 0; i < n; i++) {
+            struct heif_image_handle *t = NULL;
+            if (heif_image_handle_get_thumbnail(h->primary, ids[i], &t).code != heif_error_Ok || t == NULL) continue;
+            long tw = heif_image_handle_get_width(t), th = heif_image_handle_get_height(t);
+            if (tw > 0 && th > 0 && tw <= width && th <= height && tw * th > best) {
+                best = tw * th;
+                if (h->thumbnail != NULL) heif_image_handle_release(h->thumbnail);
+                h->thumbnail = t;
+                out->thumbnail_width = (uint32_t)tw;
+                out->thumbnail_height = (uint32_t)th;
+            } else {
+                heif_image_handle_release(t);
+            }
+        }
+    }
+    return CC_OK;
+}
+
+const uint8_t *cc_heif_icc(cc_heif *h, size_t *length) {
+    *length = 0;
+    if (h->primary == NULL) return NULL;
+    if (h->icc == NULL) {
+        size_t n = heif_image_handle_get_raw_color_profile_size(h->primary);
+        if (n == 0 || n > (64u << 20)) return NULL;
+        h->icc = (uint8_t *)malloc(n);
+        if (h->icc == NULL) return NULL;
+        if (heif_image_handle_get_raw_color_profile(h->primary, h->icc).code != heif_error_Ok) {
+            free(h->icc);
+            h->icc = NULL;
+            return NULL;
+        }
+        h->icc_length = n;
+    }
+    *length = h->icc_length;
+    return h->icc;
+}
+
+int cc_heif_nclx(cc_heif *h, int *primaries, int *transfer, int *matrix, int *full_range, float chromaticities[8]) {
+    if (h->primary == NULL) return 0;
+    struct heif_color_profile_nclx *nclx = NULL;
+    if (heif_image_handle_get_nclx_color_profile(h->primary, &nclx).code != heif_error_Ok || nclx == NULL) return 0;
+    *primaries = (int)nclx->color_primaries;
+    *transfer = (int)nclx->transfer_characteristics;
+    *matrix = (int)nclx->matrix_coefficients;
+    *full_range = nclx->full_range_flag;
+    chromaticities[0] = nclx->color_primary_red_x;
+    chromaticities[1] = nclx->color_primary_red_y;
+    chromaticities[2] = nclx->color_primary_green_x;
+    chromaticities[3] = nclx->color_primary_green_y;
+    chromaticities[4] = nclx->color_primary_blue_x;
+    chromaticities[5] = nclx->color_primary_blue_y;
+    chromaticities[6] = nclx->color_primary_white_x;
+    chromaticities[7] = nclx->color_primary_white_y;
+    heif_nclx_color_profile_free(nclx);
+    return 1;
+}
+
+int cc_heif_decode(cc_heif *h, int thumbnail, uint8_t *rgba, size_t capacity, uint32_t *width, uint32_t *height,
+                   cc_cancel_check check) {
+    struct heif_image_handle *handle = thumbnail ? h->thumbnail : h->primary;
+    if (handle == NULL) {
+        cc_messages_set_error(&h->msg, thumbnail ? "no thumbnail" : "cc_heif_open was not called");
+        return CC_INVALID;
+    }
+    if (check != NULL && check()) return CC_CANCELLED;
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    if (options == NULL) {
+        cc_messages_set_error(&h->msg, "out of memory");
+        return CC_NOMEM;
+    }
+    options->convert_hdr_to_8bit = 1;
+    struct heif_image *image = NULL;
+    struct heif_error e = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, options);
+    heif_decoding_options_free(options);
+    if (e.code != heif_error_Ok) return cc_heif_fail(h, e, "image data");
+    int status = CC_OK;
+    int w = heif_image_get_width(image, heif_channel_interleaved);
+    int ht = heif_image_get_height(image, heif_channel_interleaved);
+    int stride = 0;
+    const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
+    int bits = heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved);
+    if (check != NULL && check()) {
+        status = CC_CANCELLED;
+    } else if (plane == NULL || w <= 0 || ht <= 0 || bits != 8) {
+        cc_messages_set_error(&h->msg, "libheif returned no 8-bit RGBA plane");
+        status = CC_INVALID;
+    } else if ((size_t)w * (size_t)ht * 4 > capacity) {
+        /* The decoded size is the transformed ispe size the caller budgeted for; anything larger is refused. */
+        char text[120];
+        snprintf(text, sizeof text, "decoded image %dx%d is larger than its header said", w, ht);
+        cc_messages_set_error(&h->msg, text);
+        status = CC_INVALID;
+    } else {
+        for (int y = 0; y < ht; y++) memcpy(rgba + (size_t)y * w * 4, plane + (size_t)y * stride, (size_t)w * 4);
+        *width = (uint32_t)w;
+        *height = (uint32_t)ht;
+    }
+    heif_image_release(image);
+    return status;
+}
+
+const char *cc_heif_message(const cc_heif *h) { return h->msg.error; }

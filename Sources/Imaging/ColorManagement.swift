@@ -1,0 +1,132 @@
+import CCodecs
+import Synchronization
+
+/// What a decoder found about a file's colours, before anything is converted.
+enum EmbeddedColor: Sendable {
+    case icc([UInt8])
+    /// CICP from a HEIF `nclx` box, with the chromaticities libheif derived from the primaries code
+    /// (red, green, blue, white; x then y).
+    case cicp(primaries: Int, transfer: Int, chromaticities: [Float])
+
+    /// Code points that mean sRGB (BT.709 primaries with the sRGB or BT.709 curve, or unspecified): nothing to do.
+    var isSRGBByDefinition: Bool {
+        guard case .cicp(let primaries, let transfer, _) = self else { return false }
+        return [1, 2].contains(primaries) && [1, 2, 6, 13, 14, 15].contains(transfer)
+    }
+}
+
+/// An lcms2 transform from one source colour space to sRGB on RGBA8 (alpha untouched).
+///
+/// `@unchecked Sendable` is sound here: the transform is created without lcms2's one-pixel cache
+/// (`cmsFLAGS_NOCACHE`, see cc_lcms.c), its only mutable state, so `cmsDoTransform` only reads it and any
+/// number of threads may apply it at once; the pointer is owned by this object and freed once, in `deinit`.
+final class ColorTransform: @unchecked Sendable {
+    private let pointer: OpaquePointer
+    /// The transform leaves every sampled colour within one step: the source is sRGB in effect.
+    let isIdentity: Bool
+    let name: String
+
+    init(_ pointer: OpaquePointer) {
+        self.pointer = pointer
+        isIdentity = cc_icc_transform_is_identity(pointer) != 0
+        name = String(cString: cc_icc_transform_description(pointer))
+    }
+
+    deinit { cc_icc_transform_destroy(pointer) }
+
+    func apply(_ pixels: UnsafeMutablePointer<UInt8>, count: Int) {
+        cc_icc_transform_apply(pointer, pixels, count)
+    }
+}
+
+/// Conversion of decoded pixels to sRGB, with one transform per distinct source kept for the process.
+///
+/// Building an lcms2 transform costs about a millisecond and a photo library holds few distinct profiles
+/// (a camera's, a phone's Display P3, Adobe RGB), so transforms are cached by the profile's exact bytes.
+public enum ColorManagement {
+    /// Pixels converted between two cancellation checks.
+    static let band = 1 << 18
+
+    private enum Key: Hashable {
+        case icc([UInt8])
+        case cicp(transfer: Int, chromaticities: [Float])
+    }
+
+    /// At most this many transforms are kept; when full, the cache starts afresh (profiles are few).
+    private static let capacity = 32
+    private static let cache = Mutex<[Key: Result<ColorTransform, ImagingError>]>([:])
+
+    /// The transform to sRGB for `color`, or the reason none can be built.
+    static func transform(for color: EmbeddedColor, format: ImageFormat) -> Result<ColorTransform, ImagingError> {
+        let key: Key
+        switch color {
+        case .icc(let bytes): key = .icc(bytes)
+        case .cicp(_, let transfer, let xy): key = .cicp(transfer: transfer, chromaticities: xy)
+        }
+        if let hit = cache.withLock({ $0[key] }) { return hit }
+        var error = [CChar](repeating: 0, count: 160)
+        let made: OpaquePointer? = error.withUnsafeMutableBufferPointer { e in
+            switch color {
+            case .icc(let bytes):
+                return bytes.withUnsafeBufferPointer { cc_icc_transform_create($0.baseAddress, $0.count, e.baseAddress, e.count) }
+            case .cicp(_, let transfer, let xy):
+                guard xy.count == 8 else { return nil }
+                return xy.withUnsafeBufferPointer { cc_icc_transform_create_nclx($0.baseAddress, Int32(transfer), e.baseAddress, e.count) }
+            }
+        }
+        let result: Result<ColorTransform, ImagingError>
+        if let made {
+            result = .success(ColorTransform(made))
+        } else {
+            let text = error.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            result = .failure(.invalidImage(format: format, message: "colour profile: \(text.isEmpty ? "unusable" : text)"))
+        }
+        cache.withLock { entries in
+            if entries.count >= capacity { entries.removeAll() }
+            entries[key] = result
+        }
+        return result
+    }
+
+    /// What `info` reports for a file's colours.
+    static func describe(_ color: EmbeddedColor?, format: ImageFormat) -> ColorDescription? {
+        switch color {
+        case nil: return nil
+        case .icc(let bytes)?:
+            let name = (try? transform(for: .icc(bytes), format: format).get())?.name ?? ""
+            return .icc(name: name, bytes: bytes.count)
+        case .cicp(let primaries, let transfer, _)?:
+            return .cicp(primaries: primaries, transfer: transfer)
+        }
+    }
+
+    /// Converts a decode to sRGB in place when its file declared other colours. A profile lcms2 cannot use
+    /// leaves the pixels as stored, with a warning: a photo with a broken profile is still a photo.
+    /// - Throws: `CancellationError` (checked between bands of pixels).
+    static func convertToSRGB(_ decoded: inout DecodedImage, from color: EmbeddedColor?) throws {
+        guard let color, !color.isSRGBByDefinition else { return }
+        let converter: ColorTransform
+        switch transform(for: color, format: decoded.metadata.format) {
+        case .success(let t): converter = t
+        case .failure(let error):
+            decoded.warnings.append("\(error.message); pixels left as stored")
+            return
+        }
+        guard !converter.isIdentity else { return }
+        try convert(&decoded.image, with: converter)
+        decoded.metadata.convertedFrom = describe(color, format: decoded.metadata.format)
+    }
+
+    static func convert(_ image: inout Image, with transform: ColorTransform) throws {
+        let count = image.pixelCount
+        try image.pixels.withUnsafeMutableBufferPointer { p in
+            var start = 0
+            while start < count {
+                try Cancellation.check()
+                let n = min(band, count - start)
+                transform.apply(p.baseAddress! + start * 4, count: n)
+                start += n
+            }
+        }
+    }
+}
