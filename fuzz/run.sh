@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (or all of them) for a bounded time.
-#   fuzz/run.sh decoder|png|jpeg SECONDS     one target
+#   fuzz/run.sh decoder|png|jpeg|webp|gif|heif SECONDS     one target
 #   fuzz/run.sh all SECONDS                  each target for SECONDS (CI: all 60)
 #   fuzz/run.sh build                        only build
 # Builds go to fuzz/.build (not committed); corpora grow in fuzz/.corpus/<target>, seeded from
@@ -72,15 +72,20 @@ build_imaging() { # the Imaging module, instrumented once and shared by the png 
         -emit-module -emit-module-path "$out/imaging/Imaging.swiftmodule" "${srcs[@]}" -o "$out/imaging/libImaging.a"
 }
 
-build_image() { # build_image png|jpeg
+build_image() { # build_image png|jpeg|webp|gif|heif
     local name="$1" define=()
-    [ "$name" = jpeg ] && define=(-D FUZZ_JPEG)
+    case "$name" in
+    jpeg) define=(-D FUZZ_JPEG) ;;
+    webp) define=(-D FUZZ_WEBP) ;;
+    gif) define=(-D FUZZ_GIF) ;;
+    heif) define=(-D FUZZ_HEIF) ;;
+    esac
     build_imaging
     stale "$out/$name" "$here/targets/ImageDecoderFuzz.swift" "$out/imaging/libImaging.a" || return 0
     echo "building $name" >&2
     quiet_link "$swiftc" "${swift_flags[@]}" "${define[@]}" -module-name ${name}fuzz -I "$out/imaging" -I "$out/ccodecs" \
         "$here/targets/ImageDecoderFuzz.swift" "$out/imaging/libImaging.a" "$out/ccodecs/libccodecs.a" \
-        -lpng16 -ljpeg -o "$out/$name"
+        -lpng16 -ljpeg -lwebp -lwebpdemux -lgif -lheif -llcms2 -o "$out/$name"
 }
 
 seed() { # seed TARGET -> prints the corpus directory
@@ -91,6 +96,9 @@ seed() { # seed TARGET -> prints the corpus directory
         decoder) cp "$here"/seeds/decoder/* "$dir"/ ;;
         png) find "$corpus_root" -name '*.png' -size -200k -exec cp {} "$dir"/ \; ;;
         jpeg) find "$corpus_root" -name '*.jpg' -size -200k -exec cp {} "$dir"/ \; ;;
+        webp) find "$corpus_root/formats" -name '*.webp' -size -200k -exec cp {} "$dir"/ \; ;;
+        gif) find "$corpus_root/formats" -name '*.gif' -size -200k -exec cp {} "$dir"/ \; ;;
+        heif) find "$corpus_root/formats" \( -name '*.heic' -o -name '*.avif' \) -size -200k -exec cp {} "$dir"/ \; ;;
         esac
     fi
     echo "$dir"
@@ -100,8 +108,8 @@ run() { # run TARGET SECONDS
     local t="$1" secs="$2"
     case "$t" in
     decoder) build_decoder ;;
-    png|jpeg) build_image "$t" ;;
-    *) echo "unknown target $t (decoder, png, jpeg, all)" >&2; exit 2 ;;
+    png|jpeg|webp|gif|heif) build_image "$t" ;;
+    *) echo "unknown target $t (decoder, png, jpeg, webp, gif, heif, all)" >&2; exit 2 ;;
     esac
     local corpus crashes="$here/.crashes/$t" dict=()
     corpus="$(seed "$t")"
@@ -131,8 +139,7 @@ build_all() {
     build_imaging || status=1
     wait "$pid" || status=1
     [ "$status" -eq 0 ] || { echo "fuzz build failed" >&2; exit 1; }
-    build_image png
-    build_image jpeg
+    for t in png jpeg webp gif heif; do build_image "$t"; done
 }
 
 target="${1:-}"; secs="${2:-60}"
@@ -141,8 +148,8 @@ build) build_all ;;
 all)
     build_all
     failed=0
-    for t in decoder png jpeg; do run "$t" "$secs" || failed=1; done
+    for t in decoder png jpeg webp gif heif; do run "$t" "$secs" || failed=1; done
     exit "$failed" ;;
-"") echo "usage: fuzz/run.sh decoder|png|jpeg|all|build [SECONDS]" >&2; exit 2 ;;
+"") echo "usage: fuzz/run.sh decoder|png|jpeg|webp|gif|heif|all|build [SECONDS]" >&2; exit 2 ;;
 *) run "$target" "$secs" ;;
 esac

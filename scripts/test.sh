@@ -7,7 +7,7 @@
 #   4. the editor clients, headless in Vim, Neovim and Emacs (scripts/test-editors.sh);
 #   5. photoworker under Ray Data, on a local Ray (scripts/test-ray.sh);
 #   6. the core end-to-end suites under ThreadSanitizer (scripts/test-sanitizers.sh thread --core);
-#   7. a fuzzing smoke run of the three libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 40).
+#   7. a fuzzing smoke run of the six libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 25).
 # `scripts/test.sh --quick` stops after step 4 (what you want while editing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +36,7 @@ if [ "$quick" = 1 ]; then
 fi
 bash scripts/test-ray.sh
 bash scripts/test-sanitizers.sh thread --core
-bash fuzz/run.sh all "${FUZZ_SECONDS:-40}"
+bash fuzz/run.sh all "${FUZZ_SECONDS:-25}"
 suites=$((suites + 3))
 # Every step above stops the script on failure (set -e), so reaching here means all passed.
 echo "suites: $suites passed, 0 failed"

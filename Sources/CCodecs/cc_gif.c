@@ -149,9 +149,11 @@ int cc_gif_open(cc_gif *g, int count_frames, cc_frame_info *out) {
                 return CC_OK;
             }
         }
+        /* Damaged data after a descriptor ends the count there: the header facts stand, and whether the pixels
+         * decode is the decoder's question (it reads only as much of the first frame as it needs). */
         if (cc_gif_skip_image(g) != CC_OK) {
-            if (frames > 1) { frames--; break; }
-            return cc_gif_fail(g, f->Error, "frame data");
+            g->msg.error[0] = '\0';
+            break;
         }
     }
 done:

@@ -26,7 +26,7 @@ public struct OutputSpec: Sendable, Decodable {
     public var quality: Int
     public var progressive: Bool
     public var compressionLevel: Int
-    /// Replace an existing file that is not a PNG or JPEG image (see ``OutputWriter``); default false.
+    /// Replace an existing file that is not an image the worker reads (see ``OutputWriter``); default false.
     public var overwrite: Bool
     /// WebP only: lossless (the default unless `quality` was given) or lossy at `quality`.
     public var lossless: Bool

@@ -180,6 +180,8 @@ struct FormatDecodeTests {
     /// library recovers a picture (as browsers show it).
     static let brokenExpectations: [String: Bool] = [
         "frame-lies.gif": true,             // a first frame wider than the screen: clipped to the screen
+        // Found by fuzz/run.sh gif: info failed where a decode with allowTruncated succeeded (FormatDecodeTests checks both).
+        "fuzz-damaged-first-frame.gif": false,
         "header-only.gif": false, "header-only.webp": false,
         "huge-ispe-coffee-grid-avif": false, "huge-ispe-girl-heic": false, "huge-lossless.webp": false,
         "huge-screen.gif": false, "meta-size.heic": false,
@@ -202,6 +204,8 @@ struct FormatDecodeTests {
             let decoded = try ImageCodec.decode(bytes, options: DecodeOptions(maxPixels: 50_000_000))
             #expect(decodes, "\(name) decoded to \(decoded.image.width)x\(decoded.image.height)")
             #expect(decoded.image.pixelCount <= 1_000_000)
+            // What decodes must also be described by info (the fuzz harness's invariant).
+            #expect(throws: Never.self, "\(name): info fails where decode succeeds") { _ = try ImageCodec.info(bytes) }
         } catch let error as ImagingError {
             #expect(!decodes, "\(name): \(error)")
             switch error {
@@ -212,6 +216,15 @@ struct FormatDecodeTests {
             }
         }
         _ = try? ImageCodec.info(bytes)
+    }
+
+    @Test("a GIF whose first frame is damaged: a truncation-tolerant decode and info agree")
+    func damagedFirstFrame() throws {
+        let bytes = try CodecCorpus.bytes("formats/broken/fuzz-damaged-first-frame.gif")
+        let decoded = try ImageCodec.decode(bytes, options: DecodeOptions(allowTruncated: true))
+        let info = try ImageCodec.info(bytes)
+        #expect(info.width == decoded.image.width && info.height == decoded.image.height, "\(info)")
+        #expect(decoded.warnings.contains { $0.contains("truncated GIF") }, "\(decoded.warnings)")
     }
 
     @Test("mutated files of each format never crash the decoder",

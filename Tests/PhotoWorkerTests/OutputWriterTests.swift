@@ -80,7 +80,7 @@ struct OutputOverwriteTests {
             try FileAccess.unrestricted.writeAtomically(png, to: notes)
         } throws: { error in
             guard case WorkerError.outputFailed(let path, let reason, let rule) = error else { return false }
-            return path == notes && reason.contains("not a PNG or JPEG") && reason.contains("overwrite") && rule == "not-an-image"
+            return path == notes && reason.contains("not an image") && reason.contains("overwrite") && rule == "not-an-image"
         }
         #expect(FileManager.default.contents(atPath: notes) == Data("my notes".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["notes.png"], "no temporary file left")

@@ -1,6 +1,6 @@
 // libFuzzer target: ImageCodec.info + ImageCodec.decode on one format, with a small pixel limit.
-// Links the instrumented Imaging module that fuzz/run.sh builds once; FUZZ_JPEG selects the JPEG
-// variant at compile time, otherwise it is the PNG one.
+// Links the instrumented Imaging module that fuzz/run.sh builds once; FUZZ_JPEG, FUZZ_WEBP, FUZZ_GIF or
+// FUZZ_HEIF selects the format at compile time, otherwise it is the PNG one.
 import Imaging
 
 //
@@ -10,6 +10,13 @@ import Imaging
 
 #if FUZZ_JPEG
 private let magic: [UInt8] = [0xFF, 0xD8, 0xFF]
+#elseif FUZZ_WEBP
+private let magic: [UInt8] = Array("RIFF".utf8)
+#elseif FUZZ_GIF
+private let magic: [UInt8] = Array("GIF8".utf8)
+#elseif FUZZ_HEIF
+// An ftyp box (24 bytes) naming HEIC and AVIF brands; the seeds carry their own.
+private let magic: [UInt8] = [0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1avif".utf8)
 #else
 private let magic: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 #endif

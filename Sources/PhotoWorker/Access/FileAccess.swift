@@ -136,7 +136,7 @@ public struct FileAccess: Sendable {
             }
             if st.st_size > 0 && !Self.holdsImage(name, in: dir) {
                 throw WorkerError.outputFailed(path: path, reason:
-                    "the path holds a file that is not a PNG or JPEG image; pass \"overwrite\": true to replace it", rule: "not-an-image")
+                    "the path holds a file that is not an image; pass \"overwrite\": true to replace it", rule: "not-an-image")
             }
             return true
         case S_IFDIR: throw WorkerError.outputFailed(path: path, reason: "the path is a directory", rule: "not-a-file")
@@ -145,15 +145,15 @@ public struct FileAccess: Sendable {
         }
     }
 
-    /// Whether the file starts like a PNG (its 8-byte signature) or a JPEG (SOI and a marker).
+    /// Whether the file starts like an image the worker reads (``ImageCodec/sniff(_:)`` on its first bytes).
     static func holdsImage(_ name: String, in dir: Int32) -> Bool {
         let fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 8)
-        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress!, 8) }
-        if n >= 8 && head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return true }
-        return n >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF
+        var head = [UInt8](repeating: 0, count: 64)
+        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress!, 64) }
+        guard n > 0 else { return false }
+        return ImageCodec.sniff(Array(head.prefix(n))) != nil
     }
 
     // MARK: - Resolution

@@ -35,8 +35,8 @@ struct ImageStickerMethod: RPCMethod {
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
         let access = await services.access()
         let start = ContinuousClock.now
-        if let m = params.maskOutput, m.format != .png {
-            throw RPCError.invalidParams(path: "maskOutput.format", "the mask is written as PNG")
+        if let m = params.maskOutput, m.format == .jpeg {
+            throw RPCError.invalidParams(path: "maskOutput.format", "the mask is written as PNG or lossless WebP")
         }
         let decoded = try await services.loader.load(params.source, access: access)
         let (sticker, segmenter) = try await StickerStage.extract(decoded.image, outline: params.outline,

@@ -2,12 +2,13 @@ import Foundation
 import Imaging
 import JSONRPC
 
-/// `pack.export {"stickers" | "sources", "columns", "cellSize", "padding", "background", "output", "filesDir"}`:
-/// the app's sticker grid as one sheet PNG, and optionally each sticker as its own PNG for sharing.
+/// `pack.export {"stickers" | "sources", "columns", "cellSize", "padding", "background", "output", "filesDir",
+/// "target"}`: the app's sticker grid as one sheet, and optionally each sticker as its own file for sharing: PNG,
+/// or with a `target` (``MessengerTarget``) WebP files made to the messenger's size and byte limits.
 struct PackExportMethod: RPCMethod {
     static let name = "pack.export"
     static let cost = MethodCost.compute
-    static let summary = "Lay stickers out on one sheet; optionally export each sticker as a PNG."
+    static let summary = "Lay stickers out on one sheet; optionally export each sticker as a file, ready for Telegram, WhatsApp or Signal."
 
     struct Params: Decodable, Sendable {
         /// Ready-made stickers (RGBA images).
@@ -24,6 +25,8 @@ struct PackExportMethod: RPCMethod {
         var background: String?
         var output: OutputSpec
         var filesDir: String?
+        /// Write the files in `filesDir` the way this messenger takes stickers.
+        var target: MessengerTarget?
     }
 
     struct Result: Encodable, Sendable {
@@ -32,7 +35,22 @@ struct PackExportMethod: RPCMethod {
         var columns: Int
         var rows: Int
         var files: [String]?
+        /// With a `target`: what was written for the messenger.
+        var target: TargetResult?
         var ms: Double
+    }
+
+    /// The messenger files of an export.
+    struct TargetResult: Encodable, Sendable {
+        var name: MessengerTarget
+        /// The messenger's limit for one sticker file.
+        var maxBytes: Int
+        /// The largest sticker file written.
+        var largestBytes: Int
+        /// How each file was encoded, in `files` order: "lossless" or "quality N" (stepped down to fit).
+        var encodings: [String]
+        /// WhatsApp's 96x96 PNG tray icon.
+        var tray: String?
     }
 
     let services: WorkerServices
@@ -52,6 +70,9 @@ struct PackExportMethod: RPCMethod {
         guard columns * cell * rows * cell <= services.options.maxPixels else {
             throw RPCError.invalidParams(path: "cellSize", "the sheet (\(columns * cell)x\(rows * cell)) would exceed the pixel limit")
         }
+        if params.target != nil && params.filesDir == nil {
+            throw RPCError.invalidParams(path: "target", "needs \"filesDir\", the folder the messenger's files go to")
+        }
         if let dir = params.filesDir { try access.prepareDirectory(dir, create: true) }
 
         let stickers = try await loadStickers(items, fromPhotos: fromPhotos, outline: params.outline,
@@ -59,8 +80,9 @@ struct PackExportMethod: RPCMethod {
         let inner = cell - 2 * padding
         let filesDir = params.filesDir
         let outputSpec = params.output
+        let target = params.target
         // Composition, encoding and file writes are pixel work: on the compute threads.
-        let (output, files) = try await services.compute.run { () throws -> (OutputResult, [String]?) in
+        let (output, files, targetResult) = try await services.compute.run { () throws -> (OutputResult, [String]?, TargetResult?) in
             var sheet = Image(width: columns * cell, height: rows * cell, fill: background)
             for (i, sticker) in stickers.enumerated() {
                 try Cancellation.check()
@@ -70,16 +92,47 @@ struct PackExportMethod: RPCMethod {
                 sheet = Compositing.over(fitted, on: sheet, at: x, y: y)
             }
             var files: [String]?
-            if let dir = filesDir {
+            var targetResult: TargetResult?
+            if let dir = filesDir, let target {
+                targetResult = try Self.writeForMessenger(stickers, target: target, dir: dir, overwrite: outputSpec.overwrite,
+                                                          access: access)
+                files = targetResult.map { r in r.encodings.indices.map { Self.stickerFile(dir, $0, "webp") } }
+            } else if let dir = filesDir {
                 files = try stickers.enumerated().map { i, s in
-                    let path = "\(dir)/sticker-\(String(format: "%03d", i + 1)).png"
+                    let path = Self.stickerFile(dir, i, "png")
                     _ = try OutputWriter.write(s, to: OutputSpec(path: path, overwrite: outputSpec.overwrite), access: access)
                     return path
                 }
             }
-            return (try OutputWriter.write(sheet, to: outputSpec, access: access), files)
+            return (try OutputWriter.write(sheet, to: outputSpec, access: access), files, targetResult)
         }
-        return Result(output: output, count: stickers.count, columns: columns, rows: rows, files: files, ms: start.millisecondsElapsed)
+        return Result(output: output, count: stickers.count, columns: columns, rows: rows, files: files, target: targetResult,
+                      ms: start.millisecondsElapsed)
+    }
+
+    static func stickerFile(_ dir: String, _ index: Int, _ ext: String) -> String {
+        "\(dir)/sticker-\(String(format: "%03d", index + 1)).\(ext)"
+    }
+
+    /// Lays out and encodes every sticker for the messenger (each within its byte limit), then WhatsApp's tray icon.
+    static func writeForMessenger(_ stickers: [Image], target: MessengerTarget, dir: String, overwrite: Bool,
+                                  access: FileAccess) throws -> TargetResult {
+        var encodings: [String] = []
+        var largest = 0
+        for (i, sticker) in stickers.enumerated() {
+            let path = stickerFile(dir, i, "webp")
+            let (bytes, encoding) = try target.encode(try target.layout(sticker), path: path)
+            try access.writeAtomically(bytes, to: path, overwrite: overwrite)
+            encodings.append(encoding)
+            largest = max(largest, bytes.count)
+        }
+        var tray: String?
+        if target == .whatsapp, let first = stickers.first {
+            let path = "\(dir)/tray.png"
+            try access.writeAtomically(try MessengerTarget.trayIcon(first, path: path), to: path, overwrite: overwrite)
+            tray = path
+        }
+        return TargetResult(name: target, maxBytes: target.maxBytes, largestBytes: largest, encodings: encodings, tray: tray)
     }
 
     static func items(_ p: Params) throws -> ([ImageSource], Bool) {
