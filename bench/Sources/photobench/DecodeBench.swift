@@ -1,8 +1,11 @@
 import Foundation
 import Imaging
 
-/// `photobench decode [--iterations N] [--no-pillow]` (default 9 iterations)
+/// `photobench decode [--iterations N] [--no-pillow] [--files F...]` (default 9 iterations)
 ///
+/// `--files` decodes the given files instead (any format: bench/formats_bench.py passes WebP, GIF, HEIC, AVIF,
+/// PNG and JPEG files); a file with a colour profile is also decoded as stored (mode "raw": no conversion to
+/// sRGB), so the conversion's share of the decode shows.
 /// Decode throughput on large JPEGs: full size and 1/8 shrink-on-load (libjpeg DCT scaling), single thread,
 /// against Pillow on the same files (bench/decode_pillow.py); plus one large PNG. Inputs are mosaics of
 /// corpus photos generated deterministically into bench/out/ (not committed). Megapixels are counted at the file's full
@@ -18,7 +21,12 @@ enum DecodeBench {
         if let i = args.firstIndex(of: "--iterations"), i + 1 < args.count, let n = Int(args[i + 1]) { iterations = max(1, n) }
         let runPillow = !args.contains("--no-pillow")
 
-        let files = try makeInputs()   // JPEGs, then one PNG
+        var files: [URL]
+        if let i = args.firstIndex(of: "--files") {
+            files = args[(i + 1)...].map { URL(fileURLWithPath: $0) }
+        } else {
+            files = try makeInputs()   // JPEGs, then one PNG
+        }
         print("decode: best of \(iterations) runs, one thread; MP/s counts full-size megapixels")
         var ours: [String: Double] = [:]
         for file in files {
@@ -26,9 +34,10 @@ enum DecodeBench {
             let info = try ImageCodec.info(bytes)
             let megapixels = Double(info.width * info.height) / 1e6
             var modes = [("full", DecodeOptions())]
-            if info.format == .jpeg {
+            if info.format == .jpeg && !args.contains("--files") {
                 modes.append(("1/8", DecodeOptions(minimumSize: (width: info.width / 16, height: info.height / 16))))
             }
+            if info.color != nil { modes.append(("raw", DecodeOptions(convertToSRGB: false))) }
             for (mode, options) in modes {
                 var decoded: DecodedImage? = nil
                 let seconds = try best(iterations) { decoded = try ImageCodec.decode(bytes, options: options) }
@@ -43,7 +52,8 @@ enum DecodeBench {
         let script = benchDir.appendingPathComponent("decode_pillow.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--iterations", String(iterations)] + files.map(\.path)
+        process.arguments = ["python3", script, "--iterations", String(iterations)]
+            + (args.contains("--files") ? ["--full-only"] : []) + files.map(\.path)
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()

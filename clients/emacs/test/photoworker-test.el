@@ -47,6 +47,19 @@
     (with-temp-file (concat (getenv "PHOTOWORKER_TEST_OUT") ".pid")
       (insert (number-to-string (photoworker-pid))))))
 
+(ert-deftest photoworker-palette-of-a-heic-at-point ()
+  "The phone's formats count as images at point."
+  (let ((heic (expand-file-name "girl.heic" photoworker-test--scratch)))
+    (make-directory photoworker-test--scratch t)
+    (copy-file (expand-file-name "formats/girl.heic" (getenv "PHOTOWORKER_CORPUS")) heic t)
+    (with-temp-buffer
+      (insert "colours of " heic ": ")
+      (goto-char (point-min))
+      (search-forward "girl.heic")
+      (search-backward "girl")
+      (photoworker-palette 3)
+      (should (photoworker-test--wait (lambda () (string-match-p "#[0-9A-Fa-f]\\{6\\}" (buffer-string))) 30)))))
+
 (ert-deftest photoworker-thumbnail-and-sticker-of-the-visited-image ()
   (let ((girl (photoworker-test--photo "girl-1.jpg")))
     (with-current-buffer (find-file-noselect girl t t)

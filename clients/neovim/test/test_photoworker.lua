@@ -44,6 +44,16 @@ for _ in vim.fn.getline(1):gmatch('#%x%x%x%x%x%x') do count = count + 1 end
 check(count == 4, 'four colours: ' .. vim.fn.getline(1))
 vim.fn.writefile({ tostring(pw.pid()) }, out .. '.pid')
 
+-- the phone's formats count as images under the cursor: a HEIC's palette
+local heic = scratch .. '/girl.heic'
+vim.fn.writefile(vim.fn.readfile(corpus .. '/formats/girl.heic', 'b'), heic, 'b')
+vim.cmd('enew!')
+vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'colours of ' .. heic .. ': ' })
+vim.fn.cursor(1, 1)
+vim.fn.search('girl.heic')
+vim.cmd('PhotoworkerPalette 3')
+check(vim.wait(30000, function() return vim.fn.getline(1):find('#%x%x%x%x%x%x') ~= nil end, 10), 'HEIC palette inserted: ' .. vim.fn.getline(1))
+
 -- thumbnail and sticker of the buffer's own image
 vim.cmd('edit! ' .. vim.fn.fnameescape(girl))
 vim.cmd('PhotoworkerThumbnail 64')

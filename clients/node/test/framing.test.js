@@ -9,6 +9,7 @@ import { InvalidParams, WorkerPool, spawnWorker } from '../index.js';
 import { eventually, jobCount, workerBin } from '../support/test-helpers.js';
 
 const photo = fileURLToPath(new URL('../../../corpus/photos/girl-1.jpg', import.meta.url));
+const heic = fileURLToPath(new URL('../../../corpus/formats/girl.heic', import.meta.url));
 
 for (const framing of ['ndjson', 'content-length']) {
   describe(`framing ${framing}`, () => {
@@ -18,6 +19,10 @@ for (const framing of ['ndjson', 'content-length']) {
         assert.equal(w.framing, framing);
         const palette = await w.call('image.palette', { source: { path: photo }, count: 4 });
         assert.ok(palette.colors.length >= 1 && palette.colors.length <= 4);
+        const phone = await w.call('image.info', { source: { path: heic } });
+        assert.equal(phone.format, 'heif');
+        const heicPalette = await w.call('image.palette', { source: { path: heic }, count: 3 });
+        assert.ok(heicPalette.colors.length >= 1 && heicPalette.colors.length <= 3);
         const slept = await Promise.all([30, 0, 10].map((ms) => w.call('diagnostics.sleep', { ms })));
         assert.deepEqual(slept.map((r) => r.slept), [30, 0, 10]);
         const items = [];

@@ -91,3 +91,16 @@ def test_ctrl_c_in_a_blocking_call_cancels_the_job(worker_bin, tmp_path):
     # reaction to KeyboardInterrupt (cancel the job, keep the worker usable).
     done = subprocess.run([sys.executable, str(script), worker_bin, package_dir], capture_output=True, text=True, timeout=30)
     assert done.stdout.strip() == "cancelled 1 0", done.stderr
+
+
+def test_the_phone_and_web_formats_go_through_the_client(worker_bin, tmp_path):
+    formats = Path(__file__).resolve().parents[3] / "corpus" / "formats"
+    with SyncWorker(worker_bin) as w:
+        for name, kind in [("girl.heic", "heif"), ("girl.avif", "avif"), ("girl-lossy.webp", "webp"), ("girl.gif", "gif")]:
+            info = w.call("image.info", {"source": {"path": str(formats / name)}})
+            assert info["format"] == kind, info
+            palette = w.call("image.palette", {"source": {"path": str(formats / name)}, "count": 3})
+            assert 1 <= len(palette["colors"]) <= 3, palette
+        out = tmp_path / "sticker.webp"
+        r = w.call("image.convert", {"source": {"path": str(formats / "coffee-alpha.heic")}, "output": {"path": str(out)}})
+        assert r["output"]["format"] == "webp" and out.read_bytes()[8:12] == b"WEBP", r

@@ -53,6 +53,16 @@ Check(WaitFor(() => getline(1) =~ '#\x\{6}', 30.0), 'palette inserted hex codes:
 Check(len(split(matchstr(getline(1), '\(#\x\{6} \?\)\+'))) == 4, 'four colours: ' .. getline(1))
 writefile([string(photoworker#Pid())], out .. '.pid')
 
+# --- the phone's formats count as images under the cursor: a HEIC's palette
+var heic = scratch .. '/girl.heic'
+writefile(readfile(corpus .. '/formats/girl.heic', 'B'), heic, 'B')
+enew!
+setline(1, ['colours of ' .. heic .. ': '])
+cursor(1, 1)
+search('girl.heic')
+PhotoworkerPalette 3
+Check(WaitFor(() => getline(1) =~ '#\x\{6}', 30.0), 'HEIC palette inserted hex codes: ' .. getline(1))
+
 # --- thumbnail and sticker of the buffer's own image
 execute 'edit! ' .. fnameescape(girl)
 PhotoworkerThumbnail 64
