@@ -9,10 +9,11 @@ import json, os, sys, time
 import PIL
 from PIL import Image
 
-try:  # HEIF/HEIC and AVIF through libheif, as pillow-heif's users read them
+try:  # HEIF/HEIC through pillow-heif's libheif; AVIF through Pillow's own plugin (libavif) where it has one
     import pillow_heif
     pillow_heif.register_heif_opener()
-    pillow_heif.register_avif_opener()
+    if hasattr(pillow_heif, "register_avif_opener"):
+        pillow_heif.register_avif_opener()
 except ImportError:
     pillow_heif = None
 

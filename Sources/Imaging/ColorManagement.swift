@@ -34,6 +34,13 @@ final class ColorTransform: @unchecked Sendable {
 
     deinit { cc_icc_transform_destroy(pointer) }
 
+    /// For a matrix-shaper profile, the largest difference (in 8-bit steps) between the fixed-point fast path and
+    /// lcms2's own transform over a 33x33x33 grid; nil when lcms2 converts. For tests; not thread-safe.
+    var fastPathError: Int? {
+        let e = cc_icc_transform_fast_error(pointer)
+        return e < 0 ? nil : Int(e)
+    }
+
     func apply(_ pixels: UnsafeMutablePointer<UInt8>, count: Int) {
         cc_icc_transform_apply(pointer, pixels, count)
     }
@@ -100,19 +107,23 @@ public enum ColorManagement {
         }
     }
 
-    /// Converts a decode to sRGB in place when its file declared other colours. A profile lcms2 cannot use
-    /// leaves the pixels as stored, with a warning: a photo with a broken profile is still a photo.
+    /// The transform a decode needs, or nil when its pixels are sRGB already (no description, sRGB code points or
+    /// profile). A profile lcms2 cannot use gives nil and a warning: a photo with a broken profile is still a photo,
+    /// left as stored.
+    static func converter(for color: EmbeddedColor?, format: ImageFormat, warnings: inout [String]) -> ColorTransform? {
+        guard let color, !color.isSRGBByDefinition else { return nil }
+        switch transform(for: color, format: format) {
+        case .success(let t): return t.isIdentity ? nil : t
+        case .failure(let error):
+            warnings.append("\(error.message); pixels left as stored")
+            return nil
+        }
+    }
+
+    /// Converts a decode to sRGB in place when its file declared other colours (see ``converter(for:format:warnings:)``).
     /// - Throws: `CancellationError` (checked between bands of pixels).
     static func convertToSRGB(_ decoded: inout DecodedImage, from color: EmbeddedColor?) throws {
-        guard let color, !color.isSRGBByDefinition else { return }
-        let converter: ColorTransform
-        switch transform(for: color, format: decoded.metadata.format) {
-        case .success(let t): converter = t
-        case .failure(let error):
-            decoded.warnings.append("\(error.message); pixels left as stored")
-            return
-        }
-        guard !converter.isIdentity else { return }
+        guard let converter = converter(for: color, format: decoded.metadata.format, warnings: &decoded.warnings) else { return }
         try convert(&decoded.image, with: converter)
         decoded.metadata.convertedFrom = describe(color, format: decoded.metadata.format)
     }

@@ -67,8 +67,8 @@ public enum ImageCodec {
                 let d = try PNGDecoder.decode(buffer, options: options)
                 return (d, d.metadata.iccProfile.map(EmbeddedColor.icc))
             case .jpeg:
-                let d = try JPEGDecoder.decode(buffer, options: options)
-                return (d, d.metadata.iccProfile.map(EmbeddedColor.icc))
+                // Converted inside the decoder, band by band.
+                return (try JPEGDecoder.decode(buffer, options: options), nil)
             case .webp: return try WebPDecoder.decode(buffer, options: options)
             case .gif: return (try GIFDecoder.decode(buffer, options: options), nil)
             case .heif, .avif: return try HEIFDecoder.decode(buffer, format: format, options: options)

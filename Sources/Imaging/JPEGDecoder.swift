@@ -73,6 +73,10 @@ enum JPEGDecoder {
                                            orientation: orientation, shrink: options.shrinkOnLoad)
         var iccLength = 0
         let icc = cc_jpeg_icc(j, &iccLength).map { [UInt8](UnsafeBufferPointer(start: $0, count: iccLength)) }
+        // The profile is converted band by band while the rows are still in cache (ImageCodec skips it after).
+        var warnings: [String] = []
+        let converter = options.convertToSRGB
+            ? ColorManagement.converter(for: icc.map(EmbeddedColor.icc), format: .jpeg, warnings: &warnings) : nil
 
         var outWidth: UInt32 = 0, outHeight: UInt32 = 0
         status = cc_jpeg_start(j, Int32(denominator), &outWidth, &outHeight)
@@ -90,16 +94,19 @@ enum JPEGDecoder {
         let rowBytes = width * 4
         let pixels = try [UInt8](unsafeUninitializedCapacity: rowBytes * height) { buffer, initialized in
             var remaining = UInt32.max
+            var done = 0
             while remaining > 0 {
                 if Cancellation.isRequested { throw CancellationError() }
                 let s = cc_jpeg_read_rows(j, buffer.baseAddress!, rowBytes, band, &remaining)
                 guard s == CC_OK else { throw fail(s) }
                 try checkTruncation()
+                let rows = height - Int(remaining) - done
+                converter?.apply(buffer.baseAddress! + done * rowBytes, count: rows * width)
+                done += rows
             }
             initialized = rowBytes * height
         }
         let truncated = cc_jpeg_truncated(j) != 0
-        var warnings: [String] = []
         status = cc_jpeg_finish(j)
         if status != CC_OK { warnings.append("after image data: \(String(cString: cc_jpeg_message(j)))") }
         // An end of data met only while looking for the EOI marker leaves the image complete.
@@ -114,7 +121,9 @@ enum JPEGDecoder {
             originalHeight: orientation.swapsAxes ? storedWidth : storedHeight,
             orientation: orientation.rawValue, hadAlpha: false, bitDepth: Int(header.bit_depth),
             channels: Int(header.channels), iccProfile: icc, scaleDenominator: denominator)
-        return DecodedImage(image: image, metadata: metadata, warnings: warnings)
+        var decoded = DecodedImage(image: image, metadata: metadata, warnings: warnings)
+        if converter != nil { decoded.metadata.convertedFrom = ColorManagement.describe(icc.map(EmbeddedColor.icc), format: .jpeg) }
+        return decoded
     }
 
     /// The DCT scale for `shrink` (1 when nil), decided in display orientation: a sideways-stored
