@@ -9,13 +9,24 @@ import json, os, sys, time
 import PIL
 from PIL import Image
 
+# One decoding thread, as ours (PEER_THREADS=0 leaves the libraries' defaults: pillow-heif 4 threads, Pillow's AVIF
+# plugin one per core).
+THREADS = int(os.environ.get("PEER_THREADS", "1"))
 try:  # HEIF/HEIC through pillow-heif's libheif; AVIF through Pillow's own plugin (libavif) where it has one
     import pillow_heif
     pillow_heif.register_heif_opener()
     if hasattr(pillow_heif, "register_avif_opener"):
         pillow_heif.register_avif_opener()
+    if THREADS:
+        pillow_heif.options.DECODE_THREADS = THREADS
 except ImportError:
     pillow_heif = None
+try:
+    from PIL import AvifImagePlugin
+    if THREADS:
+        AvifImagePlugin.DEFAULT_MAX_THREADS = THREADS
+except ImportError:
+    pass
 
 
 def best_seconds(n, body):

@@ -182,8 +182,25 @@ int cc_gif_decode(cc_gif *g, uint8_t *rgba, size_t row_bytes, cc_cancel_check ch
     static const int start[4] = { 0, 4, 2, 1 }, step[4] = { 8, 8, 4, 2 };
     int passes = g->interlaced ? 4 : 1;
     int status = CC_OK, done = 0;
+    /* Each index's RGBA as one word, built once: the transparent index and indices past the colour map (a damaged
+     * file: black, as browsers show them) are resolved here instead of per pixel. */
+    uint32_t table[256];
     int count = g->colors->ColorCount;
     const GifColorType *palette = g->colors->Colors;
+    for (int i = 0; i < 256; i++) {
+        uint8_t c[4] = { 0, 0, 0, 255 };
+        if (i < count) {
+            c[0] = palette[i].Red;
+            c[1] = palette[i].Green;
+            c[2] = palette[i].Blue;
+        }
+        if (i == g->transparent) c[3] = 0;
+        memcpy(&table[i], c, 4);
+    }
+    int left = g->left < 0 ? 0 : g->left;
+    int skip = left - g->left;   /* frame columns left of the screen */
+    int visible = g->frame_width - skip;
+    if (left + visible > width) visible = width - left;
     for (int pass = 0; pass < passes && status == CC_OK; pass++) {
         int y0 = g->interlaced ? start[pass] : 0, dy = g->interlaced ? step[pass] : 1;
         for (int fy = y0; fy < g->frame_height; fy += dy) {
@@ -194,23 +211,15 @@ int cc_gif_decode(cc_gif *g, uint8_t *rgba, size_t row_bytes, cc_cancel_check ch
             }
             done++;
             int y = g->top + fy;
-            if (y < 0 || y >= height) continue;
-            uint8_t *row = rgba + (size_t)y * row_bytes;
-            for (int fx = 0; fx < g->frame_width; fx++) {
-                int x = g->left + fx;
-                if (x >= width) break;
-                int index = line[fx];
-                if (index == g->transparent) continue;
-                uint8_t *px = row + (size_t)x * 4;
-                /* An index past the colour map (a damaged file) shows as black, as browsers do. */
-                if (index < count) {
-                    px[0] = palette[index].Red;
-                    px[1] = palette[index].Green;
-                    px[2] = palette[index].Blue;
-                } else {
-                    px[0] = px[1] = px[2] = 0;
-                }
-                px[3] = 255;
+            if (y < 0 || y >= height || visible <= 0) continue;
+            uint8_t *row = rgba + (size_t)y * row_bytes + (size_t)left * 4;
+            const GifPixelType *src = line + skip;
+            if (g->transparent < 0) {
+                for (int x = 0; x < visible; x++) memcpy(row + (size_t)x * 4, &table[src[x]], 4);
+            } else {
+                /* Transparent pixels keep what is under them (the cleared screen). */
+                for (int x = 0; x < visible; x++)
+                    if (src[x] != g->transparent) memcpy(row + (size_t)x * 4, &table[src[x]], 4);
             }
         }
     }
