@@ -10,6 +10,7 @@ decode: one 2048x1536 picture (a mosaic of corpus photos) as JPEG q90, PNG, loss
         embedded (jpgicc). `photobench decode --files` decodes each in process, one thread, best of N, and runs
         bench/decode_pillow.py (Pillow, pillow-heif) on the same files; the Adobe RGB file is also decoded as
         stored (mode "raw"), so the colour conversion's share of a 24 MP decode shows.
+heic-full: the same photos encoded without a thumbnail (--suite heic-full), so every tool decodes them whole.
 heic:   8 x 4032x3024 HEIC as a phone takes them (heif-enc -q 50 with a 320x240 thumbnail, as iPhones store),
         -> 256 px JPEG. PhotoWorker: one worker, 8 image.thumbnail requests in flight, `cache.clear` before each
         round; vipsthumbnail: one invocation over the 8 files. Quality (untimed, PNG outputs): PSNR against
@@ -68,9 +69,9 @@ def bench_decode(rounds):
     subprocess.run([bench, "decode", "--iterations", str(rounds), "--files", *map(str, files.values())], check=True, env=env)
 
 
-def heic_inputs(count=8):
+def heic_inputs(count=8, thumbnail=True):
     from PIL import Image
-    d = OUT / "heic"
+    d = OUT / ("heic" if thumbnail else "heic-no-thumbnail")
     d.mkdir(parents=True, exist_ok=True)
     out = [d / f"phone-{i}.heic" for i in range(count)]
     for i, (src, dst) in enumerate(zip(large_inputs(), out)):
@@ -78,16 +79,16 @@ def heic_inputs(count=8):
             continue
         png = d / f"phone-{i}.png"
         Image.open(src).convert("RGB").crop((0, 0, 5333, 4000)).resize((4032, 3024), Image.LANCZOS).save(png)
-        run("heif-enc", "-q", "50", "-t", "320", png, "-o", dst)
+        run("heif-enc", "-q", "50", *(["-t", "320"] if thumbnail else []), png, "-o", dst)
         png.unlink()
     return out
 
 
-def bench_heic(binary, rounds, size=256):
+def bench_heic(binary, rounds, size=256, thumbnail=True):
     from PIL import Image
     import pillow_heif
     pillow_heif.register_heif_opener()
-    inputs = heic_inputs()
+    inputs = heic_inputs(thumbnail=thumbnail)
     dirs = {t: OUT / "thumb" / t for t in ("photoworker", "vipsthumbnail")}
     for d in dirs.values():
         shutil.rmtree(d, ignore_errors=True)
@@ -115,7 +116,8 @@ def bench_heic(binary, rounds, size=256):
         im = Image.open(f).convert("RGB")
         s = size / max(im.size)
         refs[f.stem] = im.resize((round(im.width * s), round(im.height * s)), Image.LANCZOS)
-    print(f"heic: {len(inputs)} x 4032x3024 HEIC (320x240 thumbnail inside) -> {size} px JPEG, 8 in flight, "
+    inside = "320x240 thumbnail inside" if thumbnail else "no thumbnail inside: full decodes"
+    print(f"heic: {len(inputs)} x 4032x3024 HEIC ({inside}) -> {size} px JPEG, 8 in flight, "
           f"{rounds} rounds; PhotoWorker shrinkOnLoad {sorted({r['shrinkOnLoad'] for r in results})}")
     print(f"  {'tool':14} {'best s':>7} {'median s':>9} {'PhotoWorker faster by':>22} {'PSNR dB (PNG)':>14}")
     ours = stats(times["photoworker"])[1]
@@ -136,6 +138,8 @@ def main():
         bench_decode(a.rounds)
     if "heic" in suites:
         bench_heic(a.bin, a.rounds)
+    if "heic-full" in suites:
+        bench_heic(a.bin, a.rounds, thumbnail=False)
 
 
 if __name__ == "__main__":

@@ -13,10 +13,18 @@ import Glibc
 struct PhotoWorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "photoworker",
-        abstract: "A photo-processing worker driven over stdio with JSON-RPC 2.0 (one message per line).",
+        abstract: "A photo-processing worker driven over stdio with JSON-RPC 2.0 (one message per line, or LSP's Content-Length headers).",
         discussion: """
             With no subcommand, serves requests on stdin and writes responses to stdout; logs go to stderr.
             The protocol is described in protocol/README.md; `initialize` lists the methods.
+
+            Flags of `photoworker [serve]` (`photoworker serve --help` explains each;
+            `call` and `demo` take all but --framing):
+              --framing auto|ndjson|content-length  --max-jobs N (default: cores)
+              --max-queue N  --max-line-bytes N  --drain-timeout S  --max-pixels N
+              --cache-bytes N  --max-fetch-bytes N  --fetch-timeout S
+              --allow-dir DIR  --allow-read-dir DIR  --allow-write-dir DIR
+              --urls any|public|none  --log-level LEVEL
             """,
         version: Worker.version,
         subcommands: [Serve.self, Call.self, Demo.self],
@@ -29,8 +37,12 @@ struct WorkerFlags: ParsableArguments {
     @Option(help: "Longest accepted request line in bytes.")
     var maxLineBytes: Int = 64 << 20
 
-    @Option(help: "Compute jobs running at once (default: number of cores).")
-    var maxJobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// nil: one per core (`jobs`); optional so the help shows the rule, not this machine's count.
+    @Option(help: "Compute jobs running at once (default: the number of cores).")
+    var maxJobs: Int?
+
+    /// `--max-jobs`, or the number of cores.
+    var jobs: Int { maxJobs ?? ProcessInfo.processInfo.activeProcessorCount }
 
     @Option(help: "Compute jobs allowed to wait for a slot; beyond it requests get -32000.")
     var maxQueue: Int = 10_000
@@ -71,7 +83,7 @@ struct WorkerFlags: ParsableArguments {
 
     func validate() throws {
         guard maxLineBytes >= 1024 else { throw ValidationError("--max-line-bytes must be at least 1024") }
-        guard maxJobs >= 1 else { throw ValidationError("--max-jobs must be at least 1") }
+        guard jobs >= 1 else { throw ValidationError("--max-jobs must be at least 1") }
         guard maxQueue >= 0 else { throw ValidationError("--max-queue must not be negative") }
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
         guard fetchTimeout > 0 && fetchTimeout <= 3600 else { throw ValidationError("--fetch-timeout must be between 0 and 3600 seconds") }
@@ -90,7 +102,7 @@ struct WorkerFlags: ParsableArguments {
     var serverConfiguration: ServerConfiguration {
         var c = ServerConfiguration()
         c.maxLineBytes = maxLineBytes
-        c.maxJobs = maxJobs
+        c.maxJobs = jobs
         c.maxQueue = maxQueue
         c.drainTimeout = .milliseconds(Int(drainTimeout * 1000))
         return c

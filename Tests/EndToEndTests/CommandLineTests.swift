@@ -35,6 +35,23 @@ struct CommandLineTests {
                    stderr: String(decoding: errData.bytes.withLock { $0 }, as: UTF8.self))
     }
 
+    @Test func helpNamesTheServingFlagsAndServeHelpExplainsThem() throws {
+        let top = try Self.run(["--help"])
+        for flag in ["--framing", "--max-jobs", "--max-pixels", "--allow-dir", "--urls"] {
+            #expect(top.stdout.contains(flag), "photoworker --help lacks \(flag): \(top.stdout)")
+        }
+        let serve = try Self.run(["serve", "--help"])
+        let maxJobs = serve.stdout.components(separatedBy: "--max-jobs <max-jobs>").dropFirst().first?.prefix(120) ?? ""
+        #expect(maxJobs.contains("number of") && !maxJobs.contains("(default: 2)"), "--max-jobs help: \(maxJobs)")
+    }
+
+    @Test func demoOnAMissingFolderSaysSoPlainly() throws {
+        let r = try Self.run(["demo", "/definitely/not/here"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("/definitely/not/here: no such folder"), "\(r.stderr)")
+        #expect(!r.stderr.contains("NSCocoaErrorDomain"), "\(r.stderr)")
+    }
+
     @Test func callPrintsTheResultAsJSON() throws {
         let r = try Self.run(["call", "image.info", #"{"source":{"path":"\#(Corpus.photo("rocket.jpg"))"}}"#])
         #expect(r.status == 0)
