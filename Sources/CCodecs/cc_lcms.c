@@ -263,7 +263,12 @@ int cc_icc_transform_fast_error(const cc_icc_transform *t) {
     if (t->fast == NULL) return -1;
     /* Every 8th step of each channel, plus the extremes: the largest difference from lcms2's own transform. */
     enum { N = 33 };
-    static uint8_t a[N * N * N * 4], b[N * N * N * 4];
+    uint8_t *a = (uint8_t *)malloc(N * N * N * 4), *b = (uint8_t *)malloc(N * N * N * 4);
+    if (a == NULL || b == NULL) {
+        free(a);
+        free(b);
+        return -1;
+    }
     size_t n = 0;
     for (int r = 0; r < N; r++)
         for (int g = 0; g < N; g++)
@@ -281,6 +286,8 @@ int cc_icc_transform_fast_error(const cc_icc_transform *t) {
         int d = abs((int)a[i] - (int)b[i]);
         if (d > worst) worst = d;
     }
+    free(a);
+    free(b);
     return worst;
 }
 

@@ -35,7 +35,7 @@ final class ColorTransform: @unchecked Sendable {
     deinit { cc_icc_transform_destroy(pointer) }
 
     /// For a matrix-shaper profile, the largest difference (in 8-bit steps) between the fixed-point fast path and
-    /// lcms2's own transform over a 33x33x33 grid; nil when lcms2 converts. For tests; not thread-safe.
+    /// lcms2's own transform over a 33x33x33 grid; nil when lcms2 converts. For tests.
     var fastPathError: Int? {
         let e = cc_icc_transform_fast_error(pointer)
         return e < 0 ? nil : Int(e)

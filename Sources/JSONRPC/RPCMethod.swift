@@ -44,11 +44,14 @@ public struct MethodHandler: Sendable {
     public let summary: String
     let run: @Sendable (JSONValue?, RequestContext) async throws -> RawJSON
 
-    public init<M: RPCMethod>(_ method: M) {
+    /// - Parameter checkParams: runs on the raw params before they are decoded (the application's schema rules,
+    ///   such as refusing names the method does not take); throws an `RPCError` to refuse them.
+    public init<M: RPCMethod>(_ method: M, checkParams: (@Sendable (JSONValue) throws -> Void)? = nil) {
         name = M.name
         cost = M.cost
         summary = M.summary
         run = { params, context in
+            if let checkParams, let params { try checkParams(params) }
             let decoded = try MethodHandler.decode(M.Params.self, from: params)
             let result = try await method.handle(decoded, context: context)
             if result is EmptyResult { return .emptyObject }
@@ -130,8 +133,8 @@ public struct MethodTable: Sendable {
 
     public init() {}
 
-    public mutating func register<M: RPCMethod>(_ method: M) {
-        handlers[M.name] = MethodHandler(method)
+    public mutating func register<M: RPCMethod>(_ method: M, checkParams: (@Sendable (JSONValue) throws -> Void)? = nil) {
+        handlers[M.name] = MethodHandler(method, checkParams: checkParams)
     }
 
     /// Registers a handler for a notification only (a request of that name is -32601).

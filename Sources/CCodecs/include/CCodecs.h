@@ -159,7 +159,7 @@ int cc_icc_transform_is_identity(const cc_icc_transform *t);
 /* The profile's description (ASCII, possibly empty); valid while the transform lives. */
 const char *cc_icc_transform_description(const cc_icc_transform *t);
 /* For matrix-shaper profiles the conversion runs on fixed-point tables instead of lcms2's pipeline: the largest
- * difference from lcms2 over a 33^3 grid (tests), or -1 when lcms2 itself converts. Not thread-safe (static buffers). */
+ * difference from lcms2 over a 33^3 grid (tests), or -1 when lcms2 itself converts. */
 int cc_icc_transform_fast_error(const cc_icc_transform *t);
 /* Converts `count` RGBA8 pixels in place. */
 void cc_icc_transform_apply(const cc_icc_transform *t, uint8_t *rgba, size_t count);
