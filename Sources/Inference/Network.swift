@@ -189,14 +189,14 @@ public final class Network: Sendable {
         return try Network(graph: graph, weights: weights)
     }
 
-    /// A model file: in the resource bundle beside the executable (SwiftPM's layout), else in the
-    /// source tree (development builds and tests). Not `Bundle.module`, which stops the process when
-    /// the bundle is missing: a worker copied without it must still serve (with the classical cut).
+    /// A model file: in the resource bundle beside the executable (SwiftPM's layout; tests and photobench run from
+    /// the build folder, which has it too) and nowhere else, so a copied worker uses what travels with it, never
+    /// the checkout it was built from. Not `Bundle.module`, which stops the process when the bundle is missing:
+    /// a worker copied without it must still serve (with the classical cut).
     static func resource(_ file: String) -> URL? {
         let candidates = [
             Bundle.main.bundleURL.appendingPathComponent("PhotoWorker_Inference.resources/Resources/\(file)"),
             Bundle.main.bundleURL.appendingPathComponent("PhotoWorker_Inference.resources/\(file)"),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Resources/\(file)"),
         ]
         return candidates.first { FileManager.default.fileExists(atPath: $0.path) }
     }

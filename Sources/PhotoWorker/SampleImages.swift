@@ -4,7 +4,7 @@ import Foundation
 public enum SampleImages {
     /// Paths of the bundled sample photos, sorted.
     public static var paths: [String] {
-        guard let dir = Bundle.module.url(forResource: "samples", withExtension: nil) else { return [] }
+        guard let dir = BundledResource.url("samples") else { return [] }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
         return names.filter { $0.lowercased().hasSuffix(".jpg") || $0.lowercased().hasSuffix(".png") }
             .sorted().map { dir.appendingPathComponent($0).path }

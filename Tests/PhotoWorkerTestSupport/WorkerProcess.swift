@@ -37,11 +37,12 @@ package final class WorkerProcess: Sendable {
         return root.appendingPathComponent(".build/debug/photoworker")
     }
 
+    /// - Parameter executable: another copy of the worker to run (default: the one built with the tests).
     package init(_ arguments: [String] = [], environment: [String: String]? = nil,
-         framing: MessageFraming = .ndjson, currentDirectory: String? = nil) throws {
+         framing: MessageFraming = .ndjson, currentDirectory: String? = nil, executable: URL? = nil) throws {
         self.framing = framing
         process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = executable ?? Self.binary
         process.arguments = arguments
         if let environment { process.environment = environment }
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }

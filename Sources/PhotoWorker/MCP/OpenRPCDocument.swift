@@ -4,10 +4,9 @@ import JSONRPC
 /// The worker's OpenRPC document (protocol/openrpc.json, embedded as a resource), the single
 /// source of method schemas for `rpc.discover` and MCP's `tools/list`.
 public enum OpenRPCDocument {
-    /// The document's bytes as shipped.
+    /// The document's bytes as shipped (`{}` when the bundle is not beside the executable).
     public static let bytes: [UInt8] = {
-        guard let url = Bundle.module.url(forResource: "openrpc", withExtension: "json"),
-              let data = try? Data(contentsOf: url) else { return Array("{}".utf8) }
+        guard let url = BundledResource.url("openrpc.json"), let data = try? Data(contentsOf: url) else { return Array("{}".utf8) }
         return Array(data)
     }()
 

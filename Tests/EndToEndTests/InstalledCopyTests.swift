@@ -1,0 +1,45 @@
+import Foundation
+import JSONRPC
+import PhotoWorkerTestSupport
+import Testing
+
+/// A worker copied out of the build folder uses the resource bundles that travel with it and nothing of the
+/// checkout it was built from: with its bundles the sticker cut is the network's, without them the worker still
+/// serves (classical cut, no OpenRPC document) instead of reaching back into the source tree or stopping.
+@Suite(.timeLimit(TestTiming.minutes(2)))
+struct InstalledCopyTests {
+    static let bundles = ["PhotoWorker_PhotoWorker.resources", "PhotoWorker_Inference.resources"]
+
+    /// A folder outside the build area holding a copy of the worker, with or without its bundles.
+    static func install(withBundles: Bool, _ name: String = #function) throws -> URL {
+        let dir = URL(fileURLWithPath: try Corpus.scratch("installed-\(name)"))
+        let fm = FileManager.default
+        try fm.copyItem(at: WorkerProcess.binary, to: dir.appendingPathComponent("photoworker"))
+        if withBundles {
+            for b in bundles {
+                try fm.copyItem(at: WorkerProcess.binary.deletingLastPathComponent().appendingPathComponent(b),
+                                to: dir.appendingPathComponent(b))
+            }
+        }
+        return dir.appendingPathComponent("photoworker")
+    }
+
+    static func sticker(_ w: WorkerProcess) async throws -> JSONValue {
+        try await w.call(1, "image.sticker", ["source": ["path": .string(Corpus.photo("girl-1.jpg"))], "output": ["inline": true]])
+    }
+
+    @Test func aCopyWithItsBundlesCutsWithTheNetwork() async throws {
+        let w = try WorkerProcess(executable: try Self.install(withBundles: true))
+        let r = try await Self.sticker(w)
+        #expect(r["result"]?["segmenter"] == "network", "\(r["error"] ?? r["result"]?["segmenter"] ?? .null)")
+        let discover = try await w.call(2, "rpc.discover")
+        #expect(discover["result"]?["methods"]?.arrayCount ?? 0 > 10)
+    }
+
+    @Test func aCopyWithoutBundlesNeverReadsTheCheckout() async throws {
+        let w = try WorkerProcess(executable: try Self.install(withBundles: false))
+        let r = try await Self.sticker(w)
+        #expect(r["result"]?["segmenter"] == "classical", "\(r["error"] ?? r["result"]?["segmenter"] ?? .null)")
+        #expect(try await w.call(2, "ping")["result"] == [:])
+    }
+}
