@@ -17,9 +17,10 @@ enum EmbeddedColor: Sendable {
 
 /// An lcms2 transform from one source colour space to sRGB on RGBA8 (alpha untouched).
 ///
-/// `@unchecked Sendable` is sound here: the transform is created without lcms2's one-pixel cache
-/// (`cmsFLAGS_NOCACHE`, see cc_lcms.c), its only mutable state, so `cmsDoTransform` only reads it and any
-/// number of threads may apply it at once; the pointer is owned by this object and freed once, in `deinit`.
+/// `@unchecked Sendable` is sound here: the lcms2 transform is created without its one-pixel cache
+/// (`cmsFLAGS_NOCACHE`, see cc_lcms.c), its only mutable state, so `cmsDoTransform` only reads it, and the
+/// fixed-point tables of the matrix-shaper path are written once, before this object exists; so any number of
+/// threads may apply it at once. The pointer is owned by this object and freed once, in `deinit`.
 final class ColorTransform: @unchecked Sendable {
     private let pointer: OpaquePointer
     /// The transform leaves every sampled colour within one step: the source is sRGB in effect.
@@ -61,6 +62,9 @@ public enum ColorManagement {
 
     /// At most this many transforms are kept; when full, the cache starts afresh (profiles are few).
     private static let capacity = 32
+    /// Profiles are keyed by their exact bytes; larger ones (real profiles are 0.5-20 KB, a JPEG may carry up to
+    /// 16 MB) are converted with a transform of their own, so a stream of hostile profiles cannot fill memory.
+    private static let largestCachedProfile = 64 << 10
     private static let cache = Mutex<[Key: Result<ColorTransform, ImagingError>]>([:])
 
     /// The transform to sRGB for `color`, or the reason none can be built.
@@ -70,7 +74,9 @@ public enum ColorManagement {
         case .icc(let bytes): key = .icc(bytes)
         case .cicp(_, let transfer, let xy): key = .cicp(transfer: transfer, chromaticities: xy)
         }
-        if let hit = cache.withLock({ $0[key] }) { return hit }
+        var cacheable = true
+        if case .icc(let bytes) = color, bytes.count > largestCachedProfile { cacheable = false }
+        if cacheable, let hit = cache.withLock({ $0[key] }) { return hit }
         var error = [CChar](repeating: 0, count: 160)
         let made: OpaquePointer? = error.withUnsafeMutableBufferPointer { e in
             switch color {
@@ -88,9 +94,11 @@ public enum ColorManagement {
             let text = error.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             result = .failure(.invalidImage(format: format, message: "colour profile: \(text.isEmpty ? "unusable" : text)"))
         }
-        cache.withLock { entries in
-            if entries.count >= capacity { entries.removeAll() }
-            entries[key] = result
+        if cacheable {
+            cache.withLock { entries in
+                if entries.count >= capacity { entries.removeAll() }
+                entries[key] = result
+            }
         }
         return result
     }
