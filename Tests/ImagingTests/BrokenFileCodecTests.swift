@@ -106,33 +106,7 @@ struct BrokenFileCodecTests {
                       "photos/pillow-hopper_gray.jpg", "photos/libjpeg-testimgari.jpg", "photos/pillow-pil_sample_cmyk.jpg",
                       "pngsuite/basi4a08.png", "pngsuite/tbbn3p08.png"])
     func mutations(_ file: String) throws {
-        let original = try CodecCorpus.bytes(file)
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(original.count)
-        func next() -> Int {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
-            return Int(truncatingIfNeeded: state >> 1)
-        }
-        var outcomes = (decoded: 0, rejected: 0)
-        for round in 0..<Self.mutationRounds {
-            var bytes = original
-            switch round % 3 {
-            case 0:
-                for _ in 0..<(1 + next() % 8) { bytes[next() % bytes.count] = UInt8(truncatingIfNeeded: next()) }
-            case 1:
-                bytes = Array(bytes.prefix(2 + next() % (bytes.count - 2)))
-            default:
-                let at = next() % bytes.count, len = min(1 + next() % 64, bytes.count - at)
-                let from = next() % (bytes.count - len)
-                bytes.replaceSubrange(at..<(at + len), with: original[from..<(from + len)])
-            }
-            do {
-                _ = try ImageCodec.decode(bytes, options: DecodeOptions(maxPixels: 4_000_000))
-                outcomes.decoded += 1
-            } catch is ImagingError {
-                outcomes.rejected += 1
-            }
-            _ = try? ImageCodec.info(bytes)
-        }
+        let outcomes = try decodeMutations(of: try CodecCorpus.bytes(file), rounds: Self.mutationRounds)
         #expect(outcomes.decoded + outcomes.rejected == Self.mutationRounds)
         #expect(outcomes.rejected > 0)
     }

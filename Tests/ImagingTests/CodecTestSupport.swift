@@ -38,3 +38,42 @@ func fnv1a64(_ bytes: [UInt8]) -> String {
     let s = String(h, radix: 16)
     return String(repeating: "0", count: 16 - s.count) + s
 }
+
+/// Deterministic byte mutations of a valid file, one per round: flipped bytes, a truncation or a splice of its own
+/// bytes, in turn. Decoders must answer each with a value or an `ImagingError`, never a crash or a hang.
+func mutations(of original: [UInt8], rounds: Int) -> [[UInt8]] {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(original.count)
+    func next() -> Int {
+        state ^= state << 13; state ^= state >> 7; state ^= state << 17
+        return Int(truncatingIfNeeded: state >> 1)
+    }
+    return (0..<rounds).map { round in
+        var bytes = original
+        switch round % 3 {
+        case 0:
+            for _ in 0..<(1 + next() % 8) { bytes[next() % bytes.count] = UInt8(truncatingIfNeeded: next()) }
+        case 1:
+            bytes = Array(bytes.prefix(2 + next() % (bytes.count - 2)))
+        default:
+            let at = next() % bytes.count, len = min(1 + next() % 64, bytes.count - at)
+            let from = next() % (bytes.count - len)
+            bytes.replaceSubrange(at..<(at + len), with: original[from..<(from + len)])
+        }
+        return bytes
+    }
+}
+
+/// Decodes every mutation (and reads its header), counting what decoded and what was refused with an `ImagingError`.
+func decodeMutations(of original: [UInt8], rounds: Int) throws -> (decoded: Int, rejected: Int) {
+    var outcomes = (decoded: 0, rejected: 0)
+    for bytes in mutations(of: original, rounds: rounds) {
+        do {
+            _ = try ImageCodec.decode(bytes, options: DecodeOptions(maxPixels: 4_000_000))
+            outcomes.decoded += 1
+        } catch is ImagingError {
+            outcomes.rejected += 1
+        }
+        _ = try? ImageCodec.info(bytes)
+    }
+    return outcomes
+}
