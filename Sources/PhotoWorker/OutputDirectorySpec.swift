@@ -3,6 +3,6 @@ public struct OutputDirectorySpec: Sendable, Decodable {
     public var dir: String
     /// Create the folder (and parents) if missing; default true.
     public var create: Bool?
-    /// Replace existing files that are not PNG or JPEG images (see ``OutputWriter``); default false.
+    /// Replace existing files that are not images the worker reads (see ``OutputWriter``); default false.
     public var overwrite: Bool?
 }
