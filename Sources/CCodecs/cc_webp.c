@@ -196,12 +196,15 @@ int cc_webp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int los
         if (error_size > 0) snprintf(error, error_size, "libwebp version mismatch");
         return CC_UNSUPPORTED;
     }
+    if (method < 0 || method > 6) {
+        if (error_size > 0) snprintf(error, error_size, "WebP method must be 0...6, got %d", method);
+        return CC_INVALID;
+    }
     if (lossless) {
-        /* Level 6 of libwebp's lossless presets balances size and time (WebPConfigLosslessPreset). */
-        WebPConfigLosslessPreset(&config, method < 0 ? 6 : method);
+        WebPConfigLosslessPreset(&config, method);
     } else {
         config.quality = quality;
-        config.method = method < 0 ? 4 : method;
+        config.method = method;
     }
     /* Keep the colours under fully transparent pixels out of the file: smaller, and nothing hidden leaks. */
     config.exact = 0;

@@ -21,6 +21,22 @@ func codecWarnings(_ text: UnsafePointer<CChar>?, total: Int32) -> [String] {
     return lines
 }
 
+/// Runs a CCodecs encoder, which writes a `malloc`ed buffer (released here with `cc_free`) and its message into an
+/// error buffer, and takes its bytes; `name` names the encoder in a failure without a message.
+func encoded(_ name: String, _ call: (_ out: inout UnsafeMutablePointer<UInt8>?, _ length: inout Int,
+                                      _ error: UnsafeMutableBufferPointer<CChar>) -> Int32) -> Result<[UInt8], ImagingError> {
+    var out: UnsafeMutablePointer<UInt8>? = nil
+    var length = 0
+    var error = [CChar](repeating: 0, count: 256)
+    let status = error.withUnsafeMutableBufferPointer { call(&out, &length, $0) }
+    defer { cc_free(out) }
+    guard status == CC_OK, let out else {
+        let text = error.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return .failure(.encodingFailed(message: text.isEmpty ? "\(name) encoder failed (status \(status))" : text))
+    }
+    return .success([UInt8](UnsafeBufferPointer(start: out, count: length)))
+}
+
 /// `width * height` without overflow traps (hostile headers can declare anything).
 func pixelCount(_ width: Int, _ height: Int) -> Int {
     let (product, overflow) = width.multipliedReportingOverflow(by: height)

@@ -8,6 +8,12 @@ enum EmbeddedColor: Sendable {
     /// (red, green, blue, white; x then y).
     case cicp(primaries: Int, transfer: Int, chromaticities: [Float])
 
+    /// The ICC profile's bytes (nil for CICP), for ``ImageMetadata/iccProfile``.
+    var iccProfile: [UInt8]? {
+        if case .icc(let bytes) = self { return bytes }
+        return nil
+    }
+
     /// Code points that mean sRGB (BT.709 primaries with the sRGB or BT.709 curve, or unspecified): nothing to do.
     var isSRGBByDefinition: Bool {
         guard case .cicp(let primaries, let transfer, _) = self else { return false }
@@ -105,13 +111,17 @@ public enum ColorManagement {
 
     /// What `info` reports for a file's colours.
     static func describe(_ color: EmbeddedColor?, format: ImageFormat) -> ColorDescription? {
+        guard let color else { return nil }
+        var transform: ColorTransform? = nil
+        if case .icc = color { transform = try? self.transform(for: color, format: format).get() }
+        return describe(color, using: transform)
+    }
+
+    /// A file's colours, named from the transform already made for them (an ICC profile's description tag).
+    static func describe(_ color: EmbeddedColor, using transform: ColorTransform?) -> ColorDescription {
         switch color {
-        case nil: return nil
-        case .icc(let bytes)?:
-            let name = (try? transform(for: .icc(bytes), format: format).get())?.name ?? ""
-            return .icc(name: name, bytes: bytes.count)
-        case .cicp(let primaries, let transfer, _)?:
-            return .cicp(primaries: primaries, transfer: transfer)
+        case .icc(let bytes): return .icc(name: transform?.name ?? "", bytes: bytes.count)
+        case .cicp(let primaries, let transfer, _): return .cicp(primaries: primaries, transfer: transfer)
         }
     }
 
@@ -131,9 +141,10 @@ public enum ColorManagement {
     /// Converts a decode to sRGB in place when its file declared other colours (see ``converter(for:format:warnings:)``).
     /// - Throws: `CancellationError` (checked between bands of pixels).
     static func convertToSRGB(_ decoded: inout DecodedImage, from color: EmbeddedColor?) throws {
-        guard let converter = converter(for: color, format: decoded.metadata.format, warnings: &decoded.warnings) else { return }
+        guard let color, let converter = converter(for: color, format: decoded.metadata.format, warnings: &decoded.warnings)
+        else { return }
         try convert(&decoded.image, with: converter)
-        decoded.metadata.convertedFrom = describe(color, format: decoded.metadata.format)
+        decoded.metadata.convertedFrom = describe(color, using: converter)
     }
 
     static func convert(_ image: inout Image, with transform: ColorTransform) throws {

@@ -3,8 +3,10 @@
 enum FormatSniffer {
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
+    /// HEIF brands of HEVC-coded images.
+    static let hevcBrands: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs"]
     /// Brands of HEIF files whose primary image libheif decodes (HEVC and the generic image brands).
-    static let heifBrands: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs", "mif1", "msf1", "miaf"]
+    static let heifBrands = hevcBrands.union(["mif1", "msf1", "miaf"])
     static let avifBrands: Set<String> = ["avif", "avis"]
 
     static func sniff(_ bytes: [UInt8]) -> ImageFormat? {
@@ -28,9 +30,8 @@ enum FormatSniffer {
             brands.append(ascii(bytes, at, 4))
             at += 4
         }
-        let hevc: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs"]
         if avifBrands.contains(major) { return .avif }
-        if hevc.contains(major) { return .heif }
+        if hevcBrands.contains(major) { return .heif }
         if brands.contains(where: avifBrands.contains) { return .avif }
         if brands.contains(where: heifBrands.contains) { return .heif }
         return nil

@@ -21,7 +21,7 @@ enum HEIFDecoder {
         return .success(ImageInfo(
             format: format, width: width, height: height, storedWidth: width, storedHeight: height,
             channels: frame.has_alpha != 0 ? 4 : 3, bitDepth: Int(frame.bit_depth), hasAlpha: frame.has_alpha != 0,
-            orientation: 1, isProgressive: false, isInterlaced: false, iccProfileBytes: iccBytes(color),
+            orientation: 1, isProgressive: false, isInterlaced: false, iccProfileBytes: color?.iccProfile?.count ?? 0,
             frameCount: Int(frame.frame_count), color: ColorManagement.describe(color, format: format)))
     }
 
@@ -59,12 +59,10 @@ enum HEIFDecoder {
         pixels.removeSubrange((Int(outWidth) * Int(outHeight) * 4)...)
         let image = Image(width: Int(outWidth), height: Int(outHeight), pixels: pixels)
         let color = embeddedColor(h)
-        var icc: [UInt8]? = nil
-        if case .icc(let bytes)? = color { icc = bytes }
         var metadata = ImageMetadata(
             format: format, originalWidth: width, originalHeight: height, orientation: 1,
             hadAlpha: frame.has_alpha != 0, bitDepth: Int(frame.bit_depth), channels: frame.has_alpha != 0 ? 4 : 3,
-            iccProfile: icc, scaleDenominator: thumbnail ? max(1, width / max(image.width, 1)) : 1)
+            iccProfile: color?.iccProfile, scaleDenominator: thumbnail ? max(1, width / max(image.width, 1)) : 1)
         metadata.frameCount = Int(frame.frame_count)
         metadata.fromThumbnail = thumbnail
         return (DecodedImage(image: image, metadata: metadata, warnings: []), color)

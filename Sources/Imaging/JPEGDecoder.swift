@@ -122,7 +122,7 @@ enum JPEGDecoder {
             orientation: orientation.rawValue, hadAlpha: false, bitDepth: Int(header.bit_depth),
             channels: Int(header.channels), iccProfile: icc, scaleDenominator: denominator)
         var decoded = DecodedImage(image: image, metadata: metadata, warnings: warnings)
-        if converter != nil { decoded.metadata.convertedFrom = ColorManagement.describe(icc.map(EmbeddedColor.icc), format: .jpeg) }
+        if let converter, let icc { decoded.metadata.convertedFrom = ColorManagement.describe(.icc(icc), using: converter) }
         return decoded
     }
 

@@ -11,20 +11,11 @@ enum JPEGEncoder {
             return .failure(.encodingFailed(message:
                 "JPEG dimensions \(image.width)x\(image.height) exceed 65500"))
         }
-        var out: UnsafeMutablePointer<UInt8>? = nil
-        var length = 0
-        var error = [CChar](repeating: 0, count: 256)
-        let status = image.pixels.withUnsafeBufferPointer { pixels in
-            error.withUnsafeMutableBufferPointer { e in
+        return image.pixels.withUnsafeBufferPointer { pixels in
+            encoded("JPEG") { out, length, error in
                 cc_jpeg_encode(pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(quality),
-                               progressive ? 1 : 0, &out, &length, e.baseAddress, e.count)
+                               progressive ? 1 : 0, &out, &length, error.baseAddress, error.count)
             }
         }
-        defer { cc_free(out) }
-        guard status == CC_OK, let out else {
-            let text = error.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            return .failure(.encodingFailed(message: text.isEmpty ? "JPEG encoder failed (status \(status))" : text))
-        }
-        return .success([UInt8](UnsafeBufferPointer(start: out, count: length)))
     }
 }

@@ -31,18 +31,9 @@ enum PNGEncoder {
         guard width <= 1_000_000, height <= 1_000_000 else {
             return .failure(.encodingFailed(message: "PNG dimensions \(width)x\(height) exceed 1000000"))
         }
-        var out: UnsafeMutablePointer<UInt8>? = nil
-        var length = 0
-        var error = [CChar](repeating: 0, count: 256)
-        let status = error.withUnsafeMutableBufferPointer { e in
+        return encoded("PNG") { out, length, error in
             cc_png_encode(pixels.baseAddress, UInt32(width), UInt32(height), inChannels, outChannels, Int32(level),
-                          &out, &length, e.baseAddress, e.count)
+                          &out, &length, error.baseAddress, error.count)
         }
-        defer { cc_free(out) }
-        guard status == CC_OK, let out else {
-            let text = error.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            return .failure(.encodingFailed(message: text.isEmpty ? "PNG encoder failed (status \(status))" : text))
-        }
-        return .success([UInt8](UnsafeBufferPointer(start: out, count: length)))
     }
 }

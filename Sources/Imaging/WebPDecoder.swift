@@ -20,7 +20,7 @@ enum WebPDecoder {
             format: .webp, width: swaps ? height : width, height: swaps ? width : height,
             storedWidth: width, storedHeight: height, channels: frame.has_alpha != 0 ? 4 : 3, bitDepth: 8,
             hasAlpha: frame.has_alpha != 0, orientation: orientation, isProgressive: false, isInterlaced: false,
-            iccProfileBytes: iccBytes(color), frameCount: Int(frame.frame_count),
+            iccProfileBytes: color?.iccProfile?.count ?? 0, frameCount: Int(frame.frame_count),
             color: ColorManagement.describe(color, format: .webp)))
     }
 
@@ -47,12 +47,10 @@ enum WebPDecoder {
         let orientation = options.applyOrientation ? (Orientation(rawValue: exifOrientation(w)) ?? .up) : .up
         let image = try orientation.apply(to: Image(width: width, height: height, pixels: pixels))
         let color = embeddedColor(w)
-        var icc: [UInt8]? = nil
-        if case .icc(let bytes)? = color { icc = bytes }
         var metadata = ImageMetadata(
             format: .webp, originalWidth: image.width, originalHeight: image.height,
             orientation: orientation.rawValue, hadAlpha: frame.has_alpha != 0, bitDepth: 8,
-            channels: frame.has_alpha != 0 ? 4 : 3, iccProfile: icc, scaleDenominator: 1)
+            channels: frame.has_alpha != 0 ? 4 : 3, iccProfile: color?.iccProfile, scaleDenominator: 1)
         metadata.frameCount = Int(frame.frame_count)
         return (DecodedImage(image: image, metadata: metadata, warnings: []), color)
     }
@@ -68,10 +66,4 @@ enum WebPDecoder {
         guard let icc = cc_webp_icc(w, &length) else { return nil }
         return .icc([UInt8](UnsafeBufferPointer(start: icc, count: length)))
     }
-}
-
-/// The ICC profile's size for `ImageInfo.iccProfileBytes`.
-func iccBytes(_ color: EmbeddedColor?) -> Int {
-    if case .icc(let bytes)? = color { return bytes.count }
-    return 0
 }

@@ -16,22 +16,13 @@ enum WebPEncoder {
         guard image.width <= maxSide, image.height <= maxSide else {
             return .failure(.encodingFailed(message: "WebP dimensions \(image.width)x\(image.height) exceed \(maxSide)"))
         }
-        var out: UnsafeMutablePointer<UInt8>? = nil
-        var length = 0
-        var error = [CChar](repeating: 0, count: 256)
         // Lossless effort 6 would triple the time for ~2% smaller stickers; 4 is libwebp's own default for both.
         let effort = Int32(method ?? 4)
-        let status = image.pixels.withUnsafeBufferPointer { pixels in
-            error.withUnsafeMutableBufferPointer { e in
+        return image.pixels.withUnsafeBufferPointer { pixels in
+            encoded("WebP") { out, length, error in
                 cc_webp_encode(pixels.baseAddress, UInt32(image.width), UInt32(image.height), lossless ? 1 : 0,
-                               Float(quality), effort, &out, &length, e.baseAddress, e.count)
+                               Float(quality), effort, &out, &length, error.baseAddress, error.count)
             }
         }
-        defer { cc_free(out) }
-        guard status == CC_OK, let out else {
-            let text = error.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            return .failure(.encodingFailed(message: text.isEmpty ? "WebP encoder failed (status \(status))" : text))
-        }
-        return .success([UInt8](UnsafeBufferPointer(start: out, count: length)))
     }
 }
