@@ -94,9 +94,8 @@ struct PackExportMethod: RPCMethod {
             var files: [String]?
             var targetResult: TargetResult?
             if let dir = filesDir, let target {
-                targetResult = try Self.writeForMessenger(stickers, target: target, dir: dir, overwrite: outputSpec.overwrite,
-                                                          access: access)
-                files = targetResult.map { r in r.encodings.indices.map { Self.stickerFile(dir, $0, "webp") } }
+                (files, targetResult) = try Self.writeForMessenger(stickers, target: target, dir: dir,
+                                                                   overwrite: outputSpec.overwrite, access: access)
             } else if let dir = filesDir {
                 files = try stickers.enumerated().map { i, s in
                     let path = Self.stickerFile(dir, i, "png")
@@ -114,15 +113,18 @@ struct PackExportMethod: RPCMethod {
         "\(dir)/sticker-\(String(format: "%03d", index + 1)).\(ext)"
     }
 
-    /// Lays out and encodes every sticker for the messenger (each within its byte limit), then WhatsApp's tray icon.
+    /// Lays out and encodes every sticker for the messenger (each within its byte limit), then WhatsApp's tray icon;
+    /// returns the sticker files' paths and what was written.
     static func writeForMessenger(_ stickers: [Image], target: MessengerTarget, dir: String, overwrite: Bool,
-                                  access: FileAccess) throws -> TargetResult {
+                                  access: FileAccess) throws -> ([String], TargetResult) {
+        var files: [String] = []
         var encodings: [String] = []
         var largest = 0
         for (i, sticker) in stickers.enumerated() {
             let path = stickerFile(dir, i, "webp")
             let (bytes, encoding) = try target.encode(try target.layout(sticker), path: path)
             try access.writeAtomically(bytes, to: path, overwrite: overwrite)
+            files.append(path)
             encodings.append(encoding)
             largest = max(largest, bytes.count)
         }
@@ -132,7 +134,7 @@ struct PackExportMethod: RPCMethod {
             try access.writeAtomically(try MessengerTarget.trayIcon(first, path: path), to: path, overwrite: overwrite)
             tray = path
         }
-        return TargetResult(name: target, maxBytes: target.maxBytes, largestBytes: largest, encodings: encodings, tray: tray)
+        return (files, TargetResult(name: target, maxBytes: target.maxBytes, largestBytes: largest, encodings: encodings, tray: tray))
     }
 
     static func items(_ p: Params) throws -> ([ImageSource], Bool) {

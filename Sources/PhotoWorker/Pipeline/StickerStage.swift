@@ -71,24 +71,24 @@ enum StickerStage {
 
     /// The mask as an 8-bit grey PNG, or a lossless WebP (grey in R, G and B, opaque): masks keep exact values.
     static func writeMask(_ mask: Mask, to spec: OutputSpec, access: FileAccess) throws -> OutputResult {
-        let png: [UInt8]
+        let encoded: [UInt8]
         do {
             if spec.format == .webp {
                 var rgba = [UInt8](repeating: 255, count: mask.values.count * 4)
                 for (i, v) in mask.values.enumerated() { rgba[i * 4] = v; rgba[i * 4 + 1] = v; rgba[i * 4 + 2] = v }
-                png = try ImageCodec.encodeWebP(Image(width: mask.width, height: mask.height, pixels: rgba), lossless: true)
+                encoded = try ImageCodec.encodeWebP(Image(width: mask.width, height: mask.height, pixels: rgba), lossless: true)
             } else {
-                png = try ImageCodec.encodeGrayPNG(width: mask.width, height: mask.height, gray: mask.values)
+                encoded = try ImageCodec.encodeGrayPNG(width: mask.width, height: mask.height, gray: mask.values)
             }
         } catch {
             throw WorkerError.encodingFailed(detail: error.message)
         }
         var r = OutputResult(path: nil, data: nil, format: spec.format == .webp ? .webp : .png, width: mask.width,
-                             height: mask.height, bytes: png.count)
+                             height: mask.height, bytes: encoded.count)
         if spec.inline {
-            r.data = Data(png).base64EncodedString()
+            r.data = Data(encoded).base64EncodedString()
         } else {
-            try access.writeAtomically(png, to: spec.path!, overwrite: spec.overwrite)
+            try access.writeAtomically(encoded, to: spec.path!, overwrite: spec.overwrite)
             r.path = spec.path
         }
         return r
