@@ -7,14 +7,15 @@ import process from 'node:process';
 import {
   ProtocolError, TimeoutError, WorkerClosedError, WorkerDiedError, WorkerError,
 } from './errors.js';
+import { bundledExecutable } from './bundled.js';
 
 /** Default cap on one incoming line (an inline base64 image can be large; the worker caps its own input). */
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
-/** `$PHOTOWORKER_BIN`, else `photoworker` from PATH. */
+/** `$PHOTOWORKER_BIN`, else the worker bundled in the `photoworker` npm package, else `photoworker` from PATH. */
 export function defaultExecutable() {
-  return process.env.PHOTOWORKER_BIN || 'photoworker';
+  return process.env.PHOTOWORKER_BIN || bundledExecutable() || 'photoworker';
 }
 
 /**

@@ -14,6 +14,7 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable, Generator, Sequence
 
+from ._bundled import bundled_executable
 from .errors import ProtocolError, WorkerClosed, WorkerDied, WorkerError
 from .events import Event, Item, Progress, Result, event_from_progress
 
@@ -31,14 +32,19 @@ _FINAL = object()  # queued after a stream's last notification, when its final r
 
 
 def default_executable() -> str:
-    """`$PHOTOWORKER_BIN`, else `photoworker` from PATH."""
+    """`$PHOTOWORKER_BIN`, else the worker bundled in the `photoworker` wheel, else `photoworker` from PATH."""
     env = os.environ.get("PHOTOWORKER_BIN")
     if env:
         return env
+    bundled = bundled_executable()
+    if bundled:
+        return bundled
     found = shutil.which("photoworker")
     if found:
         return found
-    raise FileNotFoundError("photoworker executable not found: pass executable= or set PHOTOWORKER_BIN")
+    raise FileNotFoundError(
+        "photoworker executable not found: pass executable=, set PHOTOWORKER_BIN, or install the photoworker wheel"
+    )
 
 
 @dataclass(eq=False)
