@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Builds the self-contained worker and the two packages that carry it, into dist/:
+#   photoworker-<version>-py3-none-manylinux_2_<N>_x86_64.whl  the worker and the Python client; a `photoworker`
+#                                                              command in the environment it is installed into
+#   photoworker-<version>.tgz                                  the worker and the Node client (`npm pack`); a `bin`
+#                                                              entry for `npx photoworker`
+# How:
+#   1. `swift build -c release --static-swift-stdlib`: the Swift runtime and Foundation inside the binary
+#      (static FoundationNetworking needs libcurl at link time, hence -lcurl);
+#   2. .build/package/worker/: the stripped binary, its resource bundles (OpenRPC document, samples, U²-Netp
+#      weights), and every shared library it loads beyond the system's core ones, copied into lib/ with an
+#      $ORIGIN-relative RUNPATH (what auditwheel repair does for a wheel), plus those libraries' Debian copyright
+#      files in licenses/; checked with ldd: nothing from the Swift toolchain, nothing outside the folder but the
+#      core libraries;
+#   3. the wheel (scripts/package/wheel.py, platform tag from the newest glibc symbol version any file needs) and
+#      the npm tarball (clients/node plus the worker in vendor/).
+# The version is the worker's own (`photoworker --version`, Worker.version): the one place it is set.
+# Usage: scripts/package.sh [--skip-build]   (--skip-build reuses .build/release/photoworker)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+skip_build=0
+case "${1:-}" in
+    --skip-build) skip_build=1 ;;
+    "") ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) echo "usage: scripts/package.sh [--skip-build]" >&2; exit 2 ;;
+esac
+
+for tool in patchelf strip objdump ldd npm python3; do
+    command -v "$tool" >/dev/null || { echo "package: $tool not found (scripts/test-env.sh installs it)" >&2; exit 1; }
+done
+
+if [ "$skip_build" = 0 ]; then
+    swift build -c release --static-swift-stdlib --product photoworker -Xlinker -lcurl
+fi
+built=.build/release
+[ -x "$built/photoworker" ] || { echo "package: $built/photoworker is not built" >&2; exit 1; }
+
+# The libraries every Linux with glibc has, which a manylinux wheel may load from the system (PEP 600's policy,
+# plus libz as the issue allows). Everything else the worker loads travels with it.
+core='^(linux-vdso|ld-linux-x86-64|libc|libm|libdl|librt|libpthread|libresolv|libutil|libstdc\+\+|libgcc_s|libz)\.so'
+
+stage="$PWD/.build/package"
+worker="$stage/worker"
+rm -rf "$stage"
+mkdir -p "$worker/lib" "$worker/licenses"
+cp "$built/photoworker" "$worker/photoworker"
+strip --strip-unneeded "$worker/photoworker"
+for bundle in PhotoWorker_PhotoWorker.resources PhotoWorker_Inference.resources; do
+    cp -R "$built/$bundle" "$worker/$bundle"
+done
+cp THIRD_PARTY_NOTICES.md "$worker/licenses/"
+
+# ldd lists the whole closure (the libraries' own dependencies too), resolved the way the loader would.
+ldd "$worker/photoworker" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read -r soname path; do
+    if [[ "$soname" =~ $core ]]; then continue; fi
+    cp -L "$path" "$worker/lib/$soname"
+    chmod 0644 "$worker/lib/$soname"
+    patchelf --set-rpath '$ORIGIN' "$worker/lib/$soname"
+    package="$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1 || true)"
+    if [ -n "$package" ] && [ -f "/usr/share/doc/$package/copyright" ]; then
+        cp "/usr/share/doc/$package/copyright" "$worker/licenses/$package.copyright"
+    fi
+done
+patchelf --set-rpath '$ORIGIN/lib' "$worker/photoworker"
+
+# Every dependency must now resolve inside the folder or to a core library, and none to the toolchain.
+outside="$(env -i ldd "$worker/photoworker" | awk '$2 == "=>" {print $1, $3}' \
+    | while read -r soname path; do
+        [[ "$path" == "$worker/lib/"* ]] && continue
+        [[ "$soname" =~ $core ]] && [[ "$path" != */swift* ]] && continue
+        echo "$soname => $path"
+    done)"
+if [ -n "$outside" ]; then
+    echo "package: the staged worker still loads from outside its folder:" >&2
+    echo "$outside" >&2
+    exit 1
+fi
+
+version="$(env -i "$worker/photoworker" --version)"
+# The newest GLIBC_2.N symbol version any file needs is the oldest glibc it runs on: the wheel's manylinux tag.
+glibc_minor="$( { objdump -T "$worker/photoworker"; for lib in "$worker"/lib/*; do objdump -T "$lib"; done; } \
+    | grep -o 'GLIBC_2\.[0-9]*' | sed 's/GLIBC_2\.//' | sort -n | tail -1)"
+platform="manylinux_2_${glibc_minor}_x86_64"
+
+mkdir -p dist
+rm -f dist/photoworker-*.whl dist/photoworker-*.tgz
+python3 scripts/package/wheel.py --version "$version" --platform "$platform" \
+    --client clients/python/photoworker_client --worker "$worker" --readme clients/python/README.md --out dist
+
+npm_stage="$stage/npm"
+mkdir -p "$npm_stage"
+cp -R clients/node/index.js clients/node/src clients/node/bin clients/node/README.md "$npm_stage/"
+cp -R "$worker" "$npm_stage/vendor"
+python3 scripts/package/npm_manifest.py --version "$version" --template clients/node/package.json \
+    > "$npm_stage/package.json"
+npm pack --silent --pack-destination "$PWD/dist" "$npm_stage" >/dev/null
+
+echo "package: photoworker $version, glibc >= 2.$glibc_minor"
+ls -l dist/ | awk 'NR > 1 {printf "  %s  %.1f MB\n", $9, $5 / 1048576}'

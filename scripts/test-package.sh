@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Builds the packages (scripts/package.sh) and installs them as their users would, then drives the installed worker
+# with the checkout, the build folder and the Swift toolchain out of reach:
+#   - the wheel into a fresh venv (with the MCP SDK from PyPI), the npm tarball into a fresh folder, both outside
+#     the repository;
+#   - then, in a private mount namespace with an empty tmpfs over the checkout and over the toolchain, and an
+#     environment of `env -i` with PATH=/usr/bin:/bin: scripts/package/check_installed.py (the `photoworker`
+#     command, `demo`, a palette, a sticker that must say "segmenter": "network", a batch cancelled mid-way, the MCP
+#     SDK listing and calling a tool) and scripts/package/check_installed.mjs (the Node client and `bin` entry);
+#   - ldd of each installed worker (every library found, none outside the package but the core ones) and the
+#     package sizes (a bound, so growth is noticed).
+# Needs root (or unprivileged user namespaces) for the mount namespace.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$PWD"
+
+bash scripts/package.sh "$@"
+version="$(.build/package/worker/photoworker --version)"
+wheel="$(ls dist/photoworker-"$version"-py3-none-manylinux_*_x86_64.whl)"
+tarball="dist/photoworker-$version.tgz"
+
+# Each package must stay under this size (MB); today ~52 MB each, mostly OpenBLAS, x265 and the Swift runtime.
+max_mb=70
+for file in "$wheel" "$tarball"; do
+    mb=$(( $(stat -c %s "$file") / 1048576 ))
+    echo "package size: $(basename "$file") $mb MB (limit $max_mb)"
+    [ "$mb" -le "$max_mb" ] || { echo "test-package: $file is over $max_mb MB" >&2; exit 1; }
+done
+
+# The clients' own manifests carry the same version (the packages are stamped from the worker's).
+node_version="$(python3 -c 'import json,sys; print(json.load(open("clients/node/package.json"))["version"])')"
+python_version="$(sed -n 's/^version = "\(.*\)"/\1/p' clients/python/pyproject.toml)"
+if [ "$node_version" != "$version" ] || [ "$python_version" != "$version" ]; then
+    echo "test-package: worker $version, clients/node $node_version, clients/python $python_version" >&2
+    exit 1
+fi
+
+work="$(mktemp -d /tmp/photoworker-install.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+case "$work" in "$repo"/*) echo "test-package: $work is inside the repository" >&2; exit 1 ;; esac
+cp -R corpus/photos "$work/photos"
+cp scripts/package/check_installed.py "$work/"
+
+echo "== install the wheel into a fresh venv"
+# The system Python, not the test venv's: the venv must not point into the hidden build folder.
+system_python="$(env -i PATH=/usr/local/bin:/usr/bin:/bin bash -c 'command -v python3')"
+"$system_python" -m venv "$work/venv"
+"$work/venv/bin/python3" -m pip install --quiet --disable-pip-version-check "$wheel" mcp
+
+echo "== install the npm tarball into a fresh folder"
+mkdir -p "$work/node"
+cp "$tarball" "$work/"
+(cd "$work/node" && echo '{"private": true}' > package.json \
+    && npm install --silent --offline --no-audit --no-fund "$work/$(basename "$tarball")")
+# Beside node_modules: Node resolves `import "photoworker"` from the importing file's folder.
+cp scripts/package/check_installed.mjs "$work/node/"
+
+for installed in "$work"/venv/lib/python3*/site-packages/photoworker_client/_worker "$work/node/node_modules/photoworker/vendor"; do
+    deps="$(env -i ldd "$installed/photoworker")"
+    bad="$(echo "$deps" | awk '$2 == "=>" {print $1, $3}' | while read -r soname where; do
+        case "$where" in "$installed/lib/"*) continue ;; esac
+        [[ "$soname" =~ ^(libc|libm|libstdc\+\+|libgcc_s|libz|libresolv)\.so ]] && [[ "$where" == /lib* || "$where" == /usr/lib* ]] && continue
+        echo "$soname => $where"
+    done)"
+    if [ -n "$bad" ] || echo "$deps" | grep -q "not found"; then
+        echo "test-package: $installed/photoworker loads from outside its package:" >&2
+        echo "$deps" >&2
+        exit 1
+    fi
+    echo "ldd: $installed/photoworker: $(echo "$deps" | grep -c "$installed/lib/") libraries from the package, the rest core"
+done
+
+toolchain="$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")"
+echo "== run the installed packages with $repo and $toolchain hidden"
+# unshare: a private mount namespace, so the empty tmpfs mounts are seen by these commands only.
+unshare --mount --propagation private -- bash -euo pipefail -c '
+    mount -t tmpfs none "$1"
+    mount -t tmpfs none "$2"
+    shift 2
+    work="$1" version="$2"
+    cd "$work"
+    run() { env -i PATH=/usr/bin:/bin HOME="$work" LANG=C.UTF-8 "$@"; }
+    run "$work/venv/bin/python3" check_installed.py "$work/photos" "$work/out" "$version"
+    cd "$work/node"
+    run node check_installed.mjs "$work/photos" "$version"
+' unshare-check "$repo" "$toolchain" "$work" "$version"
+echo "packages: 2 passed, 0 failed"
