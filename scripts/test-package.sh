@@ -6,7 +6,8 @@
 #   - then, in a private mount namespace with an empty tmpfs over the checkout and over the toolchain, and an
 #     environment of `env -i` with PATH=/usr/bin:/bin: scripts/package/check_installed.py (the `photoworker`
 #     command, `demo`, a palette, a sticker that must say "segmenter": "network", a batch cancelled mid-way, the MCP
-#     SDK listing and calling a tool) and scripts/package/check_installed.mjs (the Node client and `bin` entry);
+#     SDK listing and calling a tool), scripts/package/check_installed.mjs (the Node client and `bin` entry), and
+#     the package-runner forms an MCP host uses (`uvx --from <wheel>`, `npx --package <tarball>`), offline;
 #   - ldd of each installed worker (every library found, none outside the package but the core ones) and the
 #     package sizes (a bound, so growth is noticed).
 # Needs root (or unprivileged user namespaces) for the mount namespace.
@@ -45,7 +46,9 @@ echo "== install the wheel into a fresh venv"
 # The system Python, not the test venv's: the venv must not point into the hidden build folder.
 system_python="$(env -i PATH=/usr/local/bin:/usr/bin:/bin bash -c 'command -v python3')"
 "$system_python" -m venv "$work/venv"
-"$work/venv/bin/python3" -m pip install --quiet --disable-pip-version-check "$wheel" mcp
+# uv too, for the `uvx --from <wheel>` form an MCP host uses (README).
+"$work/venv/bin/python3" -m pip install --quiet --disable-pip-version-check "$wheel" mcp uv
+cp "$wheel" "$work/"
 
 echo "== install the npm tarball into a fresh folder"
 mkdir -p "$work/node"
@@ -83,5 +86,16 @@ unshare --mount --propagation private -- bash -euo pipefail -c '
     run "$work/venv/bin/python3" check_installed.py "$work/photos" "$work/out" "$version"
     cd "$work/node"
     run node check_installed.mjs "$work/photos" "$version"
-' unshare-check "$repo" "$toolchain" "$work" "$version"
-echo "packages: 2 passed, 0 failed"
+    # The package-runner forms of README'\''s MCP host section, from the package files alone, offline.
+    expect_version() { # expect_version LABEL COMMAND...
+        local label="$1" got; shift
+        got="$(run "$@" </dev/null)"
+        [ "$got" = "$version" ] || { echo "FAIL $label: printed \"$got\", expected $version" >&2; exit 1; }
+        echo "ok   $label: $got"
+    }
+    expect_version "uvx --from <wheel> photoworker --version" \
+        "$work/venv/bin/uvx" --offline --quiet --from "$work/$3" photoworker --version
+    expect_version "npx --package <tarball> photoworker --version" \
+        npx --yes --offline --quiet --package "$work/$4" photoworker --version
+' unshare-check "$repo" "$toolchain" "$work" "$version" "$(basename "$wheel")" "$(basename "$tarball")"
+echo "packages: wheel and npm tarball installed and driven, all checks passed"
