@@ -5,7 +5,8 @@
 #   - Python tools listed in scripts/test-deps/python.txt: installed into a virtual environment in the
 #     ignored build area (.build/test-venv), never into the system Python; reinstalled only when the list
 #     changes. Its bin/ goes first on PATH, so `python3` below is the venv's.
-#   - Node (for the Node client suite): used when present, installed from Debian when missing and root;
+#   - Node (for the Node client suite) and npm (for the npm package): used when present, installed from Debian
+#     when missing and root;
 #     otherwise NODE_SUITE=skip with the reason in NODE_SKIP_REASON (scripts/test.sh fails in CI then).
 # Exports TEST_VENV and NODE_SUITE=run|skip.
 
@@ -61,5 +62,10 @@ if ! command -v node >/dev/null 2>&1; then
         NODE_SUITE=skip
         NODE_SKIP_REASON="node is not installed and this is not root (sudo apt-get install nodejs)"
     fi
+fi
+# npm packs and installs the npm package (scripts/test-package.sh); Debian ships it apart from nodejs.
+if [ "$NODE_SUITE" = run ] && ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "== test-env: installing npm from Debian"
+    apt_install npm
 fi
 export NODE_SUITE NODE_SKIP_REASON

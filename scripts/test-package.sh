@@ -15,6 +15,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
 
+for tool in npm unshare; do
+    command -v "$tool" >/dev/null || { echo "test-package: $tool not found (scripts/test-env.sh installs npm as root)" >&2; exit 1; }
+done
 bash scripts/package.sh "$@"
 version="$(.build/package/worker/photoworker --version)"
 wheel="$(ls dist/photoworker-"$version"-py3-none-manylinux_*_x86_64.whl)"

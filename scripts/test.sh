@@ -8,7 +8,9 @@
 #   4. the editor clients, headless in Vim, Neovim and Emacs (scripts/test-editors.sh);
 #   5. photoworker under Ray Data, on a local Ray (scripts/test-ray.sh);
 #   6. the core end-to-end suites under ThreadSanitizer (scripts/test-sanitizers.sh thread --core);
-#   7. a fuzzing smoke run of the six libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 25).
+#   7. the packages: a self-contained release build as a wheel and an npm tarball, installed outside the checkout
+#      and driven with the checkout and the toolchain hidden (scripts/test-package.sh);
+#   8. a fuzzing smoke run of the six libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 20).
 # `scripts/test.sh --quick` stops after step 4 (what you want while editing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +18,7 @@ quick=0
 case "${1:-}" in
     --quick) quick=1 ;;
     "") ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
 esac
 
@@ -38,7 +40,8 @@ if [ "$quick" = 1 ]; then
 fi
 bash scripts/test-ray.sh
 bash scripts/test-sanitizers.sh thread --core
-bash fuzz/run.sh all "${FUZZ_SECONDS:-25}"
-suites=$((suites + 3))
+bash scripts/test-package.sh
+bash fuzz/run.sh all "${FUZZ_SECONDS:-20}"
+suites=$((suites + 4))
 # Every step above stops the script on failure (set -e), so reaching here means all passed.
 echo "suites: $suites passed, 0 failed"
