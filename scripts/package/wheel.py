@@ -1,5 +1,6 @@
 """Writes the `photoworker` wheel: the Python client (photoworker_client) with the self-contained worker in
-photoworker_client/_worker/, and a `photoworker` console command (photoworker_client._bundled:main).
+photoworker_client/_worker/, and a `photoworker` command (scripts/package/photoworker_command.py, installed from
+the wheel's .data/scripts/ into the environment's bin/).
 
 Written directly (a wheel is a zip with a dist-info folder, PEP 427) rather than through a build backend: the
 platform tag and the executable bits must be exact, and nothing needs to be fetched to build it.
@@ -24,6 +25,7 @@ args = parser.parse_args()
 
 name = "photoworker"
 dist_info = f"{name}-{args.version}.dist-info"
+data_scripts = f"{name}-{args.version}.data/scripts"  # installed into the environment's bin/
 tag = f"py3-none-{args.platform}"
 wheel_path = args.out / f"{name}-{args.version}-{tag}.whl"
 
@@ -44,9 +46,7 @@ Generator: photoworker scripts/package/wheel.py
 Root-Is-Purelib: false
 Tag: {tag}
 """
-entry_points = """[console_scripts]
-photoworker = photoworker_client._bundled:main
-"""
+command = Path(__file__).with_name("photoworker_command.py")
 
 
 def files():
@@ -72,11 +72,11 @@ def add(archive, name, data, executable=False):
 
 args.out.mkdir(parents=True, exist_ok=True)
 with zipfile.ZipFile(wheel_path, "w", compresslevel=6) as archive:
-    for name, path in files():
-        add(archive, name, path.read_bytes(), executable=os.access(path, os.X_OK))
+    for member, path in files():
+        add(archive, member, path.read_bytes(), executable=os.access(path, os.X_OK))
     add(archive, f"{dist_info}/METADATA", metadata.encode())
     add(archive, f"{dist_info}/WHEEL", wheel.encode())
-    add(archive, f"{dist_info}/entry_points.txt", entry_points.encode())
+    add(archive, f"{data_scripts}/photoworker", command.read_bytes(), executable=True)
     record.append(f"{dist_info}/RECORD,,")
     add_record = "\n".join(record) + "\n"
     info = zipfile.ZipInfo(f"{dist_info}/RECORD", date_time=(2020, 1, 1, 0, 0, 0))
