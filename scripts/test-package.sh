@@ -31,11 +31,14 @@ for file in "$wheel" "$tarball"; do
     [ "$mb" -le "$max_mb" ] || { echo "test-package: $file is over $max_mb MB" >&2; exit 1; }
 done
 
-# The clients' own manifests carry the same version (the packages are stamped from the worker's).
+# The clients' own manifests carry the same version (the packages are stamped from the worker's; one command,
+# scripts/set-version.sh, writes them all).
 node_version="$(python3 -c 'import json,sys; print(json.load(open("clients/node/package.json"))["version"])')"
 python_version="$(sed -n 's/^version = "\(.*\)"/\1/p' clients/python/pyproject.toml)"
-if [ "$node_version" != "$version" ] || [ "$python_version" != "$version" ]; then
-    echo "test-package: worker $version, clients/node $node_version, clients/python $python_version" >&2
+emacs_version="$(sed -n 's/^;; Version: //p' clients/emacs/photoworker.el)"
+if [ "$node_version" != "$version" ] || [ "$python_version" != "$version" ] || [ "$emacs_version" != "$version" ]; then
+    echo "test-package: worker $version, clients/node $node_version, clients/python $python_version," \
+        "clients/emacs $emacs_version (scripts/set-version.sh sets them all)" >&2
     exit 1
 fi
 
