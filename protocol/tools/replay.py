@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Replays the transcripts of protocol/README.md against the real binary, so the docs cannot drift.
+"""Replays the transcripts of README.md and protocol/README.md against the real binary, so the docs cannot drift.
 
   python3 protocol/tools/replay.py [--bin .build/debug/photoworker]
 
@@ -23,8 +23,9 @@ STRICT_IN_DATA = {"path", "rule"}
 
 def blocks(readme):
     """Each replayable fence with the worker flags its prose names just before it (`photoworker --max-jobs 1 ...`)."""
-    for m in re.finditer(r"```\n(.*?)```", readme, re.S):
-        lines = m.group(1).splitlines()
+    # A fence opens at a line start with an optional language and closes at the next line-start fence.
+    for m in re.finditer(r"^```([\w-]*)\n(.*?)^```", readme, re.S | re.M):
+        lines = m.group(2).splitlines()
         if not any(l.startswith(("-> ", "<- ")) for l in lines):
             continue
         before = readme[max(0, m.start() - 300):m.start()].rstrip().rsplit("\n\n", 1)[-1]
@@ -128,6 +129,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default=os.environ.get("PHOTOWORKER_BIN", str(ROOT / ".build/debug/photoworker")))
     a = ap.parse_args()
+    a.bin = os.path.abspath(a.bin)  # the blocks run in a scratch folder
     folder = tempfile.mkdtemp(prefix="pw-replay-")
     shutil.copy(ROOT / "corpus/photos/girl-1.jpg", os.path.join(folder, "photo.jpg"))
     shutil.copy(ROOT / "corpus/formats/coffee-alpha.webp", os.path.join(folder, "sticker.webp"))
@@ -135,22 +137,24 @@ def main():
     shutil.copy(ROOT / "corpus/broken/pillow-truncated_jpeg.jpg", os.path.join(folder, "broken"))
     passed = failed = skipped = 0
     try:
-        for n, (lines, flags) in enumerate(blocks((ROOT / "protocol/README.md").read_text()), 1):
-            first = next(l for l in lines if l.startswith(("-> ", "<- ")))[3:80]
-            why = replayable(lines)
-            if why:
-                skipped += 1
-                print(f"  skip  block {n} ({why}): {first}")
-                continue
-            problems = run_block(a.bin, folder, lines, flags)
-            if problems:
-                failed += 1
-                print(f"  FAIL  block {n}: {first}")
-                for p in problems[:20]:
-                    print(f"        {p}")
-            else:
-                passed += 1
-                print(f"  ok    block {n}: {first}" + (f" (with {' '.join(flags)})" if flags else ""))
+        for doc in ("README.md", "protocol/README.md"):
+            for n, (lines, flags) in enumerate(blocks((ROOT / doc).read_text()), 1):
+                where = f"{doc} block {n}"
+                first = next(l for l in lines if l.startswith(("-> ", "<- ")))[3:80]
+                why = replayable(lines)
+                if why:
+                    skipped += 1
+                    print(f"  skip  {where} ({why}): {first}")
+                    continue
+                problems = run_block(a.bin, folder, lines, flags)
+                if problems:
+                    failed += 1
+                    print(f"  FAIL  {where}: {first}")
+                    for p in problems[:20]:
+                        print(f"        {p}")
+                else:
+                    passed += 1
+                    print(f"  ok    {where}: {first}" + (f" (with {' '.join(flags)})" if flags else ""))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print(f"replay: {passed} passed, {failed} failed, {skipped} skipped")
