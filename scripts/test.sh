@@ -2,8 +2,8 @@
 # Runs every test suite, after installing what a fresh Debian machine with Swift lacks
 # (scripts/test-env.sh: Debian packages when root, Python tools in .build/test-venv, Node):
 #   1. the Swift package: unit tests and end-to-end tests over real pipes (swift test);
-#   2. the Python and Node clients against the built binary (scripts/test-clients.sh), and README.md's and protocol/README.md's
-#      transcripts replayed against it (protocol/tools/replay.py), so the docs cannot drift;
+#   2. the Python and Node clients against the built binary (scripts/test-clients.sh), and the transcripts of
+#      README.md and protocol/README.md replayed against it (protocol/tools/replay.py), so the docs cannot drift;
 #   3. the MCP interoperability tests with the official MCP Python SDK (clients/mcp);
 #   4. the editor clients, headless in Vim, Neovim and Emacs (scripts/test-editors.sh);
 #   5. photoworker under Ray Data, on a local Ray (scripts/test-ray.sh);
