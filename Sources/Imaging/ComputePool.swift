@@ -14,29 +14,65 @@ import Glibc
 /// blocking. Cancelling the awaiting task raises the job's ``CancellationFlag``, which the loops see
 /// through ``Cancellation``.
 ///
+/// Scheduling: each submission belongs to the submitting task's ``ComputeLease`` (its job), and a
+/// free thread serves leases, not submissions, in the order that type describes: the lease with the
+/// fewest threads running first, the earliest among equals, each lease's work in the order it came.
+///
 /// Lifecycle: the threads start with ``start()`` (the worker's server does it before serving; a
 /// pool used without one starts on first use) and end with ``stop()``, after the work already
 /// queued; work submitted after `stop()` fails with `CancellationError`.
 public final class ComputePool: Sendable {
     private typealias Work = @Sendable () -> Void
 
-    private struct State {
-        var queue: [Work] = []
+    /// One lease's queued work, and how many of the pool's threads run its work now.
+    private struct LeaseQueue {
+        var work: [Work] = []
         var head = 0
-        var started = false
-        var stopped = false
+        var running = 0
 
-        mutating func push(_ work: @escaping Work) { queue.append(work) }
+        var hasWork: Bool { head < work.count }
 
-        mutating func pop() -> Work? {
-            guard head < queue.count else { return nil }
-            let work = queue[head]
+        mutating func popFirst() -> Work {
+            let next = work[head]
             head += 1
-            if head == queue.count {
-                queue.removeAll(keepingCapacity: true)
+            if head == work.count {
+                work.removeAll(keepingCapacity: true)
                 head = 0
             }
-            return work
+            return next
+        }
+    }
+
+    private struct State {
+        var leases: [ComputeLease: LeaseQueue] = [:]
+        var started = false
+        var stopped = false
+        var busy = 0
+        var peakBusy = 0
+
+        mutating func push(_ work: @escaping Work, for lease: ComputeLease) {
+            leases[lease, default: LeaseQueue()].work.append(work)
+        }
+
+        /// The next piece of work to run and its lease: the lease with work waiting and the fewest threads
+        /// running, the earliest among equals (a handful of leases at most: a linear scan).
+        mutating func next() -> (ComputeLease, Work)? {
+            var chosen: (lease: ComputeLease, running: Int)?
+            for (lease, queue) in leases where queue.hasWork {
+                if let c = chosen, (c.running, c.lease) <= (queue.running, lease) { continue }
+                chosen = (lease, queue.running)
+            }
+            guard let lease = chosen?.lease else { return nil }
+            busy += 1
+            peakBusy = max(peakBusy, busy)
+            leases[lease]!.running += 1
+            return (lease, leases[lease]!.popFirst())
+        }
+
+        mutating func finished(_ lease: ComputeLease) {
+            busy -= 1
+            leases[lease]!.running -= 1
+            if leases[lease]!.running == 0 && !leases[lease]!.hasWork { leases[lease] = nil }
         }
     }
 
@@ -47,6 +83,23 @@ public final class ComputePool: Sendable {
     /// - Parameter threads: how many pixel loops run at once (the worker's job limit).
     public init(threads: Int) {
         threadCount = max(1, threads)
+    }
+
+    /// What the threads are doing, for statistics and tests.
+    public struct Activity: Sendable, Equatable {
+        /// Threads running a piece of work now.
+        public var busy: Int
+        /// The most threads ever busy at once.
+        public var peakBusy: Int
+        /// Pieces of work waiting for a thread.
+        public var queued: Int
+    }
+
+    public var activity: Activity {
+        state.withLock { s in
+            Activity(busy: s.busy, peakBusy: s.peakBusy,
+                     queued: s.leases.values.reduce(0) { $0 + $1.work.count - $1.head })
+        }
     }
 
     /// Starts the threads (once).
@@ -73,11 +126,12 @@ public final class ComputePool: Sendable {
         }
     }
 
-    /// Runs `body` on a pool thread and returns its result. If the calling task is cancelled,
-    /// the body sees ``Cancellation/isRequested`` become true (or does not start at all).
+    /// Runs `body` on a pool thread as work of the current task's ``ComputeLease`` and returns its result. If
+    /// the calling task is cancelled, the body sees ``Cancellation/isRequested`` become true (or does not start).
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         start()
         let flag = CancellationFlag()
+        let lease = ComputeLease.current ?? .unleased
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
                 let work: Work = {
@@ -89,7 +143,7 @@ public final class ComputePool: Sendable {
                 }
                 let accepted = state.withLock { s -> Bool in
                     guard !s.stopped else { return false }
-                    s.push(work)
+                    s.push(work, for: lease)
                     return true
                 }
                 guard accepted else {
@@ -117,13 +171,15 @@ public final class ComputePool: Sendable {
         while true {
             available.wait()
             // A signal is either work or, after stop(), a wake-up to leave once the queue is empty.
-            let next = state.withLock { s -> Work?? in
-                if let work = s.pop() { return .some(work) }
+            let next = state.withLock { s -> (ComputeLease, Work)?? in
+                if let next = s.next() { return .some(next) }
                 return s.stopped ? .none : .some(nil)
             }
             switch next {
             case .none: return
-            case .some(let work?): work()
+            case .some((let lease, let work)?):
+                work()
+                state.withLock { $0.finished(lease) }
             case .some(nil): continue
             }
         }

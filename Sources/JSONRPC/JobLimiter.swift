@@ -13,6 +13,8 @@ public final class JobLimiter: Sendable {
     /// serves it or, for a cancelled task, gives its place (or its slot) up.
     public struct Ticket: Sendable, Hashable {
         fileprivate let number: UInt64
+        /// The place in the order of arrival (1 for the first ticket taken).
+        public var admission: UInt64 { number }
     }
 
     private struct State {

@@ -17,10 +17,12 @@ final class JobRunner {
     /// Callers of ``waitForTasks(upTo:)``, resumed when `activeTasks` reaches zero.
     private var taskWaiters = ConditionWaiters()
     private let timers: any TimerScheduler
+    private let scope: ComputeJobScope?
 
-    nonisolated init(slots: Int, timers: any TimerScheduler) {
+    nonisolated init(slots: Int, timers: any TimerScheduler, scope: ComputeJobScope? = nil) {
         limiter = JobLimiter(slots: slots)
         self.timers = timers
+        self.scope = scope
     }
 
     /// Starts a job's task. A compute job takes its place in the slot queue here, synchronously and
@@ -51,7 +53,9 @@ final class JobRunner {
             if job.handler.cost == .immediate {
                 outcome = .success(try await job.handler.run(job.params, job.context))
             } else {
-                outcome = .success(try await Self.runOffProtocolExecutor(job))
+                outcome = .success(try await Self.runOffProtocolExecutor(job, in: ticket.flatMap { t in
+                    scope.map { scope in (t.admission, scope) }
+                }))
             }
         } catch {
             outcome = .failure(error)
@@ -59,10 +63,13 @@ final class JobRunner {
         if let id = job.context.id { finish(id, outcome) }
     }
 
-    /// `@concurrent`: the handler's async work runs on the cooperative pool, not here.
+    /// `@concurrent`: the handler's async work runs on the cooperative pool, not here; inside the application's
+    /// scope for a compute job, when it has one.
     @concurrent
-    private static func runOffProtocolExecutor(_ job: Job) async throws -> RawJSON {
-        try await job.handler.run(job.params, job.context)
+    private static func runOffProtocolExecutor(_ job: Job, in scope: (admission: UInt64, ComputeJobScope)?)
+        async throws -> RawJSON {
+        guard let (admission, scope) = scope else { return try await job.handler.run(job.params, job.context) }
+        return try await scope(admission) { try await job.handler.run(job.params, job.context) }
     }
 
     /// Waits (up to `limit`) until every job task has ended; resumed by the last task to end.

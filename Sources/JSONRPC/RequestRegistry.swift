@@ -61,13 +61,13 @@ public final class RequestRegistry {
 
     /// - Parameter timers: the timeouts' clock (the main queue; a manual one in tests).
     nonisolated init(writer: MessageWriter, stats: ServerStats, maxJobs: Int, maxQueue: Int,
-                     timers: any TimerScheduler = MainQueueTimers()) {
+                     timers: any TimerScheduler = MainQueueTimers(), jobScope: ComputeJobScope? = nil) {
         self.writer = writer
         self.stats = stats
         self.maxJobs = maxJobs
         self.maxQueue = maxQueue
         self.timers = timers
-        runner = JobRunner(slots: maxJobs, timers: timers)
+        runner = JobRunner(slots: maxJobs, timers: timers, scope: jobScope)
     }
 
     /// Registers a request and starts its task, in one step, so a cancel processed after this

@@ -50,7 +50,7 @@ public final class Server {
             exitOnClose.withLock { $0 }?()
         }
         registry = RequestRegistry(writer: writer, stats: stats, maxJobs: configuration.maxJobs,
-                                   maxQueue: configuration.maxQueue)
+                                   maxQueue: configuration.maxQueue, jobScope: configuration.computeJobScope)
         peer = Peer(writer: writer)
 
         var table = methods

@@ -28,6 +28,14 @@ public struct ServerConfiguration: Sendable {
     public var components: [any ServerComponent] = []
     /// Told when the client initialises; supplies the `policy` facts of `initialize` and `worker.stats`.
     public var sessionDelegate: (any SessionDelegate)?
+    /// Runs around every compute job's handler, once the job holds its slot: the application's scope for it
+    /// (the worker gives the job's task its compute lease here). `admission` is the job's place in the slot
+    /// queue's order of arrival.
+    public var computeJobScope: ComputeJobScope?
 
     public init() {}
 }
+
+/// Wraps a compute job's handler (`body`) in the application's scope; see ``ServerConfiguration/computeJobScope``.
+public typealias ComputeJobScope =
+    @Sendable (_ admission: UInt64, _ body: () async throws -> RawJSON) async throws -> RawJSON

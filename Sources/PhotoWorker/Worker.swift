@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import JSONRPC
 import Logging
 
@@ -70,6 +71,10 @@ public enum Worker {
         // The server's job limit is the one limit: slots, compute threads and batch widths.
         let services = WorkerServices(options: options, maxJobs: configuration.maxJobs, session: session, urlGuard: urlGuard)
         configuration.components.append(ComputeThreads(pool: services.compute))
+        // A compute job's slot becomes its lease on the compute threads, carried by its task and child tasks.
+        configuration.computeJobScope = { admission, body in
+            try await ComputeLease.$current.withValue(ComputeLease(order: admission), operation: body)
+        }
         return Server(configuration: configuration, methods: methods(services: services),
                       input: input, output: output, logger: logger)
     }

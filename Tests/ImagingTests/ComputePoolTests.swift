@@ -1,4 +1,6 @@
+import Dispatch
 import Imaging
+import Synchronization
 import Testing
 
 /// The compute threads' lifecycle and cancellation, in process.
@@ -25,5 +27,98 @@ struct ComputePoolTests {
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(try await pool.run { 1 } == 1, "the thread is free again")
+    }
+}
+
+/// The pool serves leases, not submissions (``ComputeLease``), in process.
+struct ComputeLeaseSchedulingTests {
+    /// Records which piece of work started, in order, and lets the test wait for the n-th start.
+    final class StartLog: Sendable {
+        private let names = Mutex<[String]>([])
+        let starts: AsyncStream<String>
+        private let continuation: AsyncStream<String>.Continuation
+
+        init() { (starts, continuation) = AsyncStream.makeStream() }
+
+        func started(_ name: String) {
+            names.withLock { $0.append(name) }
+            continuation.yield(name)
+        }
+
+        var order: [String] { names.withLock { $0 } }
+    }
+
+    /// A gate a piece of work blocks on (on its pool thread) until the test opens it.
+    final class Gate: Sendable {
+        private let semaphore = DispatchSemaphore(value: 0)
+        func wait() { semaphore.wait() }
+        func open() { semaphore.signal() }
+    }
+
+    @Test func aLeaseWithNothingRunningIsServedBeforeAnotherLeasesQueuedWork() async throws {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let log = StartLog()
+        var starts = log.starts.makeAsyncIterator()
+        let gates = (0..<4).map { _ in Gate() }
+        // A batch-like job queues four pieces; two run (one per thread), two wait.
+        let batch = Task {
+            try await ComputeLease.$current.withValue(ComputeLease(order: 1)) {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for i in 0..<4 {
+                        group.addTask { try await pool.run { log.started("A\(i)"); gates[i].wait() } }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+        }
+        let first = try #require(await starts.next())
+        _ = await starts.next()
+        while pool.activity.queued < 2 { await Task.yield() }
+        // A second job arrives with one piece: it must get the next free thread, before the batch's third piece.
+        let single = Task {
+            try await ComputeLease.$current.withValue(ComputeLease(order: 2)) {
+                try await pool.run { log.started("B") }
+            }
+        }
+        while pool.activity.queued < 3 { await Task.yield() }
+        // One thread frees (the other piece stays blocked): B has no thread, the batch has one.
+        gates[Int(first.dropFirst())!].open()
+        let next = await starts.next()
+        #expect(next == "B", "after \(first) ended, \(next ?? "nothing") started; order \(log.order)")
+        for gate in gates { gate.open() }
+        try await single.value
+        try await batch.value
+        let order = log.order
+        #expect(order.count == 5 && order[2] == "B", "start order \(order)")
+        #expect(pool.activity.peakBusy == 2, "peak \(pool.activity)")
+    }
+
+    @Test func amongEqualLeasesTheEarliestAdmittedGoesFirst() async throws {
+        let pool = ComputePool(threads: 1)
+        pool.start()
+        defer { pool.stop() }
+        let log = StartLog()
+        var starts = log.starts.makeAsyncIterator()
+        let gate = Gate()
+        let blocker = Task { try await pool.run { log.started("blocker"); gate.wait() } }
+        _ = await starts.next()
+        // Submitted latest-admitted first: a FIFO of submissions would run them C, B, A.
+        var jobs: [Task<Void, any Error>] = []
+        for (name, order) in [("C", UInt64(3)), ("B", 2), ("A", 1)] {
+            jobs.append(Task {
+                try await ComputeLease.$current.withValue(ComputeLease(order: order)) {
+                    try await pool.run { log.started(name) }
+                }
+            })
+            while pool.activity.queued < jobs.count { await Task.yield() }
+        }
+        gate.open()
+        try await blocker.value
+        for job in jobs { try await job.value }
+        let order = log.order
+        #expect(order == ["blocker", "A", "B", "C"], "start order \(order)")
+        #expect(pool.activity.peakBusy == 1, "peak \(pool.activity)")
     }
 }
