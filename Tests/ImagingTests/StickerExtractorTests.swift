@@ -28,25 +28,25 @@ enum StickerScenes {
 
 @Suite("Sticker extraction")
 struct StickerExtractorTests {
-    @Test func discOnContrastingBackgroundIsFound() throws {
+    @Test func discOnContrastingBackgroundIsFound() async throws {
         let (image, truth) = StickerScenes.disc()
-        let sticker = try StickerExtractor.extract(from: image)
+        let sticker = try await StickerExtractor.extract(from: image)
         #expect(sticker.mask.width == image.width && sticker.mask.height == image.height)
         #expect(sticker.mask.intersectionOverUnion(truth) > 0.9)
         #expect(abs(sticker.coverage - Double(truth.count()) / Double(image.pixelCount)) < 0.03)
         #expect(sticker.confidence > 0.3)
     }
 
-    @Test func discOffCentreAndLargeWorkingSizeAlsoFound() throws {
+    @Test func discOffCentreAndLargeWorkingSizeAlsoFound() async throws {
         let (image, truth) = StickerScenes.disc(width: 300, height: 200, cx: 90, cy: 120, radius: 45,
                                                 fg: RGBA(r: 240, g: 220, b: 60), bg: RGBA(r: 30, g: 40, b: 120))
-        let mask = try StickerExtractor.segment(image, options: StickerOptions(workingSize: 300))
+        let mask = try await StickerExtractor.segment(image, options: StickerOptions(workingSize: 300))
         #expect(mask.intersectionOverUnion(truth) > 0.9)
     }
 
-    @Test func stickerIsCroppedToTheBoundingBox() throws {
+    @Test func stickerIsCroppedToTheBoundingBox() async throws {
         let (image, _) = StickerScenes.disc()
-        let sticker = try StickerExtractor.extract(from: image)
+        let sticker = try await StickerExtractor.extract(from: image)
         let box = sticker.boundingBox
         #expect(sticker.image.width == box.width && sticker.image.height == box.height)
         #expect(sticker.origin.x == box.x && sticker.origin.y == box.y)
@@ -67,10 +67,10 @@ struct StickerExtractorTests {
         #expect(sticker.image[84 - box.x, 58 - box.y] == image[84, 58])
     }
 
-    @Test func outlineHasTheOutlineColourAndAlpha() throws {
+    @Test func outlineHasTheOutlineColourAndAlpha() async throws {
         let (image, _) = StickerScenes.disc()
         let green = RGBA(r: 0, g: 255, b: 0)
-        let sticker = try StickerExtractor.extract(from: image, options: StickerOptions(outlineWidth: 5, outlineColor: green))
+        let sticker = try await StickerExtractor.extract(from: image, options: StickerOptions(outlineWidth: 5, outlineColor: green))
         let box = sticker.boundingBox
         #expect(sticker.image.width == box.width + 2 * 7 && sticker.image.height == box.height + 2 * 7)
         #expect(sticker.origin.x == box.x - 7 && sticker.origin.y == box.y - 7)
@@ -82,10 +82,10 @@ struct StickerExtractorTests {
         #expect(sticker.image[84 - sticker.origin.x, 58 - sticker.origin.y] == image[84, 58])
     }
 
-    @Test func translucentOutlineColourKeepsItsAlpha() throws {
+    @Test func translucentOutlineColourKeepsItsAlpha() async throws {
         let (image, _) = StickerScenes.disc()
         let half = RGBA(r: 255, g: 255, b: 255, a: 128)
-        let sticker = try StickerExtractor.extract(from: image, options: StickerOptions(outlineWidth: 7, outlineColor: half))
+        let sticker = try await StickerExtractor.extract(from: image, options: StickerOptions(outlineWidth: 7, outlineColor: half))
         // 5 px out: beyond the feathered edge (3σ = 3 px), inside the outline.
         let px = 114 + 5 - sticker.origin.x, py = 58 - sticker.origin.y
         #expect(sticker.image[px, py] == half)
@@ -106,9 +106,9 @@ struct StickerExtractorTests {
     static let fallbacks: Set<String> = ["1x1", "2x2", "flat", "transparent", "thin row", "thin column"]
 
     @Test(arguments: degenerate.map(\.0))
-    func degenerateInputsDoNotCrash(name: String) throws {
+    func degenerateInputsDoNotCrash(name: String) async throws {
         let image = try #require(Self.degenerate.first { $0.0 == name }?.1)
-        let sticker = try StickerExtractor.extract(from: image, options: StickerOptions(outlineWidth: 3))
+        let sticker = try await StickerExtractor.extract(from: image, options: StickerOptions(outlineWidth: 3))
         #expect(sticker.mask.width == image.width && sticker.mask.height == image.height)
         if Self.fallbacks.contains(name) {
             // Documented fallback: no distinct subject → the whole image, confidence 0.
@@ -119,10 +119,10 @@ struct StickerExtractorTests {
         #expect(sticker.image.width == sticker.boundingBox.width + 10)
     }
 
-    @Test func imageWithTransparencyIsTakenAsAlreadyCutOut() throws {
+    @Test func imageWithTransparencyIsTakenAsAlreadyCutOut() async throws {
         var image = Image(width: 50, height: 40, fill: RGBA(r: 0, g: 0, b: 0, a: 0))
         for y in 10..<30 { for x in 5..<25 { image[x, y] = RGBA(r: 200, g: 100, b: 50, a: x == 5 ? 100 : 255) } }
-        let sticker = try StickerExtractor.extract(from: image)
+        let sticker = try await StickerExtractor.extract(from: image)
         #expect(sticker.mask.values[15 * 50 + 10] == 255 && sticker.mask.values[15 * 50 + 5] == 100)
         #expect(sticker.mask.values[5 * 50 + 40] == 0)
         #expect(sticker.boundingBox == PixelRect(x: 5, y: 10, width: 20, height: 20))
@@ -134,7 +134,7 @@ struct StickerExtractorTests {
         let task = Task {
             // Wait until cancelled so the extractor certainly starts in a cancelled task.
             while !Task.isCancelled { await Task.yield() }
-            return try StickerExtractor.extract(from: image)
+            return try await StickerExtractor.extract(from: image)
         }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
@@ -153,9 +153,9 @@ struct StickerExtractorTests {
         await #expect(throws: CancellationError.self) { try await task.value }
     }
 
-    @Test func optionsOutOfRangeAreClamped() throws {
+    @Test func optionsOutOfRangeAreClamped() async throws {
         let (image, truth) = StickerScenes.disc()
-        let mask = try StickerExtractor.segment(image, options: StickerOptions(outlineWidth: -3, workingSize: 1, feather: -2))
+        let mask = try await StickerExtractor.segment(image, options: StickerOptions(outlineWidth: -3, workingSize: 1, feather: -2))
         #expect(mask.intersectionOverUnion(truth) > 0.85)
     }
 }

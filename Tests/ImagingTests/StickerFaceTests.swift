@@ -147,10 +147,10 @@ struct StickerFaceTests {
 
     /// A portrait cut by the frame: without faces the cut keeps the face and loses the body (the
     /// bench measured 0.26); the person prior brings the body back (0.79).
-    @Test func portraitKeepsItsBodyWithFaces() throws {
+    @Test func portraitKeepsItsBodyWithFaces() async throws {
         let image = try Self.corpusImage("260081"), truth = try Self.corpusMask("260081")
-        let with = try StickerExtractor.segment(image)
-        let without = try StickerExtractor.segment(image, options: StickerOptions(detectsFaces: false))
+        let with = try await StickerExtractor.segment(image)
+        let without = try await StickerExtractor.segment(image, options: StickerOptions(detectsFaces: false))
         #expect(with.intersectionOverUnion(truth) > 0.7)
         #expect(without.intersectionOverUnion(truth) < 0.5)
         // The body at the bottom centre of the frame is subject.

@@ -3,7 +3,7 @@ import Imaging
 import Testing
 
 /// The worker's sticker schedule (classical maps, faces and the network's passes at once, then the
-/// two cuts side by side) against `StickerExtractor.extract`, which runs the same stages in turn.
+/// two cuts side by side) against the same stage graph run inline, one stage after another.
 struct StickerStageTests {
     static func expectSame(_ a: Sticker, _ b: Sticker, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(a.mask.values == b.mask.values, sourceLocation: sourceLocation)
@@ -17,7 +17,7 @@ struct StickerStageTests {
         let image = SubjectNetworkTests.photo()
         let (sticker, used) = try await StickerStage.extract(image, outline: OutlineSpec(width: 4), segmenter: .classical, on: pool)
         #expect(used == .classical)
-        Self.expectSame(sticker, try StickerExtractor.extract(from: image, options: OutlineSpec(width: 4).stickerOptions))
+        Self.expectSame(sticker, try await StickerExtractor.extract(from: image, options: OutlineSpec(width: 4).stickerOptions))
         #expect(sticker.confidence > 0, "the disc was cut, not a fallback")
     }
 
@@ -31,9 +31,12 @@ struct StickerStageTests {
         let (sticker, used) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool,
                                                              concurrentUpTo: limit)
         #expect(used == .network)
-        var options = StickerStage.networkOptions(StickerOptions())
-        options.subjectMap = try SubjectNetwork.map(for: image, mirrored: true)
-        Self.expectSame(sticker, try StickerExtractor.extract(from: image, options: options))
+        let networks = try SubjectNetwork.Networks.load()
+        let inline = try await StickerExtractor.extract(from: image, options: StickerStage.networkOptions(StickerOptions()),
+                                                        subjectMap: {
+            try await SubjectNetwork.map(for: image, mirrored: true, networks: networks)
+        })
+        Self.expectSame(sticker, inline)
         // The disc, not the whole frame.
         #expect(sticker.confidence > 0 && sticker.coverage > 0.1 && sticker.coverage < 0.5)
     }

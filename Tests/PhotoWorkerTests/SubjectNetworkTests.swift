@@ -25,13 +25,17 @@ struct SubjectNetworkTests {
         pool.start()
         defer { pool.stop() }
         let image = Self.photo()
-        let together = try await SubjectNetwork.mirroredMap(for: image, on: pool)
-        let inTurn = try await SubjectNetwork.mirroredMap(for: image, on: pool, concurrentUpTo: 0)
-        #expect(together.values == inTurn.values)
-        #expect(together.values == (try SubjectNetwork.map(for: image, mirrored: true)).values)
+        let networks = try SubjectNetwork.Networks.load()
+        let together = try await SubjectNetwork.map(for: image, mirrored: true, networks: networks, on: PoolStages(pool))
+        let onThreadsInTurn = try await SubjectNetwork.map(for: image, mirrored: true, networks: networks,
+                                                           on: PoolStages(pool, concurrent: false))
+        let inline = try await SubjectNetwork.map(for: image, mirrored: true, networks: networks)
+        #expect(together.values == onThreadsInTurn.values)
+        #expect(together.values == inline.values)
         // The disc is the subject: the map is high at its centre and low in the corners.
         let w = together.width, h = together.height
-        #expect(together.values[(h / 2) * w + w / 2] > 0.5)
-        #expect(together.values[0] < 0.5 && together.values[w * h - 1] < 0.5)
+        let centre = together.values[(h / 2) * w + w / 2], corners = (together.values[0], together.values[w * h - 1])
+        #expect(centre > 0.5, "centre \(centre)")
+        #expect(corners.0 < 0.5 && corners.1 < 0.5, "corners \(corners)")
     }
 }

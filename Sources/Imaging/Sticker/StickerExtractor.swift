@@ -39,27 +39,53 @@ import Foundation
 /// tuning history").
 public enum StickerExtractor {
     /// Segments `image` and returns the cropped, feathered (and optionally outlined) cut-out.
-    /// - Throws: `CancellationError` when the current task is cancelled.
-    public static func extract(from image: Image, options: StickerOptions = .init()) throws -> Sticker {
-        let (plan, cuts) = try planAndCut(image, options: options)
-        return try plan.sticker(from: image, cuts: cuts, options: options)
+    ///
+    /// The stage graph, declared once for every caller: the classical maps (`StickerPreparation`) beside the
+    /// face search, both beside the learned map when there is one; then the plan joining them; then the plan's
+    /// two cuts beside each other; then the mask and the cut-out. `stages` decides where and how at once they run.
+    /// - Parameter subjectMap: makes the learned map (``StickerOptions/subjectMap``), as a stage of its own.
+    /// - Throws: `CancellationError` when the current task (or compute job) is cancelled; what `subjectMap` throws.
+    public static func extract(from image: Image, options: StickerOptions = .init(),
+                               subjectMap: (@Sendable () async throws -> SubjectMap)? = nil,
+                               on stages: some StageRunner = InlineStages()) async throws -> Sticker {
+        let (plan, cuts, options) = try await planAndCut(image, options: options, subjectMap: subjectMap, on: stages)
+        return try await stages.stage { try plan.sticker(from: image, cuts: cuts, options: options) }
     }
 
-    /// The full-resolution subject mask alone (255 = subject).
+    /// The full-resolution subject mask alone (255 = subject), by the same stages.
     /// - Throws: `CancellationError` when the current task is cancelled.
-    public static func segment(_ image: Image, options: StickerOptions = .init()) throws -> Mask {
-        let (plan, cuts) = try planAndCut(image, options: options)
-        return try plan.mask(of: image, cuts: cuts, feather: options.feather).mask
+    public static func segment(_ image: Image, options: StickerOptions = .init(),
+                               on stages: some StageRunner = InlineStages()) async throws -> Mask {
+        let (plan, cuts, options) = try await planAndCut(image, options: options, subjectMap: nil, on: stages)
+        return try await stages.stage { try plan.mask(of: image, cuts: cuts, feather: options.feather).mask }
     }
 
-    /// The stages before the cut-out's mask, one after the other: `StickerPreparation`, the faces,
-    /// and both cuts of the `StickerCutPlan`.
-    static func planAndCut(_ image: Image, options: StickerOptions) throws
-        -> (plan: StickerCutPlan, cuts: (pixel: StickerCutPlan.Cut, region: StickerCutPlan.Cut)) {
-        let preparation = try StickerPreparation(image, options: options)
-        let faces = preparation.needsCut && options.detectsFaces ? try StickerPreparation.faces(in: image) : []
+    /// The stages before the cut-out's mask; returns the options with the learned map in them. The face search
+    /// runs whenever `options.detectsFaces`, even on a photo that turns out to need no cut (its result is then
+    /// unused): so it can run beside the classical maps rather than after them.
+    static func planAndCut(_ image: Image, options: StickerOptions,
+                           subjectMap: (@Sendable () async throws -> SubjectMap)?, on stages: some StageRunner)
+        async throws -> (plan: StickerCutPlan, cuts: (pixel: StickerCutPlan.Cut, region: StickerCutPlan.Cut),
+                         options: StickerOptions) {
+        let classical = { @Sendable () async throws -> (StickerPreparation, [PixelRect]) in
+            try await stages.pair({ try await stages.stage { try StickerPreparation(image, options: options) } },
+                                  { options.detectsFaces
+                                      ? try await stages.stage { try StickerPreparation.faces(in: image) } : [] })
+        }
+        var options = options
+        let preparation: StickerPreparation, faces: [PixelRect]
+        if let subjectMap {
+            // The map first: run one after another (a large photo), its passes' memory is gone before the maps'.
+            let (map, prepared) = try await stages.pair(subjectMap, classical)
+            options.subjectMap = map
+            (preparation, faces) = prepared
+        } else {
+            (preparation, faces) = try await classical()
+        }
         let plan = preparation.plan(faces: faces, options: options)
-        return (plan, (pixel: try plan.cut(.pixel), region: try plan.cut(.region)))
+        let cuts = try await stages.pair({ try await stages.stage { try plan.cut(.pixel) } },
+                                         { try await stages.stage { try plan.cut(.region) } })
+        return (plan, (pixel: cuts.0, region: cuts.1), options)
     }
 
     /// Crops the cut-out to the mask's bounding box plus a margin for the outline, applies the mask as

@@ -3,9 +3,8 @@ import Foundation
 /// What the photo alone gives the cut-out, before its faces and its subject map are known: either
 /// the answer itself, or the working copy and the two classical saliency hypotheses.
 ///
-/// The first stage of `StickerExtractor`'s pipeline, separate so a caller can run it beside the
-/// others it does not depend on (the worker runs it, the face search and the network's passes at
-/// once); `plan(faces:options:)` then joins them.
+/// The first stage of `StickerExtractor`'s stage graph, separate so it can run beside the stages it
+/// does not depend on (the face search, the network's passes); `plan(faces:options:)` then joins them.
 public struct StickerPreparation: Sendable {
     enum Content: Sendable {
         /// Nothing to cut: transparent, already a cut-out, too small or without visible structure.
@@ -16,13 +15,6 @@ public struct StickerPreparation: Sendable {
     let content: Content
     /// The photo's width, for placing the person prior below its faces.
     let sourceWidth: Int
-
-    /// Whether the cut will run at all: when false, the faces and the subject map change nothing and
-    /// need not be computed.
-    public var needsCut: Bool {
-        if case .maps = content { return true }
-        return false
-    }
 
     /// The classical maps of `image` at `options.workingSize`.
     /// - Throws: `CancellationError`.

@@ -4,41 +4,26 @@ import Inference
 
 /// Sticker work shared by `image.sticker`, `photo.process` and `pack.export`.
 enum StickerStage {
-    /// The cut-out, and the segmenter that made it.
+    /// The cut-out, and the segmenter that made it: `StickerExtractor`'s stages on the compute threads.
     ///
-    /// The stages that do not depend on each other run at once on the compute threads: the
-    /// network's two passes, the classical maps and the face search; then the two cuts side by side.
-    /// A photo over `concurrentUpTo` pixels has its stages one after another, for memory.
+    /// The stages that do not depend on each other run at once: the network's two passes, the classical maps
+    /// and the face search; then the two cuts side by side. A photo over `concurrentUpTo` pixels has its stages
+    /// one after another, for memory: the passes' activations, the classical maps' full-size buffers and the
+    /// cuts' then never coexist, and the peak stays near the classical cut's (concurrent stages raised a
+    /// 24-megapixel sticker's by about 20 MB). The classical cut stands in for the network only when the model
+    /// cannot be loaded; an error while it runs is the request's error.
     static func extract(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter, on compute: ComputePool,
                         concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels)
         async throws -> (sticker: Sticker, segmenter: Segmenter) {
         let base = (outline ?? OutlineSpec(width: 0)).stickerOptions
-        if segmenter == .network {
-            var options = networkOptions(base)
-            do {
-                if image.width * image.height > limit {
-                    // One stage after another on a large photo: the passes' activations, the classical
-                    // maps' full-size buffers and the cuts' then never coexist, and the peak stays near
-                    // the classical cut's (concurrent stages raised a 24-megapixel sticker's by about 20 MB).
-                    options.subjectMap = try await SubjectNetwork.mirroredMap(for: image, on: compute,
-                                                                              concurrentUpTo: limit)
-                    let settled = options
-                    return (try await compute.run { try StickerExtractor.extract(from: image, options: settled) },
-                            .network)
-                }
-                let classicalOptions = options
-                async let classical = classicalStages(image, options: classicalOptions, on: compute)
-                options.subjectMap = try await SubjectNetwork.mirroredMap(for: image, on: compute)
-                let (preparation, faces) = try await classical
-                return (try await cut(image, plan: preparation.plan(faces: faces, options: options),
-                                      options: options, on: compute), .network)
-            } catch is InferenceError {
-                // The model could not be loaded: the classical cut, with its own settings.
-            }
+        let stages = PoolStages(compute, concurrent: image.width * image.height <= limit)
+        if segmenter == .network, let networks = try? SubjectNetwork.Networks.load() {
+            let sticker = try await StickerExtractor.extract(from: image, options: networkOptions(base), subjectMap: {
+                try await SubjectNetwork.map(for: image, mirrored: true, networks: networks, on: stages)
+            }, on: stages)
+            return (sticker, .network)
         }
-        let (preparation, faces) = try await classicalStages(image, options: base, on: compute)
-        return (try await cut(image, plan: preparation.plan(faces: faces, options: base), options: base, on: compute),
-                .classical)
+        return (try await StickerExtractor.extract(from: image, options: base, on: stages), .classical)
     }
 
     /// The settings of the network's cut-out, chosen on the tuning half of sticker-dev
@@ -50,23 +35,6 @@ enum StickerStage {
         options.subjectMapExponent = 0.5
         options.workingSize = 480
         return options
-    }
-
-    /// The classical maps and the faces, at once.
-    static func classicalStages(_ image: Image, options: StickerOptions,
-                                on compute: ComputePool) async throws -> (StickerPreparation, [PixelRect]) {
-        async let preparation = compute.run { try StickerPreparation(image, options: options) }
-        let faces = options.detectsFaces ? try await compute.run { try StickerPreparation.faces(in: image) } : []
-        return (try await preparation, faces)
-    }
-
-    /// The two cuts side by side, then their consensus as the cut-out.
-    static func cut(_ image: Image, plan: StickerCutPlan, options: StickerOptions,
-                    on compute: ComputePool) async throws -> Sticker {
-        async let pixel = compute.run { try plan.cut(.pixel) }
-        let region = try await compute.run { try plan.cut(.region) }
-        let cuts = (pixel: try await pixel, region: region)
-        return try await compute.run { try plan.sticker(from: image, cuts: cuts, options: options) }
     }
 
     /// The mask as an 8-bit grey PNG, or a lossless WebP (grey in R, G and B, opaque): masks keep exact values.

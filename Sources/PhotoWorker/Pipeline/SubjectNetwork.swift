@@ -19,48 +19,44 @@ public enum SubjectNetwork {
         InferenceError.result { try network.resized(toHeight: mirrorSide, width: mirrorSide) }
     }
 
-    /// - Parameter mirrored: also run the mirror image and average the two maps (one more pass, at
-    ///   `mirrorSide`; steadier maps).
-    /// - Throws: ``InferenceError`` if the model cannot be loaded; `CancellationError`.
-    public static func map(for image: Image, mirrored: Bool) throws -> SubjectMap {
-        let inputs = try self.inputs(for: image, mirrored: mirrored)
-        let map = try pass(inputs.direct, on: Network.u2netp.get())
-        guard let mirror = inputs.mirror else { return map }
-        return average(map, mirroredMap: try pass(mirror, on: mirrorNetwork.get()))
-    }
+    /// The two networks a mirrored map runs, loaded (once per process).
+    public struct Networks: Sendable {
+        let direct: Network
+        let mirror: Network
 
-    /// The map of the photo and of its mirror image, averaged. On a photo of up to
-    /// `concurrentPassPixels` the two passes run at once, one per compute thread (two independent
-    /// stages, and most of a sticker's latency). On a larger one they run one after the other: each
-    /// pass holds ~50 MB of activations, which would stack on the large photo's own buffers, while
-    /// its time is a small part of such a sticker's. The freed activations are then handed back to
-    /// the system before the cut: malloc keeps them in its arenas otherwise (its mmap threshold has
-    /// risen to their size), where the cut's full-size buffers do not fit (a 24-megapixel sticker
-    /// peaked 45 MB higher).
-    static func mirroredMap(for image: Image, on compute: ComputePool,
-                            concurrentUpTo limit: Int = concurrentPassPixels) async throws -> SubjectMap {
-        let inputs = try await compute.run { try Self.inputs(for: image, mirrored: true) }
-        guard let mirror = inputs.mirror else { preconditionFailure("inputs(mirrored: true) has a mirror") }
-        guard image.width * image.height <= limit else {
-            return try await compute.run {
-                defer { _ = cs_malloc_trim() }
-                return average(try pass(inputs.direct, on: Network.u2netp.get()),
-                               mirroredMap: try pass(mirror, on: mirrorNetwork.get()))
-            }
+        /// - Throws: ``InferenceError`` when the model cannot be loaded (missing or damaged resources): the one
+        ///   case where a caller may fall back to the classical cut.
+        public static func load() throws(InferenceError) -> Networks {
+            Networks(direct: try Network.u2netp.get(), mirror: try mirrorNetwork.get())
         }
-        async let direct = compute.run { try pass(inputs.direct, on: Network.u2netp.get()) }
-        async let flipped = compute.run { try pass(mirror, on: mirrorNetwork.get()) }
-        return average(try await direct, mirroredMap: try await flipped)
     }
 
-    /// Photos up to this many pixels get their two passes at once (12 megapixels, 48 MB decoded).
+    /// The photo's map, and with `mirrored` the mean of it and its mirror image's map (one more pass, at
+    /// `mirrorSide`; steadier maps). The two passes are independent stages: on the compute threads they run at
+    /// once, one per thread (most of a sticker's latency); with stages one after another (a large photo) the
+    /// freed activations are handed back to the system before the cut: malloc keeps them in its arenas
+    /// otherwise (its mmap threshold has risen to their size), where the cut's full-size buffers do not fit (a
+    /// 24-megapixel sticker peaked 45 MB higher).
+    /// - Throws: `CancellationError`; ``InferenceError`` for an input the network refuses.
+    public static func map(for image: Image, mirrored: Bool, networks: Networks,
+                           on stages: some StageRunner = InlineStages()) async throws -> SubjectMap {
+        let inputs = try await stages.stage { try Self.inputs(for: image, mirrored: mirrored, network: networks.direct) }
+        guard let mirror = inputs.mirror else {
+            return try await stages.stage { try pass(inputs.direct, on: networks.direct) }
+        }
+        let (map, flipped) = try await stages.pair({ try await stages.stage { try pass(inputs.direct, on: networks.direct) } },
+                                                   { try await stages.stage { try pass(mirror, on: networks.mirror) } })
+        if !stages.runsConcurrently { _ = cs_malloc_trim() }
+        return average(map, mirroredMap: flipped)
+    }
+
+    /// Photos up to this many pixels get their stages at once (12 megapixels, 48 MB decoded).
     static let concurrentPassPixels = 12_000_000
 
     /// The photo as the network takes it (resized to its input size, Lanczos, and normalised) and,
     /// when `mirrored`, its mirror image at `mirrorSide` (resized from the first: the photo is
     /// reduced once).
-    static func inputs(for image: Image, mirrored: Bool) throws -> (direct: Tensor, mirror: Tensor?) {
-        let network = try Network.u2netp.get()
+    static func inputs(for image: Image, mirrored: Bool, network: Network) throws -> (direct: Tensor, mirror: Tensor?) {
         let small = try Resampler.resize(image, width: network.inputWidth, height: network.inputHeight)
         guard mirrored else { return (tensor(small), nil) }
         return (tensor(small), Self.mirrored(tensor(try Resampler.resize(small, width: mirrorSide, height: mirrorSide))))

@@ -14,7 +14,7 @@ import PhotoWorker
 /// and of the held-out half: tune on the first, report the second, so changes are not fitted to the
 /// whole corpus. `--no-faces` turns the face prior off (`StickerOptions.detectsFaces`).
 enum StickerBench {
-    static func run(_ args: [String]) throws {
+    static func run(_ args: [String]) async throws {
         var dir = "corpus/sticker-dev"
         var pnm: String?
         var verbose = false
@@ -47,13 +47,13 @@ enum StickerBench {
         let pairs = try loadPairs(dir: dir, pnm: pnm)
         guard !pairs.isEmpty else { throw BenchError("no images found") }
         // Warm-up so the first measurement does not pay for page faults and lazy initialisation.
-        _ = try StickerExtractor.extract(from: pairs[0].image, options: options)
+        _ = try await StickerExtractor.extract(from: pairs[0].image, options: options)
 
         var ious: [Double] = [], times: [Double] = [], confidences: [Double] = [], cpuTimes: [Double] = []
         for pair in pairs {
             let start = DispatchTime.now().uptimeNanoseconds, cpuStart = threadCPUTime()
             var options = options
-            if useNet { options.subjectMap = try subjectMap(for: pair, mirrored: mirror, cache: mapCache) }
+            if useNet { options.subjectMap = try await subjectMap(for: pair, mirrored: mirror, cache: mapCache) }
             if netOnly, let map = options.subjectMap {
                 // The network alone: its map at 0.5, resampled to the photo.
                 let m = map.thresholdMask(width: pair.image.width, height: pair.image.height)
@@ -63,7 +63,7 @@ enum StickerBench {
                 if verbose { print(String(format: "%@  IoU %.3f", pair.name, iou)) }
                 continue
             }
-            let sticker = try StickerExtractor.extract(from: pair.image, options: options)
+            let sticker = try await StickerExtractor.extract(from: pair.image, options: options)
             let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
             cpuTimes.append((threadCPUTime() - cpuStart) * 1000)
             let iou = sticker.mask.intersectionOverUnion(pair.truth)
@@ -102,15 +102,16 @@ enum StickerBench {
     /// network's size) when it holds it, else computed and written there: tuning the fusion then
     /// re-runs only the cut. The cache does not know which engine wrote it: empty it after changing
     /// the network or its input.
-    static func subjectMap(for pair: Pair, mirrored: Bool, cache: String?) throws -> SubjectMap {
-        guard let cache else { return try SubjectNetwork.map(for: pair.image, mirrored: mirrored) }
+    static func subjectMap(for pair: Pair, mirrored: Bool, cache: String?) async throws -> SubjectMap {
+        let networks = try SubjectNetwork.Networks.load()
+        guard let cache else { return try await SubjectNetwork.map(for: pair.image, mirrored: mirrored, networks: networks) }
         let url = URL(fileURLWithPath: "\(cache)/\(pair.name)\(mirrored ? ".mirrored" : "").f32")
         let network = try Network.u2netp.get()
         let w = network.inputWidth, h = network.inputHeight
         if let data = try? Data(contentsOf: url), data.count == w * h * 4 {
             return SubjectMap(width: w, height: h, values: data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) })
         }
-        let map = try SubjectNetwork.map(for: pair.image, mirrored: mirrored)
+        let map = try await SubjectNetwork.map(for: pair.image, mirrored: mirrored, networks: networks)
         try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
         try map.values.withUnsafeBytes { try Data($0).write(to: url) }
         return map

@@ -1,0 +1,55 @@
+/// Where a pipeline's stages run. A pipeline (the sticker's: ``StickerExtractor/extract(from:options:subjectMap:on:)``)
+/// declares its stages and which of them are independent once, and a runner decides how they run: in the calling
+/// task one after another (``InlineStages``), or on a ``ComputePool``'s threads with independent stages at once or,
+/// where memory matters more than latency, one after another (``PoolStages``).
+public protocol StageRunner: Sendable {
+    /// Whether ``pair(_:_:)`` runs its two stages at the same time.
+    var runsConcurrently: Bool { get }
+    /// Runs one stage of synchronous work.
+    func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T
+    /// Runs two stages that do not depend on each other.
+    func pair<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
+                                        _ b: @escaping @Sendable () async throws -> B) async throws -> (A, B)
+}
+
+extension StageRunner {
+    public func pair<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
+                                               _ b: @escaping @Sendable () async throws -> B) async throws -> (A, B) {
+        guard runsConcurrently else {
+            let first = try await a()
+            return (first, try await b())
+        }
+        async let first = a()
+        let second = try await b()
+        return (try await first, second)
+    }
+}
+
+/// Every stage in the calling task, one after another (tests, benchmarks, in-process use). Cancellation is the
+/// calling task's (``Cancellation`` falls back to it off the compute threads).
+public struct InlineStages: StageRunner {
+    public init() {}
+
+    public var runsConcurrently: Bool { false }
+
+    public func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try Cancellation.check()
+        return try body()
+    }
+}
+
+/// Every stage on a compute pool's threads, as work of the current task's ``ComputeLease``; independent stages at
+/// once when `concurrent`.
+public struct PoolStages: StageRunner {
+    public let pool: ComputePool
+    public let runsConcurrently: Bool
+
+    public init(_ pool: ComputePool, concurrent: Bool = true) {
+        self.pool = pool
+        self.runsConcurrently = concurrent
+    }
+
+    public func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await pool.run(body)
+    }
+}
