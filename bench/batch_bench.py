@@ -8,9 +8,11 @@ Processes --count photos (the corpus .jpg photos, cycled) in one photos.process 
 items, and prints wall time, photos per second, per-stage medians and the worker's peak RSS. Each
 repeat of a photo is a distinct file (a hard link) so the decode cache cannot shortcut the work.
 """
-import argparse, json, os, pathlib, shutil, statistics, subprocess, tempfile, time
+import argparse, json, os, pathlib, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_env import use_detected_openblas  # noqa: E402
 PHOTOS = sorted((ROOT / "corpus/photos").glob("*.jpg"))
 
 def main():
@@ -19,7 +21,10 @@ def main():
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--cache-bytes", type=int, default=None)
     ap.add_argument("--segmenter", default=None, help="the cut-out (default: the worker's, network)")
+    ap.add_argument("--keep-openblas-env", action="store_true",
+                    help="keep OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE (bench/bench_env.py)")
     a = ap.parse_args()
+    use_detected_openblas(a.keep_openblas_env)
     work = tempfile.mkdtemp(prefix="pw-batch-")
     sources = []
     for i in range(a.count):

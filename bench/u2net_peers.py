@@ -6,12 +6,14 @@ the same run, one and two threads, on an input of the same shape.
   swift build -c release --product photobench
   .build/bench-venv/bin/python3 bench/u2net_peers.py [--rounds 5]
 """
-import argparse, glob, hashlib, pathlib, re, statistics, subprocess, time, zipfile
+import argparse, glob, hashlib, pathlib, re, statistics, subprocess, sys, time, zipfile
 
 import numpy as np
 import onnxruntime as ort
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_env import use_detected_openblas  # noqa: E402
 SHA256 = "309c8469258dda742793dce0ebea8e6dd393174f89934733ecc8b14c76f4ddd8"
 
 
@@ -42,7 +44,10 @@ def time_ort(model, threads, rounds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--keep-openblas-env", action="store_true",
+                    help="keep OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE (bench/bench_env.py)")
     a = ap.parse_args()
+    use_detected_openblas(a.keep_openblas_env)
     model = model_bytes()
     out = subprocess.run([str(ROOT / ".build/release/photobench"), "u2net", "--rounds", str(a.rounds)],
                          check=True, capture_output=True, text=True).stdout

@@ -29,6 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench/out/worker"
 sys.path.insert(0, str(ROOT / "bench"))
+from bench_env import use_detected_openblas  # noqa: E402
 from thumbnail_peers import pillow_thumb, psnr  # noqa: E402  (the same peer and metric as photobench's)
 
 
@@ -290,7 +291,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--suite", default="thumbnail,palette,batch")
     ap.add_argument("--corpus", default=str(ROOT / "corpus"))
+    ap.add_argument("--keep-openblas-env", action="store_true",
+                    help="keep OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE (bench/bench_env.py)")
     a = ap.parse_args()
+    use_detected_openblas(a.keep_openblas_env)
     if not os.access(a.bin, os.X_OK):
         sys.exit(f"build first: swift build -c release ({a.bin} not found)")
     suites = a.suite.split(",")
