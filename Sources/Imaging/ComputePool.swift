@@ -16,7 +16,8 @@ import Glibc
 ///
 /// Scheduling: each submission belongs to the submitting task's ``ComputeLease`` (its job), and a
 /// free thread serves leases, not submissions, in the order that type describes: the lease with the
-/// fewest threads running first, the earliest among equals, each lease's work in the order it came.
+/// fewest threads running first, the earliest among equals, each lease's work in the order it came; work
+/// submitted under a ``Speculation`` only when no ordinary work is waiting.
 ///
 /// Lifecycle: the threads start with ``start()`` (the worker's server does it before serving; a
 /// pool used without one starts on first use) and end with ``stop()``, after the work already
@@ -24,22 +25,25 @@ import Glibc
 public final class ComputePool: Sendable {
     private typealias Work = @Sendable () -> Void
 
+    /// One submission: its work, and how to answer it if it is cancelled before a thread takes it.
+    private struct Piece {
+        let flag: CancellationFlag
+        let speculation: Speculation?
+        let run: Work
+        let abandon: Work
+    }
+
     /// One lease's queued work, and how many of the pool's threads run its work now.
     private struct LeaseQueue {
-        var work: [Work] = []
-        var head = 0
+        /// In the order submitted; a handful of pieces at most, so taking one from the middle is cheap.
+        var work: [Piece] = []
         var running = 0
 
-        var hasWork: Bool { head < work.count }
+        var hasWork: Bool { !work.isEmpty }
 
-        mutating func popFirst() -> Work {
-            let next = work[head]
-            head += 1
-            if head == work.count {
-                work.removeAll(keepingCapacity: true)
-                head = 0
-            }
-            return next
+        /// The first piece that is not speculative (or whose speculation was promoted).
+        var firstOrdinary: Int? {
+            work.firstIndex { $0.speculation.map(\.isPromoted) ?? true }
         }
     }
 
@@ -50,23 +54,39 @@ public final class ComputePool: Sendable {
         var busy = 0
         var peakBusy = 0
 
-        mutating func push(_ work: @escaping Work, for lease: ComputeLease) {
-            leases[lease, default: LeaseQueue()].work.append(work)
+        mutating func push(_ piece: Piece, for lease: ComputeLease) {
+            leases[lease, default: LeaseQueue()].work.append(piece)
         }
 
-        /// The next piece of work to run and its lease: the lease with work waiting and the fewest threads
-        /// running, the earliest among equals (a handful of leases at most: a linear scan).
+        /// Takes the queued piece with this flag out of the queue, if it is still there.
+        mutating func remove(_ flag: CancellationFlag, of lease: ComputeLease) -> Piece? {
+            guard let index = leases[lease]?.work.firstIndex(where: { $0.flag === flag }) else { return nil }
+            let piece = leases[lease]!.work.remove(at: index)
+            if leases[lease]!.running == 0 && !leases[lease]!.hasWork { leases[lease] = nil }
+            return piece
+        }
+
+        /// The next piece of work to run and its lease: ordinary work first, from the lease with the fewest
+        /// threads running, the earliest among equals; speculative work only when no lease has ordinary work
+        /// waiting, chosen the same way (a handful of leases at most: linear scans).
         mutating func next() -> (ComputeLease, Work)? {
-            var chosen: (lease: ComputeLease, running: Int)?
-            for (lease, queue) in leases where queue.hasWork {
+            var chosen: (lease: ComputeLease, running: Int, index: Int)?
+            for (lease, queue) in leases {
+                guard let index = queue.firstOrdinary else { continue }
                 if let c = chosen, (c.running, c.lease) <= (queue.running, lease) { continue }
-                chosen = (lease, queue.running)
+                chosen = (lease, queue.running, index)
             }
-            guard let lease = chosen?.lease else { return nil }
+            if chosen == nil {
+                for (lease, queue) in leases where queue.hasWork {
+                    if let c = chosen, (c.running, c.lease) <= (queue.running, lease) { continue }
+                    chosen = (lease, queue.running, 0)
+                }
+            }
+            guard let (lease, _, index) = chosen else { return nil }
             busy += 1
             peakBusy = max(peakBusy, busy)
             leases[lease]!.running += 1
-            return (lease, leases[lease]!.popFirst())
+            return (lease, leases[lease]!.work.remove(at: index).run)
         }
 
         mutating func finished(_ lease: ComputeLease) {
@@ -98,7 +118,7 @@ public final class ComputePool: Sendable {
     public var activity: Activity {
         state.withLock { s in
             Activity(busy: s.busy, peakBusy: s.peakBusy,
-                     queued: s.leases.values.reduce(0) { $0 + $1.work.count - $1.head })
+                     queued: s.leases.values.reduce(0) { $0 + $1.work.count })
         }
     }
 
@@ -132,18 +152,23 @@ public final class ComputePool: Sendable {
         start()
         let flag = CancellationFlag()
         let lease = ComputeLease.current ?? .unleased
+        let speculation = Speculation.current
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
-                let work: Work = {
+                let piece = Piece(flag: flag, speculation: speculation, run: {
                     if flag.isCancelled {
                         c.resume(throwing: CancellationError())
                         return
                     }
                     c.resume(with: Result { try Cancellation.with(flag, body) })
-                }
+                }, abandon: {
+                    c.resume(throwing: CancellationError())
+                })
+                // Under the lock with `onCancel`'s removal: a piece is either queued before a cancel (and then
+                // taken out by it) or refused after it, never left waiting for a thread once cancelled.
                 let accepted = state.withLock { s -> Bool in
-                    guard !s.stopped else { return false }
-                    s.push(work, for: lease)
+                    guard !s.stopped && !flag.isCancelled else { return false }
+                    s.push(piece, for: lease)
                     return true
                 }
                 guard accepted else {
@@ -154,6 +179,8 @@ public final class ComputePool: Sendable {
             }
         } onCancel: {
             flag.cancel()
+            // A piece still queued answers at once: speculative work may otherwise wait long for a thread.
+            state.withLock { $0.remove(flag, of: lease) }?.abandon()
         }
     }
 

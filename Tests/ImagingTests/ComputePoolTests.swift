@@ -122,3 +122,60 @@ struct ComputeLeaseSchedulingTests {
         #expect(pool.activity.peakBusy == 1, "peak \(pool.activity)")
     }
 }
+
+/// Speculative work (``Speculation``) on the compute threads, in process.
+struct SpeculationSchedulingTests {
+    typealias StartLog = ComputeLeaseSchedulingTests.StartLog
+    typealias Gate = ComputeLeaseSchedulingTests.Gate
+
+    @Test func speculativeWorkWaitsForOrdinaryWorkUntilPromoted() async throws {
+        let pool = ComputePool(threads: 1)
+        pool.start()
+        defer { pool.stop() }
+        let log = StartLog()
+        var starts = log.starts.makeAsyncIterator()
+        let gate = Gate()
+        let blocker = Task { try await pool.run { log.started("blocker"); gate.wait() } }
+        _ = await starts.next()
+        let guess = Speculation(), promotedGuess = Speculation()
+        var jobs: [Task<Void, any Error>] = []
+        // Submitted in this order: a guess, a guess that will be promoted, ordinary work of a later lease.
+        for (name, speculation, order) in [("guess", guess, UInt64(1)), ("promoted", promotedGuess, 1),
+                                           ("ordinary", nil, 2)] as [(String, Speculation?, UInt64)] {
+            jobs.append(Task {
+                try await ComputeLease.$current.withValue(ComputeLease(order: order)) {
+                    try await Speculation.$current.withValue(speculation) { try await pool.run { log.started(name) } }
+                }
+            })
+            while pool.activity.queued < jobs.count { await Task.yield() }
+        }
+        promotedGuess.promote()
+        gate.open()
+        try await blocker.value
+        for job in jobs { try await job.value }
+        let order = log.order
+        #expect(order == ["blocker", "promoted", "ordinary", "guess"], "start order \(order)")
+    }
+
+    @Test func aCancelledPieceStillQueuedAnswersAtOnce() async throws {
+        let pool = ComputePool(threads: 1)
+        pool.start()
+        defer { pool.stop() }
+        let log = StartLog()
+        var starts = log.starts.makeAsyncIterator()
+        let gate = Gate()
+        let blocker = Task { try await pool.run { log.started("blocker"); gate.wait() } }
+        _ = await starts.next()
+        let guess = Task {
+            try await Speculation.$current.withValue(Speculation()) { try await pool.run { log.started("guess") } }
+        }
+        while pool.activity.queued < 1 { await Task.yield() }
+        guess.cancel()
+        // Answered while the only thread is still blocked: the piece never waited for it.
+        await #expect(throws: CancellationError.self) { try await guess.value }
+        #expect(pool.activity.queued == 0, "\(pool.activity)")
+        gate.open()
+        try await blocker.value
+        #expect(log.order == ["blocker"], "start order \(log.order)")
+    }
+}

@@ -41,8 +41,10 @@ public enum StickerExtractor {
     /// Segments `image` and returns the cropped, feathered (and optionally outlined) cut-out.
     ///
     /// The stage graph, declared once for every caller: the classical maps (`StickerPreparation`) beside the
-    /// face search, both beside the learned map when there is one; then the plan joining them; then the plan's
-    /// two cuts beside each other; then the mask and the cut-out. `stages` decides where and how at once they run.
+    /// face search, both beside the learned map when there is one (or, with
+    /// ``StickerOptions/classicalMapsOnlyWhenUndecided``, after it and only if it is not decisive); then the plan
+    /// joining them; then the plan's two cuts beside each other; then the mask and the cut-out. `stages` decides
+    /// where and how at once they run.
     /// - Parameter subjectMap: makes the learned map (``StickerOptions/subjectMap``), as a stage of its own.
     /// - Throws: `CancellationError` when the current task (or compute job) is cancelled; what `subjectMap` throws.
     public static func extract(from image: Image, options: StickerOptions = .init(),
@@ -74,7 +76,16 @@ public enum StickerExtractor {
         }
         var options = options
         let preparation: StickerPreparation, faces: [PixelRect]
-        if let subjectMap {
+        if let subjectMap, options.classicalMapsOnlyWhenUndecided {
+            let (map, prepared) = try await stages.speculate(subjectMap, then: classical, if: { !$0.isDecisive })
+            options.subjectMap = map
+            if let prepared {
+                (preparation, faces) = prepared
+            } else {
+                let settled = options
+                (preparation, faces) = (try await stages.stage { try StickerPreparation(learnedOnly: image, options: settled) }, [])
+            }
+        } else if let subjectMap {
             // The map first: run one after another (a large photo), its passes' memory is gone before the maps'.
             let (map, prepared) = try await stages.pair(subjectMap, classical)
             options.subjectMap = map

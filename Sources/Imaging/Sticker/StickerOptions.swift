@@ -24,6 +24,11 @@ public struct StickerOptions: Sendable {
     /// responses (a sigmoid map gives thin limbs 0.01-0.1 against a background near 0) towards the
     /// split.
     public var subjectMapExponent: Float = 1
+    /// With a learned map (``subjectMap`` made by the pipeline's own stage), compute the classical maps and
+    /// the faces only when the map is not ``SubjectMap/isDecisive``: a decisive map alone is the cut-out's
+    /// prior (as with ``subjectMapWeight`` 1). Runners with threads to spare start them beside the map anyway
+    /// and drop them once it is decisive.
+    public var classicalMapsOnlyWhenUndecided = false
 
     public init(
         outlineWidth: Int = 0,

@@ -10,6 +10,8 @@ public struct StickerPreparation: Sendable {
         /// Nothing to cut: transparent, already a cut-out, too small or without visible structure.
         case decided(mask: Mask, confidence: Double)
         case maps(work: LabImage, saliency: SaliencyMap, regional: SaliencyMap)
+        /// The working copy alone: the learned map will be the whole prior.
+        case learnedOnly(work: LabImage)
     }
 
     let content: Content
@@ -21,22 +23,8 @@ public struct StickerPreparation: Sendable {
     public init(_ image: Image, options: StickerOptions) throws {
         sourceWidth = image.width
         if Cancellation.isRequested { throw CancellationError() }
-        let w = image.width, h = image.height, n = w * h
-        let whole = Mask(width: w, height: h, repeating: 255)
-
-        var transparent = 0
-        image.pixels.withUnsafeBufferPointer { px in
-            var i = 3
-            while i < px.count { if px[i] < 128 { transparent += 1 }; i += 4 }
-        }
-        if transparent == n { content = .decided(mask: whole, confidence: 0); return }
-        if transparent * 100 > n {
-            var alpha = [UInt8](repeating: 0, count: n)
-            image.pixels.withUnsafeBufferPointer { px in for i in 0..<n { alpha[i] = px[4 * i + 3] } }
-            content = .decided(mask: Mask(width: w, height: h, values: alpha), confidence: 1)
-            return
-        }
-        if min(w, h) < 8 { content = .decided(mask: whole, confidence: 0); return }
+        if let decided = Self.decidedWithoutMaps(image) { content = decided; return }
+        let whole = Mask(width: image.width, height: image.height, repeating: 255)
 
         let work = LabImage(image, maxSide: min(1024, max(32, options.workingSize)))
         // Texture as three more barrier channels (weight 2.5): a subject fenced off by texture rather
@@ -56,6 +44,35 @@ public struct StickerPreparation: Sendable {
         content = .maps(work: work, saliency: saliency, regional: saliency.blended(withRegion: region.values, weight: 1))
     }
 
+    /// The checks of `init(_:options:)` that need no map (transparent, already a cut-out, too small) and the
+    /// working copy, without the classical maps: for a cut-out whose learned map decides it alone.
+    public init(learnedOnly image: Image, options: StickerOptions) throws {
+        sourceWidth = image.width
+        if Cancellation.isRequested { throw CancellationError() }
+        if let decided = Self.decidedWithoutMaps(image) { content = decided; return }
+        content = .learnedOnly(work: LabImage(image, maxSide: min(1024, max(32, options.workingSize))))
+    }
+
+    /// The answer for a photo that needs no cut at all: entirely transparent or too small (the whole image),
+    /// or already a cut-out (its own alpha); nil for a photo to cut.
+    static func decidedWithoutMaps(_ image: Image) -> Content? {
+        let w = image.width, h = image.height, n = w * h
+        let whole = Mask(width: w, height: h, repeating: 255)
+        var transparent = 0
+        image.pixels.withUnsafeBufferPointer { px in
+            var i = 3
+            while i < px.count { if px[i] < 128 { transparent += 1 }; i += 4 }
+        }
+        if transparent == n { return .decided(mask: whole, confidence: 0) }
+        if transparent * 100 > n {
+            var alpha = [UInt8](repeating: 0, count: n)
+            image.pixels.withUnsafeBufferPointer { px in for i in 0..<n { alpha[i] = px[4 * i + 3] } }
+            return .decided(mask: Mask(width: w, height: h, values: alpha), confidence: 1)
+        }
+        if min(w, h) < 8 { return .decided(mask: whole, confidence: 0) }
+        return nil
+    }
+
     /// The faces the person prior is built from, as the cut-out looks for them.
     /// - Throws: `CancellationError`.
     public static func faces(in image: Image) throws -> [PixelRect] {
@@ -65,9 +82,18 @@ public struct StickerPreparation: Sendable {
     /// The two hypotheses to cut: the classical maps raised on the head and upper body below each
     /// face, then led by `options.subjectMap` where there is one.
     public func plan(faces: [PixelRect], options: StickerOptions) -> StickerCutPlan {
-        guard case .maps(let work, var saliency, var regional) = content else {
-            guard case .decided(let mask, let confidence) = content else { preconditionFailure() }
+        let work: LabImage
+        var saliency: SaliencyMap, regional: SaliencyMap
+        switch content {
+        case .decided(let mask, let confidence):
             return StickerCutPlan(content: .decided(mask: mask, confidence: confidence))
+        case .learnedOnly(let only):
+            guard let learned = options.subjectMap else { preconditionFailure("a learned-only preparation without a map") }
+            // The map alone is both hypotheses: what the blend below gives at weight 1.
+            let prior = SaliencyMap(values: Self.prior(learned, on: only, options: options), width: only.width, height: only.height)
+            return StickerCutPlan(content: .cuts(work: only, pixel: prior, region: prior, learned: true))
+        case .maps(let w, let s, let r):
+            (work, saliency, regional) = (w, s, r)
         }
         // Faces: the one object-level cue; head and upper body are raised so a portrait cut by the
         // frame keeps its body.
@@ -78,11 +104,7 @@ public struct StickerPreparation: Sendable {
         }
         if let learned = options.subjectMap {
             // The learned map leads both priors; the classical maps only move it where it is unsure.
-            var net = learned.resampled(width: work.width, height: work.height)
-            if options.subjectMapExponent != 1 {
-                let e = max(0.01, options.subjectMapExponent)
-                net = net.map { powf(max(0, $0), e) }
-            }
+            let net = Self.prior(learned, on: work, options: options)
             let a = min(1, max(0, options.subjectMapWeight))
             saliency = SaliencyMap(values: zip(net, saliency.values).map { a * $0 + (1 - a) * $1 },
                                    width: work.width, height: work.height)
@@ -91,5 +113,15 @@ public struct StickerPreparation: Sendable {
         }
         return StickerCutPlan(content: .cuts(work: work, pixel: saliency, region: regional,
                                              learned: options.subjectMap != nil))
+    }
+
+    /// The learned map as the priors take it: at the working copy's size, raised to `subjectMapExponent`.
+    static func prior(_ learned: SubjectMap, on work: LabImage, options: StickerOptions) -> [Float] {
+        var net = learned.resampled(width: work.width, height: work.height)
+        if options.subjectMapExponent != 1 {
+            let e = max(0.01, options.subjectMapExponent)
+            net = net.map { powf(max(0, $0), e) }
+        }
+        return net
     }
 }

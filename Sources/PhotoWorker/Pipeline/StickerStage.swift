@@ -28,12 +28,14 @@ enum StickerStage {
 
     /// The settings of the network's cut-out, chosen on the tuning half of sticker-dev
     /// (bench/README.md): the map (of the photo and of its mirror image) square-rooted, weighted 0.8
-    /// against the classical saliency, cut at 480 px. `subjectMap` is left to the caller.
+    /// against the classical saliency, cut at 480 px; the classical maps only where the map is not decisive.
+    /// `subjectMap` is left to the caller.
     static func networkOptions(_ base: StickerOptions) -> StickerOptions {
         var options = base
         options.subjectMapWeight = 0.8
         options.subjectMapExponent = 0.5
         options.workingSize = 480
+        options.classicalMapsOnlyWhenUndecided = true
         return options
     }
 

@@ -1,0 +1,20 @@
+import Synchronization
+
+/// Work a job may turn out not to need, carried as a task-local value like ``ComputeLease``: a ``ComputePool``
+/// runs pieces submitted under a speculation only on threads that no other piece of work (of any job) wants, so
+/// guessing costs nothing when the machine is busy, until the job finds it needs the work after all and
+/// ``promote()``s it to ordinary work. ``StageRunner/speculate(_:then:if:)`` makes and promotes them.
+public final class Speculation: Sendable {
+    private let promoted = Atomic<Bool>(false)
+
+    public init() {}
+
+    /// The job needs the work: from now on its pieces are scheduled as ordinary work.
+    public func promote() { promoted.store(true, ordering: .relaxed) }
+
+    /// Whether ``promote()`` was called.
+    public var isPromoted: Bool { promoted.load(ordering: .relaxed) }
+
+    /// The speculation the current task's work belongs to, if any.
+    @TaskLocal public static var current: Speculation?
+}
