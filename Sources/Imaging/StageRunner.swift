@@ -7,7 +7,8 @@ public protocol StageRunner: Sendable {
     var runsConcurrently: Bool { get }
     /// Runs one stage of synchronous work.
     func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T
-    /// Runs two stages that do not depend on each other.
+    /// Runs two stages that do not depend on each other; a concurrent runner starts `a` first (name the longer
+    /// one, the critical path, first).
     func pair<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
                                         _ b: @escaping @Sendable () async throws -> B) async throws -> (A, B)
     /// Runs `a`, and `b` only if `needed` says so of `a`'s result. A concurrent runner starts `b` beside `a` as a
@@ -25,9 +26,11 @@ extension StageRunner {
             let first = try await a()
             return (first, try await b())
         }
-        async let first = a()
-        let second = try await b()
-        return (try await first, second)
+        // `a` in this task, `b` in a child: this task submits `a`'s work first (a child task starts a moment
+        // later), so the stage a graph names first, its longest, is the one that gets a thread first.
+        async let second = b()
+        let first = try await a()
+        return (first, try await second)
     }
 
     public func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,

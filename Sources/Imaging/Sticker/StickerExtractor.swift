@@ -77,14 +77,16 @@ public enum StickerExtractor {
         var options = options
         let preparation: StickerPreparation, faces: [PixelRect]
         if let subjectMap, options.classicalMapsOnlyWhenUndecided {
-            let (map, prepared) = try await stages.speculate(subjectMap, then: classical, if: { !$0.isDecisive })
+            // The working copy beside the map (cheap, and on the critical path otherwise), the classical maps as
+            // a guess beside both (they make their own copy).
+            let settled = options
+            let ((map, work), prepared) = try await stages.speculate({
+                try await stages.pair(subjectMap, { try await stages.stage {
+                    StickerPreparation.workingCopy(of: image, options: settled)
+                } })
+            }, then: classical, if: { !$0.0.isDecisive })
             options.subjectMap = map
-            if let prepared {
-                (preparation, faces) = prepared
-            } else {
-                let settled = options
-                (preparation, faces) = (try await stages.stage { try StickerPreparation(learnedOnly: image, options: settled) }, [])
-            }
+            (preparation, faces) = prepared ?? (StickerPreparation(learnedOnly: image, work: work), [])
         } else if let subjectMap {
             // The map first: run one after another (a large photo), its passes' memory is gone before the maps'.
             let (map, prepared) = try await stages.pair(subjectMap, classical)

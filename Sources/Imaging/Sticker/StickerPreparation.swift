@@ -26,7 +26,7 @@ public struct StickerPreparation: Sendable {
         if let decided = Self.decidedWithoutMaps(image) { content = decided; return }
         let whole = Mask(width: image.width, height: image.height, repeating: 255)
 
-        let work = LabImage(image, maxSide: min(1024, max(32, options.workingSize)))
+        let work = Self.workingCopy(of: image, options: options)
         // Texture as three more barrier channels (weight 2.5): a subject fenced off by texture rather
         // than colour stands out.
         let texture = try TextureFeatures(work).values
@@ -45,12 +45,16 @@ public struct StickerPreparation: Sendable {
     }
 
     /// The checks of `init(_:options:)` that need no map (transparent, already a cut-out, too small) and the
-    /// working copy, without the classical maps: for a cut-out whose learned map decides it alone.
-    public init(learnedOnly image: Image, options: StickerOptions) throws {
+    /// working copy (``workingCopy(of:options:)``), without the classical maps: for a cut-out whose learned map
+    /// decides it alone.
+    init(learnedOnly image: Image, work: LabImage) {
         sourceWidth = image.width
-        if Cancellation.isRequested { throw CancellationError() }
-        if let decided = Self.decidedWithoutMaps(image) { content = decided; return }
-        content = .learnedOnly(work: LabImage(image, maxSide: min(1024, max(32, options.workingSize))))
+        content = Self.decidedWithoutMaps(image) ?? .learnedOnly(work: work)
+    }
+
+    /// The reduced copy the cut-out is made at (`options.workingSize` on the long side, in CIELAB).
+    static func workingCopy(of image: Image, options: StickerOptions) -> LabImage {
+        LabImage(image, maxSide: min(1024, max(32, options.workingSize)))
     }
 
     /// The answer for a photo that needs no cut at all: entirely transparent or too small (the whole image),
