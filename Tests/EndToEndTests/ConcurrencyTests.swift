@@ -96,6 +96,18 @@ struct ConcurrencyTests {
         #expect(try await w.call(2, "ping")["result"] == [:])
     }
 
+    /// The peak is the worker's own: Linux carries getrusage's maximum RSS across `execve`, so a worker started by
+    /// a large client used to report the client's size.
+    @Test func peakRSSIsTheWorkersOwnNotItsParents() async throws {
+        let parentBytes = 768 << 20
+        var ballast = [UInt8](repeating: 0, count: parentBytes)
+        for i in stride(from: 0, to: parentBytes, by: 4096) { ballast[i] = 1 }
+        let w = try WorkerProcess()
+        let peak = try #require(try await w.call(1, "worker.stats")["result"]?["peakRSSBytes"]?.intValue)
+        #expect(peak > 0 && peak < parentBytes / 2, "worker peak RSS \(peak >> 20) MiB, parent \(parentBytes >> 20) MiB")
+        withExtendedLifetime(ballast) {}
+    }
+
     @Test func statsCountWhatHappened() async throws {
         let w = try WorkerProcess()
         _ = try await w.call(1, "ping")
