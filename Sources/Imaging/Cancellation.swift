@@ -39,6 +39,11 @@ public enum Cancellation {
         return Task.isCancelled
     }
 
+    /// The flag of the compute-pool piece running on this thread, if any.
+    static var currentFlag: CancellationFlag? {
+        pthread_getspecific(key).map { Unmanaged<CancellationFlag>.fromOpaque($0).takeUnretainedValue() }
+    }
+
     /// Throws `CancellationError` when ``isRequested``.
     public static func check() throws {
         if isRequested { throw CancellationError() }

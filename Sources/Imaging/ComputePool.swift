@@ -29,8 +29,17 @@ public final class ComputePool: Sendable {
     private struct Piece {
         let flag: CancellationFlag
         let speculation: Speculation?
+        /// A helper of a running piece's ``forEach(_:width:_:)``: optional work, after ordinary work and before
+        /// speculation (it shortens a job's critical path; a guess may not be needed at all).
+        var isHelper = false
         let run: Work
         let abandon: Work
+
+        /// 0 ordinary, 1 helper, 2 speculative (as long as its speculation is not promoted).
+        var rank: Int {
+            if isHelper { return 1 }
+            return speculation.map { $0.isPromoted ? 0 : 2 } ?? 0
+        }
     }
 
     /// One lease's queued work, and how many of the pool's threads run its work now.
@@ -41,9 +50,9 @@ public final class ComputePool: Sendable {
 
         var hasWork: Bool { !work.isEmpty }
 
-        /// The first piece that is not speculative (or whose speculation was promoted).
-        var firstOrdinary: Int? {
-            work.firstIndex { $0.speculation.map(\.isPromoted) ?? true }
+        /// The first piece of this rank (``Piece/rank``).
+        func first(ofRank rank: Int) -> Int? {
+            work.firstIndex { $0.rank == rank }
         }
     }
 
@@ -67,19 +76,15 @@ public final class ComputePool: Sendable {
         }
 
         /// The next piece of work to run and its lease: ordinary work first, from the lease with the fewest
-        /// threads running, the earliest among equals; speculative work only when no lease has ordinary work
-        /// waiting, chosen the same way (a handful of leases at most: linear scans).
+        /// threads running, the earliest among equals; then helpers, then speculative work, chosen the same way
+        /// (a handful of leases at most: linear scans).
         mutating func next() -> (ComputeLease, Work)? {
             var chosen: (lease: ComputeLease, running: Int, index: Int)?
-            for (lease, queue) in leases {
-                guard let index = queue.firstOrdinary else { continue }
-                if let c = chosen, (c.running, c.lease) <= (queue.running, lease) { continue }
-                chosen = (lease, queue.running, index)
-            }
-            if chosen == nil {
-                for (lease, queue) in leases where queue.hasWork {
+            for rank in 0..<3 where chosen == nil {
+                for (lease, queue) in leases {
+                    guard let index = queue.first(ofRank: rank) else { continue }
                     if let c = chosen, (c.running, c.lease) <= (queue.running, lease) { continue }
-                    chosen = (lease, queue.running, 0)
+                    chosen = (lease, queue.running, index)
                 }
             }
             guard let (lease, _, index) = chosen else { return nil }
@@ -205,10 +210,139 @@ public final class ComputePool: Sendable {
             switch next {
             case .none: return
             case .some((let lease, let work)?):
+                PieceContext.current = PieceContext(pool: self, lease: lease)
                 work()
+                PieceContext.current = nil
                 state.withLock { $0.finished(lease) }
             case .some(nil): continue
             }
         }
+    }
+
+    // MARK: - One piece over several threads
+
+    /// Calls `body(thread, index)` for every index in `0..<count`, on the calling thread (thread 0) and on up
+    /// to `width - 1` of this pool's threads that would otherwise be idle (threads 1, 2, ...: each number is
+    /// used by one thread at a time, so it can pick that thread's scratch); returns when every index has run.
+    /// Called from a piece running on this pool, the helpers are work of its lease, after ordinary work; called
+    /// anywhere else, every index runs on the calling thread. The helpers see the caller's cancellation flag.
+    /// - Throws: the first error `body` threw (indices not yet taken are then skipped), once every thread has left
+    ///   `body`.
+    public func forEach(_ count: Int, width: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
+        guard count > 0 else { return }
+        guard let context = PieceContext.current, context.pool === self, width > 1, count > 1 else {
+            for i in 0..<count { try body(0, i) }
+            return
+        }
+        let region = ParallelRegion(count: count, flag: Cancellation.currentFlag ?? CancellationFlag(), body: body)
+        let helpers = (0..<min(width - 1, count - 1)).map { _ in
+            Piece(flag: CancellationFlag(), speculation: nil, isHelper: true, run: { region.help() }, abandon: {})
+        }
+        state.withLock { s in
+            for piece in helpers { s.push(piece, for: context.lease) }
+        }
+        for _ in helpers { available.signal() }
+        region.run(thread: 0)
+        // Helpers no thread took are dropped; the caller then waits only for those already running.
+        state.withLock { s in
+            for piece in helpers { _ = s.remove(piece.flag, of: context.lease) }
+        }
+        try region.finish()
+    }
+}
+
+/// The pool and lease of the piece this thread is running (pool threads only).
+private final class PieceContext: Sendable {
+    let pool: ComputePool
+    let lease: ComputeLease
+
+    init(pool: ComputePool, lease: ComputeLease) {
+        self.pool = pool
+        self.lease = lease
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Retained by the thread's `serve` loop frame between setting and clearing, which it does around each piece.
+    static var current: PieceContext? {
+        get { pthread_getspecific(key).map { Unmanaged<PieceContext>.fromOpaque($0).takeUnretainedValue() } }
+        set {
+            if let old = pthread_getspecific(key) { Unmanaged<PieceContext>.fromOpaque(old).release() }
+            pthread_setspecific(key, newValue.map { Unmanaged.passRetained($0).toOpaque() })
+        }
+    }
+}
+
+/// The shared state of one ``ComputePool/forEach(_:width:_:)``: the next index to hand out, the helpers that
+/// joined, and the first error.
+private final class ParallelRegion: Sendable {
+    private struct State {
+        var closed = false
+        var active = 0
+        var threads = 0
+        var error: (any Error)?
+    }
+
+    private let count: Int
+    private let next = Atomic<Int>(0)
+    private let state = Mutex(State())
+    private let helpersDone = DispatchSemaphore(value: 0)
+    private let flag: CancellationFlag
+    /// Dropped by `finish`: a helper piece may hold this region a moment after the caller has returned, and
+    /// the caller's `body` must not outlive its call (it may borrow the caller's non-escaping closures).
+    private let body: Mutex<(@Sendable (Int, Int) throws -> Void)?>
+
+    init(count: Int, flag: CancellationFlag, body: @escaping @Sendable (Int, Int) throws -> Void) {
+        self.count = count
+        self.flag = flag
+        self.body = Mutex(body)
+    }
+
+    /// Takes indices until none are left (or one failed).
+    func run(thread: Int) {
+        guard let body = body.withLock({ $0 }) else { return }
+        while true {
+            let i = next.add(1, ordering: .relaxed).oldValue
+            guard i < count else { return }
+            do {
+                try body(thread, i)
+            } catch {
+                // No index starts from here on (an index another thread took before this still runs).
+                next.store(count, ordering: .relaxed)
+                state.withLock { if $0.error == nil { $0.error = error } }
+                return
+            }
+        }
+    }
+
+    /// A helper piece: joins unless the caller has finished, under the caller's cancellation flag.
+    func help() {
+        guard let thread = state.withLock({ s -> Int? in
+            guard !s.closed else { return nil }
+            s.active += 1
+            s.threads += 1
+            return s.threads
+        }) else { return }
+        Cancellation.with(flag) { run(thread: thread) }
+        let last = state.withLock { s -> Bool in
+            s.active -= 1
+            return s.closed && s.active == 0
+        }
+        if last { helpersDone.signal() }
+    }
+
+    /// The caller's end: no helper joins any more; waits for those that joined.
+    func finish() throws {
+        let wait = state.withLock { s -> Bool in
+            s.closed = true
+            return s.active > 0
+        }
+        if wait { helpersDone.wait() }
+        body.withLock { $0 = nil }
+        if let error = state.withLock({ $0.error }) { throw error }
     }
 }

@@ -17,9 +17,21 @@ public protocol StageRunner: Sendable {
     func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
                                              then b: @escaping @Sendable () async throws -> B,
                                              if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?)
+    /// The most threads one stage may spread over with ``forEach(_:_:)``, its own included.
+    var width: Int { get }
+    /// From inside a stage's body: calls `body(thread, index)` for every index in `0..<count`, on the stage's
+    /// thread (thread 0) and, where the runner has idle threads, on others (1, 2, ...: each number used by one
+    /// thread at a time); returns when all have run.
+    func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws
 }
 
 extension StageRunner {
+    public var width: Int { 1 }
+
+    public func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
+        for i in 0..<count { try body(0, i) }
+    }
+
     public func pair<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
                                                _ b: @escaping @Sendable () async throws -> B) async throws -> (A, B) {
         guard runsConcurrently else {
@@ -88,5 +100,11 @@ public struct PoolStages: StageRunner {
 
     public func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await pool.run(body)
+    }
+
+    public var width: Int { pool.threadCount }
+
+    public func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
+        try pool.forEach(count, width: width, body)
     }
 }

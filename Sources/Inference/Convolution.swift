@@ -45,7 +45,8 @@ struct Convolution: Sendable {
 
     /// Convolves the channel concatenation of `parts` (which need not be copied into one tensor:
     /// the network hands a concat's inputs straight to the convolution that reads it).
-    func apply(_ parts: [Tensor], workspace: inout ConvolutionWorkspace, isCancelled: () -> Bool) throws -> Tensor {
+    func apply(_ parts: [Tensor], workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil,
+               isCancelled: () -> Bool) throws -> Tensor {
         let shape = try Tensor.concatenatedShape(of: parts, for: "conv")
         guard shape.channels == inChannels else {
             throw InferenceError.modelDamaged("conv expects \(inChannels) channels, got \(shape.channels)")
@@ -56,7 +57,7 @@ struct Convolution: Sendable {
             try Self.withPlanes(of: parts) { planes in
                 if let winograd, plane >= Self.winogradMinimumPlane {
                     try winograd.apply(planes, height: h, width: w, into: dst, workspace: &workspace,
-                                       isCancelled: isCancelled)
+                                       parallel: parallel, isCancelled: isCancelled)
                 } else {
                     try multiply(planes, height: h, width: w, into: dst, workspace: &workspace, isCancelled: isCancelled)
                     addBias(dst, plane: plane)

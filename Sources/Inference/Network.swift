@@ -205,8 +205,12 @@ public final class Network: Sendable {
     public static let u2netp = InferenceError.result { try load(named: "u2netp") }
 
     /// Runs the network on `input` (`inputChannels x inputHeight x inputWidth`).
-    /// - Parameter isCancelled: polled between layers and per band of rows inside convolutions.
-    public func forward(_ input: Tensor, isCancelled: () -> Bool = { false }) throws -> Tensor {
+    /// - Parameters:
+    ///   - parallel: where the Winograd convolutions may spread their bands over idle threads (the results are
+    ///     the same: each band is computed alike wherever it runs).
+    ///   - isCancelled: polled between layers and per band of rows inside convolutions (on the calling thread).
+    public func forward(_ input: Tensor, parallel: (any ParallelLoop)? = nil,
+                        isCancelled: () -> Bool = { false }) throws -> Tensor {
         guard input.channels == inputChannels, input.height == inputHeight, input.width == inputWidth else {
             throw InferenceError.badInput("expected \(inputChannels)x\(inputHeight)x\(inputWidth), got \(input.channels)x\(input.height)x\(input.width)")
         }
@@ -217,6 +221,7 @@ public final class Network: Sendable {
             return v
         }
         var workspace = ConvolutionWorkspace()
+        let bands = parallel.flatMap { $0.width > 1 ? ParallelBands($0) : nil }
         for (i, step) in steps.enumerated() {
             if isCancelled() { throw CancellationError() }
             // An input this step is the last reader of is moved out, so elementwise ops reuse its
@@ -230,7 +235,8 @@ public final class Network: Sendable {
             let result: Tensor
             switch step {
             case .conv(let conv, let inputs, _):
-                result = try conv.apply(try inputs.map(take), workspace: &workspace, isCancelled: isCancelled)
+                result = try conv.apply(try inputs.map(take), workspace: &workspace, parallel: bands,
+                                        isCancelled: isCancelled)
             case .relu(let input, _): result = Elementwise.relu(try consume(input))
             case .maxPool(let input, _): result = Pooling.maxPool2x2(try take(input))
             case .resize(let input, _, let h, let w): result = BilinearResize.resize(try take(input), height: h, width: w)

@@ -45,54 +45,70 @@ struct WinogradKernel: Sendable {
         transformedWeights = u
     }
 
-    /// Writes every element of `out` (`outChannels` planes of the input's size).
+    /// Writes every element of `out` (`outChannels` planes of the input's size). With `parallel`, the bands of
+    /// tile rows (independent: each reads the input and writes its own output rows) are spread over its threads.
     func apply(_ planes: [UnsafePointer<Float>], height h: Int, width w: Int, into out: UnsafeMutablePointer<Float>,
-               workspace: inout ConvolutionWorkspace, isCancelled: () -> Bool) throws {
+               workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil, isCancelled: () -> Bool) throws {
         let c = inChannels, k = outChannels
         let blocksX = (w + 3) / 4, blocksY = (h + 3) / 4
         let tilesX = (blocksX + 7) / 8 * 8
         let bandRows = max(1, min(blocksY, Self.bandFloats / (36 * max(c, k) * tilesX)))
         let bandTiles = bandRows * tilesX
-        // Workspace: V[36][C][bandTiles], M[36][K][bandTiles]; the six rows of Bᵀ d of one tile row
+        let bands = (blocksY + bandRows - 1) / bandRows
+        // Scratch: V[36][C][bandTiles], M[36][K][bandTiles]; the six rows of Bᵀ d of one tile row
         // (the image at offset 1, zeros before and after it, so edge tiles read zeros); the sixteen
         // output rows of one tile row; a row of zeros for source rows outside the image.
         let padded = 4 * tilesX + 40
         let vCount = 36 * c * bandTiles, mCount = 36 * k * bandTiles
-        try workspace.withBuffer(count: vCount + mCount + 6 * padded + 16 * tilesX + w) { buffer in
-            let v = buffer, m = buffer + vCount, rows = m + mCount
-            let outputRows = rows + 6 * padded, zeros = outputRows + 16 * tilesX
+        let floats = vCount + mCount + 6 * padded + 16 * tilesX + w
+        func prepare(_ buffer: UnsafeMutablePointer<Float>) {
+            let m = buffer + vCount, rows = m + mCount, zeros = rows + 6 * padded + 16 * tilesX
             rows.update(repeating: 0, count: 6 * padded)
             zeros.update(repeating: 0, count: w)
             // The SGEMMs accumulate into M (beta 1), and the output transform clears what it has
             // read: cheaper than BLAS clearing M before every product.
             m.update(repeating: 0, count: mCount)
-            var first = 0
-            while first < blocksY {
+        }
+        func band(_ index: Int, _ buffer: UnsafeMutablePointer<Float>) {
+            let v = buffer, m = buffer + vCount, rows = m + mCount
+            let outputRows = rows + 6 * padded, zeros = outputRows + 16 * tilesX
+            let first = index * bandRows
+            let bandRowCount = min(bandRows, blocksY - first)
+            let tiles = bandRowCount * tilesX
+            for (ci, plane) in planes.enumerated() {
+                for row in 0..<bandRowCount {
+                    transformInput(plane: plane, height: h, width: w, tileRow: first + row, tiles: tilesX,
+                                   rows: rows, padded: padded, zeros: zeros,
+                                   into: v + ci * bandTiles + row * tilesX, positionStride: c * bandTiles)
+                }
+            }
+            transformedWeights.withUnsafeBufferPointer { u in
+                for p in 0..<36 {
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(k), Int32(tiles), Int32(c),
+                                1, u.baseAddress! + p * k * c, Int32(c), v + p * c * bandTiles,
+                                Int32(bandTiles), 1, m + p * k * bandTiles, Int32(bandTiles))
+                }
+            }
+            for ki in 0..<k {
+                for row in 0..<bandRowCount {
+                    transformOutput(m + ki * bandTiles + row * tilesX, positionStride: k * bandTiles,
+                                    tiles: tilesX, tileRow: first + row, bias: bias[ki], scratch: outputRows,
+                                    plane: out + ki * h * w, height: h, width: w)
+                }
+            }
+        }
+        if let parallel, bands > 1 {
+            try parallel.run(bands, floatsPerThread: floats, isCancelled: isCancelled) { buffer, isFresh, index in
+                if isFresh { prepare(buffer) }
+                band(index, buffer)
+            }
+            return
+        }
+        try workspace.withBuffer(count: floats) { buffer in
+            prepare(buffer)
+            for index in 0..<bands {
                 if isCancelled() { throw CancellationError() }
-                let bandRowCount = min(bandRows, blocksY - first)
-                let tiles = bandRowCount * tilesX
-                for (ci, plane) in planes.enumerated() {
-                    for row in 0..<bandRowCount {
-                        transformInput(plane: plane, height: h, width: w, tileRow: first + row, tiles: tilesX,
-                                       rows: rows, padded: padded, zeros: zeros,
-                                       into: v + ci * bandTiles + row * tilesX, positionStride: c * bandTiles)
-                    }
-                }
-                transformedWeights.withUnsafeBufferPointer { u in
-                    for p in 0..<36 {
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(k), Int32(tiles), Int32(c),
-                                    1, u.baseAddress! + p * k * c, Int32(c), v + p * c * bandTiles,
-                                    Int32(bandTiles), 1, m + p * k * bandTiles, Int32(bandTiles))
-                    }
-                }
-                for ki in 0..<k {
-                    for row in 0..<bandRowCount {
-                        transformOutput(m + ki * bandTiles + row * tilesX, positionStride: k * bandTiles,
-                                        tiles: tilesX, tileRow: first + row, bias: bias[ki], scratch: outputRows,
-                                        plane: out + ki * h * w, height: h, width: w)
-                    }
-                }
-                first += bandRowCount
+                band(index, buffer)
             }
         }
     }

@@ -179,3 +179,57 @@ struct SpeculationSchedulingTests {
         #expect(log.order == ["blocker"], "start order \(log.order)")
     }
 }
+
+/// One piece spread over idle threads (``ComputePool/forEach(_:width:_:)``), in process.
+struct ComputePoolForEachTests {
+    struct Failure: Error {}
+
+    @Test func anIdleThreadHelpsAndEveryIndexRunsOnce() async throws {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let count = 64
+        let (runs, helped) = try await pool.run { () throws -> ([Int], Bool) in
+            let runs = Mutex([Int](repeating: 0, count: count))
+            let secondRan = DispatchSemaphore(value: 0)
+            let helped = Mutex(false)
+            try pool.forEach(count, width: 2) { thread, index in
+                runs.withLock { $0[index] += 1 }
+                if thread > 0 { helped.withLock { $0 = true } }
+                // The caller takes index 0 and waits here until another thread has run index 1: only a helper can.
+                if index == 1 { secondRan.signal() }
+                if index == 0 { _ = secondRan.wait(timeout: .now() + 30) }
+            }
+            return (runs.withLock { $0 }, helped.withLock { $0 })
+        }
+        #expect(runs == [Int](repeating: 1, count: count), "runs per index \(runs)")
+        #expect(helped, "no helper thread took part")
+        #expect(pool.activity.queued == 0, "\(pool.activity)")
+    }
+
+    @Test func theErrorIsThrownOnceEveryThreadHasLeftTheBody() async throws {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let inside = try await pool.run { () -> Int in
+            let inside = Atomic<Int>(0)
+            #expect(throws: Failure.self) {
+                try pool.forEach(10_000, width: 2) { _, index in
+                    inside.add(1, ordering: .sequentiallyConsistent)
+                    defer { inside.subtract(1, ordering: .sequentiallyConsistent) }
+                    if index == 3 { throw Failure() }
+                }
+            }
+            return inside.load(ordering: .sequentiallyConsistent)
+        }
+        #expect(inside == 0, "\(inside) threads still in the body when forEach threw")
+    }
+
+    @Test func offThePoolEveryIndexRunsOnTheCallingThread() throws {
+        let pool = ComputePool(threads: 2)
+        defer { pool.stop() }
+        let threads = Mutex(Set<Int>())
+        try pool.forEach(16, width: 2) { thread, _ in threads.withLock { _ = $0.insert(thread) } }
+        #expect(threads.withLock { $0 } == [0], "threads \(threads.withLock { $0 })")
+    }
+}

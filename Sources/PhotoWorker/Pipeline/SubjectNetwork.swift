@@ -42,10 +42,12 @@ public enum SubjectNetwork {
                            on stages: some StageRunner = InlineStages()) async throws -> SubjectMap {
         let inputs = try await stages.stage { try Self.inputs(for: image, mirrored: mirrored, network: networks.direct) }
         guard let mirror = inputs.mirror else {
-            return try await stages.stage { try pass(inputs.direct, on: networks.direct) }
+            return try await stages.stage { try pass(inputs.direct, on: networks.direct, parallel: StageLoop(stages: stages)) }
         }
-        let (map, flipped) = try await stages.pair({ try await stages.stage { try pass(inputs.direct, on: networks.direct) } },
-                                                   { try await stages.stage { try pass(mirror, on: networks.mirror) } })
+        let loop = StageLoop(stages: stages)
+        let (map, flipped) = try await stages.pair(
+            { try await stages.stage { try pass(inputs.direct, on: networks.direct, parallel: loop) } },
+            { try await stages.stage { try pass(mirror, on: networks.mirror, parallel: loop) } })
         if !stages.runsConcurrently { _ = cs_malloc_trim() }
         return average(map, mirroredMap: flipped)
     }
@@ -62,9 +64,10 @@ public enum SubjectNetwork {
         return (tensor(small), Self.mirrored(tensor(try Resampler.resize(small, width: mirrorSide, height: mirrorSide))))
     }
 
-    /// One forward pass: the sigmoid map at the network's size.
-    static func pass(_ input: Tensor, on network: Network) throws -> SubjectMap {
-        let map = try network.forward(input) { Cancellation.isRequested }
+    /// One forward pass: the sigmoid map at the network's size; its convolutions spread over `parallel`'s idle
+    /// threads.
+    static func pass(_ input: Tensor, on network: Network, parallel: (any ParallelLoop)? = nil) throws -> SubjectMap {
+        let map = try network.forward(input, parallel: parallel) { Cancellation.isRequested }
         return SubjectMap(width: map.width, height: map.height, values: map.data)
     }
 
@@ -95,5 +98,16 @@ public enum SubjectNetwork {
             }
         }
         return out
+    }
+}
+
+/// A stage runner as the network's ``ParallelLoop``: a pass's bands go to the runner's idle threads.
+struct StageLoop<Stages: StageRunner>: ParallelLoop {
+    let stages: Stages
+
+    var width: Int { stages.width }
+
+    func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
+        try stages.forEach(count, body)
     }
 }

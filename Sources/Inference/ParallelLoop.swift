@@ -1,0 +1,78 @@
+/// Where a forward pass may split a layer's independent bands over more than one thread: the caller's
+/// scheduler, which knows which threads are idle (the worker's compute pool). ``Network/forward(_:parallel:isCancelled:)``
+/// takes one; without it every band runs on the calling thread.
+public protocol ParallelLoop: Sendable {
+    /// The most threads one loop may use at once, the caller's included.
+    var width: Int { get }
+    /// Calls `body(thread, index)` for every index in `0..<count` and returns when all have run. `thread` is 0
+    /// on the calling thread and 1, 2, ... on helpers, each number used by one thread at a time.
+    /// - Throws: the first error `body` threw.
+    func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws
+}
+
+/// One forward pass's use of a ``ParallelLoop``: each participating thread's scratch, kept across the pass's
+/// layers.
+final class ParallelBands: @unchecked Sendable {
+    // Safe to share: scratch `t` and `fresh[t]` are used only by the thread running as number `t` inside one
+    // `run` (the loop gives each number to one thread at a time), and outside `run` only by the caller, to
+    // which `run` returns after every thread has left the loop. Raw memory, not arrays in a property: threads
+    // writing different elements of one array would be overlapping accesses to the property.
+    private var scratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
+    private var capacity: UnsafeMutablePointer<Int>
+    private let fresh: UnsafeMutablePointer<Bool>
+    private let threads: Int
+    let loop: any ParallelLoop
+
+    init(_ loop: any ParallelLoop) {
+        self.loop = loop
+        threads = max(1, loop.width)
+        scratch = .allocate(capacity: threads)
+        scratch.initialize(repeating: nil, count: threads)
+        capacity = .allocate(capacity: threads)
+        capacity.initialize(repeating: 0, count: threads)
+        fresh = .allocate(capacity: threads)
+        fresh.initialize(repeating: true, count: threads)
+    }
+
+    deinit {
+        for t in 0..<threads { scratch[t]?.deallocate() }
+        scratch.deallocate()
+        capacity.deallocate()
+        fresh.deallocate()
+    }
+
+    /// Runs `body(scratch, isFresh, index)` for every index in `0..<count`, with `floatsPerThread` floats of
+    /// scratch per thread (`isFresh`: the first use of that scratch in this run, to be prepared). Cancellation is
+    /// polled on the calling thread before each of its bands; helpers stop once it throws.
+    func run(_ count: Int, floatsPerThread: Int, isCancelled: () -> Bool,
+             _ body: (UnsafeMutablePointer<Float>, Bool, Int) throws -> Void) throws {
+        for t in 0..<threads {
+            if capacity[t] < floatsPerThread {
+                scratch[t]?.deallocate()
+                scratch[t] = .allocate(capacity: floatsPerThread)
+                capacity[t] = floatsPerThread
+            }
+            fresh[t] = true
+        }
+        let scratch = Unchecked(scratch), fresh = Unchecked(fresh)
+        try withoutActuallyEscaping(isCancelled) { isCancelled in
+            try withoutActuallyEscaping(body) { body in
+                // Unchecked: both closures are used only until `forEach` returns, which it does after every call;
+                // `isCancelled` only on the calling thread; `body` writes what its index owns (its band's output rows).
+                let shared = Unchecked((isCancelled, body))
+                try loop.forEach(count) { thread, index in
+                    let (isCancelled, body) = shared.value
+                    if thread == 0, isCancelled() { throw CancellationError() }
+                    try body(scratch.value[thread]!, fresh.value[thread], index)
+                    fresh.value[thread] = false
+                }
+            }
+        }
+    }
+}
+
+/// A value shared across threads on a guarantee the compiler cannot see; each use says why it holds.
+struct Unchecked<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
