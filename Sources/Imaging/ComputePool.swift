@@ -16,8 +16,10 @@ import Glibc
 ///
 /// Scheduling: each submission belongs to the submitting task's ``ComputeLease`` (its job), and a
 /// free thread serves leases, not submissions, in the order that type describes: the lease with the
-/// fewest threads running first, the earliest among equals, each lease's work in the order it came; work
-/// submitted under a ``Speculation`` only when no ordinary work is waiting.
+/// fewest threads running first, the earliest among equals, each lease's work in the order it came. Ordinary
+/// work goes before the helpers of a piece spread over idle threads (``forEach(_:width:_:)``), and both before
+/// work submitted under a ``Speculation``. The threads are the only ones pixel work runs on, so `threads` bounds
+/// the CPU all jobs take together, helpers included.
 ///
 /// Lifecycle: the threads start with ``start()`` (the worker's server does it before serving; a
 /// pool used without one starts on first use) and end with ``stop()``, after the work already
