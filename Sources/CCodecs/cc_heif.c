@@ -61,6 +61,77 @@ void cc_heif_destroy(cc_heif *h) {
     free(h);
 }
 
+/* ---- The primary item's type, read from the container itself (libheif 1.15 has no API for it). ---- */
+
+static uint32_t cc_be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+static uint32_t cc_be16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
+
+/* The box starting at `p` (at most `left` bytes): its type and payload. 0 when it does not fit. */
+static int cc_box(const uint8_t *p, size_t left, uint32_t *type, const uint8_t **payload, size_t *length, size_t *whole) {
+    if (left < 8) return 0;
+    uint64_t size = cc_be32(p);
+    size_t header = 8;
+    if (size == 1) {
+        if (left < 16) return 0;
+        size = (uint64_t)cc_be32(p + 8) << 32 | cc_be32(p + 12);
+        header = 16;
+    } else if (size == 0) {
+        size = left;
+    }
+    if (size < header || size > left) return 0;
+    *type = cc_be32(p + 4);
+    *payload = p + header;
+    *length = (size_t)size - header;
+    *whole = (size_t)size;
+    return 1;
+}
+
+#define CC_FOURCC(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))
+
+/* Writes the four-character type of the primary item (pitm, looked up in iinf) to `type`; 0 if not found. */
+static int cc_heif_primary_type(const uint8_t *data, size_t size, char type[5]) {
+    const uint8_t *meta = NULL;
+    size_t meta_length = 0;
+    for (size_t at = 0, whole = 0; at < size; at += whole) {
+        uint32_t t; const uint8_t *payload; size_t length;
+        if (!cc_box(data + at, size - at, &t, &payload, &length, &whole)) return 0;
+        if (t == CC_FOURCC('m', 'e', 't', 'a') && length >= 4) { meta = payload + 4; meta_length = length - 4; break; }
+    }
+    if (meta == NULL) return 0;
+    uint32_t primary = 0;
+    int has_primary = 0;
+    const uint8_t *iinf = NULL;
+    size_t iinf_length = 0;
+    for (size_t at = 0, whole = 0; at < meta_length; at += whole) {
+        uint32_t t; const uint8_t *payload; size_t length;
+        if (!cc_box(meta + at, meta_length - at, &t, &payload, &length, &whole)) return 0;
+        if (t == CC_FOURCC('p', 'i', 't', 'm') && length >= 6) {
+            primary = payload[0] == 0 ? cc_be16(payload + 4) : (length >= 8 ? cc_be32(payload + 4) : 0);
+            has_primary = 1;
+        } else if (t == CC_FOURCC('i', 'i', 'n', 'f') && length >= 6) {
+            size_t skip = payload[0] == 0 ? 6 : 8;
+            if (length < skip) return 0;
+            iinf = payload + skip;
+            iinf_length = length - skip;
+        }
+    }
+    if (!has_primary || iinf == NULL) return 0;
+    for (size_t at = 0, whole = 0; at < iinf_length; at += whole) {
+        uint32_t t; const uint8_t *payload; size_t length;
+        if (!cc_box(iinf + at, iinf_length - at, &t, &payload, &length, &whole)) return 0;
+        if (t != CC_FOURCC('i', 'n', 'f', 'e') || length < 4 || payload[0] < 2) continue;
+        /* infe version 2: item_ID u16; version 3: u32; then item_protection_index u16 and item_type. */
+        size_t id_size = payload[0] == 2 ? 2 : 4;
+        if (length < 4 + id_size + 2 + 4) continue;
+        uint32_t id = id_size == 2 ? cc_be16(payload + 4) : cc_be32(payload + 4);
+        if (id != primary) continue;
+        memcpy(type, payload + 4 + id_size + 2, 4);
+        type[4] = 0;
+        return 1;
+    }
+    return 0;
+}
+
 int cc_heif_open(cc_heif *h, int max_side, cc_frame_info *out) {
     memset(out, 0, sizeof *out);
     h->context = heif_context_alloc();
@@ -75,6 +146,14 @@ int cc_heif_open(cc_heif *h, int max_side, cc_frame_info *out) {
     if (h->size > (size_t)INT32_MAX) {
         cc_messages_set_error(&h->msg, "file larger than 2 GiB");
         return CC_LIMIT;
+    }
+    /* An overlay's canvas size comes from its own data, not from the ispe this decoder checks against the
+       worker's budget, and libheif 1.15 allocates it before drawing (a fuzzed file declared 4501 x 64171 on a
+       64 x 64 ispe). Phone photos are not stored as overlays: refuse them rather than trust the canvas. */
+    char primary_type[5];
+    if (cc_heif_primary_type(h->data, h->size, primary_type) && strcmp(primary_type, "iovl") == 0) {
+        cc_messages_set_error(&h->msg, "overlay images (iovl) are not supported");
+        return CC_UNSUPPORTED;
     }
     struct heif_error e = heif_context_read_from_memory_without_copy(h->context, h->data, h->size, NULL);
     if (e.code != heif_error_Ok) return cc_heif_fail(h, e, "container");

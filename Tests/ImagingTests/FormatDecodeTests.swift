@@ -182,6 +182,9 @@ struct FormatDecodeTests {
         "frame-lies.gif": true,             // a first frame wider than the screen: clipped to the screen
         // Found by fuzz/run.sh gif: info failed where a decode with allowTruncated succeeded (FormatDecodeTests checks both).
         "fuzz-damaged-first-frame.gif": false,
+        // Found by fuzz/run.sh heif: the primary item is an overlay whose canvas (4501 x 64171) its ispe does not
+        // bound; libheif 1.15 allocated it before drawing (and crashed under ASan when the allocation failed).
+        "fuzz-overlay-canvas.heic": false,
         "header-only.gif": false, "header-only.webp": false,
         "huge-ispe-coffee-grid-avif": false, "huge-ispe-girl-heic": false, "huge-lossless.webp": false,
         "huge-screen.gif": false, "meta-size.heic": false,
@@ -216,6 +219,22 @@ struct FormatDecodeTests {
             }
         }
         _ = try? ImageCodec.info(bytes)
+    }
+
+    @Test("an overlay (iovl) primary image is refused from its container, before libheif sizes its canvas")
+    func overlayRefused() throws {
+        let bytes = try CodecCorpus.bytes("formats/broken/fuzz-overlay-canvas.heic")
+        for attempt in ["decode", "info"] {
+            do {
+                if attempt == "decode" { _ = try ImageCodec.decode(bytes) } else { _ = try ImageCodec.info(bytes) }
+                Issue.record("\(attempt) accepted an overlay")
+            } catch let error as ImagingError {
+                guard case .unsupported = error, error.message.contains("overlay") else {
+                    Issue.record("\(attempt): \(error)")
+                    continue
+                }
+            }
+        }
     }
 
     @Test("a GIF whose first frame is damaged: a truncation-tolerant decode and info agree")
