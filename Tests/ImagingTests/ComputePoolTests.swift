@@ -96,87 +96,85 @@ struct ComputeLeaseSchedulingTests {
     }
 
     @Test func amongEqualLeasesTheEarliestAdmittedGoesFirst() async throws {
-        let pool = ComputePool(threads: 1)
-        pool.start()
-        defer { pool.stop() }
-        let log = StartLog()
-        var starts = log.starts.makeAsyncIterator()
-        let gate = Gate()
-        let blocker = Task { try await pool.run { log.started("blocker"); gate.wait() } }
-        _ = await starts.next()
+        let held = await HeldPool()
+        defer { held.pool.stop() }
         // Submitted latest-admitted first: a FIFO of submissions would run them C, B, A.
         var jobs: [Task<Void, any Error>] = []
         for (name, order) in [("C", UInt64(3)), ("B", 2), ("A", 1)] {
-            jobs.append(Task {
-                try await ComputeLease.$current.withValue(ComputeLease(order: order)) {
-                    try await pool.run { log.started(name) }
-                }
-            })
-            while pool.activity.queued < jobs.count { await Task.yield() }
+            jobs.append(await held.submit(name, order: order))
         }
+        try await held.release()
+        for job in jobs { try await job.value }
+        let order = held.log.order
+        #expect(order == ["blocker", "A", "B", "C"], "start order \(order)")
+        #expect(held.pool.activity.peakBusy == 1, "peak \(held.pool.activity)")
+    }
+}
+
+/// A one-thread pool whose thread a first piece ("blocker") holds until ``release()``, so whatever is submitted
+/// meanwhile queues; `log` records the order pieces start in.
+final class HeldPool: Sendable {
+    let pool = ComputePool(threads: 1)
+    let log = ComputeLeaseSchedulingTests.StartLog()
+    private let gate = ComputeLeaseSchedulingTests.Gate()
+    private let blocker: Task<Void, any Error>
+
+    init() async {
+        let (pool, log, gate) = (self.pool, self.log, self.gate)
+        pool.start()
+        var starts = log.starts.makeAsyncIterator()
+        blocker = Task { try await pool.run { log.started("blocker"); gate.wait() } }
+        _ = await starts.next()
+    }
+
+    /// Submits a piece named `name` as work of a lease of `order` (under `speculation`, if any); returns once it
+    /// waits in the queue.
+    func submit(_ name: String, order: UInt64, speculation: Speculation? = nil) async -> Task<Void, any Error> {
+        let (pool, log) = (self.pool, self.log)
+        let queued = pool.activity.queued
+        let job = Task {
+            try await ComputeLease.$current.withValue(ComputeLease(order: order)) {
+                try await Speculation.$current.withValue(speculation) { try await pool.run { log.started(name) } }
+            }
+        }
+        while pool.activity.queued <= queued { await Task.yield() }
+        return job
+    }
+
+    /// Lets the blocker end, and waits for it.
+    func release() async throws {
         gate.open()
         try await blocker.value
-        for job in jobs { try await job.value }
-        let order = log.order
-        #expect(order == ["blocker", "A", "B", "C"], "start order \(order)")
-        #expect(pool.activity.peakBusy == 1, "peak \(pool.activity)")
     }
 }
 
 /// Speculative work (``Speculation``) on the compute threads, in process.
 struct SpeculationSchedulingTests {
-    typealias StartLog = ComputeLeaseSchedulingTests.StartLog
-    typealias Gate = ComputeLeaseSchedulingTests.Gate
-
     @Test func speculativeWorkWaitsForOrdinaryWorkUntilPromoted() async throws {
-        let pool = ComputePool(threads: 1)
-        pool.start()
-        defer { pool.stop() }
-        let log = StartLog()
-        var starts = log.starts.makeAsyncIterator()
-        let gate = Gate()
-        let blocker = Task { try await pool.run { log.started("blocker"); gate.wait() } }
-        _ = await starts.next()
-        let guess = Speculation(), promotedGuess = Speculation()
-        var jobs: [Task<Void, any Error>] = []
+        let held = await HeldPool()
+        defer { held.pool.stop() }
+        let promotedGuess = Speculation()
         // Submitted in this order: a guess, a guess that will be promoted, ordinary work of a later lease.
-        for (name, speculation, order) in [("guess", guess, UInt64(1)), ("promoted", promotedGuess, 1),
-                                           ("ordinary", nil, 2)] as [(String, Speculation?, UInt64)] {
-            jobs.append(Task {
-                try await ComputeLease.$current.withValue(ComputeLease(order: order)) {
-                    try await Speculation.$current.withValue(speculation) { try await pool.run { log.started(name) } }
-                }
-            })
-            while pool.activity.queued < jobs.count { await Task.yield() }
-        }
+        let jobs = [await held.submit("guess", order: 1, speculation: Speculation()),
+                    await held.submit("promoted", order: 1, speculation: promotedGuess),
+                    await held.submit("ordinary", order: 2)]
         promotedGuess.promote()
-        gate.open()
-        try await blocker.value
+        try await held.release()
         for job in jobs { try await job.value }
-        let order = log.order
+        let order = held.log.order
         #expect(order == ["blocker", "promoted", "ordinary", "guess"], "start order \(order)")
     }
 
     @Test func aCancelledPieceStillQueuedAnswersAtOnce() async throws {
-        let pool = ComputePool(threads: 1)
-        pool.start()
-        defer { pool.stop() }
-        let log = StartLog()
-        var starts = log.starts.makeAsyncIterator()
-        let gate = Gate()
-        let blocker = Task { try await pool.run { log.started("blocker"); gate.wait() } }
-        _ = await starts.next()
-        let guess = Task {
-            try await Speculation.$current.withValue(Speculation()) { try await pool.run { log.started("guess") } }
-        }
-        while pool.activity.queued < 1 { await Task.yield() }
+        let held = await HeldPool()
+        defer { held.pool.stop() }
+        let guess = await held.submit("guess", order: 1, speculation: Speculation())
         guess.cancel()
-        // Answered while the only thread is still blocked: the piece never waited for it.
+        // Answered while the only thread is still held: the piece never waited for it.
         await #expect(throws: CancellationError.self) { try await guess.value }
-        #expect(pool.activity.queued == 0, "\(pool.activity)")
-        gate.open()
-        try await blocker.value
-        #expect(log.order == ["blocker"], "start order \(log.order)")
+        #expect(held.pool.activity.queued == 0, "\(held.pool.activity)")
+        try await held.release()
+        #expect(held.log.order == ["blocker"], "start order \(held.log.order)")
     }
 }
 
