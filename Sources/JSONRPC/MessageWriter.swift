@@ -9,8 +9,9 @@ import Darwin
 
 /// The single writer of the protocol stream.
 ///
-/// `send` appends one whole message plus `\n` to a queue under a lock and returns at once, so
-/// callers (the registry actor, job tasks) never block on a slow client; a dedicated thread
+/// `send` appends one whole framed message (a line, or a Content-Length header and body) to a queue under a
+/// lock and returns at once, so callers (the main-actor registry, job tasks) never block on a slow client; a
+/// dedicated thread
 /// drains the queue with a loop over partial `write(2)`s. Because a message is appended whole
 /// under the lock, messages can never interleave, and their order is the order of `send` calls.
 ///

@@ -6,7 +6,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// A JSON-RPC 2.0 server over a pair of descriptors, one message per line.
+/// A JSON-RPC 2.0 server over a pair of descriptors, one message per line or per Content-Length frame.
 ///
 /// The read loop is deliberately simple and sequential: it parses a line, validates it, and
 /// either handles it inline (cancels, `exit`) or registers it in the ``RequestRegistry`` together
