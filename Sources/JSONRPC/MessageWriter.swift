@@ -11,8 +11,7 @@ import Darwin
 ///
 /// `send` appends one whole framed message (a line, or a Content-Length header and body) to a queue under a
 /// lock and returns at once, so callers (the main-actor registry, job tasks) never block on a slow client; a
-/// dedicated thread
-/// drains the queue with a loop over partial `write(2)`s. Because a message is appended whole
+/// dedicated thread drains the queue with a loop over partial `write(2)`s. Because a message is appended whole
 /// under the lock, messages can never interleave, and their order is the order of `send` calls.
 ///
 /// When the reader of the stream goes away (EPIPE, or `poll` reports an error on an idle pipe)
