@@ -1,11 +1,5 @@
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A cancellation flag for work that runs on a ``ComputePool`` thread, where `Cancellation.isRequested`
 /// cannot see the awaiting task.
 public final class CancellationFlag: Sendable {
@@ -24,25 +18,17 @@ public final class CancellationFlag: Sendable {
 /// Every long loop in Imaging checks this per band of rows, so work is cancellable both when a
 /// caller runs it directly in a task and when the worker runs it on its compute threads.
 public enum Cancellation {
-    /// The per-thread flag of the compute job running on this thread, if any.
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    /// The flag of the compute-pool piece running on this thread, if any.
+    private static let local = ThreadLocalReference<CancellationFlag>()
 
     /// True when the work running on this thread has been asked to stop.
     public static var isRequested: Bool {
-        if let raw = pthread_getspecific(key) {
-            return Unmanaged<CancellationFlag>.fromOpaque(raw).takeUnretainedValue().isCancelled
-        }
+        if let flag = local.current { return flag.isCancelled }
         return Task.isCancelled
     }
 
     /// The flag of the compute-pool piece running on this thread, if any.
-    static var currentFlag: CancellationFlag? {
-        pthread_getspecific(key).map { Unmanaged<CancellationFlag>.fromOpaque($0).takeUnretainedValue() }
-    }
+    static var currentFlag: CancellationFlag? { local.current }
 
     /// Throws `CancellationError` when ``isRequested``.
     public static func check() throws {
@@ -51,9 +37,6 @@ public enum Cancellation {
 
     /// Runs `body` with `flag` as this thread's cancellation flag.
     static func with<T>(_ flag: CancellationFlag, _ body: () throws -> T) rethrows -> T {
-        let previous = pthread_getspecific(key)
-        pthread_setspecific(key, Unmanaged.passUnretained(flag).toOpaque())
-        defer { pthread_setspecific(key, previous) }
-        return try body()
+        try local.with(flag, body)
     }
 }

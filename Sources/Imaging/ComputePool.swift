@@ -212,9 +212,7 @@ public final class ComputePool: Sendable {
             switch next {
             case .none: return
             case .some((let lease, let work)?):
-                PieceContext.current = PieceContext(pool: self, lease: lease)
-                work()
-                PieceContext.current = nil
+                PieceContext.local.with(PieceContext(pool: self, lease: lease), work)
                 state.withLock { $0.finished(lease) }
             case .some(nil): continue
             }
@@ -232,7 +230,7 @@ public final class ComputePool: Sendable {
     ///   `body`.
     public func forEach(_ count: Int, width: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
         guard count > 0 else { return }
-        guard let context = PieceContext.current, context.pool === self, width > 1, count > 1 else {
+        guard let context = PieceContext.local.current, context.pool === self, width > 1, count > 1 else {
             for i in 0..<count { try body(0, i) }
             return
         }
@@ -263,20 +261,8 @@ private final class PieceContext: Sendable {
         self.lease = lease
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
-    /// Retained by the thread's `serve` loop frame between setting and clearing, which it does around each piece.
-    static var current: PieceContext? {
-        get { pthread_getspecific(key).map { Unmanaged<PieceContext>.fromOpaque($0).takeUnretainedValue() } }
-        set {
-            if let old = pthread_getspecific(key) { Unmanaged<PieceContext>.fromOpaque(old).release() }
-            pthread_setspecific(key, newValue.map { Unmanaged.passRetained($0).toOpaque() })
-        }
-    }
+    /// Set by the thread's `serve` loop around each piece.
+    static let local = ThreadLocalReference<PieceContext>()
 }
 
 /// The shared state of one ``ComputePool/forEach(_:width:_:)``: the next index to hand out, the helpers that
