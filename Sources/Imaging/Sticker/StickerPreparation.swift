@@ -24,7 +24,6 @@ public struct StickerPreparation: Sendable {
         sourceWidth = image.width
         if Cancellation.isRequested { throw CancellationError() }
         if let decided = Self.decidedWithoutMaps(image) { content = decided; return }
-        let whole = Mask(width: image.width, height: image.height, repeating: 255)
 
         let work = Self.workingCopy(of: image, options: options)
         // Texture as three more barrier channels (weight 2.5): a subject fenced off by texture rather
@@ -35,7 +34,10 @@ public struct StickerPreparation: Sendable {
         let saliency = try SaliencyMap(work, texture: texture, textureWeight: 2.5,
                                        focus: focus.values, focusWeight: 70 * focus.strength)
         // Below ~2 Lab units of barrier summed over three channels the image has no visible structure.
-        if saliency.rawStrength < 2 { content = .decided(mask: whole, confidence: 0); return }
+        if saliency.rawStrength < 2 {
+            content = .decided(mask: Mask(width: image.width, height: image.height, repeating: 255), confidence: 0)
+            return
+        }
 
         // Two independent saliency hypotheses (pixel MBD, region robust-background), each cut on its own;
         // their errors are largely independent, so the consensus of the two cuts is kept.
@@ -61,7 +63,7 @@ public struct StickerPreparation: Sendable {
     /// or already a cut-out (its own alpha); nil for a photo to cut.
     static func decidedWithoutMaps(_ image: Image) -> Content? {
         let w = image.width, h = image.height, n = w * h
-        let whole = Mask(width: w, height: h, repeating: 255)
+        var whole: Mask { Mask(width: w, height: h, repeating: 255) }  // made only when it is the answer
         var transparent = 0
         image.pixels.withUnsafeBufferPointer { px in
             var i = 3
