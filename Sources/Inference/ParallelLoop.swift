@@ -17,8 +17,8 @@ final class ParallelBands: @unchecked Sendable {
     // `run` (the loop gives each number to one thread at a time), and outside `run` only by the caller, to
     // which `run` returns after every thread has left the loop. Raw memory, not arrays in a property: threads
     // writing different elements of one array would be overlapping accesses to the property.
-    private var scratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
-    private var capacity: UnsafeMutablePointer<Int>
+    private let scratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
+    private let capacity: UnsafeMutablePointer<Int>
     private let fresh: UnsafeMutablePointer<Bool>
     private let threads: Int
     let loop: any ParallelLoop
