@@ -37,9 +37,7 @@ fi
 built=.build/release
 [ -x "$built/photoworker" ] || { echo "package: $built/photoworker is not built" >&2; exit 1; }
 
-# The libraries every Linux with glibc has, which a manylinux wheel may load from the system (PEP 600's policy,
-# plus libz as the issue allows). Everything else the worker loads travels with it.
-core='^(linux-vdso|ld-linux-x86-64|libc|libm|libdl|librt|libpthread|libresolv|libutil|libstdc\+\+|libgcc_s|libz)\.so'
+source scripts/package/closure.sh
 
 stage="$PWD/.build/package"
 worker="$stage/worker"
@@ -54,7 +52,7 @@ cp THIRD_PARTY_NOTICES.md "$worker/licenses/"
 
 # ldd lists the whole closure (the libraries' own dependencies too), resolved the way the loader would.
 ldd "$worker/photoworker" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read -r soname path; do
-    if [[ "$soname" =~ $core ]]; then continue; fi
+    if [[ "$soname" =~ $system_policy ]]; then continue; fi
     cp -L "$path" "$worker/lib/$soname"
     chmod 0644 "$worker/lib/$soname"
     patchelf --set-rpath '$ORIGIN' "$worker/lib/$soname"
@@ -65,13 +63,8 @@ ldd "$worker/photoworker" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | whil
 done
 patchelf --set-rpath '$ORIGIN/lib' "$worker/photoworker"
 
-# Every dependency must now resolve inside the folder or to a core library, and none to the toolchain.
-outside="$(env -i ldd "$worker/photoworker" | awk '$2 == "=>" {print $1, $3}' \
-    | while read -r soname path; do
-        [[ "$path" == "$worker/lib/"* ]] && continue
-        [[ "$soname" =~ $core ]] && [[ "$path" != */swift* ]] && continue
-        echo "$soname => $path"
-    done)"
+# Every dependency must now resolve inside the folder or to a system library, and none to the toolchain.
+outside="$(loads_outside "$worker/photoworker" "$worker")"
 if [ -n "$outside" ]; then
     echo "package: the staged worker still loads from outside its folder:" >&2
     echo "$outside" >&2

@@ -64,19 +64,15 @@ cp "$tarball" "$work/"
 # Beside node_modules: Node resolves `import "photoworker"` from the importing file's folder.
 cp scripts/package/check_installed.mjs "$work/node/"
 
+source scripts/package/closure.sh
 for installed in "$work"/venv/lib/python3*/site-packages/photoworker_client/_worker "$work/node/node_modules/photoworker/vendor"; do
-    deps="$(env -i ldd "$installed/photoworker")"
-    bad="$(echo "$deps" | awk '$2 == "=>" {print $1, $3}' | while read -r soname where; do
-        case "$where" in "$installed/lib/"*) continue ;; esac
-        [[ "$soname" =~ ^(libc|libm|libstdc\+\+|libgcc_s|libz|libresolv)\.so ]] && [[ "$where" == /lib* || "$where" == /usr/lib* ]] && continue
-        echo "$soname => $where"
-    done)"
-    if [ -n "$bad" ] || echo "$deps" | grep -q "not found"; then
+    bad="$(loads_outside "$installed/photoworker" "$installed")"
+    if [ -n "$bad" ]; then
         echo "test-package: $installed/photoworker loads from outside its package:" >&2
-        echo "$deps" >&2
+        echo "$bad" >&2
         exit 1
     fi
-    echo "ldd: $installed/photoworker: $(echo "$deps" | grep -c "$installed/lib/") libraries from the package, the rest core"
+    echo "ldd: $installed/photoworker: $(env -i ldd "$installed/photoworker" | grep -c "$installed/lib/") libraries from the package, the rest system"
 done
 
 toolchain="$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")"
