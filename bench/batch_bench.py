@@ -12,7 +12,7 @@ import argparse, json, os, pathlib, shutil, statistics, subprocess, sys, tempfil
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_env import use_detected_openblas  # noqa: E402
+from bench_env import add_openblas_option, use_detected_openblas  # noqa: E402
 PHOTOS = sorted((ROOT / "corpus/photos").glob("*.jpg"))
 
 def main():
@@ -21,8 +21,7 @@ def main():
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--cache-bytes", type=int, default=None)
     ap.add_argument("--segmenter", default=None, help="the cut-out (default: the worker's, network)")
-    ap.add_argument("--keep-openblas-env", action="store_true",
-                    help="keep OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE (bench/bench_env.py)")
+    add_openblas_option(ap)
     a = ap.parse_args()
     use_detected_openblas(a.keep_openblas_env)
     work = tempfile.mkdtemp(prefix="pw-batch-")

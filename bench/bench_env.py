@@ -11,6 +11,12 @@ import sys
 OPENBLAS_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
 
+def add_openblas_option(parser):
+    """The benchmarks' --keep-openblas-env flag, for `use_detected_openblas(args.keep_openblas_env)`."""
+    parser.add_argument("--keep-openblas-env", action="store_true",
+                        help="keep OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE (bench/bench_env.py)")
+
+
 def use_detected_openblas(keep=False):
     """Removes OpenBLAS's kernel overrides from this process's environment (children inherit the result)."""
     found = {k: os.environ[k] for k in OPENBLAS_VARIABLES if k in os.environ}

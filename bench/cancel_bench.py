@@ -12,15 +12,14 @@ import argparse, glob, json, pathlib, random, subprocess, sys, tempfile, time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_env import use_detected_openblas  # noqa: E402
+from bench_env import add_openblas_option, use_detected_openblas  # noqa: E402
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default=str(ROOT / ".build/release/photoworker"))
     ap.add_argument("--count", type=int, default=40)
-    ap.add_argument("--keep-openblas-env", action="store_true",
-                    help="keep OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE (bench/bench_env.py)")
+    add_openblas_option(ap)
     a = ap.parse_args()
     use_detected_openblas(a.keep_openblas_env)
     photos = sorted(glob.glob(str(ROOT / "corpus/sticker-dev/images/*.jpg")))

@@ -13,7 +13,7 @@ import onnxruntime as ort
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_env import use_detected_openblas  # noqa: E402
+from bench_env import add_openblas_option, use_detected_openblas  # noqa: E402
 SHA256 = "309c8469258dda742793dce0ebea8e6dd393174f89934733ecc8b14c76f4ddd8"
 
 
@@ -44,8 +44,7 @@ def time_ort(model, threads, rounds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--keep-openblas-env", action="store_true",
-                    help="keep OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE (bench/bench_env.py)")
+    add_openblas_option(ap)
     a = ap.parse_args()
     use_detected_openblas(a.keep_openblas_env)
     model = model_bytes()

@@ -29,7 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench/out/worker"
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_env import use_detected_openblas  # noqa: E402
+from bench_env import add_openblas_option, use_detected_openblas  # noqa: E402
 from thumbnail_peers import pillow_thumb, psnr  # noqa: E402  (the same peer and metric as photobench's)
 
 
@@ -291,8 +291,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--suite", default="thumbnail,palette,batch")
     ap.add_argument("--corpus", default=str(ROOT / "corpus"))
-    ap.add_argument("--keep-openblas-env", action="store_true",
-                    help="keep OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE (bench/bench_env.py)")
+    add_openblas_option(ap)
     a = ap.parse_args()
     use_detected_openblas(a.keep_openblas_env)
     if not os.access(a.bin, os.X_OK):
