@@ -41,10 +41,10 @@ public enum SubjectNetwork {
     public static func map(for image: Image, mirrored: Bool, networks: Networks,
                            on stages: some StageRunner = InlineStages()) async throws -> SubjectMap {
         let inputs = try await stages.stage { try Self.inputs(for: image, mirrored: mirrored, network: networks.direct) }
-        guard let mirror = inputs.mirror else {
-            return try await stages.stage { try pass(inputs.direct, on: networks.direct, parallel: StageLoop(stages: stages)) }
-        }
         let loop = StageLoop(stages: stages)
+        guard let mirror = inputs.mirror else {
+            return try await stages.stage { try pass(inputs.direct, on: networks.direct, parallel: loop) }
+        }
         let (map, flipped) = try await stages.pair(
             { try await stages.stage { try pass(inputs.direct, on: networks.direct, parallel: loop) } },
             { try await stages.stage { try pass(mirror, on: networks.mirror, parallel: loop) } })
