@@ -1,11 +1,10 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Linux only: the worker uses Glibc calls, `st_mtim`, /proc and Linux's dispatch (README says so). The
-// macOS entry only states the minimum the Swift 6 APIs in use (Synchronization.Mutex) would need.
+// Linux only (README says so): the worker is built on Glibc, /proc, openat2/renameat2, libcurl's socket
+// hook and Debian's codec libraries, so there is no `platforms` line and no Darwin branch to keep honest.
 let package = Package(
     name: "PhotoWorker",
-    platforms: [.macOS(.v15)],
     // The worker is the product. The libraries are not offered to other packages: Imaging and
     // CCodecs are always built optimised (unsafeFlags, below), which SwiftPM forbids in targets that
     // other packages depend on; the benchmarks (bench/) are a target of this package instead.
@@ -29,9 +28,14 @@ let package = Package(
         ),
         // Linux system calls glibc does not wrap (openat2, renameat2) for confined file access.
         .target(name: "CSyscalls"),
+        // libcurl for URL sources: every libcurl call and error stays inside this C target.
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        // JSON-RPC in two layers: the transport (JSON values, messages, framing, the reader and writer
+        // threads) and the server (registry, runner, limiter, dialects, lifecycle). Neither knows the application.
+        .target(name: "JSONRPCTransport"),
         .target(
             name: "JSONRPC",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: ["JSONRPCTransport", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Imaging", dependencies: ["CCodecs"]),
         // OpenBLAS's CBLAS (Debian's libopenblas-dev), for the inference engine's convolutions.
@@ -41,32 +45,34 @@ let package = Package(
         .target(name: "Inference", dependencies: ["COpenBLAS"], resources: [.copy("Resources")]),
         .target(
             name: "PhotoWorker",
-            dependencies: ["JSONRPC", "Imaging", "Inference", "CSyscalls", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JSONRPC", "JSONRPCTransport", "Imaging", "Inference", "CSyscalls", "CCurl",
+                           .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Resources")]
         ),
         .executableTarget(
             name: "photoworker",
             dependencies: [
-                "PhotoWorker",
+                "PhotoWorker", "JSONRPC", "JSONRPCTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // In-process benchmarks: `swift run -c release photobench <suite>` (bench/README.md).
         .executableTarget(name: "photobench", dependencies: ["Imaging", "Inference", "COpenBLAS", "PhotoWorker"], path: "bench/Sources/photobench"),
-        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "JSONRPCTransportTests", dependencies: ["JSONRPCTransport"]),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSONRPCTransport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker"]),
+        .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker", "JSONRPC", "JSONRPCTransport", "PhotoWorkerTestSupport"]),
         // Spawned-worker helpers, local HTTP servers, the corpus and hostile-input checks, shared by
         // the end-to-end tests and the in-process tests of the core.
-        .target(name: "PhotoWorkerTestSupport", dependencies: ["JSONRPC", "Imaging"], path: "Tests/PhotoWorkerTestSupport"),
-        .testTarget(name: "EndToEndTests", dependencies: ["photoworker", "JSONRPC", "Imaging", "PhotoWorkerTestSupport"]),
+        .target(name: "PhotoWorkerTestSupport", dependencies: ["JSONRPCTransport", "Imaging"], path: "Tests/PhotoWorkerTestSupport"),
+        .testTarget(name: "EndToEndTests", dependencies: ["photoworker", "JSONRPCTransport", "Imaging", "PhotoWorkerTestSupport"]),
     ]
 )
 
 // Settings applied once to every Swift target (as sourcekit-lsp does).
-for target in package.targets where target.type != .system && !["CCodecs", "CSyscalls"].contains(target.name) {
+for target in package.targets where target.type != .system && !["CCodecs", "CSyscalls", "CCurl"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings += [
         .swiftLanguageMode(.v6),

@@ -10,7 +10,8 @@ Python SDK's stdio server answers about 900 pings/s on this 2-core machine.
 import argparse, json, os, subprocess, sys, threading, time
 
 def spawn(binary, *args):
-    return subprocess.Popen([binary, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    # --diagnostics: the probes (diagnostics.sleep/spin) this benchmark drives.
+    return subprocess.Popen([binary, "--diagnostics", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, bufsize=0)
 
 def percentile(xs, p):

@@ -27,7 +27,9 @@ source scripts/test-env.sh
 swift build --build-tests
 swift test --skip-build
 
-export PHOTOWORKER_BIN="$PWD/.build/debug/photoworker"
+# The client and editor suites drive the diagnostics.* probes too: the worker with --diagnostics.
+export PHOTOWORKER_REAL_BIN="$PWD/.build/debug/photoworker"
+export PHOTOWORKER_BIN="$PWD/scripts/photoworker-diagnostics"
 bash scripts/test-clients.sh
 python3 protocol/tools/replay.py --bin "$PHOTOWORKER_BIN"
 python3 -m pytest -q -p no:cacheprovider clients/mcp

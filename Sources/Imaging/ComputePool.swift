@@ -1,9 +1,7 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Dedicated threads for synchronous pixel work, awaited from async code.
 ///
@@ -21,9 +19,9 @@ import Glibc
 /// work submitted under a ``Speculation``. The threads are the only ones pixel work runs on, so `threads` bounds
 /// the CPU all jobs take together, helpers included.
 ///
-/// Lifecycle: the threads start with ``start()`` (the worker's server does it before serving; a
-/// pool used without one starts on first use) and end with ``stop()``, after the work already
-/// queued; work submitted after `stop()` fails with `CancellationError`.
+/// Lifecycle: the owner starts the threads with ``start()`` (the worker's server does it, as a component,
+/// before serving) and ends them with ``stop()``, after the work already queued; work submitted before
+/// `start()` is a programming error (a precondition), after `stop()` it fails with `CancellationError`.
 public final class ComputePool: Sendable {
     private typealias Work = @Sendable () -> Void
 
@@ -155,8 +153,9 @@ public final class ComputePool: Sendable {
 
     /// Runs `body` on a pool thread as work of the current task's ``ComputeLease`` and returns its result. If
     /// the calling task is cancelled, the body sees ``Cancellation/isRequested`` become true (or does not start).
+    /// - Precondition: ``start()`` was called: whoever owns the pool (the server, as a component) decides when
+    ///   its threads live; after ``stop()`` work is refused with `CancellationError`.
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        start()
         let flag = CancellationFlag()
         let lease = ComputeLease.current ?? .unleased
         let speculation = Speculation.current
@@ -174,6 +173,7 @@ public final class ComputePool: Sendable {
                 // Under the lock with `onCancel`'s removal: a piece is either queued before a cancel (and then
                 // taken out by it) or refused after it, never left waiting for a thread once cancelled.
                 let accepted = state.withLock { s -> Bool in
+                    precondition(s.started, "ComputePool.run before start(): the pool's owner starts it")
                     guard !s.stopped && !flag.isCancelled else { return false }
                     s.push(piece, for: lease)
                     return true

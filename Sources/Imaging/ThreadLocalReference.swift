@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A reference the current thread holds for the length of a call: how code running on a ``ComputePool`` thread
 /// finds what the pool set up for the piece it runs (its ``CancellationFlag``, its pool and lease), where task-locals

@@ -1,3 +1,5 @@
+import JSONRPCTransport
+
 /// What the client said of itself in `initialize`.
 public struct ClientSession: Sendable, Equatable {
     /// The ``ProtocolDialect`` the client initialised in (its `name`), nil for the native protocol.

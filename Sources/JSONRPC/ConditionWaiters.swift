@@ -1,3 +1,5 @@
+import JSONRPCTransport
+
 /// Callers suspended until a condition of their owner becomes true, each with its own deadline.
 ///
 /// Owned by an actor (the registry), which calls ``resumeAll(returning:)`` at the moment the

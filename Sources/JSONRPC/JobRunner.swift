@@ -1,4 +1,5 @@
 import Foundation
+import JSONRPCTransport
 
 /// Runs admitted jobs: takes a compute job's place in the slot queue, starts its task, and knows
 /// how many job tasks are still executing (so the process can wait for cancelled jobs to clean up).

@@ -1,3 +1,5 @@
+import JSONRPCTransport
+
 /// A protocol the application speaks over the same connection besides the native one (the worker's
 /// MCP adapter, say). JSONRPC offers the hooks and knows nothing of the protocol itself: the
 /// dialect recognises itself in `initialize`, answers it, names its cancel notification, and

@@ -1,4 +1,5 @@
 import Foundation
+import JSONRPCTransport
 
 /// How a method is scheduled.
 public enum MethodCost: String, Sendable, Codable {
@@ -46,8 +47,9 @@ public struct MethodHandler: Sendable {
 
     /// - Parameter checkParams: runs on the raw params before they are decoded (the application's schema rules,
     ///   such as refusing names the method does not take); throws an `RPCError` to refuse them.
-    public init<M: RPCMethod>(_ method: M, checkParams: (@Sendable (JSONValue) throws -> Void)? = nil) {
-        name = M.name
+    /// - Parameter name: the wire name, when not `M.name` (a method the application names).
+    public init<M: RPCMethod>(_ method: M, name: String? = nil, checkParams: (@Sendable (JSONValue) throws -> Void)? = nil) {
+        self.name = name ?? M.name
         cost = M.cost
         summary = M.summary
         run = { params, context in
@@ -135,6 +137,11 @@ public struct MethodTable: Sendable {
 
     public mutating func register<M: RPCMethod>(_ method: M, checkParams: (@Sendable (JSONValue) throws -> Void)? = nil) {
         handlers[M.name] = MethodHandler(method, checkParams: checkParams)
+    }
+
+    /// Registers `method` under another wire name than its own.
+    mutating func register<M: RPCMethod>(_ method: M, as name: String) {
+        handlers[name] = MethodHandler(method, name: name)
     }
 
     /// Registers a handler for a notification only (a request of that name is -32601).

@@ -1,3 +1,5 @@
+import JSONRPCTransport
+
 /// What a method handler knows about the request it serves, and how it streams.
 public struct RequestContext: Sendable {
     /// The request id; nil for a notification (streaming is then a no-op).

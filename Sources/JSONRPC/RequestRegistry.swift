@@ -1,4 +1,5 @@
 import Foundation
+import JSONRPCTransport
 
 /// Everything in flight, keyed by request id: the one place that decides who answers a request.
 ///
@@ -61,7 +62,7 @@ public final class RequestRegistry {
 
     /// - Parameter timers: the timeouts' clock (the main queue; a manual one in tests).
     nonisolated init(writer: MessageWriter, stats: ServerStats, maxJobs: Int, maxQueue: Int,
-                     timers: any TimerScheduler = MainQueueTimers(), jobScope: ComputeJobScope? = nil) {
+                     timers: any TimerScheduler, jobScope: ComputeJobScope? = nil) {
         self.writer = writer
         self.stats = stats
         self.maxJobs = maxJobs
@@ -113,20 +114,20 @@ public final class RequestRegistry {
     private func finish(_ id: RequestID, outcome: Result<RawJSON, any Error>) {
         guard let entry = remove(id) else { return }
         if entry.cancelRequested && entry.silentCancel {
-            stats.cancelled.increment()
+            stats.cancelled += 1
             return
         }
         let message: [UInt8]
         switch outcome {
         case .success(let result):
-            stats.completed.increment()
+            stats.completed += 1
             message = OutgoingMessage.success(id: id, result: result)
         case .failure(let error):
             if entry.cancelRequested || error is CancellationError {
-                stats.cancelled.increment()
+                stats.cancelled += 1
                 message = OutgoingMessage.failure(id: id, error: .cancelled)
             } else {
-                stats.failed.increment()
+                stats.failed += 1
                 message = OutgoingMessage.failure(id: id, error: RPCError(error))
             }
         }
@@ -156,7 +157,7 @@ public final class RequestRegistry {
         for (id, entry) in entries where includingLifecycle || !entry.isLifecycle {
             _ = remove(id)
             entry.task?.cancel()
-            stats.cancelled.increment()
+            stats.cancelled += 1
             entry.sink.deliver(OutgoingMessage.failure(id: id, error: error))
         }
     }

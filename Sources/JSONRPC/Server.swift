@@ -1,16 +1,15 @@
 import Foundation
+import JSONRPCTransport
 import Logging
-import Synchronization
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
-/// A JSON-RPC 2.0 server over a pair of descriptors, one message per line or per Content-Length frame.
+/// A JSON-RPC 2.0 server over a pair of descriptors, one message per line or per Content-Length frame
+/// (``FrameReader`` and ``MessageWriter`` of JSONRPCTransport).
 ///
-/// The read loop is deliberately simple and sequential: it parses a line, validates it, and
+/// The read loop is deliberately simple and sequential: it parses a message, validates it, and
 /// either handles it inline (cancels, `exit`) or registers it in the ``RequestRegistry`` together
-/// with a new `Task` before it looks at the next line. All replies and notifications go through
+/// with a new `Task` before it looks at the next one; nothing in that path suspends. All replies and notifications go through
 /// the single ``MessageWriter``.
 ///
 /// - Important: Where code runs. The loop, the registry, the job runner, cheap methods, timers and
@@ -33,9 +32,11 @@ public final class Server {
     nonisolated let methods: MethodTable
     nonisolated let logger: Logger
     private nonisolated let input: Int32
-    private let terminating = Atomic<Bool>(false)
-    /// Set by ``terminate(reason:exitCode:)``: the code ``run()`` returns, and the reader it stops.
-    private let ending = Mutex<(code: Int32?, reader: LineReader?)>((nil, nil))
+    private var terminating = false
+    /// Set by ``terminate(reason:exitCode:)``: the code ``run()`` returns.
+    private var endingCode: Int32?
+    /// The reader ``run()`` started, which ``terminate(reason:exitCode:)`` stops.
+    private var reader: FrameReader?
 
     /// - Parameters:
     ///   - methods: the application's methods; the built-in ones are added.
@@ -45,22 +46,24 @@ public final class Server {
         self.configuration = configuration
         self.input = input
         self.logger = logger
-        let exitOnClose = Mutex<(@Sendable () -> Void)?>(nil)
-        writer = MessageWriter(fd: output) {
-            exitOnClose.withLock { $0 }?()
-        }
+        writer = MessageWriter(fd: output, threadName: configuration.naming.writerThread)
         registry = RequestRegistry(writer: writer, stats: stats, maxJobs: configuration.maxJobs,
-                                   maxQueue: configuration.maxQueue, jobScope: configuration.computeJobScope)
-        peer = Peer(writer: writer)
+                                   maxQueue: configuration.maxQueue, timers: configuration.timers,
+                                   jobScope: configuration.computeJobScope)
+        peer = Peer(writer: writer, timers: configuration.timers, idPrefix: configuration.naming.peerRequestIDPrefix)
 
         var table = methods
         let registry = registry
         let stats = stats
         let lifecycle = lifecycle
         table.register(PingMethod())
-        table.register(JobsListMethod(registry: registry))
-        table.register(JobsCancelMethod(registry: registry))
-        table.register(WorkerStatsMethod(registry: registry, stats: stats, delegate: configuration.sessionDelegate))
+        if configuration.builtins.jobs {
+            table.register(JobsListMethod(registry: registry))
+            table.register(JobsCancelMethod(registry: registry))
+        }
+        if let name = configuration.builtins.statsMethod {
+            table.register(StatsMethod(registry: registry, stats: stats, delegate: configuration.sessionDelegate), as: name)
+        }
         table.register(ShutdownMethod(lifecycle: lifecycle, registry: registry))
         let snapshot = table
         table.register(
@@ -73,14 +76,12 @@ public final class Server {
                 }
             })
         self.methods = table
+    }
 
-        exitOnClose.withLock { handler in
-            handler = { [weak self] in
-                guard let self else { return }
-                self.logger.info("the client closed the protocol stream; cancelling everything")
-                Task { @MainActor in await self.terminate(reason: "the client closed its input", exitCode: 0) }
-            }
-        }
+    /// The client closed our output: nobody hears us any more.
+    private func peerClosedOutput() async {
+        logger.info("the client closed the protocol stream; cancelling everything")
+        await terminate(reason: "the client closed its input", exitCode: 0)
     }
 
     /// Serves until `exit`, end of input (after draining), a signal or the peer going away.
@@ -90,19 +91,20 @@ public final class Server {
         defer { for component in configuration.components.reversed() { component.stop() } }
         if configuration.handleSignals { installSignalHandlers() }
         if configuration.watchParent { watchParent() }
-        if let framing = configuration.framing { writer.setFraming(framing) }
-        let reader = LineReader(fd: input, maxLineBytes: configuration.maxLineBytes, framing: configuration.framing,
-                                onFraming: { [writer] in writer.setFraming($0) })
-        let endedAlready = ending.withLock { e -> Bool in
-            e.reader = reader
-            return e.code != nil
+        writer.whenClosed { [weak self] in
+            Task { @MainActor in await self?.peerClosedOutput() }
         }
-        if endedAlready { reader.stop() }
+        if let framing = configuration.framing { writer.setFraming(framing) }
+        let reader = FrameReader(fd: input, maxMessageBytes: configuration.maxMessageBytes, framing: configuration.framing,
+                                 onFraming: { [writer] in writer.setFraming($0) },
+                                 threadName: configuration.naming.readerThread)
+        self.reader = reader
+        if endingCode != nil { reader.stop() }
         loop: for await batch in reader.batches {
             switch batch {
             case .events(let events):
                 for event in events {
-                    await handle(event)
+                    handle(event)
                     if lifecycle.exitCode != nil { break }
                 }
                 reader.acknowledge()
@@ -115,7 +117,7 @@ public final class Server {
             }
         }
         // Stopped by terminate(), which has already answered and waited for everything.
-        if let code = ending.withLock({ $0.code }) { return code }
+        if let code = endingCode { return code }
         // End of input: no more requests can come; let in-flight work finish.
         logger.debug("end of input; draining in-flight jobs")
         lifecycle.beginShutdown()
@@ -130,19 +132,19 @@ public final class Server {
 
     // MARK: - Dispatch
 
-    private func handle(_ event: FrameEvent) async {
-        stats.received.increment()
+    private func handle(_ event: FrameEvent) {
+        stats.received += 1
         switch event {
         case .overlong(let count):
             writer.send(OutgoingMessage.failure(id: nil, error: RPCError(
                 code: .parseError, message: "parse error",
-                data: ["reason": .string("message exceeds the limit of \(configuration.maxLineBytes) bytes and was discarded"),
-                       "limit": .int(configuration.maxLineBytes), "length": .int(count)])))
+                data: ["reason": .string("message exceeds the limit of \(configuration.maxMessageBytes) bytes and was discarded"),
+                       "limit": .int(configuration.maxMessageBytes), "length": .int(count)])))
         case .malformed(let reason):
             writer.send(OutgoingMessage.failure(id: nil, error: RPCError(
                 code: .parseError, message: "parse error",
                 data: ["reason": .string(reason), "framing": .string(MessageFraming.contentLength.rawValue)])))
-        case .line(let bytes):
+        case .message(let bytes):
             let value: JSONValue
             do {
                 value = try JSONParser.parse(bytes)
@@ -157,28 +159,28 @@ public final class Server {
                 }
                 let collector = BatchCollector(writer: writer)
                 var expected = 0
-                for member in members where await dispatch(IncomingMessage(member), sink: .batch(collector)) {
+                for member in members where dispatch(IncomingMessage(member), sink: .batch(collector)) {
                     expected += 1
                 }
                 collector.seal(expecting: expected)
             } else {
-                await dispatch(IncomingMessage(value), sink: .direct(writer))
+                dispatch(IncomingMessage(value), sink: .direct(writer))
             }
         }
     }
 
     /// Dispatches one message. Returns whether a response will be delivered to `sink`.
     @discardableResult
-    private func dispatch(_ message: IncomingMessage, sink: ReplySink) async -> Bool {
+    private func dispatch(_ message: IncomingMessage, sink: ReplySink) -> Bool {
         switch message {
         case .invalid(let id, let error):
             sink.deliver(OutgoingMessage.failure(id: id, error: error))
             return true
         case .notification(let method, let params):
-            await notification(method, params: params)
+            notification(method, params: params)
             return false
         case .request(let id, let method, let params):
-            await request(id: id, method: method, params: params, sink: sink)
+            request(id: id, method: method, params: params, sink: sink)
             return true
         case .response(let id, let result, let error):
             if !peer.deliver(id: id, result: result, error: error) {
@@ -188,10 +190,10 @@ public final class Server {
         }
     }
 
-    private func request(id: RequestID, method: String, params: JSONValue?, sink: ReplySink) async {
+    private func request(id: RequestID, method: String, params: JSONValue?, sink: ReplySink) {
         if method == "exit" {
             sink.deliver(OutgoingMessage.success(id: id, result: .emptyObject))
-            await exitRequested()
+            exitRequested()
             return
         }
         if let key = cancelKey(method) {
@@ -229,7 +231,7 @@ public final class Server {
         }
     }
 
-    private func notification(_ method: String, params: JSONValue?) async {
+    private func notification(_ method: String, params: JSONValue?) {
         if let key = cancelKey(method) {
             // A dialect's cancel is silent (no response at all) once the session speaks that dialect.
             cancel(params, key: key, silently: lifecycle.dialect?.cancelNotification.method == method)
@@ -237,7 +239,7 @@ public final class Server {
         }
         switch method {
         case "exit":
-            await exitRequested()
+            exitRequested()
         default:
             guard let handler = methods.notifications[method] ?? methods[method], !lifecycle.isShuttingDown else {
                 logger.debug("ignoring notification", metadata: ["method": "\(method)"])
@@ -267,7 +269,7 @@ public final class Server {
 
     // MARK: - Ending
 
-    private func exitRequested() async {
+    private func exitRequested() {
         let code = lifecycle.requestExit()
         logger.debug("exit requested", metadata: ["code": "\(code)"])
         peer.close()
@@ -282,16 +284,14 @@ public final class Server {
     /// Cancels everything with -32802, waits briefly for tasks to clean up, flushes, and makes
     /// ``run()`` return `exitCode`.
     func terminate(reason: String, exitCode: Int32) async {
-        guard !terminating.exchange(true, ordering: .relaxed) else { return }
+        guard !terminating else { return }
+        terminating = true
         lifecycle.beginShutdown()
         peer.close()
         registry.terminateAll(reason: reason)
         await registry.waitForTasks(upTo: .seconds(5))
         writer.flush(timeout: 5)
-        let reader = ending.withLock { e -> LineReader? in
-            e.code = exitCode
-            return e.reader
-        }
+        endingCode = exitCode
         reader?.stop()
     }
 
@@ -312,18 +312,19 @@ public final class Server {
     }
 
     /// The parent may die without closing our stdin (it was inherited by a grandchild, say):
-    /// notice the re-parenting and leave. A main-queue timer, so a full compute pool cannot delay it.
+    /// notice the re-parenting and leave. Checked twice a second on the server's timers (the main
+    /// queue), so a full compute pool cannot delay it.
     private nonisolated func watchParent() {
         let parent = getppid()
-        let timer = DispatchSource.makeTimerSource(queue: .main)
-        timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500))
-        timer.setEventHandler { [weak self] in
-            guard let self, getppid() != parent else { return }
-            self.logger.info("the parent process went away; exiting")
-            Task { @MainActor in await self.terminate(reason: "the parent process exited", exitCode: 0) }
+        let timers = configuration.timers
+        @Sendable func check() {
+            timers.after(.milliseconds(500)) { [weak self] in
+                guard let self else { return }
+                guard getppid() != parent else { return check() }
+                self.logger.info("the parent process went away; exiting")
+                Task { @MainActor in await self.terminate(reason: "the parent process exited", exitCode: 0) }
+            }
         }
-        timer.resume()
-        // Lives as long as the process: retain once, never release.
-        _ = Unmanaged.passRetained(timer as AnyObject)
+        check()
     }
 }

@@ -1,3 +1,5 @@
+import JSONRPCTransport
+
 /// Limits and identity of a server; the executable fills it from its flags.
 public struct ServerConfiguration: Sendable {
     /// The server's name and version in `initialize` (the application sets them).
@@ -7,7 +9,7 @@ public struct ServerConfiguration: Sendable {
     public var protocolVersion = "1.0"
     /// Longest accepted message (a line, or a Content-Length body); longer ones are discarded and
     /// answered -32700.
-    public var maxLineBytes = 64 << 20
+    public var maxMessageBytes = 64 << 20
     /// The input's framing, or nil to detect it from the first bytes (and answer in kind).
     public var framing: MessageFraming?
     /// Compute jobs running at once.
@@ -20,20 +22,52 @@ public struct ServerConfiguration: Sendable {
     public var handleSignals = true
     /// Exit when the parent process goes away even if stdin stays open.
     public var watchParent = true
+    /// Every timeout of the server (drain, peer requests, the parent watch): the main queue, or a clock
+    /// the test advances.
+    public var timers: any TimerScheduler = MainQueueTimers()
     /// Extra facts for `initialize`'s `limits` (the application's own limits).
     public var extraLimits: [String: JSONValue] = [:]
     /// Protocols spoken besides the native one, selected by `initialize` (the worker's MCP adapter).
     public var dialects: [any ProtocolDialect] = []
     /// Started before serving, stopped after the last job (in this order, and in reverse).
     public var components: [any ServerComponent] = []
-    /// Told when the client initialises; supplies the `policy` facts of `initialize` and `worker.stats`.
+    /// Told when the client initialises; supplies the `policy` facts of `initialize` and of the stats method.
     public var sessionDelegate: (any SessionDelegate)?
     /// Runs around every compute job's handler, once the job holds its slot: the application's scope for it
     /// (the worker gives the job's task its compute lease here). `admission` is the job's place in the slot
     /// queue's order of arrival.
     public var computeJobScope: ComputeJobScope?
+    /// The optional built-in methods the application offers (ping, initialize, shutdown, exit and the
+    /// cancel notifications are always there).
+    public var builtins = Builtins()
+    /// Names of the threads and ids the server makes, so they say whose they are.
+    public var naming = Naming()
 
     public init() {}
+
+    /// Optional built-in methods.
+    public struct Builtins: Sendable {
+        /// `jobs.list` and `jobs.cancel`.
+        public var jobs = false
+        /// The name of the counters method (the worker's `worker.stats`); nil for none.
+        public var statsMethod: String?
+
+        public init(jobs: Bool = false, statsMethod: String? = nil) {
+            self.jobs = jobs
+            self.statsMethod = statsMethod
+        }
+    }
+
+    /// What the server calls the things it makes.
+    public struct Naming: Sendable {
+        /// Prefix of the ids of requests the server sends the client (`photoworker-1`).
+        public var peerRequestIDPrefix = "server-"
+        /// Names of the reader and writer threads.
+        public var readerThread = "jsonrpc-reader"
+        public var writerThread = "jsonrpc-writer"
+
+        public init() {}
+    }
 }
 
 /// Wraps a compute job's handler (`body`) in the application's scope; see ``ServerConfiguration/computeJobScope``.

@@ -1,29 +1,28 @@
 import Foundation
-import Synchronization
+import JSONRPCTransport
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
-/// Monotonic counters for `worker.stats`. Atomics, because every job touches them.
-public final class ServerStats: Sendable {
+/// Monotonic counters for the stats method. Kept by the read loop and the registry, on the main actor.
+@MainActor
+public final class ServerStats {
     /// Messages received (requests, notifications, invalid lines).
-    public let received = Atomic<Int>(0)
-    public let completed = Atomic<Int>(0)
-    public let failed = Atomic<Int>(0)
-    public let cancelled = Atomic<Int>(0)
-    let startedAt = ContinuousClock.now
+    public internal(set) var received = 0
+    public internal(set) var completed = 0
+    public internal(set) var failed = 0
+    public internal(set) var cancelled = 0
+    nonisolated let startedAt = ContinuousClock.now
 
-    public init() {}
+    nonisolated init() {}
 
-    public var uptimeSeconds: Double {
+    public nonisolated var uptimeSeconds: Double {
         (ContinuousClock.now - startedAt).inSeconds
     }
 
     /// The process's peak resident set size in bytes: the kernel's high-water mark of this address space
     /// (`VmHWM` in /proc/self/status). Not getrusage's `ru_maxrss`, which Linux carries across `execve`: a
     /// worker spawned by a 700 MB client reported a 713 MiB peak before it had done anything.
-    public static var peakRSSBytes: Int {
+    public nonisolated static var peakRSSBytes: Int {
         if let kB = highWaterMarkKiB() { return kB * 1024 }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -32,7 +31,7 @@ public final class ServerStats: Sendable {
 
     /// `VmHWM` from /proc/self/status, read with `read(2)`: procfs files report a size of 0, which
     /// Foundation's whole-file readers take at its word.
-    private static func highWaterMarkKiB() -> Int? {
+    private nonisolated static func highWaterMarkKiB() -> Int? {
         let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -47,9 +46,4 @@ public final class ServerStats: Sendable {
         let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
         return line.flatMap { Int($0.dropFirst("VmHWM:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") }
     }
-}
-
-extension Atomic where Value == Int {
-    @inline(__always) func increment() { _ = add(1, ordering: .relaxed) }
-    @inline(__always) var value: Int { load(ordering: .relaxed) }
 }

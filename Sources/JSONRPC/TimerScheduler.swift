@@ -1,4 +1,5 @@
 import Foundation
+import JSONRPCTransport
 
 /// Runs a callback after a delay: the main queue (the protocol side's executor) in the server, a
 /// clock the test advances in in-process tests.

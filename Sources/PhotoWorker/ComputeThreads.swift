@@ -1,5 +1,6 @@
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 
 /// The compute threads as a server component: started before serving, stopped after the last job.
 struct ComputeThreads: ServerComponent {

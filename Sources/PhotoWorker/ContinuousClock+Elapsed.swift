@@ -1,4 +1,5 @@
 import JSONRPC
+import JSONRPCTransport
 
 extension ContinuousClock.Instant {
     /// Milliseconds since this instant, rounded to 0.01 ms.

@@ -1,9 +1,7 @@
 import Foundation
 import Imaging
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Turns an `ImageSource` into a decoded image: reads the bytes (file, inline or URL), consults
 /// the cache, decodes with the worker's limits, and maps every failure to a `WorkerError`.
@@ -13,11 +11,12 @@ public struct ImageLoader: Sendable {
     let compute: ComputePool
     let fetcher: URLFetcher
 
-    public init(options: WorkerOptions, cache: ImageCache, compute: ComputePool, urlGuard: URLGuard? = nil) {
+    public init(options: WorkerOptions, cache: ImageCache, compute: ComputePool,
+                urlTestHooks: URLFetcher.TestHooks = URLFetcher.TestHooks()) {
         self.options = options
         self.cache = cache
         self.compute = compute
-        fetcher = URLFetcher(maxBytes: options.maxFetchBytes, timeout: options.fetchTimeout, urlGuard: urlGuard)
+        fetcher = URLFetcher(maxBytes: options.maxFetchBytes, timeout: options.fetchTimeout, testHooks: urlTestHooks)
     }
 
     /// Largest file read from disk; decoding limits apply on top.

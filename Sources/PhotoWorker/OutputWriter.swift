@@ -1,9 +1,7 @@
 import Foundation
 import Imaging
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Encodes an image and delivers it as its `OutputSpec` says.
 ///

@@ -1,4 +1,5 @@
 import JSONRPC
+import JSONRPCTransport
 
 /// Refuses parameter names a method does not take, as protocol/openrpc.json declares them: a misspelt
 /// `"segmentor"` or `"output": {"qualty": 80}` is -32602 naming it, instead of being ignored.

@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 import Logging
 
 /// The photo worker: the JSON-RPC server with every PhotoWorker method registered.
@@ -9,11 +10,6 @@ public enum Worker {
     public static let version = "0.1.0"
 
     /// The application's methods (the server adds its built-ins).
-    public static func methods(options: WorkerOptions, maxJobs: Int = 2, session: SessionPolicy = SessionPolicy(),
-                               urlGuard: URLGuard? = nil) -> MethodTable {
-        methods(services: WorkerServices(options: options, maxJobs: maxJobs, session: session, urlGuard: urlGuard))
-    }
-
     static func methods(services: WorkerServices) -> MethodTable {
         let session = services.session
         var table = MethodTable()
@@ -31,9 +27,12 @@ public enum Worker {
         registerChecked(PackExportMethod(services: services))
         table.register(CacheStatsMethod(services: services))
         table.register(CacheClearMethod(services: services))
-        table.register(DiagnosticsSleepMethod())
-        table.register(DiagnosticsSpinMethod(compute: services.compute))
-        table.register(DiagnosticsFanoutMethod())
+        // Scheduler probes for the tests and benchmarks, offered only with `--diagnostics`.
+        if services.options.diagnostics {
+            table.register(DiagnosticsSleepMethod())
+            table.register(DiagnosticsSpinMethod(compute: services.compute))
+            table.register(DiagnosticsFanoutMethod())
+        }
         table.register(RPCDiscoverMethod())
         // MCP hosts drive the same methods as tools.
         table.register(ToolsListMethod())
@@ -53,23 +52,16 @@ public enum Worker {
         configuration.extraLimits["cacheBytes"] = .int(options.cacheBytes)
         configuration.name = "photoworker"
         configuration.version = Worker.version
+        configuration.builtins = .init(jobs: true, statsMethod: "worker.stats")
+        configuration.naming.peerRequestIDPrefix = "photoworker-"
+        configuration.naming.readerThread = "pw-reader"
+        configuration.naming.writerThread = "pw-writer"
         configuration.dialects.append(MCPDialect(instructions: "Photo tools: decode, thumbnail, palette, sticker cut-out, gradient stickers, batches and sticker-pack sheets. Paths are on the worker's machine; outputs are written where you say and returned as resource links."))
         configuration.extraLimits["fetchTimeoutSeconds"] = .double(options.fetchTimeout.inSeconds)
-        let session = SessionPolicy(configuration: options.access)
+        let session = SessionPolicy(configuration: options.access, timers: configuration.timers)
         configuration.sessionDelegate = session
-        // Every fetch connects through the guard whenever the policy may be `public`; with
-        // `--urls any` libcurl keeps the environment's own proxies.
-        var urlGuard: URLGuard?
-        if options.access.urls != .any {
-            do {
-                urlGuard = try URLGuard.start { session.current.urls }
-            } catch {
-                logger.error("cannot start the URL guard; URL sources will be refused: \(error)")
-                session.refuseURLs()
-            }
-        }
         // The server's job limit is the one limit: slots, compute threads and batch widths.
-        let services = WorkerServices(options: options, maxJobs: configuration.maxJobs, session: session, urlGuard: urlGuard)
+        let services = WorkerServices(options: options, maxJobs: configuration.maxJobs, session: session)
         configuration.components.append(ComputeThreads(pool: services.compute))
         // A compute job's slot becomes its lease on the compute threads, carried by its task and child tasks.
         configuration.computeJobScope = { admission, body in
@@ -92,6 +84,8 @@ public struct WorkerOptions: Sendable {
     public var fetchTimeout: Duration = .seconds(30)
     /// Allowed folders and the URL policy from the command line.
     public var access = SessionPolicy.Configuration()
+    /// Offer the `diagnostics.*` methods (`--diagnostics`).
+    public var diagnostics = false
 
     public init() {}
 }

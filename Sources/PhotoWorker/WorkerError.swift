@@ -1,5 +1,6 @@
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 
 extension ErrorCode {
     /// The source file does not exist or cannot be read (or is not a regular file).

@@ -14,12 +14,14 @@ public struct WorkerServices: Sendable {
     /// The job limit (the server's `maxJobs`): compute threads, and the width of batch methods.
     public var maxJobs: Int { compute.threadCount }
 
-    public init(options: WorkerOptions, maxJobs: Int, session: SessionPolicy = SessionPolicy(), urlGuard: URLGuard? = nil) {
+    /// - Parameter urlTestHooks: the fetcher's test resolver (tests only; the executable has no way to set it).
+    public init(options: WorkerOptions, maxJobs: Int, session: SessionPolicy = SessionPolicy(),
+                urlTestHooks: URLFetcher.TestHooks = URLFetcher.TestHooks()) {
         self.options = options
         self.session = session
         cache = ImageCache(capacityBytes: options.cacheBytes)
         compute = ComputePool(threads: maxJobs)
-        loader = ImageLoader(options: options, cache: cache, compute: compute, urlGuard: urlGuard)
+        loader = ImageLoader(options: options, cache: cache, compute: compute, urlTestHooks: urlTestHooks)
     }
 
     /// The file and URL access of a request starting now (waits while an MCP client's roots are

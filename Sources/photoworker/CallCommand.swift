@@ -1,11 +1,10 @@
 import ArgumentParser
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 import PhotoWorker
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 extension PhotoWorkerCommand {
     /// `photoworker call METHOD '{"json":"params"}'`: one request for shell scripts.

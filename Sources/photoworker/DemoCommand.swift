@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 import PhotoWorker
 
 extension PhotoWorkerCommand {

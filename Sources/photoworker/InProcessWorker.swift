@@ -1,13 +1,12 @@
 import ArgumentParser
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 import Logging
 import PhotoWorker
 import Synchronization
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A worker running inside this process, reached over a pair of pipes with the real protocol
 /// (used by `call` and `demo`, so they exercise exactly what clients get).
@@ -38,7 +37,7 @@ final class InProcessWorker: Sendable {
                 if n <= 0 { break }
                 buffer.withUnsafeBytes { raw in
                     framer.feed(UnsafeRawBufferPointer(rebasing: raw[0..<n])) { event in
-                        if case .line(let bytes) = event, let v = try? JSONParser.parse(bytes) { continuation.yield(v) }
+                        if case .message(let bytes) = event, let v = try? JSONParser.parse(bytes) { continuation.yield(v) }
                     }
                 }
             }

@@ -1,12 +1,11 @@
 import ArgumentParser
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 import Logging
 import PhotoWorker
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `photoworker`: serves JSON-RPC on stdio by default.
 @main
@@ -21,10 +20,10 @@ struct PhotoWorkerCommand: AsyncParsableCommand {
             Flags of `photoworker [serve]` (`photoworker serve --help` explains each;
             `call` and `demo` take all but --framing):
               --framing auto|ndjson|content-length  --max-jobs N (default: cores)
-              --max-queue N  --max-line-bytes N  --drain-timeout S  --max-pixels N
+              --max-queue N  --max-message-bytes N  --drain-timeout S  --max-pixels N
               --cache-bytes N  --max-fetch-bytes N  --fetch-timeout S
               --allow-dir DIR  --allow-read-dir DIR  --allow-write-dir DIR
-              --urls any|public|none  --log-level LEVEL
+              --urls any|public|none  --log-level LEVEL  --diagnostics
             """,
         version: Worker.version,
         subcommands: [Serve.self, Call.self, Demo.self],
@@ -34,8 +33,13 @@ struct PhotoWorkerCommand: AsyncParsableCommand {
 
 /// Options shared by every mode that runs a worker.
 struct WorkerFlags: ParsableArguments {
-    @Option(help: "Longest accepted request line in bytes.")
-    var maxLineBytes: Int = 64 << 20
+    /// `--max-line-bytes` is the name from the days of one message per line, kept as an alias.
+    @Option(name: [.customLong("max-message-bytes"), .customLong("max-line-bytes")],
+            help: "Longest accepted message in bytes (a line, or a Content-Length body); --max-line-bytes is an alias.")
+    var maxMessageBytes: Int = 64 << 20
+
+    @Flag(help: "Offer the diagnostics.* methods (sleep, spin, fanout), which tests and benchmarks use to exercise the scheduler.")
+    var diagnostics = false
 
     /// nil: one per core (`jobs`); optional so the help shows the rule, not this machine's count.
     @Option(help: "Compute jobs running at once (default: the number of cores).")
@@ -82,7 +86,7 @@ struct WorkerFlags: ParsableArguments {
     var logLevel: String = "warning"
 
     func validate() throws {
-        guard maxLineBytes >= 1024 else { throw ValidationError("--max-line-bytes must be at least 1024") }
+        guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
         guard jobs >= 1 else { throw ValidationError("--max-jobs must be at least 1") }
         guard maxQueue >= 0 else { throw ValidationError("--max-queue must not be negative") }
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
@@ -101,7 +105,7 @@ struct WorkerFlags: ParsableArguments {
 
     var serverConfiguration: ServerConfiguration {
         var c = ServerConfiguration()
-        c.maxLineBytes = maxLineBytes
+        c.maxMessageBytes = maxMessageBytes
         c.maxJobs = jobs
         c.maxQueue = maxQueue
         c.drainTimeout = .milliseconds(Int(drainTimeout * 1000))
@@ -120,6 +124,7 @@ struct WorkerFlags: ParsableArguments {
             o.access.writeDirectories = canonical(allowDirs + allowWriteDirs)
         }
         o.access.urls = urls
+        o.diagnostics = diagnostics
         return o
     }
 

@@ -1,12 +1,11 @@
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 import PhotoWorkerTestSupport
 import Synchronization
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A folder tree with a way out at every turn: the allowed folder holds links leading outside,
 /// and outside holds what must not be read or replaced.

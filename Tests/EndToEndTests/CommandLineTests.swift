@@ -2,9 +2,7 @@ import Foundation
 import PhotoWorkerTestSupport
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The executable's one-shot modes: `call` for shell scripts and `demo`.
 @Suite(.timeLimit(TestTiming.minutes(2)))
@@ -62,7 +60,7 @@ struct CommandLineTests {
     }
 
     @Test func callPrintsStreamedEventsBeforeTheResult() throws {
-        let r = try Self.run(["call", "diagnostics.fanout", #"{"children":3,"ms":10}"#])
+        let r = try Self.run(["call", "--diagnostics", "diagnostics.fanout", #"{"children":3,"ms":10}"#])
         #expect(r.status == 0)
         let lines = r.stdout.split(separator: "\n")
         #expect(lines.count == 4)
@@ -86,7 +84,7 @@ struct CommandLineTests {
         // the buffer (about 3 minutes), past the suite's time limit.
         let p = Process()
         p.executableURL = WorkerProcess.binary
-        p.arguments = ["call", "diagnostics.fanout", #"{"children":1000,"ms":3000000}"#]
+        p.arguments = ["call", "--diagnostics", "diagnostics.fanout", #"{"children":1000,"ms":3000000}"#]
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err

@@ -1,11 +1,10 @@
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 import PhotoWorkerTestSupport
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Faults around a running batch: the client vanishing, stdin closing, SIGTERM, the parent dying.
 /// In every case the worker ends promptly by itself, leaves no child processes, and its output
@@ -124,7 +123,7 @@ struct FaultTests {
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
         // A background job of a non-interactive sh gets /dev/null as stdin; dash even ignores `<&0`,
         // so the pipe goes through fd 3.
-        shell.arguments = ["-c", #"exec 3<&0; "$0" --log-level info 0<&3 3<&- & echo "$!"; wait"#, WorkerProcess.binary.path]
+        shell.arguments = ["-c", #"exec 3<&0; "$0" --diagnostics --log-level info 0<&3 3<&- & echo "$!"; wait"#, WorkerProcess.binary.path]
         let input = Pipe(), output = Pipe(), errors = Pipe()
         shell.standardInput = input
         shell.standardOutput = output
@@ -141,13 +140,13 @@ struct FaultTests {
                 if n <= 0 { break }
                 pending += buffer[0..<n]
                 while let nl = pending.firstIndex(of: 0x0A) {
-                    inbox.push(.line(Array(pending[..<nl])))
+                    inbox.push(.message(Array(pending[..<nl])))
                     pending.removeSubrange(...nl)
                 }
             }
             inbox.push(.eof)
         }
-        guard case .line(let pidLine) = try await inbox.next(timeout: .seconds(10)),
+        guard case .message(let pidLine) = try await inbox.next(timeout: .seconds(10)),
               let workerPID = pid_t(String(decoding: pidLine, as: UTF8.self)) else {
             Issue.record("the shell did not report the worker's pid")
             return
@@ -156,7 +155,7 @@ struct FaultTests {
         let send = { (line: String) in try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8)) }
         send(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
         send(#"{"jsonrpc":"2.0","id":2,"method":"diagnostics.sleep","params":{"ms":60000}}"#)
-        guard case .line(let pong) = try await inbox.next(timeout: .seconds(10)) else {
+        guard case .message(let pong) = try await inbox.next(timeout: .seconds(10)) else {
             Issue.record("no reply from the worker")
             return
         }
@@ -166,7 +165,7 @@ struct FaultTests {
         #expect(await eventually(timeout: .seconds(10)) { processIsGone(workerPID) },
                 "the worker must exit after its parent died (it polls getppid)")
         // Its in-flight job was answered -32802 before it left; our end of stdin is still open.
-        guard case .line(let cancelled) = try await inbox.next(timeout: .seconds(10)) else {
+        guard case .message(let cancelled) = try await inbox.next(timeout: .seconds(10)) else {
             Issue.record("no -32802 for the in-flight job")
             return
         }

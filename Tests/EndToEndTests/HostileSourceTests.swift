@@ -1,11 +1,10 @@
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 import PhotoWorkerTestSupport
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Hostile image sources: damaged files, pixel bombs, special files and misbehaving servers all get
 /// their documented error code, and the worker keeps serving.

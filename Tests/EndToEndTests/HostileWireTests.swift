@@ -1,12 +1,11 @@
 import Foundation
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 import PhotoWorkerTestSupport
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Hostile bytes on the wire: every line gets its documented answer and the worker keeps serving.
 @Suite(.timeLimit(TestTiming.minutes(2)))

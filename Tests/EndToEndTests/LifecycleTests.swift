@@ -1,11 +1,10 @@
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 import PhotoWorkerTestSupport
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 @Suite(.timeLimit(TestTiming.minutes(1)))
 struct LifecycleTests {

@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 import PhotoWorkerTestSupport
 import Testing
 

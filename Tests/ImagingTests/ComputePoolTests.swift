@@ -225,6 +225,7 @@ struct ComputePoolForEachTests {
 
     @Test func offThePoolEveryIndexRunsOnTheCallingThread() throws {
         let pool = ComputePool(threads: 2)
+        pool.start()
         defer { pool.stop() }
         let threads = Mutex(Set<Int>())
         try pool.forEach(16, width: 2) { thread, _ in threads.withLock { _ = $0.insert(thread) } }

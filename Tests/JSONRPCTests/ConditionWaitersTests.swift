@@ -1,4 +1,5 @@
 @testable import JSONRPC
+import JSONRPCTransport
 import Testing
 
 /// `ConditionWaiters` lives inside an actor; this one plays the registry's part.

@@ -1,12 +1,11 @@
 import Foundation
 @testable import JSONRPC
+import JSONRPCTransport
 import Logging
 import Synchronization
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The read end of a pipe the writer under test writes to.
 final class Capture: Sendable {
@@ -192,36 +191,5 @@ struct ServerInProcessTests {
         #expect(echo.first?["result"] == ["value": 3] || echo.first?["error"]?["code"] == -32802)
         #expect(replies.filter { $0["id"] == 2 } == [["jsonrpc": "2.0", "id": 2, "result": [:]]])
         close(input[1])
-    }
-}
-
-/// The one writer: messages in order, framed as told, and the peer going away is noticed.
-struct MessageWriterTests {
-    @Test func messagesKeepTheirOrderAndFraming() throws {
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        let writer = MessageWriter(fd: fds[1])
-        writer.send(Array(#"{"a":1}"#.utf8))
-        writer.setFraming(.contentLength)
-        writer.send(Array(#"{"b":2}"#.utf8))
-        writer.flush()
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let n = buffer.withUnsafeMutableBytes { read(fds[0], $0.baseAddress!, $0.count) }
-        #expect(String(decoding: buffer[0..<max(0, n)], as: UTF8.self) == "{\"a\":1}\nContent-Length: 7\r\n\r\n{\"b\":2}")
-        #expect(writer.bytesWritten == n)
-    }
-
-    @Test func aPeerThatClosesIsReportedOnceAndLaterMessagesAreDropped() async throws {
-        signal(SIGPIPE, SIG_IGN)  // as the executable does: a closed pipe is an error, not a signal
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        close(fds[0])  // the client went away
-        let (closed, continuation) = AsyncStream.makeStream(of: Void.self)
-        let writer = MessageWriter(fd: fds[1]) { continuation.yield() }
-        writer.send(Array("{}".utf8))
-        var iterator = closed.makeAsyncIterator()
-        _ = await iterator.next()  // resumed by the writer thread, not by a sleep
-        writer.send(Array("{}".utf8))
-        writer.flush(timeout: 1)
     }
 }

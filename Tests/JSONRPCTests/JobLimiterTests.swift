@@ -1,7 +1,9 @@
 @testable import JSONRPC
+import JSONRPCTransport
 import Synchronization
 import Testing
 
+@MainActor
 struct JobLimiterTests {
     final class Order: Sendable {
         let values = Mutex<[Int]>([])

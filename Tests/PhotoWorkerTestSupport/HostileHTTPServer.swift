@@ -1,9 +1,7 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A misbehaving HTTP server on 127.0.0.1 for URL-source tests; the path picks the behaviour:
 /// `/silent` accepts and never answers, `/endless` streams a body that never ends (no length),

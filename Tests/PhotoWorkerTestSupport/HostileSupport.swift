@@ -1,11 +1,9 @@
 import Foundation
 import Imaging
-import JSONRPC
+import JSONRPCTransport
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A fresh empty folder under the system temp directory; removed by `remove()`.
 package struct TempFolder {

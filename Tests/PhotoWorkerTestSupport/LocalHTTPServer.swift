@@ -1,9 +1,7 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 for URL-source tests; routes are fixed by the tests.
 /// It serves each connection on its own thread and stops when deallocated (the listening
@@ -23,6 +21,8 @@ package final class LocalHTTPServer: Sendable {
     package let host: String
     private let listener: Int32
     private let routes: [String: Response]
+    /// One element per connection accepted (tests wait on it instead of sleeping).
+    package let accepted: AsyncStream<Void>
 
     package init(routes: [String: Response], host: String = "127.0.0.1") throws {
         self.routes = routes
@@ -46,13 +46,17 @@ package final class LocalHTTPServer: Sendable {
         port = Int(UInt16(bigEndian: addr.sin_port))
         let listener = listener
         let routes = routes
+        let (accepted, acceptedContinuation) = AsyncStream.makeStream(of: Void.self)
+        self.accepted = accepted
         Thread.detachNewThread {
             while true {
                 let fd = accept(listener, nil, nil)
                 if fd < 0 {
                     if errno == EINTR { continue }
+                    acceptedContinuation.finish()
                     return
                 }
+                acceptedContinuation.yield()
                 Thread.detachNewThread { LocalHTTPServer.serve(fd, routes: routes) }
             }
         }

@@ -1,11 +1,9 @@
 import Foundation
-import JSONRPC
+import JSONRPCTransport
 import Synchronization
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Thrown when an expected message does not arrive in time (a failure guard, not a sleep).
 package struct TimedOut: Error, CustomStringConvertible {
@@ -37,13 +35,16 @@ package final class WorkerProcess: Sendable {
         return root.appendingPathComponent(".build/debug/photoworker")
     }
 
-    /// - Parameter executable: another copy of the worker to run (default: the one built with the tests).
+    /// - Parameters:
+    ///   - executable: another copy of the worker to run (default: the one built with the tests).
+    ///   - diagnostics: serve with `--diagnostics` (the scheduler probes most tests drive).
     package init(_ arguments: [String] = [], environment: [String: String]? = nil,
-         framing: MessageFraming = .ndjson, currentDirectory: String? = nil, executable: URL? = nil) throws {
+         framing: MessageFraming = .ndjson, currentDirectory: String? = nil, executable: URL? = nil,
+         diagnostics: Bool = true) throws {
         self.framing = framing
         process = Process()
         process.executableURL = executable ?? Self.binary
-        process.arguments = arguments
+        process.arguments = (diagnostics ? ["--diagnostics"] : []) + arguments
         if let environment { process.environment = environment }
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         let stdinPipe = Pipe(), stdoutPipe = Pipe(), stderrPipe = Pipe()
@@ -67,8 +68,8 @@ package final class WorkerProcess: Sendable {
                     buffer.withUnsafeBytes { raw in
                         headers.feed(UnsafeRawBufferPointer(rebasing: raw[0..<n])) { event in
                             switch event {
-                            case .line(let body): inbox.push(.line(body))
-                            default: inbox.push(.line(Array("worker wrote a bad frame: \(event)".utf8)))
+                            case .message(let body): inbox.push(.message(body))
+                            default: inbox.push(.message(Array("worker wrote a bad frame: \(event)".utf8)))
                             }
                         }
                     }
@@ -78,10 +79,10 @@ package final class WorkerProcess: Sendable {
                 while let nl = pending.firstIndex(of: 0x0A) {
                     let line = Array(pending[..<nl])
                     pending.removeSubrange(...nl)
-                    inbox.push(.line(line))
+                    inbox.push(.message(line))
                 }
             }
-            if !pending.isEmpty { inbox.push(.line(pending)) }
+            if !pending.isEmpty { inbox.push(.message(pending)) }
             inbox.push(.eof)
         }
         let errFD = stderrPipe.fileHandleForReading.fileDescriptor
@@ -141,7 +142,7 @@ package final class WorkerProcess: Sendable {
     package func next(timeout: Duration = .seconds(30)) async throws -> JSONValue? {
         switch try await inbox.next(timeout: timeout) {
         case .eof: return nil
-        case .line(let bytes):
+        case .message(let bytes):
             do { return try JSONParser.parse(bytes) } catch {
                 Issue.record("worker wrote a line that is not JSON: \(String(decoding: bytes, as: UTF8.self))")
                 return .string(String(decoding: bytes, as: UTF8.self))
@@ -153,7 +154,7 @@ package final class WorkerProcess: Sendable {
     package func nextRawLine(timeout: Duration = .seconds(30)) async throws -> String? {
         switch try await inbox.next(timeout: timeout) {
         case .eof: return nil
-        case .line(let bytes): return String(decoding: bytes, as: UTF8.self)
+        case .message(let bytes): return String(decoding: bytes, as: UTF8.self)
         }
     }
 
@@ -202,7 +203,7 @@ package final class WorkerProcess: Sendable {
 
 /// Lines from the worker's stdout, buffered; `next` waits for one with a time limit.
 package final class Inbox: Sendable {
-    package enum Event: Sendable { case line([UInt8]), eof }
+    package enum Event: Sendable { case message([UInt8]), eof }
 
     package init() {}
 
@@ -223,7 +224,7 @@ package final class Inbox: Sendable {
                 s.waiter = nil
                 return w.continuation
             }
-            if case .line = event { s.buffered.append(event) }
+            if case .message = event { s.buffered.append(event) }
             return nil
         }
         waiter?.resume(returning: event)
@@ -243,7 +244,7 @@ package final class Inbox: Sendable {
             let ready = state.withLock { s -> Event?? in
                 if s.head < s.buffered.count {
                     let e = s.buffered[s.head]
-                    if case .line = e { s.head += 1 }
+                    if case .message = e { s.head += 1 }
                     return .some(e)
                 }
                 if s.expired.remove(ticket) != nil { return .some(nil) }

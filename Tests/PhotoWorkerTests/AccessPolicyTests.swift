@@ -1,11 +1,10 @@
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 @testable import PhotoWorker
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 struct IPAddressClassTests {
     @Test(arguments: [

@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 @testable import PhotoWorker
 import Testing
 

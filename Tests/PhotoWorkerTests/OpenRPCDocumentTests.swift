@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 @testable import PhotoWorker
 import Testing
 
@@ -12,7 +13,9 @@ struct OpenRPCDocumentTests {
     }
 
     @Test func everyRegisteredMethodIsDocumented() {
-        let table = Worker.methods(options: WorkerOptions())
+        var options = WorkerOptions()
+        options.diagnostics = true
+        let table = Worker.methods(services: WorkerServices(options: options, maxJobs: 1))
         for name in table.names where !name.hasPrefix("tools/") {
             #expect(OpenRPCDocument.method(name) != nil, "\(name) is missing from protocol/openrpc.json")
         }

@@ -3,9 +3,7 @@ import Imaging
 @testable import PhotoWorker
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 struct OutputWriterTests {
     private func tempDir() throws -> String {

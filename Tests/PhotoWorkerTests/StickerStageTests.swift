@@ -13,6 +13,7 @@ struct StickerStageTests {
 
     @Test func theClassicalCutAtOnceEqualsTheStagesInTurn() async throws {
         let pool = ComputePool(threads: 2)
+        pool.start()
         defer { pool.stop() }
         let image = SubjectNetworkTests.photo()
         let (sticker, used) = try await StickerStage.extract(image, outline: OutlineSpec(width: 4), segmenter: .classical, on: pool)
@@ -26,6 +27,7 @@ struct StickerStageTests {
     @Test(arguments: [SubjectNetwork.concurrentPassPixels, 0])
     func theNetworkCutAtOnceEqualsTheStagesInTurn(concurrentUpTo limit: Int) async throws {
         let pool = ComputePool(threads: 2)
+        pool.start()
         defer { pool.stop() }
         let image = SubjectNetworkTests.photo()
         let (sticker, used) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool,
@@ -43,6 +45,7 @@ struct StickerStageTests {
 
     @Test func aCancelledStickerStopsWithCancellation() async throws {
         let pool = ComputePool(threads: 2)
+        pool.start()
         defer { pool.stop() }
         let image = SubjectNetworkTests.photo(width: 1200, height: 800)
         let task = Task { try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool) }

@@ -1,3 +1,5 @@
+import JSONRPCTransport
+
 /// `initialize`: who the server is, what it offers and its limits. Optional: scripts may skip it.
 ///
 /// A `protocolVersion` that one of the configured ``ProtocolDialect``s recognises makes the session
@@ -37,8 +39,8 @@ struct InitializeMethod: RPCMethod {
         let version = params.protocolVersion
         let dialect = version.flatMap { v in configuration.dialects.first { $0.recognises(protocolVersion: v) } }
         let session = ClientSession(dialect: dialect?.name, capabilities: params.capabilities)
-        peer.setSession(session)
-        lifecycle.dialect = dialect
+        await peer.setSession(session)
+        await lifecycle.select(dialect)
         configuration.sessionDelegate?.clientInitialized(session)
         let policy = configuration.sessionDelegate?.policyFacts
         if let dialect, let version {
@@ -47,7 +49,9 @@ struct InitializeMethod: RPCMethod {
                 policy: policy)
         }
         var limits: [String: JSONValue] = [
-            "maxLineBytes": .int(configuration.maxLineBytes),
+            "maxMessageBytes": .int(configuration.maxMessageBytes),
+            // The 1.0 name of the same limit, kept for clients written against it.
+            "maxLineBytes": .int(configuration.maxMessageBytes),
             "maxJobs": .int(configuration.maxJobs),
             "maxQueue": .int(configuration.maxQueue),
             "drainTimeoutSeconds": .int(Int(configuration.drainTimeout.components.seconds)),

@@ -1,3 +1,5 @@
+import JSONRPCTransport
+
 /// `jobs.cancel {"id"}` -> `{"cancelled": bool}`: a cancel with an acknowledgement. The cancelled
 /// request still gets its own final reply (-32800).
 struct JobsCancelMethod: RPCMethod {

@@ -1,3 +1,5 @@
+import JSONRPCTransport
+
 /// `jobs.list`: what is in flight, with state, start time and latest progress.
 struct JobsListMethod: RPCMethod {
     static let name = "jobs.list"

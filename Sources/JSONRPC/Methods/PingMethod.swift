@@ -1,3 +1,5 @@
+import JSONRPCTransport
+
 /// `ping` -> `{}`: liveness check and latency probe.
 public struct PingMethod: RPCMethod {
     public static let name = "ping"

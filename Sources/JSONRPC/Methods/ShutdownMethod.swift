@@ -1,3 +1,5 @@
+import JSONRPCTransport
+
 /// `shutdown`: stop accepting jobs, let in-flight ones finish, then answer `{}`. `exit` follows.
 struct ShutdownMethod: RPCMethod {
     static let name = "shutdown"
@@ -8,9 +10,9 @@ struct ShutdownMethod: RPCMethod {
     let registry: RequestRegistry
 
     func handle(_ params: NoParams, context: RequestContext) async throws -> EmptyResult {
-        lifecycle.beginShutdown()
+        await lifecycle.beginShutdown()
         _ = await registry.waitUntilIdle(timeout: .seconds(365 * 24 * 3600))
-        lifecycle.completeShutdown()
+        await lifecycle.completeShutdown()
         return EmptyResult()
     }
 }

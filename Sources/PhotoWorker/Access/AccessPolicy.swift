@@ -1,4 +1,5 @@
 import JSONRPC
+import JSONRPCTransport
 
 /// What a session may touch: the folders it may read and write, when an output may replace an
 /// existing file, and which URLs it may fetch. A value, fixed for the request that holds it.

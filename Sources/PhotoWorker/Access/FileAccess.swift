@@ -2,9 +2,7 @@ import CSyscalls
 import Foundation
 import Imaging
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `O_PATH`: glibc declares it only under `_GNU_SOURCE`, so the C shim exports it.
 private let O_PATH = cs_o_path

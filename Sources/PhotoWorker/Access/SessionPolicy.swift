@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 import Synchronization
 
 /// Decides each request's ``AccessPolicy``: from the command line (`--allow-dir`, `--urls`), the kind
@@ -44,8 +45,6 @@ public final class SessionPolicy: SessionDelegate {
     private struct State {
         var session = ClientSession()
         var roots = Roots.unknown
-        /// Set when URLs cannot be policed (the guard did not start): none are fetched.
-        var urlsRefused = false
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -53,8 +52,12 @@ public final class SessionPolicy: SessionDelegate {
     private let workingDirectory: String
     private let state = Mutex(State())
 
-    public init(configuration: Configuration = .init()) {
+    private let timers: any TimerScheduler
+
+    /// - Parameter timers: the clock of the roots timeout (the server's).
+    public init(configuration: Configuration = .init(), timers: any TimerScheduler = MainQueueTimers()) {
         self.configuration = configuration
+        self.timers = timers
         workingDirectory = Self.canonical(FileManager.default.currentDirectoryPath) ?? FileManager.default.currentDirectoryPath
     }
 
@@ -88,11 +91,6 @@ public final class SessionPolicy: SessionDelegate {
         }
     }
 
-    /// Fetch no URL from now on (the executable could not start the ``URLGuard``).
-    public func refuseURLs() {
-        state.withLock { $0.urlsRefused = true }
-    }
-
     /// Whether the session is confined to its client's roots: an MCP client that declared them, and
     /// no folders on the command line.
     private func followsRoots(_ session: ClientSession) -> Bool {
@@ -109,8 +107,7 @@ public final class SessionPolicy: SessionDelegate {
         guard awaiting else { return }
         // A client that never sends `notifications/initialized` must not hold requests forever.
         let timeout = configuration.rootsTimeout
-        Task { [weak self] in
-            try? await Task.sleep(for: timeout)
+        timers.after(timeout) { [weak self] in
             self?.settle { $0 == .awaiting ? Roots.unknown : $0 }
         }
     }
@@ -150,7 +147,7 @@ public final class SessionPolicy: SessionDelegate {
     private func policy(for s: State) -> AccessPolicy {
         let mcp = s.session.dialect == MCPDialect.name
         var p = AccessPolicy()
-        p.urls = s.urlsRefused ? .disabled : configuration.urls ?? (mcp ? .public : .any)
+        p.urls = configuration.urls ?? (mcp ? .public : .any)
         p.replace = mcp ? .never : .imagesOnly
         if configuration.confined {
             p.read = .within(configuration.readDirectories ?? [])

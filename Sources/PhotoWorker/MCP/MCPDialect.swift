@@ -1,4 +1,5 @@
 import JSONRPC
+import JSONRPCTransport
 
 /// The Model Context Protocol over the worker's stdio: an `initialize` whose `protocolVersion` is a
 /// date (`2025-06-18`) makes the session an MCP session. The reply takes MCP's shape, a request

@@ -1,4 +1,5 @@
 import JSONRPC
+import JSONRPCTransport
 import Synchronization
 
 /// One request's `notifications/progress` for its `progressToken`. MCP wants values that only

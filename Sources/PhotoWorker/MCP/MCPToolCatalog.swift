@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 
 /// The image methods as MCP tools: names, descriptions and input schemas derived from the
 /// OpenRPC document, so MCP hosts and native clients see one contract.

@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 
 /// The worker's OpenRPC document (protocol/openrpc.json, embedded as a resource), the single
 /// source of method schemas for `rpc.discover` and MCP's `tools/list`.

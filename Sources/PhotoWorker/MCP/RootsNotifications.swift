@@ -1,4 +1,5 @@
 import JSONRPC
+import JSONRPCTransport
 
 /// An MCP notification after which the client's roots are asked for (again).
 protocol RootsRefreshingNotification: RPCMethod where Params == NoParams, Result == EmptyResult {

@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import JSONRPCTransport
 
 /// MCP `tools/call {"name", "arguments", "_meta": {"progressToken"}}`: runs the method in this
 /// request's task (so cancellation and progress apply) and answers as MCP wants: the result as

@@ -1,4 +1,5 @@
 import JSONRPC
+import JSONRPCTransport
 
 /// MCP `tools/list`: the image methods as tools (no paging: the list is short).
 struct ToolsListMethod: RPCMethod {

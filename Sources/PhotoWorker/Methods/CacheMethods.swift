@@ -1,4 +1,5 @@
 import JSONRPC
+import JSONRPCTransport
 
 /// `cache.stats`: entries, bytes, capacity, hits, misses, evictions of the decoded-image cache.
 struct CacheStatsMethod: RPCMethod {

@@ -1,4 +1,5 @@
 import JSONRPC
+import JSONRPCTransport
 
 /// `diagnostics.fanout {"children", "ms"}`: N child tasks in a TaskGroup, each streamed as an
 /// item notification the moment it finishes, then `{"children": N}`.

@@ -1,4 +1,5 @@
 import JSONRPC
+import JSONRPCTransport
 
 /// `diagnostics.sleep {"ms"}`: waits without holding a core; exercises concurrency and cancel.
 public struct DiagnosticsSleepMethod: RPCMethod {

@@ -1,5 +1,6 @@
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 
 /// `diagnostics.spin {"ms"}`: burns one core, checking cancellation about every 0.1 ms, the way
 /// pixel loops check it per band of rows.

@@ -1,5 +1,6 @@
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 
 /// `image.convert {"source", "output", "allowTruncated"}`: decode (orientation applied) and
 /// re-encode as PNG or JPEG; metadata is stripped.

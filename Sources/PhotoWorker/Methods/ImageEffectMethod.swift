@@ -1,5 +1,6 @@
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 
 /// `image.effect {"source", "effects": [{"blur": r}, {"opacity": x}, {"grayscale": true}], "output"}`.
 struct ImageEffectMethod: RPCMethod {

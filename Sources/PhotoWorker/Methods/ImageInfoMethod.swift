@@ -1,5 +1,6 @@
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 
 /// `image.info {"source"}`: format, size and layout from the header alone (no full decode).
 struct ImageInfoMethod: RPCMethod {

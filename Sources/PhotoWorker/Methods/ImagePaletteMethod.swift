@@ -1,5 +1,6 @@
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 
 /// `image.palette {"source", "count"}`: the dominant colours ("colour scheme"), by share.
 struct ImagePaletteMethod: RPCMethod {

@@ -1,5 +1,6 @@
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 
 /// `image.scale {"source", "factor", "output"}`: any factor up or down, Lanczos-3.
 struct ImageScaleMethod: RPCMethod {

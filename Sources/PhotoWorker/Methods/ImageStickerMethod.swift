@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 
 /// `image.sticker {"source", "outline", "output", "maskOutput"}`: the photo's main subject cut
 /// out as RGBA with a feathered edge and an optional outline.

@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 
 /// `image.thumbnail {"source", "size" | "width"/"height", "fit", "output"}`: JPEG shrink-on-load,
 /// then a Lanczos-3 resample with premultiplied alpha.

@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 
 /// `pack.export {"stickers" | "sources", "columns", "cellSize", "padding", "background", "output", "filesDir",
 /// "target"}`: the app's sticker grid as one sheet, and optionally each sticker as its own file for sharing: PNG,

@@ -1,5 +1,6 @@
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 
 /// `photo.process {"source", "count", "outline", "output": {"dir"}}`: sticker, palette and
 /// gradient sticker of one photo.

@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 
 /// `photos.process {"sources": [...], "count", "outline", "output", "maxConcurrency"}`: the app's
 /// "process all photos". Every photo runs in a TaskGroup; each result (or error) streams as an

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Sorts IP addresses into public and the ranges a fetch on behalf of a client must not reach.
 public enum IPAddressClass: String, Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Imaging
 import JSONRPC
+import JSONRPCTransport
 
 /// Palette work shared by `image.palette`, `photo.process` and `photos.process`.
 enum PaletteStage {

@@ -1,10 +1,6 @@
 import Foundation
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads a descriptor on a dedicated thread and delivers framed messages (NDJSON lines or
 /// Content-Length bodies, see ``InputFramer``) as an async sequence.
@@ -13,7 +9,7 @@ import Darwin
 /// a cooperative-pool thread, hence the thread. Each `read` yields one batch of events; the
 /// thread waits for the consumer to acknowledge a bounded number of batches, so a fast client
 /// cannot make the worker buffer unbounded input.
-public final class LineReader: Sendable {
+public final class FrameReader: Sendable {
     /// One read's worth of events, or the end of the input.
     public enum Batch: Sendable {
         case events([FrameEvent])
@@ -26,21 +22,21 @@ public final class LineReader: Sendable {
 
     /// - Parameters:
     ///   - fd: the input descriptor (left blocking).
-    ///   - maxLineBytes: the cap on one message.
+    ///   - maxMessageBytes: the cap on one message (a line, or a Content-Length body).
     ///   - framing: the framing to read, or nil to detect it from the first bytes.
     ///   - onFraming: called once, on the reader thread, with the framing in force, before the
     ///     first batch is delivered (so the writer answers in it from the first reply on).
     ///   - maxPendingBatches: how many batches may wait for the consumer before reading pauses.
-    public init(fd: Int32, maxLineBytes: Int, framing: MessageFraming? = nil,
+    ///   - threadName: the reading thread's name.
+    public init(fd: Int32, maxMessageBytes: Int, framing: MessageFraming? = nil,
                 onFraming: @escaping @Sendable (MessageFraming) -> Void = { _ in },
-                maxPendingBatches: Int = 64) {
+                maxPendingBatches: Int = 64, threadName: String = "jsonrpc-reader") {
         (batches, continuation) = AsyncStream.makeStream(of: Batch.self, bufferingPolicy: .unbounded)
         credits = DispatchSemaphore(value: maxPendingBatches)
         let continuation = self.continuation
         let credits = self.credits
-        let thread = Thread {
-            Thread.current.name = "pw-reader"
-            var framer = InputFramer(framing: framing, maxMessageBytes: maxLineBytes)
+        BlockingThread.start(name: threadName) {
+            var framer = InputFramer(framing: framing, maxMessageBytes: maxMessageBytes)
             var announced = false
             let size = 1 << 16
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
@@ -66,8 +62,6 @@ public final class LineReader: Sendable {
                 continuation.yield(.events(events))
             }
         }
-        thread.name = "photoworker.reader"
-        thread.start()
     }
 
     /// The consumer calls this after handling each `.events` batch.

@@ -1,14 +1,3 @@
-/// What a framer found in the input stream. `line` is one message's bytes in either framing.
-public enum FrameEvent: Sendable, Equatable {
-    /// One complete line without its `\n` (and without a trailing `\r`); never blank.
-    case line([UInt8])
-    /// A message longer than the limit was discarded (a line up to its newline, a Content-Length
-    /// body as it streamed past); carries its length.
-    case overlong(byteCount: Int)
-    /// Content-Length framing only: a header block that cannot be used (what is wrong, in words).
-    case malformed(reason: String)
-}
-
 /// Splits a byte stream into lines: `\n` separated, trailing `\r` tolerated, blank lines ignored,
 /// lines over `maxLineBytes` discarded to their newline (reported, never buffered whole).
 public struct LineFramer: Sendable {
@@ -62,7 +51,7 @@ public struct LineFramer: Sendable {
         }
         if buffer.last == 0x0D { buffer.removeLast() }
         if !buffer.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
-            emit(.line(buffer))
+            emit(.message(buffer))
         }
         buffer.removeAll(keepingCapacity: buffer.count <= 1 << 16)
     }
@@ -73,8 +62,4 @@ public struct LineFramer: Sendable {
     }
 }
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -1,4 +1,5 @@
 @testable import JSONRPC
+import JSONRPCTransport
 import Testing
 
 struct ContentLengthFramerTests {
@@ -14,7 +15,7 @@ struct ContentLengthFramerTests {
 
     private func message(_ body: String) -> String { "Content-Length: \(body.utf8.count)\r\n\r\n\(body)" }
 
-    private func line(_ s: String) -> FrameEvent { .line(Array(s.utf8)) }
+    private func line(_ s: String) -> FrameEvent { .message(Array(s.utf8)) }
 
     private func reason(_ event: FrameEvent?) -> String? {
         if case .malformed(let r)? = event { return r }
@@ -80,7 +81,7 @@ struct ContentLengthFramerTests {
     }
 
     @Test func anEmptyBodyIsAnEmptyMessage() {
-        #expect(frame("Content-Length: 0\r\n\r\n" + message("[]")) == [.line([]), line("[]")])
+        #expect(frame("Content-Length: 0\r\n\r\n" + message("[]")) == [.message([]), line("[]")])
     }
 }
 
@@ -103,10 +104,10 @@ struct InputFramerTests {
     }
 
     @Test func detectsTheFramingFromTheFirstByteThatIsNotWhiteSpace() {
-        #expect(frame(" \n{\"a\":1}\n[1]\n") == (.ndjson, [.line(Array(#"{"a":1}"#.utf8)), .line(Array("[1]".utf8))]))
-        #expect(frame("\r\nContent-Length: 2\r\n\r\n{}") == (.contentLength, [.line(Array("{}".utf8))]))
+        #expect(frame(" \n{\"a\":1}\n[1]\n") == (.ndjson, [.message(Array(#"{"a":1}"#.utf8)), .message(Array("[1]".utf8))]))
+        #expect(frame("\r\nContent-Length: 2\r\n\r\n{}") == (.contentLength, [.message(Array("{}".utf8))]))
         #expect(frame("Content-Type: application/vscode-jsonrpc\r\nContent-Length: 2\r\n\r\n{}")
-                == (.contentLength, [.line(Array("{}".utf8))]), "any header may come first")
+                == (.contentLength, [.message(Array("{}".utf8))]), "any header may come first")
         #expect(frame("garbage\n").0 == .ndjson, "anything else is NDJSON, where it gets its parse error")
         #expect(frame("not json: but a line\n").0 == .ndjson, "a name must be a token")
         #expect(frame("  \n").0 == nil, "white space alone decides nothing")

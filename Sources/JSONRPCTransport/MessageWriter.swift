@@ -1,11 +1,7 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The single writer of the protocol stream.
 ///
@@ -15,33 +11,39 @@ import Darwin
 /// under the lock, messages can never interleave, and their order is the order of `send` calls.
 ///
 /// When the reader of the stream goes away (EPIPE, or `poll` reports an error on an idle pipe)
-/// the writer calls `onClosed` once and drops everything after.
+/// the writer calls the ``whenClosed(_:)`` handler once and drops everything after.
+///
+/// Transport side: a thread for the blocking `write(2)` and a lock for the hand-over to it (the
+/// protocol side above keeps its state on the main actor, without locks).
 public final class MessageWriter: Sendable {
     private struct State {
         var pending: [UInt8] = []
         var flushWaiters: [DispatchSemaphore] = []
         var closed = false
-        var bytesWritten = 0
+        var onClosed: (@Sendable () -> Void)?
         var framing = MessageFraming.ndjson
     }
 
     private let fd: Int32
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
-    private let onClosed: @Sendable () -> Void
 
     /// - Parameters:
     ///   - fd: the descriptor to write (the duplicated real stdout); left blocking.
-    ///   - onClosed: called once, from the writer thread, when the peer has closed the stream.
-    public init(fd: Int32, onClosed: @escaping @Sendable () -> Void = {}) {
+    ///   - threadName: the writing thread's name.
+    public init(fd: Int32, threadName: String = "jsonrpc-writer") {
         self.fd = fd
-        self.onClosed = onClosed
-        let thread = Thread { [self] in
-            Thread.current.name = "pw-writer"
-            self.run()
+        BlockingThread.start(name: threadName) { [self] in self.run() }
+    }
+
+    /// Calls `handler` once when the peer has closed the stream (at once if it already has).
+    public func whenClosed(_ handler: @escaping @Sendable () -> Void) {
+        let now = state.withLock { s -> Bool in
+            if s.closed { return true }
+            s.onClosed = handler
+            return false
         }
-        thread.name = "photoworker.writer"
-        thread.start()
+        if now { handler() }
     }
 
     /// Queues one message (its bytes, without framing). Never blocks on I/O.
@@ -66,9 +68,6 @@ public final class MessageWriter: Sendable {
     public func setFraming(_ framing: MessageFraming) {
         state.withLock { $0.framing = framing }
     }
-
-    /// Total bytes written so far (diagnostics).
-    public var bytesWritten: Int { state.withLock { $0.bytesWritten } }
 
     /// Blocks until everything queued before this call has been written (or the stream closed),
     /// or until `timeout` seconds pass.
@@ -105,8 +104,6 @@ public final class MessageWriter: Sendable {
                     for w in waiters { w.signal() }
                     return
                 }
-                let n = chunk.count
-                state.withLock { $0.bytesWritten += n }
                 chunk.removeAll(keepingCapacity: true)
             }
             // A flush waiter registered before the swap is satisfied; one registered after sees
@@ -135,14 +132,15 @@ public final class MessageWriter: Sendable {
     }
 
     private func markClosed() {
-        let waiters = state.withLock { s -> [DispatchSemaphore] in
+        let (waiters, onClosed) = state.withLock { s -> ([DispatchSemaphore], (@Sendable () -> Void)?) in
             s.closed = true
             s.pending = []
             let w = s.flushWaiters
             s.flushWaiters = []
-            return w
+            defer { s.onClosed = nil }
+            return (w, s.onClosed)
         }
         for w in waiters { w.signal() }
-        onClosed()
+        onClosed?()
     }
 }

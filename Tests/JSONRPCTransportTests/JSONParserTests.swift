@@ -1,4 +1,5 @@
 @testable import JSONRPC
+import JSONRPCTransport
 import Testing
 
 struct JSONParserTests {

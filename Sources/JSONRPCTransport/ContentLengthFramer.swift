@@ -47,7 +47,7 @@ public struct ContentLengthFramer: Sendable {
                 pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<(i + n)]))
                 i += n
                 if n == remaining {
-                    emit(.line(pending))
+                    emit(.message(pending))
                     pending = []
                     state = .headers(length: nil, seenAny: false, error: nil)
                 } else {
@@ -132,7 +132,7 @@ public struct ContentLengthFramer: Sendable {
                     emit(.overlong(byteCount: length))
                     state = length == 0 ? .headers(length: nil, seenAny: false, error: nil) : .skipping(remaining: length)
                 } else if length == 0 {
-                    emit(.line([]))
+                    emit(.message([]))
                     state = .headers(length: nil, seenAny: false, error: nil)
                 } else {
                     state = .body(remaining: length)

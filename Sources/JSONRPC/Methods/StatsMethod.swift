@@ -1,6 +1,9 @@
-/// `worker.stats`: counters since start.
-struct WorkerStatsMethod: RPCMethod {
-    static let name = "worker.stats"
+import JSONRPCTransport
+
+/// The counters since start, under the name the application gives it (the worker's `worker.stats`;
+/// ``ServerConfiguration/Builtins/statsMethod``).
+struct StatsMethod: RPCMethod {
+    static let name = "stats"
     static let cost = MethodCost.immediate
     static let summary = "Counters: received, completed, failed, cancelled, running, queued, uptime, peak RSS."
 
@@ -23,9 +26,9 @@ struct WorkerStatsMethod: RPCMethod {
 
     func handle(_ params: NoParams, context: RequestContext) async throws -> Result {
         let counts = await registry.counts
+        let (received, completed, failed, cancelled) = await (stats.received, stats.completed, stats.failed, stats.cancelled)
         return Result(
-            received: stats.received.value, completed: stats.completed.value, failed: stats.failed.value,
-            cancelled: stats.cancelled.value,
+            received: received, completed: completed, failed: failed, cancelled: cancelled,
             running: max(0, counts.running - 1),  // not counting this request
             queued: counts.queued, uptimeSeconds: (stats.uptimeSeconds * 1000).rounded() / 1000,
             peakRSSBytes: ServerStats.peakRSSBytes, policy: delegate?.policyFacts)

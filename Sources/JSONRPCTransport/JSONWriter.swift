@@ -2,8 +2,8 @@
 ///
 /// Hand-written rather than `JSONEncoder` because it sits on the hot path of every reply and must
 /// reproduce number literals verbatim.
-enum JSONWriter {
-    static func write(_ value: JSONValue, into out: inout [UInt8]) {
+package enum JSONWriter {
+    package static func write(_ value: JSONValue, into out: inout [UInt8]) {
         switch value {
         case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
         case .bool(let b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))

@@ -35,7 +35,7 @@ public enum OutgoingMessage {
     }
 
     /// A notification whose params object is assembled from already-serialised members.
-    static func notification(method: String, rawParams: [UInt8]) -> [UInt8] {
+    package static func notification(method: String, rawParams: [UInt8]) -> [UInt8] {
         var out: [UInt8] = Array(#"{"jsonrpc":"2.0","method":"#.utf8)
         JSONWriter.writeString(method, into: &out)
         out.append(contentsOf: #","params":"#.utf8)

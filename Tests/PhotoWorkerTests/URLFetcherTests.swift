@@ -1,0 +1,88 @@
+import Foundation
+@testable import PhotoWorker
+import PhotoWorkerTestSupport
+import Testing
+
+/// The fetcher in process, with the test resolver the shipped binary cannot turn on: names answered
+/// with loopback addresses, and 127.0.0.2 standing in for a public one.
+@Suite(.timeLimit(.minutes(1)))
+struct URLFetcherTests {
+    static let hooks = URLFetcher.TestHooks(
+        hosts: ["evil.test": "127.0.0.1", "photos.test": "127.0.0.2"], publicAddresses: ["127.0.0.2"])
+    static let photo = Array(try! Data(contentsOf: URL(fileURLWithPath: Corpus.photo("girl-1.jpg"))))
+
+    private func outcome(_ fetcher: URLFetcher, _ url: String, policy: URLPolicy) async -> String {
+        do {
+            let bytes = try await fetcher.fetch(URL(string: url)!, policy: policy)
+            return bytes == Self.photo ? "ok" : "wrong bytes (\(bytes.count))"
+        } catch WorkerError.urlRefused(_, let rule, _) {
+            return rule
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func publicHostsAreFetchedAndRedirectsToPrivateOnesRefused() async throws {
+        let privateServer = try LocalHTTPServer(routes: ["/photo.jpg": .body(status: 200, contentType: "image/jpeg", bytes: Self.photo)])
+        let server = try LocalHTTPServer(routes: [
+            "/photo.jpg": .body(status: 200, contentType: "image/jpeg", bytes: Self.photo),
+            "/to-private": .redirect(to: privateServer.url("/photo.jpg")),
+            "/to-evil": .redirect(to: "http://evil.test:\(privateServer.port)/photo.jpg"),
+            "/to-public": .redirect(to: "/photo.jpg"),
+        ], host: "127.0.0.2")
+        let fetcher = URLFetcher(maxBytes: 10 << 20, timeout: .seconds(20), testHooks: Self.hooks)
+        let port = server.port
+        for (url, expected) in [
+            ("http://photos.test:\(port)/photo.jpg", "ok"), ("http://127.0.0.2:\(port)/photo.jpg", "ok"),
+            ("http://photos.test:\(port)/to-public", "ok"), ("http://photos.test:\(port)/to-private", "non-public-address"),
+            ("http://photos.test:\(port)/to-evil", "non-public-address"),
+            ("http://evil.test:\(privateServer.port)/photo.jpg", "non-public-address"),
+        ] {
+            let got = await outcome(fetcher, url, policy: .public)
+            #expect(got == expected, "\(url): \(got)")
+        }
+        // The refusal names the host and the address it resolved to.
+        do {
+            _ = try await fetcher.fetch(URL(string: "http://evil.test:\(privateServer.port)/photo.jpg")!, policy: .public)
+            Issue.record("evil.test was fetched")
+        } catch WorkerError.urlRefused(let url, _, let reason) {
+            #expect(url == "http://evil.test:\(privateServer.port)/photo.jpg")
+            #expect(reason.hasPrefix("evil.test resolves to 127.0.0.1, a loopback address"), "\(reason)")
+        }
+    }
+
+    /// Each fetch keeps its own refusal: many fetches of one host at once, half under `public` (refused)
+    /// and half under `any` (fetched), each get their own answer (a table keyed by host and port, as the
+    /// SOCKS guard had, could hand one fetch's refusal to another).
+    @Test func concurrentFetchesOfOneHostEachGetTheirOwnAnswer() async throws {
+        let server = try LocalHTTPServer(routes: ["/photo.jpg": .body(status: 200, contentType: "image/jpeg", bytes: Self.photo)])
+        let fetcher = URLFetcher(maxBytes: 10 << 20, timeout: .seconds(30), testHooks: Self.hooks)
+        let url = server.url("/photo.jpg")
+        let answers = await withTaskGroup(of: (Int, String).self) { group in
+            for i in 0..<24 {
+                group.addTask { (i, await self.outcome(fetcher, url, policy: i % 2 == 0 ? .public : .any)) }
+            }
+            var all: [Int: String] = [:]
+            for await (i, got) in group { all[i] = got }
+            return all
+        }
+        for i in 0..<24 {
+            #expect(answers[i] == (i % 2 == 0 ? "non-public-address" : "ok"), "fetch \(i): \(answers[i] ?? "none")")
+        }
+    }
+
+    @Test func aCancelledFetchEndsAtOnce() async throws {
+        let server = try LocalHTTPServer(routes: ["/silent": .silence])
+        let fetcher = URLFetcher(maxBytes: 1 << 20, timeout: .seconds(600))
+        let task = Task { try await fetcher.fetch(URL(string: server.url("/silent"))!, policy: .any) }
+        // Cancel once the server has the connection (the fetch is then parked in poll, waiting for an answer).
+        var accepted = server.accepted.makeAsyncIterator()
+        _ = await accepted.next()
+        let start = ContinuousClock.now
+        task.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await task.value }
+        // libcurl's poll is woken by the cancel, not by its one-second tick (10 s: far above, for a loaded machine).
+        let took = ContinuousClock.now - start
+        #expect(took < .seconds(10), "cancel took \(took)")
+    }
+}
