@@ -1,8 +1,6 @@
-import JSONRPCTransport
-
 /// Callers suspended until a condition of their owner becomes true, each with its own deadline.
 ///
-/// Owned by an actor (the registry), which calls ``resumeAll(returning:)`` at the moment the
+/// Kept by a main-actor owner (the registry, the job runner), which calls ``resumeAll(returning:)`` at the moment the
 /// condition turns true; a waiter whose deadline passes first is resumed with `false`. Each waiter
 /// is resumed exactly once: whichever of the two paths removes it from the table resumes it.
 struct ConditionWaiters {

@@ -1,5 +1,3 @@
-import JSONRPCTransport
-
 /// A FIFO counting semaphore for job slots, cancellation-aware, on the main actor with the job runner
 /// that drives it (no lock: every call but a cancellation's arrives there, and a cancellation hops there).
 ///

@@ -1,5 +1,3 @@
-import JSONRPCTransport
-
 /// The server's lifecycle flags, shared by the read loop and the `shutdown`/`exit` methods.
 @MainActor
 final class Lifecycle {

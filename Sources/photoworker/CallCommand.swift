@@ -33,7 +33,7 @@ extension PhotoWorkerCommand {
                 throw ValidationError("params are not valid JSON: \(error.reason) at byte \(error.offset)")
             }
             guard case .object = parsed else { throw ValidationError("params must be a JSON object") }
-            let worker = try InProcessWorker(flags: flags)
+            let worker = try InProcessWorker.start(flags: flags)
             // Ctrl-C: cancel the request; the worker answers -32800 and we exit 130.
             signal(SIGINT, SIG_IGN)
             let sigint = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
@@ -45,10 +45,10 @@ extension PhotoWorkerCommand {
                 }
                 Terminal.line(result.jsonString)
                 await worker.close()
-            } catch let failure as CallFailed {
-                Terminal.error(failure.error.jsonString)
+            } catch let error as RPCError {
+                Terminal.error(error.json.jsonString)
                 await worker.close()
-                throw ExitCode(failure.error["code"] == .int(-32800) ? 130 : 1)
+                throw ExitCode(error.code == .requestCancelled ? 130 : 1)
             }
         }
     }

@@ -32,7 +32,7 @@ extension PhotoWorkerCommand {
             Terminal.line("photoworker demo: \(sources.count) photos -> \(out)")
             let start = ContinuousClock.now
             // The demo speaks to the worker exactly as a client would, over an in-process pipe.
-            let session = try InProcessWorker(flags: flags)
+            let session = try InProcessWorker.start(flags: flags)
             let params: JSONValue = [
                 "sources": .array(sources.map { ["path": .string($0)] }),
                 "count": .int(count), "outline": ["width": 8, "color": "#FFFFFF"], "output": ["dir": .string(out)],

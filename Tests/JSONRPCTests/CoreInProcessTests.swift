@@ -42,20 +42,6 @@ final class Capture: Sendable {
     }
 }
 
-/// A clock the test advances: timers fire when the test says so, never by waiting.
-final class ManualTimers: TimerScheduler {
-    private let pending = Mutex<[@Sendable () -> Void]>([])
-
-    func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
-        pending.withLock { $0.append(body) }
-    }
-
-    /// Fires every timer scheduled so far.
-    func fireAll() {
-        for body in pending.withLock({ p in defer { p = [] }; return p }) { body() }
-    }
-}
-
 /// Waits in the test until cancelled: a job that never ends by itself.
 struct ParkMethod: RPCMethod {
     static let name = "test.park"

@@ -24,14 +24,3 @@ public enum OpenRPCDocument {
         return methods.first { $0["name"] == .string(name) }
     }
 }
-
-/// `rpc.discover`: the OpenRPC document.
-struct RPCDiscoverMethod: RPCMethod {
-    static let name = "rpc.discover"
-    static let cost = MethodCost.immediate
-    static let summary = "The OpenRPC document describing every method."
-
-    func handle(_ params: NoParams, context: RequestContext) async throws -> RawJSON {
-        OpenRPCDocument.compact
-    }
-}

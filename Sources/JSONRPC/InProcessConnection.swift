@@ -1,0 +1,101 @@
+import Glibc
+import JSONRPCTransport
+import Synchronization
+
+/// A ``Server`` running in this process, spoken to over a pair of pipes with the real protocol (NDJSON):
+/// the executable's `call` and `demo` modes, and the in-process tests of every method family, which get
+/// the whole protocol path (framing, registry, writer) in milliseconds without spawning a process.
+///
+/// One consumer reads ``messages``; ``call(_:_:onEvent:)`` is that consumer for one request at a time.
+package final class InProcessConnection: Sendable {
+    package let server: Server
+    /// Every message the server writes, parsed, in order.
+    package let messages: AsyncStream<JSONValue>
+    private let toServer: Int32
+    private let serving: Task<Int32, Never>
+    private let nextID = Atomic<Int>(0)
+
+    /// - Parameter makeServer: builds the server over the given input and output descriptors.
+    package init(_ makeServer: (_ input: Int32, _ output: Int32) -> Server) throws {
+        var a: [Int32] = [0, 0], b: [Int32] = [0, 0]
+        guard pipe(&a) == 0, pipe(&b) == 0 else { throw ConnectionError.cannotCreatePipes }
+        for fd in a + b { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let server = makeServer(a[0], b[1])
+        self.server = server
+        toServer = a[1]
+        let fromServer = b[0]
+        let (stream, continuation) = AsyncStream.makeStream(of: JSONValue.self)
+        messages = stream
+        BlockingThread.start(name: "in-process-client") {
+            var framer = LineFramer(maxLineBytes: 1 << 30)
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(fromServer, $0.baseAddress!, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                buffer.withUnsafeBytes { raw in
+                    framer.feed(UnsafeRawBufferPointer(rebasing: raw[0..<n])) { event in
+                        if case .message(let bytes) = event, let v = try? JSONParser.parse(bytes) { continuation.yield(v) }
+                    }
+                }
+            }
+            Glibc.close(fromServer)
+            continuation.finish()
+        }
+        serving = Task { await server.run() }
+    }
+
+    package enum ConnectionError: Error { case cannotCreatePipes }
+
+    /// Writes one message (or raw bytes, for tests of hostile input).
+    package func send(_ message: JSONValue) { send(bytes: message.serialized + [0x0A]) }
+
+    package func send(bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in
+            var off = 0
+            while off < raw.count {
+                let n = write(toServer, raw.baseAddress! + off, raw.count - off)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                off += n
+            }
+        }
+    }
+
+    /// A fresh request id (1, 2, ...).
+    package func makeID() -> Int { nextID.add(1, ordering: .relaxed).newValue }
+
+    /// The id of the last request made with ``makeID()``.
+    package var lastID: Int { nextID.load(ordering: .relaxed) }
+
+    /// Sends one request and reads until its reply; `onEvent` sees its `$/progress` params (other messages
+    /// are dropped). Returns the result, or throws the error as an ``RPCError``.
+    package func call(_ method: String, _ params: JSONValue? = nil, onEvent: (JSONValue) -> Void = { _ in }) async throws -> JSONValue {
+        let id = makeID()
+        var request: [String: JSONValue] = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
+        if let params { request["params"] = params }
+        send(.object(request))
+        for await message in messages {
+            if message["method"] == "$/progress", message["params"]?["id"] == .int(id) {
+                onEvent(message["params"]!)
+            } else if message["id"] == .int(id) {
+                if let error = message["error"] {
+                    throw RPCError(code: ErrorCode(rawValue: error["code"]?.intValue ?? ErrorCode.internalError.rawValue),
+                                   message: error["message"]?.stringValue ?? "", data: error["data"])
+                }
+                return message["result"] ?? .null
+            }
+        }
+        throw RPCError(code: .internalError, message: "the server stopped")
+    }
+
+    /// `$/cancelRequest` for `id`.
+    package func cancel(_ id: Int) { send(["jsonrpc": "2.0", "method": "$/cancelRequest", "params": ["id": .int(id)]]) }
+
+    /// Closes the server's input: it drains, and its `run()` returns the exit code.
+    @discardableResult
+    package func close() async -> Int32 {
+        Glibc.close(toServer)
+        return await serving.value
+    }
+}

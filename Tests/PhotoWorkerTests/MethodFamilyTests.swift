@@ -1,0 +1,169 @@
+import Foundation
+import JSONRPC
+import JSONRPCTransport
+import PhotoWorker
+import PhotoWorkerTestSupport
+import Testing
+
+/// Every method family through the whole protocol path (framing, registry, job runner, writer) in this
+/// process: the worker's server over a pair of pipes, with a clock the test advances. What only a real
+/// process can show (signals, exit codes, the parent going away, stdout protection) stays end to end.
+@Suite(.timeLimit(.minutes(2)))
+struct MethodFamilyTests {
+    /// A worker in process; `diagnostics` offers the scheduler probes.
+    static func connect(diagnostics: Bool = false, timers: ManualTimers = ManualTimers()) throws -> InProcessConnection {
+        var configuration = ServerConfiguration()
+        configuration.handleSignals = false
+        configuration.watchParent = false
+        configuration.timers = timers
+        configuration.maxJobs = 2
+        var options = WorkerOptions()
+        options.diagnostics = diagnostics
+        return try InProcessConnection { input, output in
+            Worker.makeServer(configuration: configuration, options: options, input: input, output: output,
+                              logger: .init(label: "test"))
+        }
+    }
+
+    /// The error a call throws (nil when it succeeds).
+    static func error(of call: () async throws -> JSONValue) async -> RPCError? {
+        do { _ = try await call(); return nil } catch let e as RPCError { return e } catch { return nil }
+    }
+
+    @Test func protocolBuiltIns() async throws {
+        let w = try Self.connect()
+        let initialize = try await w.call("initialize", ["protocolVersion": "1.0"])
+        #expect(initialize["limits"]?["maxMessageBytes"] == 67_108_864, "\(initialize["limits"] ?? .null)")
+        #expect(initialize["limits"]?["maxLineBytes"] == 67_108_864)
+        guard case .array(let methods)? = initialize["methods"] else { Issue.record("no methods: \(initialize)"); return }
+        let names = methods.compactMap { $0["name"]?.stringValue }
+        #expect(names.contains("worker.stats") && names.contains("jobs.list") && names.contains("rpc.discover"), "\(names)")
+        #expect(!names.contains { $0.hasPrefix("diagnostics.") }, "diagnostics offered without --diagnostics: \(names)")
+        #expect(try await w.call("ping") == [:])
+        let discover = try await w.call("rpc.discover")
+        #expect(discover["openrpc"] != nil)
+        let stats = try await w.call("worker.stats")
+        #expect(stats["received"]?.intValue ?? 0 >= 3, "\(stats)")
+        #expect(try await w.call("jobs.list")["jobs"] == [])
+        let unknown = await Self.error { try await w.call("image.rotate") }
+        #expect(unknown?.code == .methodNotFound, "\(String(describing: unknown))")
+        let wrongType = await Self.error { try await w.call("image.palette", ["source": ["path": "x.jpg"], "count": "many"]) }
+        #expect(wrongType?.code == .invalidParams && wrongType?.data?["path"] == "count", "\(String(describing: wrongType))")
+        #expect(try await w.call("cache.stats")["entries"] != nil)
+        #expect(try await w.call("cache.clear") != nil)
+        #expect(await w.close() == 0)
+    }
+
+    @Test func imageMethods() async throws {
+        let w = try Self.connect()
+        let out = try Corpus.scratch()
+        let source: JSONValue = ["path": .string(Corpus.photo("rocket.jpg"))]
+        let info = try await w.call("image.info", ["source": source])
+        #expect(info["width"] == 640 && info["format"] == "jpeg", "\(info)")
+        let thumb = try await w.call("image.thumbnail", ["source": source, "size": 128, "output": ["path": .string("\(out)/t.png")]])
+        #expect(max(thumb["output"]?["width"]?.intValue ?? 0, thumb["output"]?["height"]?.intValue ?? 0) == 128, "\(thumb)")
+        #expect(FileManager.default.fileExists(atPath: "\(out)/t.png"))
+        let palette = try await w.call("image.palette", ["source": source, "count": 5])
+        guard case .array(let colors)? = palette["colors"] else { Issue.record("no colours: \(palette)"); return }
+        #expect(colors.count == 5)
+        let scaled = try await w.call("image.scale", ["source": source, "factor": 0.5, "output": ["path": .string("\(out)/s.webp")]])
+        #expect(scaled["output"]?["format"] == "webp" && scaled["output"]?["width"] == 320, "\(scaled)")
+        let converted = try await w.call("image.convert", ["source": source, "output": ["format": "png", "inline": true]])
+        #expect(converted["output"]?["data"]?.stringValue?.isEmpty == false)
+        let effect = try await w.call("image.effect", ["source": source, "effects": [["grayscale": true]],
+                                                      "output": ["path": .string("\(out)/g.jpg")]])
+        #expect(effect["output"]?["path"] == .string("\(out)/g.jpg"), "\(effect)")
+        let missing = await Self.error { try await w.call("image.info", ["source": ["path": .string("\(out)/none.jpg")]]) }
+        #expect(missing?.code.rawValue == -32001, "\(String(describing: missing))")
+        await w.close()
+    }
+
+    @Test func stickerPipelineAndPacks() async throws {
+        let w = try Self.connect()
+        let out = try Corpus.scratch()
+        let sticker = try await w.call("image.sticker", ["source": ["path": .string(Corpus.photo("rocket.jpg"))],
+                                                         "output": ["path": .string("\(out)/rocket-sticker.png")]])
+        #expect(sticker["output"]?["format"] == "png" && (sticker["coverage"]?.doubleValue ?? 0) > 0, "\(sticker)")
+        let photo = try await w.call("photo.process", ["source": ["path": .string(Corpus.photo("girl-1.jpg"))],
+                                                       "output": ["dir": .string(out)]])
+        #expect(photo["sticker"]?["path"] != nil && photo["palette"] != nil, "\(photo)")
+        let pack = try await w.call("pack.export", [
+            "stickers": [["path": .string("\(out)/rocket-sticker.png")], ["path": photo["sticker"]!["path"]!]],
+            "cellSize": 128, "output": ["path": .string("\(out)/sheet.png")],
+        ])
+        #expect(pack["output"]?["path"] == .string("\(out)/sheet.png"), "\(pack)")
+        #expect(FileManager.default.fileExists(atPath: "\(out)/sheet.png"))
+        await w.close()
+    }
+
+    /// A batch streams one item per photo as each finishes, then its summary.
+    @Test func batchesStreamItems() async throws {
+        let w = try Self.connect()
+        let out = try Corpus.scratch()
+        let names = ["girl-1.jpg", "rocket.jpg", "animal-1.jpg"]
+        var indices: [Int] = []
+        let summary = try await w.call("photos.process", [
+            "sources": .array(names.map { ["path": .string(Corpus.photo($0))] }), "segmenter": "classical",
+            "output": ["dir": .string(out)],
+        ]) { event in
+            if event["kind"] == "item", let i = event["index"]?.intValue { indices.append(i) }
+        }
+        #expect(indices.sorted() == [0, 1, 2], "\(indices)")
+        #expect(summary["completed"] == 3 && summary["failed"] == 0, "\(summary)")
+        await w.close()
+    }
+
+    /// MCP: the dialect's initialize, the server's own request for the client's roots (which the client here
+    /// never answers: the test's clock ends the wait), and the image methods as tools.
+    @Test func mcpDialectRootsAndTools() async throws {
+        let timers = ManualTimers()
+        let w = try Self.connect(timers: timers)
+        w.send(["jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": ["protocolVersion": "2025-06-18", "capabilities": ["roots": ["listChanged": true]],
+                           "clientInfo": ["name": "test", "version": "1"]]])
+        w.send(["jsonrpc": "2.0", "method": "notifications/initialized"])
+        var sawInitialize = false, rootsRequest: JSONValue?
+        for await message in w.messages {
+            if message["id"] == 1 { sawInitialize = message["result"]?["protocolVersion"] == "2025-06-18" }
+            if message["method"] == "roots/list" { rootsRequest = message }
+            if sawInitialize && rootsRequest != nil { break }
+        }
+        #expect(sawInitialize)
+        #expect(rootsRequest?["id"]?.stringValue?.hasPrefix("photoworker-") == true, "\(String(describing: rootsRequest))")
+        // The client stays silent: requests that need the session's folders wait for its roots until the
+        // clock ends the wait; then the session falls back to the working directory (the package root here).
+        #expect(timers.count > 0)
+        w.send(["jsonrpc": "2.0", "id": 50, "method": "tools/call",
+                "params": ["name": "image_info", "arguments": ["source": ["path": .string(Corpus.photo("rocket.jpg"))]]]])
+        timers.fireAll()
+        for await message in w.messages where message["id"] == 50 {
+            #expect(message["result"]?["structuredContent"]?["width"] == 640, "\(message)")
+            break
+        }
+        let tools = try await w.call("tools/list")
+        guard case .array(let list)? = tools["tools"] else { Issue.record("no tools: \(tools)"); return }
+        #expect(list.contains { $0["name"] == "image_info" }, "\(list.prefix(3))")
+        await w.close()
+    }
+
+    @Test func diagnosticsOnlyWhenAskedFor() async throws {
+        let plain = try Self.connect()
+        #expect(await Self.error { try await plain.call("diagnostics.sleep", ["ms": 1]) }?.code == .methodNotFound)
+        await plain.close()
+        let w = try Self.connect(diagnostics: true)
+        var items = 0
+        let fanout = try await w.call("diagnostics.fanout", ["children": 3, "ms": 1]) { event in
+            if event["kind"] == "item" { items += 1 }
+        }
+        #expect(fanout == ["children": 3] && items == 3, "\(fanout), \(items) items")
+        // Cancelled mid-flight: answered -32800.
+        let id = w.makeID() + 1
+        w.send(["jsonrpc": "2.0", "id": .int(id), "method": "diagnostics.sleep", "params": ["ms": 600_000]])
+        w.cancel(id)
+        for await message in w.messages where message["id"] == .int(id) {
+            #expect(message["error"]?["code"] == -32800, "\(message)")
+            break
+        }
+        await w.close()
+    }
+}
