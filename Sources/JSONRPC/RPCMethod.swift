@@ -1,4 +1,3 @@
-import Foundation
 import JSONRPCTransport
 
 /// How a method is scheduled.
@@ -71,58 +70,15 @@ public struct MethodHandler: Sendable {
         try await run(params, context)
     }
 
-    /// Params are by name: absent means `{}`, an array is refused with -32602.
+    /// Params are by name: absent means `{}`, an array is refused with -32602. Decoded straight from the
+    /// parsed value (``JSONValueDecoder``), never written out and parsed again.
     static func decode<P: Decodable>(_ type: P.Type, from params: JSONValue?) throws -> P {
         let value = params ?? .object([:])
         guard case .object = value else {
             throw RPCError.invalidParams(path: "params", "params must be an object (by name), got \(value.typeName)")
         }
         if P.self == NoParams.self { return NoParams() as! P }
-        do {
-            return try JSONDecoder().decode(P.self, from: Data(value.serialized))
-        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
-            // Foundation's decoder reports a number that does not fit its field (7.5 or 1e400 for an
-            // Int, 1e400 for a Double) as "not valid JSON" with no path; name the parameter instead.
-            if let culprit = unfittingNumber(in: value, decoding: P.self) {
-                throw RPCError.invalidParams(path: culprit.path, "the number \(culprit.literal.prefix(64)) does not fit the parameter's type")
-            }
-            throw DecodingError.dataCorrupted(context)
-        }
-    }
-
-    /// Finds the number that made `decode` fail without a path: numbers that are not plain `Int`
-    /// literals are replaced by 0 one after another (at most 32, so hostile params cannot make this
-    /// quadratic) until the pathless error goes away; the last one replaced is the culprit.
-    private static func unfittingNumber<P: Decodable>(in value: JSONValue, decoding: P.Type) -> (path: String, literal: String)? {
-        var candidates: [(path: String, keys: [JSONPathKey], literal: String)] = []
-        func collect(_ v: JSONValue, _ path: String, _ keys: [JSONPathKey]) {
-            guard candidates.count < 32 else { return }
-            switch v {
-            case .number(let text) where Int(text) == nil:
-                candidates.append((path, keys, text))
-            case .array(let a):
-                for (i, e) in a.enumerated() { collect(e, path + "[\(i)]", keys + [.index(i)]) }
-            case .object(let o):
-                for (k, e) in o.sorted(by: { $0.key < $1.key }) {
-                    collect(e, path.isEmpty ? k : path + "." + k, keys + [.key(k)])
-                }
-            default: break
-            }
-        }
-        collect(value, "", [])
-        var patched = value
-        for candidate in candidates {
-            patched = patched.replacing(at: candidate.keys[...], with: .number("0"))
-            do {
-                _ = try JSONDecoder().decode(P.self, from: Data(patched.serialized))
-                return (candidate.path, candidate.literal)
-            } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
-                continue
-            } catch {
-                return (candidate.path, candidate.literal)
-            }
-        }
-        return nil
+        return try JSONValueDecoder().decode(P.self, from: value)
     }
 }
 
@@ -152,28 +108,4 @@ public struct MethodTable: Sendable {
     public subscript(name: String) -> MethodHandler? { handlers[name] }
 
     public var names: [String] { handlers.keys.sorted() }
-}
-
-/// One step of a path into a JSON value.
-enum JSONPathKey {
-    case key(String)
-    case index(Int)
-}
-
-extension JSONValue {
-    /// This value with the member at `keys` replaced (unchanged if the path does not exist).
-    func replacing(at keys: ArraySlice<JSONPathKey>, with new: JSONValue) -> JSONValue {
-        guard let first = keys.first else { return new }
-        switch (self, first) {
-        case (.object(var o), .key(let k)):
-            guard let member = o[k] else { return self }
-            o[k] = member.replacing(at: keys.dropFirst(), with: new)
-            return .object(o)
-        case (.array(var a), .index(let i)) where a.indices.contains(i):
-            a[i] = a[i].replacing(at: keys.dropFirst(), with: new)
-            return .array(a)
-        default:
-            return self
-        }
-    }
 }

@@ -1,0 +1,67 @@
+import JSONRPCTransport
+import Testing
+
+/// Params decoded straight from the parsed value: types, optionals, paths of what is wrong.
+struct JSONValueDecoderTests {
+    struct Params: Decodable, Equatable {
+        struct Effect: Decodable, Equatable { var blur: Double? }
+        enum Fit: String, Decodable { case contain, cover }
+        var size: Int
+        var name: String?
+        var fit: Fit?
+        var effects: [Effect] = []
+        var extra: JSONValue?
+
+        enum CodingKeys: String, CodingKey { case size, name, fit, effects, extra }
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            size = try c.decode(Int.self, forKey: .size)
+            name = try c.decodeIfPresent(String.self, forKey: .name)
+            fit = try c.decodeIfPresent(Fit.self, forKey: .fit)
+            effects = try c.decodeIfPresent([Effect].self, forKey: .effects) ?? []
+            extra = try c.decodeIfPresent(JSONValue.self, forKey: .extra)
+        }
+    }
+
+    private func decode(_ text: String) throws -> Params {
+        try JSONValueDecoder().decode(Params.self, from: try JSONParser.parse(Array(text.utf8)))
+    }
+
+    /// The coding path of a decoding failure, as the -32602 `data.path` spells it.
+    private func failurePath(_ text: String) -> String {
+        do {
+            _ = try decode(text)
+            return "decoded"
+        } catch let error as DecodingError {
+            let context: DecodingError.Context
+            switch error {
+            case .keyNotFound(let key, let c): return (c.codingPath + [key]).map(\.stringValue).joined(separator: ".")
+            case .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c): context = c
+            @unknown default: return "unknown"
+            }
+            return context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func decodesNestedValues() throws {
+        let p = try decode(#"{"size":256,"name":null,"fit":"cover","effects":[{"blur":2.5},{}],"extra":{"a":[1]}}"#)
+        #expect(p.size == 256 && p.name == nil && p.fit == .cover, "\(p)")
+        #expect(p.effects == [.init(blur: 2.5), .init(blur: nil)])
+        #expect(p.extra == ["a": [1]])
+        #expect(try decode(#"{"size":1e2}"#).size == 100)  // an integral value in any notation
+    }
+
+    @Test func failuresNameTheirPath() {
+        #expect(failurePath(#"{}"#) == "size")
+        #expect(failurePath(#"{"size":"big"}"#) == "size")
+        #expect(failurePath(#"{"size":null}"#) == "size")
+        #expect(failurePath(#"{"size":7.5}"#) == "size")
+        #expect(failurePath(#"{"size":1e400}"#) == "size")
+        #expect(failurePath(#"{"size":99999999999999999999}"#) == "size")
+        #expect(failurePath(#"{"size":1,"fit":"stretch"}"#) == "fit")
+        #expect(failurePath(#"{"size":1,"effects":[{"blur":1},{"blur":1e400}]}"#) == "effects.[1].blur")
+        #expect(failurePath(#"{"size":1,"effects":{"blur":1}}"#) == "effects")
+    }
+}
