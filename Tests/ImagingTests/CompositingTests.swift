@@ -2,6 +2,26 @@ import Testing
 import Imaging
 
 @Suite struct CompositingTests {
+    /// Three stickers in two columns: two rows, each sticker fitted inside its cell's padding and centred,
+    /// the empty fourth cell left as background.
+    @Test func stickerSheetLaysOutCellsRowByRow() throws {
+        let background = RGBA(r: 240, g: 240, b: 240, a: 255)
+        let sheet = StickerSheet(columns: 2, cellSize: 40, padding: 5, background: background)
+        let colours = [RGBA(r: 255, g: 0, b: 0, a: 255), RGBA(r: 0, g: 255, b: 0, a: 255), RGBA(r: 0, g: 0, b: 255, a: 255)]
+        let stickers = colours.map { Image(width: 60, height: 30, fill: $0) }
+        let out = try sheet.compose(stickers)
+        #expect(out.width == 80 && out.height == 80, "\(out.width)x\(out.height)")
+        #expect(sheet.rows(for: 3) == 2)
+        for (i, c) in colours.enumerated() {
+            let (cx, cy) = ((i % 2) * 40 + 20, (i / 2) * 40 + 20)
+            #expect(out[cx, cy] == c, "cell \(i) centre: \(out[cx, cy])")
+            // 60x30 fitted into 30x30: 30x15, centred; above it is background.
+            #expect(out[cx, cy - 10] == background, "cell \(i) above the sticker: \(out[cx, cy - 10])")
+            #expect(out[(i % 2) * 40 + 2, cy] == background, "cell \(i) padding: \(out[(i % 2) * 40 + 2, cy])")
+        }
+        #expect(out[60, 60] == background)
+    }
+
     @Test func sourceOverFollowsPorterDuff() {
         let bottom = Image(width: 4, height: 4, fill: RGBA(r: 0, g: 0, b: 255, a: 255))
         let top = Image(width: 2, height: 2, fill: RGBA(r: 255, g: 0, b: 0, a: 128))

@@ -66,10 +66,10 @@ struct PackExportMethod: RPCMethod {
         guard padding >= 0, padding * 2 < cell else { throw RPCError.invalidParams(path: "padding", "must be at least 0 and less than half the cell") }
         let columns = params.columns ?? Int(Double(items.count).squareRoot().rounded(.up))
         guard (1...256).contains(columns) else { throw RPCError.invalidParams(path: "columns", "must be between 1 and 256") }
-        let background = try Self.background(params.background)
-        let rows = (items.count + columns - 1) / columns
-        guard columns * cell * rows * cell <= services.options.maxPixels else {
-            throw RPCError.invalidParams(path: "cellSize", "the sheet (\(columns * cell)x\(rows * cell)) would exceed the pixel limit")
+        let layout = StickerSheet(columns: columns, cellSize: cell, padding: padding, background: try Self.background(params.background))
+        let (sheetWidth, sheetHeight) = layout.size(for: items.count)
+        guard sheetWidth * sheetHeight <= services.options.maxPixels else {
+            throw RPCError.invalidParams(path: "cellSize", "the sheet (\(sheetWidth)x\(sheetHeight)) would exceed the pixel limit")
         }
         if params.target != nil && params.filesDir == nil {
             throw RPCError.invalidParams(path: "target", "needs \"filesDir\", the folder the messenger's files go to")
@@ -78,20 +78,12 @@ struct PackExportMethod: RPCMethod {
 
         let stickers = try await loadStickers(items, fromPhotos: fromPhotos, outline: params.outline,
                                           segmenter: params.segmenter ?? .network, access: access, context: context)
-        let inner = cell - 2 * padding
         let filesDir = params.filesDir
         let outputSpec = params.output
         let target = params.target
         // Composition, encoding and file writes are pixel work: on the compute threads.
         let (output, files, targetResult) = try await services.compute.run { () throws -> (OutputResult, [String]?, TargetResult?) in
-            var sheet = Image(width: columns * cell, height: rows * cell, fill: background)
-            for (i, sticker) in stickers.enumerated() {
-                try Cancellation.check()
-                let fitted = try Resampler.thumbnail(sticker, width: inner, height: inner, fit: .contain)
-                let x = (i % columns) * cell + (cell - fitted.width) / 2
-                let y = (i / columns) * cell + (cell - fitted.height) / 2
-                sheet = Compositing.over(fitted, on: sheet, at: x, y: y)
-            }
+            let sheet = try layout.compose(stickers)
             var files: [String]?
             var targetResult: TargetResult?
             if let dir = filesDir, let target {
@@ -106,7 +98,8 @@ struct PackExportMethod: RPCMethod {
             }
             return (try OutputWriter.write(sheet, to: outputSpec, access: access), files, targetResult)
         }
-        return Result(output: output, count: stickers.count, columns: columns, rows: rows, files: files, target: targetResult,
+        return Result(output: output, count: stickers.count, columns: columns, rows: layout.rows(for: stickers.count),
+                      files: files, target: targetResult,
                       ms: start.millisecondsElapsed)
     }
 
