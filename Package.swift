@@ -37,7 +37,8 @@ let package = Package(
             name: "JSONRPC",
             dependencies: ["JSONRPCTransport", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "Imaging", dependencies: ["CCodecs"]),
+        // Resources: OpenCV's frontal face cascade (scripts/gen-face-cascade.py).
+        .target(name: "Imaging", dependencies: ["CCodecs"], resources: [.copy("Resources")]),
         // OpenBLAS's CBLAS (Debian's libopenblas-dev), for the inference engine's convolutions.
         .systemLibrary(name: "COpenBLAS"),
         // A small inference engine for fixed convolutional networks (U²-Netp's subject map); knows

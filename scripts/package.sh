@@ -8,7 +8,7 @@
 #   1. `swift build -c release --static-swift-stdlib`: the Swift runtime and Foundation inside the binary
 #      (static FoundationNetworking needs libcurl at link time, hence -lcurl);
 #   2. .build/package/worker/: the stripped binary, its resource bundles (OpenRPC document, samples, U²-Netp
-#      weights), and every shared library it loads beyond the system's core ones, copied into lib/ with an
+#      weights, the face cascade), and every shared library it loads beyond the system's core ones, copied into lib/ with an
 #      $ORIGIN-relative RUNPATH (what auditwheel repair does for a wheel), plus those libraries' Debian copyright
 #      files in licenses/; checked with ldd: nothing from the Swift toolchain, nothing outside the folder but the
 #      core libraries;
@@ -45,7 +45,7 @@ rm -rf "$stage"
 mkdir -p "$worker/lib" "$worker/licenses"
 cp "$built/photoworker" "$worker/photoworker"
 strip --strip-unneeded "$worker/photoworker"
-for bundle in PhotoWorker_PhotoWorker.resources PhotoWorker_Inference.resources; do
+for bundle in PhotoWorker_PhotoWorker.resources PhotoWorker_Inference.resources PhotoWorker_Imaging.resources; do
     cp -R "$built/$bundle" "$worker/$bundle"
 done
 cp THIRD_PARTY_NOTICES.md "$worker/licenses/"

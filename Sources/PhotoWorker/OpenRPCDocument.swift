@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import JSONRPC
 import JSONRPCTransport
 
@@ -7,7 +8,7 @@ import JSONRPCTransport
 public enum OpenRPCDocument {
     /// The document's bytes as shipped (`{}` when the bundle is not beside the executable).
     public static let bytes: [UInt8] = {
-        guard let url = BundledResource.url("openrpc.json"), let data = try? Data(contentsOf: url) else { return Array("{}".utf8) }
+        guard let url = BundledResource.url("openrpc.json", bundle: "PhotoWorker_PhotoWorker.resources"), let data = try? Data(contentsOf: url) else { return Array("{}".utf8) }
         return Array(data)
     }()
 

@@ -1,10 +1,11 @@
 import Foundation
+import Imaging
 
 /// The sample photos bundled with the package (used by `photoworker demo`).
 public enum SampleImages {
     /// Paths of the bundled sample photos, sorted.
     public static var paths: [String] {
-        guard let dir = BundledResource.url("samples") else { return [] }
+        guard let dir = BundledResource.url("samples", bundle: "PhotoWorker_PhotoWorker.resources") else { return [] }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
         return names.filter { $0.lowercased().hasSuffix(".jpg") || $0.lowercased().hasSuffix(".png") }
             .sorted().map { dir.appendingPathComponent($0).path }

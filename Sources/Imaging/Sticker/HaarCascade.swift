@@ -1,3 +1,5 @@
+import Foundation
+
 /// A boosted cascade of Haar-like features (Viola & Jones 2001, with Lienhart & Maydt's tree-shaped
 /// weak classifiers), as OpenCV trains and ships them, evaluated the way OpenCV's `CascadeClassifier`
 /// does so its trained thresholds keep their meaning: every feature value is a weighted sum of
@@ -5,7 +7,8 @@
 /// shrunk by one pixel all round), a tree adds one leaf value to its stage's sum, and a window is
 /// rejected at the first stage whose sum falls below the stage threshold.
 ///
-/// The model is data compiled into the binary (`FaceCascadeData`); nothing is loaded at run time.
+/// The model is a text resource of this target (Resources/haarcascade_frontalface_alt2.txt, made by
+/// scripts/gen-face-cascade.py), read once at first use.
 struct HaarCascade: Sendable {
     struct Node: Sendable {
         /// Children in OpenCV's convention: > 0 is another node of the same tree, <= 0 is leaf −index.
@@ -44,9 +47,13 @@ struct HaarCascade: Sendable {
     /// cascade: the scan then evaluates both and picks the leaf without branching.
     let twoNodeTrees: Bool
 
-    /// OpenCV's frontal face detector (haarcascade_frontalface_alt2), or nil if the compiled-in data
-    /// did not parse (a build defect the tests catch; callers then simply find no faces).
-    static let frontalFace: HaarCascade? = HaarCascade(text: FaceCascadeData.frontalFaceAlt2)
+    /// OpenCV's frontal face detector (haarcascade_frontalface_alt2), or nil if its resource is missing or does
+    /// not parse (the tests catch a damaged file; a worker installed without the bundle simply finds no faces).
+    static let frontalFace: HaarCascade? = {
+        guard let url = BundledResource.url("haarcascade_frontalface_alt2.txt", bundle: "PhotoWorker_Imaging.resources"),
+              let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        return HaarCascade(text: String(decoding: data, as: UTF8.self))
+    }()
 
     /// Parses the line format written by scripts/gen-face-cascade.py; nil on any inconsistency
     /// (a tree pointing at a missing feature, a rectangle outside the window, counts that disagree,
@@ -55,7 +62,7 @@ struct HaarCascade: Sendable {
         var stages: [Stage] = [], trees: [Tree] = [], nodes: [Node] = [], leaves: [Float] = []
         var featureStart: [Int] = [], rects: [Rect] = []
         var window = (0, 0), declaredStages = 0, declaredFeatures = 0
-        for line in text.split(separator: "\n") {
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             let f = line.split(separator: " ")
             guard let kind = f.first else { continue }
             switch kind {

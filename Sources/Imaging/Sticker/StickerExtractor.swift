@@ -1,7 +1,7 @@
 import Foundation
 
 /// Cuts the main subject out of a photo with classical vision; nothing is downloaded, and the one
-/// learnt component is OpenCV's frontal face cascade, compiled in (`FaceCascadeData`).
+/// learnt component is OpenCV's frontal face cascade (a resource, `HaarCascade.frontalFace`).
 ///
 /// Pipeline (all at a reduced working copy except the last two steps):
 /// 1. Two saliency maps: `SaliencyMap` (minimum-barrier border distance over the Lab,
