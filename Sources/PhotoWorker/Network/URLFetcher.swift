@@ -127,32 +127,20 @@ private final class Transfer: Sendable {
         let text = url.absoluteString
         let status = result.status > 0 ? result.status : nil
         let message = withUnsafeBytes(of: result.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        func failed(_ reason: String, status: Int? = status) -> Result<[UInt8], any Error> {
-            .failure(WorkerError.fetchFailed(url: text, status: status, reason: reason))
-        }
+        let reason: String
         switch result.code {
-        case CC_FETCH_OK:
-            return .success(Array(UnsafeBufferPointer(start: result.body, count: result.length)))
-        case CC_FETCH_CANCELLED:
-            return .failure(CancellationError())
-        case CC_FETCH_REFUSED:
-            if let refusal = state.withLock({ $0.refusal }) { return .failure(refusal) }
-            return failed(message)
-        case CC_FETCH_TIMEOUT:
-            return failed("the fetch took longer than \(fetcher.timeout.inSeconds) s")
-        case CC_FETCH_TOO_LARGE:
-            return failed("the body exceeds the limit of \(fetcher.maxBytes) bytes")
-        case CC_FETCH_TOO_MANY_REDIRECTS:
-            return failed("more than \(fetcher.maxRedirects) redirects")
-        case CC_FETCH_BAD_REDIRECT:
-            return failed("redirect to a non-http(s) URL")
-        case CC_FETCH_CANNOT_RESOLVE:
-            return failed("cannot resolve \(url.host ?? text)")
-        case CC_FETCH_HTTP_STATUS:
-            return failed("HTTP status \(result.status)")
-        default:
-            return failed(message.isEmpty ? "the fetch failed" : message)
+        case CC_FETCH_OK: return .success(Array(UnsafeBufferPointer(start: result.body, count: result.length)))
+        case CC_FETCH_CANCELLED: return .failure(CancellationError())
+        case CC_FETCH_REFUSED: if let refusal = state.withLock({ $0.refusal }) { return .failure(refusal) } else { reason = message }
+        case CC_FETCH_TIMEOUT: reason = "the fetch took longer than \(fetcher.timeout.inSeconds) s"
+        case CC_FETCH_TOO_LARGE: reason = "the body exceeds the limit of \(fetcher.maxBytes) bytes"
+        case CC_FETCH_TOO_MANY_REDIRECTS: reason = "more than \(fetcher.maxRedirects) redirects"
+        case CC_FETCH_BAD_REDIRECT: reason = "redirect to a non-http(s) URL"
+        case CC_FETCH_CANNOT_RESOLVE: reason = "cannot resolve \(url.host ?? text)"
+        case CC_FETCH_HTTP_STATUS: reason = "HTTP status \(result.status)"
+        default: reason = message.isEmpty ? "the fetch failed" : message
         }
+        return .failure(WorkerError.fetchFailed(url: text, status: status, reason: reason))
     }
 
     /// libcurl is about to connect to `address` for `host`: the policy's answer, its refusal kept.
