@@ -251,6 +251,138 @@ public final class ComputePool: Sendable {
     }
 }
 
+extension ComputePool {
+    /// Items handed off while the caller goes on producing them: `produce` calls `handOff(item)` as each item is
+    /// ready, and an idle thread of the pool running the calling piece (a helper of its lease, after ordinary
+    /// work) processes handed-off items while `produce` goes on; whatever no helper has taken by the time
+    /// `produce` returns, the caller processes itself. Returns once every item is processed; when `produce`
+    /// throws, items not yet taken are dropped and the error is rethrown. Called anywhere but in a piece running
+    /// on a pool of two or more threads, each item is processed at once, on the calling thread.
+    ///
+    /// For two stages of one stream on two cores: a decoder's colour conversion of each band of rows while it
+    /// decodes the next. What the items point at must stay alive until this returns, which it may rely on:
+    /// helpers have left `process` by then, on every path.
+    public static func pipelined<Item: Sendable>(_ produce: (_ handOff: (Item) -> Void) throws -> Void,
+                                                process: @escaping @Sendable (Item) -> Void) throws {
+        guard let context = PieceContext.local.current, context.pool.threadCount > 1 else {
+            try produce { process($0) }
+            return
+        }
+        try context.pool.pipeline(produce, process: process, lease: context.lease)
+    }
+
+    private func pipeline<Item: Sendable>(_ produce: (_ handOff: (Item) -> Void) throws -> Void,
+                                          process: @escaping @Sendable (Item) -> Void, lease: ComputeLease) throws {
+        let line = HandOffLine(process: process, flag: Cancellation.currentFlag ?? CancellationFlag())
+        /// No helper joins any more; those no thread has taken leave the queue; then the caller finishes.
+        func end(processingRest: Bool) {
+            let submitted = line.close()
+            let removed = state.withLock { s in submitted.filter { s.remove($0, of: lease) != nil }.count }
+            for _ in 0..<removed { line.removed() }
+            line.finish(processingRest: processingRest)
+        }
+        do {
+            try produce { item in
+                guard let helper = line.add(item) else { return }
+                state.withLock { $0.push(Piece(flag: helper, speculation: nil, isHelper: true, run: { line.help() }, abandon: {}),
+                                         for: lease) }
+                available.signal()
+            }
+        } catch {
+            end(processingRest: false)
+            throw error
+        }
+        end(processingRest: true)
+    }
+}
+
+/// The queue of one ``ComputePool/pipelined(_:process:)``: items not yet taken, the helper pieces submitted and not
+/// yet finished (or removed), and the caller's wait for them.
+private final class HandOffLine<Item: Sendable>: Sendable {
+    private struct State {
+        var items: [Item] = []
+        var head = 0
+        /// A helper is queued or taking items: no other is submitted (the items are one stream).
+        var helperActive = false
+        /// Helper pieces submitted that have neither finished nor been removed from the pool's queue.
+        var outstanding = 0
+        var closed = false
+        /// Flags of the helper pieces submitted, to remove those still queued at the end.
+        var submitted: [CancellationFlag] = []
+    }
+
+    private let state = Mutex(State())
+    private let process: @Sendable (Item) -> Void
+    private let flag: CancellationFlag
+    private let helpersLeft = DispatchSemaphore(value: 0)
+
+    init(process: @escaping @Sendable (Item) -> Void, flag: CancellationFlag) {
+        self.process = process
+        self.flag = flag
+    }
+
+    /// Queues `item`; returns the flag of a helper piece to submit when no helper is queued or taking items.
+    func add(_ item: Item) -> CancellationFlag? {
+        state.withLock { s in
+            s.items.append(item)
+            guard !s.helperActive, !s.closed else { return nil }
+            s.helperActive = true
+            s.outstanding += 1
+            let helper = CancellationFlag()
+            s.submitted.append(helper)
+            return helper
+        }
+    }
+
+    /// The next item; nil when none is left (a helper then stops being active).
+    private func take(asHelper: Bool) -> Item? {
+        state.withLock { s -> Item? in
+            if s.head < s.items.count {
+                defer { s.head += 1 }
+                return s.items[s.head]
+            }
+            if asHelper { s.helperActive = false }
+            return nil
+        }
+    }
+
+    /// A helper piece: processes items until none are left, under the caller's cancellation flag.
+    func help() {
+        Cancellation.with(flag) {
+            while let item = take(asHelper: true) { process(item) }
+        }
+        let lastForWaitingCaller = state.withLock { s -> Bool in
+            s.outstanding -= 1
+            return s.closed && s.outstanding == 0
+        }
+        if lastForWaitingCaller { helpersLeft.signal() }
+    }
+
+    /// No helper is submitted any more; returns the flags of those submitted (some may still be queued).
+    func close() -> [CancellationFlag] {
+        state.withLock { s in
+            s.closed = true
+            return s.submitted
+        }
+    }
+
+    /// A submitted helper was removed from the pool's queue before any thread took it.
+    func removed() {
+        state.withLock { $0.outstanding -= 1 }
+    }
+
+    /// The caller's end, after `close` and the removal of queued helpers: processes what is left (or drops it),
+    /// then waits for helpers still taking items (the last to finish signals, seeing `closed`).
+    func finish(processingRest: Bool) {
+        if processingRest {
+            while let item = take(asHelper: false) { process(item) }
+        } else {
+            state.withLock { $0.head = $0.items.count }
+        }
+        if state.withLock({ $0.outstanding > 0 }) { helpersLeft.wait() }
+    }
+}
+
 /// The pool and lease of the piece this thread is running (pool threads only).
 private final class PieceContext: Sendable {
     let pool: ComputePool

@@ -93,17 +93,20 @@ enum JPEGDecoder {
 
         let rowBytes = width * 4
         let pixels = try [UInt8](unsafeUninitializedCapacity: rowBytes * height) { buffer, initialized in
-            var remaining = UInt32.max
-            var done = 0
-            while remaining > 0 {
-                if Cancellation.isRequested { throw CancellationError() }
-                let s = cc_jpeg_read_rows(j, buffer.baseAddress!, rowBytes, band, &remaining)
-                guard s == CC_OK else { throw fail(s) }
-                try checkTruncation()
-                let rows = height - Int(remaining) - done
-                converter?.apply(buffer.baseAddress! + done * rowBytes, count: rows * width)
-                done += rows
-            }
+            // Each band's colour conversion goes to an idle compute thread while libjpeg decodes the next band.
+            try ComputePool.pipelined({ handOff in
+                var remaining = UInt32.max
+                var done = 0
+                while remaining > 0 {
+                    if Cancellation.isRequested { throw CancellationError() }
+                    let s = cc_jpeg_read_rows(j, buffer.baseAddress!, rowBytes, band, &remaining)
+                    guard s == CC_OK else { throw fail(s) }
+                    try checkTruncation()
+                    let rows = height - Int(remaining) - done
+                    if converter != nil { handOff(PixelBand(start: buffer.baseAddress! + done * rowBytes, count: rows * width)) }
+                    done += rows
+                }
+            }, process: { band in converter?.apply(band.start, count: band.count) })
             initialized = rowBytes * height
         }
         let truncated = cc_jpeg_truncated(j) != 0
@@ -140,4 +143,14 @@ enum JPEGDecoder {
         guard let exif = cc_jpeg_exif(j, &length) else { return 1 }
         return ExifOrientation.parse(UnsafeRawBufferPointer(start: exif, count: length))
     }
+}
+
+/// A band of decoded RGBA pixels handed to another thread for conversion.
+///
+/// `@unchecked Sendable` is sound here: each band is a disjoint range of the output buffer, written by libjpeg
+/// before it is handed off and never touched by the decoder again, and `ComputePool.pipelined` returns (every
+/// helper out of its `process`) before the buffer's initializer does, so the pointer never outlives the buffer.
+struct PixelBand: @unchecked Sendable {
+    let start: UnsafeMutablePointer<UInt8>
+    let count: Int
 }

@@ -1,3 +1,4 @@
+import Glibc
 import Dispatch
 import Imaging
 import Synchronization
@@ -11,6 +12,65 @@ struct ComputePoolTests {
         #expect(try await pool.run { 6 * 7 } == 42)
         pool.stop()
         await #expect(throws: CancellationError.self) { try await pool.run { 1 } }
+    }
+
+    /// Hand-offs from a running piece are processed by the pool's idle thread while the piece goes on: the
+    /// producer waits for its first item to be processed before it produces the rest, which only a helper can do.
+    @Test func pipelinedItemsRunOnAnIdleThreadWhileTheProducerGoesOn() async throws {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let seen = Mutex<[Int]>([])
+        let (helped, producerThread) = try await pool.run { () throws -> (Bool, Int) in
+            let first = DispatchSemaphore(value: 0)
+            let producer = Int(bitPattern: pthread_self())
+            let processedElsewhere = Mutex(false)
+            try ComputePool.pipelined({ handOff in
+                handOff(0)
+                // Only a helper on the other thread can process item 0 while this thread waits here.
+                let answered = first.wait(timeout: .now() + 30) == .success
+                for i in 1..<20 { handOff(i) }
+                if !answered { throw CancellationError() }
+            }, process: { (i: Int) in
+                if Int(bitPattern: pthread_self()) != producer { processedElsewhere.withLock { $0 = true } }
+                seen.withLock { $0.append(i) }
+                if i == 0 { first.signal() }
+            })
+            return (processedElsewhere.withLock { $0 }, producer)
+        }
+        #expect(helped, "no item was processed by the pool's other thread (producer \(producerThread))")
+        #expect(seen.withLock { $0 }.sorted() == Array(0..<20), "\(seen.withLock { $0 })")
+    }
+
+    /// When the producer throws, items not yet taken are dropped and the call returns once no helper is inside
+    /// `process`; outside a pool, each item is processed at once on the caller's thread.
+    @Test func pipelinedStopsOnErrorAndRunsInlineOutsideAPool() async throws {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let inside = Mutex(0)
+        await #expect(throws: CancellationError.self) {
+            try await pool.run {
+                try ComputePool.pipelined({ handOff in
+                    for i in 0..<100 { handOff(i) }
+                    throw CancellationError()
+                }, process: { (_: Int) in
+                    inside.withLock { $0 += 1 }
+                    usleep(100)
+                    inside.withLock { $0 -= 1 }
+                })
+            }
+        }
+        #expect(inside.withLock { $0 } == 0, "a helper was still processing after the call returned")
+        var order: [Int] = []
+        let log = Mutex<[Int]>([])
+        try ComputePool.pipelined({ handOff in
+            for i in 0..<3 {
+                handOff(i)
+                order.append(log.withLock { $0.count })
+            }
+        }, process: { (i: Int) in log.withLock { $0.append(i) } })
+        #expect(order == [1, 2, 3], "outside a pool each item is processed at hand-off: \(order)")
     }
 
     @Test func aCancelledCallerIsSeenByTheLoop() async throws {

@@ -141,6 +141,21 @@ struct FormatDecodeTests {
         #expect(raw.metadata.convertedFrom == nil)
     }
 
+    /// A JPEG decoded on the compute threads converts its bands on the idle thread while libjpeg decodes the next
+    /// ones: the pixels are exactly those of a decode on one thread.
+    @Test func pipelinedConversionGivesTheSamePixels() async throws {
+        let bytes = try CodecCorpus.bytes("formats/girl-adobergb.jpg")
+        let inline = try ImageCodec.decode(bytes, options: DecodeOptions())
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        for _ in 0..<4 {
+            let pooled = try await pool.run { try ImageCodec.decode(bytes, options: DecodeOptions()) }
+            #expect(pooled.image == inline.image, "pixels differ")
+            #expect(pooled.metadata.convertedFrom != nil)
+        }
+    }
+
     @Test("image info names the colour profile")
     func profileNamed() throws {
         let adobe = try ImageCodec.info(try CodecCorpus.bytes("formats/girl-adobergb.jpg"))
