@@ -25,8 +25,13 @@ from worker_bench import Worker, large_inputs, stats  # noqa: E402
 from thumbnail_peers import psnr  # noqa: E402
 
 
+# Debian's ImageMagick 6 by its own name first: a `convert` earlier on PATH may be something else.
+CONVERT = shutil.which("convert-im6.q16") or shutil.which("magick") or "convert"
+
+
 def run(*cmd):
-    subprocess.run([str(c) for c in cmd], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cmd = [CONVERT if c == "convert" else str(c) for c in cmd]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def decode_inputs():

@@ -147,15 +147,21 @@ public enum ColorManagement {
         decoded.metadata.convertedFrom = describe(color, using: converter)
     }
 
+    /// Converts `image` band by band; in a compute-pool piece, idle threads of the pool take bands too.
     static func convert(_ image: inout Image, with transform: ColorTransform) throws {
         let count = image.pixelCount
+        let bands = (count + band - 1) / band
         try image.pixels.withUnsafeMutableBufferPointer { p in
-            var start = 0
-            while start < count {
+            let pixels = PixelBand(start: p.baseAddress!, count: count)
+            let convertBand: @Sendable (Int, Int) throws -> Void = { _, i in
                 try Cancellation.check()
-                let n = min(band, count - start)
-                transform.apply(p.baseAddress! + start * 4, count: n)
-                start += n
+                let start = i * band
+                transform.apply(pixels.start + start * 4, count: min(band, pixels.count - start))
+            }
+            if let pool = ComputePool.current {
+                try pool.forEach(bands, width: pool.threadCount, convertBand)
+            } else {
+                for i in 0..<bands { try convertBand(0, i) }
             }
         }
     }

@@ -262,6 +262,10 @@ extension ComputePool {
     /// For two stages of one stream on two cores: a decoder's colour conversion of each band of rows while it
     /// decodes the next. What the items point at must stay alive until this returns, which it may rely on:
     /// helpers have left `process` by then, on every path.
+    /// The pool whose piece this thread is running (nil on any other thread): for code deep in a piece (a codec)
+    /// that can spread its own work over the pool's idle threads.
+    public static var current: ComputePool? { PieceContext.local.current?.pool }
+
     public static func pipelined<Item: Sendable>(_ produce: (_ handOff: (Item) -> Void) throws -> Void,
                                                 process: @escaping @Sendable (Item) -> Void) throws {
         guard let context = PieceContext.local.current, context.pool.threadCount > 1 else {

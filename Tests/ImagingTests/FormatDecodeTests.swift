@@ -141,19 +141,49 @@ struct FormatDecodeTests {
         #expect(raw.metadata.convertedFrom == nil)
     }
 
-    /// A JPEG decoded on the compute threads converts its bands on the idle thread while libjpeg decodes the next
-    /// ones: the pixels are exactly those of a decode on one thread.
-    @Test func pipelinedConversionGivesTheSamePixels() async throws {
-        let bytes = try CodecCorpus.bytes("formats/girl-adobergb.jpg")
+    /// Decoded on the compute threads, a file's colour conversion spreads over the idle thread (a JPEG's bands while
+    /// libjpeg decodes the next ones, other formats' bands after the decode): the pixels are exactly those of a
+    /// decode on one thread.
+    @Test(arguments: ["girl-adobergb.jpg", "coffee-adobergb.png", "coffee-adobergb.webp", "coffee-adobergb.heic"])
+    func conversionOnThePoolGivesTheSamePixels(_ name: String) async throws {
+        let bytes = try CodecCorpus.bytes("formats/" + name)
         let inline = try ImageCodec.decode(bytes, options: DecodeOptions())
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
         for _ in 0..<4 {
             let pooled = try await pool.run { try ImageCodec.decode(bytes, options: DecodeOptions()) }
-            #expect(pooled.image == inline.image, "pixels differ")
+            #expect(pooled.image == inline.image, "\(name): pixels differ")
             #expect(pooled.metadata.convertedFrom != nil)
         }
+    }
+
+    /// A conversion of many bands on the pool (here 1.5 M pixels: six bands) gives exactly the one-thread pixels.
+    @Test func manyBandsConvertedOnThePoolMatchOneThread() async throws {
+        let raw = try Self.decode("girl-adobergb.jpg", DecodeOptions(convertToSRGB: false))
+        let profile = try #require(raw.metadata.iccProfile)
+        let transform = try ColorManagement.transform(for: .icc(profile), format: .jpeg).get()
+        // The photo tiled to 1500x1000.
+        var pixels = [UInt8](repeating: 0, count: 1500 * 1000 * 4)
+        for y in 0..<1000 {
+            for x in 0..<1500 {
+                let c = raw.image[x % raw.image.width, y % raw.image.height]
+                pixels.replaceSubrange((y * 1500 + x) * 4..<(y * 1500 + x) * 4 + 4, with: [c.r, c.g, c.b, c.a])
+            }
+        }
+        let tiled = pixels
+        var inline = Image(width: 1500, height: 1000, pixels: tiled)
+        try ColorManagement.convert(&inline, with: transform)
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let pooled = try await pool.run { () throws -> Image in
+            var image = Image(width: 1500, height: 1000, pixels: tiled)
+            try ColorManagement.convert(&image, with: transform)
+            return image
+        }
+        #expect(pooled == inline, "pixels differ")
+        #expect(inline.pixels != tiled, "nothing was converted")
     }
 
     @Test("image info names the colour profile")

@@ -1,11 +1,14 @@
 import Foundation
 import Imaging
+import Synchronization
 
 /// `photobench decode [--iterations N] [--no-pillow] [--files F...]` (default 9 iterations)
 ///
 /// `--files` decodes the given files instead (any format: bench/formats_bench.py passes WebP, GIF, HEIC, AVIF,
 /// PNG and JPEG files); a file with a colour profile is also decoded as stored (mode "raw": no conversion to
-/// sRGB), so the conversion's share of the decode shows.
+/// sRGB), so the conversion's share of the decode shows, and both again as the worker runs them: as a piece on a
+/// 2-thread compute pool (modes "pool" and "pool-raw"), where a JPEG's conversion overlaps its decode on the idle
+/// thread (`ComputePool.pipelined`).
 /// Decode throughput on large JPEGs: full size and 1/8 shrink-on-load (libjpeg DCT scaling), single thread,
 /// against Pillow on the same files (bench/decode_pillow.py); plus one large PNG. Inputs are mosaics of
 /// corpus photos generated deterministically into bench/out/ (not committed). Megapixels are counted at the file's full
@@ -37,10 +40,17 @@ enum DecodeBench {
             if info.format == .jpeg && !args.contains("--files") {
                 modes.append(("1/8", DecodeOptions(minimumSize: (width: info.width / 16, height: info.height / 16))))
             }
-            if info.color != nil { modes.append(("raw", DecodeOptions(convertToSRGB: false))) }
+            if info.color != nil {
+                modes.append(("raw", DecodeOptions(convertToSRGB: false)))
+                modes.append(("pool", DecodeOptions()))
+                modes.append(("pool-raw", DecodeOptions(convertToSRGB: false)))
+            }
             for (mode, options) in modes {
                 var decoded: DecodedImage? = nil
-                let seconds = try best(iterations) { decoded = try ImageCodec.decode(bytes, options: options) }
+                let seconds = try best(iterations) {
+                    decoded = mode.hasPrefix("pool") ? try onPool { try ImageCodec.decode(bytes, options: options) }
+                                                     : try ImageCodec.decode(bytes, options: options)
+                }
                 let rate = megapixels / seconds
                 ours["\(file.lastPathComponent) \(mode)"] = rate
                 let size = decoded.map { "\($0.image.width)x\($0.image.height)" } ?? "?"
@@ -81,6 +91,27 @@ enum DecodeBench {
 
     /// Best wall time of `body` over `n` runs, after one warm-up. The minimum, not the median: the machine is
     /// shared, and interference only ever adds time.
+    /// Two compute threads, as the worker has on this machine.
+    static let pool: ComputePool = {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        return pool
+    }()
+
+    /// Runs `body` as a piece on ``pool`` and waits for it (from this plain thread).
+    static func onPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<T, any Error>?>(nil)
+        Task {
+            let r: Result<T, any Error>
+            do { r = .success(try await pool.run(body)) } catch { r = .failure(error) }
+            result.withLock { $0 = r }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get()
+    }
+
     static func best(_ n: Int, _ body: () throws -> Void) throws -> Double {
         try body()
         var times: [Double] = []
