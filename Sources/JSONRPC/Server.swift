@@ -9,12 +9,13 @@ import Glibc
 ///
 /// The read loop is deliberately simple and sequential: it parses a message, validates it, and
 /// either handles it inline (cancels, `exit`) or registers it in the ``RequestRegistry`` together
-/// with a new `Task` before it looks at the next one; nothing in that path suspends. All replies and notifications go through
-/// the single ``MessageWriter``.
+/// with a new `Task` before it looks at the next one; nothing in that path suspends. All replies
+/// and notifications go through the single ``MessageWriter``.
 ///
 /// - Important: Where code runs. The loop, the registry, the job runner, cheap methods, timers and
-///   signal handling run on the main actor (the types say so: `Server`, ``RequestRegistry`` and
-///   `JobRunner` are `@MainActor`), one serial executor off the cooperative pool, so `ping` and
+///   signal handling run on the main actor (the types say so: `Server`, ``RequestRegistry``,
+///   `JobRunner`, ``Peer`` and ``ServerStats`` are `@MainActor`, with plain state and no locks),
+///   one serial executor off the cooperative pool, so `ping` and
 ///   cancellation stay fast under load. Compute and waiting jobs run `@concurrent` on the
 ///   cooperative pool, and their synchronous pixel loops on the application's own compute threads
 ///   (Imaging's `ComputePool`), never on the pool: on Linux every wake-up from another thread
