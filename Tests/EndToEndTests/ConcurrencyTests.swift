@@ -1,5 +1,4 @@
 import Foundation
-import JSONRPC
 import JSONRPCTransport
 import PhotoWorkerTestSupport
 import Testing

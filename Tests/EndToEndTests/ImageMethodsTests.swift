@@ -1,6 +1,5 @@
 import Foundation
 import Imaging
-import JSONRPC
 import JSONRPCTransport
 import PhotoWorkerTestSupport
 import Testing

@@ -1,4 +1,3 @@
-import JSONRPC
 import JSONRPCTransport
 import PhotoWorkerTestSupport
 import Testing

@@ -1,5 +1,4 @@
-@testable import JSONRPC
-import JSONRPCTransport
+@testable import JSONRPCTransport
 import Testing
 
 struct IncomingMessageTests {
