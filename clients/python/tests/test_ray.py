@@ -45,9 +45,11 @@ def local_ray(worker_bin):
 
 
 def workers_of(binary: str) -> list[int]:
-    """Live processes running this photoworker binary."""
+    """Live processes running this photoworker binary. When the suites start the worker through
+    scripts/photoworker-diagnostics (which execs the built binary with --diagnostics), the processes run the
+    binary that PHOTOWORKER_REAL_BIN names."""
     found = []
-    target = os.path.realpath(binary)
+    target = os.path.realpath(os.environ.get("PHOTOWORKER_REAL_BIN") or binary)
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
