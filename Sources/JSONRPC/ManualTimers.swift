@@ -14,6 +14,12 @@ package final class ManualTimers: TimerScheduler {
     /// How many timers wait to fire.
     package var count: Int { pending.withLock { $0.count } }
 
+    /// Fires the timer scheduled first (if any).
+    package func fireOldest() {
+        let body = pending.withLock { p in p.isEmpty ? nil : p.removeFirst() }
+        body?()
+    }
+
     /// Fires every timer scheduled so far.
     package func fireAll() {
         for body in pending.withLock({ p in defer { p = [] }; return p }) { body() }

@@ -146,6 +146,36 @@ struct MethodFamilyTests {
         await w.close()
     }
 
+    /// The timeout of `initialize`'s wait for roots ends only that wait: roots asked for after it (on
+    /// `notifications/initialized`) and answered later still confine the session. (Under load the first timeout
+    /// used to release requests in the middle of the second wait, into the working directory.)
+    @Test func rootsAnsweredAfterTheFirstTimeoutStillApply() async throws {
+        let timers = ManualTimers()
+        let w = try Self.connect(timers: timers)
+        let root = try Corpus.scratch()
+        try FileManager.default.copyItem(atPath: Corpus.photo("rocket.jpg"), toPath: "\(root)/rocket.jpg")
+        w.send(["jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": ["protocolVersion": "2025-06-18", "capabilities": ["roots": ["listChanged": true]],
+                           "clientInfo": ["name": "test", "version": "1"]]])
+        w.send(["jsonrpc": "2.0", "method": "notifications/initialized"])
+        var rootsRequest: JSONValue?
+        for await message in w.messages where message["method"] == "roots/list" {
+            rootsRequest = message
+            break
+        }
+        let id = try #require(rootsRequest?["id"])
+        // initialize's timer fires first (the client was slow); the roots/list request's own is still pending.
+        timers.fireOldest()
+        w.send(["jsonrpc": "2.0", "id": 60, "method": "tools/call",
+                "params": ["name": "image_info", "arguments": ["source": ["path": .string("\(root)/rocket.jpg")]]]])
+        w.send(["jsonrpc": "2.0", "id": id, "result": ["roots": [["uri": .string(URL(fileURLWithPath: root).absoluteString)]]]])
+        for await message in w.messages where message["id"] == 60 {
+            #expect(message["result"]?["structuredContent"]?["width"] == 640, "\(message)")
+            break
+        }
+        await w.close()
+    }
+
     @Test func diagnosticsOnlyWhenAskedFor() async throws {
         let plain = try Self.connect()
         #expect(await Self.error { try await plain.call("diagnostics.sleep", ["ms": 1]) }?.code == .methodNotFound)

@@ -45,6 +45,9 @@ public final class SessionPolicy: SessionDelegate {
     private struct State {
         var session = ClientSession()
         var roots = Roots.unknown
+        /// Counts the waits for roots: a wait's timeout or failure ends only its own wait, never a later one
+        /// (the timeout of `initialize`'s wait must not cut short the `roots/list` asked for after it).
+        var wait = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -98,29 +101,30 @@ public final class SessionPolicy: SessionDelegate {
     }
 
     public func clientInitialized(_ session: ClientSession) {
-        let awaiting = state.withLock { s -> Bool in
+        let wait = state.withLock { s -> Int? in
             s.session = session
-            guard followsRoots(session) else { return false }
+            guard followsRoots(session) else { return nil }
             s.roots = .awaiting
-            return true
+            s.wait += 1
+            return s.wait
         }
-        guard awaiting else { return }
+        guard let wait else { return }
         // A client that never sends `notifications/initialized` must not hold requests forever.
-        let timeout = configuration.rootsTimeout
-        timers.after(timeout) { [weak self] in
-            self?.settle { $0 == .awaiting ? Roots.unknown : $0 }
+        timers.after(configuration.rootsTimeout) { [weak self] in
+            self?.giveUp(wait)
         }
     }
 
     /// Asks the client for its roots (MCP `roots/list`) and confines the session to them. A client
     /// that fails to answer leaves the session in the working directory.
     public func refreshRoots(from peer: Peer) async {
-        let wanted = state.withLock { s -> Bool in
-            guard followsRoots(s.session) else { return false }
+        let wait = state.withLock { s -> Int? in
+            guard followsRoots(s.session) else { return nil }
             s.roots = .awaiting  // requests wait for the fresh list
-            return true
+            s.wait += 1
+            return s.wait
         }
-        guard wanted else { return }
+        guard let wait else { return }
         do {
             let result = try await peer.request("roots/list", timeout: configuration.rootsTimeout)
             guard case .array(let roots)? = result["roots"] else { throw PeerError.closed }
@@ -130,8 +134,20 @@ public final class SessionPolicy: SessionDelegate {
             }
             settle { _ in .known(folders) }
         } catch {
-            settle { $0 == .awaiting ? Roots.unknown : $0 }
+            giveUp(wait)
         }
+    }
+
+    /// Wait `wait` ended without roots: the session falls back to the working directory, unless a later wait
+    /// (or an answer) has taken over.
+    private func giveUp(_ wait: Int) {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            guard s.wait == wait, s.roots == .awaiting else { return [] }
+            s.roots = .unknown
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for w in waiters { w.resume() }
     }
 
     private func settle(_ change: (Roots) -> Roots) {
