@@ -33,11 +33,11 @@ stale() { # stale OUTPUT INPUT...
 }
 
 build_decoder() {
-    local srcs=("$root"/Sources/JSONRPC/{LineFramer,ContentLengthFramer,InputFramer,MessageFraming,JSONParser,JSONValue,JSONWriter,IncomingMessage,RequestID,RPCError,ErrorCode,RawJSON}.swift
+    local srcs=("$root"/Sources/JSONRPCTransport/{FrameEvent,LineFramer,ContentLengthFramer,InputFramer,MessageFraming,JSONParser,JSONValue,JSONWriter,IncomingMessage,RequestID,RPCError,ErrorCode,RawJSON}.swift
         "$here/targets/MessageDecoderFuzz.swift")
     stale "$out/decoder" "${srcs[@]}" || return 0
     echo "building decoder" >&2
-    quiet_link "$swiftc" "${swift_flags[@]}" -module-name JSONRPC "${srcs[@]}" -o "$out/decoder"
+    quiet_link "$swiftc" "${swift_flags[@]}" -module-name JSONRPCTransport -package-name PhotoWorker "${srcs[@]}" -o "$out/decoder"
 }
 
 build_ccodecs() {
@@ -132,7 +132,7 @@ run() { # run TARGET SECONDS
     fi
 }
 
-# The two independent compiles (JSONRPC subset, Imaging) run side by side: one per core.
+# The two independent compiles (JSONRPCTransport subset, Imaging) run side by side: one per core.
 build_all() {
     local pid status=0
     build_decoder & pid=$!

@@ -1,7 +1,7 @@
 // libFuzzer target: the worker's input path, bytes -> InputFramer (NDJSON or Content-Length, detected
 // or forced) -> JSONParser -> IncomingMessage.
-// Compiled into the same module as the JSONRPC sources it tests (see fuzz/run.sh), so it needs no
-// `import JSONRPC`. Besides "does not crash", it checks three oracles that the worker relies on:
+// Compiled into the same module as the JSONRPCTransport sources it tests (see fuzz/run.sh), so it needs no
+// `import JSONRPCTransport`. Besides "does not crash", it checks three oracles that the worker relies on:
 //   1. framing (and its detection) does not depend on how the stream is split into reads;
 //   2. every parsed value survives serialize -> parse unchanged (the writer emits what the parser reads);
 //   3. validation is total: every parsed element becomes exactly one IncomingMessage case.
@@ -36,7 +36,7 @@ public func messageDecoderFuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> 
     precondition(whole == pieces, "framing depends on read boundaries (chunk \(chunk), \(String(describing: framing)))")
 
     for event in whole {
-        guard case .line(let bytes) = event else { continue }
+        guard case .message(let bytes) = event else { continue }
         precondition(bytes.count <= fuzzLineCap, "framer emitted a message over the cap")
         if framing == .ndjson {
             precondition(!bytes.isEmpty && !bytes.contains(0x0A), "framer emitted an empty line or one containing a newline")
