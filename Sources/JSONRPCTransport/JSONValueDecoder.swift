@@ -171,15 +171,19 @@ private struct SingleContainer: SingleValueDecodingContainer {
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try decodeValue(type, value, codingPath) }
 }
 
-/// Scalars directly; `JSONValue` as it is; anything else through its own `init(from:)`.
+/// Scalars directly; `JSONValue` as it is; anything else through its own `init(from:)`. Every standard scalar
+/// must be listed: theirs decodes through a single-value container, which comes back here.
 private func decodeValue<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> T {
     switch type {
     case is Bool.Type, is String.Type, is Double.Type, is Float.Type: return try scalar(type, value, path)
     case is Int.Type: return try integer(Int.self, value, path) as! T
-    case is Int64.Type: return try integer(Int64.self, value, path) as! T
+    case is Int8.Type: return try integer(Int8.self, value, path) as! T
+    case is Int16.Type: return try integer(Int16.self, value, path) as! T
     case is Int32.Type: return try integer(Int32.self, value, path) as! T
+    case is Int64.Type: return try integer(Int64.self, value, path) as! T
     case is UInt.Type: return try integer(UInt.self, value, path) as! T
     case is UInt8.Type: return try integer(UInt8.self, value, path) as! T
+    case is UInt16.Type: return try integer(UInt16.self, value, path) as! T
     case is UInt32.Type: return try integer(UInt32.self, value, path) as! T
     case is UInt64.Type: return try integer(UInt64.self, value, path) as! T
     case is JSONValue.Type: return value as! T

@@ -53,6 +53,21 @@ struct JSONValueDecoderTests {
         #expect(try decode(#"{"size":1e2}"#).size == 100)  // an integral value in any notation
     }
 
+    /// Every standard scalar decodes (one missing from the decoder's list would recurse through its own
+    /// single-value container), and a value out of its range is named.
+    @Test func everyStandardScalarDecodes() throws {
+        struct Scalars: Decodable {
+            var a: Int8, b: Int16, c: Int32, d: Int64, e: UInt, f: UInt8, g: UInt16, h: UInt32, i: UInt64
+            var j: Float, k: Double, l: Bool, m: String, n: Int
+        }
+        let text = #"{"a":-8,"b":-16,"c":-32,"d":-64,"e":1,"f":8,"g":16,"h":32,"i":64,"j":0.5,"k":0.25,"l":true,"m":"x","n":7}"#
+        let s = try JSONValueDecoder().decode(Scalars.self, from: try JSONParser.parse(Array(text.utf8)))
+        #expect(s.a == -8 && s.b == -16 && s.g == 16 && s.j == 0.5 && s.l && s.m == "x", "\(s)")
+        #expect(throws: DecodingError.self) {
+            try JSONValueDecoder().decode(Scalars.self, from: try JSONParser.parse(Array(text.replacingOccurrences(of: "\"a\":-8", with: "\"a\":300").utf8)))
+        }
+    }
+
     @Test func failuresNameTheirPath() {
         #expect(failurePath(#"{}"#) == "size")
         #expect(failurePath(#"{"size":"big"}"#) == "size")
