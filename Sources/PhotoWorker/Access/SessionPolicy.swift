@@ -64,8 +64,8 @@ public final class SessionPolicy: SessionDelegate {
         workingDirectory = Self.canonical(FileManager.default.currentDirectoryPath) ?? FileManager.default.currentDirectoryPath
     }
 
-    /// The policy in force now, without waiting for roots being asked for.
-    public var current: AccessPolicy {
+    /// The policy in force now, without waiting for roots being asked for (tests).
+    package var current: AccessPolicy {
         state.withLock { policy(for: $0) }
     }
 
