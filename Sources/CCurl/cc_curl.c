@@ -158,6 +158,7 @@ void cc_fetch_run(cc_fetch *f, const cc_fetch_request *r, cc_fetch_result *resul
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, r->timeout_ms);
     curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_bytes);
     curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
+    if (r->user_agent) curl_easy_setopt(easy, CURLOPT_USERAGENT, r->user_agent);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, &s);
     curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);

@@ -14,6 +14,8 @@ package final class LocalHTTPServer: Sendable {
         case silence
         /// Stream zeros forever without a Content-Length.
         case endless
+        /// 200 with the request's own head (request line and headers) as the body.
+        case echoRequest
     }
 
     package let port: Int
@@ -93,6 +95,9 @@ package final class LocalHTTPServer: Sendable {
             send(fd, "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nConnection: close\r\n\r\n")
             let chunk = [UInt8](repeating: 0xFF, count: 1 << 16)
             while sendBytes(fd, chunk) {}
+        case .echoRequest:
+            send(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(request.count)\r\nConnection: close\r\n\r\n")
+            sendBytes(fd, request)
         }
     }
 

@@ -71,6 +71,31 @@ struct URLFetcherTests {
         }
     }
 
+    /// A redirect may lead only to http or https: never to a local file or another protocol libcurl speaks.
+    @Test func redirectsToOtherSchemesAreRefused() async throws {
+        let server = try LocalHTTPServer(routes: [
+            "/to-file": .redirect(to: "file:///etc/passwd"), "/to-ftp": .redirect(to: "ftp://127.0.0.1/x.jpg"),
+            "/to-gopher": .redirect(to: "gopher://127.0.0.1/x"),
+        ])
+        let fetcher = URLFetcher(maxBytes: 1 << 20, timeout: .seconds(20))
+        for path in ["/to-file", "/to-ftp", "/to-gopher"] {
+            do {
+                let bytes = try await fetcher.fetch(URL(string: server.url(path))!, policy: .any)
+                Issue.record("\(path) was followed: \(bytes.count) bytes")
+            } catch WorkerError.fetchFailed(_, _, let reason) {
+                #expect(reason == "redirect to a non-http(s) URL", "\(path): \(reason)")
+            }
+        }
+    }
+
+    /// Requests say who they are (some image hosts refuse clients without a User-Agent).
+    @Test func requestsCarryAUserAgent() async throws {
+        let server = try LocalHTTPServer(routes: ["/echo": .echoRequest])
+        let bytes = try await URLFetcher(maxBytes: 1 << 20, timeout: .seconds(20)).fetch(URL(string: server.url("/echo"))!, policy: .any)
+        let head = String(decoding: bytes, as: UTF8.self)
+        #expect(head.contains("\r\nUser-Agent: photoworker/\(Worker.version)\r\n"), "\(head)")
+    }
+
     @Test func aCancelledFetchEndsAtOnce() async throws {
         let server = try LocalHTTPServer(routes: ["/silent": .silence])
         let fetcher = URLFetcher(maxBytes: 1 << 20, timeout: .seconds(600))

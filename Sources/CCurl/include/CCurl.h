@@ -49,6 +49,8 @@ typedef struct {
     int use_environment_proxies;
     /// Optional CURLOPT_CONNECT_TO entries (`host::address:`), NULL-terminated (tests' resolver).
     const char *const *connect_to;
+    /// The User-Agent header (some servers refuse requests without one); NULL sends none.
+    const char *user_agent;
     /// Optional; NULL connects anywhere.
     cc_fetch_address_check allow_address;
     void *context;

@@ -30,6 +30,9 @@ public struct URLFetcher: Sendable {
         }
     }
 
+    /// Sent with every request: servers that refuse anonymous clients (some image hosts do) accept it.
+    static let userAgent = "photoworker/\(Worker.version)"
+
     public init(maxBytes: Int, timeout: Duration, testHooks: TestHooks = TestHooks()) {
         self.maxBytes = maxBytes
         self.timeout = timeout
@@ -106,21 +109,24 @@ private final class Transfer: Sendable {
         let connectTo = hooks.hosts.map { "\($0.key)::\($0.value):" }
         var result = cc_fetch_result()
         let context = Unmanaged.passUnretained(self).toOpaque()
+        var request = cc_fetch_request()
+        request.max_redirects = fetcher.maxRedirects
+        request.max_bytes = Int64(fetcher.maxBytes)
+        request.timeout_ms = Int(fetcher.timeout.inSeconds * 1000)
+        request.use_environment_proxies = policy == .any ? 1 : 0
+        request.context = context
+        request.allow_address = { context, host, address, port in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            return transfer.allow(host: String(cString: host!), address: String(cString: address!)) ? 1 : 0
+        }
         withCStrings(connectTo) { entries in
             url.absoluteString.withCString { urlText in
-                var request = cc_fetch_request()
-                request.url = urlText
-                request.max_redirects = fetcher.maxRedirects
-                request.max_bytes = Int64(fetcher.maxBytes)
-                request.timeout_ms = Int(fetcher.timeout.inSeconds * 1000)
-                request.use_environment_proxies = policy == .any ? 1 : 0
-                request.connect_to = entries
-                request.context = context
-                request.allow_address = { context, host, address, port in
-                    let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
-                    return transfer.allow(host: String(cString: host!), address: String(cString: address!)) ? 1 : 0
+                URLFetcher.userAgent.withCString { agent in
+                    request.connect_to = entries
+                    request.url = urlText
+                    request.user_agent = agent
+                    cc_fetch_run(handle, &request, &result)
                 }
-                cc_fetch_run(handle, &request, &result)
             }
         }
         defer { cc_fetch_body_free(result.body) }
