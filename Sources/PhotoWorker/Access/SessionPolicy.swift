@@ -111,7 +111,7 @@ public final class SessionPolicy: SessionDelegate {
         guard let wait else { return }
         // A client that never sends `notifications/initialized` must not hold requests forever.
         timers.after(configuration.rootsTimeout) { [weak self] in
-            self?.giveUp(wait)
+            self?.end(wait, with: .unknown)
         }
     }
 
@@ -132,28 +132,18 @@ public final class SessionPolicy: SessionDelegate {
                 guard let uri = root["uri"]?.stringValue, let url = URL(string: uri), url.isFileURL else { return nil }
                 return Self.canonical(url.path)
             }
-            settle { _ in .known(folders) }
+            end(wait, with: .known(folders))
         } catch {
-            giveUp(wait)
+            end(wait, with: .unknown)
         }
     }
 
-    /// Wait `wait` ended without roots: the session falls back to the working directory, unless a later wait
-    /// (or an answer) has taken over.
-    private func giveUp(_ wait: Int) {
+    /// Wait `wait` ended: with the client's roots, or without (`.unknown`: the session falls back to the working
+    /// directory). Only the latest wait decides: an earlier one's timeout or late answer changes nothing.
+    private func end(_ wait: Int, with roots: Roots) {
         let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             guard s.wait == wait, s.roots == .awaiting else { return [] }
-            s.roots = .unknown
-            defer { s.waiters = [] }
-            return s.waiters
-        }
-        for w in waiters { w.resume() }
-    }
-
-    private func settle(_ change: (Roots) -> Roots) {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            s.roots = change(s.roots)
-            guard s.roots != .awaiting else { return [] }
+            s.roots = roots
             defer { s.waiters = [] }
             return s.waiters
         }
