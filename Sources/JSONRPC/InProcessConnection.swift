@@ -26,18 +26,15 @@ package final class InProcessConnection: Sendable {
         let fromServer = b[0]
         let (stream, continuation) = AsyncStream.makeStream(of: JSONValue.self)
         messages = stream
-        BlockingThread.start(name: "in-process-client") {
-            var framer = LineFramer(maxLineBytes: 1 << 30)
-            var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            while true {
-                let n = buffer.withUnsafeMutableBytes { read(fromServer, $0.baseAddress!, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                buffer.withUnsafeBytes { raw in
-                    framer.feed(UnsafeRawBufferPointer(rebasing: raw[0..<n])) { event in
-                        if case .message(let bytes) = event, let v = try? JSONParser.parse(bytes) { continuation.yield(v) }
-                    }
+        // The transport's own reader, as the server reads its input: one thread blocked in read(2), batches as they come.
+        let reader = FrameReader(fd: fromServer, maxMessageBytes: 1 << 30, framing: .ndjson, threadName: "in-process-client")
+        Task {
+            for await batch in reader.batches {
+                guard case .events(let events) = batch else { break }
+                for case .message(let bytes) in events {
+                    if let value = try? JSONParser.parse(bytes) { continuation.yield(value) }
                 }
+                reader.acknowledge()
             }
             Glibc.close(fromServer)
             continuation.finish()
