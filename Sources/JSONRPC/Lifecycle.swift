@@ -5,7 +5,7 @@ final class Lifecycle {
     private var shutdownComplete = false
     private(set) var exitCode: Int32?
     /// The dialect the client initialised in, if not the native protocol (its conventions apply).
-    var dialect: (any ProtocolDialect)?
+    private(set) var dialect: (any ProtocolDialect)?
 
     nonisolated init() {}
 

@@ -49,6 +49,13 @@ public final class SessionPolicy: SessionDelegate {
         /// (the timeout of `initialize`'s wait must not cut short the `roots/list` asked for after it).
         var wait = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
+
+        /// Requests wait for roots from now on; returns the new wait's number.
+        mutating func beginWait() -> Int {
+            roots = .awaiting
+            wait += 1
+            return wait
+        }
     }
 
     public let configuration: Configuration
@@ -104,9 +111,7 @@ public final class SessionPolicy: SessionDelegate {
         let wait = state.withLock { s -> Int? in
             s.session = session
             guard followsRoots(session) else { return nil }
-            s.roots = .awaiting
-            s.wait += 1
-            return s.wait
+            return s.beginWait()
         }
         guard let wait else { return }
         // A client that never sends `notifications/initialized` must not hold requests forever.
@@ -120,9 +125,7 @@ public final class SessionPolicy: SessionDelegate {
     public func refreshRoots(from peer: Peer) async {
         let wait = state.withLock { s -> Int? in
             guard followsRoots(s.session) else { return nil }
-            s.roots = .awaiting  // requests wait for the fresh list
-            s.wait += 1
-            return s.wait
+            return s.beginWait()  // requests wait for the fresh list
         }
         guard let wait else { return }
         do {
