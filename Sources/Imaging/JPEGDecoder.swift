@@ -93,8 +93,7 @@ enum JPEGDecoder {
 
         let rowBytes = width * 4
         let pixels = try [UInt8](unsafeUninitializedCapacity: rowBytes * height) { buffer, initialized in
-            // Each band's colour conversion goes to an idle compute thread while libjpeg decodes the next band.
-            try ComputePool.pipelined({ handOff in
+            func decodeRows(_ handOff: (PixelBand) -> Void) throws {
                 var remaining = UInt32.max
                 var done = 0
                 while remaining > 0 {
@@ -103,10 +102,16 @@ enum JPEGDecoder {
                     guard s == CC_OK else { throw fail(s) }
                     try checkTruncation()
                     let rows = height - Int(remaining) - done
-                    if converter != nil { handOff(PixelBand(start: buffer.baseAddress! + done * rowBytes, count: rows * width)) }
+                    handOff(PixelBand(start: buffer.baseAddress! + done * rowBytes, count: rows * width))
                     done += rows
                 }
-            }, process: { band in converter?.apply(band.start, count: band.count) })
+            }
+            if let converter {
+                // Each band's colour conversion goes to an idle compute thread while libjpeg decodes the next band.
+                try ComputePool.pipelined(decodeRows, process: { band in converter.apply(band.start, count: band.count) })
+            } else {
+                try decodeRows { _ in }
+            }
             initialized = rowBytes * height
         }
         let truncated = cc_jpeg_truncated(j) != 0
