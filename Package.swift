@@ -53,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "photoworker",
             dependencies: [
-                "PhotoWorker", "JSONRPC", "JSONRPCTransport",
+                "PhotoWorker", "JSONRPC", "JSONRPCTransport", "CSyscalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

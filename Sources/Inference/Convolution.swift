@@ -43,26 +43,41 @@ struct Convolution: Sendable {
             : nil
     }
 
-    /// Convolves the channel concatenation of `parts` (which need not be copied into one tensor:
-    /// the network hands a concat's inputs straight to the convolution that reads it).
+    /// Convolves the channel concatenation of `parts` into a new tensor (tests and single layers; a forward pass
+    /// uses ``apply(_:into:workspace:parallel:isCancelled:)`` on its own memory).
     func apply(_ parts: [Tensor], workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil,
                isCancelled: () -> Bool) throws -> Tensor {
         let shape = try Tensor.concatenatedShape(of: parts, for: "conv")
         guard shape.channels == inChannels else {
             throw InferenceError.modelDamaged("conv expects \(inChannels) channels, got \(shape.channels)")
         }
-        let h = shape.height, w = shape.width, plane = h * w
-        // Every path writes every output element.
-        return try Tensor(channels: outChannels, height: h, width: w) { dst in
+        return try Tensor(channels: outChannels, height: shape.height, width: shape.width) { dst in
             try Self.withPlanes(of: parts) { planes in
-                if let winograd, plane >= Self.winogradMinimumPlane {
-                    try winograd.apply(planes, height: h, width: w, into: dst, workspace: &workspace,
-                                       parallel: parallel, isCancelled: isCancelled)
-                } else {
-                    try multiply(planes, height: h, width: w, into: dst, workspace: &workspace, isCancelled: isCancelled)
-                    addBias(dst, plane: plane)
-                }
+                try apply(planes, height: shape.height, width: shape.width, into: dst, workspace: &workspace,
+                          parallel: parallel, isCancelled: isCancelled)
             }
+        }
+    }
+
+    /// Convolves the channel concatenation of `parts` (which need not be copied into one tensor:
+    /// the network hands a concat's inputs straight to the convolution that reads it) into `out`, which must not
+    /// overlap them. The plan has checked the shapes.
+    func apply(_ parts: [TensorView], into out: TensorView, workspace: inout ConvolutionWorkspace,
+               parallel: ParallelBands? = nil, isCancelled: () -> Bool) throws {
+        let planes = parts.flatMap { part in (0..<part.channels).map { UnsafePointer(part.plane($0)) } }
+        try apply(planes, height: out.height, width: out.width, into: out.base, workspace: &workspace,
+                  parallel: parallel, isCancelled: isCancelled)
+    }
+
+    /// Writes every output element: Winograd on large enough maps, SGEMM otherwise.
+    private func apply(_ planes: [UnsafePointer<Float>], height h: Int, width w: Int, into dst: UnsafeMutablePointer<Float>,
+                       workspace: inout ConvolutionWorkspace, parallel: ParallelBands?, isCancelled: () -> Bool) throws {
+        if let winograd, h * w >= Self.winogradMinimumPlane {
+            try winograd.apply(planes, height: h, width: w, into: dst, workspace: &workspace,
+                               parallel: parallel, isCancelled: isCancelled)
+        } else {
+            try multiply(planes, height: h, width: w, into: dst, workspace: &workspace, isCancelled: isCancelled)
+            addBias(dst, plane: h * w)
         }
     }
 

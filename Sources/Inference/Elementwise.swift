@@ -1,37 +1,29 @@
 import Foundation
 
-/// Channel concatenation, addition (residuals), ReLU and the logistic sigmoid. The in-place ops
-/// consume their first input: the network hands over a tensor it no longer needs, whose storage is
-/// then written instead of copied.
+/// Channel concatenation, addition (residuals), ReLU and the logistic sigmoid. The output may be the
+/// first input's own storage (the plan lets an op that is that input's last reader write over it):
+/// each element is read before it is written.
 enum Elementwise {
-    static func concat(_ parts: [Tensor]) throws -> Tensor {
-        let shape = try Tensor.concatenatedShape(of: parts, for: "concat")
-        var data: [Float] = []
-        data.reserveCapacity(shape.channels * shape.height * shape.width)
-        for p in parts { data += p.data }
-        return Tensor(channels: shape.channels, height: shape.height, width: shape.width, data: data)
-    }
-
-    static func add(_ a: consuming Tensor, _ b: Tensor) throws -> Tensor {
-        guard a.channels == b.channels, a.height == b.height, a.width == b.width else {
-            throw InferenceError.modelDamaged("add of tensors of different shapes")
+    static func concat(_ parts: [TensorView], into out: TensorView) {
+        var next = out.base
+        for p in parts {
+            next.update(from: p.base, count: p.count)
+            next += p.count
         }
-        var out = a
-        out.data.withUnsafeMutableBufferPointer { o in
-            b.data.withUnsafeBufferPointer { s in for i in 0..<o.count { o[i] += s[i] } }
-        }
-        return out
     }
 
-    static func relu(_ x: consuming Tensor) -> Tensor {
-        var out = x
-        out.data.withUnsafeMutableBufferPointer { o in for i in 0..<o.count { o[i] = max(0, o[i]) } }
-        return out
+    static func add(_ a: TensorView, _ b: TensorView, into out: TensorView) {
+        let a = a.base, b = b.base, o = out.base
+        for i in 0..<out.count { o[i] = a[i] + b[i] }
     }
 
-    static func sigmoid(_ x: consuming Tensor) -> Tensor {
-        var out = x
-        out.data.withUnsafeMutableBufferPointer { o in for i in 0..<o.count { o[i] = 1 / (1 + expf(-o[i])) } }
-        return out
+    static func relu(_ x: TensorView, into out: TensorView) {
+        let x = x.base, o = out.base
+        for i in 0..<out.count { o[i] = max(0, x[i]) }
+    }
+
+    static func sigmoid(_ x: TensorView, into out: TensorView) {
+        let x = x.base, o = out.base
+        for i in 0..<out.count { o[i] = 1 / (1 + expf(-x[i])) }
     }
 }

@@ -4,11 +4,11 @@ import Foundation
 /// A fixed-shape convolutional network (U²-Netp) loaded from the worker's own format
 /// (scripts/gen-u2netp.py): immutable and `Sendable`, so one instance serves every job at once.
 ///
-/// Only the ops the output depends on run (the side outputs' sigmoids are dropped at load), a
-/// concat read only by convolutions is never built (they read its parts), and each intermediate
-/// tensor is released after its last reader (an elementwise op that is its last reader writes into
-/// it), so memory holds the live skip connections rather than every activation. Cancellation is
-/// checked between layers and, inside convolutions, per band of rows.
+/// Only the ops the output depends on run (the side outputs' sigmoids are dropped at load), and a
+/// concat read only by convolutions is never built (they read its parts). A pass keeps its
+/// activations in one block laid out in advance (``ActivationPlan``): memory holds the live skip
+/// connections rather than every activation, and is handed back whole when the pass ends.
+/// Cancellation is checked between layers and, inside convolutions, per band of rows.
 public final class Network: Sendable {
     enum Step: Sendable {
         /// A convolution of the channel concatenation of `inputs` (a concat it is the only reader of
@@ -45,9 +45,10 @@ public final class Network: Sendable {
     private let inputTensor: Int
     private let outputTensor: Int
     private let tensorCount: Int
+    /// The steps the output depends on, in the graph's order.
     let steps: [Step]
-    /// For each step, the tensors it is the last reader of (released after it runs).
-    private let releases: [[Int]]
+    /// Their order in a pass at this input size and where each activation lives.
+    let plan: ActivationPlan
 
     init(graph: NetworkGraph, weights: [Float]) throws {
         name = graph.name
@@ -113,11 +114,8 @@ public final class Network: Sendable {
         }
         steps = Self.foldingConcats(into: kept.reversed())
         guard steps.last?.output == graph.output else { throw InferenceError.modelDamaged("nothing computes the output") }
-        var last = [Int: Int]()
-        for (i, step) in steps.enumerated() { for t in step.inputs { last[t] = i } }
-        var releases = [[Int]](repeating: [], count: steps.count)
-        for (t, i) in last where t != graph.output { releases[i].append(t) }
-        self.releases = releases
+        plan = try ActivationPlan(steps: steps, input: inputTensor, inputShape: TensorShape(
+            channels: inputChannels, height: inputHeight, width: inputWidth), output: outputTensor, tensorCount: tensorCount)
     }
 
     /// This network for another input size, sharing its weights: the same convolutions (each keeps
@@ -131,10 +129,10 @@ public final class Network: Sendable {
             let target = try levels.target(height: h, width: w)
             return .resize(input: input, output: output, height: target.height, width: target.width)
         }
-        return Network(self, inputHeight: height, inputWidth: width, steps: moved)
+        return try Network(self, inputHeight: height, inputWidth: width, steps: moved)
     }
 
-    private init(_ other: Network, inputHeight: Int, inputWidth: Int, steps: [Step]) {
+    private init(_ other: Network, inputHeight: Int, inputWidth: Int, steps: [Step]) throws {
         name = other.name
         inputChannels = other.inputChannels
         self.inputHeight = inputHeight
@@ -144,7 +142,8 @@ public final class Network: Sendable {
         outputTensor = other.outputTensor
         tensorCount = other.tensorCount
         self.steps = steps
-        releases = other.releases
+        plan = try ActivationPlan(steps: steps, input: inputTensor, inputShape: TensorShape(
+            channels: inputChannels, height: inputHeight, width: inputWidth), output: outputTensor, tensorCount: tensorCount)
     }
 
     /// `steps` without the concats whose every reader is a convolution: those read the parts.
@@ -208,48 +207,51 @@ public final class Network: Sendable {
     /// - Parameters:
     ///   - parallel: where the Winograd convolutions may spread their bands over idle threads (the results are
     ///     the same: each band is computed alike wherever it runs).
+    ///   - memory: where the pass borrows its activations' block (and returns it, for the job's next pass); nil
+    ///     allocates one for this pass alone.
     ///   - isCancelled: polled between layers and per band of rows inside convolutions (on the calling thread).
-    public func forward(_ input: Tensor, parallel: (any ParallelLoop)? = nil,
+    public func forward(_ input: Tensor, parallel: (any ParallelLoop)? = nil, memory: ActivationMemory? = nil,
                         isCancelled: () -> Bool = { false }) throws -> Tensor {
         guard input.channels == inputChannels, input.height == inputHeight, input.width == inputWidth else {
             throw InferenceError.badInput("expected \(inputChannels)x\(inputHeight)x\(inputWidth), got \(input.channels)x\(input.height)x\(input.width)")
         }
-        var tensors = [Tensor?](repeating: nil, count: tensorCount)
-        tensors[inputTensor] = input
-        func take(_ t: Int) throws -> Tensor {
-            guard let v = tensors[t] else { throw InferenceError.modelDamaged("tensor \(t) read before it is written") }
-            return v
+        let lender = memory ?? ActivationMemory()
+        let taken = lender.take(floats: plan.floats)
+        defer { lender.give(taken) }
+        let block = taken.base
+        func view(_ t: Int) -> TensorView {
+            // Every tensor a step reads or writes has a shape and a place: the plan was built from these steps.
+            TensorView(shape: plan.shapes[t]!, base: block + plan.offsets[t]!)
         }
+        input.data.withUnsafeBufferPointer { view(inputTensor).base.update(from: $0.baseAddress!, count: $0.count) }
         var workspace = ConvolutionWorkspace()
         let bands = parallel.flatMap { $0.width > 1 ? ParallelBands($0) : nil }
-        for (i, step) in steps.enumerated() {
+        for step in plan.steps {
             if isCancelled() { throw CancellationError() }
-            // An input this step is the last reader of is moved out, so elementwise ops reuse its
-            // storage instead of copying it.
-            func consume(_ t: Int) throws -> Tensor {
-                guard releases[i].contains(t), step.inputs.count(where: { $0 == t }) == 1 else { return try take(t) }
-                let v = try take(t)
-                tensors[t] = nil
-                return v
-            }
-            let result: Tensor
+            let out = view(step.output)
             switch step {
             case .conv(let conv, let inputs, _):
-                result = try conv.apply(try inputs.map(take), workspace: &workspace, parallel: bands,
-                                        isCancelled: isCancelled)
-            case .relu(let input, _): result = Elementwise.relu(try consume(input))
-            case .maxPool(let input, _): result = Pooling.maxPool2x2(try take(input))
-            case .resize(let input, _, let h, let w): result = BilinearResize.resize(try take(input), height: h, width: w)
-            case .concat(let inputs, _): result = try Elementwise.concat(try inputs.map(take))
-            case .add(let a, let b, _): result = try Elementwise.add(try consume(a), try take(b))
-            case .sigmoid(let input, _): result = Elementwise.sigmoid(try consume(input))
+                try conv.apply(inputs.map(view), into: out, workspace: &workspace, parallel: bands, isCancelled: isCancelled)
+            case .relu(let input, _): Elementwise.relu(view(input), into: out)
+            case .maxPool(let input, _): Pooling.maxPool2x2(view(input), into: out)
+            case .resize(let input, _, _, _): BilinearResize.resize(view(input), into: out)
+            case .concat(let inputs, _): Elementwise.concat(inputs.map(view), into: out)
+            case .add(let a, let b, _): Elementwise.add(view(a), view(b), into: out)
+            case .sigmoid(let input, _): Elementwise.sigmoid(view(input), into: out)
             }
-            tensors[step.output] = result
-            for t in releases[i] { tensors[t] = nil }
         }
-        return try take(outputTensor)
+        let result = view(outputTensor)
+        return Tensor(channels: result.channels, height: result.height, width: result.width) {
+            $0.update(from: result.base, count: result.count)
+        }
     }
 
     /// Ops that run per forward pass (after dropping what the output does not need).
     public var stepCount: Int { steps.count }
+
+    /// The memory a pass holds for its activations (its one block; the convolutions' scratch comes on top).
+    public var activationBytes: Int { plan.floats * MemoryLayout<Float>.stride }
+
+    /// The most activation memory alive at once in the plan's order: what any placement needs at least.
+    public var liveActivationBytes: Int { plan.peakFloats * MemoryLayout<Float>.stride }
 }

@@ -1,9 +1,11 @@
 /// 2x2 max pooling, stride 2, ceil mode: an odd last row or column pools what it has.
 enum Pooling {
-    static func maxPool2x2(_ x: Tensor) -> Tensor {
+    /// - Parameter out: `x`'s channels at half its size, rounded up.
+    static func maxPool2x2(_ x: TensorView, into out: TensorView) {
         let h = x.height, w = x.width
-        let oh = (h + 1) / 2, ow = (w + 1) / 2
-        return x.mapPlanes(height: oh, width: ow) { s, o in
+        let oh = out.height, ow = out.width
+        for c in 0..<x.channels {
+            let s = x.plane(c), o = out.plane(c)
             for oy in 0..<oh {
                 let y0 = 2 * oy, y1 = min(y0 + 1, h - 1)
                 for ox in 0..<ow {

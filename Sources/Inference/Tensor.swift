@@ -72,15 +72,4 @@ extension Tensor {
         }
         return (parts.reduce(0) { $0 + $1.channels }, first.height, first.width)
     }
-
-    /// A tensor with this one's channels at `height` x `width`, each output plane written (whole)
-    /// by `body` from the matching input plane (pooling, resizing).
-    func mapPlanes(height oh: Int, width ow: Int,
-                   _ body: (_ source: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>) -> Void) -> Tensor {
-        Tensor(channels: channels, height: oh, width: ow) { dst in
-            data.withUnsafeBufferPointer { src in
-                for c in 0..<channels { body(src.baseAddress! + c * planeSize, dst + c * oh * ow) }
-            }
-        }
-    }
 }

@@ -64,8 +64,12 @@ public enum Worker {
         let services = WorkerServices(options: options, maxJobs: configuration.maxJobs, session: session)
         configuration.components.append(ComputeThreads(pool: services.compute))
         // A compute job's slot becomes its lease on the compute threads, carried by its task and child tasks.
+        let idle = IdleMemoryRelease(after: options.idleMemoryDelay, timers: configuration.timers,
+                                     activations: services.activations)
         configuration.computeJobScope = { admission, body in
-            try await ComputeLease.$current.withValue(ComputeLease(order: admission), operation: body)
+            try await idle.job {
+                try await ComputeLease.$current.withValue(ComputeLease(order: admission), operation: body)
+            }
         }
         return Server(configuration: configuration, methods: methods(services: services),
                       input: input, output: output, logger: logger)
@@ -86,6 +90,8 @@ public struct WorkerOptions: Sendable {
     public var access = SessionPolicy.Configuration()
     /// Offer the `diagnostics.*` methods (`--diagnostics`).
     public var diagnostics = false
+    /// How long the worker keeps memory for the next job after the last one ends (``IdleMemoryRelease``).
+    public var idleMemoryDelay: Duration = .seconds(5)
 
     public init() {}
 }

@@ -1,4 +1,5 @@
 import Imaging
+import Inference
 
 /// What image methods share: the options, the decoded-image cache and the loader.
 public struct WorkerServices: Sendable {
@@ -10,6 +11,9 @@ public struct WorkerServices: Sendable {
     public let compute: ComputePool
     /// What each request may touch.
     public let session: SessionPolicy
+    /// The network passes' activation blocks, kept from one pass to the next (as many as passes ran at once) and
+    /// handed back when the worker has been idle for a while (``releaseIdleMemory()``).
+    public let activations = ActivationMemory()
 
     /// The job limit (the server's `maxJobs`): compute threads, and the width of batch methods.
     public var maxJobs: Int { compute.threadCount }

@@ -1,4 +1,5 @@
 import Imaging
+import Inference
 @testable import PhotoWorker
 import Testing
 
@@ -16,7 +17,8 @@ struct StickerStageTests {
         pool.start()
         defer { pool.stop() }
         let image = SubjectNetworkTests.photo()
-        let (sticker, used) = try await StickerStage.extract(image, outline: OutlineSpec(width: 4), segmenter: .classical, on: pool)
+        let (sticker, used) = try await StickerStage.extract(image, outline: OutlineSpec(width: 4), segmenter: .classical, on: pool,
+                                                             memory: ActivationMemory())
         #expect(used == .classical)
         Self.expectSame(sticker, try await StickerExtractor.extract(from: image, options: OutlineSpec(width: 4).stickerOptions))
         #expect(sticker.confidence > 0, "the disc was cut, not a fallback")
@@ -30,7 +32,7 @@ struct StickerStageTests {
         pool.start()
         defer { pool.stop() }
         let image = SubjectNetworkTests.photo()
-        let (sticker, used) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool,
+        let (sticker, used) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool, memory: ActivationMemory(),
                                                              concurrentUpTo: limit)
         #expect(used == .network)
         let networks = try SubjectNetwork.Networks.load()
@@ -48,7 +50,8 @@ struct StickerStageTests {
         pool.start()
         defer { pool.stop() }
         let image = SubjectNetworkTests.photo(width: 1200, height: 800)
-        let task = Task { try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool) }
+        let task = Task { try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool,
+                                                        memory: ActivationMemory()) }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
     }

@@ -2,8 +2,8 @@
 #define CSYSCALLS_H
 
 /// Linux system calls that glibc does not wrap (or wraps only under _GNU_SOURCE), for the
-/// worker's confined file access (each returns the result, or -errno on failure), and the one
-/// glibc malloc control the worker uses.
+/// worker's confined file access (each returns the result, or -errno on failure), and the
+/// glibc malloc controls the worker uses.
 
 /// openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS: `path` must resolve inside `dirfd`
 /// (no "..", absolute path or symbolic link leading out). -ENOSYS where the kernel lacks openat2.
@@ -18,5 +18,9 @@ extern const int cs_o_path;
 /// malloc_trim(3) (glibc's malloc.h, not visible to Swift's Glibc module): returns the free memory
 /// of every malloc arena to the system; 1 if some was released.
 int cs_malloc_trim(void);
+
+/// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas (glibc otherwise makes up to eight per
+/// core, each keeping the high-water mark of the threads that used it); 1 on success.
+int cs_malloc_arena_limit(int count);
 
 #endif

@@ -41,7 +41,8 @@ struct ImageStickerMethod: RPCMethod {
         }
         let decoded = try await services.loader.load(params.source, access: access)
         let (sticker, segmenter) = try await StickerStage.extract(decoded.image, outline: params.outline,
-                                                                  segmenter: params.segmenter ?? .network, on: services.compute)
+                                                                  segmenter: params.segmenter ?? .network, on: services.compute,
+                                                                  memory: services.activations)
         let output = try await OutputWriter.write(sticker.image, to: params.output, access: access, on: services.compute)
         var mask: OutputResult?
         if let spec = params.maskOutput {

@@ -157,7 +157,7 @@ struct PackExportMethod: RPCMethod {
                               access: FileAccess,
                               context: RequestContext) async throws -> [Image] {
         let loader = services.loader
-        let compute = services.compute
+        let compute = services.compute, activations = services.activations
         let width = services.maxJobs
         var out = [Image?](repeating: nil, count: items.count)
         var done = 0
@@ -165,7 +165,8 @@ struct PackExportMethod: RPCMethod {
             let image = try await loader.load(items[i], access: access).image
             guard fromPhotos else { return image }
             return try await StickerStage.extract(image, outline: outline ?? OutlineSpec(width: 8), segmenter: segmenter,
-                                                  on: compute).sticker.image
+                                                  on: compute,
+                                                  memory: activations).sticker.image
         } handle: { i, outcome in
             out[i] = try outcome.get()  // the first failure fails the export
             done += 1

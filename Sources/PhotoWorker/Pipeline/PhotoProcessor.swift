@@ -57,7 +57,8 @@ public struct PhotoProcessor: Sendable {
 
         let compute = services.compute
         async let stickerTimed = Self.timed {
-            try await StickerStage.extract(image, outline: outline, segmenter: segmenter, on: compute)
+            try await StickerStage.extract(image, outline: outline, segmenter: segmenter, on: compute,
+                                           memory: services.activations)
         }
         async let paletteTimed = Self.timed { try await PaletteStage.palette(image, count: count, on: compute) }
         let ((sticker, used), stickerMs) = try await stickerTimed

@@ -12,15 +12,16 @@ enum StickerStage {
     /// one after another, for memory: the passes' activations, the classical maps' full-size buffers and the
     /// cuts' then never coexist, and the peak stays near the classical cut's (concurrent stages raised a
     /// 24-megapixel sticker's by about 20 MB). The classical cut stands in for the network only when the model
-    /// cannot be loaded; an error while it runs is the request's error.
+    /// cannot be loaded; an error while it runs is the request's error. `memory` lends the passes their
+    /// activations' blocks (the worker's, so one sticker's passes reuse the last one's).
     static func extract(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter, on compute: ComputePool,
-                        concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels)
+                        memory: ActivationMemory, concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels)
         async throws -> (sticker: Sticker, segmenter: Segmenter) {
         let base = (outline ?? OutlineSpec(width: 0)).stickerOptions
         let stages = PoolStages(compute, concurrent: image.width * image.height <= limit)
         if segmenter == .network, let networks = try? SubjectNetwork.Networks.load() {
             let sticker = try await StickerExtractor.extract(from: image, options: networkOptions(base), subjectMap: {
-                try await SubjectNetwork.map(for: image, mirrored: true, networks: networks, on: stages)
+                try await SubjectNetwork.map(for: image, mirrored: true, networks: networks, on: stages, memory: memory)
             }, on: stages)
             return (sticker, .network)
         }

@@ -37,17 +37,19 @@ public enum SubjectNetwork {
     /// freed activations are handed back to the system before the cut: malloc keeps them in its arenas
     /// otherwise (its mmap threshold has risen to their size), where the cut's full-size buffers do not fit (a
     /// 24-megapixel sticker peaked 45 MB higher).
+    /// - Parameter memory: where the passes borrow their activations' memory: the job's, so its next photo reuses it.
     /// - Throws: `CancellationError`; ``InferenceError`` for an input the network refuses.
     public static func map(for image: Image, mirrored: Bool, networks: Networks,
-                           on stages: some StageRunner = InlineStages()) async throws -> SubjectMap {
+                           on stages: some StageRunner = InlineStages(),
+                           memory: ActivationMemory = ActivationMemory()) async throws -> SubjectMap {
         let inputs = try await stages.stage { try Self.inputs(for: image, mirrored: mirrored, network: networks.direct) }
         let loop = StageLoop(stages: stages)
         guard let mirror = inputs.mirror else {
-            return try await stages.stage { try pass(inputs.direct, on: networks.direct, parallel: loop) }
+            return try await stages.stage { try pass(inputs.direct, on: networks.direct, parallel: loop, memory: memory) }
         }
         let (map, flipped) = try await stages.pair(
-            { try await stages.stage { try pass(inputs.direct, on: networks.direct, parallel: loop) } },
-            { try await stages.stage { try pass(mirror, on: networks.mirror, parallel: loop) } })
+            { try await stages.stage { try pass(inputs.direct, on: networks.direct, parallel: loop, memory: memory) } },
+            { try await stages.stage { try pass(mirror, on: networks.mirror, parallel: loop, memory: memory) } })
         if !stages.runsConcurrently { _ = cs_malloc_trim() }
         return average(map, mirroredMap: flipped)
     }
@@ -66,8 +68,9 @@ public enum SubjectNetwork {
 
     /// One forward pass: the sigmoid map at the network's size; its convolutions spread over `parallel`'s idle
     /// threads.
-    static func pass(_ input: Tensor, on network: Network, parallel: (any ParallelLoop)? = nil) throws -> SubjectMap {
-        let map = try network.forward(input, parallel: parallel) { Cancellation.isRequested }
+    static func pass(_ input: Tensor, on network: Network, parallel: (any ParallelLoop)? = nil,
+                     memory: ActivationMemory? = nil) throws -> SubjectMap {
+        let map = try network.forward(input, parallel: parallel, memory: memory) { Cancellation.isRequested }
         return SubjectMap(width: map.width, height: map.height, values: map.data)
     }
 

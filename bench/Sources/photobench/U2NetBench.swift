@@ -32,6 +32,8 @@ enum U2NetBench {
         let core = String(cString: openblas_get_corename())
         print(String(format: "u2netp forward %dx%d, 1 thread (OpenBLAS %@): best %.3f s, median %.3f s over %d",
                      network.inputHeight, network.inputWidth, core, times[0], times[times.count / 2], rounds))
+        print(String(format: "activations: one block of %.1f MB (at most %.1f MB alive at once)",
+                     Double(network.activationBytes) / 1e6, Double(network.liveActivationBytes) / 1e6))
     }
 
     /// `--maps DIR OUT [--side N]`: the map of every photo in DIR, fed as gen-u2netp.py feeds

@@ -1,0 +1,180 @@
+/// The order a forward pass runs its steps in, and where each activation lives in the pass's one block of memory:
+/// computed once per network size (every shape is fixed), so a pass makes a single allocation of a size known in
+/// advance and hands it back whole when it ends.
+///
+/// Why not an allocation per layer output: malloc kept the freed outputs of earlier passes in each thread's arena
+/// (its mmap threshold rises to their size), so a worker's memory grew with its history, and two passes at once
+/// held far more than their live activations.
+///
+/// The order: among the steps whose inputs are ready, the one that adds the least memory (its output, less the
+/// inputs it is the last reader of) runs first, the graph's own order breaking ties; the graph's order is kept
+/// when that is no better. The placement: an elementwise step that is the last reader of its first input writes
+/// over it; every other tensor gets an offset by size, largest first, at the lowest address no tensor alive at the
+/// same time uses (greedy by size, as TensorFlow Lite's arena planner does).
+struct ActivationPlan: Sendable {
+    /// The network's steps in the order they run.
+    let steps: [Network.Step]
+    /// Each tensor's shape, by tensor number (nil for tensors no step computes or reads).
+    let shapes: [TensorShape?]
+    /// Each tensor's place in the block, in floats from its start.
+    let offsets: [Int?]
+    /// The block's size in floats.
+    let floats: Int
+    /// The most floats alive at once in this order: what any placement needs at least.
+    let peakFloats: Int
+
+    /// - Throws: ``InferenceError/modelDamaged(_:)`` when shapes do not fit together (a convolution's channels,
+    ///   an addition or a concatenation of different sizes) or a step reads what nothing computes.
+    init(steps graphSteps: [Network.Step], input: Int, inputShape: TensorShape, output: Int, tensorCount: Int) throws {
+        let shapes = try Self.shapes(of: graphSteps, input: input, inputShape: inputShape, tensorCount: tensorCount)
+        let graphOrder = Self.Schedule(steps: graphSteps, shapes: shapes, input: input, output: output)
+        let scheduled = Self.Schedule(steps: Self.leastMemoryOrder(graphSteps, shapes: shapes, output: output),
+                                      shapes: shapes, input: input, output: output)
+        let chosen = scheduled.peakFloats < graphOrder.peakFloats ? scheduled : graphOrder
+        steps = chosen.steps
+        self.shapes = shapes
+        peakFloats = chosen.peakFloats
+        (offsets, floats) = chosen.placement()
+    }
+
+    /// Every tensor's shape, following the steps from the input.
+    private static func shapes(of steps: [Network.Step], input: Int, inputShape: TensorShape,
+                               tensorCount: Int) throws -> [TensorShape?] {
+        var shapes = [TensorShape?](repeating: nil, count: tensorCount)
+        shapes[input] = inputShape
+        for step in steps {
+            let ins = try step.inputs.map { t in
+                guard let shape = shapes[t] else { throw InferenceError.modelDamaged("tensor \(t) read before it is written") }
+                return shape
+            }
+            guard let first = ins.first else { throw InferenceError.modelDamaged("a step without inputs") }
+            let sameSize = ins.allSatisfy { $0.height == first.height && $0.width == first.width }
+            let out: TensorShape
+            switch step {
+            case .conv(let conv, _, _):
+                let channels = ins.reduce(0) { $0 + $1.channels }
+                guard sameSize, channels == conv.inChannels else {
+                    throw InferenceError.modelDamaged("conv expects \(conv.inChannels) channels of one size, got \(ins)")
+                }
+                out = TensorShape(channels: conv.outChannels, height: first.height, width: first.width)
+            case .relu, .sigmoid: out = first
+            case .add:
+                guard ins.allSatisfy({ $0 == first }) else { throw InferenceError.modelDamaged("add of tensors of different shapes") }
+                out = first
+            case .maxPool: out = TensorShape(channels: first.channels, height: (first.height + 1) / 2, width: (first.width + 1) / 2)
+            case .resize(_, _, let h, let w):
+                guard h > 0, w > 0 else { throw InferenceError.modelDamaged("resize to \(h)x\(w)") }
+                out = TensorShape(channels: first.channels, height: h, width: w)
+            case .concat:
+                guard sameSize else { throw InferenceError.modelDamaged("concat of tensors of different sizes") }
+                out = TensorShape(channels: ins.reduce(0) { $0 + $1.channels }, height: first.height, width: first.width)
+            }
+            shapes[step.output] = out
+        }
+        return shapes
+    }
+
+    /// The steps reordered by list scheduling: of the steps whose inputs exist, the one whose output adds the least
+    /// (less the inputs it frees), the earlier in the graph on a tie.
+    private static func leastMemoryOrder(_ steps: [Network.Step], shapes: [TensorShape?], output: Int) -> [Network.Step] {
+        var readersLeft = [Int: Int]()
+        for step in steps { for t in Set(step.inputs) { readersLeft[t, default: 0] += 1 } }
+        var producers = [Int: Int]()
+        for (i, step) in steps.enumerated() { producers[step.output] = i }
+        var waiting = [Int: Int]()  // step -> inputs not yet computed
+        var consumers = [Int: [Int]]()
+        for (i, step) in steps.enumerated() {
+            let pending = Set(step.inputs).filter { producers[$0] != nil }
+            waiting[i] = pending.count
+            for t in pending { consumers[t, default: []].append(i) }
+        }
+        var ready = Set(steps.indices.filter { waiting[$0] == 0 })
+        func size(_ t: Int) -> Int { shapes[t]?.count ?? 0 }
+        func added(_ i: Int) -> Int {
+            let step = steps[i]
+            let freed = Set(step.inputs).filter { readersLeft[$0] == 1 && $0 != output }
+            let inPlace = step.writesOverFirstInput && freed.contains(step.inputs[0]) && step.inputs.count(where: { $0 == step.inputs[0] }) == 1
+            return (inPlace ? 0 : size(step.output)) - freed.reduce(0) { $0 + size($1) }
+        }
+        var order: [Network.Step] = []
+        while let next = ready.min(by: { (added($0), $0) < (added($1), $1) }) {
+            ready.remove(next)
+            order.append(steps[next])
+            for t in Set(steps[next].inputs) { readersLeft[t, default: 0] -= 1 }
+            for c in consumers[steps[next].output] ?? [] {
+                waiting[c]! -= 1
+                if waiting[c] == 0 { ready.insert(c) }
+            }
+        }
+        return order.count == steps.count ? order : steps
+    }
+
+    /// One order of the steps with each tensor's lifetime in it.
+    private struct Schedule {
+        let steps: [Network.Step]
+        let shapes: [TensorShape?]
+        /// Tensors sharing storage: an in-place step's output maps to the tensor whose storage it writes over.
+        var storage: [Int: Int] = [:]
+        /// Per storage tensor, the first and last step it is alive in (-1: before the first).
+        var lifetimes: [Int: ClosedRange<Int>] = [:]
+        var peakFloats = 0
+
+        init(steps: [Network.Step], shapes: [TensorShape?], input: Int, output: Int) {
+            self.steps = steps
+            self.shapes = shapes
+            var last = [Int: Int]()
+            for (i, step) in steps.enumerated() { for t in step.inputs { last[t] = i } }
+            last[output] = steps.count
+            func root(_ t: Int) -> Int { storage[t] ?? t }
+            lifetimes[input] = -1...(last[input] ?? -1)
+            for (i, step) in steps.enumerated() {
+                let first = step.inputs[0]
+                if step.writesOverFirstInput, last[first] == i, first != output,
+                   step.inputs.count(where: { $0 == first }) == 1 {
+                    let r = root(first)
+                    storage[step.output] = r
+                    lifetimes[r] = lifetimes[r]!.lowerBound...max(lifetimes[r]!.upperBound, last[step.output] ?? i)
+                } else {
+                    lifetimes[step.output] = i...max(i, last[step.output] ?? i)
+                }
+            }
+            var alive = [Int](repeating: 0, count: steps.count + 2)
+            for (t, life) in lifetimes {
+                let size = shapes[t]?.count ?? 0
+                for i in max(life.lowerBound, -1)...life.upperBound { alive[i + 1] += size }
+            }
+            peakFloats = alive.max() ?? 0
+        }
+
+        /// Offsets by greedy placement, largest first; the block's size.
+        func placement() -> ([Int?], Int) {
+            var offsets = [Int?](repeating: nil, count: shapes.count)
+            var placed: [(range: Range<Int>, life: ClosedRange<Int>)] = []
+            let bySize = lifetimes.keys.sorted { ((shapes[$0]?.count ?? 0), -$0) > ((shapes[$1]?.count ?? 0), -$1) }
+            var total = 0
+            for t in bySize {
+                let size = shapes[t]?.count ?? 0, life = lifetimes[t]!
+                var offset = 0
+                for other in placed.filter({ $0.life.overlaps(life) }).sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
+                    if offset + size <= other.range.lowerBound { break }
+                    offset = max(offset, other.range.upperBound)
+                }
+                placed.append((offset..<offset + size, life))
+                offsets[t] = offset
+                total = max(total, offset + size)
+            }
+            for (t, r) in storage { offsets[t] = offsets[r] }
+            return (offsets, total)
+        }
+    }
+}
+
+extension Network.Step {
+    /// An elementwise step, which may write its output over its first input when it is that input's last reader.
+    var writesOverFirstInput: Bool {
+        switch self {
+        case .relu, .sigmoid, .add: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/// A tensor's shape over memory a forward pass owns (its ``ActivationArena``): how layers read and write
+/// activations without an allocation per layer. Channel-major (CHW), like ``Tensor``.
+///
+/// Not `Sendable`: a view is valid only while its pass runs, and only the pass's own threads use it.
+struct TensorView {
+    let channels: Int
+    let height: Int
+    let width: Int
+    let base: UnsafeMutablePointer<Float>
+
+    init(shape: TensorShape, base: UnsafeMutablePointer<Float>) {
+        channels = shape.channels
+        height = shape.height
+        width = shape.width
+        self.base = base
+    }
+
+    /// Pixels per channel.
+    var planeSize: Int { height * width }
+    /// Elements in all.
+    var count: Int { channels * height * width }
+
+    /// The first pixel of channel `c`.
+    func plane(_ c: Int) -> UnsafeMutablePointer<Float> { base + c * planeSize }
+}
+
+/// Channels, height and width of a tensor.
+struct TensorShape: Sendable, Equatable {
+    var channels: Int
+    var height: Int
+    var width: Int
+
+    var count: Int { channels * height * width }
+}
