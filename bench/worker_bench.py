@@ -4,7 +4,7 @@ peer tools on the same files in the same run (issue #20).
 
   bench/setup.sh                      # once: vipsthumbnail (Debian) and Pillow/colorthief (bench venv)
   .build/bench-venv/bin/python3 bench/worker_bench.py [--bin .build/release/photoworker] [--rounds 5]
-        [--suite thumbnail,palette,batch] [--corpus DIR]
+        [--suite thumbnail,palette,batch,sticker,large-sticker] [--corpus DIR]
 
 thumbnail: 8 x 6000x4000 JPEG (mosaics of corpus photos, generated once into bench/out/worker/) -> 256 px
            JPEG files. PhotoWorker: one worker process, 8 image.thumbnail requests written at once
@@ -22,6 +22,8 @@ sticker:   image.sticker (default segmenter, PNG written to a temporary folder) 
            pass, map resized back (bench/setup.sh downloads the wheel the model comes from).
 Rounds alternate between the tools; the best and median round are printed, and the ratios use the
 medians. The machine is shared: read the ratios, not the absolute times.
+large-sticker: one image.sticker on a 6000x4000 mosaic (the thumbnail suite's first) per fresh worker, with
+           each segmenter: wall time and the worker's peak RSS (`worker.stats`), best of --rounds.
 """
 import argparse, glob, json, os, pathlib, shutil, statistics, subprocess, sys, tempfile, time
 from concurrent.futures import ProcessPoolExecutor
@@ -264,6 +266,24 @@ def bench_sticker(binary, rounds, corpus):
     print(f"  PhotoWorker takes {om / tm:.2f}x its time (medians; goal <= 1.3x)")
 
 
+def bench_large_sticker(binary, rounds):
+    big = str(large_inputs()[0])
+    out = tempfile.mkdtemp(prefix="pw-large-")
+    print(f"large-sticker: one image.sticker on {os.path.basename(big)} (6000x4000) per fresh worker, best of {rounds}")
+    for segmenter in ("network", "classical"):
+        times, peaks = [], []
+        for _ in range(rounds):
+            w = Worker(binary)
+            t0 = time.perf_counter()
+            w.call("image.sticker", {"source": {"path": big}, "segmenter": segmenter,
+                                     "output": {"path": f"{out}/s.png", "overwrite": True}})
+            times.append(time.perf_counter() - t0)
+            peaks.append(w.call("worker.stats")["peakRSSBytes"] / 2**20)
+            w.close()
+        print(f"  {segmenter:9s} {min(times):5.2f} s, peak RSS {min(peaks):4.0f}-{max(peaks):4.0f} MiB")
+    shutil.rmtree(out)
+
+
 # ---------------------------------------------------------------- batch
 
 def bench_batch(binary, count=40):
@@ -306,6 +326,8 @@ def main():
         bench_batch(a.bin)
     if "sticker" in suites:
         bench_sticker(a.bin, a.rounds, a.corpus)
+    if "large-sticker" in suites:
+        bench_large_sticker(a.bin, a.rounds)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,9 @@
 /// (its mmap threshold rises to their size), so a worker's memory grew with its history, and two passes at once
 /// held far more than their live activations.
 ///
+/// A resize read only by Winograd convolutions is never stored: they enlarge its input row by row as they read it
+/// (at 320x320, U²-Netp's last decoder stage reads a 64-channel 160x160 map enlarged to 320x320, 26 MB).
+///
 /// The order: among the steps whose inputs are ready, the one that adds the least memory (its output, less the
 /// inputs it is the last reader of) runs first, the graph's own order breaking ties; the graph's order is kept
 /// when that is no better. The placement: an elementwise step that is the last reader of its first input writes
@@ -18,6 +21,8 @@ struct ActivationPlan: Sendable {
     let shapes: [TensorShape?]
     /// Each tensor's place in the block, in floats from its start.
     let offsets: [Int?]
+    /// The resizes folded into the convolutions that read them: enlarged tensor -> the tensor it enlarges.
+    let upsampled: [Int: Int]
     /// The block's size in floats.
     let floats: Int
     /// The most floats alive at once in this order: what any placement needs at least.
@@ -27,9 +32,12 @@ struct ActivationPlan: Sendable {
     ///   an addition or a concatenation of different sizes) or a step reads what nothing computes.
     init(steps graphSteps: [Network.Step], input: Int, inputShape: TensorShape, output: Int, tensorCount: Int) throws {
         let shapes = try Self.shapes(of: graphSteps, input: input, inputShape: inputShape, tensorCount: tensorCount)
-        let graphOrder = Self.Schedule(steps: graphSteps, shapes: shapes, input: input, output: output)
-        let scheduled = Self.Schedule(steps: Self.leastMemoryOrder(graphSteps, shapes: shapes, output: output),
-                                      shapes: shapes, input: input, output: output)
+        let upsampled = Self.foldableResizes(graphSteps, shapes: shapes, output: output)
+        self.upsampled = upsampled
+        let kept = graphSteps.filter { upsampled[$0.output] == nil }
+        let graphOrder = Self.Schedule(steps: kept, shapes: shapes, upsampled: upsampled, input: input, output: output)
+        let scheduled = Self.Schedule(steps: Self.leastMemoryOrder(kept, shapes: shapes, upsampled: upsampled, output: output),
+                                      shapes: shapes, upsampled: upsampled, input: input, output: output)
         let chosen = scheduled.peakFloats < graphOrder.peakFloats ? scheduled : graphOrder
         steps = chosen.steps
         self.shapes = shapes
@@ -74,17 +82,37 @@ struct ActivationPlan: Sendable {
         return shapes
     }
 
+    /// The resizes whose every reader is a convolution that runs as Winograd at their size (and that are not the
+    /// output): enlarged tensor -> the tensor it enlarges.
+    private static func foldableResizes(_ steps: [Network.Step], shapes: [TensorShape?], output: Int) -> [Int: Int] {
+        var readers = [Int: [Network.Step]]()
+        for step in steps { for t in step.inputs { readers[t, default: []].append(step) } }
+        var folded = [Int: Int]()
+        for step in steps {
+            guard case .resize(let input, let out, let h, let w) = step, out != output,
+                  let source = shapes[input], source.height != h || source.width != w,
+                  let rs = readers[out], rs.allSatisfy({ reader in
+                      if case .conv(let conv, _, _) = reader { conv.runsWinograd(onPixels: h * w) } else { false }
+                  }) else { continue }
+            folded[out] = input
+        }
+        return folded
+    }
+
     /// The steps reordered by list scheduling: of the steps whose inputs exist, the one whose output adds the least
     /// (less the inputs it frees), the earlier in the graph on a tie.
-    private static func leastMemoryOrder(_ steps: [Network.Step], shapes: [TensorShape?], output: Int) -> [Network.Step] {
+    private static func leastMemoryOrder(_ steps: [Network.Step], shapes: [TensorShape?], upsampled: [Int: Int],
+                                         output: Int) -> [Network.Step] {
+        // What a step reads in memory: an enlarged tensor is its source.
+        func reads(_ step: Network.Step) -> Set<Int> { Set(step.inputs.map { upsampled[$0] ?? $0 }) }
         var readersLeft = [Int: Int]()
-        for step in steps { for t in Set(step.inputs) { readersLeft[t, default: 0] += 1 } }
+        for step in steps { for t in reads(step) { readersLeft[t, default: 0] += 1 } }
         var producers = [Int: Int]()
         for (i, step) in steps.enumerated() { producers[step.output] = i }
         var waiting = [Int: Int]()  // step -> inputs not yet computed
         var consumers = [Int: [Int]]()
         for (i, step) in steps.enumerated() {
-            let pending = Set(step.inputs).filter { producers[$0] != nil }
+            let pending = reads(step).filter { producers[$0] != nil }
             waiting[i] = pending.count
             for t in pending { consumers[t, default: []].append(i) }
         }
@@ -92,7 +120,7 @@ struct ActivationPlan: Sendable {
         func size(_ t: Int) -> Int { shapes[t]?.count ?? 0 }
         func added(_ i: Int) -> Int {
             let step = steps[i]
-            let freed = Set(step.inputs).filter { readersLeft[$0] == 1 && $0 != output }
+            let freed = reads(step).filter { readersLeft[$0] == 1 && $0 != output }
             let inPlace = step.writesOverFirstInput && freed.contains(step.inputs[0]) && step.inputs.count(where: { $0 == step.inputs[0] }) == 1
             return (inPlace ? 0 : size(step.output)) - freed.reduce(0) { $0 + size($1) }
         }
@@ -100,7 +128,7 @@ struct ActivationPlan: Sendable {
         while let next = ready.min(by: { (added($0), $0) < (added($1), $1) }) {
             ready.remove(next)
             order.append(steps[next])
-            for t in Set(steps[next].inputs) { readersLeft[t, default: 0] -= 1 }
+            for t in reads(steps[next]) { readersLeft[t, default: 0] -= 1 }
             for c in consumers[steps[next].output] ?? [] {
                 waiting[c]! -= 1
                 if waiting[c] == 0 { ready.insert(c) }
@@ -119,11 +147,11 @@ struct ActivationPlan: Sendable {
         var lifetimes: [Int: ClosedRange<Int>] = [:]
         var peakFloats = 0
 
-        init(steps: [Network.Step], shapes: [TensorShape?], input: Int, output: Int) {
+        init(steps: [Network.Step], shapes: [TensorShape?], upsampled: [Int: Int], input: Int, output: Int) {
             self.steps = steps
             self.shapes = shapes
             var last = [Int: Int]()
-            for (i, step) in steps.enumerated() { for t in step.inputs { last[t] = i } }
+            for (i, step) in steps.enumerated() { for t in step.inputs { last[upsampled[t] ?? t] = i } }
             last[output] = steps.count
             func root(_ t: Int) -> Int { storage[t] ?? t }
             lifetimes[input] = -1...(last[input] ?? -1)

@@ -59,20 +59,52 @@ struct Convolution: Sendable {
         }
     }
 
+    /// One part of a convolution's input in a forward pass.
+    enum Input {
+        case stored(TensorView)
+        /// A tensor enlarged bilinearly to the output's size as the convolution reads it (a resize the plan
+        /// folded in; Winograd convolutions only).
+        case upsampled(TensorView)
+    }
+
+    /// Whether a map of `pixels` runs as Winograd (the one path that can read enlarged inputs).
+    func runsWinograd(onPixels pixels: Int) -> Bool { winograd != nil && pixels >= Self.winogradMinimumPlane }
+
     /// Convolves the channel concatenation of `parts` (which need not be copied into one tensor:
     /// the network hands a concat's inputs straight to the convolution that reads it) into `out`, which must not
     /// overlap them. The plan has checked the shapes.
-    func apply(_ parts: [TensorView], into out: TensorView, workspace: inout ConvolutionWorkspace,
+    func apply(_ parts: [Input], into out: TensorView, workspace: inout ConvolutionWorkspace,
                parallel: ParallelBands? = nil, isCancelled: () -> Bool) throws {
-        let planes = parts.flatMap { part in (0..<part.channels).map { UnsafePointer(part.plane($0)) } }
-        try apply(planes, height: out.height, width: out.width, into: out.base, workspace: &workspace,
-                  parallel: parallel, isCancelled: isCancelled)
+        let h = out.height, w = out.width
+        var planes: [InputPlane] = []
+        for part in parts {
+            switch part {
+            case .stored(let view):
+                planes += (0..<view.channels).map { .stored(UnsafePointer(view.plane($0))) }
+            case .upsampled(let view):
+                let columns = BilinearTaps(count: w, source: view.width), rows = BilinearTaps(count: h, source: view.height)
+                planes += (0..<view.channels).map {
+                    .upsampled(UpsampledPlane(source: view.plane($0), sourceWidth: view.width, columns: columns, rows: rows))
+                }
+            }
+        }
+        if let winograd, runsWinograd(onPixels: h * w) {
+            try winograd.apply(planes, height: h, width: w, into: out.base, workspace: &workspace,
+                               parallel: parallel, isCancelled: isCancelled)
+            return
+        }
+        let stored = planes.map { plane in
+            guard case .stored(let p) = plane else { preconditionFailure("the plan folds resizes into Winograd convolutions only") }
+            return p
+        }
+        try apply(stored, height: h, width: w, into: out.base, workspace: &workspace, parallel: parallel,
+                  isCancelled: isCancelled)
     }
 
     /// Writes every output element: Winograd on large enough maps, SGEMM otherwise.
     private func apply(_ planes: [UnsafePointer<Float>], height h: Int, width w: Int, into dst: UnsafeMutablePointer<Float>,
                        workspace: inout ConvolutionWorkspace, parallel: ParallelBands?, isCancelled: () -> Bool) throws {
-        if let winograd, h * w >= Self.winogradMinimumPlane {
+        if let winograd, runsWinograd(onPixels: h * w) {
             try winograd.apply(planes, height: h, width: w, into: dst, workspace: &workspace,
                                parallel: parallel, isCancelled: isCancelled)
         } else {

@@ -231,7 +231,8 @@ public final class Network: Sendable {
             let out = view(step.output)
             switch step {
             case .conv(let conv, let inputs, _):
-                try conv.apply(inputs.map(view), into: out, workspace: &workspace, parallel: bands, isCancelled: isCancelled)
+                let parts = inputs.map { t -> Convolution.Input in plan.upsampled[t].map { .upsampled(view($0)) } ?? .stored(view(t)) }
+                try conv.apply(parts, into: out, workspace: &workspace, parallel: bands, isCancelled: isCancelled)
             case .relu(let input, _): Elementwise.relu(view(input), into: out)
             case .maxPool(let input, _): Pooling.maxPool2x2(view(input), into: out)
             case .resize(let input, _, _, _): BilinearResize.resize(view(input), into: out)

@@ -49,6 +49,13 @@ struct WinogradKernel: Sendable {
     /// tile rows (independent: each reads the input and writes its own output rows) are spread over its threads.
     func apply(_ planes: [UnsafePointer<Float>], height h: Int, width w: Int, into out: UnsafeMutablePointer<Float>,
                workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil, isCancelled: () -> Bool) throws {
+        try apply(planes.map { .stored($0) }, height: h, width: w, into: out, workspace: &workspace, parallel: parallel,
+                  isCancelled: isCancelled)
+    }
+
+    /// As above, for input planes of which some are read through an enlargement (``InputPlane/upsampled(_:)``).
+    func apply(_ planes: [InputPlane], height h: Int, width w: Int, into out: UnsafeMutablePointer<Float>,
+               workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil, isCancelled: () -> Bool) throws {
         let c = inChannels, k = outChannels
         let blocksX = (w + 3) / 4, blocksY = (h + 3) / 4
         let tilesX = (blocksX + 7) / 8 * 8
@@ -57,10 +64,11 @@ struct WinogradKernel: Sendable {
         let bands = (blocksY + bandRows - 1) / bandRows
         // Scratch: V[36][C][bandTiles], M[36][K][bandTiles]; the six rows of Bᵀ d of one tile row
         // (the image at offset 1, zeros before and after it, so edge tiles read zeros); the sixteen
-        // output rows of one tile row; a row of zeros for source rows outside the image.
+        // output rows of one tile row; a row of zeros for source rows outside the image; for enlarged
+        // planes, the six source rows of a tile row and the cache of rows enlarged along x.
         let padded = 4 * tilesX + 40
         let vCount = 36 * c * bandTiles, mCount = 36 * k * bandTiles
-        let floats = vCount + mCount + 6 * padded + 16 * tilesX + w
+        let floats = vCount + mCount + 6 * padded + 16 * tilesX + w + (6 + UpsampledRows.slots) * w
         func prepare(_ buffer: UnsafeMutablePointer<Float>) {
             let m = buffer + vCount, rows = m + mCount, zeros = rows + 6 * padded + 16 * tilesX
             rows.update(repeating: 0, count: 6 * padded)
@@ -72,13 +80,25 @@ struct WinogradKernel: Sendable {
         func band(_ index: Int, _ buffer: UnsafeMutablePointer<Float>) {
             let v = buffer, m = buffer + vCount, rows = m + mCount
             let outputRows = rows + 6 * padded, zeros = outputRows + 16 * tilesX
+            var upsampled = UpsampledRows(memory: zeros + w, width: w)
             let first = index * bandRows
             let bandRowCount = min(bandRows, blocksY - first)
             let tiles = bandRowCount * tilesX
             for (ci, plane) in planes.enumerated() {
+                upsampled.startPlane()
                 for row in 0..<bandRowCount {
-                    transformInput(plane: plane, height: h, width: w, tileRow: first + row, tiles: tilesX,
-                                   rows: rows, padded: padded, zeros: zeros,
+                    // The six source rows of the tile row (from the row above its first to the two below its last).
+                    let y0 = 4 * (first + row) - 1
+                    func source(_ i: Int) -> UnsafePointer<Float> {
+                        let y = y0 + i
+                        guard y >= 0 && y < h else { return UnsafePointer(zeros) }
+                        switch plane {
+                        case .stored(let p): return p + y * w
+                        case .upsampled(let u): return upsampled.row(y, of: u, slot: i)
+                        }
+                    }
+                    transformInput((source(0), source(1), source(2), source(3), source(4), source(5)), width: w,
+                                   tiles: tilesX, rows: rows, padded: padded,
                                    into: v + ci * bandTiles + row * tilesX, positionStride: c * bandTiles)
                 }
             }
@@ -116,15 +136,11 @@ struct WinogradKernel: Sendable {
     /// `Bᵀ d B` for the tiles of one tile row in one channel, written to `v[position][tile]`:
     /// `Bᵀ d` on whole source rows first (contiguous), into `rows`, then `· B` eight tiles at a
     /// time, tile `b` reading entries `4b ..< 4b + 6` of each row (source columns `4b - 1 ...`).
-    private func transformInput(plane: UnsafePointer<Float>, height h: Int, width w: Int, tileRow: Int, tiles: Int,
-                                rows: UnsafeMutablePointer<Float>, padded: Int, zeros: UnsafeMutablePointer<Float>,
+    /// `sources`: the tile row's six input rows (zeros outside the image).
+    private func transformInput(_ sources: SixRows, width w: Int, tiles: Int,
+                                rows: UnsafeMutablePointer<Float>, padded: Int,
                                 into v: UnsafeMutablePointer<Float>, positionStride: Int) {
-        let y0 = 4 * tileRow
-        func source(_ i: Int) -> UnsafePointer<Float> {
-            let y = y0 - 1 + i
-            return y >= 0 && y < h ? plane + y * w : UnsafePointer(zeros)
-        }
-        let s0 = source(0), s1 = source(1), s2 = source(2), s3 = source(3), s4 = source(4), s5 = source(5)
+        let (s0, s1, s2, s3, s4, s5) = sources
         let t0 = rows + 1, t1 = t0 + padded, t2 = t1 + padded, t3 = t2 + padded, t4 = t3 + padded, t5 = t4 + padded
         for j in 0..<w {
             let x0 = s0[j], x1 = s1[j], x2 = s2[j], x3 = s3[j], x4 = s4[j], x5 = s5[j]
@@ -237,5 +253,63 @@ struct WinogradKernel: Sendable {
     @inline(__always)
     static func activated(_ x: SIMD8<Float>, relu: Bool) -> SIMD8<Float> {
         relu ? x.replacing(with: 0, where: x .< 0) : x
+    }
+}
+
+/// The six input rows of a tile row.
+typealias SixRows = (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>,
+                     UnsafePointer<Float>, UnsafePointer<Float>)
+
+/// One input plane of a Winograd convolution: in memory, or read through a bilinear enlargement of a smaller plane
+/// (a resize the activation plan folded into the convolution, so the enlarged tensor is never stored).
+enum InputPlane {
+    case stored(UnsafePointer<Float>)
+    case upsampled(UpsampledPlane)
+}
+
+/// A plane enlarged on the fly: the rows a tile row needs, computed as ``BilinearResize`` computes them (the same
+/// arithmetic in the same order, so the same values).
+struct UpsampledPlane {
+    let source: UnsafePointer<Float>
+    let sourceWidth: Int
+    let columns: BilinearTaps
+    let rows: BilinearTaps
+}
+
+/// Per band: the enlarged rows of the current tile row, and the source rows already enlarged along x, by source row
+/// (a tile row's six rows need at most five consecutive source rows, and the next tile row shares two of them).
+struct UpsampledRows {
+    static let slots = 8
+    private let memory: UnsafeMutablePointer<Float>
+    private let width: Int
+    private var keys = [Int](repeating: -1, count: slots)
+
+    /// Over `(6 + slots) * width` floats of scratch.
+    init(memory: UnsafeMutablePointer<Float>, width: Int) {
+        self.memory = memory
+        self.width = width
+    }
+
+    /// Forgets the cached rows: the next plane has its own.
+    mutating func startPlane() {
+        for i in keys.indices { keys[i] = -1 }
+    }
+
+    /// Row `y` of `plane` enlarged, written into the tile row's slot `slot` (0..<6).
+    mutating func row(_ y: Int, of plane: UpsampledPlane, slot: Int) -> UnsafePointer<Float> {
+        let top = xRow(plane.rows.first[y], of: plane), bottom = xRow(plane.rows.second[y], of: plane)
+        let out = memory + slot * width
+        plane.rows.blend(top, bottom, at: y, into: out, count: width)
+        return UnsafePointer(out)
+    }
+
+    private mutating func xRow(_ j: Int, of plane: UpsampledPlane) -> UnsafePointer<Float> {
+        let slot = j % Self.slots
+        let row = memory + (6 + slot) * width
+        if keys[slot] != j {
+            plane.columns.interpolate(plane.source + j * plane.sourceWidth, into: row)
+            keys[slot] = j
+        }
+        return UnsafePointer(row)
     }
 }

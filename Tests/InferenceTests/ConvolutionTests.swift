@@ -72,6 +72,43 @@ struct ConvolutionTests {
         }
     }
 
+    /// A part enlarged as the convolution reads it gives exactly what the enlarged tensor, stored, gives: the
+    /// same rows by the same arithmetic (2x as in U²-Netp's decoders, and an uneven ratio), on every band size.
+    @Test(arguments: [(40, 35, 80, 70), (33, 50, 70, 96)])
+    func anEnlargedPartConvolvesAsTheStoredEnlargement(sizes: (Int, Int, Int, Int)) throws {
+        let (sh, sw, h, w) = sizes
+        let small = Tensor(channels: 3, height: sh, width: sw, data: Self.values(3 * sh * sw, seed: 21))
+        let other = Tensor(channels: 2, height: h, width: w, data: Self.values(2 * h * w, seed: 23))
+        let conv = Self.convolution(in: 5, out: 4, kernel: 3, dilation: 1, relu: true, seed: 29)
+        #expect(conv.runsWinograd(onPixels: h * w))
+        var smallData = small.data, otherData = other.data
+        var enlarged = [Float](repeating: 0, count: 3 * h * w)
+        var stored = [Float](repeating: 0, count: 4 * h * w), folded = stored
+        var workspace = ConvolutionWorkspace()
+        try smallData.withUnsafeMutableBufferPointer { s in
+            try otherData.withUnsafeMutableBufferPointer { o in
+                try enlarged.withUnsafeMutableBufferPointer { e in
+                    let smallView = TensorView(shape: TensorShape(channels: 3, height: sh, width: sw), base: s.baseAddress!)
+                    let otherView = TensorView(shape: TensorShape(channels: 2, height: h, width: w), base: o.baseAddress!)
+                    let enlargedView = TensorView(shape: TensorShape(channels: 3, height: h, width: w), base: e.baseAddress!)
+                    BilinearResize.resize(smallView, into: enlargedView)
+                    try stored.withUnsafeMutableBufferPointer { out in
+                        try conv.apply([.stored(enlargedView), .stored(otherView)],
+                                       into: TensorView(shape: TensorShape(channels: 4, height: h, width: w), base: out.baseAddress!),
+                                       workspace: &workspace, isCancelled: { false })
+                    }
+                    try folded.withUnsafeMutableBufferPointer { out in
+                        try conv.apply([.upsampled(smallView), .stored(otherView)],
+                                       into: TensorView(shape: TensorShape(channels: 4, height: h, width: w), base: out.baseAddress!),
+                                       workspace: &workspace, isCancelled: { false })
+                    }
+                }
+            }
+        }
+        let differing = zip(stored, folded).filter { $0 != $1 }.count
+        #expect(differing == 0, "\(differing) of \(stored.count) outputs differ; worst \(Self.worstDifference(stored, folded))")
+    }
+
     @Test func dilatedConvolutionsTakeIm2col() {
         #expect(Self.convolution(in: 2, out: 2, kernel: 3, dilation: 2, relu: false, seed: 1).winograd == nil)
         #expect(Self.convolution(in: 2, out: 2, kernel: 1, dilation: 1, relu: false, seed: 1).winograd == nil)

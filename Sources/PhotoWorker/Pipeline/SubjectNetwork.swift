@@ -34,9 +34,8 @@ public enum SubjectNetwork {
     /// The photo's map, and with `mirrored` the mean of it and its mirror image's map (one more pass, at
     /// `mirrorSide`; steadier maps). The two passes are independent stages: on the compute threads they run at
     /// once, one per thread (most of a sticker's latency); with stages one after another (a large photo) the
-    /// freed activations are handed back to the system before the cut: malloc keeps them in its arenas
-    /// otherwise (its mmap threshold has risen to their size), where the cut's full-size buffers do not fit (a
-    /// 24-megapixel sticker peaked 45 MB higher).
+    /// activation blocks and what malloc holds free are handed back to the system before the cut, whose
+    /// full-size buffers would otherwise come on top of them.
     /// - Parameter memory: where the passes borrow their activations' memory: the job's, so its next photo reuses it.
     /// - Throws: `CancellationError`; ``InferenceError`` for an input the network refuses.
     public static func map(for image: Image, mirrored: Bool, networks: Networks,
@@ -50,7 +49,10 @@ public enum SubjectNetwork {
         let (map, flipped) = try await stages.pair(
             { try await stages.stage { try pass(inputs.direct, on: networks.direct, parallel: loop, memory: memory) } },
             { try await stages.stage { try pass(mirror, on: networks.mirror, parallel: loop, memory: memory) } })
-        if !stages.runsConcurrently { _ = cs_malloc_trim() }
+        if !stages.runsConcurrently {
+            memory.release()
+            _ = cs_malloc_trim()
+        }
         return average(map, mirroredMap: flipped)
     }
 

@@ -4,7 +4,7 @@ import Imaging
 import Inference
 
 /// `photobench u2net [--rounds N] [--side N]`: U²-Netp forward passes at 320x320 (or N x N) on one core (one BLAS
-/// thread), input of the same normalised range as a photo's. Prints the best and median seconds;
+/// thread), input of the same normalised range as a photo's, each pass reusing the last one's activation block. Prints the best and median seconds;
 /// bench/u2net_peers.py times onnxruntime on the same machine in the same run.
 enum U2NetBench {
     static func run(_ args: [String]) throws {
@@ -20,11 +20,13 @@ enum U2NetBench {
         }
         var input = Tensor(channels: 3, height: network.inputHeight, width: network.inputWidth)
         for i in 0..<input.data.count { input.data[i] = Float((i * 7919) % 255) / 255 * 4 - 2 }
-        _ = try network.forward(input)  // warm up (weights paged in, BLAS buffers)
+        // One memory for every pass, as the worker lends its blocks from pass to pass.
+        let memory = ActivationMemory()
+        _ = try network.forward(input, memory: memory)  // warm up (weights paged in, BLAS buffers, the block)
         var times: [Double] = []
         for _ in 0..<rounds {
             let start = ContinuousClock.now
-            _ = try network.forward(input)
+            _ = try network.forward(input, memory: memory)
             let d = ContinuousClock.now - start
             times.append(Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
         }
