@@ -103,20 +103,25 @@ enum StickerBench {
 
     struct Pair { var name: String; var image: Image; var truth: Mask }
 
+    /// The passes' activation blocks, kept from photo to photo as the worker keeps them.
+    static let activations = ActivationMemory()
+
     /// The network's map of a photo, read from `cache` (DIR/NAME[.mirrored].f32, raw floats at the
     /// network's size) when it holds it, else computed and written there: tuning the fusion then
     /// re-runs only the cut. The cache does not know which engine wrote it: empty it after changing
     /// the network or its input.
     static func subjectMap(for pair: Pair, mirrored: Bool, cache: String?) async throws -> SubjectMap {
         let networks = try SubjectNetwork.Networks.load()
-        guard let cache else { return try await SubjectNetwork.map(for: pair.image, mirrored: mirrored, networks: networks) }
+        guard let cache else {
+            return try await SubjectNetwork.map(for: pair.image, mirrored: mirrored, networks: networks, memory: activations)
+        }
         let url = URL(fileURLWithPath: "\(cache)/\(pair.name)\(mirrored ? ".mirrored" : "").f32")
         let network = try Network.u2netp.get()
         let w = network.inputWidth, h = network.inputHeight
         if let data = try? Data(contentsOf: url), data.count == w * h * 4 {
             return SubjectMap(width: w, height: h, values: data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) })
         }
-        let map = try await SubjectNetwork.map(for: pair.image, mirrored: mirrored, networks: networks)
+        let map = try await SubjectNetwork.map(for: pair.image, mirrored: mirrored, networks: networks, memory: activations)
         try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
         try map.values.withUnsafeBytes { try Data($0).write(to: url) }
         return map
