@@ -23,12 +23,3 @@ struct TensorView {
     /// The first pixel of channel `c`.
     func plane(_ c: Int) -> UnsafeMutablePointer<Float> { base + c * planeSize }
 }
-
-/// Channels, height and width of a tensor.
-struct TensorShape: Sendable, Equatable {
-    var channels: Int
-    var height: Int
-    var width: Int
-
-    var count: Int { channels * height * width }
-}
