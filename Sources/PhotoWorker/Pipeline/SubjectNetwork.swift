@@ -36,7 +36,7 @@ public enum SubjectNetwork {
     /// once, one per thread (most of a sticker's latency); with stages one after another (a large photo) the
     /// activation blocks and what malloc holds free are handed back to the system before the cut, whose
     /// full-size buffers would otherwise come on top of them.
-    /// - Parameter memory: where the passes borrow their activations' memory: the job's, so its next photo reuses it.
+    /// - Parameter memory: where the passes borrow their activations' blocks (the worker's, so the next passes reuse them).
     /// - Throws: `CancellationError`; ``InferenceError`` for an input the network refuses.
     public static func map(for image: Image, mirrored: Bool, networks: Networks,
                            on stages: some StageRunner = InlineStages(),
