@@ -20,9 +20,15 @@ enum StickerStage {
         let base = (outline ?? OutlineSpec(width: 0)).stickerOptions
         let stages = PoolStages(compute, concurrent: image.width * image.height <= limit)
         if segmenter == .network, let networks = try? SubjectNetwork.Networks.load() {
+            // The classical maps are guessed only once the mirror image's map (the first one done) is undecided:
+            // a decisive one is nearly always followed by a decisive whole map, and its photo's pass can then have
+            // the second thread's help instead.
+            let gate = SpeculationGate()
             let sticker = try await StickerExtractor.extract(from: image, options: networkOptions(base), subjectMap: {
-                try await SubjectNetwork.map(for: image, mirrored: true, networks: networks, on: stages, memory: memory)
-            }, on: stages)
+                try await SubjectNetwork.map(for: image, mirrored: true, networks: networks, on: stages, memory: memory) {
+                    if !$0.isDecisive { gate.open() }
+                }
+            }, guessGate: gate, on: stages)
             return (sticker, .network)
         }
         return (try await StickerExtractor.extract(from: image, options: base, on: stages), .classical)

@@ -36,11 +36,15 @@ public enum SubjectNetwork {
     /// once, one per thread (most of a sticker's latency); with stages one after another (a large photo) the
     /// activation blocks and what malloc holds free are handed back to the system before the cut, whose
     /// full-size buffers would otherwise come on top of them.
-    /// - Parameter memory: where the passes borrow their activations' blocks (the worker's, so the next passes reuse them).
+    /// - Parameters:
+    ///   - memory: where the passes borrow their activations' blocks (the worker's, so the next passes reuse them).
+    ///   - mirrorMapReady: told the mirror image's map (at `mirrorSide`, mirrored) as soon as its pass ends, usually
+    ///     well before the photo's: a first sign of what the whole map will look like.
     /// - Throws: `CancellationError`; ``InferenceError`` for an input the network refuses.
     public static func map(for image: Image, mirrored: Bool, networks: Networks,
                            on stages: some StageRunner = InlineStages(),
-                           memory: ActivationMemory = ActivationMemory()) async throws -> SubjectMap {
+                           memory: ActivationMemory = ActivationMemory(),
+                           mirrorMapReady: (@Sendable (SubjectMap) -> Void)? = nil) async throws -> SubjectMap {
         let inputs = try await stages.stage { try Self.inputs(for: image, mirrored: mirrored, network: networks.direct) }
         let loop = StageLoop(stages: stages)
         guard let mirror = inputs.mirror else {
@@ -48,7 +52,11 @@ public enum SubjectNetwork {
         }
         let (map, flipped) = try await stages.pair(
             { try await stages.stage { try pass(inputs.direct, on: networks.direct, parallel: loop, memory: memory) } },
-            { try await stages.stage { try pass(mirror, on: networks.mirror, parallel: loop, memory: memory) } })
+            {
+                let flipped = try await stages.stage { try pass(mirror, on: networks.mirror, parallel: loop, memory: memory) }
+                mirrorMapReady?(flipped)
+                return flipped
+            })
         if !stages.runsConcurrently {
             memory.release()
             _ = cs_malloc_trim()
