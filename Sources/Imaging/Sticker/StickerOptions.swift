@@ -26,8 +26,8 @@ public struct StickerOptions: Sendable {
     public var subjectMapExponent: Float = 1
     /// With a learned map (``subjectMap`` made by the pipeline's own stage), compute the classical maps and
     /// the faces only when the map is not ``SubjectMap/isDecisive``: a decisive map alone is the cut-out's
-    /// prior (as with ``subjectMapWeight`` 1). Runners with threads to spare start them beside the map anyway
-    /// and drop them once it is decisive.
+    /// prior (as with ``subjectMapWeight`` 1). Runners with threads to spare start them beside the map anyway, as
+    /// a guess (once its gate opens, when the caller gives one) and drop them once it is decisive.
     public var classicalMapsOnlyWhenUndecided = false
 
     public init(

@@ -7,8 +7,8 @@ enum StickerStage {
     /// The cut-out, and the segmenter that made it: `StickerExtractor`'s stages on the compute threads.
     ///
     /// The stages that do not depend on each other run at once: the network's two passes (each spreading its
-    /// convolutions over idle threads), beside them the classical maps and the face search as a guess kept only
-    /// where the map is not decisive; then the two cuts side by side. A photo over `concurrentUpTo` pixels has its stages
+    /// convolutions over idle threads), beside them, once the mirror image's map is undecided, the classical maps
+    /// and the face search as a guess kept only where the whole map is not decisive; then the two cuts side by side. A photo over `concurrentUpTo` pixels has its stages
     /// one after another, for memory: the passes' activations, the classical maps' full-size buffers and the
     /// cuts' then never coexist, and the peak stays near the classical cut's (concurrent stages raised a
     /// 24-megapixel sticker's by about 20 MB). The classical cut stands in for the network only when the model
