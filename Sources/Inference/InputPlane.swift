@@ -15,7 +15,8 @@ struct UpsampledPlane {
 }
 
 /// Per band: the enlarged rows of the current tile row, and the source rows already enlarged along x, by source row
-/// (a tile row's six rows need at most five consecutive source rows, and the next tile row shares two of them).
+/// (an enlargement's six consecutive rows read fewer than eight consecutive source rows, so slots by row number
+/// never collide within a tile row, and the next tile row finds the rows it shares with this one).
 struct UpsampledRows {
     static let slots = 8
     private let memory: UnsafeMutablePointer<Float>
