@@ -121,7 +121,7 @@ struct ActivationPlan: Sendable {
         func added(_ i: Int) -> Int {
             let step = steps[i]
             let freed = reads(step).filter { readersLeft[$0] == 1 && $0 != output }
-            let inPlace = step.writesOverFirstInput && freed.contains(step.inputs[0]) && step.inputs.count(where: { $0 == step.inputs[0] }) == 1
+            let inPlace = step.writesOver(firstInputWhenFreed: freed.contains(step.inputs[0]))
             return (inPlace ? 0 : size(step.output)) - freed.reduce(0) { $0 + size($1) }
         }
         var order: [Network.Step] = []
@@ -157,8 +157,7 @@ struct ActivationPlan: Sendable {
             lifetimes[input] = -1...(last[input] ?? -1)
             for (i, step) in steps.enumerated() {
                 let first = step.inputs[0]
-                if step.writesOverFirstInput, last[first] == i, first != output,
-                   step.inputs.count(where: { $0 == first }) == 1 {
+                if step.writesOver(firstInputWhenFreed: last[first] == i && first != output) {
                     let r = root(first)
                     storage[step.output] = r
                     lifetimes[r] = lifetimes[r]!.lowerBound...max(lifetimes[r]!.upperBound, last[step.output] ?? i)
@@ -204,5 +203,12 @@ extension Network.Step {
         case .relu, .sigmoid, .add: true
         default: false
         }
+    }
+
+    /// Whether the step writes its output over its first input, given whether it frees that input (is its last
+    /// reader, and the input is not the network's output): an elementwise step that reads it once. The one rule the
+    /// order and the placement both follow.
+    func writesOver(firstInputWhenFreed freed: Bool) -> Bool {
+        writesOverFirstInput && freed && inputs.count(where: { $0 == inputs[0] }) == 1
     }
 }

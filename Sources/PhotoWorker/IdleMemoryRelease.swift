@@ -1,4 +1,3 @@
-import CSyscalls
 import Foundation
 import Inference
 import JSONRPC
@@ -31,10 +30,7 @@ final class IdleMemoryRelease: Sendable {
     /// side's: a trim walks every arena).
     convenience init(after delay: Duration, timers: any TimerScheduler, activations: ActivationMemory) {
         self.init(after: delay, timers: timers) {
-            Task.detached(priority: .utility) {
-                activations.release()
-                _ = cs_malloc_trim()
-            }
+            Task.detached(priority: .utility) { activations.handBack() }
         }
     }
 

@@ -1,4 +1,3 @@
-import CSyscalls
 import Imaging
 import Inference
 
@@ -57,10 +56,7 @@ public enum SubjectNetwork {
                 mirrorMapReady?(flipped)
                 return flipped
             })
-        if !stages.runsConcurrently {
-            memory.release()
-            _ = cs_malloc_trim()
-        }
+        if !stages.runsConcurrently { memory.handBack() }
         return average(map, mirroredMap: flipped)
     }
 
