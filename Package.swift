@@ -41,9 +41,12 @@ let package = Package(
         .target(name: "Imaging", dependencies: ["CCodecs"], resources: [.copy("Resources")]),
         // OpenBLAS's CBLAS (Debian's libopenblas-dev), for the inference engine's convolutions.
         .systemLibrary(name: "COpenBLAS"),
+        // The inference engine's innermost loops, compiled per instruction set and chosen at start-up (Swift
+        // cannot do that per function); no FMA contraction, so every variant computes the same floats.
+        .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off"])]),
         // A small inference engine for fixed convolutional networks (U²-Netp's subject map); knows
         // nothing of JSON-RPC or stickers. Weights converted by scripts/gen-u2netp.py.
-        .target(name: "Inference", dependencies: ["COpenBLAS"], resources: [.copy("Resources")]),
+        .target(name: "Inference", dependencies: ["COpenBLAS", "CKernels"], resources: [.copy("Resources")]),
         .target(
             name: "PhotoWorker",
             dependencies: ["JSONRPC", "JSONRPCTransport", "Imaging", "Inference", "CSyscalls", "CCurl",
@@ -62,7 +65,7 @@ let package = Package(
         .executableTarget(name: "photobench", dependencies: ["Imaging", "Inference", "COpenBLAS", "PhotoWorker"], path: "bench/Sources/photobench"),
         .testTarget(name: "JSONRPCTransportTests", dependencies: ["JSONRPCTransport"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSONRPCTransport", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "InferenceTests", dependencies: ["Inference", "Imaging"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "InferenceTests", dependencies: ["Inference", "CKernels", "Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker", "JSONRPC", "JSONRPCTransport", "PhotoWorkerTestSupport"]),
         // Spawned-worker helpers, local HTTP servers, the corpus and hostile-input checks, shared by
@@ -73,7 +76,7 @@ let package = Package(
 )
 
 // Settings applied once to every Swift target (as sourcekit-lsp does).
-for target in package.targets where target.type != .system && !["CCodecs", "CSyscalls", "CCurl"].contains(target.name) {
+for target in package.targets where target.type != .system && !["CCodecs", "CSyscalls", "CCurl", "CKernels"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings += [
         .swiftLanguageMode(.v6),

@@ -1,4 +1,4 @@
-/// A tensor's shape over memory a forward pass owns (its ``ActivationArena``): how layers read and write
+/// A tensor's shape over memory a forward pass owns (its ``ActivationMemory`` block): how layers read and write
 /// activations without an allocation per layer. Channel-major (CHW), like ``Tensor``.
 ///
 /// Not `Sendable`: a view is valid only while its pass runs, and only the pass's own threads use it.

@@ -3,8 +3,8 @@ import Foundation
 import Imaging
 import Inference
 
-/// `photobench u2net [--rounds N] [--side N]`: U²-Netp forward passes at 320x320 (or N x N) on one core (one BLAS
-/// thread), input of the same normalised range as a photo's, each pass reusing the last one's activation block. Prints the best and median seconds;
+/// `photobench u2net [--rounds N] [--side N] [--kernels baseline|avx2|avx512]`: U²-Netp forward passes at 320x320
+/// (or N x N) on one core (one BLAS thread), the C kernels at the CPU's best level or the one named, input of the same normalised range as a photo's, each pass reusing the last one's activation block. Prints the best and median seconds;
 /// bench/u2net_peers.py times onnxruntime on the same machine in the same run.
 enum U2NetBench {
     static func run(_ args: [String]) throws {
@@ -13,6 +13,12 @@ enum U2NetBench {
         var network = try Network.u2netp.get()
         if let i = args.firstIndex(of: "--side"), i + 1 < args.count, let side = Int(args[i + 1]) {
             network = try network.resized(toHeight: side, width: side)
+        }
+        if let i = args.firstIndex(of: "--kernels"), i + 1 < args.count {
+            guard let level = KernelLevel(name: args[i + 1]) else {
+                throw StickerBench.BenchError("--kernels takes baseline, avx2 or avx512")
+            }
+            KernelLevel.use(level)
         }
         if let i = args.firstIndex(of: "--maps"), i + 2 < args.count {
             try writeMaps(network, from: args[i + 1], to: args[i + 2])
@@ -32,8 +38,9 @@ enum U2NetBench {
         }
         times.sort()
         let core = String(cString: openblas_get_corename())
-        print(String(format: "u2netp forward %dx%d, 1 thread (OpenBLAS %@): best %.3f s, median %.3f s over %d",
-                     network.inputHeight, network.inputWidth, core, times[0], times[times.count / 2], rounds))
+        print(String(format: "u2netp forward %dx%d, 1 thread (OpenBLAS %@, kernels %@): best %.3f s, median %.3f s over %d",
+                     network.inputHeight, network.inputWidth, core, KernelLevel.current.name, times[0],
+                     times[times.count / 2], rounds))
         print(String(format: "activations: one block of %.1f MB (at most %.1f MB alive at once)",
                      Double(network.activationBytes) / 1e6, Double(network.liveActivationBytes) / 1e6))
     }

@@ -1,0 +1,60 @@
+#ifndef CKERNELS_H
+#define CKERNELS_H
+
+/// The inference engine's innermost pixel loops, in C for one reason: a C function can be compiled once per
+/// instruction set and chosen at run time (AVX-512, AVX2, baseline x86-64: `CK_DISPATCH` in ck_common.h), which
+/// Swift cannot do per function. Swift code is compiled for the baseline the worker ships for (SSE2), so the same
+/// loops written in Swift run at a quarter of this machine's vector width.
+///
+/// Every variant performs the same IEEE operations in the same order (no FMA contraction: -ffp-contract=off), so
+/// a map is bit for bit the same on every CPU (InferenceTests run a pass at every level this CPU has).
+
+/// The instruction-set levels every kernel is compiled for.
+#define CK_BASELINE 0
+#define CK_AVX2 1
+#define CK_AVX512 2
+
+/// The highest level this CPU runs (x86-64-v4 for AVX-512, x86-64-v3 for AVX2 and FMA).
+int ck_supported_level(void);
+
+/// Makes every kernel run at `level` (clamped to what this CPU supports) from the next call on, and returns the
+/// level chosen. Until it is called, kernels run at ``ck_supported_level``. For tests and benchmarks.
+int ck_use_level(int level);
+
+/// The level kernels run at now (read on every kernel call, so a switch takes effect at the next one).
+int ck_current_level(void);
+
+/// Winograd F(4x4, 3x3) input transform `Bᵀ d B` of one tile row of one channel.
+/// - `sources`: the tile row's six input rows, `width` floats each (a row of zeros for rows outside the image).
+/// - `rows`: scratch of `6 * padded` floats, zero before the first call (only entries 1 ... width of each row are
+///   written, so the column left of the image and those right of it read zero); `padded >= 4 * tiles + 2`.
+/// - `v`: position `p` (0 ..< 36) of tile `b` (0 ..< tiles) is written to `v[p * stride + b]`.
+void ck_winograd_input(const float *const sources[6], long width, long tiles, float *rows, long padded, float *v,
+                       long stride);
+
+/// Winograd F(4x4, 3x3) output transform `Aᵀ M A` plus `bias` (then ReLU when `relu`) of one tile row of one
+/// output channel, written into rows `4 * tileRow ...` of `plane` (`height x width`) where they fall inside it.
+/// - `m`: position `p` of tile `b` at `m[p * stride + b]`; cleared after it is read (the next product accumulates).
+/// - `scratch`: `16 * tiles` floats.
+void ck_winograd_output(float *m, long stride, long tiles, long tileRow, float bias, int relu, float *scratch,
+                        float *plane, long height, long width);
+
+/// One row resampled along x: `out[i] = a + (b - a) * weight[i]`, `a = row[first[i]]`, `b = row[second[i]]`.
+void ck_bilinear_row(const float *row, const long *first, const long *second, const float *weight, long count,
+                     float *out);
+
+/// One row of `source` samples doubled along x (`2 * source` outputs), for taps that are exactly the doubling's
+/// with half-pixel centres: outputs `2j + 1` and `2j + 2` blend samples `j` and `j + 1` by 0.25 and 0.75; the first
+/// is sample 0 blended with sample 1 by 0, the last the last sample blended with itself by 0. The same arithmetic
+/// as ``ck_bilinear_row`` with those taps, without gathering.
+void ck_bilinear_row_doubled(const float *row, long source, float *out);
+
+/// Two rows blended: `out[i] = a[i] + (b[i] - a[i]) * weight`.
+void ck_bilinear_blend(const float *a, const float *b, float weight, long count, float *out);
+
+/// 2x2 max pooling, stride 2, ceil mode, of one `height x width` plane into `out` (`(height + 1) / 2` by
+/// `(width + 1) / 2`): an odd last row or column pools what it has. The maximum is Swift's `max(x, y)`,
+/// `y >= x ? y : x`.
+void ck_max_pool_2x2(const float *plane, long height, long width, float *out);
+
+#endif
