@@ -37,8 +37,8 @@ CK_INLINE void input_rows(const float *restrict s0, const float *restrict s1, co
     }
 }
 
-CK_INLINE void ck_winograd_input_body(const float *const sources[6], long width, long tiles, float *rows, long padded, float *v,
-                       long stride) {
+CK_INLINE void ck_winograd_input_body(const float *const sources[6], long width, long tiles, float *rows, long padded,
+                                      float *v, long stride) {
     float *t = rows + 1;
     input_rows(sources[0], sources[1], sources[2], sources[3], sources[4], sources[5], width, t, t + padded,
                t + 2 * padded, t + 3 * padded, t + 4 * padded, t + 5 * padded);
@@ -112,10 +112,9 @@ CK_INLINE void output_line(const float *restrict c0, const float *restrict c1, c
     for (long x = 4 * whole; x < width; x++) line[x] = columns[x - 4 * whole][whole];
 }
 
-CK_INLINE void ck_winograd_output_body(float *m, long stride, long tiles, long tileRow, float bias, int relu, float *scratch,
-                        float *plane, long height, long width) {
+CK_INLINE void ck_winograd_output_body(const float *m, long stride, long tiles, long tileRow, float bias, int relu,
+                                       float *scratch, float *plane, long height, long width) {
     output_tiles(m, stride, tiles, bias, relu, scratch);
-    for (int p = 0; p < 36; p++) memset(m + p * stride, 0, (size_t)tiles * sizeof(float));
     const long y0 = 4 * tileRow;
     for (long j = 0; j < 4 && y0 + j < height; j++) {
         const float *c = scratch + 4 * j * tiles;
@@ -123,6 +122,6 @@ CK_INLINE void ck_winograd_output_body(float *m, long stride, long tiles, long t
     }
 }
 CK_DISPATCH(ck_winograd_output,
-            (float *m, long stride, long tiles, long tileRow, float bias, int relu, float *scratch, float *plane,
+            (const float *m, long stride, long tiles, long tileRow, float bias, int relu, float *scratch, float *plane,
              long height, long width),
             (m, stride, tiles, tileRow, bias, relu, scratch, plane, height, width))

@@ -71,12 +71,9 @@ struct WinogradKernel: Sendable {
         let vCount = 36 * c * bandTiles, mCount = 36 * k * bandTiles
         let floats = vCount + mCount + 6 * padded + 16 * tilesX + w + (6 + UpsampledRows.slots) * w
         func prepare(_ buffer: UnsafeMutablePointer<Float>) {
-            let m = buffer + vCount, rows = m + mCount, zeros = rows + 6 * padded + 16 * tilesX
+            let rows = buffer + vCount + mCount, zeros = rows + 6 * padded + 16 * tilesX
             rows.update(repeating: 0, count: 6 * padded)
             zeros.update(repeating: 0, count: w)
-            // The SGEMMs accumulate into M (beta 1), and the output transform clears what it has
-            // read: cheaper than BLAS clearing M before every product.
-            m.update(repeating: 0, count: mCount)
         }
         func band(_ index: Int, _ buffer: UnsafeMutablePointer<Float>) {
             let v = buffer, m = buffer + vCount, rows = m + mCount
@@ -109,7 +106,7 @@ struct WinogradKernel: Sendable {
                 for p in 0..<36 {
                     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(k), Int32(tiles), Int32(c),
                                 1, u.baseAddress! + p * k * c, Int32(c), v + p * c * bandTiles,
-                                Int32(bandTiles), 1, m + p * k * bandTiles, Int32(bandTiles))
+                                Int32(bandTiles), 0, m + p * k * bandTiles, Int32(bandTiles))
                 }
             }
             for ki in 0..<k {

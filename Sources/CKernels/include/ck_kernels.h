@@ -34,9 +34,9 @@ void ck_winograd_input(const float *const sources[6], long width, long tiles, fl
 
 /// Winograd F(4x4, 3x3) output transform `Aᵀ M A` plus `bias` (then ReLU when `relu`) of one tile row of one
 /// output channel, written into rows `4 * tileRow ...` of `plane` (`height x width`) where they fall inside it.
-/// - `m`: position `p` of tile `b` at `m[p * stride + b]`; cleared after it is read (the next product accumulates).
+/// - `m`: position `p` of tile `b` at `m[p * stride + b]`.
 /// - `scratch`: `16 * tiles` floats.
-void ck_winograd_output(float *m, long stride, long tiles, long tileRow, float bias, int relu, float *scratch,
+void ck_winograd_output(const float *m, long stride, long tiles, long tileRow, float bias, int relu, float *scratch,
                         float *plane, long height, long width);
 
 /// One row resampled along x: `out[i] = a + (b - a) * weight[i]`, `a = row[first[i]]`, `b = row[second[i]]`.
