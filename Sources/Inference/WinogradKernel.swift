@@ -20,7 +20,7 @@ struct WinogradKernel: Sendable {
     let bias: [Float]
 
     /// Transformed-input budget per band, in floats (at least one tile row is taken).
-    static let bandFloats = 1 << 16
+    static let bandFloats = 1 << 18
 
     /// - Parameter weights: `outChannels x inChannels x 3 x 3`, row-major (ONNX's layout).
     init(inChannels: Int, outChannels: Int, relu: Bool, weights: [Float], bias: [Float]) {
