@@ -37,13 +37,14 @@ let package = Package(
             name: "JSONRPC",
             dependencies: ["JSONRPCTransport", .product(name: "Logging", package: "swift-log")]
         ),
+        // The innermost pixel loops of the inference engine and the sticker's maps, compiled per instruction set
+        // and chosen at run time (Swift cannot do that per function); no FMA contraction, so every variant
+        // computes the same floats.
+        .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off"])]),
         // Resources: OpenCV's frontal face cascade (scripts/gen-face-cascade.py).
-        .target(name: "Imaging", dependencies: ["CCodecs"], resources: [.copy("Resources")]),
+        .target(name: "Imaging", dependencies: ["CCodecs", "CKernels"], resources: [.copy("Resources")]),
         // OpenBLAS's CBLAS (Debian's libopenblas-dev), for the inference engine's convolutions.
         .systemLibrary(name: "COpenBLAS"),
-        // The inference engine's innermost loops, compiled per instruction set and chosen at start-up (Swift
-        // cannot do that per function); no FMA contraction, so every variant computes the same floats.
-        .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off"])]),
         // A small inference engine for fixed convolutional networks (U²-Netp's subject map); knows
         // nothing of JSON-RPC or stickers. Weights converted by scripts/gen-u2netp.py.
         .target(name: "Inference", dependencies: ["COpenBLAS", "CKernels"], resources: [.copy("Resources")]),
@@ -66,7 +67,7 @@ let package = Package(
         .testTarget(name: "JSONRPCTransportTests", dependencies: ["JSONRPCTransport"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSONRPCTransport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "CKernels", "Imaging"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CKernels"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker", "JSONRPC", "JSONRPCTransport", "PhotoWorkerTestSupport"]),
         // Spawned-worker helpers, local HTTP servers, the corpus and hostile-input checks, shared by
         // the end-to-end tests and the in-process tests of the core.

@@ -1,7 +1,7 @@
 #ifndef CKERNELS_H
 #define CKERNELS_H
 
-/// The inference engine's innermost pixel loops, in C for one reason: a C function can be compiled once per
+/// The innermost pixel loops of the inference engine and the sticker's maps, in C for one reason: a C function can be compiled once per
 /// instruction set and chosen at run time (AVX-512, AVX2, baseline x86-64: `CK_DISPATCH` in ck_common.h), which
 /// Swift cannot do per function. Swift code is compiled for the baseline the worker ships for (SSE2), so the same
 /// loops written in Swift run at a quarter of this machine's vector width.
@@ -56,5 +56,9 @@ void ck_bilinear_blend(const float *a, const float *b, float weight, long count,
 /// `(width + 1) / 2`): an odd last row or column pools what it has. The maximum is Swift's `max(x, y)`,
 /// `y >= x ? y : x`.
 void ck_max_pool_2x2(const float *plane, long height, long width, float *out);
+
+/// The mean of `v` (`height x width`) over the (2r+1)² window round each pixel, clipped to the image, from a
+/// summed-area table in double precision (`sat`: scratch of `(width + 1) * (height + 1)` doubles).
+void ck_box_mean(const float *v, long width, long height, long r, double *sat, float *out);
 
 #endif

@@ -1,3 +1,5 @@
+import CKernels
+
 /// Brings a working-resolution soft mask to full resolution along the photo's own edges with the fast
 /// guided filter (He & Sun, "Fast Guided Filter", 2015) and a colour guide (He, Sun & Tang, "Guided
 /// Image Filtering", 2010, §3.4): the local linear model q = a·I + b, with I the sRGB colour, is fitted
@@ -92,25 +94,16 @@ enum MaskUpsampler {
         return out
     }
 
-    /// Mean over a (2r+1)² window clipped to the image, via a summed-area table.
+    /// Mean over a (2r+1)² window clipped to the image, via a summed-area table in double precision (CKernels'
+    /// `ck_box_mean`, at the CPU's vector width).
     static func boxMean(_ v: [Float], _ w: Int, _ h: Int, _ r: Int) -> [Float] {
-        var sat = [Double](repeating: 0, count: (w + 1) * (h + 1))
-        for y in 0..<h {
-            var row = 0.0
-            for x in 0..<w {
-                row += Double(v[y * w + x])
-                sat[(y + 1) * (w + 1) + x + 1] = sat[y * (w + 1) + x + 1] + row
-            }
+        precondition(v.count == w * h && r >= 0)
+        guard w > 0, h > 0 else { return [] }
+        let sat = UnsafeMutablePointer<Double>.allocate(capacity: (w + 1) * (h + 1))
+        defer { sat.deallocate() }
+        return [Float](unsafeUninitializedCapacity: w * h) { out, count in
+            ck_box_mean(v, w, h, r, sat, out.baseAddress)
+            count = w * h
         }
-        var out = [Float](repeating: 0, count: w * h)
-        for y in 0..<h {
-            let y0 = max(0, y - r), y1 = min(h, y + r + 1)
-            for x in 0..<w {
-                let x0 = max(0, x - r), x1 = min(w, x + r + 1)
-                let s = sat[y1 * (w + 1) + x1] - sat[y0 * (w + 1) + x1] - sat[y1 * (w + 1) + x0] + sat[y0 * (w + 1) + x0]
-                out[y * w + x] = Float(s / Double((y1 - y0) * (x1 - x0)))
-            }
-        }
-        return out
     }
 }

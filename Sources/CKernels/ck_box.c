@@ -1,0 +1,50 @@
+#include "ck_common.h"
+
+/// One output row's means over columns `first ..< last`, whose windows are never clipped along x
+/// (x - r >= 0 and x + r + 1 <= width): contiguous reads, one area.
+CK_INLINE void box_row_interior(const double *restrict top, const double *restrict bottom, long first, long last,
+                                long r, double area, float *restrict out) {
+    for (long x = first; x < last; x++) {
+        const double s = bottom[x + r + 1] - top[x + r + 1] - bottom[x - r] + top[x - r];
+        out[x] = (float)(s / area);
+    }
+}
+
+/// Columns `first ..< last` of one output row, each window clipped to the image.
+CK_INLINE void box_row_clipped(const double *restrict top, const double *restrict bottom, long first, long last,
+                               long width, long r, long rows, float *restrict out) {
+#pragma clang loop vectorize(disable)
+    for (long x = first; x < last; x++) {
+        const long x0 = x - r > 0 ? x - r : 0, x1 = x + r + 1 < width ? x + r + 1 : width;
+        const double s = bottom[x1] - top[x1] - bottom[x0] + top[x0];
+        out[x] = (float)(s / (double)(rows * (x1 - x0)));
+    }
+}
+
+CK_INLINE void ck_box_mean_body(const float *restrict v, long width, long height, long r, double *restrict sat,
+                                float *restrict out) {
+    const long stride = width + 1;
+    for (long x = 0; x <= width; x++) sat[x] = 0;
+    for (long y = 0; y < height; y++) {
+        double *row = sat + (y + 1) * stride;
+        const double *above = row - stride;
+        row[0] = 0;
+        double sum = 0;
+        for (long x = 0; x < width; x++) {
+            sum += (double)v[y * width + x];
+            row[x + 1] = above[x + 1] + sum;
+        }
+    }
+    // Columns whose window fits inside the image along x: first ..< last; the clipped ones either side.
+    const long first = r < width ? r : width, last = width - r > first ? width - r : first;
+    for (long y = 0; y < height; y++) {
+        const long y0 = y - r > 0 ? y - r : 0, y1 = y + r + 1 < height ? y + r + 1 : height;
+        const double *top = sat + y0 * stride, *bottom = sat + y1 * stride;
+        float *line = out + y * width;
+        box_row_clipped(top, bottom, 0, first, width, r, y1 - y0, line);
+        box_row_interior(top, bottom, first, last, r, (double)((y1 - y0) * (2 * r + 1)), line);
+        box_row_clipped(top, bottom, last, width, width, r, y1 - y0, line);
+    }
+}
+CK_DISPATCH(ck_box_mean, (const float *v, long width, long height, long r, double *sat, float *out),
+            (v, width, height, r, sat, out))
