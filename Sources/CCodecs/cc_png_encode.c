@@ -1,45 +1,70 @@
-/* PNG encoding into a growing memory buffer; no ancillary chunks are written. */
+/* PNG encoding: rows filtered as libpng does by default (each row with the filter whose output has the least sum
+ * of absolute values), compressed with libdeflate (about three times zlib's speed at the same level, and slightly
+ * smaller), written as IHDR, IDAT and IEND; no ancillary chunks. */
 #include "CCodecs.h"
-#include <png.h>
+#include <libdeflate.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct cc_png_writer {
-    uint8_t *data;
-    size_t length;
-    size_t capacity;
-    char *error;
-    size_t error_size;
-} cc_png_writer;
+/* PNG's limit for a chunk's length is 2^31 - 1; IDAT data is split into chunks of at most this. */
+#define CC_PNG_IDAT_MAX ((size_t)1 << 30)
 
-static void cc_png_write_error(png_structp png, png_const_charp text) {
-    cc_png_writer *w = (cc_png_writer *)png_get_error_ptr(png);
-    if (w->error_size > 0) snprintf(w->error, w->error_size, "%s", text);
-    png_longjmp(png, 1);
+static void cc_put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
 }
 
-static void cc_png_write_warning(png_structp png, png_const_charp text) { (void)png; (void)text; }
+/* A chunk at `p`: length, type, `length` bytes of data already in place after the type, CRC. Returns its size. */
+static size_t cc_png_chunk(uint8_t *p, const char type[4], size_t length) {
+    cc_put32(p, (uint32_t)length);
+    memcpy(p + 4, type, 4);
+    cc_put32(p + 8 + length, libdeflate_crc32(0, p + 4, length + 4));
+    return length + 12;
+}
 
-static void cc_png_write_data(png_structp png, png_bytep bytes, size_t length) {
-    cc_png_writer *w = (cc_png_writer *)png_get_io_ptr(png);
-    if (length > SIZE_MAX - w->length) png_error(png, "output too large");
-    if (w->length + length > w->capacity) {
-        size_t cap = w->capacity ? w->capacity : 65536;
-        while (cap < w->length + length) {
-            if (cap > SIZE_MAX / 2) png_error(png, "output too large");
-            cap *= 2;
+static inline uint8_t cc_paeth(uint8_t a, uint8_t b, uint8_t c) {
+    int p = (int)a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
+    return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+static inline uint32_t cc_cost(uint8_t v) { return v < 128 ? v : 256u - v; }
+
+/* Filter `type` of `row` (`n` bytes, `bpp` per pixel) against `up` into `out`; returns the sum of absolute values. */
+static uint32_t cc_png_filter(int type, const uint8_t *restrict row, const uint8_t *restrict up, size_t n, int bpp,
+                              uint8_t *restrict out) {
+    uint32_t sum = 0;
+    size_t i = 0;
+    switch (type) {
+    case 0:
+        for (; i < n; i++) { out[i] = row[i]; sum += cc_cost(out[i]); }
+        break;
+    case 1:
+        for (; i < (size_t)bpp && i < n; i++) { out[i] = row[i]; sum += cc_cost(out[i]); }
+        for (; i < n; i++) { out[i] = (uint8_t)(row[i] - row[i - bpp]); sum += cc_cost(out[i]); }
+        break;
+    case 2:
+        for (; i < n; i++) { out[i] = (uint8_t)(row[i] - up[i]); sum += cc_cost(out[i]); }
+        break;
+    case 3:
+        for (; i < (size_t)bpp && i < n; i++) { out[i] = (uint8_t)(row[i] - (up[i] >> 1)); sum += cc_cost(out[i]); }
+        for (; i < n; i++) {
+            out[i] = (uint8_t)(row[i] - (uint8_t)(((unsigned)row[i - bpp] + up[i]) >> 1));
+            sum += cc_cost(out[i]);
         }
-        uint8_t *grown = (uint8_t *)realloc(w->data, cap);
-        if (grown == NULL) png_error(png, "out of memory");
-        w->data = grown;
-        w->capacity = cap;
+        break;
+    default:
+        for (; i < (size_t)bpp && i < n; i++) { out[i] = (uint8_t)(row[i] - up[i]); sum += cc_cost(out[i]); }
+        for (; i < n; i++) {
+            out[i] = (uint8_t)(row[i] - cc_paeth(row[i - bpp], up[i], up[i - bpp]));
+            sum += cc_cost(out[i]);
+        }
+        break;
     }
-    memcpy(w->data + w->length, bytes, length);
-    w->length += length;
+    return sum;
 }
-
-static void cc_png_flush(png_structp png) { (void)png; }
 
 int cc_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int in_channels, int out_channels,
                   int compression_level, uint8_t **out, size_t *out_length, char *error, size_t error_size) {
@@ -47,41 +72,89 @@ int cc_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int in
     *out_length = 0;
     if (error_size > 0) error[0] = '\0';
     int valid = (in_channels == 1 && out_channels == 1) || (in_channels == 4 && (out_channels == 3 || out_channels == 4));
-    if (!valid || width == 0 || height == 0) {
+    if (!valid || width == 0 || height == 0 || width > 0x7fffffffu || height > 0x7fffffffu) {
         if (error_size > 0) snprintf(error, error_size, "invalid PNG encode parameters");
         return CC_INVALID;
     }
-    /* On the heap so the setjmp return path reads memory libpng updated, not stale locals. */
-    cc_png_writer *w = (cc_png_writer *)calloc(1, sizeof *w);
-    if (w == NULL) return CC_NOMEM;
-    w->error = error;
-    w->error_size = error_size;
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, w, cc_png_write_error, cc_png_write_warning);
-    if (png == NULL) { free(w); return CC_NOMEM; }
-    png_infop info = png_create_info_struct(png);
-    if (info == NULL) { png_destroy_write_struct(&png, NULL); free(w); return CC_NOMEM; }
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        free(w->data);
-        free(w);
+    const size_t row_bytes = (size_t)width * (size_t)out_channels, in_row_bytes = (size_t)width * (size_t)in_channels;
+    if (row_bytes + 1 > SIZE_MAX / height) {
+        if (error_size > 0) snprintf(error, error_size, "image too large for PNG");
         return CC_INVALID;
     }
-    png_set_write_fn(png, w, cc_png_write_data, cc_png_flush);
+    const size_t filtered_size = (row_bytes + 1) * height;
     if (compression_level < 0) compression_level = 0;
     if (compression_level > 9) compression_level = 9;
-    png_set_compression_level(png, compression_level);
-    int color = out_channels == 1 ? PNG_COLOR_TYPE_GRAY : out_channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGB_ALPHA;
-    png_set_IHDR(png, info, width, height, 8, color, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                 PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    /* RGBA rows written as RGB: libpng strips the 4th byte. */
-    if (in_channels == 4 && out_channels == 3) png_set_filler(png, 0, PNG_FILLER_AFTER);
-    size_t row_bytes = (size_t)width * (size_t)in_channels;
-    for (uint32_t y = 0; y < height; y++) png_write_row(png, (png_const_bytep)(pixels + (size_t)y * row_bytes));
-    png_write_end(png, NULL);
-    png_destroy_write_struct(&png, &info);
-    *out = w->data;
-    *out_length = w->length;
-    free(w);
-    return CC_OK;
+
+    /* Scratch: the filtered image; the current and previous rows (RGBA rows written as RGB are packed first);
+     * one row per filter type. */
+    uint8_t *filtered = malloc(filtered_size);
+    uint8_t *rows = calloc(7, row_bytes);
+    struct libdeflate_compressor *compressor = libdeflate_alloc_compressor(compression_level);
+    uint8_t *result = NULL, *compressed = NULL;
+    int status = CC_NOMEM;
+    if (filtered == NULL || rows == NULL || compressor == NULL) goto done;
+    uint8_t *previous = rows, *current = rows + row_bytes, *candidates = rows + 2 * row_bytes;
+    for (uint32_t y = 0; y < height; y++) {
+        const uint8_t *source = pixels + (size_t)y * in_row_bytes;
+        const uint8_t *row = source;
+        if (in_channels == 4 && out_channels == 3) {
+            for (uint32_t x = 0; x < width; x++) memcpy(current + 3 * (size_t)x, source + 4 * (size_t)x, 3);
+            row = current;
+        }
+        uint32_t best_cost = UINT32_MAX;
+        int best = 0;
+        for (int type = 0; type < 5; type++) {
+            uint32_t cost = cc_png_filter(type, row, previous, row_bytes, out_channels, candidates + type * row_bytes);
+            if (cost < best_cost) { best_cost = cost; best = type; }
+        }
+        uint8_t *line = filtered + (size_t)y * (row_bytes + 1);
+        line[0] = (uint8_t)best;
+        memcpy(line + 1, candidates + best * row_bytes, row_bytes);
+        memcpy(previous, row, row_bytes);
+    }
+
+    const size_t bound = libdeflate_zlib_compress_bound(compressor, filtered_size);
+    compressed = malloc(bound);
+    if (compressed == NULL) goto done;
+    const size_t zlength = libdeflate_zlib_compress(compressor, filtered, filtered_size, compressed, bound);
+    if (zlength == 0) {
+        if (error_size > 0) snprintf(error, error_size, "deflate output exceeded its bound");
+        status = CC_INVALID;
+        goto done;
+    }
+    const size_t idat_chunks = (zlength + CC_PNG_IDAT_MAX - 1) / CC_PNG_IDAT_MAX;
+    const size_t total = 8 + (13 + 12) + zlength + 12 * idat_chunks + 12;
+    result = malloc(total);
+    if (result == NULL) goto done;
+    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    size_t at = 0;
+    memcpy(result, signature, 8);
+    at += 8;
+    uint8_t *ihdr = result + at + 8;
+    cc_put32(ihdr, width);
+    cc_put32(ihdr + 4, height);
+    ihdr[8] = 8; /* bit depth */
+    ihdr[9] = out_channels == 1 ? 0 : out_channels == 3 ? 2 : 6; /* grey, RGB, RGBA */
+    ihdr[10] = 0; /* deflate */
+    ihdr[11] = 0; /* adaptive filtering */
+    ihdr[12] = 0; /* no interlace */
+    at += cc_png_chunk(result + at, "IHDR", 13);
+    for (size_t offset = 0; offset < zlength; offset += CC_PNG_IDAT_MAX) {
+        const size_t length = zlength - offset < CC_PNG_IDAT_MAX ? zlength - offset : CC_PNG_IDAT_MAX;
+        memcpy(result + at + 8, compressed + offset, length);
+        at += cc_png_chunk(result + at, "IDAT", length);
+    }
+    at += cc_png_chunk(result + at, "IEND", 0);
+    *out = result;
+    *out_length = at;
+    result = NULL;
+    status = CC_OK;
+done:
+    if (status == CC_NOMEM && error_size > 0 && error[0] == '\0') snprintf(error, error_size, "out of memory");
+    free(result);
+    free(compressed);
+    libdeflate_free_compressor(compressor);
+    free(rows);
+    free(filtered);
+    return status;
 }

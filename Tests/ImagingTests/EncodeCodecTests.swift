@@ -65,6 +65,17 @@ struct EncodeCodecTests {
         #expect(decoded.metadata.hadAlpha == alpha)
     }
 
+    /// Rows narrower than a pixel's filter reach, single rows and columns: each filter's first pixel reads no
+    /// neighbour to its left, the first row none above.
+    @Test("PNG round-trips at the smallest sizes", arguments: [(1, 1), (1, 6), (6, 1), (2, 3), (5, 4)], [false, true])
+    func pngSmallSizes(size: (Int, Int), alpha: Bool) throws {
+        let image = syntheticImage(width: size.0, height: size.1, alpha: alpha)
+        for level in [0, 1, 6, 9] {
+            let decoded = try ImageCodec.decode(try ImageCodec.encodePNG(image, compressionLevel: level)).image
+            #expect(decoded == image, "\(size.0)x\(size.1), alpha \(alpha), level \(level): \(decoded.pixels) vs \(image.pixels)")
+        }
+    }
+
     @Test("every PNG compression level round-trips; higher levels are not larger")
     func pngLevels() throws {
         let image = try ImageCodec.decode(try CodecCorpus.bytes("photos/car-1.jpg")).image
