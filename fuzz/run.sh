@@ -40,35 +40,38 @@ build_decoder() {
     quiet_link "$swiftc" "${swift_flags[@]}" -module-name JSONRPCTransport -package-name PhotoWorker "${srcs[@]}" -o "$out/decoder"
 }
 
-build_ccodecs() {
-    local srcs=("$root"/Sources/CCodecs/*.c "$root"/Sources/CCodecs/include/CCodecs.h)
-    mkdir -p "$out/ccodecs"
-    stale "$out/ccodecs/libccodecs.a" "${srcs[@]}" || return 0
-    echo "building CCodecs (clang, ASan + coverage)" >&2
+build_c_target() { # build_c_target CCodecs|CKernels HEADER: the C target as a static library with its module map
+    local name="$1" header="$2" dir="$out/$(echo "$1" | tr '[:upper:]' '[:lower:]')"
+    local srcs=("$root/Sources/$name"/*.c "$root/Sources/$name"/*.h "$root/Sources/$name/include"/*.h)
+    mkdir -p "$dir"
+    stale "$dir/lib.a" "${srcs[@]}" || return 0
+    echo "building $name (clang, ASan + coverage)" >&2
     local objs=()
-    for c in "$root"/Sources/CCodecs/*.c; do
-        local o="$out/ccodecs/$(basename "$c" .c).o"
-        "$clang" -O1 -g -fsanitize=fuzzer-no-link,address -I "$root/Sources/CCodecs/include" -c "$c" -o "$o"
+    for c in "$root/Sources/$name"/*.c; do
+        local o="$dir/$(basename "$c" .c).o"
+        "$clang" -O1 -g -ffp-contract=off -fsanitize=fuzzer-no-link,address -I "$root/Sources/$name/include" \
+            -c "$c" -o "$o"
         objs+=("$o")
     done
-    rm -f "$out/ccodecs/libccodecs.a"
-    ar rcs "$out/ccodecs/libccodecs.a" "${objs[@]}"
-    cat > "$out/ccodecs/module.modulemap" <<MAP
-module CCodecs {
-    header "$root/Sources/CCodecs/include/CCodecs.h"
+    rm -f "$dir/lib.a"
+    ar rcs "$dir/lib.a" "${objs[@]}"
+    cat > "$dir/module.modulemap" <<MAP
+module $name {
+    header "$root/Sources/$name/include/$header"
     export *
 }
 MAP
 }
 
 build_imaging() { # the Imaging module, instrumented once and shared by the png and jpeg targets
-    build_ccodecs
+    build_c_target CCodecs CCodecs.h
+    build_c_target CKernels ck_kernels.h
     local srcs=()
     while IFS= read -r f; do srcs+=("$f"); done < <(find "$root/Sources/Imaging" -name '*.swift' | sort)
     mkdir -p "$out/imaging"
-    stale "$out/imaging/libImaging.a" "${srcs[@]}" "$out/ccodecs/libccodecs.a" || return 0
+    stale "$out/imaging/libImaging.a" "${srcs[@]}" "$out/ccodecs/lib.a" "$out/ckernels/lib.a" || return 0
     echo "building Imaging (ASan + coverage)" >&2
-    "$swiftc" "${swift_flags[@]}" -module-name Imaging -I "$out/ccodecs" -emit-library -static \
+    "$swiftc" "${swift_flags[@]}" -module-name Imaging -I "$out/ccodecs" -I "$out/ckernels" -emit-library -static \
         -emit-module -emit-module-path "$out/imaging/Imaging.swiftmodule" "${srcs[@]}" -o "$out/imaging/libImaging.a"
 }
 
@@ -84,8 +87,8 @@ build_image() { # build_image png|jpeg|webp|gif|heif
     stale "$out/$name" "$here/targets/ImageDecoderFuzz.swift" "$out/imaging/libImaging.a" || return 0
     echo "building $name" >&2
     quiet_link "$swiftc" "${swift_flags[@]}" "${define[@]}" -module-name ${name}fuzz -I "$out/imaging" -I "$out/ccodecs" \
-        "$here/targets/ImageDecoderFuzz.swift" "$out/imaging/libImaging.a" "$out/ccodecs/libccodecs.a" \
-        -lpng16 -ljpeg -lwebp -lwebpdemux -lgif -lheif -llcms2 -o "$out/$name"
+        -I "$out/ckernels" "$here/targets/ImageDecoderFuzz.swift" "$out/imaging/libImaging.a" "$out/ccodecs/lib.a" \
+        "$out/ckernels/lib.a" -lpng16 -ldeflate -ljpeg -lwebp -lwebpdemux -lgif -lheif -llcms2 -o "$out/$name"
 }
 
 seed() { # seed TARGET -> prints the corpus directory
