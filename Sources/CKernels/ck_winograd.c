@@ -5,35 +5,35 @@
 // passing eight floats by value without AVX does not apply.
 #pragma clang diagnostic ignored "-Wpsabi"
 
+/// `Bᵀ x` for six values (a column of a tile, then a row of the result).
+CK_INLINE void input_transform(float x0, float x1, float x2, float x3, float x4, float x5, float y[6]) {
+    y[0] = 4 * x0 - 5 * x2 + x4;
+    y[1] = x4 + x3 - 4 * (x1 + x2);
+    y[2] = x4 - x3 + 4 * (x1 - x2);
+    y[3] = x4 - x2 + 2 * (x3 - x1);
+    y[4] = x4 - x2 - 2 * (x3 - x1);
+    y[5] = 4 * x1 - 5 * x3 + x5;
+}
+
+/// `Bᵀ d` on whole source rows (contiguous): six transformed rows, each starting one entry into its row of `rows`.
+CK_INLINE void input_rows(const float *restrict s0, const float *restrict s1, const float *restrict s2,
+                          const float *restrict s3, const float *restrict s4, const float *restrict s5, long width,
+                          float *restrict t0, float *restrict t1, float *restrict t2, float *restrict t3,
+                          float *restrict t4, float *restrict t5) {
+    for (long j = 0; j < width; j++) {
+        float y[6];
+        input_transform(s0[j], s1[j], s2[j], s3[j], s4[j], s5[j], y);
+        t0[j] = y[0]; t1[j] = y[1]; t2[j] = y[2]; t3[j] = y[3]; t4[j] = y[4]; t5[j] = y[5];
+    }
+}
 
 /// `· B` along one transformed row: tile `b` reads `r[4b ... 4b + 5]` (one vector lane per tile).
 CK_INLINE void input_columns(const float *restrict r, long tiles, float *restrict o0, float *restrict o1,
                              float *restrict o2, float *restrict o3, float *restrict o4, float *restrict o5) {
     for (long b = 0; b < tiles; b++) {
-        const float x0 = r[4 * b], x1 = r[4 * b + 1], x2 = r[4 * b + 2];
-        const float x3 = r[4 * b + 3], x4 = r[4 * b + 4], x5 = r[4 * b + 5];
-        o0[b] = 4 * x0 - 5 * x2 + x4;
-        o1[b] = x4 + x3 - 4 * (x1 + x2);
-        o2[b] = x4 - x3 + 4 * (x1 - x2);
-        o3[b] = x4 - x2 + 2 * (x3 - x1);
-        o4[b] = x4 - x2 - 2 * (x3 - x1);
-        o5[b] = 4 * x1 - 5 * x3 + x5;
-    }
-}
-
-/// `Bᵀ d` on whole source rows (contiguous): six transformed rows, each starting one entry into its row of `rows`.
-CK_INLINE void input_rows(const float *restrict s0, const float *restrict s1, const float *restrict s2,
-                              const float *restrict s3, const float *restrict s4, const float *restrict s5, long width,
-                              float *restrict t0, float *restrict t1, float *restrict t2, float *restrict t3,
-                              float *restrict t4, float *restrict t5) {
-    for (long j = 0; j < width; j++) {
-        const float x0 = s0[j], x1 = s1[j], x2 = s2[j], x3 = s3[j], x4 = s4[j], x5 = s5[j];
-        t0[j] = 4 * x0 - 5 * x2 + x4;
-        t1[j] = x4 + x3 - 4 * (x1 + x2);
-        t2[j] = x4 - x3 + 4 * (x1 - x2);
-        t3[j] = x4 - x2 + 2 * (x3 - x1);
-        t4[j] = x4 - x2 - 2 * (x3 - x1);
-        t5[j] = 4 * x1 - 5 * x3 + x5;
+        float y[6];
+        input_transform(r[4 * b], r[4 * b + 1], r[4 * b + 2], r[4 * b + 3], r[4 * b + 4], r[4 * b + 5], y);
+        o0[b] = y[0]; o1[b] = y[1]; o2[b] = y[2]; o3[b] = y[3]; o4[b] = y[4]; o5[b] = y[5];
     }
 }
 
@@ -52,7 +52,8 @@ CK_DISPATCH(ck_winograd_input,
             (const float *const sources[6], long width, long tiles, float *rows, long padded, float *v, long stride),
             (sources, width, tiles, rows, padded, v, stride))
 
-/// Eight tiles' values, one per lane (GCC/Clang vector extensions: one zmm/ymm/xmm sequence per variant).
+/// Eight tiles' values, one per lane (GCC/Clang vector extensions: one ymm register with AVX2 or AVX-512, two
+/// xmm registers on the baseline).
 typedef float v8 __attribute__((vector_size(32)));
 typedef int v8i __attribute__((vector_size(32)));
 
