@@ -17,13 +17,15 @@ let package = Package(
     ],
     targets: [
         // Every setjmp/longjmp and library error of libpng, libjpeg, libwebp, giflib, libheif and lcms2 stays
-        // inside this C target; PNG is written with libdeflate (about three times zlib's speed).
+        // inside this C target; PNG is written with libdeflate (about three times zlib's speed), large ones
+        // streamed through zlib.
         .target(
             name: "CCodecs",
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [
-                .linkedLibrary("png16"), .linkedLibrary("deflate"), .linkedLibrary("jpeg"), .linkedLibrary("webp"),
-                .linkedLibrary("webpdemux"), .linkedLibrary("gif"), .linkedLibrary("heif"), .linkedLibrary("lcms2"),
+                .linkedLibrary("png16"), .linkedLibrary("deflate"), .linkedLibrary("z"), .linkedLibrary("jpeg"),
+                .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("gif"), .linkedLibrary("heif"),
+                .linkedLibrary("lcms2"),
             ]
         ),
         // Linux system calls glibc does not wrap (openat2, renameat2) for confined file access.

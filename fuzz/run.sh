@@ -88,7 +88,7 @@ build_image() { # build_image png|jpeg|webp|gif|heif
     echo "building $name" >&2
     quiet_link "$swiftc" "${swift_flags[@]}" "${define[@]}" -module-name ${name}fuzz -I "$out/imaging" -I "$out/ccodecs" \
         -I "$out/ckernels" "$here/targets/ImageDecoderFuzz.swift" "$out/imaging/libImaging.a" "$out/ccodecs/lib.a" \
-        "$out/ckernels/lib.a" -lpng16 -ldeflate -ljpeg -lwebp -lwebpdemux -lgif -lheif -llcms2 -o "$out/$name"
+        "$out/ckernels/lib.a" -lpng16 -ldeflate -lz -ljpeg -lwebp -lwebpdemux -lgif -lheif -llcms2 -o "$out/$name"
 }
 
 seed() { # seed TARGET -> prints the corpus directory

@@ -1,14 +1,43 @@
 /* PNG encoding: rows filtered as libpng does by default (each row with the filter whose output has the least sum
- * of absolute values), compressed with libdeflate (about three times zlib's speed at the same level, and slightly
- * smaller), written as IHDR, IDAT and IEND; no ancillary chunks. */
+ * of absolute values), compressed into one zlib stream, written as IHDR, IDAT and IEND; no ancillary chunks.
+ *
+ * Images whose filtered rows fit in CC_PNG_WHOLE_MAX are compressed at once by libdeflate (about three times zlib's
+ * speed at the same level, and slightly smaller); libdeflate has no streaming interface, so larger ones are
+ * streamed through zlib row by row, which holds a row and a chunk rather than two copies of the image. */
 #include "CCodecs.h"
 #include <libdeflate.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
-/* PNG's limit for a chunk's length is 2^31 - 1; IDAT data is split into chunks of at most this. */
-#define CC_PNG_IDAT_MAX ((size_t)1 << 30)
+/* Filtered bytes compressed at once with libdeflate (a 1400x1400 RGBA sticker); the transient memory is about
+ * twice this. */
+#define CC_PNG_WHOLE_MAX ((size_t)8 << 20)
+/* IDAT chunk size when streaming. */
+#define CC_PNG_STREAM_CHUNK ((size_t)1 << 16)
+
+typedef struct cc_png_out {
+    uint8_t *data;
+    size_t length;
+    size_t capacity;
+} cc_png_out;
+
+/* Room for `more` bytes after `length`; 0 when out of memory. */
+static int cc_png_reserve(cc_png_out *out, size_t more) {
+    if (more > SIZE_MAX - out->length) return 0;
+    if (out->length + more <= out->capacity) return 1;
+    size_t capacity = out->capacity ? out->capacity : 65536;
+    while (capacity < out->length + more) {
+        if (capacity > SIZE_MAX / 2) return 0;
+        capacity *= 2;
+    }
+    uint8_t *grown = realloc(out->data, capacity);
+    if (grown == NULL) return 0;
+    out->data = grown;
+    out->capacity = capacity;
+    return 1;
+}
 
 static void cc_put32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)(v >> 24);
@@ -17,12 +46,22 @@ static void cc_put32(uint8_t *p, uint32_t v) {
     p[3] = (uint8_t)v;
 }
 
-/* A chunk at `p`: length, type, `length` bytes of data already in place after the type, CRC. Returns its size. */
-static size_t cc_png_chunk(uint8_t *p, const char type[4], size_t length) {
+/* Completes the chunk whose `length` data bytes are already in place 8 bytes past `out->length`: its length, type
+ * and CRC. Room must have been reserved. */
+static void cc_png_close_chunk(cc_png_out *out, const char type[4], size_t length) {
+    uint8_t *p = out->data + out->length;
     cc_put32(p, (uint32_t)length);
     memcpy(p + 4, type, 4);
     cc_put32(p + 8 + length, libdeflate_crc32(0, p + 4, length + 4));
-    return length + 12;
+    out->length += length + 12;
+}
+
+/* Appends a chunk with `length` bytes of `data`; 0 when out of memory. */
+static int cc_png_chunk(cc_png_out *out, const char type[4], const uint8_t *data, size_t length) {
+    if (!cc_png_reserve(out, length + 12)) return 0;
+    if (length > 0) memcpy(out->data + out->length + 8, data, length);
+    cc_png_close_chunk(out, type, length);
+    return 1;
 }
 
 static inline uint8_t cc_paeth(uint8_t a, uint8_t b, uint8_t c) {
@@ -66,6 +105,94 @@ static uint32_t cc_png_filter(int type, const uint8_t *restrict row, const uint8
     return sum;
 }
 
+/* Rows in output layout, filtered one at a time. */
+typedef struct cc_png_rows {
+    const uint8_t *pixels;
+    uint32_t width;
+    int in_channels, out_channels;
+    size_t row_bytes;
+    uint8_t *previous, *current, *candidates; /* row_bytes each; candidates one per filter type */
+} cc_png_rows;
+
+/* Row `y` as a filter type byte and the filtered bytes, into `line` (row_bytes + 1). Rows must come in order. */
+static void cc_png_filter_row(cc_png_rows *r, uint32_t y, uint8_t *line) {
+    const uint8_t *source = r->pixels + (size_t)y * r->width * (size_t)r->in_channels;
+    const uint8_t *row = source;
+    if (r->in_channels == 4 && r->out_channels == 3) {
+        for (uint32_t x = 0; x < r->width; x++) memcpy(r->current + 3 * (size_t)x, source + 4 * (size_t)x, 3);
+        row = r->current;
+    }
+    uint32_t best_cost = UINT32_MAX;
+    int best = 0;
+    for (int type = 0; type < 5; type++) {
+        uint32_t cost = cc_png_filter(type, row, r->previous, r->row_bytes, r->out_channels,
+                                      r->candidates + type * r->row_bytes);
+        if (cost < best_cost) { best_cost = cost; best = type; }
+    }
+    line[0] = (uint8_t)best;
+    memcpy(line + 1, r->candidates + best * r->row_bytes, r->row_bytes);
+    memcpy(r->previous, row, r->row_bytes);
+}
+
+/* Every row filtered into one buffer and compressed at once by libdeflate, straight into the IDAT chunk(s). */
+static int cc_png_write_whole(cc_png_rows *rows, uint32_t height, int level, cc_png_out *out) {
+    const size_t line = rows->row_bytes + 1, size = line * height;
+    int status = CC_NOMEM;
+    uint8_t *filtered = malloc(size);
+    struct libdeflate_compressor *compressor = libdeflate_alloc_compressor(level);
+    if (filtered == NULL || compressor == NULL) goto done;
+    for (uint32_t y = 0; y < height; y++) cc_png_filter_row(rows, y, filtered + (size_t)y * line);
+    const size_t bound = libdeflate_zlib_compress_bound(compressor, size);
+    if (!cc_png_reserve(out, bound + 12)) goto done;
+    const size_t zlength = libdeflate_zlib_compress(compressor, filtered, size, out->data + out->length + 8, bound);
+    if (zlength == 0) { status = CC_INVALID; goto done; } /* cannot happen: the output has the bound's room */
+    cc_png_close_chunk(out, "IDAT", zlength);
+    status = CC_OK;
+done:
+    libdeflate_free_compressor(compressor);
+    free(filtered);
+    return status;
+}
+
+/* Row by row through zlib, an IDAT chunk each time CC_PNG_STREAM_CHUNK bytes of output are ready. */
+static int cc_png_write_streamed(cc_png_rows *rows, uint32_t height, int level, cc_png_out *out) {
+    int status = CC_NOMEM;
+    uint8_t *line = malloc(rows->row_bytes + 1), *chunk = malloc(CC_PNG_STREAM_CHUNK);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    /* libpng's choice for filtered rows: Z_FILTERED. */
+    int initialised = line != NULL && chunk != NULL &&
+                      deflateInit2(&z, level, Z_DEFLATED, 15, 8, Z_FILTERED) == Z_OK;
+    if (!initialised) goto done;
+    z.next_out = chunk;
+    z.avail_out = CC_PNG_STREAM_CHUNK;
+    for (uint32_t y = 0; y <= height; y++) {
+        int flush = y == height ? Z_FINISH : Z_NO_FLUSH;
+        if (y < height) {
+            cc_png_filter_row(rows, y, line);
+            z.next_in = line;
+            z.avail_in = (uInt)(rows->row_bytes + 1);
+        }
+        for (;;) {
+            int result = deflate(&z, flush);
+            if (result == Z_STREAM_ERROR) { status = CC_INVALID; goto done; }
+            int finished = result == Z_STREAM_END;
+            if (z.avail_out == 0 || finished) {
+                if (!cc_png_chunk(out, "IDAT", chunk, CC_PNG_STREAM_CHUNK - z.avail_out)) goto done;
+                z.next_out = chunk;
+                z.avail_out = CC_PNG_STREAM_CHUNK;
+            }
+            if (finished || (flush == Z_NO_FLUSH && z.avail_in == 0)) break;
+        }
+    }
+    status = CC_OK;
+done:
+    if (initialised) deflateEnd(&z);
+    free(chunk);
+    free(line);
+    return status;
+}
+
 int cc_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int in_channels, int out_channels,
                   int compression_level, uint8_t **out, size_t *out_length, char *error, size_t error_size) {
     *out = NULL;
@@ -76,85 +203,42 @@ int cc_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int in
         if (error_size > 0) snprintf(error, error_size, "invalid PNG encode parameters");
         return CC_INVALID;
     }
-    const size_t row_bytes = (size_t)width * (size_t)out_channels, in_row_bytes = (size_t)width * (size_t)in_channels;
-    if (row_bytes + 1 > SIZE_MAX / height) {
+    const size_t row_bytes = (size_t)width * (size_t)out_channels;
+    if (row_bytes + 1 > UINT32_MAX || row_bytes + 1 > SIZE_MAX / height) {
         if (error_size > 0) snprintf(error, error_size, "image too large for PNG");
         return CC_INVALID;
     }
-    const size_t filtered_size = (row_bytes + 1) * height;
     if (compression_level < 0) compression_level = 0;
     if (compression_level > 9) compression_level = 9;
 
-    /* Scratch: the filtered image; the current and previous rows (RGBA rows written as RGB are packed first);
-     * one row per filter type. */
-    uint8_t *filtered = malloc(filtered_size);
-    uint8_t *rows = calloc(7, row_bytes);
-    struct libdeflate_compressor *compressor = libdeflate_alloc_compressor(compression_level);
-    uint8_t *result = NULL, *compressed = NULL;
+    cc_png_out result = {NULL, 0, 0};
+    uint8_t *scratch = calloc(7, row_bytes); /* previous and current rows, one candidate per filter type */
     int status = CC_NOMEM;
-    if (filtered == NULL || rows == NULL || compressor == NULL) goto done;
-    uint8_t *previous = rows, *current = rows + row_bytes, *candidates = rows + 2 * row_bytes;
-    for (uint32_t y = 0; y < height; y++) {
-        const uint8_t *source = pixels + (size_t)y * in_row_bytes;
-        const uint8_t *row = source;
-        if (in_channels == 4 && out_channels == 3) {
-            for (uint32_t x = 0; x < width; x++) memcpy(current + 3 * (size_t)x, source + 4 * (size_t)x, 3);
-            row = current;
-        }
-        uint32_t best_cost = UINT32_MAX;
-        int best = 0;
-        for (int type = 0; type < 5; type++) {
-            uint32_t cost = cc_png_filter(type, row, previous, row_bytes, out_channels, candidates + type * row_bytes);
-            if (cost < best_cost) { best_cost = cost; best = type; }
-        }
-        uint8_t *line = filtered + (size_t)y * (row_bytes + 1);
-        line[0] = (uint8_t)best;
-        memcpy(line + 1, candidates + best * row_bytes, row_bytes);
-        memcpy(previous, row, row_bytes);
-    }
-
-    const size_t bound = libdeflate_zlib_compress_bound(compressor, filtered_size);
-    compressed = malloc(bound);
-    if (compressed == NULL) goto done;
-    const size_t zlength = libdeflate_zlib_compress(compressor, filtered, filtered_size, compressed, bound);
-    if (zlength == 0) {
-        if (error_size > 0) snprintf(error, error_size, "deflate output exceeded its bound");
-        status = CC_INVALID;
-        goto done;
-    }
-    const size_t idat_chunks = (zlength + CC_PNG_IDAT_MAX - 1) / CC_PNG_IDAT_MAX;
-    const size_t total = 8 + (13 + 12) + zlength + 12 * idat_chunks + 12;
-    result = malloc(total);
-    if (result == NULL) goto done;
+    if (scratch == NULL || !cc_png_reserve(&result, 8 + 25)) goto done;
     static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    size_t at = 0;
-    memcpy(result, signature, 8);
-    at += 8;
-    uint8_t *ihdr = result + at + 8;
-    cc_put32(ihdr, width);
-    cc_put32(ihdr + 4, height);
-    ihdr[8] = 8; /* bit depth */
-    ihdr[9] = out_channels == 1 ? 0 : out_channels == 3 ? 2 : 6; /* grey, RGB, RGBA */
-    ihdr[10] = 0; /* deflate */
-    ihdr[11] = 0; /* adaptive filtering */
-    ihdr[12] = 0; /* no interlace */
-    at += cc_png_chunk(result + at, "IHDR", 13);
-    for (size_t offset = 0; offset < zlength; offset += CC_PNG_IDAT_MAX) {
-        const size_t length = zlength - offset < CC_PNG_IDAT_MAX ? zlength - offset : CC_PNG_IDAT_MAX;
-        memcpy(result + at + 8, compressed + offset, length);
-        at += cc_png_chunk(result + at, "IDAT", length);
-    }
-    at += cc_png_chunk(result + at, "IEND", 0);
-    *out = result;
-    *out_length = at;
-    result = NULL;
-    status = CC_OK;
+    memcpy(result.data, signature, 8);
+    result.length = 8;
+    uint8_t header[13];
+    cc_put32(header, width);
+    cc_put32(header + 4, height);
+    header[8] = 8;                                                /* bit depth */
+    header[9] = out_channels == 1 ? 0 : out_channels == 3 ? 2 : 6; /* grey, RGB, RGBA */
+    header[10] = header[11] = header[12] = 0;                     /* deflate, adaptive filtering, no interlace */
+    cc_png_chunk(&result, "IHDR", header, 13);
+    cc_png_rows rows = {pixels, width, in_channels, out_channels, row_bytes, scratch, scratch + row_bytes,
+                        scratch + 2 * row_bytes};
+    status = (row_bytes + 1) * height <= CC_PNG_WHOLE_MAX
+                 ? cc_png_write_whole(&rows, height, compression_level, &result)
+                 : cc_png_write_streamed(&rows, height, compression_level, &result);
+    if (status == CC_OK) status = cc_png_chunk(&result, "IEND", NULL, 0) ? CC_OK : CC_NOMEM;
 done:
-    if (status == CC_NOMEM && error_size > 0 && error[0] == '\0') snprintf(error, error_size, "out of memory");
-    free(result);
-    free(compressed);
-    libdeflate_free_compressor(compressor);
-    free(rows);
-    free(filtered);
-    return status;
+    free(scratch);
+    if (status != CC_OK) {
+        free(result.data);
+        if (error_size > 0) snprintf(error, error_size, status == CC_NOMEM ? "out of memory" : "deflate failed");
+        return status;
+    }
+    *out = result.data;
+    *out_length = result.length;
+    return CC_OK;
 }

@@ -76,6 +76,21 @@ struct EncodeCodecTests {
         }
     }
 
+    /// Filtered rows over 8 MiB are streamed through zlib rather than compressed at once (libdeflate needs the whole
+    /// input and an output as large): 1500x1500 RGBA is 9 MB, its lower half noise (so the output is large).
+    @Test("a PNG too large to compress at once round-trips", arguments: [1, 6])
+    func pngStreamed(level: Int) throws {
+        var image = syntheticImage(width: 1500, height: 1500, alpha: true)
+        var state: UInt32 = 12345
+        for i in (image.pixels.count / 2)..<image.pixels.count {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            image.pixels[i] = UInt8(truncatingIfNeeded: state >> 24)
+        }
+        let png = try ImageCodec.encodePNG(image, compressionLevel: level)
+        #expect(pngChunkTypes(png).filter { $0 == "IDAT" }.count > 1, "streamed output comes in several IDAT chunks")
+        #expect(try ImageCodec.decode(png).image == image)
+    }
+
     @Test("every PNG compression level round-trips; higher levels are not larger")
     func pngLevels() throws {
         let image = try ImageCodec.decode(try CodecCorpus.bytes("photos/car-1.jpg")).image
