@@ -2,11 +2,15 @@
 """Batch throughput and peak memory of photos.process (issue #5).
 
   python3 bench/batch_bench.py [--bin .build/release/photoworker] [--count 100] [--cache-bytes N]
-        [--segmenter network|classical]
+        [--segmenter network|classical] [--onnxruntime]
 
 Processes --count photos (the corpus .jpg photos, cycled) in one photos.process request, streaming
 items, and prints wall time, photos per second, per-stage medians and the worker's peak RSS. Each
 repeat of a photo is a distinct file (a hard link) so the decode cache cannot shortcut the work.
+
+--onnxruntime (run with .build/bench-venv/bin/python3 after bench/setup.sh) then times issue #30's peer on the same
+files: rembg's way with onnxruntime, one session with 2 threads, photos in turn (Pillow decode, LANCZOS to 320x320,
+the U²-Netp pass, the map resized back to the photo); it writes nothing, so it does less than photos.process.
 """
 import argparse, json, os, pathlib, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -21,6 +25,7 @@ def main():
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--cache-bytes", type=int, default=None)
     ap.add_argument("--segmenter", default=None, help="the cut-out (default: the worker's, network)")
+    ap.add_argument("--onnxruntime", action="store_true", help="also time rembg's way with onnxruntime on the same files")
     add_openblas_option(ap)
     a = ap.parse_args()
     use_detected_openblas(a.keep_openblas_env)
@@ -62,7 +67,37 @@ def main():
           f"(completed {r['completed']}, failed {r['failed']}); first result after {first:.2f} s")
     print("per photo (median ms): " + ", ".join(f"{k[:-2]} {statistics.median(v):.0f}" for k, v in stages.items() if v))
     print(f"worker peak RSS: {stats['peakRSSBytes'] / 2**20:.0f} MiB")
+    if a.onnxruntime:
+        onnxruntime_peer([s["path"] for s in sources])
     shutil.rmtree(work)
+
+
+def onnxruntime_peer(paths):
+    """rembg's way, as bench/worker_bench.py's sticker suite times it, photo after photo."""
+    import numpy as np
+    import onnxruntime as ort
+    from PIL import Image
+    from u2net_peers import model_bytes
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads, opts.inter_op_num_threads = 2, 1
+    sess = ort.InferenceSession(model_bytes(), opts, providers=["CPUExecutionProvider"])
+    mean, std = np.array((0.485, 0.456, 0.406), np.float32), np.array((0.229, 0.224, 0.225), np.float32)
+    done = failed = 0
+    t0 = time.perf_counter()
+    for path in paths:
+        try:
+            img = Image.open(path).convert("RGB")
+        except Exception:
+            failed += 1
+            continue
+        x = np.asarray(img.resize((320, 320), Image.LANCZOS), dtype=np.float32)
+        x = ((x / max(1.0, float(x.max())) - mean) / std).transpose(2, 0, 1)[None].astype(np.float32)
+        m = sess.run(["1959"], {"input.1": x})[0][0, 0]
+        Image.fromarray((m * 255).astype(np.uint8)).resize(img.size, Image.LANCZOS)
+        done += 1
+    wall = time.perf_counter() - t0
+    print(f"onnxruntime {ort.__version__} rembg-style, 2 threads, photos in turn: {wall:.2f} s, "
+          f"{len(paths) / wall:.1f} photos/s (completed {done}, failed {failed})")
 
 if __name__ == "__main__":
     main()
