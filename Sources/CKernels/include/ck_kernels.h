@@ -1,6 +1,8 @@
 #ifndef CKERNELS_H
 #define CKERNELS_H
 
+#include <stdint.h>
+
 /// The innermost pixel loops of the inference engine and the sticker's maps, in C for one reason: a C function can be compiled once per
 /// instruction set and chosen at run time (AVX-512, AVX2, baseline x86-64: `CK_DISPATCH` in ck_common.h), which
 /// Swift cannot do per function. Swift code is compiled for the baseline the worker ships for (SSE2), so the same
@@ -60,5 +62,18 @@ void ck_max_pool_2x2(const float *plane, long height, long width, float *out);
 /// The mean of `v` (`height x width`) over the (2r+1)² window round each pixel, clipped to the image, from a
 /// summed-area table in double precision (`sat`: scratch of `(width + 1) * (height + 1)` doubles).
 void ck_box_mean(const float *v, long width, long height, long r, double *sat, float *out);
+
+/// The guided filter's fit (He, Sun & Tang's colour guide): for each of `count` pixels, from the box means
+/// `mean` = {I_r, I_g, I_b, p} and `corr` = {rr, rg, rb, gg, gb, bb, I_r·p, I_g·p, I_b·p}, the coefficients
+/// `a` = {a_r, a_g, a_b} and `b` of q = a·I + b, with Σ + εU solved in double precision (a = 0, b = mean p where
+/// it is singular).
+void ck_guided_fit(long count, const float *const *mean, const float *const *corr, float epsilon, float *const *a,
+                   float *b);
+
+/// One full-resolution row of the guided mask: the coefficient planes {a_r, a_g, a_b, b} (working size, rows
+/// `row0` and `row1` offsets into them) enlarged bilinearly (column taps `x0`, `x1`, `wx`; row weight `wy`) and
+/// applied to the row's RGBA colours: 255 where b + (a·rgb)·scale >= level, else 0.
+void ck_guided_mask_row(const float *const *planes, long row0, long row1, float wy, const long *x0, const long *x1,
+                        const float *wx, const uint8_t *rgba, long count, float scale, float level, uint8_t *out);
 
 #endif

@@ -37,61 +37,49 @@ enum MaskUpsampler {
         let pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
         let corrII = pairs.map { (c, d) in plane { guide[3 * $0 + c] * guide[3 * $0 + d] } }
         if Cancellation.isRequested { throw CancellationError() }
-        var a = [[Float]](repeating: [Float](repeating: 0, count: n), count: 3)
-        var b = [Float](repeating: 0, count: n)
-        for i in 0..<n {
-            let m0 = meanI[0][i], m1 = meanI[1][i], m2 = meanI[2][i], mp = meanP[i]
-            // Σ + εU, in Double: near-flat windows make Σ almost singular.
-            let s00 = Double(corrII[0][i] - m0 * m0 + epsilon), s01 = Double(corrII[1][i] - m0 * m1)
-            let s02 = Double(corrII[2][i] - m0 * m2), s11 = Double(corrII[3][i] - m1 * m1 + epsilon)
-            let s12 = Double(corrII[4][i] - m1 * m2), s22 = Double(corrII[5][i] - m2 * m2 + epsilon)
-            let v0 = Double(corrIP[0][i] - m0 * mp), v1 = Double(corrIP[1][i] - m1 * mp), v2 = Double(corrIP[2][i] - m2 * mp)
-            // Σ⁻¹·v by the adjugate (Σ is symmetric positive definite with ε > 0).
-            let c00 = s11 * s22 - s12 * s12, c01 = s02 * s12 - s01 * s22, c02 = s01 * s12 - s02 * s11
-            let c11 = s00 * s22 - s02 * s02, c12 = s01 * s02 - s00 * s12, c22 = s00 * s11 - s01 * s01
-            let det = s00 * c00 + s01 * c01 + s02 * c02
-            guard det > 1e-18 else { b[i] = mp; continue }
-            let a0 = Float((c00 * v0 + c01 * v1 + c02 * v2) / det)
-            let a1 = Float((c01 * v0 + c11 * v1 + c12 * v2) / det)
-            let a2 = Float((c02 * v0 + c12 * v1 + c22 * v2) / det)
-            a[0][i] = a0; a[1][i] = a1; a[2][i] = a2
-            b[i] = mp - a0 * m0 - a1 * m1 - a2 * m2
-        }
-        let meanA = a.map { boxMean($0, w, h, radius) }, meanB = boxMean(b, w, h, radius)
-        let W = image.width, H = image.height
-        let enlarger = PlaneResampler.RowEnlarger(width: w, height: h, targetWidth: W, targetHeight: H)
-        var rowR = [Float](repeating: 0, count: W), rowG = rowR, rowBlue = rowR, rowB = rowR
-        var out = [UInt8](repeating: 0, count: W * H)
-        try out.withUnsafeMutableBufferPointer { q in
-            try meanA[0].withUnsafeBufferPointer { AR in
-                try meanA[1].withUnsafeBufferPointer { AG in
-                    try meanA[2].withUnsafeBufferPointer { AB in
-                        try meanB.withUnsafeBufferPointer { B in
-                            try image.pixels.withUnsafeBufferPointer { px in
-                                // The model is fitted on 0...1 colours: fold the 1/255 into the
-                                // threshold side instead of dividing every pixel.
-                                let scale: Float = 1 / 255
-                                for y in 0..<H {
-                                    if y & 31 == 0 && Cancellation.isRequested { throw CancellationError() }
-                                    enlarger.row(y, of: AR, into: &rowR)
-                                    enlarger.row(y, of: AG, into: &rowG)
-                                    enlarger.row(y, of: AB, into: &rowBlue)
-                                    enlarger.row(y, of: B, into: &rowB)
-                                    let d = y * W
-                                    for x in 0..<W {
-                                        let i = d + x
-                                        let dot = rowR[x] * Float(px[4 * i]) + rowG[x] * Float(px[4 * i + 1])
-                                            + rowBlue[x] * Float(px[4 * i + 2])
-                                        q[i] = rowB[x] + dot * scale >= level ? 255 : 0
-                                    }
-                                }
-                            }
+        var aR = [Float](repeating: 0, count: n), aG = aR, aB = aR, b = aR
+        withPointers(meanI + [meanP]) { mean in
+            withPointers(corrII + corrIP) { corr in
+                aR.withUnsafeMutableBufferPointer { r in
+                    aG.withUnsafeMutableBufferPointer { g in
+                        aB.withUnsafeMutableBufferPointer { bl in
+                            var coefficients = [r.baseAddress, g.baseAddress, bl.baseAddress]
+                            ck_guided_fit(n, mean, corr, epsilon, &coefficients, &b)
                         }
                     }
                 }
             }
         }
+        let meanA = [aR, aG, aB].map { boxMean($0, w, h, radius) }, meanB = boxMean(b, w, h, radius)
+        let W = image.width, H = image.height
+        let enlarger = PlaneResampler.RowEnlarger(width: w, height: h, targetWidth: W, targetHeight: H)
+        var out = [UInt8](repeating: 0, count: W * H)
+        try out.withUnsafeMutableBufferPointer { q in
+            try image.pixels.withUnsafeBufferPointer { px in
+                try withPointers(meanA + [meanB]) { planes in
+                    // The model is fitted on 0...1 colours: fold the 1/255 into the threshold side instead of
+                    // dividing every pixel.
+                    let scale: Float = 1 / 255
+                    for y in 0..<H {
+                        if y & 31 == 0 && Cancellation.isRequested { throw CancellationError() }
+                        let (r0, r1, wy) = enlarger.rows(y)
+                        ck_guided_mask_row(planes, r0, r1, wy, enlarger.x0, enlarger.x1, enlarger.wx,
+                                           px.baseAddress! + 4 * y * W, W, scale, level, q.baseAddress! + y * W)
+                    }
+                }
+            }
+        }
         return out
+    }
+
+    /// `body` with the first element of each of `planes` (arrays the caller keeps alive).
+    private static func withPointers<R>(_ planes: [[Float]], _ body: (UnsafePointer<UnsafePointer<Float>?>) throws -> R)
+        rethrows -> R {
+        func nest(_ i: Int, _ collected: [UnsafePointer<Float>?]) throws -> R {
+            guard i < planes.count else { return try collected.withUnsafeBufferPointer { try body($0.baseAddress!) } }
+            return try planes[i].withUnsafeBufferPointer { try nest(i + 1, collected + [$0.baseAddress]) }
+        }
+        return try nest(0, [])
     }
 
     /// Mean over a (2r+1)² window clipped to the image, via a summed-area table in double precision (CKernels'

@@ -80,7 +80,8 @@ enum PlaneResampler {
     struct RowEnlarger {
         let width: Int
         let height: Int
-        private let x0: [Int], x1: [Int], wx: [Float]
+        /// Per output column: the two source columns and the weight of the second.
+        let x0: [Int], x1: [Int], wx: [Float]
         private let sy: Float
 
         init(width: Int, height: Int, targetWidth tw: Int, targetHeight th: Int) {
@@ -97,11 +98,16 @@ enum PlaneResampler {
             self.x0 = x0; self.x1 = x1; self.wx = wx
         }
 
+        /// Output row `y`'s two source rows (as offsets into the plane) and the weight of the second.
+        func rows(_ y: Int) -> (r0: Int, r1: Int, wy: Float) {
+            let f = max(0, (Float(y) + 0.5) * sy - 0.5)
+            let j0 = min(height - 1, Int(f)), j1 = min(height - 1, j0 + 1)
+            return (j0 * width, j1 * width, f - Float(j0))
+        }
+
         /// Writes output row `y` of the enlarged `src` into `out` (`targetWidth` samples).
         func row(_ y: Int, of src: UnsafeBufferPointer<Float>, into out: inout [Float]) {
-            let f = max(0, (Float(y) + 0.5) * sy - 0.5)
-            let j0 = min(height - 1, Int(f)), j1 = min(height - 1, j0 + 1), wy = f - Float(j0)
-            let r0 = j0 * width, r1 = j1 * width
+            let (r0, r1, wy) = rows(y)
             out.withUnsafeMutableBufferPointer { o in
                 for x in 0..<o.count {
                     let a = src[r0 + x0[x]] + (src[r0 + x1[x]] - src[r0 + x0[x]]) * wx[x]
