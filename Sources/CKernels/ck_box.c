@@ -25,15 +25,31 @@ CK_INLINE void ck_box_mean_body(const float *restrict v, long width, long height
                                 float *restrict out) {
     const long stride = width + 1;
     for (long x = 0; x <= width; x++) sat[x] = 0;
-    for (long y = 0; y < height; y++) {
-        double *row = sat + (y + 1) * stride;
-        const double *above = row - stride;
-        row[0] = 0;
+    // Each row's running sums first, into its row of the table: eight rows at a time, so eight independent
+    // chains of additions run side by side (one row's chain is bound by the latency of an addition).
+    long y = 0;
+    for (; y + 8 <= height; y += 8) {
+        double sum[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (long x = 0; x < width; x++) {
+            for (int k = 0; k < 8; k++) {
+                sum[k] += (double)v[(y + k) * width + x];
+                sat[(y + k + 1) * stride + x + 1] = sum[k];
+            }
+        }
+    }
+    for (; y < height; y++) {
         double sum = 0;
         for (long x = 0; x < width; x++) {
             sum += (double)v[y * width + x];
-            row[x + 1] = above[x + 1] + sum;
+            sat[(y + 1) * stride + x + 1] = sum;
         }
+    }
+    // Then each row adds the table's row above (contiguous): the same two terms as summing row by row.
+    for (y = 0; y < height; y++) {
+        double *row = sat + (y + 1) * stride;
+        const double *above = row - stride;
+        row[0] = 0;
+        for (long x = 1; x <= width; x++) row[x] = above[x] + row[x];
     }
     // Columns whose window fits inside the image along x: first ..< last; the clipped ones either side.
     const long first = r < width ? r : width, last = width - r > first ? width - r : first;

@@ -26,8 +26,11 @@ enum MaskUpsampler {
                          radius: Int, epsilon: Float, level: Float = 0.5) throws -> [UInt8] {
         let n = w * h
         precondition(mask.count == n && guide.count == 3 * n)
-        func plane(_ f: (Int) -> Float) -> [Float] { boxMean((0..<n).map(f), w, h, radius) }
-        let meanP = boxMean(mask, w, h, radius)
+        let table = UnsafeMutablePointer<Double>.allocate(capacity: (w + 1) * (h + 1))
+        defer { table.deallocate() }
+        func box(_ v: [Float]) -> [Float] { boxMean(v, w, h, radius, table: table) }
+        func plane(_ f: (Int) -> Float) -> [Float] { box((0..<n).map(f)) }
+        let meanP = box(mask)
         var meanI: [[Float]] = [], corrIP: [[Float]] = []
         for c in 0..<3 {
             meanI.append(plane { guide[3 * $0 + c] })
@@ -50,7 +53,7 @@ enum MaskUpsampler {
                 }
             }
         }
-        let meanA = [aR, aG, aB].map { boxMean($0, w, h, radius) }, meanB = boxMean(b, w, h, radius)
+        let meanA = [aR, aG, aB].map(box), meanB = box(b)
         let W = image.width, H = image.height
         let enlarger = PlaneResampler.RowEnlarger(width: w, height: h, targetWidth: W, targetHeight: H)
         var out = [UInt8](repeating: 0, count: W * H)
@@ -85,12 +88,19 @@ enum MaskUpsampler {
     /// Mean over a (2r+1)² window clipped to the image, via a summed-area table in double precision (CKernels'
     /// `ck_box_mean`, at the CPU's vector width).
     static func boxMean(_ v: [Float], _ w: Int, _ h: Int, _ r: Int) -> [Float] {
-        precondition(v.count == w * h && r >= 0)
         guard w > 0, h > 0 else { return [] }
         let sat = UnsafeMutablePointer<Double>.allocate(capacity: (w + 1) * (h + 1))
         defer { sat.deallocate() }
+        return boxMean(v, w, h, r, table: sat)
+    }
+
+    /// As above, with the caller's scratch for the table (`(w + 1) * (h + 1)` doubles), for runs of box means of
+    /// one size: a table of a megabyte or more is otherwise mapped and faulted in afresh each time.
+    static func boxMean(_ v: [Float], _ w: Int, _ h: Int, _ r: Int, table: UnsafeMutablePointer<Double>) -> [Float] {
+        precondition(v.count == w * h && r >= 0)
+        guard w > 0, h > 0 else { return [] }
         return [Float](unsafeUninitializedCapacity: w * h) { out, count in
-            ck_box_mean(v, w, h, r, sat, out.baseAddress)
+            ck_box_mean(v, w, h, r, table, out.baseAddress)
             count = w * h
         }
     }
