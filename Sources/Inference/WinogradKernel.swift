@@ -9,8 +9,8 @@ import COpenBLAS
 /// SGEMM per tile position (`M[p] = U[p] · V[p]`, `U = G g Gᵀ` precomputed), then the output
 /// transform `Aᵀ M A`, with bias and ReLU, into the output planes. The transforms are CKernels'
 /// `ck_winograd_input` and `ck_winograd_output` (a vector of tiles at a time, at the CPU's vector
-/// width); a tile row is padded to a multiple of eight tiles, whose extra outputs are dropped. Dilated convolutions, which this network has only on maps of 20x20 and less, take
-/// im2col.
+/// width); a tile row is padded to a multiple of eight tiles, whose extra outputs are dropped.
+/// Dilated convolutions, which this network has only on maps of 20x20 and less, take im2col.
 struct WinogradKernel: Sendable {
     let inChannels: Int
     let outChannels: Int
