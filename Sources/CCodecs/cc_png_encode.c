@@ -224,7 +224,7 @@ int cc_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int in
     header[8] = 8;                                                /* bit depth */
     header[9] = out_channels == 1 ? 0 : out_channels == 3 ? 2 : 6; /* grey, RGB, RGBA */
     header[10] = header[11] = header[12] = 0;                     /* deflate, adaptive filtering, no interlace */
-    cc_png_chunk(&result, "IHDR", header, 13);
+    if (!cc_png_chunk(&result, "IHDR", header, 13)) goto done;
     cc_png_rows rows = {pixels, width, in_channels, out_channels, row_bytes, scratch, scratch + row_bytes,
                         scratch + 2 * row_bytes};
     status = (row_bytes + 1) * height <= CC_PNG_WHOLE_MAX

@@ -1,7 +1,8 @@
 import CKernels
 
-/// The instruction set the engine's C kernels (the Winograd transforms, pooling, bilinear rows) run at. Every
-/// level computes the same floats; only the speed differs. The CPU's best level is used unless a test or a
+/// The instruction set the C kernels run at (the `CKernels` target: this engine's Winograd transforms, pooling and
+/// bilinear rows, and the sticker's box means and guided upsampling in Imaging; one setting for the process).
+/// Every level computes the same floats; only the speed differs. The CPU's best level is used unless a test or a
 /// benchmark asks for another.
 public enum KernelLevel: Int32, CaseIterable, Sendable, CustomStringConvertible {
     /// x86-64 (SSE2), the baseline the Swift code is compiled for.
