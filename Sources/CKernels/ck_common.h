@@ -9,11 +9,11 @@
 /// Defines `void name params` as three copies of `name##_body` (always inlined), compiled for AVX-512
 /// (x86-64-v4), AVX2 (x86-64-v3) and baseline x86-64, and calls the one for the level in use.
 #define CK_DISPATCH(name, params, args)                                                                            \
-    __attribute__((target("arch=x86-64-v4"))) static void name##_avx512 params { name##_body args; }              \
-    __attribute__((target("arch=x86-64-v3"))) static void name##_avx2 params { name##_body args; }                \
+    __attribute__((target("arch=x86-64-v4"))) static void name##_avx512 params { name##_body args; }               \
+    __attribute__((target("arch=x86-64-v3"))) static void name##_avx2 params { name##_body args; }                 \
     static void name##_baseline params { name##_body args; }                                                       \
     void name params {                                                                                             \
-        switch (ck_current_level()) {                                                                               \
+        switch (ck_current_level()) {                                                                              \
         case CK_AVX512: name##_avx512 args; break;                                                                 \
         case CK_AVX2: name##_avx2 args; break;                                                                     \
         default: name##_baseline args; break;                                                                      \

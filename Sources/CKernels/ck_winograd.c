@@ -77,7 +77,7 @@ CK_INLINE void output_column(v8 m0, v8 m1, v8 m2, v8 m3, v8 m4, v8 m5, v8 y[4]) 
 /// `Aᵀ M A` of every tile, eight tiles at a time (`tiles` is a multiple of eight), into sixteen rows of `tiles`
 /// (output row j, column i at row 4j + i).
 CK_INLINE void output_tiles(const float *restrict m, long stride, long tiles, float bias, int relu,
-                                float *restrict out) {
+                            float *restrict out) {
     for (long b = 0; b < tiles; b += 8) {
         v8 s[6][4];
         for (int col = 0; col < 6; col++) {
@@ -100,7 +100,7 @@ CK_INLINE void output_tiles(const float *restrict m, long stride, long tiles, fl
 
 /// Output row `j` of a tile row into `line`: column `i` of block `b` is row `i` of the four at `c`.
 CK_INLINE void output_line(const float *restrict c0, const float *restrict c1, const float *restrict c2,
-                               const float *restrict c3, long width, float *restrict line) {
+                           const float *restrict c3, long width, float *restrict line) {
     const long whole = width / 4;
     for (long b = 0; b < whole; b++) {
         line[4 * b] = c0[b];
