@@ -6,6 +6,10 @@
 /// Helpers are inlined into each variant, so they are compiled for its instruction set too.
 #define CK_INLINE static inline __attribute__((always_inline))
 
+/// `a` moved towards `b` by `w`, in the order the Swift code it replaced computed it (`a + (b - a) * w`), which every
+/// bilinear kernel keeps to give the same floats.
+CK_INLINE float ck_lerp(float a, float b, float w) { return a + (b - a) * w; }
+
 /// Defines `void name params` as three copies of `name##_body` (always inlined), compiled for AVX-512
 /// (x86-64-v4), AVX2 (x86-64-v3) and baseline x86-64, and calls the one for the level in use.
 #define CK_DISPATCH(name, params, args)                                                                            \

@@ -33,9 +33,7 @@ CK_DISPATCH(ck_guided_fit,
 
 /// One enlarged sample of `plane` between rows `r0` and `r1`: along x, then between the rows.
 CK_INLINE float enlarged(const float *restrict plane, long r0, long r1, long x0, long x1, float wx, float wy) {
-    const float a = plane[r0 + x0] + (plane[r0 + x1] - plane[r0 + x0]) * wx;
-    const float b = plane[r1 + x0] + (plane[r1 + x1] - plane[r1 + x0]) * wx;
-    return a + (b - a) * wy;
+    return ck_lerp(ck_lerp(plane[r0 + x0], plane[r0 + x1], wx), ck_lerp(plane[r1 + x0], plane[r1 + x1], wx), wy);
 }
 
 CK_INLINE void ck_guided_mask_row_body(const float *const *restrict planes, long row0, long row1, float wy,
