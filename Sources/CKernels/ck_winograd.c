@@ -1,9 +1,4 @@
-#include "ck_common.h"
-#include <string.h>
-
-// The vector helpers below are always inlined, so no vector crosses a call and the ABI note clang gives for
-// passing eight floats by value without AVX does not apply.
-#pragma clang diagnostic ignored "-Wpsabi"
+#include "ck_gemm_tile.h"
 
 /// `Bᵀ x` for six values (a column of a tile, then a row of the result).
 CK_INLINE void input_transform(float x0, float x1, float x2, float x3, float x4, float x5, float y[6]) {
@@ -52,18 +47,8 @@ CK_DISPATCH(ck_winograd_input,
             (const float *const sources[6], long width, long tiles, float *rows, long padded, float *v, long stride),
             (sources, width, tiles, rows, padded, v, stride))
 
-/// Eight tiles' values, one per lane (GCC/Clang vector extensions: one ymm register with AVX2 or AVX-512, two
-/// xmm registers on the baseline).
-typedef float v8 __attribute__((vector_size(32)));
+/// Eight tiles' values, one per lane (`v8`, ck_gemm_tile.h), and their bits.
 typedef int v8i __attribute__((vector_size(32)));
-
-CK_INLINE v8 load8(const float *p) {
-    v8 x;
-    memcpy(&x, p, sizeof x);
-    return x;
-}
-
-CK_INLINE void store8(float *p, v8 x) { memcpy(p, &x, sizeof x); }
 
 /// `Aᵀ m` for six values: the four outputs.
 CK_INLINE void output_column(v8 m0, v8 m1, v8 m2, v8 m3, v8 m4, v8 m5, v8 y[4]) {
@@ -98,31 +83,60 @@ CK_INLINE void output_tiles(const float *restrict m, long stride, long tiles, fl
     }
 }
 
-/// Output row `j` of a tile row into `line`: column `i` of block `b` is row `i` of the four at `c`.
-CK_INLINE void output_line(const float *restrict c0, const float *restrict c1, const float *restrict c2,
-                           const float *restrict c3, long width, float *restrict line) {
-    const long whole = width / 4;
-    for (long b = 0; b < whole; b++) {
-        line[4 * b] = c0[b];
-        line[4 * b + 1] = c1[b];
-        line[4 * b + 2] = c2[b];
-        line[4 * b + 3] = c3[b];
-    }
-    const float *const columns[4] = {c0, c1, c2, c3};
+/// The outputs of `count` tiles (8 or 16) starting at column `x0` of rows `y0 ...` of `plane`, from their M (position
+/// `p` of tile `b` at `m[p * stride + b]`), where they fall inside the plane. `scratch`: `16 * count` floats.
+CK_INLINE void output_strip(const float *restrict m, long stride, long count, float bias, int relu,
+                            float *restrict scratch, float *restrict plane, long y0, long x0, long height, long width) {
+    output_tiles(m, stride, count, bias, relu, scratch);
+    long whole = (width - x0) / 4;
+    if (whole > count) whole = count;
+    for (long j = 0; j < 4 && y0 + j < height; j++) {
+        float *line = plane + (y0 + j) * width + x0;
+        const float *c0 = scratch + 4 * j * count, *c1 = c0 + count, *c2 = c1 + count, *c3 = c2 + count;
+        for (long b = 0; b < whole; b++) {
+            line[4 * b] = c0[b];
+            line[4 * b + 1] = c1[b];
+            line[4 * b + 2] = c2[b];
+            line[4 * b + 3] = c3[b];
+        }
+        if (whole < count) {
+            const float *const columns[4] = {c0, c1, c2, c3};
 #pragma clang loop vectorize(disable)
-    for (long x = 4 * whole; x < width; x++) line[x] = columns[x - 4 * whole][whole];
+            for (long x = 4 * whole; x0 + x < width; x++) line[x] = columns[x - 4 * whole][whole];
+        }
+    }
 }
 
-CK_INLINE void ck_winograd_output_body(const float *m, long stride, long tiles, long tileRow, float bias, int relu,
-                                       float *scratch, float *plane, long height, long width) {
-    output_tiles(m, stride, tiles, bias, relu, scratch);
-    const long y0 = 4 * tileRow;
-    for (long j = 0; j < 4 && y0 + j < height; j++) {
-        const float *c = scratch + 4 * j * tiles;
-        output_line(c, c + tiles, c + 2 * tiles, c + 3 * tiles, width, plane + (y0 + j) * width);
+CK_INLINE void ck_winograd_multiply_body(const float *u, long k, long c, const float *v, long bandTiles, long tilesX,
+                                         long tileRows, long firstTileRow, const float *bias, int relu,
+                                         float *scratch, float *out, long height, long width) {
+    const long block = CK_GEMM_ROWS * c, packed = (k + CK_GEMM_ROWS - 1) / CK_GEMM_ROWS * block;
+    const long stride = c * bandTiles, mStride = k * 16;
+    float *m = scratch, *rows = scratch + 36 * mStride;
+    for (long r = 0; r < tileRows; r++) {
+        const long y0 = 4 * (firstTileRow + r);
+        // Strips of 16 tiles (8 at the end of a row): each position's V (c x 16) stays in L1 while every block of
+        // output channels reads it, and the strip's M (36 x k x 16) stays in L2 from the products to the output
+        // transform.
+        for (long b0 = 0; b0 < tilesX && 4 * b0 < width; b0 += 16) {
+            const long count = tilesX - b0 >= 16 ? 16 : 8;
+            const float *vs = v + r * tilesX + b0;
+            for (long p = 0; p < 36; p++) {
+                for (long i = 0; i < k; i += CK_GEMM_ROWS) {
+                    const int n = k - i < CK_GEMM_ROWS ? (int)(k - i) : CK_GEMM_ROWS;
+                    const float *a = u + p * packed + i / CK_GEMM_ROWS * block;
+                    if (count == 16) gemm_rows(n, 2, c, a, vs + p * stride, bandTiles, m + p * mStride + i * 16, 16, 0);
+                    else gemm_rows(n, 1, c, a, vs + p * stride, bandTiles, m + p * mStride + i * 16, 16, 0);
+                }
+            }
+            for (long ki = 0; ki < k; ki++) {
+                output_strip(m + ki * 16, mStride, count, bias[ki], relu, rows, out + ki * height * width, y0,
+                             4 * b0, height, width);
+            }
+        }
     }
 }
-CK_DISPATCH(ck_winograd_output,
-            (const float *m, long stride, long tiles, long tileRow, float bias, int relu, float *scratch, float *plane,
-             long height, long width),
-            (m, stride, tiles, tileRow, bias, relu, scratch, plane, height, width))
+CK_DISPATCH(ck_winograd_multiply,
+            (const float *u, long k, long c, const float *v, long bandTiles, long tilesX, long tileRows,
+             long firstTileRow, const float *bias, int relu, float *scratch, float *out, long height, long width),
+            (u, k, c, v, bandTiles, tilesX, tileRows, firstTileRow, bias, relu, scratch, out, height, width))

@@ -1,4 +1,4 @@
-import COpenBLAS
+import CKernels
 
 /// A stride-1 convolution, 3x3 (any dilation, padding = dilation) or 1x1, with its bias and an
 /// optional ReLU fused into the pass that writes the output.
@@ -17,10 +17,14 @@ struct Convolution: Sendable {
     let relu: Bool
     /// `outChannels x inChannels x kernel x kernel`, row-major (ONNX's layout).
     let weights: [Float]
+    /// The same matrix (`outChannels x inChannels·kernel²`) packed by `ck_gemm_pack`, for the im2col and 1x1 paths.
+    let packedWeights: [Float]
     let bias: [Float]
     /// The same filters, transformed for Winograd (undilated 3x3 only).
     let winograd: WinogradKernel?
 
+    /// Rows of A in one packed block of `ck_gemm`.
+    private static let rows = Int(CK_GEMM_ROWS)
     /// Column-matrix budget per band, in floats.
     static let bandFloats = 1 << 20
     /// Pixels per plane from which an undilated 3x3 convolution runs as Winograd.
@@ -37,6 +41,12 @@ struct Convolution: Sendable {
         self.dilation = dilation
         self.relu = relu
         self.weights = weights
+        let depth = inChannels * kernel * kernel
+        var packed = [Float](repeating: 0, count: ck_gemm_packed_count(outChannels, depth))
+        packed.withUnsafeMutableBufferPointer { packed in
+            weights.withUnsafeBufferPointer { ck_gemm_pack(outChannels, depth, $0.baseAddress, depth, packed.baseAddress) }
+        }
+        packedWeights = packed
         self.bias = bias
         winograd = kernel == 3 && dilation == 1 && (mapPixels ?? Self.winogradMinimumPlane) >= Self.winogradMinimumPlane
             ? WinogradKernel(inChannels: inChannels, outChannels: outChannels, relu: relu, weights: weights, bias: bias)
@@ -136,10 +146,9 @@ struct Convolution: Sendable {
             while c0 < inChannels {
                 var c1 = c0 + 1
                 while c1 < inChannels && planes[c1] == planes[c1 - 1] + plane { c1 += 1 }
-                weights.withUnsafeBufferPointer { wt in
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(outChannels), Int32(plane),
-                                Int32(c1 - c0), 1, wt.baseAddress! + c0, Int32(k), planes[c0], Int32(plane),
-                                c0 == 0 ? 0 : 1, dst, Int32(plane))
+                packedWeights.withUnsafeBufferPointer { wt in
+                    ck_gemm(outChannels, plane, c1 - c0, wt.baseAddress! + Self.rows * c0, Self.rows * k, planes[c0],
+                            plane, dst, plane, c0 == 0 ? 0 : 1)
                 }
                 c0 = c1
             }
@@ -153,9 +162,8 @@ struct Convolution: Sendable {
                 let rows = min(bandRows, h - y0)
                 let n = rows * w
                 fillColumns(planes, height: h, width: w, firstRow: y0, rows: rows, into: columns)
-                weights.withUnsafeBufferPointer { wt in
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(outChannels), Int32(n), Int32(k),
-                                1, wt.baseAddress, Int32(k), columns, Int32(n), 0, dst + y0 * w, Int32(plane))
+                packedWeights.withUnsafeBufferPointer { wt in
+                    ck_gemm(outChannels, n, k, wt.baseAddress, Self.rows * k, columns, n, dst + y0 * w, plane, 0)
                 }
                 y0 += rows
             }

@@ -1,21 +1,21 @@
 import CKernels
-import COpenBLAS
 
 /// A 3x3 convolution (stride 1, padding 1, no dilation) computed as Winograd F(4x4, 3x3): each
 /// 4x4 block of outputs costs 36 multiply-accumulates per channel pair instead of 144, so the
 /// SGEMMs do 4x fewer MACs than im2col's.
 ///
-/// Per band of tile rows: the input transform `Bᵀ d B` of every 6x6 tile into `V[36][C][T]`, one
-/// SGEMM per tile position (`M[p] = U[p] · V[p]`, `U = G g Gᵀ` precomputed), then the output
-/// transform `Aᵀ M A`, with bias and ReLU, into the output planes. The transforms are CKernels'
-/// `ck_winograd_input` and `ck_winograd_output` (a vector of tiles at a time, at the CPU's vector
-/// width); a tile row is padded to a multiple of eight tiles, whose extra outputs are dropped.
+/// Per band of tile rows: the input transform `Bᵀ d B` of every 6x6 tile into `V[36][C][T]`
+/// (CKernels' `ck_winograd_input`), then, sixteen tiles at a time, the products at each tile position
+/// (`M[p] = U[p] · V[p]`, `U = G g Gᵀ` precomputed and packed) and the output transform `Aᵀ M A`, with
+/// bias and ReLU, into the output planes (`ck_winograd_multiply`: the sixteen tiles' M stays in cache
+/// between the two). A tile row is padded to a multiple of eight tiles, whose extra outputs are dropped.
 /// Dilated convolutions, which this network has only on maps of 20x20 and less, take im2col.
 struct WinogradKernel: Sendable {
     let inChannels: Int
     let outChannels: Int
     let relu: Bool
-    /// `G g Gᵀ` for every filter: 36 matrices of `outChannels x inChannels`, position-major.
+    /// `G g Gᵀ` for every filter: 36 matrices of `outChannels x inChannels`, position-major, each packed by
+    /// `ck_gemm_pack` (`ck_gemm_packed_count` floats apart).
     let transformedWeights: [Float]
     let bias: [Float]
 
@@ -43,7 +43,17 @@ struct WinogradKernel: Sendable {
                 }
             }
         }
-        transformedWeights = u
+        let packed = ck_gemm_packed_count(outChannels, inChannels)
+        var blocks = [Float](repeating: 0, count: 36 * packed)
+        blocks.withUnsafeMutableBufferPointer { blocks in
+            u.withUnsafeBufferPointer { u in
+                for p in 0..<36 {
+                    ck_gemm_pack(outChannels, inChannels, u.baseAddress! + p * pairs, inChannels,
+                                 blocks.baseAddress! + p * packed)
+                }
+            }
+        }
+        transformedWeights = blocks
     }
 
     /// Writes every element of `out` (`outChannels` planes of the input's size). With `parallel`, the bands of
@@ -60,28 +70,27 @@ struct WinogradKernel: Sendable {
         let c = inChannels, k = outChannels
         let blocksX = (w + 3) / 4, blocksY = (h + 3) / 4
         let tilesX = (blocksX + 7) / 8 * 8
-        let bandRows = max(1, min(blocksY, Self.bandFloats / (36 * max(c, k) * tilesX)))
+        let bandRows = max(1, min(blocksY, Self.bandFloats / (36 * c * tilesX)))
         let bandTiles = bandRows * tilesX
         let bands = (blocksY + bandRows - 1) / bandRows
-        // Scratch: V[36][C][bandTiles], M[36][K][bandTiles]; the six rows of Bᵀ d of one tile row
-        // (the image at offset 1, zeros before and after it, so edge tiles read zeros); the sixteen
-        // output rows of one tile row; a row of zeros for source rows outside the image; for enlarged
-        // planes, the six source rows of a tile row and the cache of rows enlarged along x.
+        // Scratch: V[36][C][bandTiles]; the products' and output transform's scratch; the six rows of Bᵀ d of one
+        // tile row (the image at offset 1, zeros before and after it, so edge tiles read zeros); a row of zeros for
+        // source rows outside the image; for enlarged planes, the six source rows of a tile row and the cache of
+        // rows enlarged along x.
         let padded = 4 * tilesX + 2
-        let vCount = 36 * c * bandTiles, mCount = 36 * k * bandTiles
-        let floats = vCount + mCount + 6 * padded + 16 * tilesX + w + (6 + UpsampledRows.slots) * w
+        let vCount = 36 * c * bandTiles, multiplyCount = 36 * 16 * k + 16 * 16
+        let floats = vCount + multiplyCount + 6 * padded + w + (6 + UpsampledRows.slots) * w
         func prepare(_ buffer: UnsafeMutablePointer<Float>) {
-            let rows = buffer + vCount + mCount, zeros = rows + 6 * padded + 16 * tilesX
+            let rows = buffer + vCount + multiplyCount, zeros = rows + 6 * padded
             rows.update(repeating: 0, count: 6 * padded)
             zeros.update(repeating: 0, count: w)
         }
         func band(_ index: Int, _ buffer: UnsafeMutablePointer<Float>) {
-            let v = buffer, m = buffer + vCount, rows = m + mCount
-            let outputRows = rows + 6 * padded, zeros = outputRows + 16 * tilesX
+            let v = buffer, multiply = buffer + vCount, rows = multiply + multiplyCount
+            let zeros = rows + 6 * padded
             var upsampled = UpsampledRows(memory: zeros + w, width: w)
             let first = index * bandRows
             let bandRowCount = min(bandRows, blocksY - first)
-            let tiles = bandRowCount * tilesX
             for (ci, plane) in planes.enumerated() {
                 upsampled.startPlane()
                 for row in 0..<bandRowCount {
@@ -103,16 +112,9 @@ struct WinogradKernel: Sendable {
                 }
             }
             transformedWeights.withUnsafeBufferPointer { u in
-                for p in 0..<36 {
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(k), Int32(tiles), Int32(c),
-                                1, u.baseAddress! + p * k * c, Int32(c), v + p * c * bandTiles,
-                                Int32(bandTiles), 0, m + p * k * bandTiles, Int32(bandTiles))
-                }
-            }
-            for ki in 0..<k {
-                for row in 0..<bandRowCount {
-                    ck_winograd_output(m + ki * bandTiles + row * tilesX, k * bandTiles, tilesX, first + row,
-                                       bias[ki], relu ? 1 : 0, outputRows, out + ki * h * w, h, w)
+                bias.withUnsafeBufferPointer { bias in
+                    ck_winograd_multiply(u.baseAddress, k, c, v, bandTiles, tilesX, bandRowCount, first,
+                                         bias.baseAddress, relu ? 1 : 0, multiply, out, h, w)
                 }
             }
         }

@@ -52,14 +52,17 @@ struct ConvolutionTests {
     /// Sizes that leave partial tiles, partial groups of eight tiles, and more than eight.
     static let winogradSizes = [(1, 1), (2, 3), (5, 4), (7, 9), (10, 10), (21, 13), (17, 32), (9, 70)]
 
-    @Test func winogradMatchesTheDirectConvolution() throws {
+    /// Channels in and out: fewer outputs than one block of `ck_gemm`'s rows, and two blocks and one more.
+    @Test(arguments: [(5, 3), (4, 13)])
+    func winogradMatchesTheDirectConvolution(channels: (Int, Int)) throws {
+        let (cin, cout) = channels
         for (h, w) in Self.winogradSizes {
             for relu in [false, true] {
-                let conv = Self.convolution(in: 5, out: 3, kernel: 3, dilation: 1, relu: relu, seed: UInt64(h * w))
-                let x = Tensor(channels: 5, height: h, width: w, data: Self.values(5 * h * w, seed: UInt64(h + w)))
+                let conv = Self.convolution(in: cin, out: cout, kernel: 3, dilation: 1, relu: relu, seed: UInt64(h * w))
+                let x = Tensor(channels: cin, height: h, width: w, data: Self.values(cin * h * w, seed: UInt64(h + w)))
                 let winograd = try #require(conv.winograd)
                 var workspace = ConvolutionWorkspace()
-                let out = try Tensor(channels: 3, height: h, width: w) { dst in
+                let out = try Tensor(channels: cout, height: h, width: w) { dst in
                     try Convolution.withPlanes(of: [x]) { planes in
                         try winograd.apply(planes, height: h, width: w, into: dst, workspace: &workspace, isCancelled: { false })
                     }
@@ -67,7 +70,7 @@ struct ConvolutionTests {
                 // F(4x4, 3x3)'s transforms scale values by up to 8 before the products: a few ulps of
                 // outputs up to ~5 here (a wrong coefficient is off by the order of the output).
                 let worst = Self.worstDifference(out.data, Self.direct(conv, x))
-                #expect(worst < 1e-4, "\(h)x\(w), relu \(relu): \(worst)")
+                #expect(worst < 1e-4, "\(cin) -> \(cout) channels, \(h)x\(w), relu \(relu): \(worst)")
             }
         }
     }

@@ -34,12 +34,38 @@ int ck_current_level(void);
 void ck_winograd_input(const float *const sources[6], long width, long tiles, float *rows, long padded, float *v,
                        long stride);
 
-/// Winograd F(4x4, 3x3) output transform `Aᵀ M A` plus `bias` (then ReLU when `relu`) of one tile row of one
-/// output channel, written into rows `4 * tileRow ...` of `plane` (`height x width`) where they fall inside it.
-/// - `m`: position `p` of tile `b` at `m[p * stride + b]`.
-/// - `scratch`: `16 * tiles` floats.
-void ck_winograd_output(const float *m, long stride, long tiles, long tileRow, float bias, int relu, float *scratch,
-                        float *plane, long height, long width);
+/// Winograd F(4x4, 3x3) products and output transform of a band of `tileRows` tile rows (`tilesX` tiles each, a
+/// multiple of eight): at each of the 36 positions `M = U · V` (``ck_gemm``'s arithmetic), then `Aᵀ M A` plus the
+/// channel's bias (then ReLU when `relu`), written into rows `4 * firstTileRow ...` of the `k` output planes `out`
+/// (`height x width` each) where they fall inside them.
+/// - `u`: the 36 matrices `U` (`k x c`), each packed by ``ck_gemm_pack`` (``ck_gemm_packed_count`` floats apart).
+/// - `v`: position `p`, channel `ci`, tile `b` of tile row `r` at `v[(p * c + ci) * bandTiles + r * tilesX + b]`.
+/// - `scratch`: `36 * 16 * k + 16 * 16` floats (M of 16 tiles, and their 16 output rows).
+void ck_winograd_multiply(const float *u, long k, long c, const float *v, long bandTiles, long tilesX, long tileRows,
+                          long firstTileRow, const float *bias, int relu, float *scratch, float *out, long height,
+                          long width);
+
+/// Rows of A per tile: 6 rows by 16 columns is 12 accumulators, which with two B vectors and a broadcast fills the
+/// 16 ymm registers AVX2 has (the register tile of the Haswell-class SGEMM kernels).
+#define CK_GEMM_ROWS 6
+
+/// `C = A · B` (or `C += A · B` when `accumulate`), row-major: A is `m x depth`, packed by ``ck_gemm_pack``
+/// (`block` floats between its blocks of `CK_GEMM_ROWS` rows: `CK_GEMM_ROWS * depth` for a whole packed matrix;
+/// columns `p0 ..< p0 + depth` of a packed matrix of depth `d` are `a + CK_GEMM_ROWS * p0` with `block`
+/// `CK_GEMM_ROWS * d`); B is `depth x n` (row stride `ldb`), C is `m x n` (`ldc`). Every element of `A · B` is
+/// summed from zero in the order of the depth, each product rounded before it is added, so it does not depend on the
+/// level, the blocking or where the element falls; with `accumulate` the sum is then added to C. For the engine's
+/// small matrices (a few dozen rows, depths of a few dozen to a few hundred): B is read in place and C written once
+/// (no packing of B, no separate pass to scale C).
+void ck_gemm(long m, long n, long depth, const float *a, long block, const float *b, long ldb, float *c, long ldc,
+             int accumulate);
+
+/// The floats ``ck_gemm_pack`` writes for an `m x depth` matrix.
+long ck_gemm_packed_count(long m, long depth);
+
+/// A (`m x depth`, row stride `lda`) in the order ``ck_gemm`` reads it: blocks of `CK_GEMM_ROWS` rows, each column
+/// of a block contiguous (a last, shorter block padded with zeros).
+void ck_gemm_pack(long m, long depth, const float *a, long lda, float *packed);
 
 /// One row resampled along x: `out[i] = a + (b - a) * weight[i]`, `a = row[first[i]]`, `b = row[second[i]]`.
 void ck_bilinear_row(const float *row, const long *first, const long *second, const float *weight, long count,
