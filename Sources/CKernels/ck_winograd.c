@@ -111,12 +111,14 @@ CK_INLINE void ck_winograd_multiply_body(const float *u, long k, long c, const f
                                          long tileRows, long firstTileRow, const float *bias, int relu,
                                          float *scratch, float *out, long height, long width) {
     const long block = CK_GEMM_ROWS * c, packed = (k + CK_GEMM_ROWS - 1) / CK_GEMM_ROWS * block;
-    const long stride = c * bandTiles, mStride = k * 16;
-    float *m = scratch, *rows = scratch + 36 * mStride;
+    // M of a strip channel-major (channel, position, tile): the output transform reads a channel's 36 positions
+    // from 2.3 KB in a row (position-major, a 64-channel strip put them 4 KB apart, all in one set of L1).
+    const long stride = c * bandTiles, channelStride = 36 * 16;
+    float *m = scratch, *rows = scratch + k * channelStride;
     for (long r = 0; r < tileRows; r++) {
         const long y0 = 4 * (firstTileRow + r);
         // Strips of 16 tiles (8 at the end of a row): each position's V (c x 16) stays in L1 while every block of
-        // output channels reads it, and the strip's M (36 x k x 16) stays in L2 from the products to the output
+        // output channels reads it, and the strip's M (k x 36 x 16) stays in L2 from the products to the output
         // transform.
         for (long b0 = 0; b0 < tilesX && 4 * b0 < width; b0 += 16) {
             const long count = tilesX - b0 >= 16 ? 16 : 8;
@@ -125,12 +127,13 @@ CK_INLINE void ck_winograd_multiply_body(const float *u, long k, long c, const f
                 for (long i = 0; i < k; i += CK_GEMM_ROWS) {
                     const int n = k - i < CK_GEMM_ROWS ? (int)(k - i) : CK_GEMM_ROWS;
                     const float *a = u + p * packed + i / CK_GEMM_ROWS * block;
-                    if (count == 16) gemm_rows(n, 2, c, a, vs + p * stride, bandTiles, m + p * mStride + i * 16, 16, 0);
-                    else gemm_rows(n, 1, c, a, vs + p * stride, bandTiles, m + p * mStride + i * 16, 16, 0);
+                    float *mp = m + i * channelStride + p * 16;
+                    if (count == 16) gemm_rows(n, 2, c, a, vs + p * stride, bandTiles, mp, channelStride, 0);
+                    else gemm_rows(n, 1, c, a, vs + p * stride, bandTiles, mp, channelStride, 0);
                 }
             }
             for (long ki = 0; ki < k; ki++) {
-                output_strip(m + ki * 16, mStride, count, bias[ki], relu, rows, out + ki * height * width, y0,
+                output_strip(m + ki * channelStride, 16, count, bias[ki], relu, rows, out + ki * height * width, y0,
                              4 * b0, height, width);
             }
         }

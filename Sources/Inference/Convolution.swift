@@ -5,9 +5,9 @@ import CKernels
 ///
 /// An undilated 3x3 convolution on a feature map of at least `winogradMinimumPlane` pixels runs as
 /// Winograd F(4x4, 3x3) (`WinogradKernel`). Dilated ones, and any on small maps (where the
-/// transforms cost more than they save), run as im2col + SGEMM in bands of output rows: each band's
+/// transforms cost more than they save), run as im2col + `ck_gemm` in bands of output rows: each band's
 /// column matrix is at most `bandFloats` (a few megabytes, cache-friendly and bounded, rather than
-/// the 2 GB a whole-image im2col of this network would write), and SGEMM writes the band straight
+/// the 2 GB a whole-image im2col of this network would write), and the product writes the band straight
 /// into the output planes.
 struct Convolution: Sendable {
     let inChannels: Int
@@ -111,7 +111,7 @@ struct Convolution: Sendable {
                   isCancelled: isCancelled)
     }
 
-    /// Writes every output element: Winograd on large enough maps, SGEMM otherwise.
+    /// Writes every output element: Winograd on large enough maps, im2col or 1x1 products otherwise.
     private func apply(_ planes: [UnsafePointer<Float>], height h: Int, width w: Int, into dst: UnsafeMutablePointer<Float>,
                        workspace: inout ConvolutionWorkspace, parallel: ParallelBands?, isCancelled: () -> Bool) throws {
         if let winograd, runsWinograd(onPixels: h * w) {
@@ -134,14 +134,14 @@ struct Convolution: Sendable {
         }
     }
 
-    /// The SGEMM paths: 1x1 as a product per run of contiguous planes, 3x3 as banded im2col.
+    /// The matrix-product paths: 1x1 as a product per run of contiguous planes, 3x3 as banded im2col.
     private func multiply(_ planes: [UnsafePointer<Float>], height h: Int, width w: Int,
                           into dst: UnsafeMutablePointer<Float>, workspace: inout ConvolutionWorkspace,
                           isCancelled: () -> Bool) throws {
         let plane = h * w
         let k = inChannels * kernel * kernel
         if kernel == 1 {
-            // Planes that follow each other in memory (one part) are one SGEMM operand.
+            // Planes that follow each other in memory (one part) are one operand.
             var c0 = 0
             while c0 < inChannels {
                 var c1 = c0 + 1

@@ -2,7 +2,7 @@ import CKernels
 
 /// A 3x3 convolution (stride 1, padding 1, no dilation) computed as Winograd F(4x4, 3x3): each
 /// 4x4 block of outputs costs 36 multiply-accumulates per channel pair instead of 144, so the
-/// SGEMMs do 4x fewer MACs than im2col's.
+/// products do 4x fewer MACs than im2col's.
 ///
 /// Per band of tile rows: the input transform `Bᵀ d B` of every 6x6 tile into `V[36][C][T]`
 /// (CKernels' `ck_winograd_input`), then, sixteen tiles at a time, the products at each tile position
