@@ -45,11 +45,12 @@ let package = Package(
         .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off"])]),
         // Resources: OpenCV's frontal face cascade (scripts/gen-face-cascade.py).
         .target(name: "Imaging", dependencies: ["CCodecs", "CKernels"], resources: [.copy("Resources")]),
-        // OpenBLAS's CBLAS (Debian's libopenblas-dev), for the inference engine's convolutions.
+        // OpenBLAS's CBLAS (Debian's libopenblas-dev): only photobench's peer for the engine's own matrix product
+        // (`photobench gemm`); the worker does not link it.
         .systemLibrary(name: "COpenBLAS"),
         // A small inference engine for fixed convolutional networks (U²-Netp's subject map); knows
         // nothing of JSON-RPC or stickers. Weights converted by scripts/gen-u2netp.py.
-        .target(name: "Inference", dependencies: ["COpenBLAS", "CKernels"], resources: [.copy("Resources")]),
+        .target(name: "Inference", dependencies: ["CKernels"], resources: [.copy("Resources")]),
         .target(
             name: "PhotoWorker",
             dependencies: ["JSONRPC", "JSONRPCTransport", "Imaging", "Inference", "CSyscalls", "CCurl",

@@ -3,7 +3,9 @@
 Some machines (this project's sandboxes among them) export OPENBLAS_CORETYPE=Haswell and OPENBLAS_L2_SIZE: OpenBLAS
 then uses its AVX2 kernels on a CPU that has AVX-512, and a U²-Netp pass takes 0.208 s instead of 0.159 s (2026-11-25,
 AMD EPYC with AVX-512: OpenBLAS picks Cooperlake by itself). A user's machine runs the worker with what OpenBLAS
-detects, so the benchmarks do too: they drop these variables (saying so) unless --keep-openblas-env is given.
+detects, so the benchmarks do too: they drop these variables (saying so) unless --keep-openblas-env is given. The
+worker itself no longer links OpenBLAS (its matrix products are its own); what the variables still reach is
+onnxruntime's and numpy's peers and photobench's `gemm` suite.
 """
 import os
 import sys

@@ -1,2 +1,3 @@
-// OpenBLAS's CBLAS interface (Debian's libopenblas-dev), for the inference engine's convolutions.
+// OpenBLAS's CBLAS interface (Debian's libopenblas-dev): the peer `photobench gemm` measures the engine's own
+// matrix product against. The worker does not link it.
 #include <cblas.h>

@@ -1,4 +1,3 @@
-import COpenBLAS
 import Foundation
 
 /// A fixed-shape convolutional network (U²-Netp) loaded from the worker's own format
@@ -183,8 +182,6 @@ public final class Network: Sendable {
         let weights = bytes.withUnsafeBytes { raw in
             (0..<bytes.count / 4).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
         }
-        // One BLAS thread per call: the worker already runs one job per core.
-        openblas_set_num_threads(1)
         return try Network(graph: graph, weights: weights)
     }
 

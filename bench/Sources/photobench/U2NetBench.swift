@@ -1,10 +1,9 @@
-import COpenBLAS
 import Foundation
 import Imaging
 import Inference
 
 /// `photobench u2net [--rounds N] [--side N] [--kernels baseline|avx2|avx512]`: U²-Netp forward passes at 320x320
-/// (or N x N) on one core (one BLAS thread), the C kernels at the CPU's best level or the one named, input of the same normalised range as a photo's, each pass reusing the last one's activation block. Prints the best and median seconds;
+/// (or N x N) on one core, the C kernels at the CPU's best level or the one named, input of the same normalised range as a photo's, each pass reusing the last one's activation block. Prints the best and median seconds;
 /// bench/u2net_peers.py times onnxruntime on the same machine in the same run.
 enum U2NetBench {
     static func run(_ args: [String]) throws {
@@ -28,7 +27,7 @@ enum U2NetBench {
         for i in 0..<input.data.count { input.data[i] = Float((i * 7919) % 255) / 255 * 4 - 2 }
         // One memory for every pass, as the worker lends its blocks from pass to pass.
         let memory = ActivationMemory()
-        _ = try network.forward(input, memory: memory)  // warm up (weights paged in, BLAS buffers, the block)
+        _ = try network.forward(input, memory: memory)  // warm up (weights paged in, the block)
         var times: [Double] = []
         for _ in 0..<rounds {
             let start = ContinuousClock.now
@@ -37,9 +36,8 @@ enum U2NetBench {
             times.append(Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
         }
         times.sort()
-        let core = String(cString: openblas_get_corename())
-        print(String(format: "u2netp forward %dx%d, 1 thread (OpenBLAS %@, kernels %@): best %.3f s, median %.3f s over %d",
-                     network.inputHeight, network.inputWidth, core, KernelLevel.current.name, times[0],
+        print(String(format: "u2netp forward %dx%d, 1 thread (kernels %@): best %.3f s, median %.3f s over %d",
+                     network.inputHeight, network.inputWidth, KernelLevel.current.name, times[0],
                      times[times.count / 2], rounds))
         print(String(format: "activations: one block of %.1f MB (at most %.1f MB alive at once)",
                      Double(network.activationBytes) / 1e6, Double(network.liveActivationBytes) / 1e6))
