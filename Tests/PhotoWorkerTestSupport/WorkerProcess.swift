@@ -138,8 +138,13 @@ package final class WorkerProcess: Sendable {
 
     // MARK: Receiving
 
+    /// The default failure guard for a wait on the worker: how long a broken worker may keep a test waiting, not
+    /// how long a working one should take. Generous because the suite runs its workers in parallel: on a 2-core
+    /// machine three times slower than the usual one, tests that take 1.5 s alone took over 30 s in the full suite.
+    package static let guardTime: Duration = .seconds(120)
+
     /// The next message written by the worker; nil at end of stream.
-    package func next(timeout: Duration = .seconds(30)) async throws -> JSONValue? {
+    package func next(timeout: Duration = guardTime) async throws -> JSONValue? {
         switch try await inbox.next(timeout: timeout) {
         case .eof: return nil
         case .message(let bytes):
@@ -151,7 +156,7 @@ package final class WorkerProcess: Sendable {
     }
 
     /// The next raw line, or Content-Length body (to check framing byte for byte).
-    package func nextRawLine(timeout: Duration = .seconds(30)) async throws -> String? {
+    package func nextRawLine(timeout: Duration = guardTime) async throws -> String? {
         switch try await inbox.next(timeout: timeout) {
         case .eof: return nil
         case .message(let bytes): return String(decoding: bytes, as: UTF8.self)
@@ -159,7 +164,7 @@ package final class WorkerProcess: Sendable {
     }
 
     /// Reads until the final response for `id`, returning it and everything read before it.
-    package func response(_ id: Int, timeout: Duration = .seconds(30)) async throws -> (response: JSONValue, before: [JSONValue]) {
+    package func response(_ id: Int, timeout: Duration = guardTime) async throws -> (response: JSONValue, before: [JSONValue]) {
         var before: [JSONValue] = []
         while let m = try await next(timeout: timeout) {
             if m["id"] == .int(id) && m["method"] == nil { return (m, before) }
@@ -184,7 +189,7 @@ package final class WorkerProcess: Sendable {
     }
 
     /// Waits for the process to end; returns its exit status.
-    package func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
+    package func waitForExit(timeout: Duration = guardTime) async throws -> Int32 {
         let deadline = ContinuousClock.now + TestTiming.guarded(timeout)
         while process.isRunning {
             if ContinuousClock.now > deadline { throw TimedOut(what: "process exit") }
@@ -194,7 +199,7 @@ package final class WorkerProcess: Sendable {
     }
 
     /// Reads everything until end of stream.
-    package func drain(timeout: Duration = .seconds(30)) async throws -> [JSONValue] {
+    package func drain(timeout: Duration = guardTime) async throws -> [JSONValue] {
         var out: [JSONValue] = []
         while let m = try await next(timeout: timeout) { out.append(m) }
         return out
