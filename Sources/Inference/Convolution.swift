@@ -15,9 +15,7 @@ struct Convolution: Sendable {
     let kernel: Int
     let dilation: Int
     let relu: Bool
-    /// `outChannels x inChannels x kernel x kernel`, row-major (ONNX's layout).
-    let weights: [Float]
-    /// The same matrix (`outChannels x inChannels·kernel²`) packed by `ck_gemm_pack`, for the im2col and 1x1 paths.
+    /// The filters (`outChannels x inChannels·kernel²`) packed by `ck_gemm_pack`, for the im2col and 1x1 paths.
     let packedWeights: [Float]
     let bias: [Float]
     /// The same filters, transformed for Winograd (undilated 3x3 only).
@@ -33,6 +31,8 @@ struct Convolution: Sendable {
     /// - Parameter mapPixels: the size of the maps this convolution will see, when known: Winograd
     ///   weights (four times the filters' size) are prepared only if it reaches
     ///   `winogradMinimumPlane`. Nil prepares them for any undilated 3x3 filter.
+    /// - Parameter weights: `outChannels x inChannels x kernel x kernel`, row-major (ONNX's layout); kept only
+    ///   packed (and transformed for Winograd).
     init(inChannels: Int, outChannels: Int, kernel: Int, dilation: Int, relu: Bool, weights: [Float], bias: [Float],
          mapPixels: Int? = nil) {
         self.inChannels = inChannels
@@ -40,7 +40,6 @@ struct Convolution: Sendable {
         self.kernel = kernel
         self.dilation = dilation
         self.relu = relu
-        self.weights = weights
         let depth = inChannels * kernel * kernel
         var packed = [Float](repeating: 0, count: ck_gemm_packed_count(outChannels, depth))
         packed.withUnsafeMutableBufferPointer { packed in

@@ -16,11 +16,22 @@ struct ConvolutionTests {
 
     static func convolution(in cin: Int, out cout: Int, kernel: Int, dilation: Int, relu: Bool, seed: UInt64) -> Convolution {
         Convolution(inChannels: cin, outChannels: cout, kernel: kernel, dilation: dilation, relu: relu,
-                    weights: values(cout * cin * kernel * kernel, seed: seed), bias: values(cout, seed: seed + 1))
+                    weights: filters(in: cin, out: cout, kernel: kernel, seed: seed), bias: values(cout, seed: seed + 1))
     }
 
-    /// The definition: out[k][y][x] = bias[k] + Σ w[k][c][ky][kx] · in[c][y + (ky - r)d][x + (kx - r)d].
-    static func direct(_ conv: Convolution, _ x: Tensor) -> [Float] {
+    /// The filters `convolution(...)` gives a convolution of that shape and seed (it keeps them only packed).
+    static func filters(in cin: Int, out cout: Int, kernel: Int, seed: UInt64) -> [Float] {
+        values(cout * cin * kernel * kernel, seed: seed)
+    }
+
+    /// The filters of `conv`, made by `convolution(...)` with `seed`.
+    static func filters(of conv: Convolution, seed: UInt64) -> [Float] {
+        filters(in: conv.inChannels, out: conv.outChannels, kernel: conv.kernel, seed: seed)
+    }
+
+    /// The definition: out[k][y][x] = bias[k] + Σ w[k][c][ky][kx] · in[c][y + (ky - r)d][x + (kx - r)d], with
+    /// `weights` as ONNX lays them out.
+    static func direct(_ conv: Convolution, _ weights: [Float], _ x: Tensor) -> [Float] {
         let h = x.height, w = x.width, n = conv.kernel, r = n / 2, d = conv.dilation
         var out = [Float](repeating: 0, count: conv.outChannels * h * w)
         for k in 0..<conv.outChannels {
@@ -32,7 +43,7 @@ struct ConvolutionTests {
                             for kx in 0..<n {
                                 let sy = y + (ky - r) * d, sx = xx + (kx - r) * d
                                 guard sy >= 0 && sy < h && sx >= 0 && sx < w else { continue }
-                                sum += conv.weights[((k * conv.inChannels + c) * n + ky) * n + kx] * x.data[(c * h + sy) * w + sx]
+                                sum += weights[((k * conv.inChannels + c) * n + ky) * n + kx] * x.data[(c * h + sy) * w + sx]
                             }
                         }
                     }
@@ -58,7 +69,8 @@ struct ConvolutionTests {
         let (cin, cout) = channels
         for (h, w) in Self.winogradSizes {
             for relu in [false, true] {
-                let conv = Self.convolution(in: cin, out: cout, kernel: 3, dilation: 1, relu: relu, seed: UInt64(h * w))
+                let seed = UInt64(h * w)
+                let conv = Self.convolution(in: cin, out: cout, kernel: 3, dilation: 1, relu: relu, seed: seed)
                 let x = Tensor(channels: cin, height: h, width: w, data: Self.values(cin * h * w, seed: UInt64(h + w)))
                 let winograd = try #require(conv.winograd)
                 var workspace = ConvolutionWorkspace()
@@ -69,7 +81,7 @@ struct ConvolutionTests {
                 }
                 // F(4x4, 3x3)'s transforms scale values by up to 8 before the products: a few ulps of
                 // outputs up to ~5 here (a wrong coefficient is off by the order of the output).
-                let worst = Self.worstDifference(out.data, Self.direct(conv, x))
+                let worst = Self.worstDifference(out.data, Self.direct(conv, Self.filters(of: conv, seed: seed), x))
                 #expect(worst < 1e-4, "\(cin) -> \(cout) channels, \(h)x\(w), relu \(relu): \(worst)")
             }
         }
@@ -133,11 +145,13 @@ struct ConvolutionTests {
     func theIm2colPathMatchesTheDirectConvolution(dilation: Int) throws {
         for (h, w) in Self.sizes {
             #expect(h * w < Convolution.winogradMinimumPlane, "these sizes take the im2col path")
-            let conv = Self.convolution(in: 4, out: 6, kernel: 3, dilation: dilation, relu: true, seed: 7)
+            let seed: UInt64 = 7
+            let conv = Self.convolution(in: 4, out: 6, kernel: 3, dilation: dilation, relu: true, seed: seed)
             let x = Tensor(channels: 4, height: h, width: w, data: Self.values(4 * h * w, seed: 11))
             var workspace = ConvolutionWorkspace()
             let out = try conv.apply([x], workspace: &workspace, isCancelled: { false })
-            #expect(Self.worstDifference(out.data, Self.direct(conv, x)) < 1e-5, "\(h)x\(w), dilation \(dilation)")
+            let reference = Self.direct(conv, Self.filters(of: conv, seed: seed), x)
+            #expect(Self.worstDifference(out.data, reference) < 1e-5, "\(h)x\(w), dilation \(dilation)")
         }
     }
 
@@ -149,10 +163,11 @@ struct ConvolutionTests {
             let a = Tensor(channels: 2, height: h, width: w, data: Self.values(2 * h * w, seed: 3))
             let b = Tensor(channels: 3, height: h, width: w, data: Self.values(3 * h * w, seed: 5))
             let whole = Tensor(channels: 5, height: h, width: w, data: a.data + b.data)
-            let conv = Self.convolution(in: 5, out: 4, kernel: kernel, dilation: 1, relu: false, seed: 13)
+            let seed: UInt64 = 13
+            let conv = Self.convolution(in: 5, out: 4, kernel: kernel, dilation: 1, relu: false, seed: seed)
             var workspace = ConvolutionWorkspace()
             let parts = try conv.apply([a, b], workspace: &workspace, isCancelled: { false })
-            let reference = Self.direct(conv, whole)
+            let reference = Self.direct(conv, Self.filters(of: conv, seed: seed), whole)
             #expect(Self.worstDifference(parts.data, reference) < 1e-4, "\(kernel)x\(kernel) on \(h)x\(w)")
         }
     }
