@@ -58,4 +58,11 @@ CK_INLINE void gemm_rows(int rows, const int vectors, long depth, const float *a
     }
 }
 
+/// A block of up to `CK_GEMM_ROWS` rows by a strip of 16 columns (`wide`) or 8.
+CK_INLINE void gemm_strip(int rows, int wide, long depth, const float *a, const float *b, long ldb, float *c, long ldc,
+                          int accumulate) {
+    if (wide) gemm_rows(rows, 2, depth, a, b, ldb, c, ldc, accumulate);
+    else gemm_rows(rows, 1, depth, a, b, ldb, c, ldc, accumulate);
+}
+
 #endif

@@ -110,7 +110,7 @@ CK_INLINE void output_strip(const float *restrict m, long stride, long count, fl
 CK_INLINE void ck_winograd_multiply_body(const float *u, long k, long c, const float *v, long bandTiles, long tilesX,
                                          long tileRows, long firstTileRow, const float *bias, int relu,
                                          float *scratch, float *out, long height, long width) {
-    const long block = CK_GEMM_ROWS * c, packed = (k + CK_GEMM_ROWS - 1) / CK_GEMM_ROWS * block;
+    const long block = CK_GEMM_ROWS * c, packed = ck_gemm_packed_count(k, c);
     // M of a strip channel-major (channel, position, tile): the output transform reads a channel's 36 positions
     // from 2.3 KB in a row (position-major, a 64-channel strip put them 4 KB apart, all in one set of L1).
     const long stride = c * bandTiles, channelStride = 36 * 16;
@@ -128,8 +128,7 @@ CK_INLINE void ck_winograd_multiply_body(const float *u, long k, long c, const f
                     const int n = k - i < CK_GEMM_ROWS ? (int)(k - i) : CK_GEMM_ROWS;
                     const float *a = u + p * packed + i / CK_GEMM_ROWS * block;
                     float *mp = m + i * channelStride + p * 16;
-                    if (count == 16) gemm_rows(n, 2, c, a, vs + p * stride, bandTiles, mp, channelStride, 0);
-                    else gemm_rows(n, 1, c, a, vs + p * stride, bandTiles, mp, channelStride, 0);
+                    gemm_strip(n, count == 16, c, a, vs + p * stride, bandTiles, mp, channelStride, 0);
                 }
             }
             for (long ki = 0; ki < k; ki++) {
