@@ -11,15 +11,7 @@ import Testing
                           epsilon: Float, level: Float) -> [UInt8] {
         let n = w * h
         func box(_ v: [Float]) -> [Float] { BoxMeanTests.reference(v, w, h, radius) }
-        func plane(_ f: (Int) -> Float) -> [Float] { box((0..<n).map(f)) }
-        let meanP = box(mask)
-        var meanI: [[Float]] = [], corrIP: [[Float]] = []
-        for c in 0..<3 {
-            meanI.append(plane { guide[3 * $0 + c] })
-            corrIP.append(plane { guide[3 * $0 + c] * mask[$0] })
-        }
-        let pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
-        let corrII = pairs.map { (c, d) in plane { guide[3 * $0 + c] * guide[3 * $0 + d] } }
+        let (meanP, meanI, corrIP, corrII) = MaskUpsampler.windowStatistics(mask: mask, guide: guide, box: box)
         var a = [[Float]](repeating: [Float](repeating: 0, count: n), count: 3)
         var b = [Float](repeating: 0, count: n)
         for i in 0..<n {

@@ -29,16 +29,7 @@ enum MaskUpsampler {
         let table = UnsafeMutablePointer<Double>.allocate(capacity: (w + 1) * (h + 1))
         defer { table.deallocate() }
         func box(_ v: [Float]) -> [Float] { boxMean(v, w, h, radius, table: table) }
-        func plane(_ f: (Int) -> Float) -> [Float] { box((0..<n).map(f)) }
-        let meanP = box(mask)
-        var meanI: [[Float]] = [], corrIP: [[Float]] = []
-        for c in 0..<3 {
-            meanI.append(plane { guide[3 * $0 + c] })
-            corrIP.append(plane { guide[3 * $0 + c] * mask[$0] })
-        }
-        // The six distinct entries of the symmetric colour covariance: rr, rg, rb, gg, gb, bb.
-        let pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
-        let corrII = pairs.map { (c, d) in plane { guide[3 * $0 + c] * guide[3 * $0 + d] } }
+        let (meanP, meanI, corrIP, corrII) = windowStatistics(mask: mask, guide: guide, box: box)
         if Cancellation.isRequested { throw CancellationError() }
         var aR = [Float](repeating: 0, count: n), aG = aR, aB = aR, b = aR
         withPointers(meanI + [meanP]) { mean in
@@ -73,6 +64,23 @@ enum MaskUpsampler {
             }
         }
         return out
+    }
+
+    /// The guided filter's window statistics, each plane through `box`: the means of p and of I's channels, of
+    /// I·p per channel, and of the six distinct entries of I·Iᵀ (rr, rg, rb, gg, gb, bb).
+    static func windowStatistics(mask: [Float], guide: [Float], box: ([Float]) -> [Float])
+        -> (meanP: [Float], meanI: [[Float]], corrIP: [[Float]], corrII: [[Float]]) {
+        let n = mask.count
+        func plane(_ f: (Int) -> Float) -> [Float] { box((0..<n).map(f)) }
+        let meanP = box(mask)
+        var meanI: [[Float]] = [], corrIP: [[Float]] = []
+        for c in 0..<3 {
+            meanI.append(plane { guide[3 * $0 + c] })
+            corrIP.append(plane { guide[3 * $0 + c] * mask[$0] })
+        }
+        let pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+        let corrII = pairs.map { (c, d) in plane { guide[3 * $0 + c] * guide[3 * $0 + d] } }
+        return (meanP, meanI, corrIP, corrII)
     }
 
     /// `body` with the first element of each of `planes` (arrays the caller keeps alive).
