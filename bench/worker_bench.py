@@ -226,10 +226,9 @@ def bench_palette(binary, rounds, corpus):
 # ---------------------------------------------------------------- sticker
 
 def bench_sticker(binary, rounds, corpus, folder="sticker-dev/images"):
-    import numpy as np
     import onnxruntime as ort
     from PIL import Image
-    from u2net_peers import model_bytes
+    from u2net_peers import rembg_masks
     photos = []
     for p in sorted(glob.glob(os.path.join(corpus, folder, "*.jpg"))):
         try:
@@ -237,17 +236,7 @@ def bench_sticker(binary, rounds, corpus, folder="sticker-dev/images"):
             photos.append(p)
         except Exception:
             pass
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads, opts.inter_op_num_threads = 2, 1
-    sess = ort.InferenceSession(model_bytes(), opts, providers=["CPUExecutionProvider"])
-    mean, std = np.array((0.485, 0.456, 0.406), np.float32), np.array((0.229, 0.224, 0.225), np.float32)
-
-    def rembg_mask(path):
-        img = Image.open(path).convert("RGB")
-        x = np.asarray(img.resize((320, 320), Image.LANCZOS), dtype=np.float32)
-        x = ((x / max(1.0, float(x.max())) - mean) / std).transpose(2, 0, 1)[None].astype(np.float32)
-        m = sess.run(["1959"], {"input.1": x})[0][0, 0]
-        return Image.fromarray((m * 255).astype(np.uint8)).resize(img.size, Image.LANCZOS)
+    rembg_mask = rembg_masks()
 
     out = tempfile.mkdtemp(prefix="pw-sticker-")
     w = Worker(binary)
