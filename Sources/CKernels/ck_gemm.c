@@ -1,17 +1,13 @@
 #include "ck_gemm_tile.h"
 
-CK_INLINE void ck_gemm_body(long m, long n, long depth, const float *a, long block, const float *b, long ldb,
+CK_INLINE void ck_gemm_body(const int level, long m, long n, long depth, const float *a, long block, const float *b, long ldb,
                             float *c, long ldc, int accumulate) {
     long j = 0;
     // Column strips of 16 (the last of 8 when 8 to 15 columns are left) outside, row blocks inside: a strip of B
     // (depth x 16) stays in L1 while every row block reads it; A, packed, is read as one sequential stream per strip.
     while (j + 8 <= n) {
         const int wide = j + 16 <= n;
-        for (long i = 0; i < m; i += CK_GEMM_ROWS) {
-            const long rows = m - i < CK_GEMM_ROWS ? m - i : CK_GEMM_ROWS;
-            gemm_strip((int)rows, wide, depth, a + i / CK_GEMM_ROWS * block, b + j, ldb, c + i * ldc + j, ldc,
-                       accumulate);
-        }
+        gemm_panel(level, m, wide, depth, a, block, b + j, ldb, c + j, ldc, accumulate);
         j += wide ? 16 : 8;
     }
     // The last columns one at a time, with the same operations in the same order as a vector lane.
@@ -24,7 +20,7 @@ CK_INLINE void ck_gemm_body(long m, long n, long depth, const float *a, long blo
         }
     }
 }
-CK_DISPATCH(ck_gemm,
+CK_DISPATCH_LEVEL(ck_gemm,
             (long m, long n, long depth, const float *a, long block, const float *b, long ldb, float *c, long ldc,
              int accumulate),
             (m, n, depth, a, block, b, ldb, c, ldc, accumulate))

@@ -107,7 +107,7 @@ CK_INLINE void output_strip(const float *restrict m, long stride, long count, fl
     }
 }
 
-CK_INLINE void ck_winograd_multiply_body(const float *u, long k, long c, const float *v, long bandTiles, long tilesX,
+CK_INLINE void ck_winograd_multiply_body(const int level, const float *u, long k, long c, const float *v, long bandTiles, long tilesX,
                                          long tileRows, long firstTileRow, const float *bias, int relu,
                                          float *scratch, float *out, long height, long width) {
     const long block = CK_GEMM_ROWS * c, packed = ck_gemm_packed_count(k, c);
@@ -124,12 +124,8 @@ CK_INLINE void ck_winograd_multiply_body(const float *u, long k, long c, const f
             const long count = tilesX - b0 >= 16 ? 16 : 8;
             const float *vs = v + r * tilesX + b0;
             for (long p = 0; p < 36; p++) {
-                for (long i = 0; i < k; i += CK_GEMM_ROWS) {
-                    const int n = k - i < CK_GEMM_ROWS ? (int)(k - i) : CK_GEMM_ROWS;
-                    const float *a = u + p * packed + i / CK_GEMM_ROWS * block;
-                    float *mp = m + i * channelStride + p * 16;
-                    gemm_strip(n, count == 16, c, a, vs + p * stride, bandTiles, mp, channelStride, 0);
-                }
+                gemm_panel(level, k, count == 16, c, u + p * packed, block, vs + p * stride, bandTiles, m + p * 16,
+                           channelStride, 0);
             }
             for (long ki = 0; ki < k; ki++) {
                 output_strip(m + ki * channelStride, 16, count, bias[ki], relu, rows, out + ki * height * width, y0,
@@ -138,7 +134,7 @@ CK_INLINE void ck_winograd_multiply_body(const float *u, long k, long c, const f
         }
     }
 }
-CK_DISPATCH(ck_winograd_multiply,
+CK_DISPATCH_LEVEL(ck_winograd_multiply,
             (const float *u, long k, long c, const float *v, long bandTiles, long tilesX, long tileRows,
              long firstTileRow, const float *bias, int relu, float *scratch, float *out, long height, long width),
             (u, k, c, v, bandTiles, tilesX, tileRows, firstTileRow, bias, relu, scratch, out, height, width))

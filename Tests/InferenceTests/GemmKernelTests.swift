@@ -25,7 +25,7 @@ import Testing
         defer { KernelLevel.use(.supported) }
         KernelLevel.use(level)
         var failures: [String] = []
-        for (m, n, depth) in [(1, 1, 1), (5, 7, 3), (6, 16, 4), (7, 24, 9), (13, 40, 16), (16, 17, 33), (2, 8, 1)] {
+        for (m, n, depth) in [(1, 1, 1), (5, 7, 3), (6, 16, 4), (7, 24, 9), (13, 40, 16), (16, 17, 33), (25, 32, 7), (2, 8, 1)] {
             for accumulate in [false, true] {
                 // A has two more columns than the product reads, so the columns read are a range inside it.
                 let aDepth = depth + 2, p0 = 1
