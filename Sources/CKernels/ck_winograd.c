@@ -1,108 +1,133 @@
 #include "ck_gemm_tile.h"
 
-/// `Bᵀ x` for six values (a column of a tile, then a row of the result).
-CK_INLINE void input_transform(float x0, float x1, float x2, float x3, float x4, float x5, float y[6]) {
-    y[0] = 4 * x0 - 5 * x2 + x4;
-    y[1] = x4 + x3 - 4 * (x1 + x2);
-    y[2] = x4 - x3 + 4 * (x1 - x2);
-    y[3] = x4 - x2 + 2 * (x3 - x1);
-    y[4] = x4 - x2 - 2 * (x3 - x1);
-    y[5] = 4 * x1 - 5 * x3 + x5;
-}
+/// `Bᵀ x` for eight values (a column of a tile, then a row of the result): F(6x6, 3x3) at the points 0, ±1, ±1/2,
+/// ±2 and infinity. Every coefficient is exact in binary. One body for a value and for eight tiles' values (`T`
+/// `float` or `v8`), so both compute the same floats.
+#define CK_INPUT_TRANSFORM(name, T)                                                                                 \
+    CK_INLINE void name(T x0, T x1, T x2, T x3, T x4, T x5, T x6, T x7, T y[8]) {                                   \
+        y[0] = x0 - x6 + 5.25f * (x4 - x2);                                                                         \
+        y[7] = x7 - x1 + 5.25f * (x3 - x5);                                                                         \
+        const T t1 = x2 + x6 - 4.25f * x4, t2 = x1 + x5 - 4.25f * x3;                                               \
+        y[1] = t1 + t2;                                                                                             \
+        y[2] = t1 - t2;                                                                                             \
+        const T t3 = 0.25f * x2 - 1.25f * x4 + x6, t4 = 0.5f * x1 - 2.5f * x3 + 2 * x5;                             \
+        y[3] = t3 + t4;                                                                                             \
+        y[4] = t3 - t4;                                                                                             \
+        const T t5 = 4 * x2 - 5 * x4 + x6, t6 = 2 * x1 - 2.5f * x3 + 0.5f * x5;                                     \
+        y[5] = t5 + t6;                                                                                             \
+        y[6] = t5 - t6;                                                                                             \
+    }
+CK_INPUT_TRANSFORM(input_transform, float)
+CK_INPUT_TRANSFORM(input_transform8, v8)
 
-/// `Bᵀ d` on whole source rows (contiguous): six transformed rows, each starting one entry into its row of `rows`.
-CK_INLINE void input_rows(const float *restrict s0, const float *restrict s1, const float *restrict s2,
-                          const float *restrict s3, const float *restrict s4, const float *restrict s5, long width,
-                          float *restrict t0, float *restrict t1, float *restrict t2, float *restrict t3,
-                          float *restrict t4, float *restrict t5) {
+/// `Bᵀ d` on whole source rows (contiguous): eight transformed rows, each starting one entry into its row of
+/// `rows` (`padded` floats apart).
+CK_INLINE void input_rows(const float *const s[8], long width, float *restrict t, long padded) {
+    const float *restrict s0 = s[0], *restrict s1 = s[1], *restrict s2 = s[2], *restrict s3 = s[3];
+    const float *restrict s4 = s[4], *restrict s5 = s[5], *restrict s6 = s[6], *restrict s7 = s[7];
     for (long j = 0; j < width; j++) {
-        float y[6];
-        input_transform(s0[j], s1[j], s2[j], s3[j], s4[j], s5[j], y);
-        t0[j] = y[0]; t1[j] = y[1]; t2[j] = y[2]; t3[j] = y[3]; t4[j] = y[4]; t5[j] = y[5];
+        float y[8];
+        input_transform(s0[j], s1[j], s2[j], s3[j], s4[j], s5[j], s6[j], s7[j], y);
+        for (int i = 0; i < 8; i++) t[i * padded + j] = y[i];
     }
 }
 
-/// `· B` along one transformed row: tile `b` reads `r[4b ... 4b + 5]` (one vector lane per tile).
-CK_INLINE void input_columns(const float *restrict r, long tiles, float *restrict o0, float *restrict o1,
-                             float *restrict o2, float *restrict o3, float *restrict o4, float *restrict o5) {
-    for (long b = 0; b < tiles; b++) {
-        float y[6];
-        input_transform(r[4 * b], r[4 * b + 1], r[4 * b + 2], r[4 * b + 3], r[4 * b + 4], r[4 * b + 5], y);
-        o0[b] = y[0]; o1[b] = y[1]; o2[b] = y[2]; o3[b] = y[3]; o4[b] = y[4]; o5[b] = y[5];
+/// Lane `b` of the result is `x[q + 6b]` (b = 0 ..< 8), for `x` the 64 floats of `lo0, lo1, hi0, hi1`: the
+/// entries below 32 picked from the first pair, the rest from the second, then the two blended.
+#define CK_LO(q, b) ((q) + 6 * (b) < 32 ? (q) + 6 * (b) : -1)
+#define CK_HI(q, b) ((q) + 6 * (b) >= 32 ? (q) + 6 * (b) - 32 : -1)
+#define CK_FROM(q, b) ((q) + 6 * (b) < 32 ? (b) : 8 + (b))
+#define CK_EVERY_SIXTH(q, lo0, lo1, hi0, hi1)                                                                       \
+    __builtin_shufflevector(                                                                                        \
+        __builtin_shufflevector(lo0, lo1, CK_LO(q, 0), CK_LO(q, 1), CK_LO(q, 2), CK_LO(q, 3), CK_LO(q, 4),          \
+                                CK_LO(q, 5), CK_LO(q, 6), CK_LO(q, 7)),                                             \
+        __builtin_shufflevector(hi0, hi1, CK_HI(q, 0), CK_HI(q, 1), CK_HI(q, 2), CK_HI(q, 3), CK_HI(q, 4),          \
+                                CK_HI(q, 5), CK_HI(q, 6), CK_HI(q, 7)),                                             \
+        CK_FROM(q, 0), CK_FROM(q, 1), CK_FROM(q, 2), CK_FROM(q, 3), CK_FROM(q, 4), CK_FROM(q, 5), CK_FROM(q, 6),    \
+        CK_FROM(q, 7))
+
+/// `· B` along one transformed row: tile `b` reads `r[6b ... 6b + 7]` and writes its eight values `stride` floats
+/// apart; eight tiles at a time, one per lane (`tiles` is a multiple of eight; the row is read up to
+/// `r[6 * tiles + 15]`).
+CK_INLINE void input_columns(const float *restrict r, long tiles, float *restrict o, long stride) {
+    for (long b = 0; b < tiles; b += 8) {
+        const float *x = r + 6 * b;
+        const v16 l0 = load16(x), l1 = load16(x + 16), h0 = load16(x + 32), h1 = load16(x + 48);
+        v8 y[8];
+        input_transform8(CK_EVERY_SIXTH(0, l0, l1, h0, h1), CK_EVERY_SIXTH(1, l0, l1, h0, h1),
+                         CK_EVERY_SIXTH(2, l0, l1, h0, h1), CK_EVERY_SIXTH(3, l0, l1, h0, h1),
+                         CK_EVERY_SIXTH(4, l0, l1, h0, h1), CK_EVERY_SIXTH(5, l0, l1, h0, h1),
+                         CK_EVERY_SIXTH(6, l0, l1, h0, h1), CK_EVERY_SIXTH(7, l0, l1, h0, h1), y);
+        for (int i = 0; i < 8; i++) store8(o + i * stride + b, y[i]);
     }
 }
 
-CK_INLINE void ck_winograd_input_body(const float *const sources[6], long width, long tiles, float *rows, long padded,
+CK_INLINE void ck_winograd_input_body(const float *const sources[8], long width, long tiles, float *rows, long padded,
                                       float *v, long stride) {
-    float *t = rows + 1;
-    input_rows(sources[0], sources[1], sources[2], sources[3], sources[4], sources[5], width, t, t + padded,
-               t + 2 * padded, t + 3 * padded, t + 4 * padded, t + 5 * padded);
-    for (long i = 0; i < 6; i++) {
-        float *o = v + 6 * i * stride;
-        input_columns(rows + i * padded, tiles, o, o + stride, o + 2 * stride, o + 3 * stride, o + 4 * stride,
-                      o + 5 * stride);
-    }
+    input_rows(sources, width, rows + 1, padded);
+    for (long i = 0; i < 8; i++) input_columns(rows + i * padded, tiles, v + 8 * i * stride, stride);
 }
 CK_DISPATCH(ck_winograd_input,
-            (const float *const sources[6], long width, long tiles, float *rows, long padded, float *v, long stride),
+            (const float *const sources[8], long width, long tiles, float *rows, long padded, float *v, long stride),
             (sources, width, tiles, rows, padded, v, stride))
 
 /// Eight tiles' values, one per lane (`v8`, ck_gemm_tile.h), and their bits.
 typedef int v8i __attribute__((vector_size(32)));
 
-/// `Aᵀ m` for six values: the four outputs.
-CK_INLINE void output_column(v8 m0, v8 m1, v8 m2, v8 m3, v8 m4, v8 m5, v8 y[4]) {
-    const v8 plus = m1 + m2, minus = m1 - m2, plus34 = m3 + m4, minus34 = m3 - m4;
-    y[0] = m0 + plus + plus34;
-    y[1] = minus + 2 * minus34;
-    y[2] = plus + 4 * plus34;
-    y[3] = minus + 8 * minus34 + m5;
+/// `Aᵀ m` for eight values: the six outputs.
+CK_INLINE void output_column(const v8 m[8], v8 y[6]) {
+    const v8 plus12 = m[1] + m[2], minus12 = m[1] - m[2];
+    const v8 plus34 = m[3] + m[4], minus34 = m[3] - m[4];
+    const v8 plus56 = m[5] + m[6], minus56 = m[5] - m[6];
+    y[0] = m[0] + plus12 + plus34 + plus56;
+    y[1] = minus12 + 2 * minus34 + 0.5f * minus56;
+    y[2] = plus12 + 4 * plus34 + 0.25f * plus56;
+    y[3] = minus12 + 8 * minus34 + 0.125f * minus56;
+    y[4] = plus12 + 16 * plus34 + 0.0625f * plus56;
+    y[5] = minus12 + 32 * minus34 + 0.03125f * minus56 + m[7];
 }
 
-/// `Aᵀ M A` of every tile, eight tiles at a time (`tiles` is a multiple of eight), into sixteen rows of `tiles`
-/// (output row j, column i at row 4j + i).
+/// `Aᵀ M A` of every tile, eight tiles at a time (`tiles` is a multiple of eight), into 36 rows of `tiles`
+/// (output row j, column i at row 6j + i).
 CK_INLINE void output_tiles(const float *restrict m, long stride, long tiles, float bias, int relu,
                             float *restrict out) {
     for (long b = 0; b < tiles; b += 8) {
-        v8 s[6][4];
-        for (int col = 0; col < 6; col++) {
-            output_column(load8(m + col * stride + b), load8(m + (6 + col) * stride + b),
-                          load8(m + (12 + col) * stride + b), load8(m + (18 + col) * stride + b),
-                          load8(m + (24 + col) * stride + b), load8(m + (30 + col) * stride + b), s[col]);
+        v8 s[8][6];
+        for (int col = 0; col < 8; col++) {
+            v8 column[8];
+            for (int i = 0; i < 8; i++) column[i] = load8(m + (8 * i + col) * stride + b);
+            output_column(column, s[col]);
         }
-        for (int j = 0; j < 4; j++) {
-            v8 y[4];
-            output_column(s[0][j], s[1][j], s[2][j], s[3][j], s[4][j], s[5][j], y);
-            for (int i = 0; i < 4; i++) {
+        for (int j = 0; j < 6; j++) {
+            v8 row[8], y[6];
+            for (int col = 0; col < 8; col++) row[col] = s[col][j];
+            output_column(row, y);
+            for (int i = 0; i < 6; i++) {
                 v8 value = y[i] + bias;
                 // ReLU as the Swift engine did it: only lanes below zero become zero (NaN and -0 stay).
                 if (relu) value = (v8)((v8i)value & ~(v8i)(value < 0));
-                store8(out + (4 * j + i) * tiles + b, value);
+                store8(out + (6 * j + i) * tiles + b, value);
             }
         }
     }
 }
 
 /// The outputs of `count` tiles (8 or 16) starting at column `x0` of rows `y0 ...` of `plane`, from their M (position
-/// `p` of tile `b` at `m[p * stride + b]`), where they fall inside the plane. `scratch`: `16 * count` floats.
+/// `p` of tile `b` at `m[p * stride + b]`), where they fall inside the plane. `scratch`: `36 * count` floats.
 CK_INLINE void output_strip(const float *restrict m, long stride, long count, float bias, int relu,
                             float *restrict scratch, float *restrict plane, long y0, long x0, long height, long width) {
     output_tiles(m, stride, count, bias, relu, scratch);
-    long whole = (width - x0) / 4;
+    long whole = (width - x0) / 6;
     if (whole > count) whole = count;
-    for (long j = 0; j < 4 && y0 + j < height; j++) {
+    for (long j = 0; j < 6 && y0 + j < height; j++) {
         float *line = plane + (y0 + j) * width + x0;
-        const float *c0 = scratch + 4 * j * count, *c1 = c0 + count, *c2 = c1 + count, *c3 = c2 + count;
+        const float *c0 = scratch + 6 * j * count;
         for (long b = 0; b < whole; b++) {
-            line[4 * b] = c0[b];
-            line[4 * b + 1] = c1[b];
-            line[4 * b + 2] = c2[b];
-            line[4 * b + 3] = c3[b];
+            for (int i = 0; i < 6; i++) line[6 * b + i] = c0[i * count + b];
         }
         if (whole < count) {
-            const float *const columns[4] = {c0, c1, c2, c3};
 #pragma clang loop vectorize(disable)
-            for (long x = 4 * whole; x0 + x < width; x++) line[x] = columns[x - 4 * whole][whole];
+            for (long x = 6 * whole; x0 + x < width; x++) line[x] = c0[(x - 6 * whole) * count + whole];
         }
     }
 }
@@ -111,25 +136,25 @@ CK_INLINE void ck_winograd_multiply_body(const int level, const float *u, long k
                                          long tileRows, long firstTileRow, const float *bias, int relu,
                                          float *scratch, float *out, long height, long width) {
     const long block = CK_GEMM_ROWS * c, packed = ck_gemm_packed_count(k, c);
-    // M of a strip channel-major (channel, position, tile): the output transform reads a channel's 36 positions
-    // from 2.3 KB in a row (position-major, a 64-channel strip put them 4 KB apart, all in one set of L1).
-    const long stride = c * bandTiles, channelStride = 36 * 16;
+    // M of a strip channel-major (channel, position, tile): the output transform reads a channel's 64 positions
+    // from 4 KB in a row (position-major, a 64-channel strip put them 4 KB apart, all in one set of L1).
+    const long stride = c * bandTiles, channelStride = 64 * 16;
     float *m = scratch, *rows = scratch + k * channelStride;
     for (long r = 0; r < tileRows; r++) {
-        const long y0 = 4 * (firstTileRow + r);
+        const long y0 = 6 * (firstTileRow + r);
         // Strips of 16 tiles (8 at the end of a row): each position's V (c x 16) stays in L1 while every block of
-        // output channels reads it, and the strip's M (k x 36 x 16) stays in L2 from the products to the output
+        // output channels reads it, and the strip's M (k x 64 x 16) stays in L2 from the products to the output
         // transform.
-        for (long b0 = 0; b0 < tilesX && 4 * b0 < width; b0 += 16) {
+        for (long b0 = 0; b0 < tilesX && 6 * b0 < width; b0 += 16) {
             const long count = tilesX - b0 >= 16 ? 16 : 8;
             const float *vs = v + r * tilesX + b0;
-            for (long p = 0; p < 36; p++) {
+            for (long p = 0; p < 64; p++) {
                 gemm_panel(level, k, count == 16, c, u + p * packed, block, vs + p * stride, bandTiles, m + p * 16,
                            channelStride, 0);
             }
             for (long ki = 0; ki < k; ki++) {
                 output_strip(m + ki * channelStride, 16, count, bias[ki], relu, rows, out + ki * height * width, y0,
-                             4 * b0, height, width);
+                             6 * b0, height, width);
             }
         }
     }

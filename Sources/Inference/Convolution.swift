@@ -4,7 +4,7 @@ import CKernels
 /// optional ReLU fused into the pass that writes the output.
 ///
 /// An undilated 3x3 convolution on a feature map of at least `winogradMinimumPlane` pixels runs as
-/// Winograd F(4x4, 3x3) (`WinogradKernel`). Dilated ones, and any on small maps (where the
+/// Winograd F(6x6, 3x3) (`WinogradKernel`). Dilated ones, and any on small maps (where the
 /// transforms cost more than they save), run as im2col + `ck_gemm` in bands of output rows: each band's
 /// column matrix is at most `bandFloats` (a few megabytes, cache-friendly and bounded, rather than
 /// the 2 GB a whole-image im2col of this network would write), and the product writes the band straight
@@ -29,7 +29,7 @@ struct Convolution: Sendable {
     static let winogradMinimumPlane = 4096
 
     /// - Parameter mapPixels: the size of the maps this convolution will see, when known: Winograd
-    ///   weights (four times the filters' size) are prepared only if it reaches
+    ///   weights (64/9 times the filters' size) are prepared only if it reaches
     ///   `winogradMinimumPlane`. Nil prepares them for any undilated 3x3 filter.
     /// - Parameter weights: `outChannels x inChannels x kernel x kernel`, row-major (ONNX's layout); kept only
     ///   packed (and transformed for Winograd).

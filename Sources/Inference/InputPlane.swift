@@ -15,15 +15,16 @@ struct UpsampledPlane {
 }
 
 /// Per band: the enlarged rows of the current tile row, and the source rows already enlarged along x, by source row
-/// (an enlargement's six consecutive rows read fewer than eight consecutive source rows, so slots by row number
-/// never collide within a tile row, and the next tile row finds the rows it shares with this one).
+/// (the eight consecutive rows of a tile row, enlarged by two as this network does, read at most five consecutive
+/// source rows, so slots by row number do not collide within a tile row, and the next tile row finds the rows it
+/// shares with this one; a collision would only enlarge a row again).
 struct UpsampledRows {
     static let slots = 8
     private let memory: UnsafeMutablePointer<Float>
     private let width: Int
     private var keys = [Int](repeating: -1, count: slots)
 
-    /// Over `(6 + slots) * width` floats of scratch.
+    /// Over `(WinogradKernel.inputTile + slots) * width` floats of scratch.
     init(memory: UnsafeMutablePointer<Float>, width: Int) {
         self.memory = memory
         self.width = width
@@ -34,7 +35,7 @@ struct UpsampledRows {
         for i in keys.indices { keys[i] = -1 }
     }
 
-    /// Row `y` of `plane` enlarged, written into the tile row's slot `slot` (0..<6).
+    /// Row `y` of `plane` enlarged, written into the tile row's slot `slot` (0 ..< `WinogradKernel.inputTile`).
     mutating func row(_ y: Int, of plane: UpsampledPlane, slot: Int) -> UnsafePointer<Float> {
         let top = xRow(plane.rows.first[y], of: plane), bottom = xRow(plane.rows.second[y], of: plane)
         let out = memory + slot * width
@@ -44,7 +45,7 @@ struct UpsampledRows {
 
     private mutating func xRow(_ j: Int, of plane: UpsampledPlane) -> UnsafePointer<Float> {
         let slot = j % Self.slots
-        let row = memory + (6 + slot) * width
+        let row = memory + (WinogradKernel.inputTile + slot) * width
         if keys[slot] != j {
             plane.columns.interpolate(plane.source + j * plane.sourceWidth, into: row)
             keys[slot] = j

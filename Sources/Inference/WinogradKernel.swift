@@ -1,20 +1,27 @@
 import CKernels
 
-/// A 3x3 convolution (stride 1, padding 1, no dilation) computed as Winograd F(4x4, 3x3): each
-/// 4x4 block of outputs costs 36 multiply-accumulates per channel pair instead of 144, so the
-/// products do 4x fewer MACs than im2col's.
+/// A 3x3 convolution (stride 1, padding 1, no dilation) computed as Winograd F(6x6, 3x3): each
+/// 6x6 block of outputs costs 64 multiply-accumulates per channel pair instead of 324, so the
+/// products do 5x fewer MACs than im2col's (F(4x4, 3x3) did 4x: 36 per 16 outputs).
 ///
-/// Per band of tile rows: the input transform `Bᵀ d B` of every 6x6 tile into `V[36][C][T]`
+/// Per band of tile rows: the input transform `Bᵀ d B` of every 8x8 tile into `V[64][C][T]`
 /// (CKernels' `ck_winograd_input`), then, sixteen tiles at a time, the products at each tile position
 /// (`M[p] = U[p] · V[p]`, `U = G g Gᵀ` precomputed and packed) and the output transform `Aᵀ M A`, with
 /// bias and ReLU, into the output planes (`ck_winograd_multiply`: the sixteen tiles' M stays in cache
 /// between the two). A tile row is padded to a multiple of eight tiles, whose extra outputs are dropped.
 /// Dilated convolutions, which this network has only on maps of 20x20 and less, take im2col.
+///
+/// The points are 0, ±1, ±1/2, ±2 and infinity; the larger tile's transforms round more than F(4x4, 3x3)'s
+/// (about twice the error against a double-precision convolution), well inside what the map's comparison with
+/// onnxruntime allows (bench/README.md).
 struct WinogradKernel: Sendable {
+    /// Outputs per tile side, inputs per tile side (the outputs plus the filter's two), positions per tile.
+    static let outputTile = 6, inputTile = 8, positions = 64
+
     let inChannels: Int
     let outChannels: Int
     let relu: Bool
-    /// `G g Gᵀ` for every filter: 36 matrices of `outChannels x inChannels`, position-major, each packed by
+    /// `G g Gᵀ` for every filter: 64 matrices of `outChannels x inChannels`, position-major, each packed by
     /// `ck_gemm_pack` (`ck_gemm_packed_count` floats apart).
     let transformedWeights: [Float]
     let bias: [Float]
@@ -28,26 +35,28 @@ struct WinogradKernel: Sendable {
         self.outChannels = outChannels
         self.relu = relu
         self.bias = bias
-        let g: [[Double]] = [[1.0 / 4, 0, 0], [-1.0 / 6, -1.0 / 6, -1.0 / 6], [-1.0 / 6, 1.0 / 6, -1.0 / 6],
-                             [1.0 / 24, 1.0 / 12, 1.0 / 6], [1.0 / 24, -1.0 / 12, 1.0 / 6], [0, 0, 1]]
+        let g: [[Double]] = [[1, 0, 0], [-2.0 / 9, -2.0 / 9, -2.0 / 9], [-2.0 / 9, 2.0 / 9, -2.0 / 9],
+                             [1.0 / 90, 1.0 / 45, 2.0 / 45], [1.0 / 90, -1.0 / 45, 2.0 / 45],
+                             [32.0 / 45, 16.0 / 45, 8.0 / 45], [32.0 / 45, -16.0 / 45, 8.0 / 45], [0, 0, 1]]
+        let n = Self.inputTile, positions = Self.positions
         let pairs = outChannels * inChannels
-        var u = [Float](repeating: 0, count: 36 * pairs)
+        var u = [Float](repeating: 0, count: positions * pairs)
         for pair in 0..<pairs {
             let f = (0..<9).map { Double(weights[pair * 9 + $0]) }
-            // G f: 6x3, then (G f) Gᵀ: 6x6, in double precision.
-            let gf = (0..<6).map { i in (0..<3).map { j in (0..<3).reduce(0.0) { $0 + g[i][$1] * f[$1 * 3 + j] } } }
-            for i in 0..<6 {
-                for j in 0..<6 {
+            // G f: 8x3, then (G f) Gᵀ: 8x8, in double precision.
+            let gf = (0..<n).map { i in (0..<3).map { j in (0..<3).reduce(0.0) { $0 + g[i][$1] * f[$1 * 3 + j] } } }
+            for i in 0..<n {
+                for j in 0..<n {
                     let v = (0..<3).reduce(0.0) { $0 + gf[i][$1] * g[j][$1] }
-                    u[(i * 6 + j) * pairs + pair] = Float(v)
+                    u[(i * n + j) * pairs + pair] = Float(v)
                 }
             }
         }
         let packed = ck_gemm_packed_count(outChannels, inChannels)
-        var blocks = [Float](repeating: 0, count: 36 * packed)
+        var blocks = [Float](repeating: 0, count: positions * packed)
         blocks.withUnsafeMutableBufferPointer { blocks in
             u.withUnsafeBufferPointer { u in
-                for p in 0..<36 {
+                for p in 0..<positions {
                     ck_gemm_pack(outChannels, inChannels, u.baseAddress! + p * pairs, inChannels,
                                  blocks.baseAddress! + p * packed)
                 }
@@ -68,34 +77,35 @@ struct WinogradKernel: Sendable {
     func apply(_ planes: [InputPlane], height h: Int, width w: Int, into out: UnsafeMutablePointer<Float>,
                workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil, isCancelled: () -> Bool) throws {
         let c = inChannels, k = outChannels
-        let blocksX = (w + 3) / 4, blocksY = (h + 3) / 4
+        let m = Self.outputTile, n = Self.inputTile, positions = Self.positions
+        let blocksX = (w + m - 1) / m, blocksY = (h + m - 1) / m
         let tilesX = (blocksX + 7) / 8 * 8
-        let bandRows = max(1, min(blocksY, Self.bandFloats / (36 * c * tilesX)))
+        let bandRows = max(1, min(blocksY, Self.bandFloats / (positions * c * tilesX)))
         let bandTiles = bandRows * tilesX
         let bands = (blocksY + bandRows - 1) / bandRows
-        // Scratch: V[36][C][bandTiles]; the products' and output transform's scratch; the six rows of Bᵀ d of one
+        // Scratch: V[64][C][bandTiles]; the products' and output transform's scratch; the eight rows of Bᵀ d of one
         // tile row (the image at offset 1, zeros before and after it, so edge tiles read zeros); a row of zeros for
-        // source rows outside the image; for enlarged planes, the six source rows of a tile row and the cache of
+        // source rows outside the image; for enlarged planes, the eight source rows of a tile row and the cache of
         // rows enlarged along x.
-        let padded = 4 * tilesX + 2
-        let vCount = 36 * c * bandTiles, multiplyCount = 36 * 16 * k + 16 * 16
-        let floats = vCount + multiplyCount + 6 * padded + w + (6 + UpsampledRows.slots) * w
+        let padded = m * tilesX + 16
+        let vCount = positions * c * bandTiles, multiplyCount = positions * 16 * k + m * m * 16
+        let floats = vCount + multiplyCount + n * padded + w + (n + UpsampledRows.slots) * w
         func prepare(_ buffer: UnsafeMutablePointer<Float>) {
-            let rows = buffer + vCount + multiplyCount, zeros = rows + 6 * padded
-            rows.update(repeating: 0, count: 6 * padded)
+            let rows = buffer + vCount + multiplyCount, zeros = rows + n * padded
+            rows.update(repeating: 0, count: n * padded)
             zeros.update(repeating: 0, count: w)
         }
         func band(_ index: Int, _ buffer: UnsafeMutablePointer<Float>) {
             let v = buffer, multiply = buffer + vCount, rows = multiply + multiplyCount
-            let zeros = rows + 6 * padded
+            let zeros = rows + n * padded
             var upsampled = UpsampledRows(memory: zeros + w, width: w)
             let first = index * bandRows
             let bandRowCount = min(bandRows, blocksY - first)
             for (ci, plane) in planes.enumerated() {
                 upsampled.startPlane()
                 for row in 0..<bandRowCount {
-                    // The six source rows of the tile row (from the row above its first to the two below its last).
-                    let y0 = 4 * (first + row) - 1
+                    // The eight source rows of the tile row (from the row above its first to the two below its last).
+                    let y0 = m * (first + row) - 1
                     func source(_ i: Int) -> UnsafePointer<Float> {
                         let y = y0 + i
                         guard y >= 0 && y < h else { return UnsafePointer(zeros) }
@@ -104,8 +114,8 @@ struct WinogradKernel: Sendable {
                         case .upsampled(let u): return upsampled.row(y, of: u, slot: i)
                         }
                     }
-                    withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: 6) { sources in
-                        for i in 0..<6 { sources[i] = source(i) }
+                    withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: n) { sources in
+                        for i in 0..<n { sources[i] = source(i) }
                         ck_winograd_input(sources.baseAddress, w, tilesX, rows, padded,
                                           v + ci * bandTiles + row * tilesX, c * bandTiles)
                     }

@@ -1,7 +1,7 @@
 @testable import Inference
 import Testing
 
-/// The convolution paths (Winograd F(4x4, 3x3), banded im2col, 1x1) against a direct
+/// The convolution paths (Winograd F(6x6, 3x3), banded im2col, 1x1) against a direct
 /// seven-loop convolution, on shapes the network never has: odd sizes, maps smaller than a
 /// dilated tile, every dilation it uses.
 struct ConvolutionTests {
@@ -61,7 +61,7 @@ struct ConvolutionTests {
     static let sizes = [(1, 1), (2, 3), (5, 4), (7, 9), (10, 10), (21, 13), (17, 32)]
 
     /// Sizes that leave partial tiles, partial groups of eight tiles, and more than eight.
-    static let winogradSizes = [(1, 1), (2, 3), (5, 4), (7, 9), (10, 10), (21, 13), (17, 32), (9, 70)]
+    static let winogradSizes = [(1, 1), (2, 3), (5, 4), (7, 9), (10, 10), (21, 13), (17, 32), (9, 70), (13, 100)]
 
     /// Channels in and out: fewer outputs than one block of `ck_gemm`'s rows, and two blocks and one more.
     @Test(arguments: [(5, 3), (4, 13)])
@@ -79,7 +79,7 @@ struct ConvolutionTests {
                         try winograd.apply(planes, height: h, width: w, into: dst, workspace: &workspace, isCancelled: { false })
                     }
                 }
-                // F(4x4, 3x3)'s transforms scale values by up to 8 before the products: a few ulps of
+                // F(6x6, 3x3)'s transforms scale values by up to 32 (Aᵀ) and 5.25 (Bᵀ): a few ulps of
                 // outputs up to ~5 here (a wrong coefficient is off by the order of the output).
                 let worst = Self.worstDifference(out.data, Self.direct(conv, Self.filters(of: conv, seed: seed), x))
                 #expect(worst < 1e-4, "\(cin) -> \(cout) channels, \(h)x\(w), relu \(relu): \(worst)")
@@ -130,7 +130,7 @@ struct ConvolutionTests {
     }
 
     /// The network says how large each convolution's maps are; one on small maps never runs
-    /// Winograd, so it holds no transformed filters (four times the filters' size).
+    /// Winograd, so it holds no transformed filters (64/9 times the filters' size).
     @Test func winogradFiltersOnlyForLargeEnoughMaps() {
         func conv(_ pixels: Int?) -> Convolution {
             Convolution(inChannels: 2, outChannels: 2, kernel: 3, dilation: 1, relu: false,

@@ -26,21 +26,22 @@ int ck_use_level(int level);
 /// The level kernels run at now (read on every kernel call, so a switch takes effect at the next one).
 int ck_current_level(void);
 
-/// Winograd F(4x4, 3x3) input transform `Bᵀ d B` of one tile row of one channel.
-/// - `sources`: the tile row's six input rows, `width` floats each (a row of zeros for rows outside the image).
-/// - `rows`: scratch of `6 * padded` floats, zero before the first call (only entries 1 ... width of each row are
-///   written, so the column left of the image and those right of it read zero); `padded >= 4 * tiles + 2`.
-/// - `v`: position `p` (0 ..< 36) of tile `b` (0 ..< tiles) is written to `v[p * stride + b]`.
-void ck_winograd_input(const float *const sources[6], long width, long tiles, float *rows, long padded, float *v,
+/// Winograd F(6x6, 3x3) input transform `Bᵀ d B` of one tile row of one channel.
+/// - `sources`: the tile row's eight input rows, `width` floats each (a row of zeros for rows outside the image).
+/// - `rows`: scratch of `8 * padded` floats, zero before the first call (only entries 1 ... width of each row are
+///   written, so the column left of the image and those right of it read zero); `padded >= 6 * tiles + 16` (the
+///   transform reads eight tiles' 64 entries at a time).
+/// - `v`: position `p` (0 ..< 64) of tile `b` (0 ..< tiles) is written to `v[p * stride + b]`.
+void ck_winograd_input(const float *const sources[8], long width, long tiles, float *rows, long padded, float *v,
                        long stride);
 
-/// Winograd F(4x4, 3x3) products and output transform of a band of `tileRows` tile rows (`tilesX` tiles each, a
-/// multiple of eight): at each of the 36 positions `M = U · V` (``ck_gemm``'s arithmetic), then `Aᵀ M A` plus the
-/// channel's bias (then ReLU when `relu`), written into rows `4 * firstTileRow ...` of the `k` output planes `out`
+/// Winograd F(6x6, 3x3) products and output transform of a band of `tileRows` tile rows (`tilesX` tiles each, a
+/// multiple of eight): at each of the 64 positions `M = U · V` (``ck_gemm``'s arithmetic), then `Aᵀ M A` plus the
+/// channel's bias (then ReLU when `relu`), written into rows `6 * firstTileRow ...` of the `k` output planes `out`
 /// (`height x width` each) where they fall inside them.
-/// - `u`: the 36 matrices `U` (`k x c`), each packed by ``ck_gemm_pack`` (``ck_gemm_packed_count`` floats apart).
+/// - `u`: the 64 matrices `U` (`k x c`), each packed by ``ck_gemm_pack`` (``ck_gemm_packed_count`` floats apart).
 /// - `v`: position `p`, channel `ci`, tile `b` of tile row `r` at `v[(p * c + ci) * bandTiles + r * tilesX + b]`.
-/// - `scratch`: `36 * 16 * k + 16 * 16` floats (M of 16 tiles, and their 16 output rows).
+/// - `scratch`: `64 * 16 * k + 36 * 16` floats (M of 16 tiles, and their 36 output values each).
 void ck_winograd_multiply(const float *u, long k, long c, const float *v, long bandTiles, long tilesX, long tileRows,
                           long firstTileRow, const float *bias, int relu, float *scratch, float *out, long height,
                           long width);
