@@ -71,69 +71,110 @@ CK_DISPATCH(ck_winograd_input,
             (const float *const sources[8], long width, long tiles, float *rows, long padded, float *v, long stride),
             (sources, width, tiles, rows, padded, v, stride))
 
-/// Eight tiles' values, one per lane (`v8`, ck_gemm_tile.h), and their bits.
+/// Eight and sixteen tiles' values, one per lane (`v8`, `v16`: ck_gemm_tile.h), and their bits.
 typedef int v8i __attribute__((vector_size(32)));
+typedef int v16i __attribute__((vector_size(64)));
 
-/// `Aᵀ m` for eight values: the six outputs.
-CK_INLINE void output_column(const v8 m[8], v8 y[6]) {
-    const v8 plus12 = m[1] + m[2], minus12 = m[1] - m[2];
-    const v8 plus34 = m[3] + m[4], minus34 = m[3] - m[4];
-    const v8 plus56 = m[5] + m[6], minus56 = m[5] - m[6];
-    y[0] = m[0] + plus12 + plus34 + plus56;
-    y[1] = minus12 + 2 * minus34 + 0.5f * minus56;
-    y[2] = plus12 + 4 * plus34 + 0.25f * plus56;
-    y[3] = minus12 + 8 * minus34 + 0.125f * minus56;
-    y[4] = plus12 + 16 * plus34 + 0.0625f * plus56;
-    y[5] = minus12 + 32 * minus34 + 0.03125f * minus56 + m[7];
-}
+#define CK_SEQ8(f, k, w) f(k, 0, w), f(k, 1, w), f(k, 2, w), f(k, 3, w), f(k, 4, w), f(k, 5, w), f(k, 6, w), f(k, 7, w)
+#define CK_SEQ16(f, k, w) CK_SEQ8(f, k, w), f(k, 8, w), f(k, 9, w), f(k, 10, w), f(k, 11, w), f(k, 12, w), \
+    f(k, 13, w), f(k, 14, w), f(k, 15, w)
+/// The indices that concatenate two vectors of `w` lanes.
+#define CK_INDEX(k, e, w) ((k) * (w) + (e))
+#define CK_PAIR(w) CK_SEQ##w(CK_INDEX, 0, w), CK_SEQ##w(CK_INDEX, 1, w)
+/// Entry `e` of chunk `k` of `w` tiles' six interleaved outputs (tile `b`'s six in a row) is output `pos % 6` of
+/// tile `pos / 6`, `pos = w·k + e`; outputs 0-3 are picked from `y0 ... y3` (two pairs), 4-5 from `y4, y5`.
+#define CK_POS(k, e, w) ((w) * (k) + (e))
+#define CK_FROM03(k, e, w) (CK_POS(k, e, w) % 6 < 4 ? CK_POS(k, e, w) % 6 * (w) + CK_POS(k, e, w) / 6 : -1)
+#define CK_FROM45(k, e, w) (CK_POS(k, e, w) % 6 >= 4 ? (CK_POS(k, e, w) % 6 - 4) * (w) + CK_POS(k, e, w) / 6 : -1)
+#define CK_WHICH(k, e, w) (CK_POS(k, e, w) % 6 < 4 ? (e) : (w) + (e))
+#define CK_CHUNK(k, w, p01, p23, p45)                                                                               \
+    __builtin_shufflevector(__builtin_shufflevector(p01, p23, CK_SEQ##w(CK_FROM03, k, w)),                          \
+                            __builtin_shufflevector(p45, p45, CK_SEQ##w(CK_FROM45, k, w)), CK_SEQ##w(CK_WHICH, k, w))
 
-/// `Aᵀ M A` of every tile, eight tiles at a time (`tiles` is a multiple of eight), into 36 rows of `tiles`
-/// (output row j, column i at row 6j + i).
-CK_INLINE void output_tiles(const float *restrict m, long stride, long tiles, float bias, int relu,
-                            float *restrict out) {
-    for (long b = 0; b < tiles; b += 8) {
-        v8 s[8][6];
-        for (int col = 0; col < 8; col++) {
-            v8 column[8];
-            for (int i = 0; i < 8; i++) column[i] = load8(m + (8 * i + col) * stride + b);
-            output_column(column, s[col]);
-        }
-        for (int j = 0; j < 6; j++) {
-            v8 row[8], y[6];
-            for (int col = 0; col < 8; col++) row[col] = s[col][j];
-            output_column(row, y);
-            for (int i = 0; i < 6; i++) {
-                v8 value = y[i] + bias;
-                // ReLU as the Swift engine did it: only lanes below zero become zero (NaN and -0 stay).
-                if (relu) value = (v8)((v8i)value & ~(v8i)(value < 0));
-                store8(out + (6 * j + i) * tiles + b, value);
-            }
-        }
+/// `Aᵀ M A` of `w` tiles at a time (one per lane of `V`), plus the bias (then ReLU), and the six output rows of
+/// each: written straight into the plane's rows as six interleaved vectors where all `w` tiles and the row fall
+/// inside it, otherwise into `scratch` (36 rows of `w`, output row j, column i at row 6j + i) for the caller to copy
+/// what falls inside. Returns whether it used `scratch`.
+#define CK_OUTPUT_TILES(name, V, VI, w, load, store)                                                                \
+    CK_INLINE void name##_column(const V m[8], V y[6]) {                                                            \
+        const V plus12 = m[1] + m[2], minus12 = m[1] - m[2];                                                        \
+        const V plus34 = m[3] + m[4], minus34 = m[3] - m[4];                                                        \
+        const V plus56 = m[5] + m[6], minus56 = m[5] - m[6];                                                        \
+        y[0] = m[0] + plus12 + plus34 + plus56;                                                                     \
+        y[1] = minus12 + 2 * minus34 + 0.5f * minus56;                                                              \
+        y[2] = plus12 + 4 * plus34 + 0.25f * plus56;                                                                \
+        y[3] = minus12 + 8 * minus34 + 0.125f * minus56;                                                            \
+        y[4] = plus12 + 16 * plus34 + 0.0625f * plus56;                                                             \
+        y[5] = minus12 + 32 * minus34 + 0.03125f * minus56 + m[7];                                                  \
+    }                                                                                                               \
+    CK_INLINE int name(const float *restrict m, long stride, float bias, int relu, float *restrict scratch,         \
+                       float *restrict plane, long y0, long x0, long height, long width) {                          \
+        const int direct = x0 + 6 * (w) <= width;                                                                   \
+        V s[8][6];                                                                                                  \
+        for (int col = 0; col < 8; col++) {                                                                         \
+            V column[8];                                                                                            \
+            for (int i = 0; i < 8; i++) column[i] = load(m + (8 * i + col) * stride);                               \
+            name##_column(column, s[col]);                                                                          \
+        }                                                                                                           \
+        for (int j = 0; j < 6 && y0 + j < height; j++) {                                                            \
+            V row[8], y[6];                                                                                         \
+            for (int col = 0; col < 8; col++) row[col] = s[col][j];                                                 \
+            name##_column(row, y);                                                                                  \
+            for (int i = 0; i < 6; i++) {                                                                           \
+                y[i] = y[i] + bias;                                                                                 \
+                /* ReLU as the Swift engine did it: only lanes below zero become zero (NaN and -0 stay). */         \
+                if (relu) y[i] = (V)((VI)y[i] & ~(VI)(y[i] < 0));                                                   \
+            }                                                                                                       \
+            if (direct) {                                                                                           \
+                float *line = plane + (y0 + j) * width + x0;                                                        \
+                const __typeof__(__builtin_shufflevector(y[0], y[1], CK_PAIR(w))) p01 =                             \
+                    __builtin_shufflevector(y[0], y[1], CK_PAIR(w)),                                                \
+                    p23 = __builtin_shufflevector(y[2], y[3], CK_PAIR(w)),                                          \
+                    p45 = __builtin_shufflevector(y[4], y[5], CK_PAIR(w));                                          \
+                store(line, CK_CHUNK(0, w, p01, p23, p45));                                                         \
+                store(line + (w), CK_CHUNK(1, w, p01, p23, p45));                                                   \
+                store(line + 2 * (w), CK_CHUNK(2, w, p01, p23, p45));                                               \
+                store(line + 3 * (w), CK_CHUNK(3, w, p01, p23, p45));                                               \
+                store(line + 4 * (w), CK_CHUNK(4, w, p01, p23, p45));                                               \
+                store(line + 5 * (w), CK_CHUNK(5, w, p01, p23, p45));                                               \
+            } else {                                                                                                \
+                for (int i = 0; i < 6; i++) store(scratch + (6 * j + i) * (w), y[i]);                               \
+            }                                                                                                       \
+        }                                                                                                           \
+        return !direct;                                                                                             \
+    }
+CK_OUTPUT_TILES(output_tiles8, v8, v8i, 8, load8, store8)
+CK_OUTPUT_TILES(output_tiles16, v16, v16i, 16, load16, store16)
+
+/// What falls inside the plane of `w` tiles' outputs left in `scratch` by an output_tiles function.
+CK_INLINE void output_copy(const float *restrict scratch, long w, float *restrict plane, long y0, long x0, long height,
+                           long width) {
+    for (long j = 0; j < 6 && y0 + j < height; j++) {
+        float *line = plane + (y0 + j) * width + x0;
+#pragma clang loop vectorize(disable)
+        for (long x = 0; x0 + x < width && x < 6 * w; x++) line[x] = scratch[(6 * j + x % 6) * w + x / 6];
     }
 }
 
 /// The outputs of `count` tiles (8 or 16) starting at column `x0` of rows `y0 ...` of `plane`, from their M (position
-/// `p` of tile `b` at `m[p * stride + b]`), where they fall inside the plane. `scratch`: `36 * count` floats.
-CK_INLINE void output_strip(const float *restrict m, long stride, long count, float bias, int relu,
+/// `p` of tile `b` at `m[p * stride + b]`), where they fall inside the plane; sixteen tiles in one vector at the
+/// AVX-512 level (elsewhere its 48 vectors of partial results would be twice as many registers as there are).
+/// `scratch`: `36 * 16` floats.
+CK_INLINE void output_strip(const int level, const float *restrict m, long stride, long count, float bias, int relu,
                             float *restrict scratch, float *restrict plane, long y0, long x0, long height, long width) {
-    output_tiles(m, stride, count, bias, relu, scratch);
-    long whole = (width - x0) / 6;
-    if (whole > count) whole = count;
-    for (long j = 0; j < 6 && y0 + j < height; j++) {
-        float *line = plane + (y0 + j) * width + x0;
-        const float *c0 = scratch + 6 * j * count;
-        for (long b = 0; b < whole; b++) {
-            for (int i = 0; i < 6; i++) line[6 * b + i] = c0[i * count + b];
-        }
-        if (whole < count) {
-#pragma clang loop vectorize(disable)
-            for (long x = 6 * whole; x0 + x < width; x++) line[x] = c0[(x - 6 * whole) * count + whole];
-        }
+    if (level == CK_AVX512 && count == 16) {
+        if (output_tiles16(m, stride, bias, relu, scratch, plane, y0, x0, height, width))
+            output_copy(scratch, 16, plane, y0, x0, height, width);
+        return;
+    }
+    for (long b = 0; b < count; b += 8) {
+        if (output_tiles8(m + b, stride, bias, relu, scratch, plane, y0, x0 + 6 * b, height, width))
+            output_copy(scratch, 8, plane, y0, x0 + 6 * b, height, width);
     }
 }
 
-CK_INLINE void ck_winograd_multiply_body(const int level, const float *u, long k, long c, const float *v, long bandTiles, long tilesX,
-                                         long tileRows, long firstTileRow, const float *bias, int relu,
+CK_INLINE void ck_winograd_multiply_body(const int level, const float *u, long k, long c, const float *v,
+                                         long bandTiles, long tilesX, long tileRows, long firstTileRow, const float *bias, int relu,
                                          float *scratch, float *out, long height, long width) {
     const long block = CK_GEMM_ROWS * c, packed = ck_gemm_packed_count(k, c);
     // M of a strip channel-major (channel, position, tile): the output transform reads a channel's 64 positions
@@ -153,7 +194,7 @@ CK_INLINE void ck_winograd_multiply_body(const int level, const float *u, long k
                            channelStride, 0);
             }
             for (long ki = 0; ki < k; ki++) {
-                output_strip(m + ki * channelStride, 16, count, bias[ki], relu, rows, out + ki * height * width, y0,
+                output_strip(level, m + ki * channelStride, 16, count, bias[ki], relu, rows, out + ki * height * width, y0,
                              6 * b0, height, width);
             }
         }
