@@ -32,19 +32,19 @@ CK_INLINE void input_rows(const float *const s[8], long width, float *restrict t
     }
 }
 
+/// `f(k, 0, w), ..., f(k, w - 1, w)`: the constant lane indices of a shuffle, for `w` 8 or 16.
+#define CK_SEQ8(f, k, w) f(k, 0, w), f(k, 1, w), f(k, 2, w), f(k, 3, w), f(k, 4, w), f(k, 5, w), f(k, 6, w), f(k, 7, w)
+#define CK_SEQ16(f, k, w) CK_SEQ8(f, k, w), f(k, 8, w), f(k, 9, w), f(k, 10, w), f(k, 11, w), f(k, 12, w), \
+    f(k, 13, w), f(k, 14, w), f(k, 15, w)
+
 /// Lane `b` of the result is `x[q + 6b]` (b = 0 ..< 8), for `x` the 64 floats of `lo0, lo1, hi0, hi1`: the
 /// entries below 32 picked from the first pair, the rest from the second, then the two blended.
-#define CK_LO(q, b) ((q) + 6 * (b) < 32 ? (q) + 6 * (b) : -1)
-#define CK_HI(q, b) ((q) + 6 * (b) >= 32 ? (q) + 6 * (b) - 32 : -1)
-#define CK_FROM(q, b) ((q) + 6 * (b) < 32 ? (b) : 8 + (b))
+#define CK_SIXTH_LO(q, b, w) ((q) + 6 * (b) < 32 ? (q) + 6 * (b) : -1)
+#define CK_SIXTH_HI(q, b, w) ((q) + 6 * (b) >= 32 ? (q) + 6 * (b) - 32 : -1)
+#define CK_SIXTH_FROM(q, b, w) ((q) + 6 * (b) < 32 ? (b) : 8 + (b))
 #define CK_EVERY_SIXTH(q, lo0, lo1, hi0, hi1)                                                                       \
-    __builtin_shufflevector(                                                                                        \
-        __builtin_shufflevector(lo0, lo1, CK_LO(q, 0), CK_LO(q, 1), CK_LO(q, 2), CK_LO(q, 3), CK_LO(q, 4),          \
-                                CK_LO(q, 5), CK_LO(q, 6), CK_LO(q, 7)),                                             \
-        __builtin_shufflevector(hi0, hi1, CK_HI(q, 0), CK_HI(q, 1), CK_HI(q, 2), CK_HI(q, 3), CK_HI(q, 4),          \
-                                CK_HI(q, 5), CK_HI(q, 6), CK_HI(q, 7)),                                             \
-        CK_FROM(q, 0), CK_FROM(q, 1), CK_FROM(q, 2), CK_FROM(q, 3), CK_FROM(q, 4), CK_FROM(q, 5), CK_FROM(q, 6),    \
-        CK_FROM(q, 7))
+    __builtin_shufflevector(__builtin_shufflevector(lo0, lo1, CK_SEQ8(CK_SIXTH_LO, q, 8)),                          \
+                            __builtin_shufflevector(hi0, hi1, CK_SEQ8(CK_SIXTH_HI, q, 8)), CK_SEQ8(CK_SIXTH_FROM, q, 8))
 
 /// `· B` along one transformed row: tile `b` reads `r[6b ... 6b + 7]` and writes its eight values `stride` floats
 /// apart; eight tiles at a time, one per lane (`tiles` is a multiple of eight; the row is read up to
@@ -75,9 +75,6 @@ CK_DISPATCH(ck_winograd_input,
 typedef int v8i __attribute__((vector_size(32)));
 typedef int v16i __attribute__((vector_size(64)));
 
-#define CK_SEQ8(f, k, w) f(k, 0, w), f(k, 1, w), f(k, 2, w), f(k, 3, w), f(k, 4, w), f(k, 5, w), f(k, 6, w), f(k, 7, w)
-#define CK_SEQ16(f, k, w) CK_SEQ8(f, k, w), f(k, 8, w), f(k, 9, w), f(k, 10, w), f(k, 11, w), f(k, 12, w), \
-    f(k, 13, w), f(k, 14, w), f(k, 15, w)
 /// The indices that concatenate two vectors of `w` lanes.
 #define CK_INDEX(k, e, w) ((k) * (w) + (e))
 #define CK_PAIR(w) CK_SEQ##w(CK_INDEX, 0, w), CK_SEQ##w(CK_INDEX, 1, w)
