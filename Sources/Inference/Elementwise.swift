@@ -1,3 +1,4 @@
+import CKernels
 import Foundation
 
 /// Channel concatenation, addition (residuals), ReLU and the logistic sigmoid. The output may be the
@@ -13,8 +14,7 @@ enum Elementwise {
     }
 
     static func add(_ a: TensorView, _ b: TensorView, into out: TensorView) {
-        let a = a.base, b = b.base, o = out.base
-        for i in 0..<out.count { o[i] = a[i] + b[i] }
+        ck_add(a.base, b.base, out.count, out.base)
     }
 
     static func relu(_ x: TensorView, into out: TensorView) {

@@ -1,8 +1,9 @@
 @testable import Inference
 import Testing
 
-/// The C kernels' variants (one per instruction set) compute the same floats, and the pooling kernel follows
-/// its definition on the odd sizes the network's deepest levels have.
+/// The C kernels' variants (one per instruction set) compute the same floats, the pooling kernel follows
+/// its definition on the odd sizes the network's deepest levels have, and the residual sum its own, written over
+/// either input as the activation plan does.
 /// Serialized: the level is process-wide, and a test comparing levels must not have it switched mid-pass.
 @Suite(.serialized) struct KernelLevelTests {
     /// A whole pass at 128x128 (Winograd at 128 and 64 with enlarged parts folded in, im2col below, every
@@ -52,5 +53,41 @@ import Testing
             }
         }
         #expect(wrong.isEmpty, "\(h)x\(w) at \(level): \(wrong.prefix(5))")
+    }
+
+    /// Sums of counts around a vector's sixteen (the tail runs one at a time), into a third buffer and over each
+    /// input.
+    @Test(arguments: [1, 15, 16, 17, 40], KernelLevel.allCases)
+    func theResidualSumFollowsItsDefinition(count: Int, level: KernelLevel) {
+        let a = ConvolutionTests.values(count, seed: UInt64(count)), b = ConvolutionTests.values(count, seed: 99)
+        let expected = zip(a, b).map { $0 + $1 }
+        defer { KernelLevel.use(.supported) }
+        KernelLevel.use(level)
+        func sum(_ x: TensorView, _ y: TensorView, _ out: TensorView) { Elementwise.add(x, y, into: out) }
+        let shape = TensorShape(channels: 1, height: 1, width: count)
+        var (x, y, out) = (a, b, [Float](repeating: .nan, count: count))
+        x.withUnsafeMutableBufferPointer { x in
+            y.withUnsafeMutableBufferPointer { y in
+                out.withUnsafeMutableBufferPointer { o in
+                    sum(TensorView(shape: shape, base: x.baseAddress!), TensorView(shape: shape, base: y.baseAddress!),
+                        TensorView(shape: shape, base: o.baseAddress!))
+                }
+            }
+        }
+        var overA = a, overB = b
+        overA.withUnsafeMutableBufferPointer { x in
+            y.withUnsafeMutableBufferPointer { y in
+                let view = TensorView(shape: shape, base: x.baseAddress!)
+                sum(view, TensorView(shape: shape, base: y.baseAddress!), view)
+            }
+        }
+        x.withUnsafeMutableBufferPointer { x in
+            overB.withUnsafeMutableBufferPointer { y in
+                let view = TensorView(shape: shape, base: y.baseAddress!)
+                sum(TensorView(shape: shape, base: x.baseAddress!), view, view)
+            }
+        }
+        #expect(out == expected && overA == expected && overB == expected,
+                "\(count) at \(level): \(out) / \(overA) / \(overB), expected \(expected)")
     }
 }

@@ -81,6 +81,9 @@ void ck_bilinear_row_doubled(const float *row, long source, float *out);
 /// Two rows blended: `out[i] = a[i] + (b[i] - a[i]) * weight`.
 void ck_bilinear_blend(const float *a, const float *b, float weight, long count, float *out);
 
+/// `out[i] = a[i] + b[i]`; `out` may be `a` or `b` (not a partial overlap).
+void ck_add(const float *a, const float *b, long count, float *out);
+
 /// 2x2 max pooling, stride 2, ceil mode, of one `height x width` plane into `out` (`(height + 1) / 2` by
 /// `(width + 1) / 2`): an odd last row or column pools what it has. The maximum is Swift's `max(x, y)`,
 /// `y >= x ? y : x`.
