@@ -88,10 +88,18 @@ typedef int v16i __attribute__((vector_size(64)));
     __builtin_shufflevector(__builtin_shufflevector(p01, p23, CK_SEQ##w(CK_FROM03, k, w)),                          \
                             __builtin_shufflevector(p45, p45, CK_SEQ##w(CK_FROM45, k, w)), CK_SEQ##w(CK_WHICH, k, w))
 
-/// `Aᵀ M A` of `w` tiles at a time (one per lane of `V`), plus the bias (then ReLU), and the six output rows of
-/// each: written straight into the plane's rows as six interleaved vectors where all `w` tiles and the row fall
-/// inside it, otherwise into `scratch` (36 rows of `w`, output row j, column i at row 6j + i) for the caller to copy
-/// what falls inside. Returns whether it used `scratch`.
+/// `count` (at most 96) floats.
+CK_INLINE void copy_floats(const float *restrict from, long count, float *restrict to) {
+    long i = 0;
+    for (; i + 8 <= count; i += 8) store8(to + i, load8(from + i));
+#pragma clang loop vectorize(disable)
+    for (; i < count; i++) to[i] = from[i];
+}
+
+/// `Aᵀ M A` of `w` tiles at a time (one per lane of `V`), plus the bias (then ReLU), into the rows `y0 ...` of the
+/// plane from column `x0`: each output row of the `w` tiles interleaved (tile `b`'s six values in a row) by
+/// shuffles, then stored straight into the plane when all `w` tiles fall inside it, otherwise copied as far as it
+/// reaches (the plane's right edge).
 #define CK_OUTPUT_TILES(name, V, VI, w, load, store)                                                                \
     CK_INLINE void name##_column(const V m[8], V y[6]) {                                                            \
         const V plus12 = m[1] + m[2], minus12 = m[1] - m[2];                                                        \
@@ -104,80 +112,57 @@ typedef int v16i __attribute__((vector_size(64)));
         y[4] = plus12 + 16 * plus34 + 0.0625f * plus56;                                                             \
         y[5] = minus12 + 32 * minus34 + 0.03125f * minus56 + m[7];                                                  \
     }                                                                                                               \
-    CK_INLINE int name(const float *restrict m, long stride, float bias, int relu, float *restrict scratch,         \
-                       float *restrict plane, long y0, long x0, long height, long width) {                          \
-        const int direct = x0 + 6 * (w) <= width;                                                                   \
+    /* Row j of the w tiles' outputs, biased (then ReLU), interleaved into 6w floats at `out`. */                 \
+    CK_INLINE void name##_row(const V s[8][6], int j, float bias, int relu, float *restrict out) {                  \
+        V row[8], y[6];                                                                                             \
+        for (int col = 0; col < 8; col++) row[col] = s[col][j];                                                     \
+        name##_column(row, y);                                                                                      \
+        for (int i = 0; i < 6; i++) {                                                                               \
+            y[i] = y[i] + bias;                                                                                     \
+            /* ReLU as the Swift engine did it: only lanes below zero become zero (NaN and -0 stay). */             \
+            if (relu) y[i] = (V)((VI)y[i] & ~(VI)(y[i] < 0));                                                       \
+        }                                                                                                           \
+        const __typeof__(__builtin_shufflevector(y[0], y[1], CK_PAIR(w))) p01 =                                     \
+            __builtin_shufflevector(y[0], y[1], CK_PAIR(w)),                                                        \
+            p23 = __builtin_shufflevector(y[2], y[3], CK_PAIR(w)),                                                  \
+            p45 = __builtin_shufflevector(y[4], y[5], CK_PAIR(w));                                                  \
+        store(out, CK_CHUNK(0, w, p01, p23, p45));                                                                  \
+        store(out + (w), CK_CHUNK(1, w, p01, p23, p45));                                                            \
+        store(out + 2 * (w), CK_CHUNK(2, w, p01, p23, p45));                                                        \
+        store(out + 3 * (w), CK_CHUNK(3, w, p01, p23, p45));                                                        \
+        store(out + 4 * (w), CK_CHUNK(4, w, p01, p23, p45));                                                        \
+        store(out + 5 * (w), CK_CHUNK(5, w, p01, p23, p45));                                                        \
+    }                                                                                                               \
+    CK_INLINE void name(const float *restrict m, long stride, float bias, int relu, float *restrict plane, long y0, \
+                        long x0, long height, long width) {                                                         \
         V s[8][6];                                                                                                  \
         for (int col = 0; col < 8; col++) {                                                                         \
             V column[8];                                                                                            \
             for (int i = 0; i < 8; i++) column[i] = load(m + (8 * i + col) * stride);                               \
             name##_column(column, s[col]);                                                                          \
         }                                                                                                           \
-        for (int j = 0; j < 6 && y0 + j < height; j++) {                                                            \
-            V row[8], y[6];                                                                                         \
-            for (int col = 0; col < 8; col++) row[col] = s[col][j];                                                 \
-            name##_column(row, y);                                                                                  \
-            for (int i = 0; i < 6; i++) {                                                                           \
-                y[i] = y[i] + bias;                                                                                 \
-                /* ReLU as the Swift engine did it: only lanes below zero become zero (NaN and -0 stay). */         \
-                if (relu) y[i] = (V)((VI)y[i] & ~(VI)(y[i] < 0));                                                   \
-            }                                                                                                       \
-            if (direct) {                                                                                           \
-                float *line = plane + (y0 + j) * width + x0;                                                        \
-                const __typeof__(__builtin_shufflevector(y[0], y[1], CK_PAIR(w))) p01 =                             \
-                    __builtin_shufflevector(y[0], y[1], CK_PAIR(w)),                                                \
-                    p23 = __builtin_shufflevector(y[2], y[3], CK_PAIR(w)),                                          \
-                    p45 = __builtin_shufflevector(y[4], y[5], CK_PAIR(w));                                          \
-                store(line, CK_CHUNK(0, w, p01, p23, p45));                                                         \
-                store(line + (w), CK_CHUNK(1, w, p01, p23, p45));                                                   \
-                store(line + 2 * (w), CK_CHUNK(2, w, p01, p23, p45));                                               \
-                store(line + 3 * (w), CK_CHUNK(3, w, p01, p23, p45));                                               \
-                store(line + 4 * (w), CK_CHUNK(4, w, p01, p23, p45));                                               \
-                store(line + 5 * (w), CK_CHUNK(5, w, p01, p23, p45));                                               \
-            } else {                                                                                                \
-                for (int i = 0; i < 6; i++) store(scratch + (6 * j + i) * (w), y[i]);                               \
-            }                                                                                                       \
+        if (x0 + 6 * (w) <= width) {                                                                                \
+            for (int j = 0; j < 6 && y0 + j < height; j++) name##_row(s, j, bias, relu, plane + (y0 + j) * width + x0); \
+            return;                                                                                                 \
         }                                                                                                           \
-        return !direct;                                                                                             \
+        for (int j = 0; j < 6 && y0 + j < height; j++) {                                                            \
+            float line[6 * (w)];                                                                                    \
+            name##_row(s, j, bias, relu, line);                                                                     \
+            copy_floats(line, width - x0, plane + (y0 + j) * width + x0);                                           \
+        }                                                                                                           \
     }
 CK_OUTPUT_TILES(output_tiles8, v8, v8i, 8, load8, store8)
 CK_OUTPUT_TILES(output_tiles16, v16, v16i, 16, load16, store16)
 
-/// What falls inside the plane of `w` tiles' outputs left in `scratch` by an output_tiles function.
-CK_INLINE void output_copy(const float *restrict scratch, long w, float *restrict plane, long y0, long x0, long height,
-                           long width) {
-    for (long j = 0; j < 6 && y0 + j < height; j++) {
-        float *line = plane + (y0 + j) * width + x0;
-#pragma clang loop vectorize(disable)
-        for (long x = 0; x0 + x < width && x < 6 * w; x++) line[x] = scratch[(6 * j + x % 6) * w + x / 6];
-    }
-}
-
-/// The outputs of `count` tiles (8 or 16) starting at column `x0` of rows `y0 ...` of `plane`, from their M (position
-/// `p` of tile `b` at `m[p * stride + b]`), where they fall inside the plane; sixteen tiles in one vector at the
-/// AVX-512 level (elsewhere its 48 vectors of partial results would be twice as many registers as there are).
-/// `scratch`: `36 * 16` floats.
-CK_INLINE void output_strip(const int level, const float *restrict m, long stride, long count, float bias, int relu,
-                            float *restrict scratch, float *restrict plane, long y0, long x0, long height, long width) {
-    if (level == CK_AVX512 && count == 16) {
-        if (output_tiles16(m, stride, bias, relu, scratch, plane, y0, x0, height, width))
-            output_copy(scratch, 16, plane, y0, x0, height, width);
-        return;
-    }
-    for (long b = 0; b < count; b += 8) {
-        if (output_tiles8(m + b, stride, bias, relu, scratch, plane, y0, x0 + 6 * b, height, width))
-            output_copy(scratch, 8, plane, y0, x0 + 6 * b, height, width);
-    }
-}
-
 CK_INLINE void ck_winograd_multiply_body(const int level, const float *u, long k, long c, const float *v,
-                                         long bandTiles, long tilesX, long tileRows, long firstTileRow, const float *bias, int relu,
-                                         float *scratch, float *out, long height, long width) {
+                                         long bandTiles, long tilesX, long tileRows, long firstTileRow,
+                                         const float *bias, int relu, float *scratch, float *out, long height,
+                                         long width) {
     const long block = CK_GEMM_ROWS * c, packed = ck_gemm_packed_count(k, c);
     // M of a strip channel-major (channel, position, tile): the output transform reads a channel's 64 positions
     // from 4 KB in a row (position-major, a 64-channel strip put them 4 KB apart, all in one set of L1).
     const long stride = c * bandTiles, channelStride = 64 * 16;
-    float *m = scratch, *rows = scratch + k * channelStride;
+    float *m = scratch;
     for (long r = 0; r < tileRows; r++) {
         const long y0 = 6 * (firstTileRow + r);
         // Strips of 16 tiles (8 at the end of a row): each position's V (c x 16) stays in L1 while every block of
@@ -190,9 +175,18 @@ CK_INLINE void ck_winograd_multiply_body(const int level, const float *u, long k
                 gemm_panel(level, k, count == 16, c, u + p * packed, block, vs + p * stride, bandTiles, m + p * 16,
                            channelStride, 0);
             }
+            // Sixteen tiles in one vector at the AVX-512 level (elsewhere their 48 vectors of partial results
+            // would take twice the registers there are), otherwise eight at a time.
             for (long ki = 0; ki < k; ki++) {
-                output_strip(level, m + ki * channelStride, 16, count, bias[ki], relu, rows, out + ki * height * width, y0,
-                             6 * b0, height, width);
+                float *plane = out + ki * height * width;
+                if (level == CK_AVX512 && count == 16) {
+                    output_tiles16(m + ki * channelStride, 16, bias[ki], relu, plane, y0, 6 * b0, height, width);
+                    continue;
+                }
+                for (long b = 0; b < count && 6 * (b0 + b) < width; b += 8) {
+                    output_tiles8(m + ki * channelStride + b, 16, bias[ki], relu, plane, y0, 6 * (b0 + b), height,
+                                  width);
+                }
             }
         }
     }

@@ -83,12 +83,12 @@ struct WinogradKernel: Sendable {
         let bandRows = max(1, min(blocksY, Self.bandFloats / (positions * c * tilesX)))
         let bandTiles = bandRows * tilesX
         let bands = (blocksY + bandRows - 1) / bandRows
-        // Scratch: V[64][C][bandTiles]; the products' and output transform's scratch; the eight rows of Bᵀ d of one
-        // tile row (the image at offset 1, zeros before and after it, so edge tiles read zeros); a row of zeros for
-        // source rows outside the image; for enlarged planes, the eight source rows of a tile row and the cache of
-        // rows enlarged along x.
+        // Scratch: V[64][C][bandTiles]; M of sixteen tiles; the eight rows of Bᵀ d of one tile row (the image at
+        // offset 1, zeros before and after it, so edge tiles read zeros); a row of zeros for source rows outside
+        // the image; for enlarged planes, the eight source rows of a tile row and the cache of rows enlarged
+        // along x.
         let padded = m * tilesX + 16
-        let vCount = positions * c * bandTiles, multiplyCount = positions * 16 * k + m * m * 16
+        let vCount = positions * c * bandTiles, multiplyCount = positions * 16 * k
         let floats = vCount + multiplyCount + n * padded + w + (n + UpsampledRows.slots) * w
         func prepare(_ buffer: UnsafeMutablePointer<Float>) {
             let rows = buffer + vCount + multiplyCount, zeros = rows + n * padded

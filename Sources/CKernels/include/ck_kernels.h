@@ -31,7 +31,8 @@ int ck_current_level(void);
 /// - `rows`: scratch of `8 * padded` floats, zero before the first call (only entries 1 ... width of each row are
 ///   written, so the column left of the image and those right of it read zero); `padded >= 6 * tiles + 16` (the
 ///   transform reads eight tiles' 64 entries at a time).
-/// - `v`: position `p` (0 ..< 64) of tile `b` (0 ..< tiles) is written to `v[p * stride + b]`.
+/// - `v`: position `p` (0 ..< 64) of tile `b` (0 ..< tiles) is written to `v[p * stride + b]`; `tiles` is a
+///   multiple of eight (the transform makes eight at a time).
 void ck_winograd_input(const float *const sources[8], long width, long tiles, float *rows, long padded, float *v,
                        long stride);
 
@@ -41,7 +42,7 @@ void ck_winograd_input(const float *const sources[8], long width, long tiles, fl
 /// (`height x width` each) where they fall inside them.
 /// - `u`: the 64 matrices `U` (`k x c`), each packed by ``ck_gemm_pack`` (``ck_gemm_packed_count`` floats apart).
 /// - `v`: position `p`, channel `ci`, tile `b` of tile row `r` at `v[(p * c + ci) * bandTiles + r * tilesX + b]`.
-/// - `scratch`: `64 * 16 * k + 36 * 16` floats (M of 16 tiles, and their 36 output values each).
+/// - `scratch`: `64 * 16 * k` floats (M of 16 tiles).
 void ck_winograd_multiply(const float *u, long k, long c, const float *v, long bandTiles, long tilesX, long tileRows,
                           long firstTileRow, const float *bias, int relu, float *scratch, float *out, long height,
                           long width);
