@@ -90,6 +90,14 @@ void ck_add(const float *a, const float *b, long count, float *out);
 /// `y >= x ? y : x`.
 void ck_max_pool_2x2(const float *plane, long height, long width, float *out);
 
+/// Rows `first ..< last` of the horizontal pass of a separable convolution of `src` (`width` floats a row) with the
+/// `2r + 1` taps `k`, edges clamped: each output summed from zero in the order of the taps.
+void ck_blur_rows(const float *src, long width, long first, long last, const float *k, long r, float *out);
+
+/// Rows `first ..< last` of the vertical pass (`src` `height` rows of `width`), the same way.
+void ck_blur_columns(const float *src, long width, long height, long first, long last, const float *k, long r,
+                     float *out);
+
 /// The mean of `v` (`height x width`) over the (2r+1)² window round each pixel, clipped to the image, from a
 /// summed-area table in double precision (`sat`: scratch of `(width + 1) * (height + 1)` doubles).
 void ck_box_mean(const float *v, long width, long height, long r, double *sat, float *out);
