@@ -1,7 +1,7 @@
 #include "ck_gemm_tile.h"
 
-CK_INLINE void ck_gemm_body(const int level, long m, long n, long depth, const float *a, long block, const float *b, long ldb,
-                            float *c, long ldc, int accumulate) {
+CK_INLINE void ck_gemm_body(const int level, long m, long n, long depth, const float *a, long block, const float *b,
+                            long ldb, float *c, long ldc, int accumulate) {
     long j = 0;
     // Column strips of 16 (the last of 8 when 8 to 15 columns are left) outside, row blocks inside: a strip of B
     // (depth x 16) stays in L1 while every row block reads it; A, packed, is read as one sequential stream per strip.
@@ -21,9 +21,9 @@ CK_INLINE void ck_gemm_body(const int level, long m, long n, long depth, const f
     }
 }
 CK_DISPATCH_LEVEL(ck_gemm,
-            (long m, long n, long depth, const float *a, long block, const float *b, long ldb, float *c, long ldc,
-             int accumulate),
-            (m, n, depth, a, block, b, ldb, c, ldc, accumulate))
+                  (long m, long n, long depth, const float *a, long block, const float *b, long ldb, float *c,
+                   long ldc, int accumulate),
+                  (m, n, depth, a, block, b, ldb, c, ldc, accumulate))
 
 long ck_gemm_packed_count(long m, long depth) { return (m + CK_GEMM_ROWS - 1) / CK_GEMM_ROWS * CK_GEMM_ROWS * depth; }
 

@@ -82,7 +82,9 @@ CK_INLINE void gemm_tile16_pair(long depth, const float *restrict a, const float
     for (long p = 0; p < depth; p++) {
         const v16 bv = load16(b + p * ldb);
         for (int i = 0; i < CK_GEMM_ROWS; i++) acc[i] = acc[i] + a[p * CK_GEMM_ROWS + i] * bv;
-        for (int i = 0; i < CK_GEMM_ROWS; i++) acc[CK_GEMM_ROWS + i] = acc[CK_GEMM_ROWS + i] + a2[p * CK_GEMM_ROWS + i] * bv;
+        for (int i = 0; i < CK_GEMM_ROWS; i++) {
+            acc[CK_GEMM_ROWS + i] = acc[CK_GEMM_ROWS + i] + a2[p * CK_GEMM_ROWS + i] * bv;
+        }
     }
     for (int i = 0; i < 2 * CK_GEMM_ROWS; i++) {
         float *out = c + i * ldc;
@@ -92,8 +94,8 @@ CK_INLINE void gemm_tile16_pair(long depth, const float *restrict a, const float
 
 /// Every row block of a packed A (`m` rows, `block` floats apart) by one strip of B; at `level` ``CK_AVX512`` two
 /// blocks at a time. The same floats either way.
-CK_INLINE void gemm_panel(const int level, long m, int wide, long depth, const float *a, long block, const float *b, long ldb, float *c,
-                          long ldc, int accumulate) {
+CK_INLINE void gemm_panel(const int level, long m, int wide, long depth, const float *a, long block, const float *b,
+                          long ldb, float *c, long ldc, int accumulate) {
     long i = 0;
     if (level == CK_AVX512 && wide) {
         for (; i + 2 * CK_GEMM_ROWS <= m; i += 2 * CK_GEMM_ROWS) {

@@ -142,7 +142,8 @@ CK_INLINE void copy_floats(const float *restrict from, long count, float *restri
             name##_column(column, s[col]);                                                                          \
         }                                                                                                           \
         if (x0 + 6 * (w) <= width) {                                                                                \
-            for (int j = 0; j < 6 && y0 + j < height; j++) name##_row(s, j, bias, relu, plane + (y0 + j) * width + x0); \
+            for (int j = 0; j < 6 && y0 + j < height; j++)                                                          \
+                name##_row(s, j, bias, relu, plane + (y0 + j) * width + x0);                                        \
             return;                                                                                                 \
         }                                                                                                           \
         for (int j = 0; j < 6 && y0 + j < height; j++) {                                                            \
@@ -192,6 +193,6 @@ CK_INLINE void ck_winograd_multiply_body(const int level, const float *u, long k
     }
 }
 CK_DISPATCH_LEVEL(ck_winograd_multiply,
-            (const float *u, long k, long c, const float *v, long bandTiles, long tilesX, long tileRows,
-             long firstTileRow, const float *bias, int relu, float *scratch, float *out, long height, long width),
-            (u, k, c, v, bandTiles, tilesX, tileRows, firstTileRow, bias, relu, scratch, out, height, width))
+                  (const float *u, long k, long c, const float *v, long bandTiles, long tilesX, long tileRows,
+                   long firstTileRow, const float *bias, int relu, float *scratch, float *out, long height, long width),
+                  (u, k, c, v, bandTiles, tilesX, tileRows, firstTileRow, bias, relu, scratch, out, height, width))
