@@ -48,7 +48,8 @@ void ck_winograd_multiply(const float *u, long k, long c, const float *v, long b
                           long width);
 
 /// Rows of A per tile: 6 rows by 16 columns is 12 accumulators, which with two B vectors and a broadcast fills the
-/// 16 ymm registers AVX2 has (the register tile of the Haswell-class SGEMM kernels).
+/// 16 ymm registers AVX2 has (the register tile of the Haswell-class SGEMM kernels). At the AVX-512 level the
+/// product takes two blocks at a time: 12 rows of one zmm each.
 #define CK_GEMM_ROWS 6
 
 /// `C = A · B` (or `C += A · B` when `accumulate`), row-major: A is `m x depth`, packed by ``ck_gemm_pack``
