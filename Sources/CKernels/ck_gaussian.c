@@ -1,8 +1,5 @@
 #include "ck_common.h"
 
-/// Rows `first ..< last` of a separable convolution's horizontal pass: `out[x] = 0 + Σ k[d + r] · src[clamp(x + d)]`
-/// for d from -r to r, in that order (the Swift loop it replaced, so the same floats), the clamp only where a
-/// window reaches past an edge.
 /// One output of the horizontal pass with its window clamped to the row.
 CK_INLINE float blur_clamped(const float *restrict row, long width, long x, const float *restrict k, long r) {
     float s = 0;
@@ -13,6 +10,9 @@ CK_INLINE float blur_clamped(const float *restrict row, long width, long x, cons
     return s;
 }
 
+/// Rows `first ..< last` of a separable convolution's horizontal pass: `out[x] = 0 + Σ k[d + r] · src[clamp(x + d)]`
+/// for d from -r to r, in that order (the Swift loop it replaced, so the same floats), the clamp only where a
+/// window reaches past an edge.
 CK_INLINE void ck_blur_rows_body(const float *restrict src, long width, long first, long last, const float *restrict k,
                                  long r, float *restrict out) {
     // The windows of columns inner0 ..< inner1 lie inside the row: those are summed tap by tap across the row (the
