@@ -1,4 +1,4 @@
-#include "ck_gemm_tile.h"
+#include "ck_vector.h"
 
 /// Sixteen sums a step, each loaded before it is stored, so `out` may be `a` or `b` itself (the activation plan
 /// writes an elementwise step over its input when it is the input's last reader); the clang vectorizer would not
