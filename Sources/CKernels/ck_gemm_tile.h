@@ -3,17 +3,20 @@
 
 #include "ck_vector.h"
 
-/// `rows x width` of C (`width` 8 or 16, one vector of type `V`) from the whole depth and one packed row block of A
-/// (element (i, p) at `a[p * CK_GEMM_ROWS + i]`): every element is `0 + a·b` summed in the order of the depth, a
-/// product then a sum (two roundings, no fused multiply-add), whichever path computes it.
+/// `rows x width` of C (`width` 8 or 16, one vector of type `V`; up to two packed row blocks of A, `block` floats
+/// apart, element (i, p) of a block at `a[p * CK_GEMM_ROWS + i]`) from the whole depth: every element is `0 + a·b`
+/// summed in the order of the depth, a product then a sum (two roundings, no fused multiply-add), whichever path
+/// computes it. `rows` is a constant at each call, so the accumulators stay in registers.
 #define CK_GEMM_TILE(name, V, load, store)                                                                          \
-    CK_INLINE void name(const int rows, long depth, const float *restrict a, const float *restrict b, long ldb,     \
-                        float *restrict c, long ldc, int accumulate) {                                              \
-        V acc[CK_GEMM_ROWS];                                                                                        \
+    CK_INLINE void name(const int rows, long depth, const float *restrict a, long block, const float *restrict b,   \
+                        long ldb, float *restrict c, long ldc, int accumulate) {                                    \
+        V acc[2 * CK_GEMM_ROWS];                                                                                    \
         for (int i = 0; i < rows; i++) acc[i] = (V){0};                                                             \
         for (long p = 0; p < depth; p++) {                                                                          \
             const V bv = load(b + p * ldb);                                                                         \
-            for (int i = 0; i < rows; i++) acc[i] = acc[i] + a[p * CK_GEMM_ROWS + i] * bv;                          \
+            for (int i = 0; i < rows; i++) {                                                                        \
+                acc[i] = acc[i] + a[i / CK_GEMM_ROWS * block + p * CK_GEMM_ROWS + i % CK_GEMM_ROWS] * bv;           \
+            }                                                                                                       \
         }                                                                                                           \
         for (int i = 0; i < rows; i++) {                                                                            \
             float *out = c + i * ldc;                                                                               \
@@ -23,16 +26,15 @@
 CK_GEMM_TILE(gemm_tile8, v8, load8, store8)
 CK_GEMM_TILE(gemm_tile16, v16, load16, store16)
 
-/// A tile of up to `CK_GEMM_ROWS` rows, with the row count a constant in each call so the accumulators stay in
-/// registers.
+/// A tile of up to `CK_GEMM_ROWS` rows (one packed block), with the row count a constant in each call.
 #define CK_GEMM_ROWS_SWITCH(tile)                                                                                   \
     switch (rows) {                                                                                                 \
-    case 6: tile(6, depth, a, b, ldb, c, ldc, accumulate); break;                                                   \
-    case 5: tile(5, depth, a, b, ldb, c, ldc, accumulate); break;                                                   \
-    case 4: tile(4, depth, a, b, ldb, c, ldc, accumulate); break;                                                   \
-    case 3: tile(3, depth, a, b, ldb, c, ldc, accumulate); break;                                                   \
-    case 2: tile(2, depth, a, b, ldb, c, ldc, accumulate); break;                                                   \
-    default: tile(1, depth, a, b, ldb, c, ldc, accumulate); break;                                                  \
+    case 6: tile(6, depth, a, 0, b, ldb, c, ldc, accumulate); break;                                                \
+    case 5: tile(5, depth, a, 0, b, ldb, c, ldc, accumulate); break;                                                \
+    case 4: tile(4, depth, a, 0, b, ldb, c, ldc, accumulate); break;                                                \
+    case 3: tile(3, depth, a, 0, b, ldb, c, ldc, accumulate); break;                                                \
+    case 2: tile(2, depth, a, 0, b, ldb, c, ldc, accumulate); break;                                                \
+    default: tile(1, depth, a, 0, b, ldb, c, ldc, accumulate); break;                                               \
     }
 
 /// A block of up to `CK_GEMM_ROWS` rows by a strip of 16 columns (`wide`) or 8.
@@ -45,35 +47,17 @@ CK_INLINE void gemm_strip(int rows, int wide, long depth, const float *a, const 
     }
 }
 
-/// Two packed row blocks (12 rows) by 16 columns: twelve accumulators, each row of B loaded once for twelve products
-/// (on Zen 4 with AVX-512 the products then run as fast as OpenBLAS's; six rows reached 0.8x). Only where twelve
-/// vectors of 16 fit in registers: AVX2 would spill half of them.
-CK_INLINE void gemm_tile16_pair(long depth, const float *restrict a, const float *restrict a2, const float *restrict b,
-                                long ldb, float *restrict c, long ldc, int accumulate) {
-    v16 acc[2 * CK_GEMM_ROWS];
-    for (int i = 0; i < 2 * CK_GEMM_ROWS; i++) acc[i] = (v16){0};
-    for (long p = 0; p < depth; p++) {
-        const v16 bv = load16(b + p * ldb);
-        for (int i = 0; i < CK_GEMM_ROWS; i++) acc[i] = acc[i] + a[p * CK_GEMM_ROWS + i] * bv;
-        for (int i = 0; i < CK_GEMM_ROWS; i++) {
-            acc[CK_GEMM_ROWS + i] = acc[CK_GEMM_ROWS + i] + a2[p * CK_GEMM_ROWS + i] * bv;
-        }
-    }
-    for (int i = 0; i < 2 * CK_GEMM_ROWS; i++) {
-        float *out = c + i * ldc;
-        store16(out, accumulate ? load16(out) + acc[i] : acc[i]);
-    }
-}
-
 /// Every row block of a packed A (`m` rows, `block` floats apart) by one strip of B; at `level` ``CK_AVX512`` two
 /// blocks at a time. The same floats either way.
 CK_INLINE void gemm_panel(const int level, long m, int wide, long depth, const float *a, long block, const float *b,
                           long ldb, float *c, long ldc, int accumulate) {
     long i = 0;
+    // Two blocks (12 rows) at a time where twelve vectors of 16 fit in registers: each row of B then serves twelve
+    // products (on Zen 4 the products run as fast as OpenBLAS's; six rows reached 0.8x). AVX2 would spill half.
     if (level == CK_AVX512 && wide) {
         for (; i + 2 * CK_GEMM_ROWS <= m; i += 2 * CK_GEMM_ROWS) {
-            gemm_tile16_pair(depth, a + i / CK_GEMM_ROWS * block, a + i / CK_GEMM_ROWS * block + block, b, ldb,
-                             c + i * ldc, ldc, accumulate);
+            gemm_tile16(2 * CK_GEMM_ROWS, depth, a + i / CK_GEMM_ROWS * block, block, b, ldb, c + i * ldc, ldc,
+                        accumulate);
         }
     }
     for (; i < m; i += CK_GEMM_ROWS) {
