@@ -88,14 +88,6 @@ typedef int v16i __attribute__((vector_size(64)));
     __builtin_shufflevector(__builtin_shufflevector(p01, p23, CK_SEQ##w(CK_FROM03, k, w)),                          \
                             __builtin_shufflevector(p45, p45, CK_SEQ##w(CK_FROM45, k, w)), CK_SEQ##w(CK_WHICH, k, w))
 
-/// `count` (at most 96) floats.
-CK_INLINE void copy_floats(const float *restrict from, long count, float *restrict to) {
-    long i = 0;
-    for (; i + 8 <= count; i += 8) store8(to + i, load8(from + i));
-#pragma clang loop vectorize(disable)
-    for (; i < count; i++) to[i] = from[i];
-}
-
 /// `Aᵀ M A` of `w` tiles at a time (one per lane of `V`), plus the bias (then ReLU), into the rows `y0 ...` of the
 /// plane from column `x0`: each output row of the `w` tiles interleaved (tile `b`'s six values in a row) by
 /// shuffles, then stored straight into the plane when all `w` tiles fall inside it, otherwise copied as far as it
@@ -149,7 +141,7 @@ CK_INLINE void copy_floats(const float *restrict from, long count, float *restri
         for (int j = 0; j < 6 && y0 + j < height; j++) {                                                            \
             float line[6 * (w)];                                                                                    \
             name##_row(s, j, bias, relu, line);                                                                     \
-            copy_floats(line, width - x0, plane + (y0 + j) * width + x0);                                           \
+            memcpy(plane + (y0 + j) * width + x0, line, sizeof(float) * (width - x0));                              \
         }                                                                                                           \
     }
 CK_OUTPUT_TILES(output_tiles8, v8, v8i, 8, load8, store8)
