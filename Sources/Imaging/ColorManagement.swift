@@ -158,11 +158,7 @@ public enum ColorManagement {
                 let start = i * band
                 transform.apply(pixels.start + start * 4, count: min(band, pixels.count - start))
             }
-            if let pool = ComputePool.current {
-                try pool.forEach(bands, width: pool.threadCount, convertBand)
-            } else {
-                for i in 0..<bands { try convertBand(0, i) }
-            }
+            try ComputePool.spread(bands, convertBand)
         }
     }
 }

@@ -249,6 +249,18 @@ public final class ComputePool: Sendable {
         }
         try region.finish()
     }
+
+    /// ``forEach(_:width:_:)`` over the whole pool whose piece the calling thread is running (code deep in a piece
+    /// spreading its own work over the pool's idle threads); on any other thread, every index in turn on the
+    /// calling thread (thread 0).
+    public static func spread(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void)
+        throws {
+        if let pool = current {
+            try pool.forEach(count, width: pool.threadCount, body)
+        } else {
+            for i in 0..<count { try body(0, i) }
+        }
+    }
 }
 
 extension ComputePool {

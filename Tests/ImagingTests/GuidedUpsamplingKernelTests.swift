@@ -6,12 +6,29 @@ import Testing
 /// for bit, at every instruction-set level: soft masks and colours with flat, textured and near-singular windows,
 /// enlargements by whole and uneven factors.
 @Suite(.serialized) struct GuidedUpsamplingKernelTests {
+    /// The guided filter's window statistics, each plane through `box`: the means of p and of I's channels, of
+    /// I·p per channel, and of the six distinct entries of I·Iᵀ (rr, rg, rb, gg, gb, bb).
+    static func windowStatistics(mask: [Float], guide: [Float], box: ([Float]) -> [Float])
+        -> (meanP: [Float], meanI: [[Float]], corrIP: [[Float]], corrII: [[Float]]) {
+        let n = mask.count
+        func plane(_ f: (Int) -> Float) -> [Float] { box((0..<n).map(f)) }
+        let meanP = box(mask)
+        var meanI: [[Float]] = [], corrIP: [[Float]] = []
+        for c in 0..<3 {
+            meanI.append(plane { guide[3 * $0 + c] })
+            corrIP.append(plane { guide[3 * $0 + c] * mask[$0] })
+        }
+        let pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+        let corrII = pairs.map { (c, d) in plane { guide[3 * $0 + c] * guide[3 * $0 + d] } }
+        return (meanP, meanI, corrIP, corrII)
+    }
+
     /// The Swift implementation before the kernels, with the reference box mean.
     static func reference(mask: [Float], guide: [Float], width w: Int, height h: Int, to image: Image, radius: Int,
                           epsilon: Float, level: Float) -> [UInt8] {
         let n = w * h
         func box(_ v: [Float]) -> [Float] { BoxMeanTests.reference(v, w, h, radius) }
-        let (meanP, meanI, corrIP, corrII) = MaskUpsampler.windowStatistics(mask: mask, guide: guide, box: box)
+        let (meanP, meanI, corrIP, corrII) = windowStatistics(mask: mask, guide: guide, box: box)
         var a = [[Float]](repeating: [Float](repeating: 0, count: n), count: 3)
         var b = [Float](repeating: 0, count: n)
         for i in 0..<n {
@@ -49,8 +66,10 @@ import Testing
         return out
     }
 
-    @Test(arguments: [(24, 17, 96, 68), (40, 31, 101, 77), (9, 6, 9, 6)])
-    func theKernelsFollowTheDefinition(sizes: (Int, Int, Int, Int)) throws {
+    /// Inline and in a piece of a two-thread pool (whose idle thread takes planes and bands: per-thread scratch,
+    /// the fit in bands of 16384 pixels, the last one partial in the 150x120 case).
+    @Test(arguments: [(24, 17, 96, 68), (40, 31, 101, 77), (9, 6, 9, 6), (150, 120, 301, 239)])
+    func theKernelsFollowTheDefinition(sizes: (Int, Int, Int, Int)) async throws {
         let (w, h, W, H) = sizes
         var state: UInt64 = UInt64(w * 131 + H)
         func next() -> Float {
@@ -70,15 +89,25 @@ import Testing
         }
         let supported = ck_supported_level()
         defer { ck_use_level(supported) }
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
         for level in [Float(0.25), 0.5] {
             let expected = Self.reference(mask: mask, guide: guide, width: w, height: h, to: image, radius: 2,
                                           epsilon: 1e-3, level: level)
             for kernels in CK_BASELINE...supported {
                 ck_use_level(kernels)
-                let got = try MaskUpsampler.upsample(mask: mask, guide: guide, width: w, height: h, to: image,
-                                                     radius: 2, epsilon: 1e-3, level: level)
-                let differing = zip(got, expected).filter { $0 != $1 }.count
-                #expect(differing == 0, "\(w)x\(h) -> \(W)x\(H), level \(level), kernels \(kernels): \(differing) of \(got.count) differ")
+                let inline = try MaskUpsampler.upsample(mask: mask, guide: guide, width: w, height: h, to: image,
+                                                        radius: 2, epsilon: 1e-3, level: level)
+                let spread = try await pool.run { [image] in
+                    try MaskUpsampler.upsample(mask: mask, guide: guide, width: w, height: h, to: image, radius: 2,
+                                               epsilon: 1e-3, level: level)
+                }
+                for (how, got) in [("inline", inline), ("on the pool", spread)] {
+                    let differing = zip(got, expected).filter { $0 != $1 }.count
+                    #expect(got.count == expected.count && differing == 0,
+                            "\(w)x\(h) -> \(W)x\(H), level \(level), kernels \(kernels), \(how): \(differing) of \(got.count) differ")
+                }
             }
             #expect(expected.contains(255) && expected.contains(0), "the mask has both sides")
         }

@@ -17,48 +17,65 @@ enum MaskUpsampler {
     ///     (soft or blurred outlines), by a fraction of a working pixel, and barely move it at a sharp
     ///     colour edge, where the fitted model steps from 0 to 1 across the edge.
     /// - Returns: the full-resolution mask for `image`'s size, 255 where the filtered value is ≥ `level`.
-    /// - Throws: `CancellationError`, checked per band of output rows.
+    /// - Throws: `CancellationError`, checked per plane and per band of pixels or output rows.
     ///
     /// The coefficient planes are enlarged one output row at a time, so beyond the returned mask the
-    /// full-resolution pass holds only four rows of floats (not four full-size planes: 16 bytes a pixel,
-    /// 380 MB for a 24-megapixel photo).
+    /// full-resolution pass holds no float plane of the photo's size (four would be 16 bytes a pixel, 380 MB for
+    /// a 24-megapixel photo). In a compute-pool piece, idle threads of the pool take planes and bands too
+    /// (``ComputePool/spread(_:_:)``): this is the end of a lone sticker, where the other core is otherwise idle.
     static func upsample(mask: [Float], guide: [Float], width w: Int, height h: Int, to image: Image,
                          radius: Int, epsilon: Float, level: Float = 0.5) throws -> [UInt8] {
         let n = w * h
         precondition(mask.count == n && guide.count == 3 * n)
-        let table = UnsafeMutablePointer<Double>.allocate(capacity: (w + 1) * (h + 1))
-        defer { table.deallocate() }
-        func box(_ v: [Float]) -> [Float] { boxMean(v, w, h, radius, table: table) }
-        let (meanP, meanI, corrIP, corrII) = windowStatistics(mask: mask, guide: guide, box: box)
-        if Cancellation.isRequested { throw CancellationError() }
-        var aR = [Float](repeating: 0, count: n), aG = aR, aB = aR, b = aR
-        withPointers(meanI + [meanP]) { mean in
-            withPointers(corrII + corrIP) { corr in
-                aR.withUnsafeMutableBufferPointer { r in
-                    aG.withUnsafeMutableBufferPointer { g in
-                        aB.withUnsafeMutableBufferPointer { bl in
-                            var coefficients = [r.baseAddress, g.baseAddress, bl.baseAddress]
-                            ck_guided_fit(n, mean, corr, epsilon, &coefficients, &b)
-                        }
-                    }
-                }
-            }
-        }
-        let meanA = [aR, aG, aB].map(box), meanB = box(b)
         let W = image.width, H = image.height
-        let enlarger = PlaneResampler.RowEnlarger(width: w, height: h, targetWidth: W, targetHeight: H)
         var out = [UInt8](repeating: 0, count: W * H)
+        let threads = ComputePool.current?.threadCount ?? 1
+        let floats = UnsafeMutablePointer<Float>.allocate(capacity: (Planes.count + threads) * n)
+        let tables = UnsafeMutablePointer<Double>.allocate(capacity: threads * (w + 1) * (h + 1))
+        defer { floats.deallocate(); tables.deallocate() }
         try out.withUnsafeMutableBufferPointer { q in
             try image.pixels.withUnsafeBufferPointer { px in
-                try withPointers(meanA + [meanB]) { planes in
+                let work = Planes(floats: floats, tables: tables, size: n, tableSize: (w + 1) * (h + 1),
+                                  rgba: px.baseAddress!, mask: q.baseAddress!)
+                let box: @Sendable (_ thread: Int, _ source: UnsafePointer<Float>, _ plane: Int) -> Void = {
+                    ck_box_mean($1, w, h, radius, work.table($0), work.plane($2))
+                }
+                try ComputePool.spread(Planes.statistics) { thread, index in
+                    try Cancellation.check()
+                    let plane = work.scratch(thread)
+                    guide.withUnsafeBufferPointer { g in
+                        mask.withUnsafeBufferPointer { m in
+                            Planes.statistic(index, guide: g, mask: m, into: plane)
+                        }
+                    }
+                    box(thread, plane, index)
+                }
+                // The fit, pixel by pixel, in bands; then the box means of its coefficients.
+                let band = 16_384
+                try ComputePool.spread((n + band - 1) / band) { _, index in
+                    try Cancellation.check()
+                    let start = index * band
+                    let mean = (0..<4).map { UnsafePointer<Float>?(work.plane($0) + start) }
+                    let corr = (4..<Planes.statistics).map { UnsafePointer<Float>?(work.plane($0) + start) }
+                    var a = (0..<3).map { Optional(work.plane(Planes.coefficient($0)) + start) }
+                    ck_guided_fit(min(band, n - start), mean, corr, epsilon, &a, work.plane(Planes.coefficient(3)) + start)
+                }
+                try ComputePool.spread(4) { thread, index in
+                    try Cancellation.check()
+                    box(thread, work.plane(Planes.coefficient(index)), Planes.smoothed(index))
+                }
+                let enlarger = PlaneResampler.RowEnlarger(width: w, height: h, targetWidth: W, targetHeight: H)
+                let rowsPerBand = 32
+                try ComputePool.spread((H + rowsPerBand - 1) / rowsPerBand) { _, index in
+                    try Cancellation.check()
+                    let smoothed = (0..<4).map { UnsafePointer<Float>?(work.plane(Planes.smoothed($0))) }
                     // The model is fitted on 0...1 colours: fold the 1/255 into the threshold side instead of
                     // dividing every pixel.
                     let scale: Float = 1 / 255
-                    for y in 0..<H {
-                        if y & 31 == 0 && Cancellation.isRequested { throw CancellationError() }
+                    for y in index * rowsPerBand..<min(H, (index + 1) * rowsPerBand) {
                         let (r0, r1, wy) = enlarger.rows(y)
-                        ck_guided_mask_row(planes, r0, r1, wy, enlarger.x0, enlarger.x1, enlarger.wx,
-                                           px.baseAddress! + 4 * y * W, W, scale, level, q.baseAddress! + y * W)
+                        ck_guided_mask_row(smoothed, r0, r1, wy, enlarger.x0, enlarger.x1, enlarger.wx,
+                                           work.rgba + 4 * y * W, W, scale, level, work.mask + y * W)
                     }
                 }
             }
@@ -66,31 +83,46 @@ enum MaskUpsampler {
         return out
     }
 
-    /// The guided filter's window statistics, each plane through `box`: the means of p and of I's channels, of
-    /// I·p per channel, and of the six distinct entries of I·Iᵀ (rr, rg, rb, gg, gb, bb).
-    static func windowStatistics(mask: [Float], guide: [Float], box: ([Float]) -> [Float])
-        -> (meanP: [Float], meanI: [[Float]], corrIP: [[Float]], corrII: [[Float]]) {
-        let n = mask.count
-        func plane(_ f: (Int) -> Float) -> [Float] { box((0..<n).map(f)) }
-        let meanP = box(mask)
-        var meanI: [[Float]] = [], corrIP: [[Float]] = []
-        for c in 0..<3 {
-            meanI.append(plane { guide[3 * $0 + c] })
-            corrIP.append(plane { guide[3 * $0 + c] * mask[$0] })
-        }
-        let pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
-        let corrII = pairs.map { (c, d) in plane { guide[3 * $0 + c] * guide[3 * $0 + d] } }
-        return (meanP, meanI, corrIP, corrII)
-    }
+    /// The guided filter's working-size planes, one buffer shared by the threads of an upsampling: the thirteen
+    /// window statistics (in the order `ck_guided_fit` takes them), the fit's four coefficients, their box
+    /// means, then a scratch plane for each thread; a summed-area table for each thread; the photo's colours and
+    /// the full-size mask.
+    ///
+    /// `@unchecked Sendable` is sound here: each index of a `spread` writes only its own plane, band of planes or
+    /// band of mask rows, each thread number (used by one thread at a time) only its own scratch plane and table,
+    /// planes are read only by the `spread` after the one that wrote them, and `spread` returns with every
+    /// helper out of its body before `upsample` frees the buffers.
+    private struct Planes: @unchecked Sendable {
+        /// Statistics 0-2: the means of I's channels; 3: of p; 4-9: of I·Iᵀ's six distinct entries (rr, rg, rb,
+        /// gg, gb, bb); 10-12: of I·p per channel.
+        static let statistics = 13
+        static let count = statistics + 8
+        static func coefficient(_ i: Int) -> Int { statistics + i }
+        static func smoothed(_ i: Int) -> Int { statistics + 4 + i }
 
-    /// `body` with the first element of each of `planes` (arrays the caller keeps alive).
-    private static func withPointers<R>(_ planes: [[Float]], _ body: (UnsafePointer<UnsafePointer<Float>?>) throws -> R)
-        rethrows -> R {
-        func nest(_ i: Int, _ collected: [UnsafePointer<Float>?]) throws -> R {
-            guard i < planes.count else { return try collected.withUnsafeBufferPointer { try body($0.baseAddress!) } }
-            return try planes[i].withUnsafeBufferPointer { try nest(i + 1, collected + [$0.baseAddress]) }
+        let floats: UnsafeMutablePointer<Float>
+        let tables: UnsafeMutablePointer<Double>
+        let size: Int, tableSize: Int
+        let rgba: UnsafePointer<UInt8>
+        let mask: UnsafeMutablePointer<UInt8>
+
+        func plane(_ i: Int) -> UnsafeMutablePointer<Float> { floats + i * size }
+        func scratch(_ thread: Int) -> UnsafeMutablePointer<Float> { plane(Self.count + thread) }
+        func table(_ thread: Int) -> UnsafeMutablePointer<Double> { tables + thread * tableSize }
+
+        /// The values statistic `index` is the box mean of.
+        static func statistic(_ index: Int, guide g: UnsafeBufferPointer<Float>, mask m: UnsafeBufferPointer<Float>,
+                              into plane: UnsafeMutablePointer<Float>) {
+            let pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+            switch index {
+            case 0..<3: for i in m.indices { plane[i] = g[3 * i + index] }
+            case 3: for i in m.indices { plane[i] = m[i] }
+            case 4..<10:
+                let (c, d) = pairs[index - 4]
+                for i in m.indices { plane[i] = g[3 * i + c] * g[3 * i + d] }
+            default: for i in m.indices { plane[i] = g[3 * i + index - 10] * m[i] }
+            }
         }
-        return try nest(0, [])
     }
 
     /// Mean over a (2r+1)² window clipped to the image, via a summed-area table in double precision (CKernels'
