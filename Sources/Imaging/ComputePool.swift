@@ -261,6 +261,23 @@ public final class ComputePool: Sendable {
             for i in 0..<count { try body(0, i) }
         }
     }
+
+    /// `a` and `b`, two computations that do not depend on each other, by ``spread(_:_:)``: at once when the
+    /// calling thread runs a piece of a pool that has an idle thread, otherwise `a` then `b`.
+    public static func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
+                                                      _ b: @escaping @Sendable () throws -> B) throws -> (A, B) {
+        let results = Pair<A, B>()
+        try spread(2) { _, index in
+            if index == 0 {
+                let value = try a()
+                results.slots.withLock { $0.a = value }
+            } else {
+                let value = try b()
+                results.slots.withLock { $0.b = value }
+            }
+        }
+        return results.slots.withLock { ($0.a!, $0.b!) }
+    }
 }
 
 extension ComputePool {
@@ -481,4 +498,9 @@ private final class ParallelRegion: Sendable {
         body.withLock { $0 = nil }
         if let error = state.withLock({ $0.error }) { throw error }
     }
+}
+
+/// The two results of ``ComputePool/both(_:_:)``, each written by whichever thread computed it.
+private final class Pair<A: Sendable, B: Sendable>: Sendable {
+    let slots = Mutex<(a: A?, b: B?)>((nil, nil))
 }

@@ -291,4 +291,27 @@ struct ComputePoolForEachTests {
         try pool.forEach(16, width: 2) { thread, _ in threads.withLock { _ = $0.insert(thread) } }
         #expect(threads.withLock { $0 } == [0], "threads \(threads.withLock { $0 })")
     }
+    /// ``ComputePool/both(_:_:)`` in a piece: the two at once (each waits for the other to start, so one after the
+    /// other would never return: the wait gives up after 30 s and the test fails), each result where it belongs.
+    @Test func bothRunsItsTwoAtOnceOnAPoolAndInTurnElsewhere() async throws {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let (a, b) = try await pool.run { () throws -> (String, Bool) in
+            let started = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+            return try ComputePool.both({ () -> String in
+                started.0.signal()
+                return started.1.wait(timeout: .now() + 30) == .success ? "a" : "b never started"
+            }, { () -> Bool in
+                started.1.signal()
+                return started.0.wait(timeout: .now() + 30) == .success
+            })
+        }
+        #expect(a == "a" && b, "a: \(a), b saw a start: \(b)")
+        let order = Mutex([String]())
+        let inline = try ComputePool.both({ order.withLock { $0.append("a") }; return 1 },
+                                          { order.withLock { $0.append("b") }; return "two" })
+        #expect(inline == (1, "two") && order.withLock { $0 } == ["a", "b"], "\(inline), order \(order.withLock { $0 })")
+        #expect(throws: Failure.self) { _ = try ComputePool.both({ throw Failure() }, { 2 }) }
+    }
 }

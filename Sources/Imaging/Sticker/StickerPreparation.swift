@@ -26,23 +26,27 @@ public struct StickerPreparation: Sendable {
         if let decided = Self.decidedWithoutMaps(image) { content = decided; return }
 
         let work = Self.workingCopy(of: image, options: options)
-        // Texture as three more barrier channels (weight 2.5): a subject fenced off by texture rather
-        // than colour stands out.
-        let texture = try TextureFeatures(work).values
-        // Defocus as a barrier channel and a region distance, scaled by how much of the photo is out of focus.
-        let focus = try FocusFeatures(image, width: work.width, height: work.height)
-        let saliency = try SaliencyMap(work, texture: texture, textureWeight: 2.5,
-                                       focus: focus.values, focusWeight: 70 * focus.strength)
+        // Two pairs of independent maps, each pair at once where the pool has an idle thread (``ComputePool/both``:
+        // a lone sticker's classical maps often run after its passes, on one core otherwise).
+        // Texture as three more barrier channels (weight 2.5): a subject fenced off by texture rather than colour
+        // stands out. Defocus as a barrier channel and a region distance, scaled by how much of the photo is out
+        // of focus.
+        let (texture, focus) = try ComputePool.both({ try TextureFeatures(work).values },
+                                                    { try FocusFeatures(image, width: work.width, height: work.height) })
+        // Two independent saliency hypotheses (pixel MBD, region robust-background), each cut on its own; their
+        // errors are largely independent, so the consensus of the two cuts is kept.
+        let (saliency, region) = try ComputePool.both({
+            try SaliencyMap(work, texture: texture, textureWeight: 2.5, focus: focus.values,
+                            focusWeight: 70 * focus.strength)
+        }, {
+            try RobustBackgroundSaliency(work, texture: texture, textureWeight: 0.5, focus: focus.values,
+                                         focusWeight: 100 * focus.strength)
+        })
         // Below ~2 Lab units of barrier summed over three channels the image has no visible structure.
         if saliency.rawStrength < 2 {
             content = .decided(mask: Mask(width: image.width, height: image.height, repeating: 255), confidence: 0)
             return
         }
-
-        // Two independent saliency hypotheses (pixel MBD, region robust-background), each cut on its own;
-        // their errors are largely independent, so the consensus of the two cuts is kept.
-        let region = try RobustBackgroundSaliency(work, texture: texture, textureWeight: 0.5,
-                                                  focus: focus.values, focusWeight: 100 * focus.strength)
         content = .maps(work: work, saliency: saliency, regional: saliency.blended(withRegion: region.values, weight: 1))
     }
 
