@@ -165,20 +165,46 @@ struct FocusFeatures {
         return out
     }
 
-    /// Weighted low and high percentiles of `v` (exact: a sort of the working grid's values, a few
-    /// ms; a 1024-bin histogram moved the sticker-dev tuning half by 0.008, the cue's noise level).
+    /// Weighted low and high percentiles of `v` (exact: a sort of the working grid's values, about a
+    /// millisecond; a 1024-bin histogram moved the sticker-dev tuning half by 0.008, the cue's noise level).
     static func percentiles(_ v: [Float], weights: [Float], low: Float, high: Float) -> (Float, Float) {
-        var pairs = zip(v, weights).map { (value: $0, weight: $1) }
-        pairs.sort { $0.value < $1.value }
-        let total = pairs.reduce(Float(0)) { $0 + $1.weight }
-        guard total > 0, let first = pairs.first, let last = pairs.last else { return (0, 0) }
+        let order = ascendingOrder(v)
+        let total = order.reduce(Float(0)) { $0 + weights[$1] }
+        guard total > 0, let first = order.first, let last = order.last else { return (0, 0) }
         var acc: Float = 0
         var lo: Float? = nil
-        for p in pairs {
-            acc += p.weight
-            if lo == nil && acc >= low * total { lo = p.value }
-            if acc >= high * total { return (lo ?? p.value, p.value) }
+        for i in order {
+            acc += weights[i]
+            if lo == nil && acc >= low * total { lo = v[i] }
+            if acc >= high * total { return (lo ?? v[i], v[i]) }
         }
-        return (lo ?? first.value, last.value)
+        return (lo ?? v[first], v[last])
+    }
+
+    /// The indices of `v` in ascending order of value, equal values (-0 and +0 among them) in the order of their
+    /// indices: the order a stable sort by `<` gives, by a radix sort of the values' bits (two passes of 16 bits,
+    /// a sixth of the comparison sort's time on a working grid). Values with a NaN fall back to that sort.
+    static func ascendingOrder(_ v: [Float]) -> [Int] {
+        guard !v.contains(where: \.isNaN) else { return v.indices.sorted { v[$0] < v[$1] } }
+        // Bits that order as the floats do: negatives inverted, positives above them; -0 as +0.
+        let keys = v.map { x -> UInt32 in
+            let bits = x == 0 ? 0 : x.bitPattern
+            return bits & 0x8000_0000 != 0 ? ~bits : bits | 0x8000_0000
+        }
+        var order = [Int](v.indices), next = order
+        var counts = [Int](repeating: 0, count: 1 << 16)
+        for shift: UInt32 in [0, 16] {
+            for i in counts.indices { counts[i] = 0 }
+            for key in keys { counts[Int((key >> shift) & 0xFFFF)] += 1 }
+            var start = 0
+            for digit in counts.indices { (counts[digit], start) = (start, start + counts[digit]) }
+            for i in order {
+                let digit = Int((keys[i] >> shift) & 0xFFFF)
+                next[counts[digit]] = i
+                counts[digit] += 1
+            }
+            swap(&order, &next)
+        }
+        return order
     }
 }
