@@ -45,37 +45,36 @@ struct SaliencyMap {
          focus: [Float]? = nil, focusWeight: Float = 0) throws {
         let w = image.width, h = image.height, n = w * h
         width = w; height = h
-        var mbd = [Float](repeating: 0, count: n)
-        var channel = [Float](repeating: 0, count: n)
-        for c in 0..<3 {
-            if Cancellation.isRequested { throw CancellationError() }
-            image.lab.withUnsafeBufferPointer { lab in
-                for i in 0..<n { channel[i] = lab[3 * i + c] }
+        // The channels' minimum-barrier distances, each a raster scan of its own, at once where the pool has
+        // idle threads (``ComputePool/spread(_:_:)``), then summed in the channels' order: the three Lab ones
+        // (each after a 3×3 mean: single noisy pixels would otherwise raise barriers inside textures), then the
+        // texture ones (already box-smoothed by construction) and the focus one (smooth by construction:
+        // pooled and spread by FocusFeatures).
+        let useTexture = texture.map { $0.count == 3 * n } == true && textureWeight > 0
+        let useFocus = focus.map { $0.count == n } == true && focusWeight > 0
+        let channels = 3 + (useTexture ? 3 : 0) + (useFocus ? 1 : 0)
+        let distances = SpreadResults<[Float]>(count: channels)
+        try ComputePool.spread(channels) { _, k in
+            try Cancellation.check()
+            var channel = [Float](repeating: 0, count: n)
+            switch k {
+            case 0..<3:
+                image.lab.withUnsafeBufferPointer { lab in for i in 0..<n { channel[i] = lab[3 * i + k] } }
+                channel = MaskUpsampler.boxMean(channel, w, h, 1)
+            case 3..<6 where useTexture:
+                texture!.withUnsafeBufferPointer { t in for i in 0..<n { channel[i] = textureWeight * t[3 * i + k - 3] } }
+            default:
+                for i in 0..<n { channel[i] = focusWeight * focus![i] }
             }
-            // A 3×3 mean first: single noisy pixels would otherwise raise barriers inside textures.
-            channel = MaskUpsampler.boxMean(channel, w, h, 1)
             let d = SaliencyMap.barrierDistance(channel, width: w, height: h)
-            for i in 0..<n { mbd[i] += d[i] }
+            distances.set(k, d)
         }
-        rawStrength = mbd.max() ?? 0
-        if let texture, texture.count == 3 * n, textureWeight > 0 {
-            for c in 0..<3 {
-                if Cancellation.isRequested { throw CancellationError() }
-                // Already box-smoothed by construction: no 3×3 pre-filter.
-                texture.withUnsafeBufferPointer { t in
-                    for i in 0..<n { channel[i] = textureWeight * t[3 * i + c] }
-                }
-                let d = SaliencyMap.barrierDistance(channel, width: w, height: h)
-                for i in 0..<n { mbd[i] += d[i] }
-            }
+        var mbd = [Float](repeating: 0, count: n), colourStrength: Float = 0
+        for (k, channel) in distances.values.enumerated() {
+            for i in 0..<n { mbd[i] += channel[i] }
+            if k == 2 { colourStrength = mbd.max() ?? 0 }
         }
-        if let focus, focus.count == n, focusWeight > 0 {
-            if Cancellation.isRequested { throw CancellationError() }
-            // Smooth by construction (pooled and spread by FocusFeatures): no 3×3 pre-filter.
-            for i in 0..<n { channel[i] = focusWeight * focus[i] }
-            let d = SaliencyMap.barrierDistance(channel, width: w, height: h)
-            for i in 0..<n { mbd[i] += d[i] }
-        }
+        rawStrength = colourStrength
         if Cancellation.isRequested { throw CancellationError() }
         SaliencyMap.normalise(&mbd)
         var back = SaliencyMap.backgroundness(image)
@@ -195,37 +194,49 @@ struct SaliencyMap {
         var largest = [Float](repeating: 0, count: n)
         var dist = [Float](repeating: 0, count: n)
         image.lab.withUnsafeBufferPointer { lab in
-            for strip in strips {
-                var s = [Double](repeating: 0, count: 3), ss = [Double](repeating: 0, count: 9)
-                var count = 0.0
-                for y in strip.y0..<strip.y1 {
-                    for x in strip.x0..<strip.x1 {
-                        let i = 3 * (y * w + x)
-                        for a in 0..<3 {
-                            s[a] += Double(lab[i + a])
-                            for b in 0..<3 { ss[3 * a + b] += Double(lab[i + a]) * Double(lab[i + b]) }
+            total.withUnsafeMutableBufferPointer { total in
+                largest.withUnsafeMutableBufferPointer { largest in
+                    dist.withUnsafeMutableBufferPointer { dist in
+                        for strip in strips {
+                            // The strip's colour sums and products, each summed over its pixels in order.
+                            var s0 = 0.0, s1 = 0.0, s2 = 0.0
+                            var ss00 = 0.0, ss01 = 0.0, ss02 = 0.0, ss11 = 0.0, ss12 = 0.0, ss22 = 0.0
+                            var count = 0.0
+                            for y in strip.y0..<strip.y1 {
+                                for x in strip.x0..<strip.x1 {
+                                    let i = 3 * (y * w + x)
+                                    let l0 = Double(lab[i]), l1 = Double(lab[i + 1]), l2 = Double(lab[i + 2])
+                                    s0 += l0; s1 += l1; s2 += l2
+                                    ss00 += l0 * l0; ss01 += l0 * l1; ss02 += l0 * l2
+                                    ss11 += l1 * l1; ss12 += l1 * l2; ss22 += l2 * l2
+                                    count += 1
+                                }
+                            }
+                            let mean = [s0 / count, s1 / count, s2 / count]
+                            // Symmetric: the lower triangle is the upper one (the same products, summed alike).
+                            let ss = [ss00, ss01, ss02, ss01, ss11, ss12, ss02, ss12, ss22]
+                            var cov = [Double](repeating: 0, count: 9)
+                            for a in 0..<3 { for b in 0..<3 { cov[3 * a + b] = ss[3 * a + b] / count - mean[a] * mean[b] } }
+                            for a in 0..<3 { cov[4 * a] += 4 } // ridge: flat strips must not blow up
+                            let inv = SaliencyMap.invert3(cov).map(Float.init)
+                            let i0 = inv[0], i1 = inv[1], i2 = inv[2], i3 = inv[3], i4 = inv[4], i5 = inv[5]
+                            let i6 = inv[6], i7 = inv[7], i8 = inv[8]
+                            let m0 = Float(mean[0]), m1 = Float(mean[1]), m2 = Float(mean[2])
+                            var peak: Float = 1e-6
+                            for p in 0..<n {
+                                let x = lab[3 * p] - m0, y = lab[3 * p + 1] - m1, z = lab[3 * p + 2] - m2
+                                let q = x * (i0 * x + i1 * y + i2 * z) + y * (i3 * x + i4 * y + i5 * z)
+                                    + z * (i6 * x + i7 * y + i8 * z)
+                                dist[p] = max(0, q).squareRoot()
+                                peak = max(peak, dist[p])
+                            }
+                            for p in 0..<n {
+                                let v = dist[p] / peak
+                                total[p] += v
+                                largest[p] = max(largest[p], v)
+                            }
                         }
-                        count += 1
                     }
-                }
-                let mean = s.map { $0 / count }
-                var cov = [Double](repeating: 0, count: 9)
-                for a in 0..<3 { for b in 0..<3 { cov[3 * a + b] = ss[3 * a + b] / count - mean[a] * mean[b] } }
-                for a in 0..<3 { cov[4 * a] += 4 } // ridge: flat strips must not blow up
-                let inv = SaliencyMap.invert3(cov).map(Float.init)
-                let m = mean.map(Float.init)
-                var peak: Float = 1e-6
-                for p in 0..<n {
-                    let x = lab[3 * p] - m[0], y = lab[3 * p + 1] - m[1], z = lab[3 * p + 2] - m[2]
-                    let q = x * (inv[0] * x + inv[1] * y + inv[2] * z) + y * (inv[3] * x + inv[4] * y + inv[5] * z)
-                        + z * (inv[6] * x + inv[7] * y + inv[8] * z)
-                    dist[p] = max(0, q).squareRoot()
-                    peak = max(peak, dist[p])
-                }
-                for p in 0..<n {
-                    let v = dist[p] / peak
-                    total[p] += v
-                    largest[p] = max(largest[p], v)
                 }
             }
         }
