@@ -78,7 +78,9 @@ public enum StickerExtractor {
         async throws -> (plan: StickerCutPlan, cuts: (pixel: StickerCutPlan.Cut, region: StickerCutPlan.Cut),
                          options: StickerOptions) {
         let classical = { @Sendable () async throws -> (StickerPreparation, [PixelRect]) in
-            try await stages.pair({ try await stages.stage { try StickerPreparation(image, options: options) } },
+            try await stages.pair({ try await stages.stage {
+                try StickerPreparation(image, options: options, concurrently: stages.runsConcurrently)
+            } },
                                   { options.detectsFaces
                                       ? try await stages.stage { try StickerPreparation.faces(in: image) } : [] })
         }

@@ -18,24 +18,30 @@ public struct StickerPreparation: Sendable {
     /// The photo's width, for placing the person prior below its faces.
     let sourceWidth: Int
 
-    /// The classical maps of `image` at `options.workingSize`.
+    /// The classical maps of `image` at `options.workingSize`. With `concurrently`, two pairs of independent maps
+    /// are made at once where the pool has an idle thread (``ComputePool/both(_:_:)``): a lone sticker's classical
+    /// maps often run after its passes, on one core otherwise. Without it (a large photo, whose stages run one
+    /// after another for memory) they are made in turn: at once, each thread's malloc arena grew by the other's
+    /// buffers (a 6000x4000 sticker peaked 20 MB higher).
     /// - Throws: `CancellationError`.
-    public init(_ image: Image, options: StickerOptions) throws {
+    public init(_ image: Image, options: StickerOptions, concurrently: Bool = false) throws {
         sourceWidth = image.width
         if Cancellation.isRequested { throw CancellationError() }
         if let decided = Self.decidedWithoutMaps(image) { content = decided; return }
 
         let work = Self.workingCopy(of: image, options: options)
-        // Two pairs of independent maps, each pair at once where the pool has an idle thread (``ComputePool/both``:
-        // a lone sticker's classical maps often run after its passes, on one core otherwise).
+        func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
+                                            _ b: @escaping @Sendable () throws -> B) throws -> (A, B) {
+            concurrently ? try ComputePool.both(a, b) : (try a(), try b())
+        }
         // Texture as three more barrier channels (weight 2.5): a subject fenced off by texture rather than colour
         // stands out. Defocus as a barrier channel and a region distance, scaled by how much of the photo is out
         // of focus.
-        let (texture, focus) = try ComputePool.both({ try TextureFeatures(work).values },
+        let (texture, focus) = try both({ try TextureFeatures(work).values },
                                                     { try FocusFeatures(image, width: work.width, height: work.height) })
         // Two independent saliency hypotheses (pixel MBD, region robust-background), each cut on its own; their
         // errors are largely independent, so the consensus of the two cuts is kept.
-        let (saliency, region) = try ComputePool.both({
+        let (saliency, region) = try both({
             try SaliencyMap(work, texture: texture, textureWeight: 2.5, focus: focus.values,
                             focusWeight: 70 * focus.strength)
         }, {
