@@ -30,9 +30,10 @@ int ck_current_level(void);
 /// - `sources`: the tile row's eight input rows, `width` floats each (a row of zeros for rows outside the image).
 /// - `rows`: scratch of `8 * padded` floats, zero before the first call (only entries 1 ... width of each row are
 ///   written, so the column left of the image and those right of it read zero); `padded >= 6 * tiles + 16` (the
-///   transform reads eight tiles' 64 entries at a time).
+///   transform reads eight tiles' 64 entries at a time, or sixteen tiles' 112 when sixteen are left).
 /// - `v`: position `p` (0 ..< 64) of tile `b` (0 ..< tiles) is written to `v[p * stride + b]`; `tiles` is a
-///   multiple of eight (the transform makes eight at a time).
+///   multiple of eight (the transform makes eight at a time, sixteen at the AVX-512 level while sixteen are left).
+/// - The source rows eight to thirteen below the first are prefetched (the next tile row's): harmless past a plane.
 void ck_winograd_input(const float *const sources[8], long width, long tiles, float *rows, long padded, float *v,
                        long stride);
 
