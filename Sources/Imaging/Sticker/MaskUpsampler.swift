@@ -58,7 +58,8 @@ enum MaskUpsampler {
                     let mean = (0..<4).map { UnsafePointer<Float>?(work.plane($0) + start) }
                     let corr = (4..<Planes.statistics).map { UnsafePointer<Float>?(work.plane($0) + start) }
                     var a = (0..<3).map { Optional(work.plane(Planes.coefficient($0)) + start) }
-                    ck_guided_fit(min(band, n - start), mean, corr, epsilon, &a, work.plane(Planes.coefficient(3)) + start)
+                    let b = work.plane(Planes.coefficient(3)) + start
+                    ck_guided_fit(min(band, n - start), mean, corr, epsilon, &a, b)
                 }
                 try ComputePool.spread(4) { thread, index in
                     try Cancellation.check()

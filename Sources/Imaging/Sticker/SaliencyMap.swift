@@ -62,7 +62,9 @@ struct SaliencyMap {
                 image.lab.withUnsafeBufferPointer { lab in for i in 0..<n { channel[i] = lab[3 * i + k] } }
                 channel = MaskUpsampler.boxMean(channel, w, h, 1)
             case 3..<6 where useTexture:
-                texture!.withUnsafeBufferPointer { t in for i in 0..<n { channel[i] = textureWeight * t[3 * i + k - 3] } }
+                texture!.withUnsafeBufferPointer { t in
+                    for i in 0..<n { channel[i] = textureWeight * t[3 * i + k - 3] }
+                }
             default:
                 for i in 0..<n { channel[i] = focusWeight * focus![i] }
             }
@@ -216,7 +218,9 @@ struct SaliencyMap {
                             // Symmetric: the lower triangle is the upper one (the same products, summed alike).
                             let ss = [ss00, ss01, ss02, ss01, ss11, ss12, ss02, ss12, ss22]
                             var cov = [Double](repeating: 0, count: 9)
-                            for a in 0..<3 { for b in 0..<3 { cov[3 * a + b] = ss[3 * a + b] / count - mean[a] * mean[b] } }
+                            for a in 0..<3 {
+                                for b in 0..<3 { cov[3 * a + b] = ss[3 * a + b] / count - mean[a] * mean[b] }
+                            }
                             for a in 0..<3 { cov[4 * a] += 4 } // ridge: flat strips must not blow up
                             let inv = SaliencyMap.invert3(cov).map(Float.init)
                             let i0 = inv[0], i1 = inv[1], i2 = inv[2], i3 = inv[3], i4 = inv[4], i5 = inv[5]

@@ -30,29 +30,39 @@ public struct StickerPreparation: Sendable {
         if let decided = Self.decidedWithoutMaps(image) { content = decided; return }
 
         let work = Self.workingCopy(of: image, options: options)
-        func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
-                                            _ b: @escaping @Sendable () throws -> B) throws -> (A, B) {
-            concurrently ? try ComputePool.both(a, b) : (try a(), try b())
-        }
         // Texture as three more barrier channels (weight 2.5): a subject fenced off by texture rather than colour
         // stands out. Defocus as a barrier channel and a region distance, scaled by how much of the photo is out
         // of focus.
-        let (texture, focus) = try both({ try TextureFeatures(work).values },
-                                                    { try FocusFeatures(image, width: work.width, height: work.height) })
+        let textureMap = { @Sendable () throws -> [Float] in try TextureFeatures(work).values }
+        let focusMap = { @Sendable () throws -> FocusFeatures in
+            try FocusFeatures(image, width: work.width, height: work.height)
+        }
+        let (texture, focus) = concurrently ? try ComputePool.both(textureMap, focusMap)
+                                            : (try textureMap(), try focusMap())
         // Two independent saliency hypotheses (pixel MBD, region robust-background), each cut on its own; their
         // errors are largely independent, so the consensus of the two cuts is kept.
-        let (saliency, region) = try both({
+        let pixelMap = { @Sendable () throws -> SaliencyMap in
             try SaliencyMap(work, texture: texture, textureWeight: 2.5, focus: focus.values,
                             focusWeight: 70 * focus.strength)
-        }, {
+        }
+        let regionMap = { @Sendable () throws -> RobustBackgroundSaliency in
             try RobustBackgroundSaliency(work, texture: texture, textureWeight: 0.5, focus: focus.values,
                                          focusWeight: 100 * focus.strength)
-        })
-        // Below ~2 Lab units of barrier summed over three channels the image has no visible structure.
-        if saliency.rawStrength < 2 {
-            content = .decided(mask: Mask(width: image.width, height: image.height, repeating: 255), confidence: 0)
-            return
         }
+        // Below ~2 Lab units of barrier summed over three channels the image has no visible structure (in turn,
+        // the region map is then not made).
+        var structureless: Content {  // made only when it is the answer
+            .decided(mask: Mask(width: image.width, height: image.height, repeating: 255), confidence: 0)
+        }
+        let saliency: SaliencyMap, region: RobustBackgroundSaliency
+        if concurrently {
+            (saliency, region) = try ComputePool.both(pixelMap, regionMap)
+        } else {
+            saliency = try pixelMap()
+            if saliency.rawStrength < 2 { content = structureless; return }
+            region = try regionMap()
+        }
+        if saliency.rawStrength < 2 { content = structureless; return }
         content = .maps(work: work, saliency: saliency, regional: saliency.blended(withRegion: region.values, weight: 1))
     }
 
