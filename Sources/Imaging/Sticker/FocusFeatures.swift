@@ -182,8 +182,9 @@ struct FocusFeatures {
     }
 
     /// The indices of `v` in ascending order of value, equal values (-0 and +0 among them) in the order of their
-    /// indices: the order a stable sort by `<` gives, by a radix sort of the values' bits (two passes of 16 bits,
-    /// a sixth of the comparison sort's time on a working grid). Values with a NaN fall back to that sort.
+    /// indices: the order a stable sort by `<` gives, by a radix sort of the values' bits (two passes of 16 bits;
+    /// the comparison sort of (value, weight) pairs took ~8 ms of an undecided 1800x1200 photo). Values with a NaN
+    /// fall back to that sort.
     static func ascendingOrder(_ v: [Float]) -> [Int] {
         guard !v.contains(where: \.isNaN) else { return v.indices.sorted { v[$0] < v[$1] } }
         // Bits that order as the floats do: negatives inverted, positives above them; -0 as +0.
