@@ -4,7 +4,8 @@ import Testing
 
 /// The feather in bands (``MaskFeather/bandRows`` rows, each with a copy of the rows around it, spread over a
 /// pool's idle threads) gives the bytes the one-pass version gave: masks with many edges, touching every border,
-/// heights of one band and of several with a partial last one, kernels wider than a band's halo of neighbours.
+/// heights of one band and of several with a partial last one (of a single row, too), a kernel of radius 48 (sigma
+/// 16) reaching across most of a band, masks of one row and of one column.
 @Suite struct MaskFeatherBandTests {
     /// The one-pass feather the bands replaced, as it was.
     static func reference(_ values: inout [UInt8], width w: Int, height h: Int, sigma: Double) throws {
