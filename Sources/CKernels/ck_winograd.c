@@ -1,8 +1,8 @@
 #include "ck_gemm_tile.h"
 
 /// `Bᵀ x` for eight values (a column of a tile, then a row of the result): F(6x6, 3x3) at the points 0, ±1, ±1/2,
-/// ±2 and infinity. Every coefficient is exact in binary. One body for a value and for eight tiles' values (`T`
-/// `float` or `v8`), so both compute the same floats.
+/// ±2 and infinity. Every coefficient is exact in binary. One body for a value and for eight or sixteen tiles'
+/// values (`T` `float`, `v8` or `v16`), so all compute the same floats.
 #define CK_INPUT_TRANSFORM(name, T)                                                                                 \
     CK_INLINE void name(T x0, T x1, T x2, T x3, T x4, T x5, T x6, T x7, T y[8]) {                                   \
         y[0] = x0 - x6 + 5.25f * (x4 - x2);                                                                         \

@@ -4,16 +4,18 @@ import Foundation
 /// columns near the edge so large photos stay cheap.
 enum MaskFeather {
     /// Rows of the mask a band of the blur writes.
-    static let bandRows = 64
+    static let rowsPerBand = 64
 
     /// Blurs `values` (0...255) with standard deviation `sigma` pixels. A symmetric blur keeps the
     /// 128 level of a straight edge where it was, so the mask's thresholded shape barely changes.
     /// - Throws: `CancellationError`, checked per band of rows.
     ///
-    /// In bands of ``bandRows`` rows, which in a compute-pool piece idle threads of the pool take too
-    /// (``ComputePool/spread(_:_:)``: the end of a lone sticker). The blur is in place, so the rows a band reads
-    /// beyond its own (the kernel's radius above and below) are copied first: its neighbours overwrite them.
-    static func feather(_ values: inout [UInt8], width w: Int, height h: Int, sigma: Double) throws {
+    /// In bands of `bandRows` rows (``rowsPerBand``; the whole height is the one-pass blur), which in a
+    /// compute-pool piece idle threads of the pool take too (``ComputePool/spread(_:_:)``: the end of a lone
+    /// sticker). The blur is in place, so the rows a band reads beyond its own (the kernel's radius above and
+    /// below) are copied first: its neighbours overwrite them.
+    static func feather(_ values: inout [UInt8], width w: Int, height h: Int, sigma: Double,
+                        bandRows: Int = rowsPerBand) throws {
         guard sigma > 0.05, w > 0, h > 0 else { return }
         let r = max(1, Int((3 * sigma).rounded(.up)))
         var kernel = (-r...r).map { Float(exp(-Double($0 * $0) / (2 * sigma * sigma))) }

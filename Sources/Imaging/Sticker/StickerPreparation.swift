@@ -51,18 +51,17 @@ public struct StickerPreparation: Sendable {
         }
         // Below ~2 Lab units of barrier summed over three channels the image has no visible structure (in turn,
         // the region map is then not made).
-        var structureless: Content {  // made only when it is the answer
-            .decided(mask: Mask(width: image.width, height: image.height, repeating: 255), confidence: 0)
-        }
-        let saliency: SaliencyMap, region: RobustBackgroundSaliency
+        let saliency: SaliencyMap, region: RobustBackgroundSaliency?
         if concurrently {
             (saliency, region) = try ComputePool.both(pixelMap, regionMap)
         } else {
             saliency = try pixelMap()
-            if saliency.rawStrength < 2 { content = structureless; return }
-            region = try regionMap()
+            region = saliency.rawStrength < 2 ? nil : try regionMap()
         }
-        if saliency.rawStrength < 2 { content = structureless; return }
+        guard saliency.rawStrength >= 2, let region else {
+            content = .decided(mask: Mask(width: image.width, height: image.height, repeating: 255), confidence: 0)
+            return
+        }
         content = .maps(work: work, saliency: saliency, regional: saliency.blended(withRegion: region.values, weight: 1))
     }
 
