@@ -8,7 +8,7 @@ struct GrabCutSegmenterTests {
 
     /// A reddish disc and a reddish bar over a bluish-green background, all with strong seeded noise:
     /// the minimum cut has no ties, and the smoothness term has work to do.
-    static func scene(noise: Int = 90) -> LabImage {
+    static func scene(noise: Int = 90) throws -> LabImage {
         var px = [UInt8](repeating: 255, count: width * height * 4)
         var rng = SplitMix64(seed: 7)
         for y in 0..<height {
@@ -22,7 +22,7 @@ struct GrabCutSegmenterTests {
                 }
             }
         }
-        return LabImage(Image(width: width, height: height, pixels: px), maxSide: width)
+        return try LabImage(Image(width: width, height: height, pixels: px), maxSide: width)
     }
 
     /// A soft prior centred on (cx, cy), and its 0.5 split as the starting labelling.
@@ -40,7 +40,7 @@ struct GrabCutSegmenterTests {
     /// Seeded on either object, the cut keeps that object and not the other one (the smoothness and
     /// colour terms decide the edge; the prior picks the object).
     @Test func eachPriorCutsItsOwnObject() throws {
-        let image = Self.scene()
+        let image = try Self.scene()
         var segmenter = GrabCutSegmenter()
         segmenter.iterations = 2
         let disc = Self.prior(cx: 30, cy: 26, radius: 16)

@@ -24,7 +24,7 @@ struct SaliencyChannelsTests {
 
     @Test func theMapIsTheSameInlineAndOnAPool() async throws {
         let image = Self.photo()
-        let work = LabImage(image, maxSide: 96)
+        let work = try LabImage(image, maxSide: 96)
         let texture = try TextureFeatures(work).values
         let focus = try FocusFeatures(image, width: work.width, height: work.height).values
         let pool = ComputePool(threads: 2)

@@ -39,7 +39,7 @@ struct StickerConsensusGrowthTests {
     static func isFarSquare(_ x: Int, _ y: Int) -> Bool { x >= 4 && x < 10 && y >= 50 && y < 56 }
 
     @Test func regrowsAThinPartAndNothingElse() throws {
-        let work = LabImage(Self.scene(), maxSide: Self.width)
+        let work = try LabImage(Self.scene(), maxSide: Self.width)
         #expect(work.width == Self.width && work.height == Self.height)
         // The consensus lost the leg (and never had the far square).
         var consensus = [UInt8](repeating: 0, count: work.count)
@@ -63,13 +63,13 @@ struct StickerConsensusGrowthTests {
     }
 
     @Test func anEmptyBandLeavesTheConsensusAlone() throws {
-        let work = LabImage(Self.scene(), maxSide: Self.width)
+        let work = try LabImage(Self.scene(), maxSide: Self.width)
         let all = [UInt8](repeating: 1, count: work.count)
         #expect(try ConsensusGrowth.grow(work, consensus: all, bandWidth: 12) == all)
     }
 
     @Test func anEmptyConsensusStaysEmpty() throws {
-        let work = LabImage(Self.scene(), maxSide: Self.width)
+        let work = try LabImage(Self.scene(), maxSide: Self.width)
         let none = [UInt8](repeating: 0, count: work.count)
         #expect(try ConsensusGrowth.grow(work, consensus: none, bandWidth: 12) == none)
     }

@@ -142,7 +142,7 @@ struct StickerExtractorTests {
 
     @Test func grabCutChecksCancellationInsideItsLoop() async throws {
         let (image, _) = StickerScenes.disc()
-        let work = LabImage(image, maxSide: 200)
+        let work = try LabImage(image, maxSide: 200)
         let prior = [Float](repeating: 0.5, count: work.count)
         let initial = [UInt8](repeating: 1, count: work.count)
         let task = Task {

@@ -64,8 +64,8 @@ struct StickerFocusTests {
     }
 
     /// The working grid `LabImage` would use for `image` at `maxSide`.
-    static func grid(_ image: Image, maxSide: Int) -> (Int, Int) {
-        let work = LabImage(image, maxSide: maxSide)
+    static func grid(_ image: Image, maxSide: Int) throws -> (Int, Int) {
+        let work = try LabImage(image, maxSide: maxSide)
         return (work.width, work.height)
     }
 
@@ -73,7 +73,7 @@ struct StickerFocusTests {
         let w = 480, h = 320
         let plane = Self.defocus(Self.noise(width: w, height: h), width: w, height: h, radius: 3) { x, _ in x >= w / 2 }
         let image = Self.image(plane, width: w, height: h)
-        let (gw, gh) = Self.grid(image, maxSide: 200)
+        let (gw, gh) = try Self.grid(image, maxSide: 200)
         let focus = try FocusFeatures(image, width: gw, height: gh)
         #expect(focus.values.count == gw * gh && focus.logRatio.count == gw * gh)
         #expect(focus.values.allSatisfy { $0.isFinite && $0 >= 0 && $0 <= 1 })
@@ -91,7 +91,7 @@ struct StickerFocusTests {
     @Test func uniformlySharpImageHasNoFocusCue() throws {
         let w = 480, h = 320
         let image = Self.image(Self.noise(width: w, height: h), width: w, height: h)
-        let (gw, gh) = Self.grid(image, maxSide: 200)
+        let (gw, gh) = try Self.grid(image, maxSide: 200)
         let focus = try FocusFeatures(image, width: gw, height: gh)
         // The texture's own variation of log R (its cells of different sizes) stays below the gate;
         // the half-blurred version of it spreads over 0.8.
@@ -103,7 +103,7 @@ struct StickerFocusTests {
         let w = 480, h = 320
         let plane = Self.defocus(Self.noise(width: w, height: h), width: w, height: h, radius: 3) { _, _ in true }
         let image = Self.image(plane, width: w, height: h)
-        let (gw, gh) = Self.grid(image, maxSide: 200)
+        let (gw, gh) = try Self.grid(image, maxSide: 200)
         let focus = try FocusFeatures(image, width: gw, height: gh)
         #expect(focus.strength == 0)
     }
@@ -151,7 +151,7 @@ struct StickerFocusTests {
 
     @Test func focusRaisesBarrierSaliencyOfASharpSubject() throws {
         let (image, truth) = Self.sharpDisc()
-        let work = LabImage(image, maxSide: 200)
+        let work = try LabImage(image, maxSide: 200)
         let focus = try FocusFeatures(image, width: work.width, height: work.height)
         #expect(focus.strength == 1)
         let small = Self.sample(truth, width: work.width, height: work.height)
@@ -166,7 +166,7 @@ struct StickerFocusTests {
 
     @Test func focusRaisesRegionSaliencyOfASharpSubject() throws {
         let (image, truth) = Self.sharpDisc()
-        let work = LabImage(image, maxSide: 200)
+        let work = try LabImage(image, maxSide: 200)
         let focus = try FocusFeatures(image, width: work.width, height: work.height)
         let small = Self.sample(truth, width: work.width, height: work.height)
         let without = try RobustBackgroundSaliency(work).values
@@ -188,7 +188,7 @@ struct StickerFocusTests {
 
     @Test func mismatchedFocusIsIgnored() throws {
         let (image, _) = StickerScenes.disc()
-        let work = LabImage(image, maxSide: 160)
+        let work = try LabImage(image, maxSide: 160)
         #expect(try RobustBackgroundSaliency(work).values
             == RobustBackgroundSaliency(work, focus: [1, 2, 3], focusWeight: 100).values)
         #expect(try SaliencyMap(work).values == SaliencyMap(work, focus: [1, 2, 3], focusWeight: 40).values)

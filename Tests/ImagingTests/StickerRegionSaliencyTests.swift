@@ -7,7 +7,7 @@ struct StickerRegionSaliencyTests {
     @Test(arguments: [50, 150, 300])
     func superpixelsPartitionTheImage(regions: Int) throws {
         let (image, _) = StickerScenes.disc()
-        let work = LabImage(image, maxSide: 160)
+        let work = try LabImage(image, maxSide: 160)
         let sp = try Superpixels(work, regions: regions)
         #expect(sp.labels.count == work.count)
         #expect(sp.labels.allSatisfy { $0 >= 0 && Int($0) < sp.count })
@@ -24,7 +24,7 @@ struct StickerRegionSaliencyTests {
 
     @Test func superpixelsFollowAStrongColourEdge() throws {
         let (image, truth) = StickerScenes.disc()
-        let work = LabImage(image, maxSide: 160) // same size: no resampling blur
+        let work = try LabImage(image, maxSide: 160) // same size: no resampling blur
         let sp = try Superpixels(work, regions: 200)
         // Almost every region is one-sided: SLIC clusters in colour as well as space.
         var inside = [Int](repeating: 0, count: sp.count)
@@ -36,7 +36,7 @@ struct StickerRegionSaliencyTests {
 
     @Test func discIsMoreSalientThanItsBackground() throws {
         let (image, truth) = StickerScenes.disc()
-        let work = LabImage(image, maxSide: 160)
+        let work = try LabImage(image, maxSide: 160)
         let values = try RobustBackgroundSaliency(work).values
         #expect(values.count == work.count)
         #expect(values.allSatisfy { $0 >= 0 && $0 <= 1 })
@@ -56,7 +56,7 @@ struct StickerRegionSaliencyTests {
 
     @Test func blendedSaliencyStillFindsTheDisc() throws {
         let (image, truth) = StickerScenes.disc()
-        let work = LabImage(image, maxSide: 160)
+        let work = try LabImage(image, maxSide: 160)
         let map = try SaliencyMap(work, regionWeight: 1)
         var hits = 0, union = 0
         for p in 0..<work.count {
@@ -80,7 +80,7 @@ struct StickerRegionSaliencyTests {
 struct StickerSaliencyBlendTests {
     @Test func weightZeroKeepsTheMapAndWeightOneFollowsTheRegionMap() throws {
         let (image, _) = StickerScenes.disc()
-        let work = LabImage(image, maxSide: 160)
+        let work = try LabImage(image, maxSide: 160)
         let map = try SaliencyMap(work)
         let region = try RobustBackgroundSaliency(work).values
         let same = map.blended(withRegion: region, weight: 0)

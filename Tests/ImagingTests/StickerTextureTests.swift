@@ -42,7 +42,7 @@ struct StickerTextureTests {
 
     @Test func texturedPatchStandsOutInEveryChannel() throws {
         let (image, truth) = Self.camouflage()
-        let work = LabImage(image, maxSide: 96)
+        let work = try LabImage(image, maxSide: 96)
         let texture = try TextureFeatures(work).values
         let w = work.width
         // Deep inside the patch versus far outside it (away from the window straddling the edge).
@@ -63,7 +63,7 @@ struct StickerTextureTests {
 
     @Test func regionSaliencyFindsACamouflagedSubjectOnlyWithTexture() throws {
         let (image, truth) = Self.camouflage()
-        let work = LabImage(image, maxSide: 96)
+        let work = try LabImage(image, maxSide: 96)
         let texture = try TextureFeatures(work).values
         let colourOnly = try RobustBackgroundSaliency(work).values
         let withTexture = try RobustBackgroundSaliency(work, texture: texture, textureWeight: 0.5).values
@@ -77,7 +77,7 @@ struct StickerTextureTests {
 
     @Test func barrierSaliencyFindsACamouflagedSubjectOnlyWithTexture() throws {
         let (image, truth) = Self.camouflage()
-        let work = LabImage(image, maxSide: 96)
+        let work = try LabImage(image, maxSide: 96)
         let texture = try TextureFeatures(work).values
         let colourOnly = try SaliencyMap(work)
         let withTexture = try SaliencyMap(work, texture: texture, textureWeight: 2.5)
@@ -91,7 +91,7 @@ struct StickerTextureTests {
 
     @Test func mismatchedTextureIsIgnored() throws {
         let (image, _) = StickerScenes.disc()
-        let work = LabImage(image, maxSide: 160)
+        let work = try LabImage(image, maxSide: 160)
         let plain = try RobustBackgroundSaliency(work).values
         let wrongSize = try RobustBackgroundSaliency(work, texture: [1, 2, 3], textureWeight: 0.5).values
         #expect(plain == wrongSize)

@@ -20,7 +20,7 @@ public enum FaceDetector {
         guard let cascade = HaarCascade.frontalFace, image.width >= 8, image.height >= 8 else { return [] }
         // The integral image is Int32: 2048² × 255 still fits. A factor at or below 1 would never end.
         let maxSide = min(2048, max(24, maxSide)), scaleFactor = max(1.01, scaleFactor)
-        let (w, h, rgba) = PlaneResampler.reduced(image, maxSide: maxSide)
+        let (w, h, rgba) = try PlaneResampler.reduced(image, maxSide: maxSide)
         let grey = equalised(luma(rgba, count: w * h))
         var hits: [PixelRect] = []
         var factor = 1.0

@@ -63,8 +63,8 @@ struct FocusFeatures {
                 }
             }
         } else {
-            let small = image.pixels.withUnsafeBufferPointer {
-                PlaneResampler.reduce($0, width: iw, height: ih, channels: 4, targetWidth: fw, targetHeight: fh)
+            let small = try image.pixels.withUnsafeBufferPointer {
+                try PlaneResampler.reduce($0, width: iw, height: ih, channels: 4, targetWidth: fw, targetHeight: fh)
             }
             for i in 0..<(fw * fh) {
                 luma[i] = ColorScience.luma601(small[4 * i], small[4 * i + 1], small[4 * i + 2])

@@ -15,8 +15,9 @@ struct LabImage {
     var count: Int { width * height }
 
     /// Reduces `image` by area averaging so its longest side is at most `maxSide`, then converts to Lab.
-    init(_ image: Image, maxSide: Int) {
-        let (w, h, small) = PlaneResampler.reduced(image, maxSide: maxSide)
+    /// - Throws: `CancellationError`.
+    init(_ image: Image, maxSide: Int) throws {
+        let (w, h, small) = try PlaneResampler.reduced(image, maxSide: maxSide)
         self.width = w
         self.height = h
         var lab = [Float](repeating: 0, count: w * h * 3)

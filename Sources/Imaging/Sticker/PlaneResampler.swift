@@ -2,76 +2,123 @@
 /// working copy without aliasing) and a bilinear enlargement (to bring per-pixel coefficients back to
 /// full resolution). Kept private to the pipeline so it does not depend on the ops helper's resizer.
 enum PlaneResampler {
-    /// One output sample's footprint on the source axis: first source index and the weights that follow.
-    private struct Footprint { var start: Int; var weights: [Float] }
+    /// The area weights for reducing `source` samples to `target` (target ≤ source), flat: output sample `o`
+    /// averages source samples `start[o]...` with weights `weights[offset[o]..<offset[o + 1]]`, exactly the
+    /// source interval it covers, fractional ends included.
+    private struct Footprints {
+        var start: [Int] = [], offset: [Int] = [0], weights: [Float] = []
 
-    /// Area weights for reducing `source` samples to `target` (target ≤ source): every output sample
-    /// averages exactly the source interval it covers, fractional ends included.
-    private static func footprints(source: Int, target: Int) -> [Footprint] {
-        let scale = Double(source) / Double(target)
-        var result: [Footprint] = []
-        result.reserveCapacity(target)
-        for o in 0..<target {
-            let lo = Double(o) * scale, hi = min(Double(source), Double(o + 1) * scale)
-            let first = Int(lo), last = min(source - 1, Int((hi - 1e-9).rounded(.down)))
-            var w: [Float] = []
-            var total = 0.0
-            for s in first...max(first, last) {
-                let cover = min(hi, Double(s + 1)) - max(lo, Double(s))
-                w.append(Float(cover)); total += cover
+        init(source: Int, target: Int) {
+            let scale = Double(source) / Double(target)
+            start.reserveCapacity(target)
+            offset.reserveCapacity(target + 1)
+            for o in 0..<target {
+                let lo = Double(o) * scale, hi = min(Double(source), Double(o + 1) * scale)
+                let first = Int(lo), last = min(source - 1, Int((hi - 1e-9).rounded(.down)))
+                let covers = (first...max(first, last)).map { s in min(hi, Double(s + 1)) - max(lo, Double(s)) }
+                let total = covers.reduce(0, +)
+                weights += covers.map { Float(Double(Float($0)) / total) }
+                start.append(first)
+                offset.append(weights.count)
             }
-            for i in w.indices { w[i] = Float(Double(w[i]) / total) }
-            result.append(Footprint(start: first, weights: w))
         }
-        return result
+    }
+
+    /// The source rows and reduced rows of a `reduce`, shared by the threads of its two `spread`s.
+    ///
+    /// `@unchecked Sendable` is sound here: each index of a `spread` writes only its own band of `rows` (the first)
+    /// or of `out` (the second), `rows` is read only by the second `spread`, after the first has returned, and
+    /// `spread` returns with every helper out of its body before `reduce` frees the buffers.
+    private struct Planes: @unchecked Sendable {
+        let source: UnsafePointer<UInt8>
+        let rows: UnsafeMutablePointer<Float>
+        let out: UnsafeMutablePointer<Float>
     }
 
     /// `image` reduced by area averaging so its longest side is at most `maxSide` (never enlarged):
     /// the reduced size and its RGBA samples as floats on the same 0...255 scale.
-    static func reduced(_ image: Image, maxSide: Int) -> (width: Int, height: Int, rgba: [Float]) {
+    /// - Throws: `CancellationError` (checked per band of rows).
+    static func reduced(_ image: Image, maxSide: Int) throws -> (width: Int, height: Int, rgba: [Float]) {
         let scale = min(1.0, Double(maxSide) / Double(max(image.width, image.height)))
         let w = max(1, Int((Double(image.width) * scale).rounded()))
         let h = max(1, Int((Double(image.height) * scale).rounded()))
         if w == image.width && h == image.height { return (w, h, image.pixels.map(Float.init)) }
-        let rgba = image.pixels.withUnsafeBufferPointer {
-            reduce($0, width: image.width, height: image.height, channels: 4, targetWidth: w, targetHeight: h)
+        let rgba = try image.pixels.withUnsafeBufferPointer {
+            try reduce($0, width: image.width, height: image.height, channels: 4, targetWidth: w, targetHeight: h)
         }
         return (w, h, rgba)
     }
 
-    /// Area-average reduction of interleaved `channels`-channel 8-bit data to floats (same 0...255 scale).
-    /// The horizontal pass reads the bytes directly so a large photo is never expanded to floats whole.
-    /// - Precondition: `targetWidth <= width`, `targetHeight <= height`.
+    /// Area-average reduction of interleaved `channels`-channel 8-bit data to floats (same 0...255 scale):
+    /// each row across, then the rows down, both in bands spread over the pool's idle threads
+    /// (``ComputePool/spread(_:_:)``). Every output sums its footprint in source order, whatever the split, so
+    /// the floats do not depend on it. The horizontal pass reads the bytes directly so a large photo is never
+    /// expanded to floats whole.
+    /// - Precondition: `targetWidth <= width`, `targetHeight <= height`, `channels` 1...4.
+    /// - Throws: `CancellationError` (checked per band of rows).
     static func reduce(_ src: UnsafeBufferPointer<UInt8>, width: Int, height: Int, channels c: Int,
-                       targetWidth tw: Int, targetHeight th: Int) -> [Float] {
-        let fx = footprints(source: width, target: tw), fy = footprints(source: height, target: th)
-        var rows = [Float](repeating: 0, count: tw * height * c)
-        rows.withUnsafeMutableBufferPointer { r in
-            for y in 0..<height {
-                let srow = y * width * c, drow = y * tw * c
-                for (ox, f) in fx.enumerated() {
-                    for ch in 0..<c {
-                        var acc: Float = 0
-                        for (k, w) in f.weights.enumerated() { acc += w * Float(src[srow + (f.start + k) * c + ch]) }
-                        r[drow + ox * c + ch] = acc
-                    }
+                       targetWidth tw: Int, targetHeight th: Int) throws -> [Float] {
+        precondition((1...4).contains(c) && tw <= width && th <= height && src.count >= width * height * c)
+        let fx = Footprints(source: width, target: tw), fy = Footprints(source: height, target: th)
+        let stride = tw * c
+        let rows = UnsafeMutablePointer<Float>.allocate(capacity: stride * height)
+        defer { rows.deallocate() }
+        var out = [Float](repeating: 0, count: stride * th)
+        guard let source = src.baseAddress else { return out }
+        try out.withUnsafeMutableBufferPointer { o in
+            let planes = Planes(source: source, rows: rows, out: o.baseAddress!)
+            let band = 32
+            try ComputePool.spread((height + band - 1) / band) { _, index in
+                if Cancellation.isRequested { throw CancellationError() }
+                for y in (index * band)..<min(height, (index + 1) * band) {
+                    Self.across(planes.source + y * width * c, channels: c, fx, into: planes.rows + y * stride)
                 }
             }
-        }
-        var out = [Float](repeating: 0, count: tw * th * c)
-        out.withUnsafeMutableBufferPointer { o in
-            rows.withUnsafeBufferPointer { r in
-                let stride = tw * c
-                for (oy, f) in fy.enumerated() {
-                    let drow = oy * stride
-                    for (k, w) in f.weights.enumerated() {
-                        let srow = (f.start + k) * stride
-                        for i in 0..<stride { o[drow + i] += w * r[srow + i] }
+            try ComputePool.spread((th + band - 1) / band) { _, index in
+                if Cancellation.isRequested { throw CancellationError() }
+                for oy in (index * band)..<min(th, (index + 1) * band) {
+                    let row = planes.out + oy * stride
+                    for k in fy.offset[oy]..<fy.offset[oy + 1] {
+                        let w = fy.weights[k], from = planes.rows + (fy.start[oy] + k - fy.offset[oy]) * stride
+                        for i in 0..<stride { row[i] += w * from[i] }
                     }
                 }
             }
         }
         return out
+    }
+
+    /// One row reduced across: each output pixel's channels are its footprint's weighted sum, a four-lane vector
+    /// for four channels (the same products and sums, lane by lane, as one channel at a time).
+    @inline(__always)
+    private static func across(_ row: UnsafePointer<UInt8>, channels c: Int, _ fx: Footprints,
+                               into out: UnsafeMutablePointer<Float>) {
+        fx.start.withUnsafeBufferPointer { start in
+            fx.offset.withUnsafeBufferPointer { offset in
+                fx.weights.withUnsafeBufferPointer { weights in
+                    if c == 4 {
+                        for ox in 0..<start.count {
+                            var acc = SIMD4<Float>()
+                            var p = row + 4 * start[ox]
+                            for k in offset[ox]..<offset[ox + 1] {
+                                acc += weights[k] * SIMD4<Float>(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3]))
+                                p += 4
+                            }
+                            out[4 * ox] = acc[0]; out[4 * ox + 1] = acc[1]; out[4 * ox + 2] = acc[2]; out[4 * ox + 3] = acc[3]
+                        }
+                    } else {
+                        for ox in 0..<start.count {
+                            for ch in 0..<c {
+                                var acc: Float = 0
+                                var p = row + c * start[ox] + ch
+                                for k in offset[ox]..<offset[ox + 1] { acc += weights[k] * Float(p[0]); p += c }
+                                out[c * ox + ch] = acc
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Bilinear enlargement of a plane with pixel-centre alignment (edges clamp), one output row at a

@@ -92,7 +92,7 @@ public enum StickerExtractor {
             let settled = options
             let ((map, work), prepared) = try await stages.speculate({
                 try await stages.pair(subjectMap, { try await stages.stage {
-                    StickerPreparation.workingCopy(of: image, options: settled)
+                    try StickerPreparation.workingCopy(of: image, options: settled)
                 } })
             }, then: {
                 try await guessGate?.wait()

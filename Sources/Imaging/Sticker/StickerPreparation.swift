@@ -29,7 +29,7 @@ public struct StickerPreparation: Sendable {
         if Cancellation.isRequested { throw CancellationError() }
         if let decided = Self.decidedWithoutMaps(image) { content = decided; return }
 
-        let work = Self.workingCopy(of: image, options: options)
+        let work = try Self.workingCopy(of: image, options: options)
         // Texture as three more barrier channels (weight 2.5): a subject fenced off by texture rather than colour
         // stands out. Defocus as a barrier channel and a region distance, scaled by how much of the photo is out
         // of focus.
@@ -74,8 +74,9 @@ public struct StickerPreparation: Sendable {
     }
 
     /// The reduced copy the cut-out is made at (`options.workingSize` on the long side, in CIELAB).
-    static func workingCopy(of image: Image, options: StickerOptions) -> LabImage {
-        LabImage(image, maxSide: min(1024, max(32, options.workingSize)))
+    /// - Throws: `CancellationError`.
+    static func workingCopy(of image: Image, options: StickerOptions) throws -> LabImage {
+        try LabImage(image, maxSide: min(1024, max(32, options.workingSize)))
     }
 
     /// The answer for a photo that needs no cut at all: entirely transparent or too small (the whole image),
