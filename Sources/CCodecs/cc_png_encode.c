@@ -3,7 +3,13 @@
  *
  * Images whose filtered rows fit in CC_PNG_WHOLE_MAX are compressed at once by libdeflate (about three times zlib's
  * speed at the same level, and slightly smaller); libdeflate has no streaming interface, so larger ones are
- * streamed through zlib row by row, which holds a row and a chunk rather than two copies of the image. */
+ * streamed through zlib row by row, which holds a row and a chunk rather than two copies of the image.
+ *
+ * The whole path also comes in pieces a caller can run on several threads (cc_png_filter_rows, cc_png_deflate_segment,
+ * cc_png_assemble): bands of rows filtered apart, the filtered bytes compressed in segments of one deflate stream.
+ * libdeflate cannot flush, so a segment that is not the last is made joinable afterwards: its blocks are walked with
+ * zlib's inflate to find its final block, whose BFINAL bit is cleared, and an empty stored block after it ends the
+ * segment on a byte (what zlib's Z_SYNC_FLUSH writes). */
 #include "CCodecs.h"
 #include <libdeflate.h>
 #include <stdio.h>
@@ -11,9 +17,9 @@
 #include <string.h>
 #include <zlib.h>
 
-/* Filtered bytes compressed at once with libdeflate (a 1400x1400 RGBA sticker); the transient memory is about
- * twice this. */
-#define CC_PNG_WHOLE_MAX ((size_t)8 << 20)
+/* CC_PNG_WHOLE_MAX (CCodecs.h): filtered bytes compressed at once with libdeflate (a 1400x1400 RGBA sticker); the
+ * transient memory is about twice this. */
+
 /* IDAT chunk size when streaming. */
 #define CC_PNG_STREAM_CHUNK ((size_t)1 << 16)
 
@@ -114,8 +120,9 @@ typedef struct cc_png_rows {
     uint8_t *previous, *current, *candidates; /* row_bytes each; candidates one per filter type */
 } cc_png_rows;
 
-/* Row `y` as a filter type byte and the filtered bytes, into `line` (row_bytes + 1). Rows must come in order. */
-static void cc_png_filter_row(cc_png_rows *r, uint32_t y, uint8_t *line) {
+/* Row `y` as a filter type byte and the filtered bytes, into `line` (row_bytes + 1); returns the filtered bytes'
+ * sum of absolute values. Rows must come in order. */
+static uint32_t cc_png_filter_row(cc_png_rows *r, uint32_t y, uint8_t *line) {
     const uint8_t *source = r->pixels + (size_t)y * r->width * (size_t)r->in_channels;
     const uint8_t *row = source;
     if (r->in_channels == 4 && r->out_channels == 3) {
@@ -132,6 +139,7 @@ static void cc_png_filter_row(cc_png_rows *r, uint32_t y, uint8_t *line) {
     line[0] = (uint8_t)best;
     memcpy(line + 1, r->candidates + best * r->row_bytes, r->row_bytes);
     memcpy(r->previous, row, r->row_bytes);
+    return best_cost;
 }
 
 /* Every row filtered into one buffer and compressed at once by libdeflate, straight into the IDAT chunk(s). */
@@ -191,6 +199,131 @@ done:
     free(chunk);
     free(line);
     return status;
+}
+
+/* ---- The whole path in pieces ---- */
+
+int cc_png_filter_rows(const uint8_t *pixels, uint32_t width, int in_channels, int out_channels, uint32_t y0,
+                       uint32_t y1, uint8_t *filtered, uint32_t *costs) {
+    const size_t row_bytes = (size_t)width * (size_t)out_channels;
+    uint8_t *scratch = calloc(7, row_bytes);
+    if (scratch == NULL) return CC_NOMEM;
+    cc_png_rows rows = {pixels, width, in_channels, out_channels, row_bytes, scratch, scratch + row_bytes,
+                        scratch + 2 * row_bytes};
+    if (y0 > 0) {
+        /* The row above the band, as the band's first row is filtered against it. */
+        const uint8_t *above = pixels + (size_t)(y0 - 1) * width * (size_t)in_channels;
+        if (in_channels == 4 && out_channels == 3) {
+            for (uint32_t x = 0; x < width; x++) memcpy(rows.previous + 3 * (size_t)x, above + 4 * (size_t)x, 3);
+        } else {
+            memcpy(rows.previous, above, row_bytes);
+        }
+    }
+    for (uint32_t y = y0; y < y1; y++) {
+        uint32_t cost = cc_png_filter_row(&rows, y, filtered + (size_t)(y - y0) * (row_bytes + 1));
+        if (costs != NULL) costs[y - y0] = cost;
+    }
+    free(scratch);
+    return CC_OK;
+}
+
+size_t cc_png_segment_bound(size_t length) {
+    return libdeflate_deflate_compress_bound(NULL, length) + 5;
+}
+
+/* Bit offsets (LSB first) of the final block's header and of the end of its end-of-block code in the raw deflate
+ * stream `z`; 0 when the stream is not a complete, valid one. */
+static int cc_deflate_final_block(const uint8_t *z, size_t length, uint64_t *header, uint64_t *end) {
+    enum { WINDOW = 1 << 16 };
+    uint8_t *window = malloc(WINDOW);
+    z_stream s;
+    memset(&s, 0, sizeof s);
+    if (window == NULL || inflateInit2(&s, -15) != Z_OK) { free(window); return 0; }
+    s.next_in = (Bytef *)z;
+    s.avail_in = (uInt)length;
+    uint64_t boundary = 0; /* a raw stream's first block header is its first bit */
+    int found = 0;
+    for (;;) {
+        if (s.avail_out == 0) { s.next_out = window; s.avail_out = WINDOW; } /* inflate keeps its own window */
+        int result = inflate(&s, Z_BLOCK);
+        if (result == Z_STREAM_END || (result != Z_OK && !(result == Z_BUF_ERROR && s.avail_out == 0))) break;
+        /* Stopped at a block boundary (128): before the next header, or after the final block (64). */
+        if (s.data_type & 128) {
+            uint64_t bit = (uint64_t)s.total_in * 8 - (uint64_t)(s.data_type & 7);
+            if (s.data_type & 64) { *header = boundary; *end = bit; found = 1; break; }
+            boundary = bit;
+        }
+    }
+    inflateEnd(&s);
+    free(window);
+    return found && (z[*header / 8] >> (*header % 8) & 1);
+}
+
+int cc_png_deflate_segment(const uint8_t *data, size_t length, int level, int last, uint8_t *out, size_t capacity,
+                           size_t *out_length) {
+    *out_length = 0;
+    if (length > UINT32_MAX || capacity < cc_png_segment_bound(length)) return CC_INVALID;
+    struct libdeflate_compressor *compressor = libdeflate_alloc_compressor(level < 0 ? 0 : level > 9 ? 9 : level);
+    if (compressor == NULL) return CC_NOMEM;
+    size_t zlength = libdeflate_deflate_compress(compressor, data, length, out, capacity);
+    libdeflate_free_compressor(compressor);
+    if (zlength == 0) return CC_INVALID; /* cannot happen: the output has the bound's room */
+    if (last) { *out_length = zlength; return CC_OK; }
+    uint64_t header, end;
+    if (!cc_deflate_final_block(out, zlength, &header, &end)) return CC_INVALID;
+    out[header / 8] &= (uint8_t)~(1u << (header % 8));
+    /* After `end`: an empty stored block, three zero bits (not final, stored), zeros to the byte, LEN 0, NLEN. */
+    size_t aligned = (size_t)((end + 3 + 7) / 8);
+    if (aligned > zlength) memset(out + zlength, 0, aligned - zlength);
+    if (end % 8) out[end / 8] &= (uint8_t)((1u << (end % 8)) - 1);
+    for (size_t i = (size_t)(end / 8) + (end % 8 ? 1 : 0); i < aligned; i++) out[i] = 0;
+    static const uint8_t empty_stored[4] = {0x00, 0x00, 0xff, 0xff};
+    memcpy(out + aligned, empty_stored, 4);
+    *out_length = aligned + 4;
+    return CC_OK;
+}
+
+int cc_png_assemble(uint32_t width, uint32_t height, int out_channels, int level, const uint8_t *filtered,
+                    size_t filtered_length, const uint8_t *const *segments, const size_t *lengths, int count,
+                    uint8_t **out, size_t *out_length) {
+    *out = NULL;
+    *out_length = 0;
+    size_t zlength = 6;
+    for (int i = 0; i < count; i++) {
+        if (lengths[i] > SIZE_MAX / 2 - zlength) return CC_INVALID;
+        zlength += lengths[i];
+    }
+    if (zlength > 0x7fffffffu) return CC_INVALID;
+    cc_png_out result = {NULL, 0, 0};
+    if (!cc_png_reserve(&result, 8 + 25 + zlength + 12 + 12)) return CC_NOMEM;
+    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    memcpy(result.data, signature, 8);
+    result.length = 8;
+    uint8_t header[13];
+    cc_put32(header, width);
+    cc_put32(header + 4, height);
+    header[8] = 8;
+    header[9] = out_channels == 1 ? 0 : out_channels == 3 ? 2 : 6;
+    header[10] = header[11] = header[12] = 0;
+    cc_png_chunk(&result, "IHDR", header, 13);
+    /* The zlib header libdeflate writes for this level (its level hint), the segments, the Adler-32. */
+    uint8_t *p = result.data + result.length + 8;
+    unsigned hint = level < 2 ? 0 : level < 6 ? 1 : level < 8 ? 2 : 3;
+    unsigned zheader = (8u << 8) | (7u << 12) | (hint << 6);
+    zheader |= 31 - zheader % 31;
+    p[0] = (uint8_t)(zheader >> 8);
+    p[1] = (uint8_t)zheader;
+    size_t at = 2;
+    for (int i = 0; i < count; i++) {
+        memcpy(p + at, segments[i], lengths[i]);
+        at += lengths[i];
+    }
+    cc_put32(p + at, libdeflate_adler32(1, filtered, filtered_length));
+    cc_png_close_chunk(&result, "IDAT", zlength);
+    cc_png_chunk(&result, "IEND", NULL, 0);
+    *out = result.data;
+    *out_length = result.length;
+    return CC_OK;
 }
 
 int cc_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int in_channels, int out_channels,

@@ -170,6 +170,24 @@ void cc_icc_transform_destroy(cc_icc_transform *t);
 /* `pixels` has `in_channels` (1 or 4) bytes per pixel; `out_channels` is 1 (grey), 3 (RGB, alpha dropped) or 4. */
 int cc_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int in_channels, int out_channels,
                   int compression_level, uint8_t **out, size_t *out_length, char *error, size_t error_size);
+/* cc_png_encode's whole path in pieces, for several threads: bands of rows filtered apart, the filtered bytes
+ * compressed in segments of one zlib stream, then put together. Filtered rows above CC_PNG_WHOLE_MAX bytes are
+ * streamed by cc_png_encode instead. */
+#define CC_PNG_WHOLE_MAX 8388608
+/* Rows [y0, y1) filtered into `filtered` (row_bytes + 1 each, from row y0), and unless `costs` is NULL each row's
+ * filtered sum of absolute values into costs[y - y0]: where the deflate's work is. */
+int cc_png_filter_rows(const uint8_t *pixels, uint32_t width, int in_channels, int out_channels, uint32_t y0,
+                       uint32_t y1, uint8_t *filtered, uint32_t *costs);
+/* The room cc_png_deflate_segment needs for `length` bytes. */
+size_t cc_png_segment_bound(size_t length);
+/* `length` filtered bytes as one segment of the stream's deflate data, into `out` (cc_png_segment_bound's room);
+ * a segment that is not the `last` ends byte-aligned and lets the next one go on. */
+int cc_png_deflate_segment(const uint8_t *data, size_t length, int level, int last, uint8_t *out, size_t capacity,
+                           size_t *out_length);
+/* The PNG of `count` segments, in order, of `filtered` (all rows, for the checksum); release with cc_free. */
+int cc_png_assemble(uint32_t width, uint32_t height, int out_channels, int level, const uint8_t *filtered,
+                    size_t filtered_length, const uint8_t *const *segments, const size_t *lengths, int count,
+                    uint8_t **out, size_t *out_length);
 /* RGBA input, alpha ignored; baseline or progressive, 4:2:0, no metadata. */
 int cc_jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int quality, int progressive,
                    uint8_t **out, size_t *out_length, char *error, size_t error_size);
