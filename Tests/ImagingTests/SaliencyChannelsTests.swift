@@ -1,8 +1,10 @@
+import CKernels
 import Testing
 @testable import Imaging
 
-/// The saliency map's barrier distances, one per channel and spread over a pool's idle threads, are summed in the
-/// channels' order: the map is the same inline and on a two-thread pool, with and without texture and focus.
+/// The saliency map's channels, prepared on a pool's idle threads and scanned eight at a time, are summed in the
+/// channels' order: the map is the same inline and on a two-thread pool, with and without texture and focus; the
+/// eight-lane scans give each channel the one-channel scans' floats at every instruction-set level.
 struct SaliencyChannelsTests {
     static func photo() -> Image {
         var image = Image(width: 96, height: 72)
@@ -40,6 +42,31 @@ struct SaliencyChannelsTests {
                     && inline.rawStrength == spread.rawStrength,
                     "texture \(withTexture), focus \(withFocus): thresholds \(inline.threshold) / \(spread.threshold), strengths \(inline.rawStrength) / \(spread.rawStrength), \(zip(inline.values, spread.values).filter { $0 != $1 }.count) values differ")
             #expect(inline.rawStrength > 2, "the disc stands out: raw strength \(inline.rawStrength)")
+        }
+    }
+
+    /// Channels of noise over steps and ramps (ties between neighbours, so the selections' order shows), one to eight
+    /// of them, on grids down to a single inner pixel.
+    @Test(arguments: [(37, 29, 8), (40, 30, 7), (3, 3, 1), (1, 5, 2), (64, 2, 3)])
+    func eightLanesAreEightChannels(sizes: (Int, Int, Int)) {
+        let (w, h, count) = sizes
+        var random = SplitMix64(seed: UInt64(w * 100 + h))
+        let channels = (0..<count).map { k in
+            (0..<(w * h)).map { i -> Float in
+                let step: Float = (i % w) > w / 2 ? 30 : 0, ramp = Float(i / w) * Float(k)
+                return step + ramp + Float(random.next() % 8) * (k % 2 == 0 ? 1 : 0.37)
+            }
+        }
+        let expected = channels.map { SaliencyMap.barrierDistance($0, width: w, height: h) }
+        let supported = ck_supported_level()
+        defer { ck_use_level(supported) }
+        for level in CK_BASELINE...supported {
+            ck_use_level(level)
+            let got = SaliencyMap.barrierDistances(channels, width: w, height: h)
+            for k in 0..<count {
+                let differing = zip(got[k], expected[k]).filter { $0.bitPattern != $1.bitPattern }.count
+                #expect(differing == 0, "\(w)x\(h), channel \(k) of \(count), level \(level): \(differing) of \(w * h) differ")
+            }
         }
     }
 }
