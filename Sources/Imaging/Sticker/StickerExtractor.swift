@@ -77,9 +77,13 @@ public enum StickerExtractor {
                            on stages: some StageRunner)
         async throws -> (plan: StickerCutPlan, cuts: (pixel: StickerCutPlan.Cut, region: StickerCutPlan.Cut),
                          options: StickerOptions) {
+        // The working copy made beside the learned map, for the classical maps if it is ready when they start (it
+        // is, when they are a guess made once the map is undecided).
+        let madeWork = ReadyValue<LabImage>()
         let classical = { @Sendable () async throws -> (StickerPreparation, [PixelRect]) in
             try await stages.pair({ try await stages.stage {
-                try StickerPreparation(image, options: options, concurrently: stages.runsConcurrently)
+                try StickerPreparation(image, options: options, concurrently: stages.runsConcurrently,
+                                       work: madeWork.value)
             } },
                                   { options.detectsFaces
                                       ? try await stages.stage { try StickerPreparation.faces(in: image) } : [] })
@@ -88,11 +92,13 @@ public enum StickerExtractor {
         let preparation: StickerPreparation, faces: [PixelRect]
         if let subjectMap, options.classicalMapsOnlyWhenUndecided {
             // The working copy beside the map (cheap, and on the critical path otherwise), the classical maps as
-            // a guess beside both (they make their own copy).
+            // a guess beside both (with that copy when it is ready, else their own).
             let settled = options
             let ((map, work), prepared) = try await stages.speculate({
                 try await stages.pair(subjectMap, { try await stages.stage {
-                    try StickerPreparation.workingCopy(of: image, options: settled)
+                    let work = try StickerPreparation.workingCopy(of: image, options: settled)
+                    madeWork.set(work)
+                    return work
                 } })
             }, then: {
                 try await guessGate?.wait()

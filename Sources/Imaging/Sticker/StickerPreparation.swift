@@ -25,11 +25,16 @@ public struct StickerPreparation: Sendable {
     /// buffers (a 6000x4000 sticker peaked 20 MB higher).
     /// - Throws: `CancellationError`.
     public init(_ image: Image, options: StickerOptions, concurrently: Bool = false) throws {
+        try self.init(image, options: options, concurrently: concurrently, work: nil)
+    }
+
+    /// As above, with the photo's ``workingCopy(of:options:)`` when it has been made already (`work`).
+    init(_ image: Image, options: StickerOptions, concurrently: Bool, work: LabImage?) throws {
         sourceWidth = image.width
         if Cancellation.isRequested { throw CancellationError() }
         if let decided = Self.decidedWithoutMaps(image) { content = decided; return }
 
-        let work = try Self.workingCopy(of: image, options: options)
+        let work = try work ?? Self.workingCopy(of: image, options: options)
         // Texture as three more barrier channels (weight 2.5): a subject fenced off by texture rather than colour
         // stands out. Defocus as a barrier channel and a region distance, scaled by how much of the photo is out
         // of focus.
