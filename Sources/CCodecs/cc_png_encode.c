@@ -70,6 +70,20 @@ static int cc_png_chunk(cc_png_out *out, const char type[4], const uint8_t *data
     return 1;
 }
 
+/* The signature and IHDR chunk, into `out` with at least 33 bytes reserved. */
+static void cc_png_write_start(cc_png_out *out, uint32_t width, uint32_t height, int out_channels) {
+    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    memcpy(out->data, signature, 8);
+    out->length = 8;
+    uint8_t header[13];
+    cc_put32(header, width);
+    cc_put32(header + 4, height);
+    header[8] = 8;                                                /* bit depth */
+    header[9] = out_channels == 1 ? 0 : out_channels == 3 ? 2 : 6; /* grey, RGB, RGBA */
+    header[10] = header[11] = header[12] = 0;                     /* deflate, adaptive filtering, no interlace */
+    cc_png_chunk(out, "IHDR", header, 13);
+}
+
 static inline uint8_t cc_paeth(uint8_t a, uint8_t b, uint8_t c) {
     int p = (int)a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
     return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
@@ -296,16 +310,7 @@ int cc_png_assemble(uint32_t width, uint32_t height, int out_channels, int level
     if (zlength > 0x7fffffffu) return CC_INVALID;
     cc_png_out result = {NULL, 0, 0};
     if (!cc_png_reserve(&result, 8 + 25 + zlength + 12 + 12)) return CC_NOMEM;
-    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    memcpy(result.data, signature, 8);
-    result.length = 8;
-    uint8_t header[13];
-    cc_put32(header, width);
-    cc_put32(header + 4, height);
-    header[8] = 8;
-    header[9] = out_channels == 1 ? 0 : out_channels == 3 ? 2 : 6;
-    header[10] = header[11] = header[12] = 0;
-    cc_png_chunk(&result, "IHDR", header, 13);
+    cc_png_write_start(&result, width, height, out_channels);
     /* The zlib header libdeflate writes for this level (its level hint), the segments, the Adler-32. */
     uint8_t *p = result.data + result.length + 8;
     unsigned hint = level < 2 ? 0 : level < 6 ? 1 : level < 8 ? 2 : 3;
@@ -348,16 +353,7 @@ int cc_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int in
     uint8_t *scratch = calloc(7, row_bytes); /* previous and current rows, one candidate per filter type */
     int status = CC_NOMEM;
     if (scratch == NULL || !cc_png_reserve(&result, 8 + 25)) goto done;
-    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    memcpy(result.data, signature, 8);
-    result.length = 8;
-    uint8_t header[13];
-    cc_put32(header, width);
-    cc_put32(header + 4, height);
-    header[8] = 8;                                                /* bit depth */
-    header[9] = out_channels == 1 ? 0 : out_channels == 3 ? 2 : 6; /* grey, RGB, RGBA */
-    header[10] = header[11] = header[12] = 0;                     /* deflate, adaptive filtering, no interlace */
-    if (!cc_png_chunk(&result, "IHDR", header, 13)) goto done;
+    cc_png_write_start(&result, width, height, out_channels);
     cc_png_rows rows = {pixels, width, in_channels, out_channels, row_bytes, scratch, scratch + row_bytes,
                         scratch + 2 * row_bytes};
     status = (row_bytes + 1) * height <= CC_PNG_WHOLE_MAX

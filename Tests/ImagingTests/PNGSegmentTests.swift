@@ -34,7 +34,7 @@ import Testing
         }
     }
 
-    @Test("one segment is the one-call encoder's bytes (RGBA, RGB, grey; inline and on a pool)")
+    @Test("one segment is the one-call encoder's bytes (RGBA, RGB, grey, every level; inline and on a pool)")
     func oneSegment() async throws {
         let pool = ComputePool(threads: 2)
         pool.start()
@@ -46,6 +46,16 @@ import Testing
             let pooled = try await pool.run { try Self.encode(image) }
             #expect(inline == whole, "\(width)x\(height): \(inline.count) bytes against \(whole.count)")
             #expect(pooled == whole, "\(width)x\(height) on the pool: \(pooled.count) bytes against \(whole.count)")
+        }
+        // The zlib header's level hint, at each of libdeflate's four.
+        let image = Self.image(width: 64, height: 48, seed: 1, opaque: false)
+        for level in [0, 1, 2, 5, 6, 7, 8, 9] {
+            let (pieces, whole) = try image.pixels.withUnsafeBufferPointer { px in
+                (try PNGEncoder.write(px, width: 64, height: 48, inChannels: 4, outChannels: 4, level: level).get(),
+                 try PNGEncoder.write(px, width: 64, height: 48, inChannels: 4, outChannels: 4, level: level,
+                                      pieces: false).get())
+            }
+            #expect(pieces == whole, "level \(level): \(pieces.count) bytes against \(whole.count)")
         }
         let grey = (0..<(97 * 89)).map { UInt8(truncatingIfNeeded: $0 * 7 / 97) }
         let pieces = try grey.withUnsafeBufferPointer {
