@@ -92,6 +92,19 @@ import Testing
         }
     }
 
+    /// Stored blocks (level 0) and the fastest and slowest levels' blocks join as well.
+    @Test(arguments: [0, 1, 9])
+    func twoSegmentsAtOtherLevels(level: Int) throws {
+        let image = Self.image(width: 150, height: 120, seed: 9, opaque: false)
+        let split = try image.pixels.withUnsafeBufferPointer {
+            try PNGEncoder.write($0, width: 150, height: 120, inChannels: 4, outChannels: 4, level: level,
+                                 splitThreshold: 0).get()
+        }
+        let decoded = try ImageCodec.decode(split)
+        #expect(decoded.warnings.isEmpty, "level \(level): \(decoded.warnings)")
+        #expect(decoded.image.pixels == image.pixels, "level \(level): the pixels differ")
+    }
+
     /// The second segment starts where 47% of the rows' cost is behind it, never at the first or past the last row.
     @Test func theCutFollowsTheCost() {
         let line = 10
