@@ -45,6 +45,46 @@ struct SaliencyChannelsTests {
         }
     }
 
+    /// The definition: one channel's minimum-barrier distances by scalar scans (the saliency map's code before
+    /// `ck_barrier_scans`).
+    static func barrierDistance(_ v: [Float], width w: Int, height h: Int) -> [Float] {
+        let n = w * h
+        var dist = [Float](repeating: .greatestFiniteMagnitude, count: n)
+        var hi = v, lo = v
+        for x in 0..<w { dist[x] = 0; dist[(h - 1) * w + x] = 0 }
+        for y in 0..<h { dist[y * w] = 0; dist[y * w + w - 1] = 0 }
+        dist.withUnsafeMutableBufferPointer { d in
+            hi.withUnsafeMutableBufferPointer { u in
+                lo.withUnsafeMutableBufferPointer { l in
+                    v.withUnsafeBufferPointer { v in
+                        @inline(__always) func relax(_ p: Int, _ q: Int) {
+                            let uu = max(u[q], v[p]), ll = min(l[q], v[p])
+                            if uu - ll < d[p] { d[p] = uu - ll; u[p] = uu; l[p] = ll }
+                        }
+                        for pass in 0..<4 {
+                            if pass % 2 == 0 {
+                                for y in 1..<max(1, h - 1) {
+                                    for x in 1..<max(1, w - 1) {
+                                        let p = y * w + x
+                                        relax(p, p - 1); relax(p, p - w)
+                                    }
+                                }
+                            } else {
+                                for y in stride(from: h - 2, through: 1, by: -1) {
+                                    for x in stride(from: w - 2, through: 1, by: -1) {
+                                        let p = y * w + x
+                                        relax(p, p + 1); relax(p, p + w)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return dist
+    }
+
     /// Channels of noise over steps and ramps (ties between neighbours, so the selections' order shows), one to eight
     /// of them, on grids down to a single inner pixel.
     @Test(arguments: [(37, 29, 8), (40, 30, 7), (3, 3, 1), (1, 5, 2), (64, 2, 3)])
@@ -57,7 +97,7 @@ struct SaliencyChannelsTests {
                 return step + ramp + Float(random.next() % 8) * (k % 2 == 0 ? 1 : 0.37)
             }
         }
-        let expected = channels.map { SaliencyMap.barrierDistance($0, width: w, height: h) }
+        let expected = channels.map { Self.barrierDistance($0, width: w, height: h) }
         let supported = ck_supported_level()
         defer { ck_use_level(supported) }
         for level in CK_BASELINE...supported {

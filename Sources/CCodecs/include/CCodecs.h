@@ -172,7 +172,8 @@ int cc_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int in
                   int compression_level, uint8_t **out, size_t *out_length, char *error, size_t error_size);
 /* cc_png_encode's whole path in pieces, for several threads: bands of rows filtered apart, the filtered bytes
  * compressed in segments of one zlib stream, then put together. Filtered rows above CC_PNG_WHOLE_MAX bytes are
- * streamed by cc_png_encode instead. */
+ * streamed by cc_png_encode instead; below it, cc_png_encode (libdeflate's own zlib wrapper) is what the tests
+ * check the pieces against. */
 #define CC_PNG_WHOLE_MAX 8388608
 /* Rows [y0, y1) filtered into `filtered` (row_bytes + 1 each, from row y0), and unless `costs` is NULL each row's
  * filtered sum of absolute values into costs[y - y0]: where the deflate's work is. */

@@ -146,10 +146,11 @@ struct SaliencyMap {
         return bias
     }
 
-    /// ``barrierDistance(_:width:height:)`` of up to eight channels at once, a lane of an eight-float vector each
-    /// (CKernels' `ck_barrier_scans`): the same comparisons and arithmetic, lane by lane, so each channel's
-    /// distances are the one-channel function's floats (tests), in about the time of one channel (seven channels
-    /// one at a time took ~24 ms of an undecided 1800x1200 photo's CPU).
+    /// Fast minimum-barrier distances to the border seeds of up to eight channels at once, a lane of an eight-float
+    /// vector each (CKernels' `ck_barrier_scans`): alternate forward and backward raster scans, each relaxing a pixel
+    /// from its two already-visited neighbours (barrier = max − min on the path). Each channel's distances are the
+    /// floats of the one-channel scans it replaced (kept in the tests), in about the time of one channel (seven
+    /// channels one at a time took ~24 ms of an undecided 1800x1200 photo's CPU).
     static func barrierDistances(_ channels: [[Float]], width w: Int, height h: Int) -> [[Float]] {
         precondition(channels.count <= 8 && channels.allSatisfy { $0.count == w * h })
         let n = w * h
@@ -169,47 +170,6 @@ struct SaliencyMap {
         for y in 0..<h { (d + 8 * y * w).update(repeating: 0, count: 8); (d + 8 * (y * w + w - 1)).update(repeating: 0, count: 8) }
         ck_barrier_scans(v, w, h, d, u, l)
         return channels.indices.map { k in (0..<n).map { d[8 * $0 + k] } }
-    }
-
-    /// Fast minimum-barrier distance to the border seeds: alternate forward and backward raster scans,
-    /// each relaxing a pixel from its two already-visited neighbours (barrier = max − min on the path).
-    /// The definition ``barrierDistances(_:width:height:)`` computes eight at a time (tests compare them).
-    static func barrierDistance(_ v: [Float], width w: Int, height h: Int) -> [Float] {
-        let n = w * h
-        var dist = [Float](repeating: .greatestFiniteMagnitude, count: n)
-        var hi = v, lo = v
-        for x in 0..<w { dist[x] = 0; dist[(h - 1) * w + x] = 0 }
-        for y in 0..<h { dist[y * w] = 0; dist[y * w + w - 1] = 0 }
-        dist.withUnsafeMutableBufferPointer { d in
-            hi.withUnsafeMutableBufferPointer { u in
-                lo.withUnsafeMutableBufferPointer { l in
-                    v.withUnsafeBufferPointer { v in
-                        @inline(__always) func relax(_ p: Int, _ q: Int) {
-                            let uu = max(u[q], v[p]), ll = min(l[q], v[p])
-                            if uu - ll < d[p] { d[p] = uu - ll; u[p] = uu; l[p] = ll }
-                        }
-                        for pass in 0..<4 {
-                            if pass % 2 == 0 {
-                                for y in 1..<max(1, h - 1) {
-                                    for x in 1..<max(1, w - 1) {
-                                        let p = y * w + x
-                                        relax(p, p - 1); relax(p, p - w)
-                                    }
-                                }
-                            } else {
-                                for y in stride(from: h - 2, through: 1, by: -1) {
-                                    for x in stride(from: w - 2, through: 1, by: -1) {
-                                        let p = y * w + x
-                                        relax(p, p + 1); relax(p, p + w)
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        return dist
     }
 
     /// Colour distinctness from the border: Mahalanobis distance to each border strip's colour
