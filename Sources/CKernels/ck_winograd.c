@@ -135,7 +135,7 @@ typedef int v16i __attribute__((vector_size(64)));
         y[5] = minus12 + 32 * minus34 + 0.03125f * minus56 + m[7];                                                  \
     }                                                                                                               \
     /* Row j of the w tiles' outputs, biased (then ReLU), interleaved into 6w floats at `out`. */                 \
-    CK_INLINE void name##_row(const V s[8][6], int j, float bias, int relu, float *restrict out) {                  \
+    CK_INLINE void name##_row(const V s[8][6], int j, float bias, int relu, int add, float *restrict out) {                  \
         V row[8], y[6];                                                                                             \
         for (int col = 0; col < 8; col++) row[col] = s[col][j];                                                     \
         name##_column(row, y);                                                                                      \
@@ -148,15 +148,15 @@ typedef int v16i __attribute__((vector_size(64)));
             __builtin_shufflevector(y[0], y[1], CK_PAIR(w)),                                                        \
             p23 = __builtin_shufflevector(y[2], y[3], CK_PAIR(w)),                                                  \
             p45 = __builtin_shufflevector(y[4], y[5], CK_PAIR(w));                                                  \
-        store(out, CK_CHUNK(0, w, p01, p23, p45));                                                                  \
-        store(out + (w), CK_CHUNK(1, w, p01, p23, p45));                                                            \
-        store(out + 2 * (w), CK_CHUNK(2, w, p01, p23, p45));                                                        \
-        store(out + 3 * (w), CK_CHUNK(3, w, p01, p23, p45));                                                        \
-        store(out + 4 * (w), CK_CHUNK(4, w, p01, p23, p45));                                                        \
-        store(out + 5 * (w), CK_CHUNK(5, w, p01, p23, p45));                                                        \
+        V chunks[6] = {CK_CHUNK(0, w, p01, p23, p45), CK_CHUNK(1, w, p01, p23, p45), CK_CHUNK(2, w, p01, p23, p45),   \
+                       CK_CHUNK(3, w, p01, p23, p45), CK_CHUNK(4, w, p01, p23, p45), CK_CHUNK(5, w, p01, p23, p45)};  \
+        /* A residual connection: the result plus what `out` holds (the residual, read before it is written). */   \
+        if (add)                                                                                                    \
+            for (int i = 0; i < 6; i++) chunks[i] = chunks[i] + load(out + i * (w));                                \
+        for (int i = 0; i < 6; i++) store(out + i * (w), chunks[i]);                                                \
     }                                                                                                               \
-    CK_INLINE void name(const float *restrict m, long stride, float bias, int relu, float *restrict plane, long y0, \
-                        long x0, long height, long width) {                                                         \
+    CK_INLINE void name(const float *restrict m, long stride, float bias, int relu, int add, float *restrict plane, \
+                        long y0, long x0, long height, long width) {                                                \
         V s[8][6];                                                                                                  \
         for (int col = 0; col < 8; col++) {                                                                         \
             V column[8];                                                                                            \
@@ -165,13 +165,17 @@ typedef int v16i __attribute__((vector_size(64)));
         }                                                                                                           \
         if (x0 + 6 * (w) <= width) {                                                                                \
             for (int j = 0; j < 6 && y0 + j < height; j++)                                                          \
-                name##_row(s, j, bias, relu, plane + (y0 + j) * width + x0);                                        \
+                name##_row(s, j, bias, relu, add, plane + (y0 + j) * width + x0);                                   \
             return;                                                                                                 \
         }                                                                                                           \
         for (int j = 0; j < 6 && y0 + j < height; j++) {                                                            \
             float line[6 * (w)];                                                                                    \
-            name##_row(s, j, bias, relu, line);                                                                     \
-            memcpy(plane + (y0 + j) * width + x0, line, sizeof(float) * (width - x0));                              \
+            name##_row(s, j, bias, relu, 0, line);                                                                  \
+            float *dst = plane + (y0 + j) * width + x0;                                                             \
+            if (add)                                                                                                \
+                for (long i = 0; i < width - x0; i++) dst[i] = line[i] + dst[i];                                    \
+            else                                                                                                    \
+                memcpy(dst, line, sizeof(float) * (width - x0));                                                    \
         }                                                                                                           \
     }
 CK_OUTPUT_TILES(output_tiles8, v8, v8i, 8, load8, store8)
@@ -179,8 +183,8 @@ CK_OUTPUT_TILES(output_tiles16, v16, v16i, 16, load16, store16)
 
 CK_INLINE void ck_winograd_multiply_body(const int level, const float *u, long k, long c, const float *v,
                                          long bandTiles, long tilesX, long tileRows, long firstTileRow,
-                                         const float *bias, int relu, float *scratch, float *out, long height,
-                                         long width) {
+                                         const float *bias, int relu, int add, float *scratch, float *out,
+                                         long height, long width) {
     const long block = CK_GEMM_ROWS * c, packed = ck_gemm_packed_count(k, c);
     // M of a strip channel-major (channel, position, tile): the output transform reads a channel's 64 positions
     // from 4 KB in a row (position-major, a 64-channel strip put them 4 KB apart, all in one set of L1).
@@ -203,11 +207,11 @@ CK_INLINE void ck_winograd_multiply_body(const int level, const float *u, long k
             for (long ki = 0; ki < k; ki++) {
                 float *plane = out + ki * height * width;
                 if (level == CK_AVX512 && count == 16) {
-                    output_tiles16(m + ki * channelStride, 16, bias[ki], relu, plane, y0, 6 * b0, height, width);
+                    output_tiles16(m + ki * channelStride, 16, bias[ki], relu, add, plane, y0, 6 * b0, height, width);
                     continue;
                 }
                 for (long b = 0; b < count && 6 * (b0 + b) < width; b += 8) {
-                    output_tiles8(m + ki * channelStride + b, 16, bias[ki], relu, plane, y0, 6 * (b0 + b), height,
+                    output_tiles8(m + ki * channelStride + b, 16, bias[ki], relu, add, plane, y0, 6 * (b0 + b), height,
                                   width);
                 }
             }
@@ -216,5 +220,6 @@ CK_INLINE void ck_winograd_multiply_body(const int level, const float *u, long k
 }
 CK_DISPATCH_LEVEL(ck_winograd_multiply,
                   (const float *u, long k, long c, const float *v, long bandTiles, long tilesX, long tileRows,
-                   long firstTileRow, const float *bias, int relu, float *scratch, float *out, long height, long width),
-                  (u, k, c, v, bandTiles, tilesX, tileRows, firstTileRow, bias, relu, scratch, out, height, width))
+                   long firstTileRow, const float *bias, int relu, int add, float *scratch, float *out, long height,
+                   long width),
+                  (u, k, c, v, bandTiles, tilesX, tileRows, firstTileRow, bias, relu, add, scratch, out, height, width))

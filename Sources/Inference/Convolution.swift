@@ -76,17 +76,34 @@ struct Convolution: Sendable {
         case upsampled(TensorView)
     }
 
+    /// What a convolution's output shares memory with (the activation plan's choice).
+    enum Overlap: Equatable {
+        case none
+        /// The output holds a residual: the result is added to it.
+        case addsToOutput
+        /// The output begins one row before the stored part with this index, which it overwrites.
+        case overwrites(Int)
+    }
+
     /// Whether a map of `pixels` runs as Winograd (the one path that can read enlarged inputs).
     func runsWinograd(onPixels pixels: Int) -> Bool { winograd != nil && pixels >= Self.winogradMinimumPlane }
 
     /// Convolves the channel concatenation of `parts` (which need not be copied into one tensor:
     /// the network hands a concat's inputs straight to the convolution that reads it) into `out`, which must not
     /// overlap them. The plan has checked the shapes.
+    ///
+    /// - Parameter overlap: `out` may instead hold a residual the result is added to, or begin one row before one of
+    ///   the stored parts (the part's index; of the output's shape) that this convolution is the last to read: both
+    ///   Winograd only (``WinogradKernel/Overlap``).
     func apply(_ parts: [Input], into out: TensorView, workspace: inout ConvolutionWorkspace,
-               parallel: ParallelBands? = nil, isCancelled: () -> Bool) throws {
+               parallel: ParallelBands? = nil, overlap: Overlap = .none, isCancelled: () -> Bool) throws {
         let h = out.height, w = out.width
         var planes: [InputPlane] = []
-        for part in parts {
+        var winogradOverlap = WinogradKernel.Overlap.none
+        for (index, part) in parts.enumerated() {
+            if case .overwrites(index) = overlap {
+                winogradOverlap = .overwritesInput(planes: planes.count..<planes.count + outChannels)
+            }
             switch part {
             case .stored(let view):
                 planes += (0..<view.channels).map { .stored(UnsafePointer(view.plane($0))) }
@@ -97,11 +114,13 @@ struct Convolution: Sendable {
                 }
             }
         }
+        if case .addsToOutput = overlap { winogradOverlap = .addsToOutput }
         if let winograd, runsWinograd(onPixels: h * w) {
             try winograd.apply(planes, height: h, width: w, into: out.base, workspace: &workspace,
-                               parallel: parallel, isCancelled: isCancelled)
+                               parallel: parallel, overlap: winogradOverlap, isCancelled: isCancelled)
             return
         }
+        guard case .none = overlap else { preconditionFailure("the plan shares an output's memory with Winograd convolutions only") }
         let stored = planes.map { plane in
             guard case .stored(let p) = plane else { preconditionFailure("the plan folds resizes into Winograd convolutions only") }
             return p

@@ -19,19 +19,23 @@ public final class Network: Sendable {
         case concat(inputs: [Int], output: Int)
         case add(Int, Int, output: Int)
         case sigmoid(input: Int, output: Int)
+        /// A convolution whose result is added to `residual`: a Winograd convolution and the addition that is its
+        /// only reader, fused by the activation plan so that the sum is written where the residual lies.
+        case convAdd(Convolution, inputs: [Int], residual: Int, output: Int)
 
         var inputs: [Int] {
             switch self {
             case .relu(let i, _), .maxPool(let i, _), .resize(let i, _, _, _), .sigmoid(let i, _): [i]
             case .concat(let ins, _), .conv(_, let ins, _): ins
             case .add(let a, let b, _): [a, b]
+            case .convAdd(_, let ins, let residual, _): [residual] + ins
             }
         }
 
         var output: Int {
             switch self {
             case .conv(_, _, let o), .relu(_, let o), .maxPool(_, let o), .resize(_, let o, _, _), .concat(_, let o),
-                 .add(_, _, let o), .sigmoid(_, let o): o
+                 .add(_, _, let o), .sigmoid(_, let o), .convAdd(_, _, _, let o): o
             }
         }
     }
@@ -221,6 +225,9 @@ public final class Network: Sendable {
             TensorView(shape: plan.shapes[t]!, base: block + plan.offsets[t]!)
         }
         input.data.withUnsafeBufferPointer { view(inputTensor).base.update(from: $0.baseAddress!, count: $0.count) }
+        func parts(_ inputs: [Int]) -> [Convolution.Input] {
+            inputs.map { t in plan.upsampled[t].map { .upsampled(view($0)) } ?? .stored(view(t)) }
+        }
         var workspace = ConvolutionWorkspace()
         let bands = parallel.flatMap { $0.width > 1 ? ParallelBands($0) : nil }
         for step in plan.steps {
@@ -228,8 +235,16 @@ public final class Network: Sendable {
             let out = view(step.output)
             switch step {
             case .conv(let conv, let inputs, _):
-                let parts = inputs.map { t -> Convolution.Input in plan.upsampled[t].map { .upsampled(view($0)) } ?? .stored(view(t)) }
-                try conv.apply(parts, into: out, workspace: &workspace, parallel: bands, isCancelled: isCancelled)
+                // Written one row before an input it is the last to read, when the plan says so.
+                let overlap = plan.overwrites[step.output].flatMap { inputs.firstIndex(of: $0) }.map(Convolution.Overlap.overwrites)
+                try conv.apply(parts(inputs), into: out, workspace: &workspace, parallel: bands, overlap: overlap ?? .none,
+                               isCancelled: isCancelled)
+            case .convAdd(let conv, let inputs, let residual, _):
+                // The sum is computed where the residual lies; when the residual is read again, on a copy of it.
+                let kept = view(residual)
+                if kept.base != out.base { out.base.update(from: kept.base, count: kept.count) }
+                try conv.apply(parts(inputs), into: out, workspace: &workspace, parallel: bands, overlap: .addsToOutput,
+                               isCancelled: isCancelled)
             case .relu(let input, _): Elementwise.relu(view(input), into: out)
             case .maxPool(let input, _): Pooling.maxPool2x2(view(input), into: out)
             case .resize(let input, _, _, _): BilinearResize.resize(view(input), into: out)

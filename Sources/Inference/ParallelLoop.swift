@@ -20,7 +20,8 @@ final class ParallelBands: @unchecked Sendable {
     private let scratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
     private let capacity: UnsafeMutablePointer<Int>
     private let fresh: UnsafeMutablePointer<Bool>
-    private let threads: Int
+    /// Threads that may take part (the caller and the helpers).
+    let threads: Int
     let loop: any ParallelLoop
 
     init(_ loop: any ParallelLoop) {

@@ -73,9 +73,31 @@ struct WinogradKernel: Sendable {
                   isCancelled: isCancelled)
     }
 
-    /// As above, for input planes of which some are read through an enlargement (``InputPlane/upsampled(_:)``).
+    /// How a convolution's output may share memory with what it reads.
+    enum Overlap {
+        /// `out` is memory of its own.
+        case none
+        /// `out` holds a residual of the output's shape: the result is added to it, element by element (the
+        /// network's addition fused into the output transform, so the sum is computed where the residual lies).
+        case addsToOutput
+        /// The stored input planes `planes` (as many as the outputs, each of the output's size, one after the other)
+        /// begin one row after `out`: output row `y` of channel `k` is written over input row `y - 1` of channel
+        /// `k`, which no band reads any more once the rows above it are done (see ``apply(_:height:width:into:workspace:parallel:overlap:isCancelled:)``).
+        case overwritesInput(planes: Range<Int>)
+    }
+
+    /// As above, for input planes of which some are read through an enlargement (``InputPlane/upsampled(_:)``), and
+    /// an output that may share memory with a residual or an input (``Overlap``).
+    ///
+    /// Writing over the input one row up: a band of tile rows reads input rows `6f - 1 ... 6(f + n)` before it writes
+    /// output rows `6f ... 6(f + n) - 1`, that is input rows `6f - 1 ... 6(f + n) - 2`, so bands run in order on one
+    /// thread never read a row already written. Run as chunks of consecutive bands on several threads, a chunk's last
+    /// band reads the two rows the next chunk writes first, and the first band writes each plane's row 0 over the
+    /// previous plane's last row, which the last band reads: those rows are copied aside before any band runs, and
+    /// read from the copy.
     func apply(_ planes: [InputPlane], height h: Int, width w: Int, into out: UnsafeMutablePointer<Float>,
-               workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil, isCancelled: () -> Bool) throws {
+               workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil, overlap: Overlap = .none,
+               isCancelled: () -> Bool) throws {
         let c = inChannels, k = outChannels
         let m = Self.outputTile, n = Self.inputTile, positions = Self.positions
         let blocksX = (w + m - 1) / m, blocksY = (h + m - 1) / m
@@ -95,6 +117,34 @@ struct WinogradKernel: Sendable {
             rows.update(repeating: 0, count: n * padded)
             zeros.update(repeating: 0, count: w)
         }
+        // Writing over the input: the chunks of bands, and the rows read from a copy (row -> its place in it).
+        let overwritten: Range<Int>
+        var chunks = 1
+        if case .overwritesInput(let range) = overlap {
+            overwritten = range
+            chunks = parallel.map { min(bands, 4 * $0.threads) } ?? 1
+        } else {
+            overwritten = 0..<0
+        }
+        func chunkStart(_ i: Int) -> Int { i * bands / chunks }
+        var copied = [Int](repeating: -1, count: overwritten.isEmpty ? 0 : h)
+        if !overwritten.isEmpty {
+            for i in 1..<chunks {
+                let y = m * bandRows * chunkStart(i)
+                for row in [y - 1, y] where row >= 0 && row < h { copied[row] = 0 }
+            }
+            copied[h - 1] = 0
+        }
+        let copiedRows = copied.indices.filter { copied[$0] == 0 }
+        for (i, row) in copiedRows.enumerated() { copied[row] = i }
+        let copy = UnsafeMutablePointer<Float>.allocate(capacity: overwritten.count * copiedRows.count * w)
+        defer { copy.deallocate() }
+        for (pi, p) in overwritten.enumerated() {
+            guard case .stored(let plane) = planes[p] else { preconditionFailure("an overwritten input is stored") }
+            for (i, row) in copiedRows.enumerated() {
+                (copy + (pi * copiedRows.count + i) * w).update(from: plane + row * w, count: w)
+            }
+        }
         func band(_ index: Int, _ buffer: UnsafeMutablePointer<Float>) {
             let v = buffer, multiply = buffer + vCount, rows = multiply + multiplyCount
             let zeros = rows + n * padded
@@ -110,7 +160,11 @@ struct WinogradKernel: Sendable {
                         let y = y0 + i
                         guard y >= 0 && y < h else { return UnsafePointer(zeros) }
                         switch plane {
-                        case .stored(let p): return p + y * w
+                        case .stored(let p):
+                            if overwritten.contains(ci), copied[y] >= 0 {
+                                return UnsafePointer(copy + ((ci - overwritten.lowerBound) * copiedRows.count + copied[y]) * w)
+                            }
+                            return p + y * w
                         case .upsampled(let u): return upsampled.row(y, of: u, slot: i)
                         }
                     }
@@ -124,14 +178,20 @@ struct WinogradKernel: Sendable {
             transformedWeights.withUnsafeBufferPointer { u in
                 bias.withUnsafeBufferPointer { bias in
                     ck_winograd_multiply(u.baseAddress, k, c, v, bandTiles, tilesX, bandRowCount, first,
-                                         bias.baseAddress, relu ? 1 : 0, multiply, out, h, w)
+                                         bias.baseAddress, relu ? 1 : 0, overlap.adds ? 1 : 0, multiply, out, h, w)
                 }
             }
         }
         if let parallel, bands > 1 {
-            try parallel.run(bands, floatsPerThread: floats, isCancelled: isCancelled) { buffer, isFresh, index in
+            // Writing over the input, a thread takes a chunk of bands and runs them in order; otherwise any band.
+            let inOrder = !overwritten.isEmpty
+            try parallel.run(inOrder ? chunks : bands, floatsPerThread: floats, isCancelled: isCancelled) { buffer, isFresh, index in
                 if isFresh { prepare(buffer) }
-                band(index, buffer)
+                if inOrder {
+                    for b in chunkStart(index)..<chunkStart(index + 1) { band(b, buffer) }
+                } else {
+                    band(index, buffer)
+                }
             }
             return
         }
@@ -143,4 +203,9 @@ struct WinogradKernel: Sendable {
             }
         }
     }
+}
+
+extension WinogradKernel.Overlap {
+    /// Whether the result is added to what the output holds.
+    var adds: Bool { if case .addsToOutput = self { true } else { false } }
 }

@@ -44,9 +44,11 @@ void ck_winograd_input(const float *const sources[8], long width, long tiles, fl
 /// - `u`: the 64 matrices `U` (`k x c`), each packed by ``ck_gemm_pack`` (``ck_gemm_packed_count`` floats apart).
 /// - `v`: position `p`, channel `ci`, tile `b` of tile row `r` at `v[(p * c + ci) * bandTiles + r * tilesX + b]`.
 /// - `scratch`: `64 * 16 * k` floats (M of 16 tiles).
+/// - `add`: nonzero adds the result to what `out` holds (a residual connection computed in place: each element is
+///   read before it is written, and `result + residual` is the sum the network's own addition computes).
 void ck_winograd_multiply(const float *u, long k, long c, const float *v, long bandTiles, long tilesX, long tileRows,
-                          long firstTileRow, const float *bias, int relu, float *scratch, float *out, long height,
-                          long width);
+                          long firstTileRow, const float *bias, int relu, int add, float *scratch, float *out,
+                          long height, long width);
 
 /// Rows of A per tile: 6 rows by 16 columns is 12 accumulators, which with two B vectors and a broadcast fills the
 /// 16 ymm registers AVX2 has (the register tile of the Haswell-class SGEMM kernels). At the AVX-512 level the
