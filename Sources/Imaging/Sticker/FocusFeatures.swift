@@ -55,19 +55,14 @@ struct FocusFeatures {
         let fw = min(iw, max(width, Int((Double(iw) * scale).rounded())))
         let fh = min(ih, max(height, Int((Double(ih) * scale).rounded())))
         // Luma in 0...255 at the analysis size.
-        var luma = [Float](repeating: 0, count: fw * fh)
+        let luma: [Float]
         if fw == iw && fh == ih {
-            image.pixels.withUnsafeBufferPointer { px in
-                for i in 0..<(fw * fh) {
-                    luma[i] = ColorScience.luma601(Float(px[4 * i]), Float(px[4 * i + 1]), Float(px[4 * i + 2]))
-                }
+            luma = image.pixels.withUnsafeBufferPointer { px in
+                (0..<(fw * fh)).map { i in ColorScience.luma601(Float(px[4 * i]), Float(px[4 * i + 1]), Float(px[4 * i + 2])) }
             }
         } else {
-            let small = try image.pixels.withUnsafeBufferPointer {
-                try PlaneResampler.reduce($0, width: iw, height: ih, channels: 4, targetWidth: fw, targetHeight: fh)
-            }
-            for i in 0..<(fw * fh) {
-                luma[i] = ColorScience.luma601(small[4 * i], small[4 * i + 1], small[4 * i + 2])
+            luma = try image.pixels.withUnsafeBufferPointer {
+                try PlaneResampler.reducedLuma($0, width: iw, height: ih, targetWidth: fw, targetHeight: fh)
             }
         }
         if Cancellation.isRequested { throw CancellationError() }

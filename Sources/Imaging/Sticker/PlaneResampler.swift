@@ -24,14 +24,12 @@ enum PlaneResampler {
         }
     }
 
-    /// The source rows and reduced rows of a `reduce`, shared by the threads of its two `spread`s.
+    /// The source bytes and the destination of a `reduce`, shared by the threads of its `spread`.
     ///
-    /// `@unchecked Sendable` is sound here: each index of a `spread` writes only its own band of `rows` (the first)
-    /// or of `out` (the second), `rows` is read only by the second `spread`, after the first has returned, and
-    /// `spread` returns with every helper out of its body before `reduce` frees the buffers.
+    /// `@unchecked Sendable` is sound here: each index of the `spread` writes only its own band of rows of `out`, and
+    /// `spread` returns with every helper out of its body before `reduce` returns the destination.
     private struct Planes: @unchecked Sendable {
         let source: UnsafePointer<UInt8>
-        let rows: UnsafeMutablePointer<Float>
         let out: UnsafeMutablePointer<Float>
     }
 
@@ -49,43 +47,73 @@ enum PlaneResampler {
         return (w, h, rgba)
     }
 
-    /// Area-average reduction of interleaved `channels`-channel 8-bit data to floats (same 0...255 scale):
-    /// each row across, then the rows down, both in bands spread over the pool's idle threads
-    /// (``ComputePool/spread(_:_:)``). Every output sums its footprint in source order, whatever the split, so
-    /// the floats do not depend on it. The horizontal pass reads the bytes directly so a large photo is never
-    /// expanded to floats whole.
+    /// Area-average reduction of interleaved `channels`-channel 8-bit data to floats (same 0...255 scale), in bands
+    /// of output rows spread over the pool's idle threads (``ComputePool/spread(_:_:)``): each band reduces the
+    /// source rows its footprint covers across, then sums them down. Every output sums its footprint in source
+    /// order, whatever the split, so the floats do not depend on it; the source rows a band needs are reduced
+    /// across in that band (those shared by two bands twice) so no reduced copy of the whole height is ever held (a
+    /// 1800x1200 photo's to 1440x960 was 28 MB).
     /// - Precondition: `targetWidth <= width`, `targetHeight <= height`, `channels` 1...4.
     /// - Throws: `CancellationError` (checked per band of rows).
     static func reduce(_ src: UnsafeBufferPointer<UInt8>, width: Int, height: Int, channels c: Int,
                        targetWidth tw: Int, targetHeight th: Int) throws -> [Float] {
-        precondition((1...4).contains(c) && tw <= width && th <= height && src.count >= width * height * c)
-        let fx = Footprints(source: width, target: tw), fy = Footprints(source: height, target: th)
-        let stride = tw * c
-        let rows = UnsafeMutablePointer<Float>.allocate(capacity: stride * height)
-        defer { rows.deallocate() }
-        var out = [Float](repeating: 0, count: stride * th)
-        guard let source = src.baseAddress else { return out }
+        var out = [Float](repeating: 0, count: tw * c * th)
         try out.withUnsafeMutableBufferPointer { o in
-            let planes = Planes(source: source, rows: rows, out: o.baseAddress!)
-            let band = 32
-            try ComputePool.spread((height + band - 1) / band) { _, index in
-                if Cancellation.isRequested { throw CancellationError() }
-                for y in (index * band)..<min(height, (index + 1) * band) {
-                    Self.across(planes.source + y * width * c, channels: c, fx, into: planes.rows + y * stride)
-                }
-            }
-            try ComputePool.spread((th + band - 1) / band) { _, index in
-                if Cancellation.isRequested { throw CancellationError() }
-                for oy in (index * band)..<min(th, (index + 1) * band) {
-                    let row = planes.out + oy * stride
-                    for k in fy.offset[oy]..<fy.offset[oy + 1] {
-                        let w = fy.weights[k], from = planes.rows + (fy.start[oy] + k - fy.offset[oy]) * stride
-                        for i in 0..<stride { row[i] += w * from[i] }
-                    }
-                }
+            try reduce(src, width: width, height: height, channels: c, targetWidth: tw, targetHeight: th,
+                       into: o.baseAddress!, channels: c) { band, count, dst in dst.update(from: band, count: count * c) }
+        }
+        return out
+    }
+
+    /// The luma (``ColorScience/luma601(_:_:_:)`` of the reduced channels, as the caller would compute it from
+    /// ``reduce(_:width:height:channels:targetWidth:targetHeight:)``'s output) of RGBA bytes reduced by area: one
+    /// float per output pixel, never the four.
+    static func reducedLuma(_ src: UnsafeBufferPointer<UInt8>, width: Int, height: Int, targetWidth tw: Int,
+                            targetHeight th: Int) throws -> [Float] {
+        var out = [Float](repeating: 0, count: tw * th)
+        try out.withUnsafeMutableBufferPointer { o in
+            try reduce(src, width: width, height: height, channels: 4, targetWidth: tw, targetHeight: th,
+                       into: o.baseAddress!, channels: 1) { band, count, dst in
+                for i in 0..<count { dst[i] = ColorScience.luma601(band[4 * i], band[4 * i + 1], band[4 * i + 2]) }
             }
         }
         return out
+    }
+
+    /// The bands of ``reduce(_:width:height:channels:targetWidth:targetHeight:)``: `store(band, pixels, dst)` turns
+    /// a band's reduced pixels (`channels c` floats each) into its rows of `out` (`outChannels` floats a pixel).
+    private static func reduce(_ src: UnsafeBufferPointer<UInt8>, width: Int, height: Int, channels c: Int,
+                               targetWidth tw: Int, targetHeight th: Int, into out: UnsafeMutablePointer<Float>,
+                               channels outChannels: Int,
+                               store: @escaping @Sendable (UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>) -> Void)
+        throws {
+        precondition((1...4).contains(c) && tw <= width && th <= height && src.count >= width * height * c)
+        guard let source = src.baseAddress, tw > 0, th > 0 else { return }
+        let fx = Footprints(source: width, target: tw), fy = Footprints(source: height, target: th)
+        let stride = tw * c
+        let planes = Planes(source: source, out: out)
+        let band = 32
+        try ComputePool.spread((th + band - 1) / band) { _, index in
+            if Cancellation.isRequested { throw CancellationError() }
+            let oy0 = index * band, oy1 = min(th, oy0 + band)
+            // The source rows the band's footprints cover, reduced across.
+            let first = fy.start[oy0], end = fy.start[oy1 - 1] + fy.offset[oy1] - fy.offset[oy1 - 1]
+            let rows = UnsafeMutablePointer<Float>.allocate(capacity: (end - first + (oy1 - oy0)) * stride)
+            defer { rows.deallocate() }
+            for y in first..<end {
+                Self.across(planes.source + y * width * c, channels: c, fx, into: rows + (y - first) * stride)
+            }
+            let reduced = rows + (end - first) * stride
+            reduced.update(repeating: 0, count: (oy1 - oy0) * stride)
+            for oy in oy0..<oy1 {
+                let row = reduced + (oy - oy0) * stride
+                for k in fy.offset[oy]..<fy.offset[oy + 1] {
+                    let w = fy.weights[k], from = rows + (fy.start[oy] + k - fy.offset[oy] - first) * stride
+                    for i in 0..<stride { row[i] += w * from[i] }
+                }
+            }
+            store(reduced, (oy1 - oy0) * tw, planes.out + oy0 * tw * outChannels)
+        }
     }
 
     /// One row reduced across: each output pixel's channels are its footprint's weighted sum, a four-lane vector
