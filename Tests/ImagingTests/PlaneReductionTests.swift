@@ -62,4 +62,22 @@ import Testing
                     "\(w)x\(h)x\(c) -> \(tw)x\(th) \(how): \(differing) of \(expected.count) differ")
         }
     }
+
+    /// The defocus cue's luma of the reduced photo, computed band by band without the four-channel copy, is the luma
+    /// of ``PlaneResampler/reduce(_:width:height:channels:targetWidth:targetHeight:)``'s floats, bit for bit.
+    @Test(arguments: [(97, 71, 40, 29), (200, 150, 180, 70)])
+    func theLumaIsTheLumaOfTheReduction(sizes: (Int, Int, Int, Int)) throws {
+        let (w, h, tw, th) = sizes
+        var random = SplitMix64(seed: UInt64(w * 7 + h))
+        let src = (0..<(w * h * 4)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        let rgba = try src.withUnsafeBufferPointer {
+            try PlaneResampler.reduce($0, width: w, height: h, channels: 4, targetWidth: tw, targetHeight: th)
+        }
+        let expected = (0..<(tw * th)).map { ColorScience.luma601(rgba[4 * $0], rgba[4 * $0 + 1], rgba[4 * $0 + 2]) }
+        let luma = try src.withUnsafeBufferPointer {
+            try PlaneResampler.reducedLuma($0, width: w, height: h, targetWidth: tw, targetHeight: th)
+        }
+        let differing = zip(luma, expected).filter { $0.bitPattern != $1.bitPattern }.count
+        #expect(luma.count == expected.count && differing == 0, "\(differing) of \(expected.count) differ")
+    }
 }
