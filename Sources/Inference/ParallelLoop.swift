@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Where a forward pass may split a layer's independent bands over more than one thread: the caller's
 /// scheduler, which knows which threads are idle (the worker's compute pool). ``Network/forward(_:parallel:isCancelled:)``
 /// takes one; without it every band runs on the calling thread.
@@ -42,11 +44,14 @@ final class ParallelBands: @unchecked Sendable {
         fresh.deallocate()
     }
 
-    /// Runs `body(scratch, isFresh, index)` for every index in `0..<count`, with `floatsPerThread` floats of
-    /// scratch per thread (`isFresh`: the first use of that scratch in this run, to be prepared). Cancellation is
-    /// polled on the calling thread before each of its bands; helpers stop once it throws.
+    /// Runs `body(scratch, isFresh, index, checkpoint)` for every index in `0..<count`, with `floatsPerThread`
+    /// floats of scratch per thread (`isFresh`: the first use of that scratch in this run, to be prepared).
+    /// Cancellation is polled on the calling thread before each index it takes, and wherever `body` calls
+    /// `checkpoint` (an index that is several bands long calls it between them): on the calling thread that polls
+    /// `isCancelled`, on a helper it reads what the calling thread last found; either throws `CancellationError`
+    /// once the pass is cancelled.
     func run(_ count: Int, floatsPerThread: Int, isCancelled: () -> Bool,
-             _ body: (UnsafeMutablePointer<Float>, Bool, Int) throws -> Void) throws {
+             _ body: (UnsafeMutablePointer<Float>, Bool, Int, _ checkpoint: () throws -> Void) throws -> Void) throws {
         for t in 0..<threads {
             if capacity[t] < floatsPerThread {
                 scratch[t]?.deallocate()
@@ -61,15 +66,25 @@ final class ParallelBands: @unchecked Sendable {
                 // Unchecked: both closures are used only until `forEach` returns, which it does after every call;
                 // `isCancelled` only on the calling thread; `body` writes what its index owns (its band's output rows).
                 let shared = Unchecked((isCancelled, body))
+                let stopped = StopFlag()
                 try loop.forEach(count) { thread, index in
                     let (isCancelled, body) = shared.value
-                    if thread == 0, isCancelled() { throw CancellationError() }
-                    try body(scratch.value[thread]!, fresh.value[thread], index)
+                    let checkpoint: () throws -> Void = thread == 0
+                        ? { if isCancelled() { stopped.value.store(true, ordering: .relaxed); throw CancellationError() } }
+                        : { if stopped.value.load(ordering: .relaxed) { throw CancellationError() } }
+                    try checkpoint()
+                    try body(scratch.value[thread]!, fresh.value[thread], index, checkpoint)
                     fresh.value[thread] = false
                 }
             }
         }
     }
+}
+
+/// Set once the calling thread of a ``ParallelBands/run(_:floatsPerThread:isCancelled:_:)`` finds the pass
+/// cancelled, so its helpers stop between bands too.
+private final class StopFlag: Sendable {
+    let value = Atomic<Bool>(false)
 }
 
 /// A value shared across threads on a guarantee the compiler cannot see; each use says why it holds.

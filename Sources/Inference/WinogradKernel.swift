@@ -185,10 +185,14 @@ struct WinogradKernel: Sendable {
         if let parallel, bands > 1 {
             // Writing over the input, a thread takes a chunk of bands and runs them in order; otherwise any band.
             let inOrder = !overwritten.isEmpty
-            try parallel.run(inOrder ? chunks : bands, floatsPerThread: floats, isCancelled: isCancelled) { buffer, isFresh, index in
+            try parallel.run(inOrder ? chunks : bands, floatsPerThread: floats, isCancelled: isCancelled) {
+                buffer, isFresh, index, checkpoint in
                 if isFresh { prepare(buffer) }
                 if inOrder {
-                    for b in chunkStart(index)..<chunkStart(index + 1) { band(b, buffer) }
+                    for b in chunkStart(index)..<chunkStart(index + 1) {
+                        if b > chunkStart(index) { try checkpoint() }
+                        band(b, buffer)
+                    }
                 } else {
                     band(index, buffer)
                 }
