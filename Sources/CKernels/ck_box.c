@@ -21,8 +21,8 @@ CK_INLINE void box_row_clipped(const double *restrict top, const double *restric
     }
 }
 
-CK_INLINE void ck_box_mean_body(const float *restrict v, long width, long height, long r, double *restrict sat,
-                                float *restrict out) {
+CK_INLINE void ck_box_mean_body(const float *v, long width, long height, long r, double *restrict sat, float *out) {
+    // `v` may be `out`: it is read only to fill the table, before any output is written.
     const long stride = width + 1;
     for (long x = 0; x <= width; x++) sat[x] = 0;
     // Each row's running sums first, into its row of the table: eight rows at a time, so eight independent

@@ -1,7 +1,8 @@
 #include "ck_common.h"
 
-CK_INLINE void ck_guided_fit_body(long count, const float *const *restrict mean, const float *const *restrict corr,
-                                  float epsilon, float *const *restrict a, float *restrict b) {
+CK_INLINE void ck_guided_fit_body(long count, const float *const *mean, const float *const *corr, float epsilon,
+                                  float *const *a, float *b) {
+    // The coefficients may be written over the means: each pixel's inputs are all read before its outputs are written.
     const float *m0s = mean[0], *m1s = mean[1], *m2s = mean[2], *mps = mean[3];
     const float *rr = corr[0], *rg = corr[1], *rb = corr[2], *gg = corr[3], *gb = corr[4], *bb = corr[5];
     const float *rp = corr[6], *gp = corr[7], *bp = corr[8];

@@ -103,7 +103,7 @@ void ck_blur_columns(const float *src, long width, long height, long first, long
                      float *out);
 
 /// The mean of `v` (`height x width`) over the (2r+1)² window round each pixel, clipped to the image, from a
-/// summed-area table in double precision (`sat`: scratch of `(width + 1) * (height + 1)` doubles).
+/// summed-area table in double precision (`sat`: scratch of `(width + 1) * (height + 1)` doubles). `out` may be `v`.
 void ck_box_mean(const float *v, long width, long height, long r, double *sat, float *out);
 /// The minimum-barrier distance's raster scans (forward, backward, forward, backward) of eight channels at once:
 /// `v`, `d`, `u`, `l` hold eight floats a pixel, a channel a lane; `d` starts at 0 on the border and the largest
@@ -113,7 +113,7 @@ void ck_barrier_scans(const float *v, long width, long height, float *d, float *
 /// The guided filter's fit (He, Sun & Tang's colour guide): for each of `count` pixels, from the box means
 /// `mean` = {I_r, I_g, I_b, p} and `corr` = {rr, rg, rb, gg, gb, bb, I_r·p, I_g·p, I_b·p}, the coefficients
 /// `a` = {a_r, a_g, a_b} and `b` of q = a·I + b, with Σ + εU solved in double precision (a = 0, b = mean p where
-/// it is singular).
+/// it is singular). `a` and `b` may be the first four of `mean`'s planes (each pixel is read before it is written).
 void ck_guided_fit(long count, const float *const *mean, const float *const *corr, float epsilon, float *const *a,
                    float *b);
 
