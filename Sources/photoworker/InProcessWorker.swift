@@ -9,7 +9,6 @@ enum InProcessWorker {
         var configuration = flags.serverConfiguration
         configuration.handleSignals = false
         configuration.watchParent = false
-        MallocArenas.limit(to: flags.jobs)
         let options = flags.workerOptions, logger = flags.makeLogger()
         return try InProcessConnection { input, output in
             Worker.makeServer(configuration: configuration, options: options, input: input, output: output, logger: logger)

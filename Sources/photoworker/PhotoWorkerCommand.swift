@@ -153,7 +153,6 @@ extension PhotoWorkerCommand {
 
         func run() async throws {
             let logger = flags.makeLogger()
-            MallocArenas.limit(to: flags.jobs)
             let protocolOut = StdoutGuard.takeProtocolStream()
             var configuration = flags.serverConfiguration
             configuration.framing = framing.framing

@@ -108,6 +108,38 @@ struct ConcurrencyTests {
         withExtendedLifetime(ballast) {}
     }
 
+    /// The worker limits malloc to one arena per two cores before main, so before any thread allocates: a limit
+    /// set later (it once was, in the command's `run`) left the arenas the runtime's threads had made by then, each
+    /// keeping its high-water mark. glibc maps every arena but the main one as 64 MiB-aligned heaps of 64 MiB,
+    /// counted here in the worker's memory map after a sticker, whose passes and stages ran on both compute threads.
+    @Test func mallocArenasAreLimitedBeforeAnyThreadStarts() async throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["MALLOC_ARENA_MAX"] = nil
+        let w = try WorkerProcess(environment: environment)
+        let dir = try Corpus.scratch()
+        for id in 1...3 {
+            let r = try await w.call(id, "image.sticker", ["source": ["path": .string(Corpus.photo("girl-1.jpg"))],
+                                                           "output": ["path": .string("\(dir)/s.png"), "overwrite": true]])
+            #expect(r["result"] != nil, "\(r)")
+        }
+        let maps = try String(contentsOfFile: "/proc/\(w.process.processIdentifier)/maps", encoding: .utf8)
+        // Anonymous mappings by start, merging the read-write part of a heap with the reserved rest after it.
+        var regions: [(start: UInt64, end: UInt64)] = []
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count == 5, let range = fields.first?.split(separator: "-"), range.count == 2,
+                  let start = UInt64(range[0], radix: 16), let end = UInt64(range[1], radix: 16) else { continue }
+            if let last = regions.last, last.end == start, start % (64 << 20) != 0 {
+                regions[regions.count - 1].end = end
+            } else {
+                regions.append((start, end))
+            }
+        }
+        let heaps = regions.filter { $0.start % (64 << 20) == 0 && $0.end - $0.start == 64 << 20 }.count
+        let allowed = max(1, (ProcessInfo.processInfo.activeProcessorCount + 1) / 2) - 1
+        #expect(heaps <= allowed, "\(heaps) arena heaps besides the main arena, \(allowed) allowed")
+    }
+
     @Test func statsCountWhatHappened() async throws {
         let w = try WorkerProcess()
         _ = try await w.call(1, "ping")

@@ -19,8 +19,6 @@ extern const int cs_o_path;
 /// of every malloc arena to the system; 1 if some was released.
 int cs_malloc_trim(void);
 
-/// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas (glibc otherwise makes up to eight per
-/// core, each keeping the high-water mark of the threads that used it); 1 on success.
-int cs_malloc_arena_limit(int count);
+// The library limits malloc's arenas before main (a constructor in cs_memory.c: one per two cores).
 
 #endif
