@@ -127,15 +127,16 @@ struct WinogradKernel: Sendable {
             overwritten = 0..<0
         }
         func chunkStart(_ i: Int) -> Int { i * bands / chunks }
-        var copied = [Int](repeating: -1, count: overwritten.isEmpty ? 0 : h)
+        var aside = Set<Int>()
         if !overwritten.isEmpty {
+            aside.insert(h - 1)
             for i in 1..<chunks {
                 let y = m * bandRows * chunkStart(i)
-                for row in [y - 1, y] where row >= 0 && row < h { copied[row] = 0 }
+                aside.formUnion([y - 1, y].filter { $0 >= 0 && $0 < h })
             }
-            copied[h - 1] = 0
         }
-        let copiedRows = copied.indices.filter { copied[$0] == 0 }
+        let copiedRows = aside.sorted()
+        var copied = [Int](repeating: -1, count: overwritten.isEmpty ? 0 : h)
         for (i, row) in copiedRows.enumerated() { copied[row] = i }
         let copy = UnsafeMutablePointer<Float>.allocate(capacity: overwritten.count * copiedRows.count * w)
         defer { copy.deallocate() }
