@@ -64,7 +64,8 @@ final class ParallelBands: @unchecked Sendable {
         try withoutActuallyEscaping(isCancelled) { isCancelled in
             try withoutActuallyEscaping(body) { body in
                 // Unchecked: both closures are used only until `forEach` returns, which it does after every call;
-                // `isCancelled` only on the calling thread; `body` writes what its index owns (its band's output rows).
+                // `isCancelled` only on the calling thread; `body` writes what its index owns (its band's output rows, or
+                // its chunk's: a Winograd convolution writing over its input writes each row from one chunk only).
                 let shared = Unchecked((isCancelled, body))
                 let stopped = StopFlag()
                 try loop.forEach(count) { thread, index in
