@@ -106,9 +106,10 @@ void ck_blur_columns(const float *src, long width, long height, long first, long
 /// summed-area table in double precision (`sat`: scratch of `(width + 1) * (height + 1)` doubles). `out` may be `v`.
 void ck_box_mean(const float *v, long width, long height, long r, double *sat, float *out);
 /// The minimum-barrier distance's raster scans (forward, backward, forward, backward) of eight channels at once:
-/// `v`, `d`, `u`, `l` hold eight floats a pixel, a channel a lane; `d` starts at 0 on the border and the largest
-/// float inside, `u` and `l` as `v`. Each lane's floats are the one-channel scans' (`SaliencyMap.barrierDistance`).
-void ck_barrier_scans(const float *v, long width, long height, float *d, float *u, float *l);
+/// `v`, `u`, `l` hold eight floats a pixel, a channel a lane; `u` and `l` start as `v` on the border and as the
+/// largest float and its negative inside. A pixel's distance is `u - l` (the border's 0; +inf where no path
+/// reached it): for finite channels, each lane's the one-channel scans' floats (`SaliencyMap.barrierDistance`).
+void ck_barrier_scans(const float *v, long width, long height, float *u, float *l);
 
 /// The guided filter's fit (He, Sun & Tang's colour guide): for each of `count` pixels, from the box means
 /// `mean` = {I_r, I_g, I_b, p} and `corr` = {rr, rg, rb, gg, gb, bb, I_r·p, I_g·p, I_b·p}, the coefficients

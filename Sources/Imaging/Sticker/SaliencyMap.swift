@@ -155,21 +155,29 @@ struct SaliencyMap {
         precondition(channels.count <= 8 && channels.allSatisfy { $0.count == w * h })
         let n = w * h
         guard n > 0, !channels.isEmpty else { return channels.map { _ in [] } }
-        // Eight floats a pixel, a channel a lane (lanes without a channel stay zero).
-        let v = UnsafeMutablePointer<Float>.allocate(capacity: 8 * n), d = UnsafeMutablePointer<Float>.allocate(capacity: 8 * n)
+        // Eight floats a pixel, a channel a lane (lanes without a channel stay zero). No distance plane: a pixel's is
+        // the span u - l of its path (three planes of eight floats a pixel, 15 MB at 480x320, instead of four).
+        let v = UnsafeMutablePointer<Float>.allocate(capacity: 8 * n)
         let u = UnsafeMutablePointer<Float>.allocate(capacity: 8 * n), l = UnsafeMutablePointer<Float>.allocate(capacity: 8 * n)
-        defer { for buffer in [v, d, u, l] { buffer.deallocate() } }
+        defer { u.deallocate(); l.deallocate() }
         v.initialize(repeating: 0, count: 8 * n)
         for (k, channel) in channels.enumerated() {
             channel.withUnsafeBufferPointer { c in for i in 0..<n { v[8 * i + k] = c[i] } }
         }
-        u.initialize(from: v, count: 8 * n)
-        l.initialize(from: v, count: 8 * n)
-        d.initialize(repeating: .greatestFiniteMagnitude, count: 8 * n)
-        for x in 0..<w { (d + 8 * x).update(repeating: 0, count: 8); (d + 8 * ((h - 1) * w + x)).update(repeating: 0, count: 8) }
-        for y in 0..<h { (d + 8 * y * w).update(repeating: 0, count: 8); (d + 8 * (y * w + w - 1)).update(repeating: 0, count: 8) }
-        ck_barrier_scans(v, w, h, d, u, l)
-        return channels.indices.map { k in (0..<n).map { d[8 * $0 + k] } }
+        // Inside, a span larger than any path's until a path reaches the pixel; on the border, the pixel's own.
+        u.initialize(repeating: .greatestFiniteMagnitude, count: 8 * n)
+        l.initialize(repeating: -.greatestFiniteMagnitude, count: 8 * n)
+        for y in 0..<h {
+            for x in 0..<w where y == 0 || y == h - 1 || x == 0 || x == w - 1 {
+                let p = 8 * (y * w + x)
+                (u + p).update(from: v + p, count: 8)
+                (l + p).update(from: v + p, count: 8)
+            }
+        }
+        ck_barrier_scans(v, w, h, u, l)
+        v.deallocate()
+        // The border's spans are 0; a pixel no path reached keeps the largest float, as the one-channel scans do.
+        return channels.indices.map { k in (0..<n).map { min(u[8 * $0 + k] - l[8 * $0 + k], .greatestFiniteMagnitude) } }
     }
 
     /// Colour distinctness from the border: Mahalanobis distance to each border strip's colour
