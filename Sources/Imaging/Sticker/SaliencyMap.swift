@@ -149,8 +149,8 @@ struct SaliencyMap {
     /// Fast minimum-barrier distances to the border seeds of up to eight channels at once, a lane of an eight-float
     /// vector each (CKernels' `ck_barrier_scans`): alternate forward and backward raster scans, each relaxing a pixel
     /// from its two already-visited neighbours (barrier = max − min on the path). Each channel's distances are the
-    /// floats of the one-channel scans it replaced (kept in the tests), in about the time of one channel (seven
-    /// channels one at a time took ~24 ms of an undecided 1800x1200 photo's CPU).
+    /// floats of the one-channel scans it replaced (kept in the tests; for finite channels, which these are), in
+    /// about the time of one channel (seven channels one at a time took ~24 ms of an undecided 1800x1200 photo's CPU).
     static func barrierDistances(_ channels: [[Float]], width w: Int, height h: Int) -> [[Float]] {
         precondition(channels.count <= 8 && channels.allSatisfy { $0.count == w * h })
         let n = w * h
