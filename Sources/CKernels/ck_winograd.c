@@ -135,7 +135,8 @@ typedef int v16i __attribute__((vector_size(64)));
         y[5] = minus12 + 32 * minus34 + 0.03125f * minus56 + m[7];                                                  \
     }                                                                                                               \
     /* Row j of the w tiles' outputs, biased (then ReLU), interleaved into 6w floats at `out`. */                 \
-    CK_INLINE void name##_row(const V s[8][6], int j, float bias, int relu, int add, float *restrict out) {                  \
+    CK_INLINE void name##_row(const V s[8][6], int j, float bias, int relu, int add,                                \
+                              float *restrict out) {                                                           \
         V row[8], y[6];                                                                                             \
         for (int col = 0; col < 8; col++) row[col] = s[col][j];                                                     \
         name##_column(row, y);                                                                                      \

@@ -30,7 +30,7 @@ enum MaskUpsampler {
         let W = image.width, H = image.height
         var out = [UInt8](repeating: 0, count: W * H)
         let threads = ComputePool.current?.threadCount ?? 1
-        let floats = UnsafeMutablePointer<Float>.allocate(capacity: Planes.count * n)
+        let floats = UnsafeMutablePointer<Float>.allocate(capacity: Planes.statistics * n)
         let tables = UnsafeMutablePointer<Double>.allocate(capacity: threads * (w + 1) * (h + 1))
         defer { floats.deallocate(); tables.deallocate() }
         try out.withUnsafeMutableBufferPointer { q in
@@ -99,7 +99,6 @@ enum MaskUpsampler {
         /// four coefficients over the four means, and they are box-filtered in place (13 planes, not 21 and a
         /// scratch plane per thread: 6 MB less for a 480x320 working copy).
         static let statistics = 13
-        static let count = statistics
         static func coefficient(_ i: Int) -> Int { i }
         static func smoothed(_ i: Int) -> Int { i }
 
