@@ -10,4 +10,8 @@ final class SpreadResults<T: Sendable>: Sendable {
 
     /// Every slot's value, once the spread has returned (each index then set its slot).
     var values: [T] { slots.withLock { $0.map { $0! } } }
+
+    /// Every slot's value, the slots emptied: the caller then holds the only references (large buffers can be
+    /// freed as soon as it is done with them).
+    func take() -> [T] { slots.withLock { slots in defer { slots = [] }; return slots.map { $0! } } }
 }

@@ -109,4 +109,26 @@ struct SaliencyChannelsTests {
             }
         }
     }
+
+    /// The sums the saliency map takes are the channels' distances added in order, over the colour channels and
+    /// over all (the same floats), for fewer channels than the colour ones too.
+    @Test(arguments: [(37, 29, 7, 3), (40, 30, 2, 3), (5, 4, 8, 1)])
+    func distanceSumsAreTheDistancesAdded(sizes: (Int, Int, Int, Int)) {
+        let (w, h, count, colourChannels) = sizes
+        var random = SplitMix64(seed: UInt64(w * 31 + h))
+        let channels = (0..<count).map { k in
+            (0..<(w * h)).map { i -> Float in Float(i % w > w / 3 ? 20 : 0) + Float(random.next() % 16) * Float(k + 1) / 8 }
+        }
+        let distances = SaliencyMap.barrierDistances(channels, width: w, height: h)
+        var colour = [Float](repeating: 0, count: w * h), all = colour
+        for (k, d) in distances.enumerated() {
+            for i in 0..<(w * h) { all[i] += d[i] }
+            if k == colourChannels - 1 { colour = all }
+        }
+        let sums = SaliencyMap.barrierDistanceSums(channels, colourChannels: colourChannels, width: w, height: h)
+        let differing = (zip(sums.colour, colour).filter { $0.bitPattern != $1.bitPattern }.count,
+                         zip(sums.all, all).filter { $0.bitPattern != $1.bitPattern }.count)
+        #expect(sums.colour.count == w * h && sums.all.count == w * h && differing == (0, 0),
+                "\(w)x\(h), \(count) channels: \(sums.colour.count) / \(sums.all.count) values, \(differing) differ")
+    }
 }

@@ -72,13 +72,9 @@ struct SaliencyMap {
             prepared.set(k, channel)
         }
         try Cancellation.check()
-        let distances = SaliencyMap.barrierDistances(prepared.values, width: w, height: h)
-        var mbd = [Float](repeating: 0, count: n), colourStrength: Float = 0
-        for (k, channel) in distances.enumerated() {
-            for i in 0..<n { mbd[i] += channel[i] }
-            if k == 2 { colourStrength = mbd.max() ?? 0 }
-        }
-        rawStrength = colourStrength
+        let sums = SaliencyMap.barrierDistanceSums(prepared.take(), colourChannels: 3, width: w, height: h)
+        var mbd = sums.all
+        rawStrength = sums.colour.max() ?? 0
         if Cancellation.isRequested { throw CancellationError() }
         SaliencyMap.normalise(&mbd)
         var back = SaliencyMap.backgroundness(image)
@@ -152,18 +148,55 @@ struct SaliencyMap {
     /// floats of the one-channel scans it replaced (kept in the tests; for finite channels, which these are), in
     /// about the time of one channel (seven channels one at a time took ~24 ms of an undecided 1800x1200 photo's CPU).
     static func barrierDistances(_ channels: [[Float]], width w: Int, height h: Int) -> [[Float]] {
+        let n = w * h, count = channels.count
+        return barrierScans(channels, width: w, height: h) { u, l in
+            // The border's spans are 0; a pixel no path reached keeps the largest float, as the one-channel scans do.
+            (0..<count).map { k in (0..<n).map { min(u[8 * $0 + k] - l[8 * $0 + k], .greatestFiniteMagnitude) } }
+        }
+    }
+
+    /// The sums of `barrierDistances` over the first `colourChannels` channels and over all of them, added in the
+    /// channels' order (the same floats as summing the distances), without a plane per channel: the channels are
+    /// freed once packed into the scans' lanes, so at most the three planes of lanes are alive (15 MB at 480x320,
+    /// where the distances beside their channels added 8.6 MB).
+    static func barrierDistanceSums(_ channels: consuming [[Float]], colourChannels: Int, width w: Int, height h: Int)
+        -> (colour: [Float], all: [Float]) {
+        let n = w * h, count = channels.count
+        return barrierScans(channels, width: w, height: h) { u, l in
+            var colour = [Float](repeating: 0, count: n), all = [Float](repeating: 0, count: n)
+            for i in 0..<n {
+                var sum: Float = 0
+                for k in 0..<count {
+                    sum += min(u[8 * i + k] - l[8 * i + k], .greatestFiniteMagnitude)
+                    if k == colourChannels - 1 { colour[i] = sum }
+                }
+                all[i] = sum
+            }
+            return (colour, all)
+        }
+    }
+
+    /// The scans of up to eight channels, a lane each: `read` gets the upper and lower ends of each pixel's
+    /// path in lane `k` at `8 * pixel + k` (its distance is their span), before they are freed.
+    private static func barrierScans<R>(_ channels: consuming [[Float]], width w: Int, height h: Int,
+                                        read: (UnsafePointer<Float>, UnsafePointer<Float>) -> R) -> R {
         precondition(channels.count <= 8 && channels.allSatisfy { $0.count == w * h })
         let n = w * h
-        guard n > 0, !channels.isEmpty else { return channels.map { _ in [] } }
+        guard n > 0, !channels.isEmpty else {
+            let none = UnsafeMutablePointer<Float>.allocate(capacity: 0)
+            defer { none.deallocate() }
+            return read(none, none)
+        }
         // Eight floats a pixel, a channel a lane (lanes without a channel stay zero). No distance plane: a pixel's is
         // the span u - l of its path (three planes of eight floats a pixel, 15 MB at 480x320, instead of four).
         let v = UnsafeMutablePointer<Float>.allocate(capacity: 8 * n)
-        let u = UnsafeMutablePointer<Float>.allocate(capacity: 8 * n), l = UnsafeMutablePointer<Float>.allocate(capacity: 8 * n)
-        defer { u.deallocate(); l.deallocate() }
         v.initialize(repeating: 0, count: 8 * n)
         for (k, channel) in channels.enumerated() {
             channel.withUnsafeBufferPointer { c in for i in 0..<n { v[8 * i + k] = c[i] } }
         }
+        channels = []
+        let u = UnsafeMutablePointer<Float>.allocate(capacity: 8 * n), l = UnsafeMutablePointer<Float>.allocate(capacity: 8 * n)
+        defer { u.deallocate(); l.deallocate() }
         // Inside, a span larger than any path's until a path reaches the pixel; on the border, the pixel's own.
         u.initialize(repeating: .greatestFiniteMagnitude, count: 8 * n)
         l.initialize(repeating: -.greatestFiniteMagnitude, count: 8 * n)
@@ -176,8 +209,7 @@ struct SaliencyMap {
         }
         ck_barrier_scans(v, w, h, u, l)
         v.deallocate()
-        // The border's spans are 0; a pixel no path reached keeps the largest float, as the one-channel scans do.
-        return channels.indices.map { k in (0..<n).map { min(u[8 * $0 + k] - l[8 * $0 + k], .greatestFiniteMagnitude) } }
+        return read(u, l)
     }
 
     /// Colour distinctness from the border: Mahalanobis distance to each border strip's colour
