@@ -5,54 +5,185 @@ import Synchronization
 /// zeroing a fresh block each time (a 320x320 pass spent ~10% of its time there).
 ///
 /// The owner decides how long blocks are kept: ``release()`` hands back those no pass is using (the worker does
-/// once it has been idle for a while). It keeps no more blocks than passes ran at once: a pass that finds no free
-/// block large enough drops the largest free one before allocating.
+/// once it has been idle for a while). Without a budget it keeps no more blocks than passes ran at once: a pass
+/// that finds no free block large enough drops the largest free one before allocating.
+///
+/// With a budget, ``withBlock(for:_:)`` bounds the blocks held, lent and free, by it: a pass whose block does not
+/// fit waits, suspended (its thread free for other work), until a pass gives one back. Blocks keep their sizes
+/// while passes run: a pass waits for a block of its size that is lent rather than dropping a free block of
+/// another size to make room (and faulting both in again), and drops free blocks only when no block of its size
+/// exists. A pass is never refused: with nothing lent, it gets its block even over the budget.
 public final class ActivationMemory: Sendable {
-    private let free = Mutex<[Block]>([])
+    private struct Waiter {
+        let id: Int
+        let floats: Int
+        let continuation: CheckedContinuation<Block, any Error>
+    }
 
-    public init() {}
+    private struct State {
+        var free: [Block] = []
+        var lent: [Block] = []
+        var waiters: [Waiter] = []
+        var nextWaiter = 0
+        /// The budget in floats once asked for: nil while not asked, `.some(nil)` for none.
+        var budget: Int?? = nil
+        /// The most floats held at once.
+        var peakHeld = 0
+
+        var heldFloats: Int { (free + lent).reduce(0) { $0 + $1.floats } }
+    }
+
+    private let state = Mutex(State())
+    private let budgetBytes: @Sendable () -> Int?
+
+    /// - Parameter budget: the bytes the blocks may hold at once, asked for on the first ``withBlock(for:_:)`` (the
+    ///   worker's depends on networks loaded on first use); nil for no limit. A pass is lent its block before it
+    ///   waits for a thread, so memory without a budget that many passes share holds a block for each pass queued.
+    public init(budget: @escaping @Sendable () -> Int? = { nil }) {
+        budgetBytes = budget
+    }
 
     deinit {
-        free.withLock { blocks in for block in blocks { block.deallocate() } }
+        state.withLock { state in for block in state.free { block.deallocate() } }
     }
 
-    /// A block of at least `floats`, lent until ``give(_:)``.
+    /// Runs `body` with a block for one pass of `network` (``Network/forward(_:in:parallel:isCancelled:)``),
+    /// first waiting while the block would take what is held over the budget; gives the block back when `body`
+    /// returns or throws.
+    /// - Throws: `CancellationError` when the task is cancelled while it waits; what `body` throws.
+    public func withBlock<T>(for network: Network, _ body: (ActivationBlock) async throws -> T) async throws -> T {
+        let block = try await lend(floats: network.plan.floats)
+        defer { give(block) }
+        return try await body(ActivationBlock(block: block))
+    }
+
+    /// A block of at least `floats` within the budget, once there is room.
+    func lend(floats: Int) async throws -> Block {
+        if state.withLock({ $0.budget == nil }) {
+            let bytes = budgetBytes()
+            state.withLock { if $0.budget == nil { $0.budget = .some(bytes.map { $0 / MemoryLayout<Float>.stride }) } }
+        }
+        let id = state.withLock { state -> Int in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Block, any Error>) in
+                let outcome = state.withLock { state -> Result<Block, any Error>? in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    // Behind others who wait, a pass waits too (they may be waiting for room it would take).
+                    if state.waiters.isEmpty, let block = Self.grant(floats, in: &state) { return .success(block) }
+                    state.waiters.append(Waiter(id: id, floats: floats, continuation: continuation))
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                guard let i = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: i)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// A block of at least `floats` lent now, without waiting (a pass outside any budget: tests, benchmarks).
     func take(floats: Int) -> Block {
-        let taken = free.withLock { blocks -> Block? in
-            if let i = blocks.indices.filter({ blocks[$0].floats >= floats }).min(by: { blocks[$0].floats < blocks[$1].floats }) {
-                return blocks.remove(at: i)
+        state.withLock { state in
+            let block = Self.reuse(floats, in: &state) ?? Block(floats: floats)
+            state.lent.append(block)
+            state.peakHeld = max(state.peakHeld, state.heldFloats)
+            return block
+        }
+    }
+
+    /// Takes back a block lent by ``take(floats:)`` or `lend`, and lends blocks to those waiting that now fit, in
+    /// the order they came.
+    func give(_ block: Block) {
+        let granted = state.withLock { state -> [(CheckedContinuation<Block, any Error>, Block)] in
+            if let i = state.lent.firstIndex(where: { $0.base == block.base }) { state.lent.remove(at: i) }
+            state.free.append(block)
+            var granted: [(CheckedContinuation<Block, any Error>, Block)] = []
+            var i = 0
+            while i < state.waiters.count {
+                if let block = Self.grant(state.waiters[i].floats, in: &state) {
+                    granted.append((state.waiters.remove(at: i).continuation, block))
+                } else {
+                    i += 1
+                }
             }
-            if let largest = blocks.indices.max(by: { blocks[$0].floats < blocks[$1].floats }) {
-                blocks.remove(at: largest).deallocate()
-            }
+            return granted
+        }
+        for (continuation, block) in granted { continuation.resume(returning: block) }
+    }
+
+    /// A block lent now if the budget allows (see the type's description), else nil.
+    private static func grant(_ floats: Int, in state: inout State) -> Block? {
+        guard case .some(.some(let budget)) = state.budget else {
+            let block = reuse(floats, in: &state) ?? Block(floats: floats)
+            state.lent.append(block)
+            state.peakHeld = max(state.peakHeld, state.heldFloats)
+            return block
+        }
+        let fits = { (block: Block) in block.floats >= floats && block.floats <= floats + floats / 4 }
+        if let i = state.free.firstIndex(where: fits) {
+            state.lent.append(state.free.remove(at: i))
+            return state.lent.last
+        }
+        let lentFloats = state.lent.reduce(0) { $0 + $1.floats }
+        let room = state.heldFloats + floats <= budget
+        guard room || state.lent.isEmpty || (!state.lent.contains(where: fits) && lentFloats + floats <= budget) else {
             return nil
         }
-        return taken ?? Block(floats: floats)
+        // Free blocks of other sizes go, largest first, until the new one fits (or none are left).
+        state.free.sort { $0.floats < $1.floats }
+        while !state.free.isEmpty && state.heldFloats + floats > budget { state.free.removeLast().deallocate() }
+        let block = Block(floats: floats)
+        state.lent.append(block)
+        state.peakHeld = max(state.peakHeld, state.heldFloats)
+        return block
     }
 
-    /// Takes back a block lent by ``take(floats:)``.
-    func give(_ block: Block) {
-        free.withLock { $0.append(block) }
+    /// The smallest free block of at least `floats`, removed from the free list; otherwise the largest free one
+    /// is dropped (so no more blocks are kept than passes ran at once) and nil returned.
+    private static func reuse(_ floats: Int, in state: inout State) -> Block? {
+        if let i = state.free.indices.filter({ state.free[$0].floats >= floats })
+            .min(by: { state.free[$0].floats < state.free[$1].floats }) {
+            return state.free.remove(at: i)
+        }
+        if let largest = state.free.indices.max(by: { state.free[$0].floats < state.free[$1].floats }) {
+            state.free.remove(at: largest).deallocate()
+        }
+        return nil
     }
 
     /// Hands the blocks no pass is using back to the system.
     public func release() {
-        let blocks = free.withLock { blocks in
-            defer { blocks.removeAll() }
-            return blocks
+        let blocks = state.withLock { state in
+            defer { state.free.removeAll() }
+            return state.free
         }
         for block in blocks { block.deallocate() }
     }
 
     /// The bytes held for passes not running now.
     public var idleBytes: Int {
-        free.withLock { $0.reduce(0) { $0 + $1.floats } } * MemoryLayout<Float>.stride
+        state.withLock { $0.free.reduce(0) { $0 + $1.floats } } * MemoryLayout<Float>.stride
     }
+
+    /// The bytes held, lent and free.
+    public var heldBytes: Int { state.withLock { $0.heldFloats } * MemoryLayout<Float>.stride }
+
+    /// The most bytes held at once since the memory was made.
+    public var peakHeldBytes: Int { state.withLock { $0.peakHeld } * MemoryLayout<Float>.stride }
+
+    /// Passes waiting for a block.
+    var waitingCount: Int { state.withLock { $0.waiters.count } }
 
     /// Storage for one pass's activations.
     struct Block: Sendable {
-        // Sendable: a block is used by one pass at a time (lent by `take`, returned by `give` after the pass), and
-        // the free list that hands it over is behind the mutex.
+        // Sendable: a block is used by one pass at a time (lent by `take` or `lend`, returned by `give` after the
+        // pass), and the lists that hand it over are behind the mutex.
         nonisolated(unsafe) let base: UnsafeMutablePointer<Float>
         let floats: Int
 
@@ -63,4 +194,9 @@ public final class ActivationMemory: Sendable {
 
         func deallocate() { base.deallocate() }
     }
+}
+
+/// A block lent by ``ActivationMemory/withBlock(for:_:)`` for one forward pass, valid inside its body.
+public struct ActivationBlock: Sendable {
+    let block: ActivationMemory.Block
 }

@@ -213,13 +213,22 @@ public final class Network: Sendable {
     ///   - isCancelled: polled between layers and per band of rows inside convolutions (on the calling thread).
     public func forward(_ input: Tensor, parallel: (any ParallelLoop)? = nil, memory: ActivationMemory? = nil,
                         isCancelled: () -> Bool = { false }) throws -> Tensor {
-        guard input.channels == inputChannels, input.height == inputHeight, input.width == inputWidth else {
-            throw InferenceError.badInput("expected \(inputChannels)x\(inputHeight)x\(inputWidth), got \(input.channels)x\(input.height)x\(input.width)")
-        }
         let lender = memory ?? ActivationMemory()
         let taken = lender.take(floats: plan.floats)
         defer { lender.give(taken) }
-        let block = taken.base
+        return try forward(input, in: ActivationBlock(block: taken), parallel: parallel, isCancelled: isCancelled)
+    }
+
+    /// Runs the network on `input` in a block lent by ``ActivationMemory/withBlock(for:_:)`` for this network.
+    public func forward(_ input: Tensor, in lent: ActivationBlock, parallel: (any ParallelLoop)? = nil,
+                        isCancelled: () -> Bool = { false }) throws -> Tensor {
+        guard input.channels == inputChannels, input.height == inputHeight, input.width == inputWidth else {
+            throw InferenceError.badInput("expected \(inputChannels)x\(inputHeight)x\(inputWidth), got \(input.channels)x\(input.height)x\(input.width)")
+        }
+        guard lent.block.floats >= plan.floats else {
+            throw InferenceError.badInput("an activation block of \(lent.block.floats) floats for a pass that needs \(plan.floats)")
+        }
+        let block = lent.block.base
         func view(_ t: Int) -> TensorView {
             // Every tensor a step reads or writes has a shape and a place: the plan was built from these steps.
             TensorView(shape: plan.shapes[t]!, base: block + plan.offsets[t]!)

@@ -11,9 +11,10 @@ public struct WorkerServices: Sendable {
     public let compute: ComputePool
     /// What each request may touch.
     public let session: SessionPolicy
-    /// The network passes' activation blocks, kept from one pass to the next (as many as passes ran at once) and
-    /// handed back when the worker has been idle for a while (``releaseIdleMemory()``).
-    public let activations = ActivationMemory()
+    /// The network passes' activation blocks, kept from one pass to the next, no more than
+    /// ``SubjectNetwork/activationBudget(threads:)`` at once, and handed back when the worker has been idle for a
+    /// while (``releaseIdleMemory()``).
+    public let activations: ActivationMemory
 
     /// The job limit (the server's `maxJobs`): compute threads, and the width of batch methods.
     public var maxJobs: Int { compute.threadCount }
@@ -25,6 +26,7 @@ public struct WorkerServices: Sendable {
         self.session = session
         cache = ImageCache(capacityBytes: options.cacheBytes)
         compute = ComputePool(threads: maxJobs)
+        activations = ActivationMemory(budget: { SubjectNetwork.activationBudget(threads: maxJobs) })
         loader = ImageLoader(options: options, cache: cache, compute: compute, urlTestHooks: urlTestHooks)
     }
 

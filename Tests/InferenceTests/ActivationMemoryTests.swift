@@ -2,7 +2,8 @@
 import Testing
 
 /// Blocks are lent again rather than allocated again, no more are kept than were lent at once, and release
-/// hands back the ones not lent out.
+/// hands back the ones not lent out; with a budget, passes wait for room, keep their blocks' sizes, and can be
+/// cancelled while they wait.
 struct ActivationMemoryTests {
     @Test func aReturnedBlockIsLentAgain() {
         let memory = ActivationMemory()
@@ -44,5 +45,76 @@ struct ActivationMemoryTests {
         }
         for i in 0..<4 { #expect(shared[i] == alone[i], "map \(i)") }
         #expect(memory.idleBytes > 0 && memory.idleBytes <= 4 * network.activationBytes, "\(memory.idleBytes)")
+    }
+
+    /// Until a pass is waiting (its task has reached the memory's queue).
+    private func untilWaiting(_ memory: ActivationMemory, _ count: Int) async {
+        while memory.waitingCount < count { await Task.yield() }
+    }
+
+    @Test func aPassWaitsForItsSizeWithinTheBudget() async throws {
+        let memory = ActivationMemory(budget: { 1500 * 4 })
+        let big = try await memory.lend(floats: 1000), small = try await memory.lend(floats: 500)
+        let second = Task { try await memory.lend(floats: 1000) }
+        await untilWaiting(memory, 1)
+        // The small block back: room for nothing larger, and a block of the waiting size is lent: it still waits.
+        memory.give(small)
+        #expect(memory.waitingCount == 1 && memory.heldBytes == 1500 * 4, "\(memory.waitingCount) waiting, \(memory.heldBytes) bytes held")
+        memory.give(big)
+        let reused = try await second.value
+        #expect(reused.base == big.base && memory.heldBytes == 1500 * 4, "\(memory.heldBytes) bytes held")
+        memory.give(reused)
+    }
+
+    @Test func aBlockOfANewSizeTakesTheRoomOfFreeOnes() async throws {
+        let memory = ActivationMemory(budget: { 1500 * 4 })
+        let a = try await memory.lend(floats: 500), b = try await memory.lend(floats: 500)
+        let large = Task { try await memory.lend(floats: 1000) }
+        await untilWaiting(memory, 1)
+        // No block of 1000 exists: once one 500 is back, it is dropped for the new size.
+        memory.give(a)
+        let got = try await large.value
+        #expect(got.floats == 1000 && memory.heldBytes == 1500 * 4 && memory.idleBytes == 0,
+                "\(got.floats) floats, \(memory.heldBytes) held, \(memory.idleBytes) idle")
+        memory.give(b)
+        memory.give(got)
+    }
+
+    @Test func aPassAloneIsNeverRefused() async throws {
+        let memory = ActivationMemory(budget: { 100 * 4 })
+        let block = try await memory.lend(floats: 1000)
+        #expect(block.floats == 1000)
+        memory.give(block)
+    }
+
+    @Test func aWaitingPassCanBeCancelled() async throws {
+        let memory = ActivationMemory(budget: { 1000 * 4 })
+        let held = try await memory.lend(floats: 1000)
+        let waiting = Task { try await memory.lend(floats: 1000) }
+        await untilWaiting(memory, 1)
+        waiting.cancel()
+        let outcome = await waiting.result
+        #expect(memory.waitingCount == 0, "\(memory.waitingCount) still waiting")
+        switch outcome {
+        case .failure(let error): #expect(error is CancellationError, "\(error)")
+        case .success(let block): Issue.record("a cancelled wait got a block of \(block.floats) floats")
+        }
+        memory.give(held)
+        #expect(memory.heldBytes == 1000 * 4, "\(memory.heldBytes)")
+    }
+
+    /// Two passes of one network at once on a budget of one block: the second runs after the first, in the same
+    /// block, and both give the map a pass alone gives.
+    @Test func passesOverTheBudgetRunInTurn() async throws {
+        let network = try Network.u2netp.get().resized(toHeight: 64, width: 64)
+        let memory = ActivationMemory(budget: { network.activationBytes })
+        let input = Tensor(channels: 3, height: 64, width: 64, data: (0..<(3 * 64 * 64)).map { Float($0 % 97) / 32 - 1.5 })
+        let alone = try network.forward(input)
+        let maps = try await withThrowingTaskGroup(of: Tensor.self) { group in
+            for _ in 0..<2 { group.addTask { try await memory.withBlock(for: network) { try network.forward(input, in: $0) } } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(maps.count == 2 && maps.allSatisfy { $0 == alone })
+        #expect(memory.heldBytes == network.activationBytes, "\(memory.heldBytes) held for one block of \(network.activationBytes)")
     }
 }

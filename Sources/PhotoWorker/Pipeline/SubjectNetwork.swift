@@ -45,14 +45,13 @@ public enum SubjectNetwork {
                            memory: ActivationMemory = ActivationMemory(),
                            mirrorMapReady: (@Sendable (SubjectMap) -> Void)? = nil) async throws -> SubjectMap {
         let inputs = try await stages.stage { try Self.inputs(for: image, mirrored: mirrored, network: networks.direct) }
-        let loop = StageLoop(stages: stages)
         guard let mirror = inputs.mirror else {
-            return try await stages.stage { try pass(inputs.direct, on: networks.direct, parallel: loop, memory: memory) }
+            return try await pass(inputs.direct, on: networks.direct, stages: stages, memory: memory)
         }
         let (map, flipped) = try await stages.pair(
-            { try await stages.stage { try pass(inputs.direct, on: networks.direct, parallel: loop, memory: memory) } },
+            { try await pass(inputs.direct, on: networks.direct, stages: stages, memory: memory) },
             {
-                let flipped = try await stages.stage { try pass(mirror, on: networks.mirror, parallel: loop, memory: memory) }
+                let flipped = try await pass(mirror, on: networks.mirror, stages: stages, memory: memory)
                 mirrorMapReady?(flipped)
                 return flipped
             })
@@ -72,12 +71,25 @@ public enum SubjectNetwork {
         return (tensor(small), Self.mirrored(tensor(try Resampler.resize(small, width: mirrorSide, height: mirrorSide))))
     }
 
-    /// One forward pass: the sigmoid map at the network's size; its convolutions spread over `parallel`'s idle
-    /// threads.
-    static func pass(_ input: Tensor, on network: Network, parallel: (any ParallelLoop)? = nil,
-                     memory: ActivationMemory? = nil) throws -> SubjectMap {
-        let map = try network.forward(input, parallel: parallel, memory: memory) { Cancellation.isRequested }
-        return SubjectMap(width: map.width, height: map.height, values: map.data)
+    /// One forward pass as a stage of `stages`, once `memory` lends it a block (within the worker's budget, a pass
+    /// may wait for one, suspended); its convolutions spread over the stages' idle threads.
+    static func pass(_ input: Tensor, on network: Network, stages: some StageRunner,
+                     memory: ActivationMemory) async throws -> SubjectMap {
+        try await memory.withBlock(for: network) { block in
+            try await stages.stage {
+                let map = try network.forward(input, in: block, parallel: StageLoop(stages: stages)) { Cancellation.isRequested }
+                return SubjectMap(width: map.width, height: map.height, values: map.data)
+            }
+        }
+    }
+
+    /// What the worker's passes may hold at once (``ActivationMemory``'s budget): a photo's two passes side by
+    /// side, and a mirror pass on each other thread. On two threads that is one block of each size, 61 MB, where
+    /// two photos' passes would otherwise hold two 320x320 blocks, 74 MB: a second photo's 320x320 pass waits for
+    /// the first's block, its thread meanwhile on other work or helping the running pass.
+    static func activationBudget(threads: Int) -> Int? {
+        guard let networks = try? Networks.load() else { return nil }
+        return networks.direct.activationBytes + max(0, threads - 1) * networks.mirror.activationBytes
     }
 
     /// The mean of a map and the map of the mirror image, flipped back (and resized to the first).
