@@ -79,52 +79,52 @@ public final class ActivationMemory: Sendable {
                 if let outcome { continuation.resume(with: outcome) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
-                guard let i = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: i)
+            // Those behind a cancelled pass may fit now.
+            let (waiter, granted) = state.withLock { state -> (Waiter?, [Grant]) in
+                guard let i = state.waiters.firstIndex(where: { $0.id == id }) else { return (nil, []) }
+                return (state.waiters.remove(at: i), Self.serveWaiters(in: &state))
             }
             waiter?.continuation.resume(throwing: CancellationError())
+            for grant in granted { grant.continuation.resume(returning: grant.block) }
         }
+    }
+
+    /// A block lent to a pass that waited for it.
+    private typealias Grant = (continuation: CheckedContinuation<Block, any Error>, block: Block)
+
+    /// Lends blocks to those waiting that fit now, in the order they came; they are resumed outside the lock.
+    private static func serveWaiters(in state: inout State) -> [Grant] {
+        var granted: [Grant] = []
+        var i = 0
+        while i < state.waiters.count {
+            if let block = grant(state.waiters[i].floats, in: &state) {
+                granted.append((state.waiters.remove(at: i).continuation, block))
+            } else {
+                i += 1
+            }
+        }
+        return granted
     }
 
     /// A block of at least `floats` lent now, without waiting (a pass outside any budget: tests, benchmarks).
     func take(floats: Int) -> Block {
-        state.withLock { state in
-            let block = Self.reuse(floats, in: &state) ?? Block(floats: floats)
-            state.lent.append(block)
-            state.peakHeld = max(state.peakHeld, state.heldFloats)
-            return block
-        }
+        state.withLock { Self.lendWithoutBudget(floats, in: &$0) }
     }
 
     /// Takes back a block lent by ``take(floats:)`` or `lend`, and lends blocks to those waiting that now fit, in
     /// the order they came.
     func give(_ block: Block) {
-        let granted = state.withLock { state -> [(CheckedContinuation<Block, any Error>, Block)] in
+        let granted = state.withLock { state -> [Grant] in
             if let i = state.lent.firstIndex(where: { $0.base == block.base }) { state.lent.remove(at: i) }
             state.free.append(block)
-            var granted: [(CheckedContinuation<Block, any Error>, Block)] = []
-            var i = 0
-            while i < state.waiters.count {
-                if let block = Self.grant(state.waiters[i].floats, in: &state) {
-                    granted.append((state.waiters.remove(at: i).continuation, block))
-                } else {
-                    i += 1
-                }
-            }
-            return granted
+            return Self.serveWaiters(in: &state)
         }
-        for (continuation, block) in granted { continuation.resume(returning: block) }
+        for grant in granted { grant.continuation.resume(returning: grant.block) }
     }
 
     /// A block lent now if the budget allows (see the type's description), else nil.
     private static func grant(_ floats: Int, in state: inout State) -> Block? {
-        guard case .some(.some(let budget)) = state.budget else {
-            let block = reuse(floats, in: &state) ?? Block(floats: floats)
-            state.lent.append(block)
-            state.peakHeld = max(state.peakHeld, state.heldFloats)
-            return block
-        }
+        guard case .some(.some(let budget)) = state.budget else { return lendWithoutBudget(floats, in: &state) }
         let fits = { (block: Block) in block.floats >= floats && block.floats <= floats + floats / 4 }
         if let i = state.free.firstIndex(where: fits) {
             state.lent.append(state.free.remove(at: i))
@@ -144,17 +144,22 @@ public final class ActivationMemory: Sendable {
         return block
     }
 
-    /// The smallest free block of at least `floats`, removed from the free list; otherwise the largest free one
-    /// is dropped (so no more blocks are kept than passes ran at once) and nil returned.
-    private static func reuse(_ floats: Int, in state: inout State) -> Block? {
+    /// The smallest free block of at least `floats`; otherwise the largest free one is dropped (so no more blocks
+    /// are kept than passes ran at once) and a new one allocated.
+    private static func lendWithoutBudget(_ floats: Int, in state: inout State) -> Block {
+        let block: Block
         if let i = state.free.indices.filter({ state.free[$0].floats >= floats })
             .min(by: { state.free[$0].floats < state.free[$1].floats }) {
-            return state.free.remove(at: i)
+            block = state.free.remove(at: i)
+        } else {
+            if let largest = state.free.indices.max(by: { state.free[$0].floats < state.free[$1].floats }) {
+                state.free.remove(at: largest).deallocate()
+            }
+            block = Block(floats: floats)
         }
-        if let largest = state.free.indices.max(by: { state.free[$0].floats < state.free[$1].floats }) {
-            state.free.remove(at: largest).deallocate()
-        }
-        return nil
+        state.lent.append(block)
+        state.peakHeld = max(state.peakHeld, state.heldFloats)
+        return block
     }
 
     /// Hands the blocks no pass is using back to the system.

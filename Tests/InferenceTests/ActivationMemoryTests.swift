@@ -103,6 +103,23 @@ struct ActivationMemoryTests {
         #expect(memory.heldBytes == 1000 * 4, "\(memory.heldBytes)")
     }
 
+    /// A pass that fits queues behind one that waits, and gets its block when that one is cancelled.
+    @Test func aCancelledWaitLetsThoseBehindIn() async throws {
+        let memory = ActivationMemory(budget: { 1500 * 4 })
+        let held = try await memory.lend(floats: 1000)
+        let first = Task { try await memory.lend(floats: 1000) }
+        await untilWaiting(memory, 1)
+        let behind = Task { try await memory.lend(floats: 500) }
+        await untilWaiting(memory, 2)
+        first.cancel()
+        _ = await first.result
+        let stillWaiting = memory.waitingCount
+        memory.give(held)  // lets `behind` in in any case, so a failure does not hang the test
+        let block = try await behind.value
+        #expect(stillWaiting == 0 && block.floats == 500, "\(stillWaiting) waiting after the cancel; \(block.floats) floats")
+        memory.give(block)
+    }
+
     /// Two passes of one network at once on a budget of one block: the second runs after the first, in the same
     /// block, and both give the map a pass alone gives.
     @Test func passesOverTheBudgetRunInTurn() async throws {
