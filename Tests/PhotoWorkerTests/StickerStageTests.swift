@@ -56,18 +56,18 @@ struct StickerStageTests {
         await #expect(throws: CancellationError.self) { try await task.value }
     }
 
-    /// Three stickers at once on two threads, their passes borrowing from the worker's kind of memory: the blocks
+    /// Three stickers at once on two threads, their passes borrowing from the worker's memory: the blocks
     /// held never exceed the budget (one 320x320 block and one mirror block), where memory without a budget lends
     /// every pass its block as it asks, before it has a thread (all six at once here, 183 MB); and every sticker is
     /// the one it is alone.
     @Test func stickersAtOnceHoldNoMoreThanTheBudget() async throws {
-        let pool = ComputePool(threads: 2)
+        let services = WorkerServices(options: WorkerOptions(), maxJobs: 2)
+        let pool = services.compute, memory = services.activations
         pool.start()
         defer { pool.stop() }
         let budget = try #require(SubjectNetwork.activationBudget(threads: 2))
         let networks = try SubjectNetwork.Networks.load()
         #expect(budget < 2 * networks.direct.activationBytes, "budget \(budget)")
-        let memory = ActivationMemory(budget: { budget })
         let images = (0..<3).map { SubjectNetworkTests.photo(width: 240 + 40 * $0, height: 200) }
         var alone: [Sticker] = []
         for image in images {
