@@ -12,7 +12,8 @@ import Synchronization
 /// fit waits, suspended (its thread free for other work), until a pass gives one back. Blocks keep their sizes
 /// while passes run: a pass waits for a block of its size that is lent rather than dropping a free block of
 /// another size to make room (and faulting both in again), and drops free blocks only when no block of its size
-/// exists. A pass is never refused: with nothing lent, it gets its block even over the budget.
+/// exists. A pass that finds a free block of its size takes it at once; the others queue in the order they came.
+/// A pass is never refused: with nothing lent, it gets its block even over the budget.
 public final class ActivationMemory: Sendable {
     private struct Waiter {
         let id: Int
@@ -71,7 +72,9 @@ public final class ActivationMemory: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Block, any Error>) in
                 let outcome = state.withLock { state -> Result<Block, any Error>? in
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    // Behind others who wait, a pass waits too (they may be waiting for room it would take).
+                    // A free block of its size it takes at once: no one waiting could use it (each give serves
+                    // them first). Anything else only if no one waits: they may be waiting for room it would take.
+                    if let block = Self.freeBlock(fitting: floats, in: &state) { return .success(block) }
                     if state.waiters.isEmpty, let block = Self.grant(floats, in: &state) { return .success(block) }
                     state.waiters.append(Waiter(id: id, floats: floats, continuation: continuation))
                     return nil
@@ -125,11 +128,8 @@ public final class ActivationMemory: Sendable {
     /// A block lent now if the budget allows (see the type's description), else nil.
     private static func grant(_ floats: Int, in state: inout State) -> Block? {
         guard case .some(.some(let budget)) = state.budget else { return lendWithoutBudget(floats, in: &state) }
-        let fits = { (block: Block) in block.floats >= floats && block.floats <= floats + floats / 4 }
-        if let i = state.free.firstIndex(where: fits) {
-            state.lent.append(state.free.remove(at: i))
-            return state.lent.last
-        }
+        if let block = freeBlock(fitting: floats, in: &state) { return block }
+        let fits = { (block: Block) in fitting(floats, block) }
         let lentFloats = state.lent.reduce(0) { $0 + $1.floats }
         let room = state.heldFloats + floats <= budget
         guard room || state.lent.isEmpty || (!state.lent.contains(where: fits) && lentFloats + floats <= budget) else {
@@ -142,6 +142,20 @@ public final class ActivationMemory: Sendable {
         state.lent.append(block)
         state.peakHeld = max(state.peakHeld, state.heldFloats)
         return block
+    }
+
+    /// Whether `block` serves a pass of `floats` without holding much more than it needs (at most a quarter more).
+    private static func fitting(_ floats: Int, _ block: Block) -> Bool {
+        block.floats >= floats && block.floats <= floats + floats / 4
+    }
+
+    /// A free block of a pass's size lent, if there is one (with a budget).
+    private static func freeBlock(fitting floats: Int, in state: inout State) -> Block? {
+        guard case .some(.some) = state.budget, let i = state.free.firstIndex(where: { fitting(floats, $0) }) else {
+            return nil
+        }
+        state.lent.append(state.free.remove(at: i))
+        return state.lent.last
     }
 
     /// The smallest free block of at least `floats`; otherwise the largest free one is dropped (so no more blocks

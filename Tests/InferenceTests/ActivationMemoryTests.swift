@@ -60,10 +60,15 @@ struct ActivationMemoryTests {
         // The small block back: room for nothing larger, and a block of the waiting size is lent: it still waits.
         memory.give(small)
         #expect(memory.waitingCount == 1 && memory.heldBytes == 1500 * 4, "\(memory.waitingCount) waiting, \(memory.heldBytes) bytes held")
+        // A pass of the free block's size takes it at once, ahead of the one waiting for the other size.
+        let third = Task { try await memory.lend(floats: 500) }
+        while memory.waitingCount < 2 && memory.idleBytes > 0 { await Task.yield() }
+        #expect(memory.waitingCount == 1 && memory.idleBytes == 0, "\(memory.waitingCount) waiting, \(memory.idleBytes) bytes idle")
         memory.give(big)
         let reused = try await second.value
         #expect(reused.base == big.base && memory.heldBytes == 1500 * 4, "\(memory.heldBytes) bytes held")
         memory.give(reused)
+        memory.give(try await third.value)
     }
 
     @Test func aBlockOfANewSizeTakesTheRoomOfFreeOnes() async throws {
