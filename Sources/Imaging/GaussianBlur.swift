@@ -2,9 +2,15 @@
 /// Kutskir's "boxes for Gauss"), on premultiplied `Float` RGBA with running sums, so the cost per
 /// pixel is constant in the radius. Edges are extended (clamp-to-edge).
 ///
-/// Scratch: two `Float` RGBA planes (32 bytes per pixel) for the duration of the call.
+/// Scratch: one `Float` RGBA plane (16 bytes per pixel) for the duration of the call. The rows go through the
+/// horizontal boxes one at a time, in two row buffers, into the plane; the columns through the vertical ones a strip
+/// of ``stripColumns`` at a time, in two strip buffers, straight into the output. Each row and column sees the same
+/// sums in the same order as with two whole planes (the floats are the same), in 24 rather than 40 bytes a pixel with
+/// the input and output (a 1800x1200 photo 52 instead of 86 MB; a 24-megapixel one 0.6 instead of 1 GB).
 enum GaussianBlur {
     static let cancellationBand = 32
+    /// Columns a vertical strip takes: its two buffers (32 x height x 16 bytes each) stay in the cache.
+    static let stripColumns = 32
 
     static func apply(_ image: Image, sigma requested: Double) throws -> Image {
         let sigma = min(requested, Double(max(image.width, image.height)))
@@ -12,41 +18,49 @@ enum GaussianBlur {
         let radii = boxRadii(sigma: sigma)
         let w = image.width, h = image.height
 
-        var a = [SIMD4<Float>](repeating: .zero, count: w * h)
-        var b = [SIMD4<Float>](repeating: .zero, count: w * h)
-        image.pixels.withUnsafeBufferPointer { src in
-            a.withUnsafeMutableBufferPointer { dst in
-                for i in 0..<(w * h) {
-                    let s = i * 4
-                    let alpha = Float(src[s + 3])
-                    let k = alpha * (1 / 255)
-                    dst[i] = SIMD4(Float(src[s]) * k, Float(src[s + 1]) * k, Float(src[s + 2]) * k, alpha)
+        let plane = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: w * h)
+        defer { plane.deallocate() }
+        // Horizontal: each row premultiplied, then through the three boxes, x -> y -> x -> the plane.
+        do {
+            let x = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: w)
+            let y = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: w)
+            defer { x.deallocate(); y.deallocate() }
+            try image.pixels.withUnsafeBufferPointer { src in
+                for row in 0..<h {
+                    if row % cancellationBand == 0, Cancellation.isRequested { throw CancellationError() }
+                    for i in 0..<w {
+                        let s = (row * w + i) * 4
+                        let alpha = Float(src[s + 3])
+                        let k = alpha * (1 / 255)
+                        x[i] = SIMD4(Float(src[s]) * k, Float(src[s + 1]) * k, Float(src[s + 2]) * k, alpha)
+                    }
+                    boxLine(x, y, start: 0, count: w, step: 1, radius: radii[0])
+                    boxLine(y, x, start: 0, count: w, step: 1, radius: radii[1])
+                    boxLine(x, UnsafeMutableBufferPointer(rebasing: plane[(row * w)..<(row * w + w)]), start: 0,
+                            count: w, step: 1, radius: radii[2])
                 }
             }
         }
 
-        // Horizontal: each row through the three boxes, a -> b -> a -> b.
-        try a.withUnsafeMutableBufferPointer { a in
-            try b.withUnsafeMutableBufferPointer { b in
-                for y in 0..<h {
-                    if y % cancellationBand == 0, Cancellation.isRequested { throw CancellationError() }
-                    let row = y * w
-                    boxLine(a, b, start: row, count: w, step: 1, radius: radii[0])
-                    boxLine(b, a, start: row, count: w, step: 1, radius: radii[1])
-                    boxLine(a, b, start: row, count: w, step: 1, radius: radii[2])
-                }
-                // Vertical: whole-plane passes with a row of running sums (cache-friendly),
-                // b -> a -> b -> a.
-                try boxColumns(b, a, width: w, height: h, radius: radii[0])
-                try boxColumns(a, b, width: w, height: h, radius: radii[1])
-                try boxColumns(b, a, width: w, height: h, radius: radii[2])
-            }
-        }
-
+        // Vertical: a strip of columns at a time, the plane -> a -> b -> a, then stored unpremultiplied.
         var out = [UInt8](repeating: 0, count: w * h * 4)
-        a.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                for i in 0..<(w * h) { Resampler.storeUnpremultiplied(src[i], into: dst, at: i * 4) }
+        let strip = min(w, stripColumns)
+        let a = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: strip * h)
+        let b = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: strip * h)
+        defer { a.deallocate(); b.deallocate() }
+        try out.withUnsafeMutableBufferPointer { dst in
+            for x0 in stride(from: 0, to: w, by: strip) {
+                if Cancellation.isRequested { throw CancellationError() }
+                let columns = min(strip, w - x0)
+                boxColumns(UnsafeMutableBufferPointer(rebasing: plane[x0...]), stride: w, a, stride: columns,
+                           columns: columns, height: h, radius: radii[0])
+                boxColumns(a, stride: columns, b, stride: columns, columns: columns, height: h, radius: radii[1])
+                boxColumns(b, stride: columns, a, stride: columns, columns: columns, height: h, radius: radii[2])
+                for y in 0..<h {
+                    for i in 0..<columns {
+                        Resampler.storeUnpremultiplied(a[y * columns + i], into: dst, at: (y * w + x0 + i) * 4)
+                    }
+                }
             }
         }
         return Image(width: w, height: h, pixels: out)
@@ -81,24 +95,25 @@ enum GaussianBlur {
         }
     }
 
-    /// One vertical box pass over the whole plane, keeping a running sum per column.
+    /// One vertical box pass over `columns` columns of `height` rows (rows `srcStride` and `dstStride` elements
+    /// apart), keeping a running sum per column.
     private static func boxColumns(
-        _ src: UnsafeMutableBufferPointer<SIMD4<Float>>, _ dst: UnsafeMutableBufferPointer<SIMD4<Float>>,
-        width w: Int, height h: Int, radius r: Int
-    ) throws {
+        _ src: UnsafeMutableBufferPointer<SIMD4<Float>>, stride srcStride: Int,
+        _ dst: UnsafeMutableBufferPointer<SIMD4<Float>>, stride dstStride: Int,
+        columns w: Int, height h: Int, radius r: Int
+    ) {
         let scale = 1 / Float(2 * r + 1)
         let last = h - 1
         var sums = [SIMD4<Float>](repeating: .zero, count: w)
-        try sums.withUnsafeMutableBufferPointer { sums in
+        sums.withUnsafeMutableBufferPointer { sums in
             for j in -r...r {
-                let row = min(max(j, 0), last) * w
+                let row = min(max(j, 0), last) * srcStride
                 for x in 0..<w { sums[x] += src[row + x] }
             }
             for y in 0..<h {
-                if y % cancellationBand == 0, Cancellation.isRequested { throw CancellationError() }
-                let out = y * w
-                let add = min(y + r + 1, last) * w
-                let sub = max(y - r, 0) * w
+                let out = y * dstStride
+                let add = min(y + r + 1, last) * srcStride
+                let sub = max(y - r, 0) * srcStride
                 for x in 0..<w {
                     dst[out + x] = sums[x] * scale
                     sums[x] += src[add + x] - src[sub + x]

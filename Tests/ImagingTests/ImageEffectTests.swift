@@ -77,4 +77,66 @@ import Testing
         }
         await #expect(throws: CancellationError.self) { try await task.value }
     }
+
+    /// The blur in one plane and strips of columns is the blur in two whole planes, float for float: strips
+    /// narrower and wider than the image, widths that do not divide into strips, radii past the image.
+    @Test(arguments: [(37, 23, 1.5), (5, 40, 3.0), (70, 9, 6.0), (64, 64, 40.0), (1, 1, 2.0), (33, 2, 0.7)])
+    func theStripsAreTheWholePlanes(size: (Int, Int, Double)) throws {
+        let (w, h, sigma) = size
+        var random = SplitMix64(seed: UInt64(w * 1000 + h))
+        let pixels = (0..<(w * h * 4)).map { i in UInt8(i % 4 == 3 ? (random.next() % 3 == 0 ? 0 : random.next() % 256) : random.next() % 256) }
+        let image = Image(width: w, height: h, pixels: pixels)
+        let got = try GaussianBlur.apply(image, sigma: sigma)
+        let expected = Self.twoPlaneBlur(image, sigma: sigma)
+        let differing = zip(got.pixels, expected.pixels).filter { $0 != $1 }.count
+        #expect(differing == 0, "\(w)x\(h) sigma \(sigma): \(differing) of \(pixels.count) bytes differ")
+    }
+
+    /// The blur as it was made before the strips: horizontal boxes a -> b -> a -> b row by row, then vertical ones
+    /// over whole planes b -> a -> b -> a.
+    static func twoPlaneBlur(_ image: Image, sigma requested: Double) -> Image {
+        let sigma = min(requested, Double(max(image.width, image.height)))
+        let radii = GaussianBlur.boxRadii(sigma: sigma)
+        let w = image.width, h = image.height
+        var a = (0..<(w * h)).map { i -> SIMD4<Float> in
+            let s = i * 4, alpha = Float(image.pixels[s + 3]), k = alpha * (1 / 255)
+            return SIMD4(Float(image.pixels[s]) * k, Float(image.pixels[s + 1]) * k, Float(image.pixels[s + 2]) * k, alpha)
+        }
+        var b = a
+        func line(_ src: [SIMD4<Float>], _ dst: inout [SIMD4<Float>], start: Int, r: Int) {
+            let scale = 1 / Float(2 * r + 1)
+            func at(_ i: Int) -> SIMD4<Float> { src[start + min(max(i, 0), w - 1)] }
+            var sum = SIMD4<Float>.zero
+            for j in -r...r { sum += at(j) }
+            for i in 0..<w {
+                dst[start + i] = sum * scale
+                sum += at(i + r + 1) - at(i - r)
+            }
+        }
+        func columns(_ src: [SIMD4<Float>], _ dst: inout [SIMD4<Float>], r: Int) {
+            let scale = 1 / Float(2 * r + 1)
+            var sums = [SIMD4<Float>](repeating: .zero, count: w)
+            for j in -r...r { for x in 0..<w { sums[x] += src[min(max(j, 0), h - 1) * w + x] } }
+            for y in 0..<h {
+                let add = min(y + r + 1, h - 1) * w, sub = max(y - r, 0) * w
+                for x in 0..<w {
+                    dst[y * w + x] = sums[x] * scale
+                    sums[x] += src[add + x] - src[sub + x]
+                }
+            }
+        }
+        for y in 0..<h {
+            line(a, &b, start: y * w, r: radii[0])
+            line(b, &a, start: y * w, r: radii[1])
+            line(a, &b, start: y * w, r: radii[2])
+        }
+        columns(b, &a, r: radii[0])
+        columns(a, &b, r: radii[1])
+        columns(b, &a, r: radii[2])
+        var out = [UInt8](repeating: 0, count: w * h * 4)
+        out.withUnsafeMutableBufferPointer { dst in
+            for i in 0..<(w * h) { Resampler.storeUnpremultiplied(a[i], into: dst, at: i * 4) }
+        }
+        return Image(width: w, height: h, pixels: out)
+    }
 }
