@@ -2,7 +2,8 @@ import Foundation
 import Imaging
 
 /// The sticker app's per-photo pipeline: one decode, then sticker and palette in parallel
-/// (`async let`), then the gradient sticker; files written atomically into one folder.
+/// (`async let`), then the cut-out written and the gradient sticker made from it and written; files written
+/// atomically into one folder.
 public struct PhotoProcessor: Sendable {
     public let services: WorkerServices
     /// What the request may read and write.
@@ -99,7 +100,7 @@ public struct PhotoProcessor: Sendable {
     }
 
     /// Writes the cut-out, then makes and writes its gradient sticker: the cut-out ends before the gradient is
-    /// encoded, so no more than one image and one encoding's buffers are alive beside the gradient.
+    /// encoded, so at most two images, or one and its encoding's buffers, are alive at once.
     private func write(_ sticker: consuming Image, palette: [PaletteEntry], overwrite: Bool, stickerPath: String,
                        gradientPath: String) async throws
         -> (sticker: FileRef, gradient: FileRef, gradientMs: Double, writeMs: Double) {
