@@ -5,7 +5,7 @@ import Synchronization
 /// zeroing a fresh block each time (a 320x320 pass spent ~10% of its time there).
 ///
 /// The owner decides how long blocks are kept: ``release()`` hands back those no pass is using (the worker does
-/// once it has been idle for a while). Without a budget it keeps no more blocks than passes ran at once: a pass
+/// once it has been idle for a while). Without a budget it keeps no more blocks than were lent at once: a pass
 /// that finds no free block large enough drops the largest free one before allocating.
 ///
 /// With a budget, ``withBlock(for:_:)`` bounds the blocks held, lent and free, by it: a pass whose block does not
