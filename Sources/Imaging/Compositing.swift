@@ -7,18 +7,25 @@ public enum Compositing {
     /// `bottom`; straight alpha in and out. The result has `bottom`'s size; the parts of `top`
     /// outside it are clipped (any offset, even far outside, is valid).
     public static func over(_ top: Image, on bottom: Image, at x: Int, y: Int) -> Image {
+        var result = bottom
+        over(top, onto: &result, at: x, y: y)
+        return result
+    }
+
+    /// ``over(_:on:at:y:)`` in place: `bottom` is changed where `top` covers it, and not copied when it is the only
+    /// reference to its pixels (a sheet or canvas composed of many stickers).
+    public static func over(_ top: Image, onto bottom: inout Image, at x: Int, y: Int) {
         // Offsets are clamped first so the sums below cannot overflow for any Int input.
         let x0 = max(0, x.clampedOffset), y0 = max(0, y.clampedOffset)
         let x1 = min(bottom.width, x.clampedOffset + top.width)
         let y1 = min(bottom.height, y.clampedOffset + top.height)
-        guard x0 < x1, y0 < y1 else { return bottom }
-        var result = bottom
-        let dx = x.clampedOffset, dy = y.clampedOffset
+        guard x0 < x1, y0 < y1 else { return }
+        let dx = x.clampedOffset, dy = y.clampedOffset, width = bottom.width
         top.pixels.withUnsafeBufferPointer { t in
-            result.pixels.withUnsafeMutableBufferPointer { b in
+            bottom.pixels.withUnsafeMutableBufferPointer { b in
                 for row in y0..<y1 {
                     var ti = ((row - dy) * top.width + (x0 - dx)) * 4
-                    var bi = (row * bottom.width + x0) * 4
+                    var bi = (row * width + x0) * 4
                     for _ in x0..<x1 {
                         blendOver(t, ti, b, bi)
                         ti += 4; bi += 4
@@ -26,7 +33,6 @@ public enum Compositing {
                 }
             }
         }
-        return result
     }
 
     /// Straight-alpha source-over of one pixel, in exact integer arithmetic:

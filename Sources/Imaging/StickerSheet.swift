@@ -23,16 +23,30 @@ public struct StickerSheet: Sendable {
 
     /// Lays `stickers` out; checks cancellation before each one.
     public func compose(_ stickers: [Image]) throws -> Image {
-        let (width, height) = size(for: stickers.count)
-        var sheet = Image(width: width, height: height, fill: background)
-        let inner = cellSize - 2 * padding
+        var sheet = canvas(for: stickers.count)
         for (i, sticker) in stickers.enumerated() {
             try Cancellation.check()
-            let fitted = try Resampler.thumbnail(sticker, width: inner, height: inner, fit: .contain)
-            let x = (i % columns) * cellSize + (cellSize - fitted.width) / 2
-            let y = (i / columns) * cellSize + (cellSize - fitted.height) / 2
-            sheet = Compositing.over(fitted, on: sheet, at: x, y: y)
+            place(try fitted(sticker), at: i, on: &sheet)
         }
         return sheet
+    }
+
+    /// The empty sheet for `count` stickers: the background.
+    public func canvas(for count: Int) -> Image {
+        let (width, height) = size(for: count)
+        return Image(width: width, height: height, fill: background)
+    }
+
+    /// `sticker` fitted (contain) inside a cell's padding: what ``place(_:at:on:)`` takes.
+    public func fitted(_ sticker: Image) throws -> Image {
+        let inner = cellSize - 2 * padding
+        return try Resampler.thumbnail(sticker, width: inner, height: inner, fit: .contain)
+    }
+
+    /// A fitted sticker centred in cell `index` of `sheet`, in place: it changes no pixel outside that cell.
+    public func place(_ fitted: Image, at index: Int, on sheet: inout Image) {
+        let x = (index % columns) * cellSize + (cellSize - fitted.width) / 2
+        let y = (index / columns) * cellSize + (cellSize - fitted.height) / 2
+        Compositing.over(fitted, onto: &sheet, at: x, y: y)
     }
 }

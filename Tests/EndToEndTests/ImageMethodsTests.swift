@@ -288,6 +288,21 @@ struct ImageMethodsTests {
         #expect(neither["error"]?["code"] == -32602)
     }
 
+    /// Each sticker's file is written as it is made: with one job, the sticker before a source that fails is
+    /// written and the export fails with the source's error, without a sheet.
+    @Test func packExportWritesStickersAsTheyAreMade() async throws {
+        let dir = try Corpus.scratch()
+        let w = try WorkerProcess(["--max-jobs", "1"])
+        let sticker = try Self.base64PNG(Image(width: 40, height: 20, fill: RGBA(r: 255, g: 0, b: 0, a: 255)))
+        let r = try await w.call(1, "pack.export", [
+            "stickers": [["data": .string(sticker)], ["path": .string("\(dir)/missing.png")]],
+            "output": ["path": .string("\(dir)/sheet.png")], "filesDir": .string("\(dir)/pack"),
+        ])
+        #expect(r["error"]?["code"] == -32001, "\(r)")
+        #expect(Corpus.files(in: "\(dir)/pack") == ["sticker-001.png"])
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/sheet.png"))
+    }
+
     @Test func cacheServesRepeatsAndClears() async throws {
         let w = try WorkerProcess()
         let src: JSONValue = ["path": .string(Corpus.photo("rocket.jpg"))]

@@ -22,6 +22,26 @@ import Imaging
         #expect(out[60, 60] == background)
     }
 
+    /// A canvas filled from several threads in any order is the sheet composed in order, pixel for pixel: each
+    /// sticker (translucent, larger and smaller than a cell) changes only its own cell.
+    @Test func aCanvasFilledInAnyOrderIsTheComposedSheet() async throws {
+        let sheet = StickerSheet(columns: 3, cellSize: 32, padding: 3, background: RGBA(r: 250, g: 240, b: 230, a: 200))
+        var random = SplitMix64(seed: 42)
+        let stickers = (0..<8).map { i -> Image in
+            let (w, h) = (10 + 9 * i, 50 - 5 * i)
+            return Image(width: w, height: h, pixels: (0..<(w * h * 4)).map { _ in UInt8(random.next() % 256) })
+        }
+        let canvas = SheetCanvas(sheet, count: stickers.count)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in stickers.indices.reversed() { group.addTask { try canvas.place(stickers[i], at: i) } }
+            try await group.waitForAll()
+        }
+        let placed = canvas.take(), composed = try sheet.compose(stickers)
+        let differing = zip(placed.pixels, composed.pixels).filter { $0 != $1 }.count
+        #expect(placed.width == composed.width && placed.height == composed.height && differing == 0,
+                "\(placed.width)x\(placed.height) against \(composed.width)x\(composed.height), \(differing) bytes differ")
+    }
+
     @Test func sourceOverFollowsPorterDuff() {
         let bottom = Image(width: 4, height: 4, fill: RGBA(r: 0, g: 0, b: 255, a: 255))
         let top = Image(width: 2, height: 2, fill: RGBA(r: 255, g: 0, b: 0, a: 128))

@@ -76,59 +76,63 @@ struct PackExportMethod: RPCMethod {
         }
         if let dir = params.filesDir { try access.prepareDirectory(dir, create: true) }
 
-        let stickers = try await loadStickers(items, fromPhotos: fromPhotos, outline: params.outline,
-                                          segmenter: params.segmenter ?? .network, access: access, context: context)
-        let filesDir = params.filesDir
+        let canvas = SheetCanvas(layout, count: items.count)
+        let fileSpec = params.filesDir.map { FileSpec(dir: $0, target: params.target, overwrite: params.output.overwrite) }
+        let files = try await makeStickers(items, fromPhotos: fromPhotos, outline: params.outline,
+                                           segmenter: params.segmenter ?? .network, canvas: canvas, files: fileSpec,
+                                           access: access, context: context)
         let outputSpec = params.output
-        let target = params.target
-        // Composition, encoding and file writes are pixel work: on the compute threads.
-        let (output, files, targetResult) = try await services.compute.run { () throws -> (OutputResult, [String]?, TargetResult?) in
-            let sheet = try layout.compose(stickers)
-            var files: [String]?
-            var targetResult: TargetResult?
-            if let dir = filesDir, let target {
-                (files, targetResult) = try Self.writeForMessenger(stickers, target: target, dir: dir,
-                                                                   overwrite: outputSpec.overwrite, access: access)
-            } else if let dir = filesDir {
-                files = try stickers.enumerated().map { i, s in
-                    let path = Self.stickerFile(dir, i, "png")
-                    _ = try OutputWriter.write(s, to: OutputSpec(path: path, overwrite: outputSpec.overwrite), access: access)
-                    return path
-                }
-            }
-            return (try OutputWriter.write(sheet, to: outputSpec, access: access), files, targetResult)
+        let sheet = canvas.take()
+        let output = try await services.compute.run { try OutputWriter.write(sheet, to: outputSpec, access: access) }
+        var targetResult: TargetResult?
+        if let target = params.target, let files, let dir = params.filesDir {
+            targetResult = TargetResult(name: target, maxBytes: target.maxBytes,
+                                        largestBytes: files.map(\.bytes).max() ?? 0, encodings: files.map(\.encoding),
+                                        tray: target == .whatsapp ? Self.trayFile(dir) : nil)
         }
-        return Result(output: output, count: stickers.count, columns: columns, rows: layout.rows(for: stickers.count),
-                      files: files, target: targetResult,
-                      ms: start.millisecondsElapsed)
+        return Result(output: output, count: items.count, columns: columns, rows: layout.rows(for: items.count),
+                      files: files?.map(\.path), target: targetResult, ms: start.millisecondsElapsed)
     }
 
     static func stickerFile(_ dir: String, _ index: Int, _ ext: String) -> String {
         "\(dir)/sticker-\(String(format: "%03d", index + 1)).\(ext)"
     }
 
-    /// Lays out and encodes every sticker for the messenger (each within its byte limit), then WhatsApp's tray icon;
-    /// returns the sticker files' paths and what was written.
-    static func writeForMessenger(_ stickers: [Image], target: MessengerTarget, dir: String, overwrite: Bool,
-                                  access: FileAccess) throws -> ([String], TargetResult) {
-        var files: [String] = []
-        var encodings: [String] = []
-        var largest = 0
-        for (i, sticker) in stickers.enumerated() {
-            let path = stickerFile(dir, i, "webp")
-            let (bytes, encoding) = try target.encode(try target.layout(sticker), path: path)
-            try access.writeAtomically(bytes, to: path, overwrite: overwrite)
-            files.append(path)
-            encodings.append(encoding)
-            largest = max(largest, bytes.count)
+    static func trayFile(_ dir: String) -> String { "\(dir)/tray.png" }
+
+    /// Where each sticker's own file goes.
+    struct FileSpec: Sendable {
+        var dir: String
+        var target: MessengerTarget?
+        var overwrite: Bool
+    }
+
+    /// One sticker's file as written.
+    struct WrittenFile: Sendable {
+        var path: String
+        var bytes: Int
+        /// "lossless" or "quality N" for a messenger's WebP; "png" otherwise.
+        var encoding: String
+    }
+
+    /// Writes sticker `index`'s own file: a PNG, or laid out and encoded for the messenger within its byte limit
+    /// (and for WhatsApp the first sticker also as the 96x96 tray icon).
+    static func writeFile(_ sticker: Image, index: Int, spec: FileSpec, access: FileAccess) throws -> WrittenFile {
+        guard let target = spec.target else {
+            let path = stickerFile(spec.dir, index, "png")
+            let written = try OutputWriter.write(sticker, to: OutputSpec(path: path, overwrite: spec.overwrite),
+                                                 access: access)
+            return WrittenFile(path: path, bytes: written.bytes, encoding: "png")
         }
-        var tray: String?
-        if target == .whatsapp, let first = stickers.first {
-            let path = "\(dir)/tray.png"
-            try access.writeAtomically(try MessengerTarget.trayIcon(first, path: path), to: path, overwrite: overwrite)
-            tray = path
+        let path = stickerFile(spec.dir, index, "webp")
+        let (bytes, encoding) = try target.encode(try target.layout(sticker), path: path)
+        try access.writeAtomically(bytes, to: path, overwrite: spec.overwrite)
+        if target == .whatsapp && index == 0 {
+            let tray = trayFile(spec.dir)
+            try access.writeAtomically(try MessengerTarget.trayIcon(sticker, path: tray), to: tray,
+                                       overwrite: spec.overwrite)
         }
-        return (files, TargetResult(name: target, maxBytes: target.maxBytes, largestBytes: largest, encodings: encodings, tray: tray))
+        return WrittenFile(path: path, bytes: bytes.count, encoding: encoding)
     }
 
     static func items(_ p: Params) throws -> ([ImageSource], Bool) {
@@ -152,26 +156,33 @@ struct PackExportMethod: RPCMethod {
         return c
     }
 
-    /// Loads (or cuts out) every sticker, in parallel within the job limit, in input order.
-    private func loadStickers(_ items: [ImageSource], fromPhotos: Bool, outline: OutlineSpec?, segmenter: Segmenter,
-                              access: FileAccess,
-                              context: RequestContext) async throws -> [Image] {
+    /// Loads (or cuts out) every sticker, in parallel within the job limit, and as each is made places it on the
+    /// canvas and writes its file (on the compute threads): an export holds the sheet and the stickers in flight,
+    /// never every sticker at full size (200 photos as stickers held 1 GB that way). Returns the files in input
+    /// order, nil without a files folder.
+    private func makeStickers(_ items: [ImageSource], fromPhotos: Bool, outline: OutlineSpec?, segmenter: Segmenter,
+                              canvas: SheetCanvas, files spec: FileSpec?, access: FileAccess,
+                              context: RequestContext) async throws -> [WrittenFile]? {
         let loader = services.loader
         let compute = services.compute, activations = services.activations
-        let width = services.maxJobs
-        var out = [Image?](repeating: nil, count: items.count)
+        var files = [WrittenFile?](repeating: nil, count: items.count)
         var done = 0
-        try await BoundedTaskGroup.run(count: items.count, width: width) { i in
-            let image = try await loader.load(items[i], access: access).image
-            guard fromPhotos else { return image }
-            return try await StickerStage.extract(image, outline: outline ?? OutlineSpec(width: 8), segmenter: segmenter,
-                                                  on: compute,
-                                                  memory: activations).sticker.image
+        try await BoundedTaskGroup.run(count: items.count, width: services.maxJobs) { i in
+            // The photo a sticker is cut from ends with its cut: only the cut-out is held while it is placed.
+            let sticker = fromPhotos
+                ? try await StickerStage.extract(try await loader.load(items[i], access: access).image,
+                                                 outline: outline ?? OutlineSpec(width: 8), segmenter: segmenter,
+                                                 on: compute, memory: activations).sticker.image
+                : try await loader.load(items[i], access: access).image
+            return try await compute.run {
+                try canvas.place(sticker, at: i)
+                return try spec.map { try Self.writeFile(sticker, index: i, spec: $0, access: access) }
+            }
         } handle: { i, outcome in
-            out[i] = try outcome.get()  // the first failure fails the export
+            files[i] = try outcome.get()  // the first failure fails the export
             done += 1
             await context.progress(done: done, total: items.count, message: fromPhotos ? "cut out" : "loaded")
         }
-        return out.map { $0! }
+        return spec.map { _ in files.map { $0! } }
     }
 }
