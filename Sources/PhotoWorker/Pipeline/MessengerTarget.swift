@@ -52,7 +52,9 @@ public enum MessengerTarget: String, Sendable, Codable, CaseIterable {
         let w = max(1, min(inner, Int((Double(sticker.width) * scale).rounded())))
         let h = max(1, min(inner, Int((Double(sticker.height) * scale).rounded())))
         let fitted = try Resampler.resize(sticker, width: w, height: h)
-        return Compositing.over(fitted, on: Image(width: canvas, height: canvas), at: (canvas - w) / 2, y: (canvas - h) / 2)
+        var square = Image(width: canvas, height: canvas)
+        Compositing.over(fitted, onto: &square, at: (canvas - w) / 2, y: (canvas - h) / 2)
+        return square
     }
 
     /// The file for one laid-out sticker, and how it was encoded ("lossless" or "quality N").

@@ -82,9 +82,10 @@ enum StickerStage {
         let margin = max(8, min(sticker.width, sticker.height) / 10)
         let w = sticker.width + 2 * margin, h = sticker.height + 2 * margin
         let stops = colors.isEmpty ? [RGBA(r: 255, g: 255, b: 255)] : colors
-        let background = Compositing.linearGradient(width: w, height: h, colors: stops, angleDegrees: 135)
+        var canvas = Compositing.linearGradient(width: w, height: h, colors: stops, angleDegrees: 135)
         try Cancellation.check()
-        return Compositing.over(sticker, on: background, at: margin, y: margin)
+        Compositing.over(sticker, onto: &canvas, at: margin, y: margin)
+        return canvas
     }
 }
 
