@@ -76,7 +76,8 @@ struct PackExportMethod: RPCMethod {
         }
         if let dir = params.filesDir { try access.prepareDirectory(dir, create: true) }
 
-        let canvas = SheetCanvas(layout, count: items.count)
+        // The background filled on a compute thread: a sheet may be up to the pixel limit.
+        let canvas = try await services.compute.run { SheetCanvas(layout, count: items.count) }
         let fileSpec = params.filesDir.map { FileSpec(dir: $0, target: params.target, overwrite: params.output.overwrite) }
         let files = try await makeStickers(items, fromPhotos: fromPhotos, outline: params.outline,
                                            segmenter: params.segmenter ?? .network, canvas: canvas, files: fileSpec,
