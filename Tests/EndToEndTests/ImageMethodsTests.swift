@@ -284,7 +284,10 @@ struct ImageMethodsTests {
         let sheet = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/sheet.png"))))
         #expect(sheet.image[32, 32] == RGBA(r: 255, g: 0, b: 0))  // a sticker's centre
         #expect(sheet.image[96, 96] == RGBA(r: 255, g: 255, b: 255))  // the empty fourth cell
-        let neither = try await w.call(2, "pack.export", ["output": ["inline": true]])
+        // A batch: its decodes bypass the cache.
+        let cached = try await w.call(2, "cache.stats")["result"]?["entries"]
+        #expect(cached == 0, "\(String(describing: cached)) cache entries after an export")
+        let neither = try await w.call(3, "pack.export", ["output": ["inline": true]])
         #expect(neither["error"]?["code"] == -32602)
     }
 

@@ -169,12 +169,13 @@ struct PackExportMethod: RPCMethod {
         var files = [WrittenFile?](repeating: nil, count: items.count)
         var done = 0
         try await BoundedTaskGroup.run(count: items.count, width: services.maxJobs) { i in
-            // The photo a sticker is cut from ends with its cut: only the cut-out is held while it is placed.
+            // The photo a sticker is cut from ends with its cut: only the cut-out is held while it is placed. A
+            // batch's decodes bypass the cache, as photos.process's do.
             let sticker = fromPhotos
-                ? try await StickerStage.extract(try await loader.load(items[i], access: access).image,
+                ? try await StickerStage.extract(try await loader.load(items[i], access: access, cached: false).image,
                                                  outline: outline ?? OutlineSpec(width: 8), segmenter: segmenter,
                                                  on: compute, memory: activations).sticker.image
-                : try await loader.load(items[i], access: access).image
+                : try await loader.load(items[i], access: access, cached: false).image
             return try await compute.run {
                 try canvas.place(sticker, at: i)
                 return try spec.map { try Self.writeFile(sticker, index: i, spec: $0, access: access) }
