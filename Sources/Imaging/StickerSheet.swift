@@ -21,30 +21,20 @@ public struct StickerSheet: Sendable {
     /// The sheet's size for `count` stickers.
     public func size(for count: Int) -> (width: Int, height: Int) { (columns * cellSize, rows(for: count) * cellSize) }
 
-    /// Lays `stickers` out; checks cancellation before each one.
-    public func compose(_ stickers: [Image]) throws -> Image {
-        var sheet = canvas(for: stickers.count)
-        for (i, sticker) in stickers.enumerated() {
-            try Cancellation.check()
-            place(try fitted(sticker), at: i, on: &sheet)
-        }
-        return sheet
-    }
-
-    /// The empty sheet for `count` stickers: the background.
-    public func canvas(for count: Int) -> Image {
+    /// The empty sheet for `count` stickers: the background. (``SheetCanvas`` fills it.)
+    func canvas(for count: Int) -> Image {
         let (width, height) = size(for: count)
         return Image(width: width, height: height, fill: background)
     }
 
     /// `sticker` fitted (contain) inside a cell's padding: what ``place(_:at:on:)`` takes.
-    public func fitted(_ sticker: Image) throws -> Image {
+    func fitted(_ sticker: Image) throws -> Image {
         let inner = cellSize - 2 * padding
         return try Resampler.thumbnail(sticker, width: inner, height: inner, fit: .contain)
     }
 
     /// A fitted sticker centred in cell `index` of `sheet`, in place: it changes no pixel outside that cell.
-    public func place(_ fitted: Image, at index: Int, on sheet: inout Image) {
+    func place(_ fitted: Image, at index: Int, on sheet: inout Image) {
         let x = (index % columns) * cellSize + (cellSize - fitted.width) / 2
         let y = (index / columns) * cellSize + (cellSize - fitted.height) / 2
         Compositing.over(fitted, onto: &sheet, at: x, y: y)

@@ -9,7 +9,7 @@ import Imaging
         let sheet = StickerSheet(columns: 2, cellSize: 40, padding: 5, background: background)
         let colours = [RGBA(r: 255, g: 0, b: 0, a: 255), RGBA(r: 0, g: 255, b: 0, a: 255), RGBA(r: 0, g: 0, b: 255, a: 255)]
         let stickers = colours.map { Image(width: 60, height: 30, fill: $0) }
-        let out = try sheet.compose(stickers)
+        let out = try Self.inOrder(sheet, stickers)
         #expect(out.width == 80 && out.height == 80, "\(out.width)x\(out.height)")
         #expect(sheet.rows(for: 3) == 2)
         for (i, c) in colours.enumerated() {
@@ -22,7 +22,14 @@ import Imaging
         #expect(out[60, 60] == background)
     }
 
-    /// A canvas filled from several threads in any order is the sheet composed in order, pixel for pixel: each
+    /// `stickers` placed on a canvas one after another, in order.
+    static func inOrder(_ sheet: StickerSheet, _ stickers: [Image]) throws -> Image {
+        let canvas = SheetCanvas(sheet, count: stickers.count)
+        for (i, sticker) in stickers.enumerated() { try canvas.place(sticker, at: i) }
+        return canvas.take()
+    }
+
+    /// A canvas filled from several threads in any order is the sheet filled in order, pixel for pixel: each
     /// sticker (translucent, larger and smaller than a cell) changes only its own cell.
     @Test func aCanvasFilledInAnyOrderIsTheComposedSheet() async throws {
         let sheet = StickerSheet(columns: 3, cellSize: 32, padding: 3, background: RGBA(r: 250, g: 240, b: 230, a: 200))
@@ -36,7 +43,7 @@ import Imaging
             for i in stickers.indices.reversed() { group.addTask { try canvas.place(stickers[i], at: i) } }
             try await group.waitForAll()
         }
-        let placed = canvas.take(), composed = try sheet.compose(stickers)
+        let placed = canvas.take(), composed = try Self.inOrder(sheet, stickers)
         let differing = zip(placed.pixels, composed.pixels).filter { $0 != $1 }.count
         #expect(placed.width == composed.width && placed.height == composed.height && differing == 0,
                 "\(placed.width)x\(placed.height) against \(composed.width)x\(composed.height), \(differing) bytes differ")
