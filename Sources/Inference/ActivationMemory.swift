@@ -31,7 +31,8 @@ public final class ActivationMemory: Sendable {
         /// The most floats held at once.
         var peakHeld = 0
 
-        var heldFloats: Int { (free + lent).reduce(0) { $0 + $1.floats } }
+        var lentFloats: Int { lent.reduce(0) { $0 + $1.floats } }
+        var heldFloats: Int { free.reduce(0) { $0 + $1.floats } + lentFloats }
     }
 
     private let state = Mutex(State())
@@ -130,9 +131,8 @@ public final class ActivationMemory: Sendable {
         guard case .some(.some(let budget)) = state.budget else { return lendWithoutBudget(floats, in: &state) }
         if let block = freeBlock(fitting: floats, in: &state) { return block }
         let fits = { (block: Block) in fitting(floats, block) }
-        let lentFloats = state.lent.reduce(0) { $0 + $1.floats }
         let room = state.heldFloats + floats <= budget
-        guard room || state.lent.isEmpty || (!state.lent.contains(where: fits) && lentFloats + floats <= budget) else {
+        guard room || state.lent.isEmpty || (!state.lent.contains(where: fits) && state.lentFloats + floats <= budget) else {
             return nil
         }
         // Free blocks of other sizes go, largest first, until the new one fits (or none are left).
