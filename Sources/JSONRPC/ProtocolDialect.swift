@@ -30,4 +30,14 @@ public protocol ProgressReporter: Sendable {
     /// The notification for progress `done` of `total` (`done` nil: one more item finished);
     /// nil drops the update.
     func notification(done: Int?, total: Int?, message: String?) -> (method: String, params: JSONValue)?
+    /// One finished child of a batch, as the method encoded it; a reporter that gathers a batch's items for
+    /// the final answer keeps it (the default drops it). Called before ``notification(done:total:message:)``.
+    func item(index: Int, result: RawJSON)
+    /// One failed child of a batch.
+    func item(index: Int, error: RPCError)
+}
+
+extension ProgressReporter {
+    public func item(index: Int, result: RawJSON) {}
+    public func item(index: Int, error: RPCError) {}
 }

@@ -21,6 +21,12 @@ public struct RequestContext: Sendable {
         self.peer = peer
     }
 
+    /// This context with its progress and items going to `reporter` instead (a dialect's method that runs
+    /// another method, such as MCP's `tools/call`, decides how that method's progress goes out).
+    public func reporting(to reporter: any ProgressReporter) -> RequestContext {
+        RequestContext(id: id, method: method, registry: registry, reporter: reporter, peer: peer)
+    }
+
     /// Sends the reporter's notification for this update, if it makes one.
     private func report(_ reporter: any ProgressReporter, done: Int?, total: Int?, message: String?) async {
         guard let id, let registry, let n = reporter.notification(done: done, total: total, message: message) else { return }
@@ -42,15 +48,16 @@ public struct RequestContext: Sendable {
     /// Streams one finished child result: `{"kind":"item","index":i,"result":{...}}`.
     public func item(index: Int, result: some Encodable) async {
         guard let id, let registry else { return }
-        if let reporter {
-            await report(reporter, done: nil, total: nil, message: "item \(index) done")
-            return
-        }
         let encoded: RawJSON
         do {
             encoded = try RawJSON(encoding: result)
         } catch {
             await item(index: index, error: error)
+            return
+        }
+        if let reporter {
+            reporter.item(index: index, result: encoded)
+            await report(reporter, done: nil, total: nil, message: "item \(index) done")
             return
         }
         // {"id":…,"index":…,"kind":"item","result":…} with keys in the writer's sorted order.
@@ -66,6 +73,7 @@ public struct RequestContext: Sendable {
     public func item(index: Int, error: any Error) async {
         guard let id, let registry else { return }
         if let reporter {
+            reporter.item(index: index, error: RPCError(error))
             await report(reporter, done: nil, total: nil, message: "item \(index) failed: \(RPCError(error).message)")
             return
         }

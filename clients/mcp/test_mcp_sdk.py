@@ -159,3 +159,42 @@ def test_urls_are_public_only_by_default():
         assert r.is_error
         assert r.structured_content["error"]["data"]["rule"] == "non-public-address"
     run(with_session(body))
+
+
+def test_batch_result_carries_every_item():
+    """photos_process over two photos, one missing: the SDK validates the result against the tool's
+    output schema; each item names its source, the good one's files come back as resource links."""
+    out = tempfile.mkdtemp(prefix="pw-mcp-")
+    missing = f"{out}/no-such.jpg"
+
+    async def body(session, init):
+        r = await session.call_tool("photos_process", {"sources": [{"path": str(PHOTOS / "girl-1.jpg")},
+                                                                   {"path": missing}],
+                                                       "output": {"dir": out}})
+        assert not r.is_error
+        items = r.structured_content["items"]
+        assert [i["index"] for i in items] == [0, 1]
+        assert items[1]["source"] == {"path": missing} and items[1]["error"]["code"] == -32001
+        sticker = items[0]["result"]["sticker"]["path"]
+        links = [str(c.uri) for c in r.content if c.type == "resource_link"]
+        assert pathlib.Path(sticker).as_uri() in links, links
+        assert any("no-such.jpg" in c.text for c in r.content if c.type == "text")
+    run(with_session(body))
+
+
+def test_tool_schemas_are_2020_12_and_annotated():
+    from jsonschema import Draft202012Validator
+
+    async def body(session, init):
+        tools = (await session.list_tools()).tools
+        for t in tools:
+            Draft202012Validator.check_schema(t.input_schema)
+            Draft202012Validator.check_schema(t.output_schema)
+            assert t.annotations is not None and t.annotations.read_only_hint is not None, t.name
+        by_name = {t.name: t for t in tools}
+        assert by_name["image_info"].annotations.read_only_hint is True
+        assert by_name["pack_export"].annotations.destructive_hint is True
+        assert by_name["cache_clear"].annotations.open_world_hint is False
+        with pytest.raises(Exception, match="Unknown tool: no_such_tool"):
+            await session.call_tool("no_such_tool", {})
+    run(with_session(body))

@@ -2,14 +2,59 @@ import Foundation
 import JSONRPC
 import JSONRPCTransport
 
-/// The image methods as MCP tools: names, descriptions and input schemas derived from the
-/// OpenRPC document, so MCP hosts and native clients see one contract.
+/// The image methods as MCP tools: names, descriptions, input and output schemas derived from the
+/// OpenRPC document, so MCP hosts and native clients see one contract. Schemas are JSON Schema
+/// 2020-12 (MCP's default dialect since 2025-11-25, and said so with `$schema` for older hosts).
 enum MCPToolCatalog {
     /// Methods offered as tools (protocol plumbing and diagnostics are not).
     static let methods = [
         "image.info", "image.convert", "image.thumbnail", "image.scale", "image.palette", "image.effect",
         "image.sticker", "photo.process", "photos.process", "pack.export", "cache.stats", "cache.clear",
     ]
+
+    /// A batch whose items stream as they finish in the native protocol: the tool's result gathers them
+    /// under `items`, each with its source (`arguments[sourcesKey][index]`) and its result or error.
+    struct Batch {
+        var sourcesKey: String
+        /// The `components/schemas` name of one item's result.
+        var itemResult: String
+    }
+
+    static let batches = ["photos.process": Batch(sourcesKey: "sources", itemResult: "PhotoResult")]
+
+    /// What a tool does to the world, told truthfully to hosts (MCP `ToolAnnotations`).
+    struct Effects {
+        /// Writes nothing (no outputs, no state).
+        var readOnly: Bool
+        /// Can replace what exists: outputs with `"overwrite": true`.
+        var destructive: Bool
+        /// Sources may be http(s) URLs, fetched from the network.
+        var openWorld: Bool
+
+        /// MCP reads destructive and idempotent only when a tool is not read-only.
+        var json: JSONValue {
+            var a: [String: JSONValue] = ["readOnlyHint": .bool(readOnly), "openWorldHint": .bool(openWorld)]
+            if !readOnly {
+                a["destructiveHint"] = .bool(destructive)
+                // The same arguments make the same files (and without "overwrite" a second call
+                // replaces nothing); clearing the cache twice clears nothing more.
+                a["idempotentHint"] = true
+            }
+            return .object(a)
+        }
+    }
+
+    static func effects(_ method: String) -> Effects {
+        switch method {
+        case "image.info", "image.palette": return Effects(readOnly: true, destructive: false, openWorld: true)
+        case "cache.stats": return Effects(readOnly: true, destructive: false, openWorld: false)
+        // Only the worker's cache of decoded images, which refills itself.
+        case "cache.clear": return Effects(readOnly: false, destructive: false, openWorld: false)
+        default: return Effects(readOnly: false, destructive: true, openWorld: true)
+        }
+    }
+
+    static let jsonSchemaDialect = "https://json-schema.org/draft/2020-12/schema"
 
     /// MCP hosts commonly restrict tool names to `[A-Za-z0-9_-]`: `image.thumbnail` -> `image_thumbnail`.
     static func toolName(_ method: String) -> String { method.replacingOccurrences(of: ".", with: "_") }
@@ -19,7 +64,12 @@ enum MCPToolCatalog {
         methods.first { $0 == name || toolName($0) == name }
     }
 
+    /// Every tool's name as tools/list gives it.
+    static var toolNames: [String] { methods.map(toolName) }
+
     static let tools: JSONValue = .array(methods.compactMap(tool))
+
+    private static var defs: JSONValue? { OpenRPCDocument.value["components"]?["schemas"] }
 
     private static func tool(_ method: String) -> JSONValue? {
         guard let m = OpenRPCDocument.method(method) else { return nil }
@@ -37,14 +87,51 @@ enum MCPToolCatalog {
                 if p["required"] == .bool(true) { required.append(.string(name)) }
             }
         }
-        var input: [String: JSONValue] = ["type": "object", "properties": .object(properties), "required": .array(required)]
-        if let defs = OpenRPCDocument.value["components"]?["schemas"] { input["$defs"] = defs }
+        var input: [String: JSONValue] = [
+            "$schema": .string(jsonSchemaDialect), "type": "object", "properties": .object(properties),
+            "required": .array(required),
+        ]
+        if let defs { input["$defs"] = defs }
         let summary = m["summary"]?.stringValue ?? method
         let description = [summary, m["description"]?.stringValue].compactMap { $0 }.joined(separator: "\n\n")
-        return [
+        var tool: [String: JSONValue] = [
             "name": .string(toolName(method)), "title": .string(summary), "description": .string(description),
-            "inputSchema": rewriteRefs(.object(input)),
+            "inputSchema": rewriteRefs(.object(input)), "annotations": effects(method).json,
         ]
+        if let output = outputSchema(method, result: m["result"]?["schema"]) { tool["outputSchema"] = rewriteRefs(output) }
+        return .object(tool)
+    }
+
+    /// The method's result schema as MCP wants it (an object at the top), with a batch's `items`.
+    private static func outputSchema(_ method: String, result: JSONValue?) -> JSONValue? {
+        guard case .object(var schema)? = result else { return nil }
+        if schema["type"] == nil { schema["type"] = "object" }  // a bare $ref (photo.process's PhotoResult)
+        if let batch = batches[method], case .object(var props)? = schema["properties"] {
+            props["items"] = [
+                "type": "array",
+                "description": "Every source that finished, in input order: its result, or the error that stopped it (with the source as given). Sources cut short by cancellation are absent.",
+                "items": [
+                    "type": "object",
+                    "properties": [
+                        "index": ["type": "integer", "minimum": 0],
+                        "source": ["type": "object", "description": "The source as given (inline data abbreviated to its length)."],
+                        "result": ["$ref": .string("#/components/schemas/" + batch.itemResult)],
+                        "error": ["$ref": "#/components/schemas/ErrorObject"],
+                    ],
+                    "required": ["index", "source"],
+                    "oneOf": [["required": ["result"]], ["required": ["error"]]],
+                    "additionalProperties": false,
+                ],
+            ]
+            schema["properties"] = .object(props)
+            if case .array(var req)? = schema["required"] {
+                req.append("items")
+                schema["required"] = .array(req)
+            }
+        }
+        schema["$schema"] = .string(jsonSchemaDialect)
+        if let defs { schema["$defs"] = defs }
+        return .object(schema)
     }
 
     /// `#/components/schemas/X` -> `#/$defs/X`, so each tool schema stands alone.

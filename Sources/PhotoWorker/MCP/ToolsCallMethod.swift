@@ -4,8 +4,9 @@ import JSONRPCTransport
 
 /// MCP `tools/call {"name", "arguments", "_meta": {"progressToken"}}`: runs the method in this
 /// request's task (so cancellation and progress apply) and answers as MCP wants: the result as
-/// `structuredContent` plus text, written files as `resource_link`s, inline images only when the
-/// output asked for them; failures as tool errors (`isError: true`).
+/// `structuredContent` plus text, every written file as a `resource_link`, inline images only when the
+/// output asked for them; failures as tool errors (`isError: true`). A batch's result carries every item
+/// (``MCPToolCatalog/batches``), and its progress goes out only as MCP notifications (``MCPToolCallReporter``).
 struct ToolsCallMethod: RPCMethod {
     static let name = "tools/call"
     static let cost = MethodCost.compute
@@ -14,52 +15,112 @@ struct ToolsCallMethod: RPCMethod {
     struct Params: Decodable, Sendable {
         var name: String
         var arguments: JSONValue?
+        var _meta: JSONValue?
     }
 
     let table: MethodTable
 
     func handle(_ params: Params, context: RequestContext) async throws -> RawJSON {
         guard let method = MCPToolCatalog.method(forTool: params.name), let handler = table[method] else {
-            throw RPCError.invalidParams(path: "name", "unknown tool \(params.name)")
+            throw Self.unknownTool(params.name)
         }
+        let arguments = params.arguments ?? .object([:])
+        let reporter = MCPToolCallReporter(progressToken: params._meta?["progressToken"])
         do {
-            let raw = try await handler.call(params.arguments ?? .object([:]), context: context)
-            // The method's result is spliced in as it was encoded, twice (as text and as structured
-            // content); it is parsed once, only to find the files and images it names.
-            let media = Self.mediaContent(in: try JSONParser.parse(raw.bytes))
-            var out = Array(#"{"content":[{"text":"#.utf8)
-            out += JSONValue.string(String(decoding: raw.bytes, as: UTF8.self)).serialized
-            out += Array(#","type":"text"}"#.utf8)
-            for item in media { out += [UInt8(ascii: ",")] + item.serialized }
-            out += Array(#"],"isError":false,"structuredContent":"#.utf8) + raw.bytes + [UInt8(ascii: "}")]
-            return RawJSON(bytes: out)
+            let raw = try await handler.call(arguments, context: context.reporting(to: reporter))
+            return try Self.result(raw, method: method, arguments: arguments, items: reporter.collected)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            let e = RPCError(error)
-            let text = "\(e.message) (\(e.code.rawValue))" + (e.data.map { ": \($0.jsonString)" } ?? "")
-            return RawJSON(["content": [["type": "text", "text": .string(text)]], "structuredContent": ["error": e.json], "isError": true])
+            return Self.toolError(RPCError(error))
         }
     }
 
-    /// Output files as resource links; inline image data as image content.
+    /// MCP's protocol error for a tool it does not list: -32602 whose message names the tool.
+    static func unknownTool(_ name: String) -> RPCError {
+        RPCError(code: .invalidParams, message: "Unknown tool: \(name)",
+                 data: ["path": "name", "reason": .string("no tool is called \(name)"),
+                        "tools": .array(MCPToolCatalog.toolNames.map(JSONValue.string))])
+    }
+
+    static func toolError(_ e: RPCError) -> RawJSON {
+        let text = "\(e.message) (\(e.code.rawValue))" + (e.data.map { ": \($0.jsonString)" } ?? "")
+        return RawJSON(["content": [["type": "text", "text": .string(text)]], "structuredContent": ["error": e.json], "isError": true])
+    }
+
+    /// The tool result for the method's result `raw` (spliced in as encoded, as text and as structured
+    /// content; parsed once, only to find the files and images it names) and a batch's `items`.
+    static func result(_ raw: RawJSON, method: String, arguments: JSONValue,
+                       items: [(index: Int, item: MCPToolCallReporter.Item)]) throws -> RawJSON {
+        var media = mediaContent(in: try JSONParser.parse(raw.bytes))
+        var structured = raw.bytes
+        var failures: [String] = []
+        if let batch = MCPToolCatalog.batches[method] {
+            let sources: [JSONValue]
+            if case .array(let a)? = arguments[batch.sourcesKey] { sources = a } else { sources = [] }
+            var list: [JSONValue] = []
+            for (index, item) in items {
+                let source = index < sources.count ? describe(source: sources[index]) : .object([:])
+                switch item {
+                case .result(let r):
+                    let value = try JSONParser.parse(r.bytes)
+                    media += mediaContent(in: value)
+                    list.append(["index": .int(index), "source": source, "result": value])
+                case .error(let e):
+                    list.append(["index": .int(index), "source": source, "error": e.json])
+                    failures.append("\(source.jsonString): \(e.message) (\(e.code.rawValue))"
+                                    + (e.data.map { ": \($0.jsonString)" } ?? ""))
+                }
+            }
+            // The method's result is an object: its closing brace becomes the items' key.
+            structured = Array(raw.bytes.dropLast()) + Array(#","items":"#.utf8) + JSONValue.array(list).serialized
+                + [UInt8(ascii: "}")]
+        }
+        var out = Array(#"{"content":[{"text":"#.utf8)
+        out += JSONValue.string(String(decoding: structured, as: UTF8.self)).serialized
+        out += Array(#","type":"text"}"#.utf8)
+        if !failures.isEmpty {
+            let text = "\(failures.count) source\(failures.count == 1 ? "" : "s") failed:\n" + failures.joined(separator: "\n")
+            out += [UInt8(ascii: ",")] + JSONValue.object(["type": "text", "text": .string(text)]).serialized
+        }
+        for item in media { out += [UInt8(ascii: ",")] + item.serialized }
+        out += Array(#"],"isError":false,"structuredContent":"#.utf8) + structured + [UInt8(ascii: "}")]
+        return RawJSON(bytes: out)
+    }
+
+    /// A source as the host gave it, inline bytes abbreviated to their length.
+    static func describe(source: JSONValue) -> JSONValue {
+        guard case .object(var o) = source else { return source }
+        if let data = o["data"]?.stringValue { o["data"] = .string("(\(data.utf8.count) base64 characters)") }
+        return .object(o)
+    }
+
+    /// Written files as resource links (an object's `path`, a pack's `files` and `tray`); inline image
+    /// data as image content.
     static func mediaContent(in value: JSONValue) -> [JSONValue] {
         var out: [JSONValue] = []
+        func link(_ path: String, format: OutputSpec.Format?) {
+            let ext = (path as NSString).pathExtension.lowercased()
+            let type = format?.mediaType ?? OutputSpec.Format(rawValue: ext == "jpg" ? "jpeg" : ext)?.mediaType
+            var l: [String: JSONValue] = [
+                "type": "resource_link", "uri": .string(URL(fileURLWithPath: path).absoluteString),
+                "name": .string((path as NSString).lastPathComponent),
+            ]
+            if let type { l["mimeType"] = .string(type) }
+            out.append(.object(l))
+        }
         func visit(_ v: JSONValue) {
             switch v {
             case .object(let o):
                 let format = o["format"]?.stringValue.flatMap(OutputSpec.Format.init(rawValue:))
-                let mime = (format ?? .png).mediaType
-                if let path = o["path"]?.stringValue, let format {
-                    out.append([
-                        "type": "resource_link", "uri": .string(URL(fileURLWithPath: path).absoluteString),
-                        "name": .string((path as NSString).lastPathComponent),
-                        "mimeType": .string(format.mediaType),
-                    ])
+                if let path = o["path"]?.stringValue {
+                    link(path, format: format)
                 } else if let data = o["data"]?.stringValue, o["format"] != nil {
-                    out.append(["type": "image", "data": .string(data), "mimeType": .string(mime)])
+                    out.append(["type": "image", "data": .string(data), "mimeType": .string((format ?? .png).mediaType)])
                 }
-                for (_, child) in o.sorted(by: { $0.key < $1.key }) { visit(child) }
+                if case .array(let files)? = o["files"] { files.compactMap(\.stringValue).forEach { link($0, format: nil) } }
+                if let tray = o["tray"]?.stringValue { link(tray, format: nil) }
+                for (key, child) in o.sorted(by: { $0.key < $1.key }) where key != "files" { visit(child) }
             case .array(let a):
                 a.forEach(visit)
             default:
