@@ -16,12 +16,25 @@ public protocol ProtocolDialect: Sendable {
     var cancelNotification: (method: String, idKey: String) { get }
     /// How a request's progress goes out, from its params; nil for the native `$/progress`.
     func progressReporter(for params: JSONValue?) -> (any ProgressReporter)?
+    /// The session a request other than `initialize` opens by itself while none is chosen: a stateless
+    /// revision's first message (MCP 2026-07-28's `server/discover`, or a request carrying its per-request
+    /// envelope) selects the dialect as `initialize` would. nil (the default): the request opens none.
+    func session(openedBy method: String, params: JSONValue?) -> ClientSession?
+}
+
+extension ProtocolDialect {
+    public func session(openedBy method: String, params: JSONValue?) -> ClientSession? { nil }
 }
 
 /// Who the server is, for a dialect's `initialize` reply.
 public struct ServerIdentity: Sendable {
     public var name: String
     public var version: String
+
+    public init(name: String, version: String) {
+        self.name = name
+        self.version = version
+    }
 }
 
 /// Turns one request's progress into a dialect's notifications; keeps whatever per-request state

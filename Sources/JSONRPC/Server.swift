@@ -208,6 +208,7 @@ public final class Server {
                 data: ["reason": "no new requests are accepted after shutdown", "method": .string(method)])))
             return
         }
+        if lifecycle.dialect == nil { openSession(method: method, params: params) }
         guard let handler = methods[method] else {
             sink.deliver(OutgoingMessage.failure(id: id, error: .methodNotFound(method)))
             return
@@ -229,6 +230,19 @@ public final class Server {
             sink.deliver(OutgoingMessage.failure(id: id, error: RPCError(
                 code: .overloaded, message: "overloaded",
                 data: ["reason": "the job queue is full", "maxQueue": .int(configuration.maxQueue)])))
+        }
+    }
+
+    /// A request in a dialect's stateless revision opens the session as `initialize` would (see
+    /// ``ProtocolDialect/session(openedBy:params:)``), before it is admitted, so a cancel that follows is already
+    /// the dialect's.
+    private func openSession(method: String, params: JSONValue?) {
+        for dialect in configuration.dialects {
+            guard let session = dialect.session(openedBy: method, params: params) else { continue }
+            lifecycle.select(dialect)
+            peer.setSession(session)
+            configuration.sessionDelegate?.clientInitialized(session)
+            return
         }
     }
 

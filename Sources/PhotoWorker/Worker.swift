@@ -37,6 +37,7 @@ public enum Worker {
         // MCP hosts drive the same methods as tools.
         table.register(ToolsListMethod())
         table.register(ToolsCallMethod(table: table))
+        table.register(ServerDiscoverMethod(dialect: .worker, policy: session))
         table.registerNotification(InitializedNotification(policy: session))
         table.registerNotification(RootsListChangedNotification(policy: session))
         return table
@@ -56,7 +57,7 @@ public enum Worker {
         configuration.naming.peerRequestIDPrefix = "photoworker-"
         configuration.naming.readerThread = "pw-reader"
         configuration.naming.writerThread = "pw-writer"
-        configuration.dialects.append(MCPDialect(instructions: "Photo tools: decode, thumbnail, palette, sticker cut-out, gradient stickers, batches and sticker-pack sheets. Paths are on the worker's machine; outputs are written where you say and returned as resource links."))
+        configuration.dialects.append(MCPDialect.worker)
         configuration.extraLimits["fetchTimeoutSeconds"] = .double(options.fetchTimeout.inSeconds)
         let session = SessionPolicy(configuration: options.access, timers: configuration.timers)
         configuration.sessionDelegate = session

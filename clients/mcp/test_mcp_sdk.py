@@ -198,3 +198,66 @@ def test_tool_schemas_are_2020_12_and_annotated():
         with pytest.raises(Exception, match="Unknown tool: no_such_tool"):
             await session.call_tool("no_such_tool", {})
     run(with_session(body))
+
+
+# --- Both eras through the SDK's Client: mode="auto" probes server/discover and stays modern, a pinned
+# "2026-07-28" skips the probe, "legacy" runs the initialize handshake (2025-11-25).
+
+from mcp import Client  # noqa: E402
+
+ERAS = [("auto", "2026-07-28"), ("2026-07-28", "2026-07-28"), ("legacy", "2025-11-25")]
+
+
+async def with_client(mode, body, args=None):
+    out = tempfile.mkdtemp(prefix="pw-mcp-era-")
+    argv = args if args is not None else ["--allow-read-dir", str(PHOTOS), "--allow-dir", out]
+    async with Client(StdioServerParameters(command=BIN, args=argv), mode=mode) as client:
+        return await body(client, out)
+
+
+@pytest.mark.parametrize("mode,version", ERAS)
+def test_each_era_lists_calls_with_progress_and_stays_confined(mode, version):
+    seen = []
+
+    async def progress(value, total, message):
+        seen.append(value)
+
+    async def body(client, out):
+        assert client.protocol_version == version
+        tools = (await client.list_tools()).tools
+        assert "photos_process" in {t.name for t in tools}
+        r = await client.call_tool("photos_process", {"sources": [{"path": str(PHOTOS / "girl-1.jpg")},
+                                                                  {"path": str(PHOTOS / "girl-2.jpg")}],
+                                                      "output": {"dir": out}}, progress_callback=progress)
+        assert not r.is_error and r.structured_content["completed"] == 2
+        assert seen and seen == sorted(seen) and seen[-1] == 2, seen
+        outside = tempfile.mkdtemp(prefix="pw-mcp-outside-")
+        shutil.copy(PHOTOS / "girl-3.jpg", f"{outside}/p.jpg")
+        denied = await client.call_tool("image_info", {"source": {"path": f"{outside}/p.jpg"}})
+        assert denied.is_error and denied.structured_content["error"]["code"] == -32006
+    run(with_client(mode, body))
+
+
+def test_auto_mode_discovers_a_modern_server():
+    async def body(client, out):
+        discovered = client.session.discover_result
+        assert discovered is not None and "2026-07-28" in discovered.supported_versions
+        assert discovered.ttl_ms > 0
+        assert client.server_info.name == "photoworker" and client.server_info.icons
+        assert discovered.meta["policy"]["origin"] == "allow-dir"
+    run(with_client("auto", body))
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_cancellation_in_each_era(mode):
+    async def body(client, out):
+        task = asyncio.create_task(client.call_tool(
+            "photos_process", {"sources": [{"path": str(PHOTOS / "animal-3.jpg")}] * 20,
+                               "output": {"dir": out, "overwrite": True}}))
+        await asyncio.sleep(0.3)
+        task.cancel()  # the SDK sends notifications/cancelled
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        r = await client.call_tool("cache_stats", {})
+        assert not r.is_error
+    run(with_client(mode, body))

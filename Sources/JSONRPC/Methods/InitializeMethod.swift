@@ -38,7 +38,7 @@ struct InitializeMethod: RPCMethod {
     func handle(_ params: Params, context: RequestContext) async throws -> RawJSON {
         let version = params.protocolVersion
         let dialect = version.flatMap { v in configuration.dialects.first { $0.recognises(protocolVersion: v) } }
-        let session = ClientSession(dialect: dialect?.name, capabilities: params.capabilities)
+        let session = ClientSession(dialect: dialect?.name, capabilities: params.capabilities, protocolVersion: version)
         await peer.setSession(session)
         await lifecycle.select(dialect)
         configuration.sessionDelegate?.clientInitialized(session)

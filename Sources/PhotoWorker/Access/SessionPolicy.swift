@@ -7,10 +7,11 @@ import Synchronization
 /// of session (MCP sessions are confined by default) and an MCP client's roots.
 ///
 /// Plain JSON-RPC sessions are unrestricted unless folders were given, so scripts work as they
-/// always have. MCP sessions get the given folders, else the client's roots (asked for with
-/// `roots/list` once the client is initialised, and again on `notifications/roots/list_changed`),
-/// else the working directory; their URLs default to `public` and outputs replace nothing without
-/// `"overwrite": true`.
+/// always have. MCP sessions get the given folders, else (a legacy session, opened by `initialize`) the
+/// client's roots (asked for with `roots/list` once the client is initialised, and again on
+/// `notifications/roots/list_changed`), else the working directory; their URLs default to `public` and outputs
+/// replace nothing without `"overwrite": true`. A modern session (MCP 2026-07-28, which deprecates roots and
+/// lets no server send requests) never asks for roots: the given folders or the working directory.
 public final class SessionPolicy: SessionDelegate {
     /// The command line's part.
     public struct Configuration: Sendable {
@@ -101,10 +102,11 @@ public final class SessionPolicy: SessionDelegate {
         }
     }
 
-    /// Whether the session is confined to its client's roots: an MCP client that declared them, and
+    /// Whether the session is confined to its client's roots: a legacy MCP client that declared them, and
     /// no folders on the command line.
     private func followsRoots(_ session: ClientSession) -> Bool {
-        session.dialect == MCPDialect.name && !configuration.confined && session.capabilities?["roots"] != nil
+        session.dialect == MCPDialect.name && !MCPDialect.isModern(session.protocolVersion) && !configuration.confined
+            && session.capabilities?["roots"] != nil
     }
 
     public func clientInitialized(_ session: ClientSession) {

@@ -21,6 +21,7 @@ struct ToolsCallMethod: RPCMethod {
     let table: MethodTable
 
     func handle(_ params: Params, context: RequestContext) async throws -> RawJSON {
+        let modern = try MCPEnvelope.parse(meta: params._meta)?.isModern == true
         guard let method = MCPToolCatalog.method(forTool: params.name), let handler = table[method] else {
             throw Self.unknownTool(params.name)
         }
@@ -28,11 +29,11 @@ struct ToolsCallMethod: RPCMethod {
         let reporter = MCPToolCallReporter(progressToken: params._meta?["progressToken"])
         do {
             let raw = try await handler.call(arguments, context: context.reporting(to: reporter))
-            return try Self.result(raw, method: method, arguments: arguments, items: reporter.collected)
+            return try Self.result(raw, method: method, arguments: arguments, items: reporter.collected, modern: modern)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            return Self.toolError(RPCError(error))
+            return Self.toolError(RPCError(error), modern: modern)
         }
     }
 
@@ -43,15 +44,21 @@ struct ToolsCallMethod: RPCMethod {
                         "tools": .array(MCPToolCatalog.toolNames.map(JSONValue.string))])
     }
 
-    static func toolError(_ e: RPCError) -> RawJSON {
+    /// A method's error as a tool error the model can read and correct (MCP 2025-11-25: input validation
+    /// errors are tool errors, not protocol errors).
+    static func toolError(_ e: RPCError, modern: Bool) -> RawJSON {
         let text = "\(e.message) (\(e.code.rawValue))" + (e.data.map { ": \($0.jsonString)" } ?? "")
-        return RawJSON(["content": [["type": "text", "text": .string(text)]], "structuredContent": ["error": e.json], "isError": true])
+        var result: [String: JSONValue] = [
+            "content": [["type": "text", "text": .string(text)]], "structuredContent": ["error": e.json], "isError": true,
+        ]
+        if modern { result.merge(MCPEnvelope.resultFields) { _, new in new } }
+        return RawJSON(.object(result))
     }
 
     /// The tool result for the method's result `raw` (spliced in as encoded, as text and as structured
     /// content; parsed once, only to find the files and images it names) and a batch's `items`.
     static func result(_ raw: RawJSON, method: String, arguments: JSONValue,
-                       items: [(index: Int, item: MCPToolCallReporter.Item)]) throws -> RawJSON {
+                       items: [(index: Int, item: MCPToolCallReporter.Item)], modern: Bool) throws -> RawJSON {
         var media = mediaContent(in: try JSONParser.parse(raw.bytes))
         var structured = raw.bytes
         var failures: [String] = []
@@ -76,7 +83,14 @@ struct ToolsCallMethod: RPCMethod {
             structured = Array(raw.bytes.dropLast()) + Array(#","items":"#.utf8) + JSONValue.array(list).serialized
                 + [UInt8(ascii: "}")]
         }
-        var out = Array(#"{"content":[{"text":"#.utf8)
+        // A 2026-07-28 result's own members first (`_meta`, `resultType`), then the tool's.
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        if modern {
+            for (key, value) in MCPEnvelope.resultFields.sorted(by: { $0.key < $1.key }) {
+                out += JSONValue.string(key).serialized + [UInt8(ascii: ":")] + value.serialized + [UInt8(ascii: ",")]
+            }
+        }
+        out += Array(#""content":[{"text":"#.utf8)
         out += JSONValue.string(String(decoding: structured, as: UTF8.self)).serialized
         out += Array(#","type":"text"}"#.utf8)
         if !failures.isEmpty {

@@ -1,0 +1,42 @@
+import JSONRPC
+import JSONRPCTransport
+
+/// MCP 2026-07-28 `server/discover`: the revisions the worker speaks (newest first; the handshake revisions are
+/// reached through `initialize`), its capabilities, identity (with icons), instructions and the session's access
+/// policy (`_meta.policy`), cacheable for the life of the process by this client only (the policy names its
+/// folders). Its first call opens a modern session (``MCPDialect/session(openedBy:params:)``).
+struct ServerDiscoverMethod: RPCMethod {
+    static let name = "server/discover"
+    static let cost = MethodCost.immediate
+    static let summary = "MCP 2026-07-28: supported revisions, capabilities, identity and the session's access policy."
+
+    struct Params: Decodable, Sendable {
+        var _meta: JSONValue?
+    }
+
+    let dialect: MCPDialect
+    let policy: SessionPolicy
+
+    func handle(_ params: Params, context: RequestContext) async throws -> RawJSON {
+        guard try MCPEnvelope.parse(meta: params._meta) != nil else {
+            throw RPCError.invalidParams(path: "_meta.\(MCPEnvelope.protocolVersionKey)", "is required on every request")
+        }
+        var result = MCPEnvelope.resultFields
+        result["supportedVersions"] = .array(MCPDialect.supportedVersions.map(JSONValue.string))
+        result["capabilities"] = dialect.capabilities(modern: true)
+        if let instructions = dialect.instructions { result["instructions"] = .string(instructions) }
+        result["ttlMs"] = .int(MCPCacheHints.processLifetimeMs)
+        result["cacheScope"] = "private"
+        var meta: [String: JSONValue] = [MCPEnvelope.serverInfoKey: MCPServerInfo.implementation(MCPServerInfo.worker)]
+        if let facts = policy.policyFacts { meta["policy"] = facts }
+        result["_meta"] = .object(meta)
+        return RawJSON(.object(result))
+    }
+}
+
+/// Cache hints (`ttlMs`) of the results MCP 2026-07-28 lets clients cache.
+enum MCPCacheHints {
+    /// The tools and the discovery result change only with a new worker binary, which is a new process: an hour
+    /// keeps a host from asking again and again without holding a stale list across an upgrade for long.
+    static let processLifetimeMs = 3_600_000
+}
