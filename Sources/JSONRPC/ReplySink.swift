@@ -1,15 +1,18 @@
 import JSONRPCTransport
 
-/// Where a request's final response goes: straight to the writer, or into the batch it came in.
+/// Where a request's final response goes: straight to the writer, into the batch it came in, or to the
+/// application (a detached job's, such as an MCP task's, kept for the client to fetch later).
 enum ReplySink: Sendable {
     case direct(MessageWriter)
     case batch(BatchCollector)
+    case detached(@Sendable @MainActor ([UInt8]) -> Void)
 
     @MainActor
     func deliver(_ message: [UInt8]) {
         switch self {
         case .direct(let writer): writer.send(message)
         case .batch(let collector): collector.add(message)
+        case .detached(let keep): keep(message)
         }
     }
 }

@@ -36,8 +36,14 @@ public enum Worker {
         table.register(RPCDiscoverMethod())
         // MCP hosts drive the same methods as tools.
         table.register(ToolsListMethod())
-        table.register(ToolsCallMethod(table: table))
+        let tasks = MCPTaskStore()
+        table.register(ToolsCallMethod(table: table, tasks: tasks))
         table.register(ServerDiscoverMethod(dialect: .worker, policy: session))
+        table.register(TasksGetMethod(tasks: tasks))
+        table.register(TasksResultMethod(tasks: tasks))
+        table.register(TasksListMethod(tasks: tasks))
+        table.register(TasksCancelMethod(tasks: tasks))
+        table.register(TasksUpdateMethod(tasks: tasks))
         table.registerNotification(InitializedNotification(policy: session))
         table.registerNotification(RootsListChangedNotification(policy: session))
         return table

@@ -26,7 +26,8 @@ struct MCPModernEraTests {
         let r = try #require(try await w.call(1, "server/discover", ["_meta": Self.envelope()])["result"])
         #expect(r["resultType"] == "complete")
         #expect(r["supportedVersions"]?.arrayFirst == "2026-07-28", "\(r)")
-        #expect(r["capabilities"] == ["tools": [:]], "nothing unimplemented is advertised: \(r)")
+        #expect(r["capabilities"] == ["tools": [:], "extensions": ["io.modelcontextprotocol/tasks": [:]]],
+                "nothing unimplemented is advertised: \(r)")
         #expect(r["ttlMs"]?.intValue ?? 0 > 0 && r["cacheScope"] == "private", "\(r)")
         #expect(r["_meta"]?["io.modelcontextprotocol/serverInfo"]?["name"] == "photoworker")
         #expect(r["_meta"]?["io.modelcontextprotocol/serverInfo"]?["icons"] != nil)

@@ -261,3 +261,57 @@ def test_cancellation_in_each_era(mode):
         r = await client.call_tool("cache_stats", {})
         assert not r.is_error
     run(with_client(mode, body))
+
+
+def test_legacy_task_started_polled_listed_cancelled_and_fetched():
+    """2025-11-25 tasks. The SDK (2.3) has no task helpers, and its result validation for `tools/call` at 2025-11-25
+    admits only a CallToolResult, where the specification answers a task-augmented call with a CreateTaskResult;
+    so the requests go through its dispatcher unvalidated and the replies are checked with the SDK's own types.
+    One task completes and its result is fetched; another is cancelled while it runs."""
+    async def body(client, out):
+        assert client.session.initialize_result.capabilities.tasks is not None
+        send = client.session._dispatcher.send_raw_request
+
+        async def start(sources):
+            raw = await send("tools/call", {"name": "photos_process", "task": {"ttl": 60000},
+                                            "arguments": {"sources": sources, "output": {"dir": out, "overwrite": True}}}, {})
+            return types.CreateTaskResult.model_validate(raw)
+
+        done = await start([{"path": str(PHOTOS / "girl-1.jpg")}])
+        long = await start([{"path": str(PHOTOS / "animal-3.jpg")}] * 30)
+        assert done.task.status == "working" and done.task.poll_interval
+        cancelled = types.CancelTaskResult.model_validate(await send("tasks/cancel", {"taskId": long.task.task_id}, {}))
+        assert cancelled.status == "cancelled"
+        result = types.CallToolResult.model_validate(await send("tasks/result", {"taskId": done.task.task_id}, {}))
+        assert result.structured_content["completed"] == 1
+        got = types.GetTaskResult.model_validate(await send("tasks/get", {"taskId": done.task.task_id}, {}))
+        assert got.status == "completed"
+        listed = types.ListTasksResult.model_validate(await send("tasks/list", {}, {}))
+        assert {(t.task_id, t.status) for t in listed.tasks} == {(done.task.task_id, "completed"),
+                                                                 (long.task.task_id, "cancelled")}
+    run(with_client("legacy", body))
+
+
+def test_modern_task_through_the_sdk_connection():
+    """The 2026-07-28 tasks extension on a connection the SDK opened in mode="auto". The SDK (2.3) has no client for
+    the extension, so the requests carry their envelope by hand (declaring the extension) through its dispatcher."""
+    async def body(client, out):
+        assert client.protocol_version == "2026-07-28"
+        assert "io.modelcontextprotocol/tasks" in client.session.discover_result.capabilities.extensions
+        send = client.session._dispatcher.send_raw_request
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}
+        created = await send("tools/call", {"name": "pack_export", "_meta": meta, "arguments": {
+            "stickers": [{"path": str(PHOTOS / "girl-1.jpg")}, {"path": str(PHOTOS / "girl-2.jpg")}], "cellSize": 64,
+            "output": {"path": f"{out}/sheet.png"}, "filesDir": f"{out}/files"}}, {})
+        assert created["resultType"] == "task", created
+        deadline = asyncio.get_running_loop().time() + 60
+        while True:
+            got = await send("tasks/get", {"taskId": created["taskId"], "_meta": meta}, {})
+            if got["status"] != "working" or asyncio.get_running_loop().time() > deadline:
+                break
+            await asyncio.sleep(got["pollIntervalMs"] / 1000)  # the server's suggested interval, not a sync
+        assert got["status"] == "completed", got
+        links = [c["uri"] for c in got["result"]["content"] if c["type"] == "resource_link"]
+        assert len(links) == 3 and all(pathlib.Path(out).as_uri() in u for u in links), links
+    run(with_client("auto", body))

@@ -33,8 +33,13 @@ struct MCPDialect: ProtocolDialect {
 
     /// What the host is told in `capabilities`: only what the worker implements. Tools never change while it
     /// runs; a legacy host is told so (`listChanged: false`), a modern one has no subscriptions to ask for.
-    func capabilities(modern: Bool) -> JSONValue {
-        modern ? ["tools": [:]] : ["tools": ["listChanged": false]]
+    /// Long tools run as tasks: from 2025-11-25 the `tasks` capability (list, cancel, task-augmented
+    /// `tools/call`), in 2026-07-28 the tasks extension.
+    func capabilities(for version: String) -> JSONValue {
+        if Self.isModern(version) { return ["tools": [:], "extensions": [MCPTaskStore.extensionID: [:]]] }
+        guard version >= "2025-11-25" else { return ["tools": ["listChanged": false]] }
+        return ["tools": ["listChanged": false],
+                "tasks": ["list": [:], "cancel": [:], "requests": ["tools": ["call": [:]]]]]
     }
 
     /// MCP versions are dates: `YYYY-MM-DD`.
@@ -47,7 +52,7 @@ struct MCPDialect: ProtocolDialect {
         let agreed = Self.handshakeVersions.contains(protocolVersion) ? protocolVersion : Self.handshakeVersions.last!
         var result: [String: JSONValue] = [
             "protocolVersion": .string(agreed),
-            "capabilities": capabilities(modern: false),
+            "capabilities": capabilities(for: agreed),
             "serverInfo": MCPServerInfo.implementation(server),
         ]
         if let instructions { result["instructions"] = .string(instructions) }

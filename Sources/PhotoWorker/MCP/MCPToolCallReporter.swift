@@ -16,8 +16,12 @@ final class MCPToolCallReporter: ProgressReporter {
     private let progress: MCPProgressReporter?
     private let items = Mutex<[Int: Item]>([:])
 
-    init(progressToken: JSONValue?) {
+    /// Told every update (a task's job records its progress for `tasks/get`).
+    private let onProgress: (@Sendable (_ done: Int?, _ total: Int?) -> Void)?
+
+    init(progressToken: JSONValue?, onProgress: (@Sendable (_ done: Int?, _ total: Int?) -> Void)? = nil) {
         progress = progressToken.map(MCPProgressReporter.init(token:))
+        self.onProgress = onProgress
     }
 
     /// The items so far, in input order.
@@ -26,7 +30,8 @@ final class MCPToolCallReporter: ProgressReporter {
     }
 
     func notification(done: Int?, total: Int?, message: String?) -> (method: String, params: JSONValue)? {
-        progress?.notification(done: done, total: total, message: message)
+        if done != nil { onProgress?(done, total) }
+        return progress?.notification(done: done, total: total, message: message)
     }
 
     func item(index: Int, result: RawJSON) {

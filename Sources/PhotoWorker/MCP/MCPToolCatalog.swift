@@ -22,6 +22,9 @@ enum MCPToolCatalog {
 
     static let batches = ["photos.process": Batch(sourcesKey: "sources", itemResult: "PhotoResult")]
 
+    /// Tools long enough to run as MCP tasks (``MCPTaskStore``); the others answer at once.
+    static let taskTools: Set<String> = ["photos.process", "pack.export"]
+
     /// What a tool does to the world, told truthfully to hosts (MCP `ToolAnnotations`).
     struct Effects {
         /// Writes nothing (no outputs, no state).
@@ -99,6 +102,8 @@ enum MCPToolCatalog {
             "inputSchema": rewriteRefs(.object(input)), "annotations": effects(method).json,
         ]
         if let output = outputSchema(method, result: m["result"]?["schema"]) { tool["outputSchema"] = rewriteRefs(output) }
+        // MCP 2025-11-25: a host may run it as a task, or call it as usual.
+        if taskTools.contains(method) { tool["execution"] = ["taskSupport": "optional"] }
         return .object(tool)
     }
 

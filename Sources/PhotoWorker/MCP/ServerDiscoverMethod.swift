@@ -18,12 +18,12 @@ struct ServerDiscoverMethod: RPCMethod {
     let policy: SessionPolicy
 
     func handle(_ params: Params, context: RequestContext) async throws -> RawJSON {
-        guard try MCPEnvelope.parse(meta: params._meta) != nil else {
+        guard let envelope = try MCPEnvelope.parse(meta: params._meta) else {
             throw RPCError.invalidParams(path: "_meta.\(MCPEnvelope.protocolVersionKey)", "is required on every request")
         }
         var result = MCPEnvelope.resultFields
         result["supportedVersions"] = .array(MCPDialect.supportedVersions.map(JSONValue.string))
-        result["capabilities"] = dialect.capabilities(modern: true)
+        result["capabilities"] = dialect.capabilities(for: envelope.isModern ? envelope.protocolVersion : MCPDialect.modernVersions.last!)
         if let instructions = dialect.instructions { result["instructions"] = .string(instructions) }
         result["ttlMs"] = .int(MCPCacheHints.processLifetimeMs)
         result["cacheScope"] = "private"

@@ -7,6 +7,11 @@ import JSONRPCTransport
 /// `structuredContent` plus text, every written file as a `resource_link`, inline images only when the
 /// output asked for them; failures as tool errors (`isError: true`). A batch's result carries every item
 /// (``MCPToolCatalog/batches``), and its progress goes out only as MCP notifications (``MCPToolCallReporter``).
+///
+/// The long tools (``MCPToolCatalog/taskTools``) run as tasks (``MCPTaskStore``): when a 2025-11-25 host asks
+/// (`"task": {"ttl"}`), or for every call of a 2026-07-28 host that declares the tasks extension in its
+/// envelope's capabilities (the server decides there). The call is answered at once with the task; the tool runs
+/// as a detached job of the worker's registry, whose result the host fetches with `tasks/get` or `tasks/result`.
 struct ToolsCallMethod: RPCMethod {
     static let name = "tools/call"
     static let cost = MethodCost.compute
@@ -16,17 +21,31 @@ struct ToolsCallMethod: RPCMethod {
         var name: String
         var arguments: JSONValue?
         var _meta: JSONValue?
+        /// MCP 2025-11-25 task augmentation: `{"ttl"?}`.
+        var task: JSONValue?
     }
 
     let table: MethodTable
+    let tasks: MCPTaskStore
+    /// This call is a task's job (it never starts another task; its progress goes to the task).
+    var runsTask = false
 
     func handle(_ params: Params, context: RequestContext) async throws -> RawJSON {
-        let modern = try MCPEnvelope.parse(meta: params._meta)?.isModern == true
+        let envelope = try MCPEnvelope.parse(meta: params._meta)
+        let modern = envelope?.isModern == true
         guard let method = MCPToolCatalog.method(forTool: params.name), let handler = table[method] else {
             throw Self.unknownTool(params.name)
         }
         let arguments = params.arguments ?? .object([:])
-        let reporter = MCPToolCallReporter(progressToken: params._meta?["progressToken"])
+        if !runsTask, let ttl = try Self.taskRequested(params, method: method, envelope: envelope) {
+            return try await startTask(params, method: method, arguments: arguments, ttlMs: ttl, modern: modern, context: context)
+        }
+        var reporter = MCPToolCallReporter(progressToken: params._meta?["progressToken"])
+        if runsTask, case .string(let taskId)? = context.id {
+            reporter = MCPToolCallReporter(progressToken: params._meta?["progressToken"]) { [tasks] done, total in
+                tasks.progress(taskId, done: done, total: total)
+            }
+        }
         do {
             let raw = try await handler.call(arguments, context: context.reporting(to: reporter))
             return try Self.result(raw, method: method, arguments: arguments, items: reporter.collected, modern: modern)
@@ -35,6 +54,62 @@ struct ToolsCallMethod: RPCMethod {
         } catch {
             return Self.toolError(RPCError(error), modern: modern)
         }
+    }
+
+    /// Whether this call runs as a task, and the lifetime asked for (`.some(nil)`: the default).
+    /// - Throws: -32601 for a 2025-11-25 task on a tool that does not run as one (MCP's rule for `taskSupport`
+    ///   absent or forbidden).
+    static func taskRequested(_ params: Params, method: String, envelope: MCPEnvelope?) throws -> Int?? {
+        let long = MCPToolCatalog.taskTools.contains(method)
+        if let envelope, envelope.isModern {
+            // The server decides, for a client that declared the extension on this request.
+            guard long, envelope.clientCapabilities["extensions"]?[MCPTaskStore.extensionID] != nil else { return nil }
+            return .some(nil)
+        }
+        guard let task = params.task, task != .null else { return nil }
+        guard long else {
+            throw RPCError(code: .methodNotFound, message: "Tool \(params.name) does not run as a task",
+                           data: ["path": "task", "reason": .string("only \(MCPToolCatalog.taskTools.sorted().map(MCPToolCatalog.toolName).joined(separator: " and ")) run as tasks")])
+        }
+        guard case .object = task else { throw RPCError.invalidParams(path: "task", "must be an object, got \(task.typeName)") }
+        if let ttl = task["ttl"], ttl != .null, ttl.intValue == nil {
+            throw RPCError.invalidParams(path: "task.ttl", "must be an integer number of milliseconds")
+        }
+        return .some(task["ttl"]?.intValue)
+    }
+
+    /// Creates the task, starts the call as its job in the worker's registry, and answers with the task
+    /// (`CreateTaskResult`) once `tasks/get` can find it.
+    private func startTask(_ params: Params, method: String, arguments: JSONValue, ttlMs: Int??, modern: Bool,
+                           context: RequestContext) async throws -> RawJSON {
+        let record = tasks.create(tool: MCPToolCatalog.toolName(method), ttlMs: ttlMs ?? nil)
+        var jobParams: [String: JSONValue] = ["name": .string(params.name), "arguments": arguments]
+        if case .object(var meta)? = params._meta {
+            // The tasks extension sends no progress for tasks; a 2025-11-25 token stays valid for the task's life.
+            if modern { meta["progressToken"] = nil }
+            jobParams["_meta"] = .object(meta)
+        }
+        let job = MethodHandler(ToolsCallMethod(table: table, tasks: tasks, runsTask: true))
+        let taskId = record.taskId
+        let admission = await context.startDetachedJob(id: .string(taskId), handler: job, params: .object(jobParams)) {
+            [tasks] response in tasks.finish(taskId, response: response)
+        }
+        guard admission == .admitted else {
+            tasks.discard(taskId)
+            throw RPCError(code: .overloaded, message: "overloaded", data: ["reason": "the job queue is full"])
+        }
+        let snapshot = await context.job(.string(taskId))
+        if modern {
+            var result = MCPEnvelope.resultFields
+            result.merge(record.modernJSON(job: snapshot, detailed: false)) { _, new in new }
+            result["resultType"] = "task"
+            return RawJSON(.object(result))
+        }
+        return RawJSON([
+            "task": .object(record.legacyJSON(job: snapshot)),
+            "_meta": ["io.modelcontextprotocol/model-immediate-response": .string(
+                "\(MCPToolCatalog.toolName(method)) is running as task \(taskId); its result will list every file it writes.")],
+        ])
     }
 
     /// MCP's protocol error for a tool it does not list: -32602 whose message names the tool.

@@ -1,0 +1,22 @@
+import JSONRPC
+import JSONRPCTransport
+
+/// MCP `tasks/get {"taskId"}`: the task's status (and what its job is doing). 2025-11-25: the `Task`;
+/// 2026-07-28 (with the envelope): the `DetailedTask`, with the tool's result or the error once it has ended.
+struct TasksGetMethod: RPCMethod {
+    static let name = "tasks/get"
+    static let cost = MethodCost.immediate
+    static let summary = "MCP: a task's status; from 2026-07-28 with its result once it has ended."
+
+    let tasks: MCPTaskStore
+
+    func handle(_ params: MCPTaskStore.TaskParams, context: RequestContext) async throws -> RawJSON {
+        let modern = try MCPEnvelope.parse(meta: params._meta)?.isModern == true
+        let record = try tasks.find(params.taskId)
+        let job = await context.job(.string(record.taskId))
+        guard modern else { return RawJSON(.object(record.legacyJSON(job: job))) }
+        var result = MCPEnvelope.resultFields
+        result.merge(record.modernJSON(job: job, detailed: true)) { _, new in new }
+        return RawJSON(.object(result))
+    }
+}
