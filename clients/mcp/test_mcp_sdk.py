@@ -315,3 +315,26 @@ def test_modern_task_through_the_sdk_connection():
         links = [c["uri"] for c in got["result"]["content"] if c["type"] == "resource_link"]
         assert len(links) == 3 and all(pathlib.Path(out).as_uri() in u for u in links), links
     run(with_client("auto", body))
+
+
+def test_server_json_is_valid_for_the_registry():
+    """/server.json (the MCP Registry manifest) against the registry's published schema, committed in
+    clients/mcp/registry; its version is the worker's and every argument it offers is a flag the worker takes."""
+    import subprocess
+    from jsonschema import Draft7Validator
+
+    schema = json.loads((ROOT / "clients/mcp/registry/server.schema.json").read_text())
+    manifest = json.loads((ROOT / "server.json").read_text())
+    assert manifest["$schema"] == schema["$id"]
+    Draft7Validator.check_schema(schema)
+    errors = sorted(Draft7Validator(schema, format_checker=Draft7Validator.FORMAT_CHECKER).iter_errors(manifest),
+                    key=lambda e: list(e.path))
+    assert not errors, [f"{list(e.path)}: {e.message}" for e in errors]
+    version = subprocess.run([BIN, "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    assert manifest["version"] == version and {p["version"] for p in manifest["packages"]} == {version}
+    assert {p["registryType"] for p in manifest["packages"]} == {"pypi", "npm"}
+    assert all(p["transport"] == {"type": "stdio"} for p in manifest["packages"])
+    flags = subprocess.run([BIN, "serve", "--help"], capture_output=True, text=True, check=True).stdout
+    for package in manifest["packages"]:
+        for argument in package["packageArguments"]:
+            assert argument["name"] in flags, argument["name"]
