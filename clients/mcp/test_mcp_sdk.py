@@ -1,4 +1,6 @@
-"""photoworker as an MCP server, driven by the official MCP Python SDK over stdio (issue #8).
+"""photoworker as an MCP server, driven by the official MCP Python SDK over stdio (issues #8 and #45): the
+2025-06-18 session with roots, then both eras through the SDK's Client (mode "auto" and "2026-07-28" land on
+2026-07-28, "legacy" on 2025-11-25), tasks, and the MCP Registry manifest.
 
 Run: python3 -m pytest -q clients/mcp   (scripts/test.sh installs mcp and pytest in its venv; PHOTOWORKER_BIN overrides the binary)
 """
