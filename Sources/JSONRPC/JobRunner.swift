@@ -91,5 +91,5 @@ struct Job: Sendable {
     let params: JSONValue?
     let context: RequestContext
 
-    var usesSlot: Bool { handler.cost == .compute }
+    var usesSlot: Bool { handler.usesSlot(params) }
 }

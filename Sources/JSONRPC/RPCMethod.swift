@@ -21,10 +21,15 @@ public protocol RPCMethod: Sendable {
     /// One line for `initialize`'s method list and `--help`.
     static var summary: String { get }
     func handle(_ params: Params, context: RequestContext) async throws -> Result
+    /// Whether a request with these raw params waits for a job slot: by default a `compute` method's do. A method
+    /// whose request only hands work on (MCP's `tools/call` starting a task, which answers at once while the
+    /// task's own job queues) says no for those.
+    func usesSlot(for params: JSONValue?) -> Bool
 }
 
 extension RPCMethod {
     public static var summary: String { "" }
+    public func usesSlot(for params: JSONValue?) -> Bool { Self.cost == .compute }
 }
 
 /// Params for methods that take none; any object is accepted.
@@ -43,6 +48,7 @@ public struct MethodHandler: Sendable {
     public let cost: MethodCost
     public let summary: String
     let run: @Sendable (JSONValue?, RequestContext) async throws -> RawJSON
+    let usesSlot: @Sendable (JSONValue?) -> Bool
 
     /// - Parameter checkParams: runs on the raw params before they are decoded (the application's schema rules,
     ///   such as refusing names the method does not take); throws an `RPCError` to refuse them.
@@ -50,6 +56,7 @@ public struct MethodHandler: Sendable {
     public init<M: RPCMethod>(_ method: M, name: String? = nil, checkParams: (@Sendable (JSONValue) throws -> Void)? = nil) {
         self.name = name ?? M.name
         cost = M.cost
+        usesSlot = { method.usesSlot(for: $0) }
         summary = M.summary
         run = { params, context in
             if let checkParams, let params { try checkParams(params) }

@@ -93,6 +93,23 @@ struct MCPTaskTests {
         #expect(try await waitForEnd(w, taskId, id: 7)["status"] == "cancelled")
     }
 
+    @Test func startingATaskDoesNotWaitForASlot() async throws {
+        let out = try Corpus.scratch()
+        let w = try WorkerProcess(["--max-jobs", "1", "--allow-read-dir", Corpus.root.path, "--allow-dir", out])
+        _ = try await w.call(1, "initialize", ["protocolVersion": "2025-11-25", "capabilities": [:], "clientInfo": ["name": "t", "version": "1"]])
+        let first = try #require(try await w.call(2, "tools/call", ["name": "photos_process", "task": [:], "arguments": [
+            "sources": Self.sources(30, "animal-3.jpg"), "output": ["dir": .string(out)]]])["result"]?["task"]?["taskId"])
+        try await w.waitForJobs { $0.contains { $0["id"] == first && $0["state"] == "running" } }
+        // The one slot is the first task's: the second is still answered at once, its job queued behind.
+        let second = try #require(try await w.call(3, "tools/call", ["name": "photos_process", "task": [:], "arguments": [
+            "sources": Self.sources(1), "output": ["dir": .string(out)]]])["result"]?["task"], "")
+        #expect(second["statusMessage"] == "queued: waiting for a job slot", "\(second)")
+        #expect(try await w.call(4, "tasks/get", ["taskId": first])["result"]?["status"] == "working")
+        _ = try await w.call(5, "tasks/cancel", ["taskId": first])
+        let done = try #require(try await w.call(6, "tasks/result", ["taskId": second["taskId"] ?? nil])["result"])
+        #expect(done["structuredContent"]?["completed"] == 1, "\(done)")
+    }
+
     private static func envelope(tasks: Bool) -> JSONValue {
         var caps: [String: JSONValue] = [:]
         if tasks { caps["extensions"] = ["io.modelcontextprotocol/tasks": [:]] }

@@ -56,6 +56,22 @@ struct ToolsCallMethod: RPCMethod {
         }
     }
 
+    /// A call that starts a task only hands its work on (the task's job waits for its own slot), so it answers at
+    /// once instead of queueing behind the jobs in flight; every other call waits for a slot as a compute job.
+    func usesSlot(for params: JSONValue?) -> Bool {
+        guard !runsTask, let name = params?["name"]?.stringValue, let method = MCPToolCatalog.method(forTool: name) else {
+            return true
+        }
+        let decoded = Params(name: name, arguments: nil, _meta: params?["_meta"], task: params?["task"])
+        // A call its params make fail is answered at once either way; `try?` would blur "no task" into "no envelope".
+        do {
+            let envelope = try MCPEnvelope.parse(meta: decoded._meta)
+            return try Self.taskRequested(decoded, method: method, envelope: envelope) == nil
+        } catch {
+            return true
+        }
+    }
+
     /// Whether this call runs as a task, and the lifetime asked for (`.some(nil)`: the default).
     /// - Throws: -32601 for a 2025-11-25 task on a tool that does not run as one (MCP's rule for `taskSupport`
     ///   absent or forbidden).
