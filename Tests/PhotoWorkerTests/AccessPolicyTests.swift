@@ -107,4 +107,14 @@ struct SessionPolicyTests {
         let p = await policy.policy()  // the client never sends notifications/initialized
         #expect(p.origin == "working-directory")
     }
+
+    @Test func modernSessionsNeverWaitForRoots() async {
+        let policy = SessionPolicy()
+        // A 2026-07-28 client that declares roots: the revision deprecates them and lets no server ask.
+        policy.clientInitialized(ClientSession(dialect: MCPDialect.name, capabilities: ["roots": ["listChanged": true]],
+                                               protocolVersion: "2026-07-28"))
+        #expect(policy.policyFacts?["read"] != "pending")
+        let p = await policy.policy()
+        #expect(p.origin == "working-directory" && p.replace == .never && p.urls == .public)
+    }
 }
