@@ -345,3 +345,33 @@ def test_server_json_is_valid_for_the_registry():
     for package in manifest["packages"]:
         for argument in package["packageArguments"]:
             assert argument["name"] in flags, argument["name"]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_every_tool_result_matches_its_output_schema(mode):
+    """The SDK checks a tool's structured result against the output schema it listed: every tool, once."""
+    photo = str(PHOTOS / "girl-2.jpg")
+
+    async def body(client, out):
+        calls = {
+            "image_info": {"source": {"path": photo}},
+            "image_convert": {"source": {"path": photo}, "output": {"path": f"{out}/c.webp", "format": "webp"}},
+            "image_thumbnail": {"source": {"path": photo}, "size": 48, "output": {"inline": True}},
+            "image_scale": {"source": {"path": photo}, "factor": 0.1, "output": {"path": f"{out}/s.jpg", "format": "jpeg"}},
+            "image_palette": {"source": {"path": photo}, "count": 3},
+            "image_effect": {"source": {"path": photo}, "effects": [{"blur": 2}, {"grayscale": True}],
+                             "output": {"path": f"{out}/e.png"}},
+            "image_sticker": {"source": {"path": photo}, "output": {"path": f"{out}/st.png"}},
+            "photo_process": {"source": {"path": photo}, "output": {"dir": f"{out}/one"}},
+            "photos_process": {"sources": [{"path": photo}], "output": {"dir": f"{out}/many"}},
+            "pack_export": {"stickers": [{"path": photo}], "cellSize": 64, "output": {"path": f"{out}/sheet.png"}},
+            "cache_stats": {},
+            "cache_clear": {},
+        }
+        listed = {t.name for t in (await client.list_tools()).tools}
+        assert listed == set(calls), listed ^ set(calls)
+        for name, arguments in calls.items():
+            r = await client.call_tool(name, arguments)  # raises if the result does not match the schema
+            assert not r.is_error, (name, r.content[0].text)
+            assert r.structured_content is not None
+    run(with_client(mode, body))
