@@ -43,7 +43,15 @@ struct HostileParamsTests {
             "shutdown": Signature(base: [:], params: [], callBase: false),
             "rpc.discover": Signature(base: [:], params: []),
             "tools/list": Signature(base: [:], params: [p("cursor", .string)]),
-            "tools/call": Signature(base: ["name": "cache_stats"], params: [p("name", .string, required: true)]),
+            "tools/call": Signature(base: ["name": "cache_stats"], params: [
+                p("name", .string, required: true), p("task", .object), p("task.ttl", .int), p("_meta", .object)]),
+            // MCP 2026-07-28 and tasks. Their valid calls would open a modern session or name no task: not sent.
+            "server/discover": Signature(base: [:], params: [p("_meta", .object, required: true)], callBase: false),
+            "tasks/get": Signature(base: ["taskId": "nope"], params: [p("taskId", .string, required: true), p("_meta", .object)], callBase: false),
+            "tasks/result": Signature(base: ["taskId": "nope"], params: [p("taskId", .string, required: true), p("_meta", .object)], callBase: false),
+            "tasks/cancel": Signature(base: ["taskId": "nope"], params: [p("taskId", .string, required: true), p("_meta", .object)], callBase: false),
+            "tasks/update": Signature(base: ["taskId": "nope"], params: [p("taskId", .string, required: true), p("_meta", .object)]),
+            "tasks/list": Signature(base: [:], params: [p("cursor", .string), p("_meta", .object)]),
             "initialize": Signature(base: [:], params: [p("protocolVersion", .string)]),
             "jobs.cancel": Signature(base: ["id": 424242], params: [p("id", .requestID, required: true)]),
             "diagnostics.sleep": Signature(base: ["ms": 0], params: [p("ms", .int, required: true)]),

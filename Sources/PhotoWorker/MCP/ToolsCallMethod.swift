@@ -83,13 +83,13 @@ struct ToolsCallMethod: RPCMethod {
             return .some(nil)
         }
         guard let task = params.task, task != .null else { return nil }
-        guard long else {
-            throw RPCError(code: .methodNotFound, message: "Tool \(params.name) does not run as a task",
-                           data: ["path": "task", "reason": .string("only \(MCPToolCatalog.taskTools.sorted().map(MCPToolCatalog.toolName).joined(separator: " and ")) run as tasks")])
-        }
         guard case .object = task else { throw RPCError.invalidParams(path: "task", "must be an object, got \(task.typeName)") }
         if let ttl = task["ttl"], ttl != .null, ttl.intValue == nil {
             throw RPCError.invalidParams(path: "task.ttl", "must be an integer number of milliseconds")
+        }
+        guard long else {
+            throw RPCError(code: .methodNotFound, message: "Tool \(params.name) does not run as a task",
+                           data: ["path": "task", "reason": .string("only \(MCPToolCatalog.taskTools.sorted().map(MCPToolCatalog.toolName).joined(separator: " and ")) run as tasks")])
         }
         return .some(task["ttl"]?.intValue)
     }
