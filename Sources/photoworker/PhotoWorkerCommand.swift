@@ -15,7 +15,8 @@ struct PhotoWorkerCommand: AsyncParsableCommand {
         abstract: "A photo-processing worker driven over stdio with JSON-RPC 2.0 (one message per line, or LSP's Content-Length headers).",
         discussion: """
             With no subcommand, serves requests on stdin and writes responses to stdout; logs go to stderr.
-            The protocol is described in protocol/README.md; `initialize` lists the methods.
+            `photoworker call rpc.discover` prints the OpenRPC description of every method and its params;
+            \(ProtocolGuide.sentence)
 
             Flags of `photoworker [serve]` (`photoworker serve --help` explains each;
             `call` and `demo` take all but --framing):
@@ -153,6 +154,13 @@ extension PhotoWorkerCommand {
 
         func run() async throws {
             let logger = flags.makeLogger()
+            if isatty(STDIN_FILENO) == 1 {
+                // A person who typed `photoworker` sees why nothing happens; a client's pipe never gets this.
+                Terminal.error("""
+                    photoworker \(Worker.version): waiting for JSON-RPC 2.0 requests on stdin (one per line, or with \
+                    Content-Length headers); Ctrl-D ends. Try `photoworker demo`, `photoworker call ping`, or `photoworker --help`.
+                    """)
+            }
             let protocolOut = StdoutGuard.takeProtocolStream()
             var configuration = flags.serverConfiguration
             configuration.framing = framing.framing
