@@ -375,3 +375,45 @@ def test_every_tool_result_matches_its_output_schema(mode):
             assert not r.is_error, (name, r.content[0].text)
             assert r.structured_content is not None
     run(with_client(mode, body))
+
+
+def test_malformed_envelopes_and_unknown_versions_get_the_documented_errors():
+    """On a connection the SDK opened at 2026-07-28, requests with a broken envelope, sent as written."""
+    from mcp.shared.exceptions import MCPError
+
+    async def body(client, out):
+        send = client.session._dispatcher.send_raw_request
+        cases = [
+            ({"io.modelcontextprotocol/protocolVersion": "1900-01-01", "io.modelcontextprotocol/clientCapabilities": {}},
+             -32022, None),
+            ({"io.modelcontextprotocol/protocolVersion": "2026-07-28"}, -32602,
+             "_meta.io.modelcontextprotocol/clientCapabilities"),
+            ({"io.modelcontextprotocol/clientCapabilities": {}}, -32602, "_meta.io.modelcontextprotocol/protocolVersion"),
+        ]
+        for meta, code, path in cases:
+            with pytest.raises(MCPError) as e:
+                await send("tools/call", {"name": "cache_stats", "arguments": {}, "_meta": meta}, {})
+            assert e.value.error.code == code, e.value.error
+            if path:
+                assert e.value.error.data["path"] == path
+            else:
+                data = types.UnsupportedProtocolVersionErrorData.model_validate(e.value.error.data)
+                assert data.requested == "1900-01-01" and "2026-07-28" in data.supported
+        # The connection still serves.
+        assert not (await client.call_tool("cache_stats", {})).is_error
+    run(with_client("2026-07-28", body))
+
+
+def test_modern_task_cancelled_through_the_sdk_connection():
+    async def body(client, out):
+        send = client.session._dispatcher.send_raw_request
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}
+        created = await send("tools/call", {"name": "photos_process", "_meta": meta, "arguments": {
+            "sources": [{"path": str(PHOTOS / "animal-3.jpg")}] * 30, "output": {"dir": out}}}, {})
+        assert created["resultType"] == "task"
+        ack = await send("tasks/cancel", {"taskId": created["taskId"], "_meta": meta}, {})
+        assert ack["resultType"] == "complete"
+        got = await send("tasks/get", {"taskId": created["taskId"], "_meta": meta}, {})
+        assert got["status"] == "cancelled", got
+    run(with_client("auto", body))
