@@ -37,14 +37,14 @@ struct ToolsCallMethod: RPCMethod {
             throw Self.unknownTool(params.name)
         }
         let arguments = params.arguments ?? .object([:])
-        if !runsTask, let ttl = try Self.taskRequested(params, method: method, envelope: envelope) {
-            return try await startTask(params, method: method, arguments: arguments, ttlMs: ttl, modern: modern, context: context)
+        if !runsTask, let request = try Self.taskRequested(params, method: method, envelope: envelope) {
+            return try await startTask(params, method: method, arguments: arguments, ttlMs: request.ttlMs, modern: modern,
+                                       context: context)
         }
-        var reporter = MCPToolCallReporter(progressToken: params._meta?["progressToken"])
-        if runsTask, case .string(let taskId)? = context.id {
-            reporter = MCPToolCallReporter(progressToken: params._meta?["progressToken"]) { [tasks] done, total in
-                tasks.progress(taskId, done: done, total: total)
-            }
+        // A task's job records its progress for tasks/get; its id is the task's.
+        let taskId: String? = if runsTask, case .string(let id)? = context.id { id } else { nil }
+        let reporter = MCPToolCallReporter(progressToken: params._meta?["progressToken"]) { [tasks] done, total in
+            if let taskId { tasks.progress(taskId, done: done, total: total) }
         }
         do {
             let raw = try await handler.call(arguments, context: context.reporting(to: reporter))
@@ -72,15 +72,21 @@ struct ToolsCallMethod: RPCMethod {
         }
     }
 
-    /// Whether this call runs as a task, and the lifetime asked for (`.some(nil)`: the default).
-    /// - Throws: -32601 for a 2025-11-25 task on a tool that does not run as one (MCP's rule for `taskSupport`
-    ///   absent or forbidden).
-    static func taskRequested(_ params: Params, method: String, envelope: MCPEnvelope?) throws -> Int?? {
+    /// A call to be run as a task.
+    struct TaskRequest {
+        /// The lifetime the host asked for (2025-11-25); nil: the worker's default.
+        var ttlMs: Int?
+    }
+
+    /// Whether this call runs as a task; nil: it runs as usual.
+    /// - Throws: -32602 for a malformed `task`; -32601 for a 2025-11-25 task on a tool that does not run as one
+    ///   (MCP's rule for `taskSupport` absent or forbidden).
+    static func taskRequested(_ params: Params, method: String, envelope: MCPEnvelope?) throws -> TaskRequest? {
         let long = MCPToolCatalog.taskTools.contains(method)
         if let envelope, envelope.isModern {
             // The server decides, for a client that declared the extension on this request.
             guard long, envelope.clientCapabilities["extensions"]?[MCPTaskStore.extensionID] != nil else { return nil }
-            return .some(nil)
+            return TaskRequest()
         }
         guard let task = params.task, task != .null else { return nil }
         guard case .object = task else { throw RPCError.invalidParams(path: "task", "must be an object, got \(task.typeName)") }
@@ -91,14 +97,14 @@ struct ToolsCallMethod: RPCMethod {
             throw RPCError(code: .methodNotFound, message: "Tool \(params.name) does not run as a task",
                            data: ["path": "task", "reason": .string("only \(MCPToolCatalog.taskTools.sorted().map(MCPToolCatalog.toolName).joined(separator: " and ")) run as tasks")])
         }
-        return .some(task["ttl"]?.intValue)
+        return TaskRequest(ttlMs: task["ttl"]?.intValue)
     }
 
     /// Creates the task, starts the call as its job in the worker's registry, and answers with the task
     /// (`CreateTaskResult`) once `tasks/get` can find it.
-    private func startTask(_ params: Params, method: String, arguments: JSONValue, ttlMs: Int??, modern: Bool,
+    private func startTask(_ params: Params, method: String, arguments: JSONValue, ttlMs: Int?, modern: Bool,
                            context: RequestContext) async throws -> RawJSON {
-        let record = tasks.create(tool: MCPToolCatalog.toolName(method), ttlMs: ttlMs ?? nil)
+        let record = tasks.create(tool: MCPToolCatalog.toolName(method), ttlMs: ttlMs)
         var jobParams: [String: JSONValue] = ["name": .string(params.name), "arguments": arguments]
         if case .object(var meta)? = params._meta {
             // The tasks extension sends no progress for tasks; a 2025-11-25 token stays valid for the task's life.
