@@ -72,7 +72,37 @@ enum MCPToolCatalog {
 
     static let tools: JSONValue = .array(methods.compactMap(tool))
 
-    private static var defs: JSONValue? { OpenRPCDocument.value["components"]?["schemas"] }
+    private static var components: [String: JSONValue] {
+        guard case .object(let c)? = OpenRPCDocument.value["components"]?["schemas"] else { return [:] }
+        return c
+    }
+
+    /// The component schemas `schema` refers to, directly or through each other: each tool schema stands alone
+    /// and carries only what it uses (hosts put tool definitions in the model's context).
+    private static func defs(usedBy schema: JSONValue) -> JSONValue {
+        let all = components
+        var used: [String: JSONValue] = [:]
+        var pending = [schema]
+        while let next = pending.popLast() {
+            for name in references(in: next) where used[name] == nil {
+                guard let def = all[name] else { continue }
+                used[name] = def
+                pending.append(def)
+            }
+        }
+        return .object(used)
+    }
+
+    /// The names of `#/components/schemas/X` references in `v`.
+    private static func references(in v: JSONValue) -> [String] {
+        switch v {
+        case .string(let s) where s.hasPrefix("#/components/schemas/"):
+            return [String(s.dropFirst("#/components/schemas/".count))]
+        case .array(let a): return a.flatMap(references)
+        case .object(let o): return o.values.flatMap(references)
+        default: return []
+        }
+    }
 
     private static func tool(_ method: String) -> JSONValue? {
         guard let m = OpenRPCDocument.method(method) else { return nil }
@@ -94,7 +124,7 @@ enum MCPToolCatalog {
             "$schema": .string(jsonSchemaDialect), "type": "object", "properties": .object(properties),
             "required": .array(required),
         ]
-        if let defs { input["$defs"] = defs }
+        input["$defs"] = defs(usedBy: .object(input))
         let summary = m["summary"]?.stringValue ?? method
         let description = [summary, m["description"]?.stringValue].compactMap { $0 }.joined(separator: "\n\n")
         var tool: [String: JSONValue] = [
@@ -135,7 +165,7 @@ enum MCPToolCatalog {
             }
         }
         schema["$schema"] = .string(jsonSchemaDialect)
-        if let defs { schema["$defs"] = defs }
+        schema["$defs"] = defs(usedBy: .object(schema))
         return .object(schema)
     }
 
