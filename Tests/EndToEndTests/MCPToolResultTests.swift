@@ -97,4 +97,28 @@ struct MCPToolResultTests {
         #expect(tool("cache_stats")?["annotations"]?["openWorldHint"] == false)
         #expect(tool("photos_process")?["outputSchema"]?["properties"]?["items"]?["type"] == "array")
     }
+
+    /// Each schema stands alone: every `#/$defs/X` it uses is in its `$defs`, and it carries no other.
+    @Test func toolSchemasCarryExactlyTheDefinitionsTheyUse() async throws {
+        let w = try WorkerProcess()
+        guard case .array(let tools)? = try await w.call(1, "tools/list")["result"]?["tools"] else {
+            Issue.record("no tools"); return
+        }
+        func refs(_ v: JSONValue) -> Set<String> {
+            switch v {
+            case .string(let s) where s.hasPrefix("#/$defs/"): return [String(s.dropFirst("#/$defs/".count))]
+            case .array(let a): return a.reduce(into: []) { $0.formUnion(refs($1)) }
+            case .object(let o): return o.values.reduce(into: []) { $0.formUnion(refs($1)) }
+            default: return []
+            }
+        }
+        for tool in tools {
+            for key in ["inputSchema", "outputSchema"] {
+                guard let schema = tool[key] else { continue }
+                var defined: Set<String> = []
+                if case .object(let d)? = schema["$defs"] { defined = Set(d.keys) }
+                #expect(refs(schema) == defined, "\(tool["name"] ?? nil) \(key): uses \(refs(schema).sorted()), defines \(defined.sorted())")
+            }
+        }
+    }
 }
