@@ -89,6 +89,7 @@ struct MCPToolResultTests {
             #expect(t["inputSchema"]?["$schema"] == "https://json-schema.org/draft/2020-12/schema", "\(t["name"] ?? nil)")
             #expect(t["outputSchema"]?["type"] == "object", "\(t["name"] ?? nil)")
             #expect(t["annotations"]?["readOnlyHint"] != nil && t["annotations"]?["openWorldHint"] != nil, "\(t)")
+            #expect((t["title"]?.stringValue?.count ?? 99) <= 24, "a display name, not a sentence: \(t["title"] ?? nil)")
         }
         func tool(_ n: String) -> JSONValue? { tools.first { $0["name"]?.stringValue == n } }
         #expect(tool("image_info")?["annotations"]?["readOnlyHint"] == true)

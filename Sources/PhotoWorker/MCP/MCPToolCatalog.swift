@@ -20,6 +20,14 @@ enum MCPToolCatalog {
         var itemResult: String
     }
 
+    /// What a host shows as a tool's name (MCP's `title`); the method's summary opens its description.
+    static let titles = [
+        "image.info": "Image info", "image.convert": "Convert image", "image.thumbnail": "Thumbnail",
+        "image.scale": "Scale image", "image.palette": "Colour palette", "image.effect": "Image effects",
+        "image.sticker": "Sticker cut-out", "photo.process": "Process a photo", "photos.process": "Process photos",
+        "pack.export": "Export a sticker pack", "cache.stats": "Cache statistics", "cache.clear": "Clear the cache",
+    ]
+
     static let batches = ["photos.process": Batch(sourcesKey: "sources", itemResult: "PhotoResult")]
 
     /// Tools long enough to run as MCP tasks (``MCPTaskStore``); the others answer at once.
@@ -128,7 +136,7 @@ enum MCPToolCatalog {
         let summary = m["summary"]?.stringValue ?? method
         let description = [summary, m["description"]?.stringValue].compactMap { $0 }.joined(separator: "\n\n")
         var tool: [String: JSONValue] = [
-            "name": .string(toolName(method)), "title": .string(summary), "description": .string(description),
+            "name": .string(toolName(method)), "title": .string(titles[method] ?? summary), "description": .string(description),
             "inputSchema": rewriteRefs(.object(input)), "annotations": effects(method).json,
         ]
         if let output = outputSchema(method, result: m["result"]?["schema"]) { tool["outputSchema"] = rewriteRefs(output) }
