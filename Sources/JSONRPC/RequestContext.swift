@@ -27,6 +27,13 @@ public struct RequestContext: Sendable {
         RequestContext(id: id, method: method, registry: registry, reporter: reporter, peer: peer)
     }
 
+    /// Sends a notification that belongs to this request (a dialect's, such as MCP's acknowledgement of a
+    /// subscription); dropped once the request has its reply, as progress is.
+    public func notify(method: String, params: JSONValue) async {
+        guard let id, let registry else { return }
+        await registry.emit(id, method: method, params: params)
+    }
+
     /// Sends the reporter's notification for this update, if it makes one.
     private func report(_ reporter: any ProgressReporter, done: Int?, total: Int?, message: String?) async {
         guard let id, let registry, let n = reporter.notification(done: done, total: total, message: message) else { return }

@@ -47,6 +47,7 @@ public enum Worker {
         table.register(TasksListMethod(tasks: tasks))
         table.register(TasksCancelMethod(tasks: tasks))
         table.register(TasksUpdateMethod(tasks: tasks))
+        table.register(SubscriptionsListenMethod())
         table.registerNotification(InitializedNotification(policy: session))
         table.registerNotification(RootsListChangedNotification(policy: session))
         return table

@@ -52,6 +52,7 @@ struct HostileParamsTests {
             "tasks/cancel": Signature(base: ["taskId": "nope"], params: [p("taskId", .string, required: true), p("_meta", .object)], callBase: false),
             "tasks/update": Signature(base: ["taskId": "nope"], params: [p("taskId", .string, required: true), p("_meta", .object)]),
             "tasks/list": Signature(base: [:], params: [p("cursor", .string), p("_meta", .object)]),
+            "subscriptions/listen": Signature(base: [:], params: [p("_meta", .object)]),
             "initialize": Signature(base: [:], params: [p("protocolVersion", .string)]),
             "jobs.cancel": Signature(base: ["id": 424242], params: [p("id", .requestID, required: true)]),
             "diagnostics.sleep": Signature(base: ["ms": 0], params: [p("ms", .int, required: true)]),

@@ -131,6 +131,19 @@ struct MCPModernEraTests {
         #expect(!between.contains { $0["method"] == "roots/list" }, "\(between)")
     }
 
+    @Test func subscriptionsAreAcknowledgedEmptyAndClosed() async throws {
+        let w = try WorkerProcess()
+        w.request(1, "subscriptions/listen", ["notifications": ["toolsListChanged": true], "_meta": Self.envelope()])
+        let (closed, before) = try await w.response(1)
+        let ack = before.first { $0["method"] == "notifications/subscriptions/acknowledged" }
+        #expect(ack?["params"]?["notifications"] == [:], "nothing to notify of: \(before)")
+        #expect(ack?["params"]?["_meta"]?["io.modelcontextprotocol/subscriptionId"] == 1)
+        #expect(closed["result"]?["resultType"] == "complete", "\(closed)")
+        #expect(closed["result"]?["_meta"]?["io.modelcontextprotocol/subscriptionId"] == 1)
+        let legacy = try await w.call(2, "subscriptions/listen", ["notifications": [:]])
+        #expect(legacy["error"]?["code"] == -32601, "not a legacy request: \(legacy)")
+    }
+
     @Test func initializeNegotiatesUpTo20251125WithIcons() async throws {
         for (asked, agreed) in [("2025-11-25", "2025-11-25"), ("2024-11-05", "2024-11-05"), ("2026-07-28", "2025-11-25")] {
             let w = try WorkerProcess()

@@ -417,3 +417,13 @@ def test_modern_task_cancelled_through_the_sdk_connection():
         got = await send("tasks/get", {"taskId": created["taskId"], "_meta": meta}, {})
         assert got["status"] == "cancelled", got
     run(with_client("auto", body))
+
+
+def test_subscriptions_are_acknowledged_empty_and_closed():
+    """The worker's lists never change: a 2026-07-28 subscription is acknowledged with nothing honored and closed
+    gracefully, so the SDK's iterator ends at once instead of waiting."""
+    async def body(client, out):
+        async with client.listen(tools_list_changed=True) as subscription:
+            assert subscription.honored.tools_list_changed is None
+            assert [event async for event in subscription] == []
+    run(with_client("auto", body))

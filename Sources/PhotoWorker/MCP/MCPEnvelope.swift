@@ -69,6 +69,11 @@ struct MCPEnvelope: Sendable, Equatable {
                  data: ["supported": .array(MCPDialect.supportedVersions.map(JSONValue.string)), "requested": .string(requested)])
     }
 
+    /// -32601 for a method the request's revision does not have, saying why.
+    static func methodNotFound(_ method: String, _ reason: String) -> RPCError {
+        RPCError(code: .methodNotFound, message: "method not found", data: ["method": .string(method), "reason": .string(reason)])
+    }
+
     /// What every result of a stateless revision carries: `resultType` and the server's name and version (the
     /// full identity, icons included, is `server/discover`'s).
     static let resultFields: [String: JSONValue] = [

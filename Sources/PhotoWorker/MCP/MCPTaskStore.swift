@@ -232,9 +232,7 @@ extension MCPTaskStore {
 
     /// -32601 for a `tasks/*` method that the request's revision does not have.
     static func notInRevision(_ method: String, modern: Bool) -> RPCError {
-        RPCError(code: .methodNotFound, message: "method not found",
-                 data: ["method": .string(method),
-                        "reason": .string(modern ? "\(method) is not part of the 2026-07-28 tasks extension"
-                                                 : "\(method) is part of the 2026-07-28 tasks extension; send the request's envelope")])
+        MCPEnvelope.methodNotFound(method, modern ? "\(method) is not part of the 2026-07-28 tasks extension"
+                                                  : "\(method) is part of the 2026-07-28 tasks extension; send the request's envelope")
     }
 }
