@@ -49,6 +49,7 @@ extension PhotoWorkerCommand {
             }
             Terminal.prepare()
             say("photoworker demo: \(sources.count) photo\(sources.count == 1 ? "" : "s") -> \(out)")
+            if Terminal.isOutputClosed { Terminal.exitForClosedOutput() }
             let start = ContinuousClock.now
             // The demo speaks to the worker exactly as a client would, over an in-process pipe.
             let session = try InProcessWorker.start(flags: flags)
@@ -75,7 +76,7 @@ extension PhotoWorkerCommand {
                 finished += 1
                 // Completion order on the left ("3/6"); the sticker's own file name, numbered as the worker numbers
                 // it, on the right, so what is on screen is what is in the folder.
-                let counter = "[\(String(repeating: " ", count: max(0, String(sources.count).count - String(finished).count)))\(finished)/\(sources.count)]"
+                let counter = String(format: "[%*d/%d]", String(sources.count).count, finished, sources.count)
                 let name = (sources[index] as NSString).lastPathComponent
                 if let r = event["result"] {
                     let colors = r["palette"].flatMap { v -> String? in
