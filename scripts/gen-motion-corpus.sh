@@ -24,10 +24,10 @@
 #   fast-delays.gif         3 frames with delays 0, 1 and 2 cs: browsers play the first two as 100 ms
 #   loop3.gif, endless.gif  cutout.gif with NETSCAPE2.0 loop counts 3 and 0 (forever); cutout.gif has none
 #   hostile/                truncated.gif (cut inside frame 5), no-colormap.gif (a 16x1 ramp of indices 0..255 step
-#                           17 and no colour map anywhere), many-frames.gif (1000 1x1 frames), truncated.mp4 (half
+#                           17 and no colour map anywhere), many-frames.gif (1000 1x1 frames), truncated.mp4 (90%
 #                           of pan.mp4: the frames that arrived), truncated-moov-at-end.mp4 (half of
 #                           pan-moov-at-end.mp4: no moov), lying-size.mp4 (the avc1 entry says 30000x30000),
-#                           lying-duration.mp4 (mvhd and mdhd say 100000 s), truncated.webm, truncated.webp,
+#                           lying-duration.mp4 (mvhd, mdhd and stts say 100000 s), truncated.webm, truncated.webp,
 #                           not-a-video.mp4 (an ftyp box, then noise)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,8 +65,9 @@ pos="x='8+n*4':y='2+n'"
 ff -loop 1 -framerate 12 -i "$tmp/background.png" -loop 1 -framerate 12 -i "$tmp/cutout.png" \
     -filter_complex "[0]crop=96:64:x='88-n*8':y=0[bg];[bg][1]overlay=$pos:eval=frame:format=rgb,format=rgb24" \
     -frames:v 12 -start_number 0 "$out/cutout-frames/%02d.png"
-ff -f lavfi -i "color=black:size=96x64:rate=12" -loop 1 -framerate 12 -i "$tmp/mask.png" \
-    -filter_complex "[0][1]overlay=$pos:eval=frame,format=gray" -frames:v 12 -start_number 0 "$out/cutout-masks/%02d.png"
+# Overlays run in RGB: in YUV 4:2:0 ffmpeg would round odd positions to even ones.
+ff -f lavfi -i "color=black:size=96x64:rate=12,format=rgb24" -loop 1 -framerate 12 -i "$tmp/mask.png" \
+    -filter_complex "[0][1]overlay=$pos:eval=frame:format=rgb,format=gray" -frames:v 12 -start_number 0 "$out/cutout-masks/%02d.png"
 frames=(-framerate 12 -start_number 0 -i "$out/cutout-frames/%02d.png")
 ff "${frames[@]}" -vf format=yuv420p "${common[@]}" -c:v libvpx-vp9 -b:v 0 -crf 40 -row-mt 0 "$out/cutout.webm"
 ff "${frames[@]}" -vf format=yuv420p "${common[@]}" -c:v libvpx -b:v 200k -crf 20 "$out/cutout.vp8.webm"
@@ -82,7 +83,7 @@ for i in $(seq -w 0 11); do webp_args+=(-d 83 "$out/cutout-frames/$i.png"); done
 img2webp -loop 0 -lossless "${webp_args[@]}" -o "$out/cutout.webp" >/dev/null
 # The subject alone over transparency.
 ff -f lavfi -i "color=black@0.0:size=96x64:rate=12,format=rgba" -loop 1 -framerate 12 -i "$tmp/cutout.png" \
-    -filter_complex "[0][1]overlay=$pos:eval=frame:format=auto,format=rgba" -frames:v 12 -start_number 0 "$tmp/a%02d.png"
+    -filter_complex "[0][1]overlay=$pos:eval=frame:format=rgb,format=rgba" -frames:v 12 -start_number 0 "$tmp/a%02d.png"
 ff -framerate 12 -start_number 0 -i "$tmp/a%02d.png" -vf format=yuva420p "${common[@]}" -c:v libvpx-vp9 -b:v 0 \
     -crf 40 -row-mt 0 -auto-alt-ref 0 "$out/cutout-alpha.webm"
 alpha_args=()
@@ -163,18 +164,23 @@ def patched(src, dst, edits):
 patched(f"{out}/zoom-hevc-rot90.mov", f"{out}/zoom-hevc-rot90.mov",
         [(b"tkhd", 44, struct.pack(">9i", 0, 0x10000, 0, -0x10000, 0, 0, 64 << 16, 0, 0x40000000))])
 # avc1 sample entry: type, 6 reserved, data reference index, 16 bytes of pre-defined/reserved, then width, height.
-patched(f"{out}/pan.mp4", f"{out}/hostile/lying-size.mp4", [(b"avc1", 4 + 24, struct.pack(">HH", 30000, 30000))])
-# mvhd and mdhd (version 0): type, version+flags, creation, modification, timescale, duration.
-def duration_edits(path):
-    b = open(path, "rb").read()
-    edits = []
-    for box in (b"mvhd", b"mdhd"):
-        at = b.find(box)
-        timescale = struct.unpack(">I", b[at + 16:at + 20])[0]
-        edits.append((box, 20, struct.pack(">I", 100000 * timescale & 0xFFFFFFFF if 100000 * timescale < 2**32 else 2**32 - 1)))
-    return edits
-patched(f"{out}/pan.mp4", f"{out}/hostile/lying-duration.mp4", duration_edits(f"{out}/pan.mp4"))
-for src, dst, fraction in (("pan.mp4", "truncated.mp4", 0.5), ("pan-moov-at-end.mp4", "truncated-moov-at-end.mp4", 0.5),
+b = open(f"{out}/pan.mp4", "rb").read()
+entry = b.find(b"avc1", b.find(b"stsd"))  # "avc1" is also a brand in ftyp
+b = b[:entry + 28] + struct.pack(">HH", 30000, 30000) + b[entry + 32:]
+open(f"{out}/hostile/lying-size.mp4", "wb").write(b)
+# A duration that lies everywhere: mvhd and mdhd (version 0: type, version+flags, creation, modification, timescale,
+# duration) and the stts sample delta (FFmpeg takes a stream's duration from the samples) say about 100000 s.
+b = bytearray(open(f"{out}/pan.mp4", "rb").read())
+for box in (b"mvhd", b"mdhd"):
+    at = b.find(box)
+    timescale = struct.unpack(">I", b[at + 16:at + 20])[0]
+    b[at + 20:at + 24] = struct.pack(">I", min(100000 * timescale, 2**32 - 1))
+at = b.find(b"stts")
+count, delta = struct.unpack(">II", b[at + 12:at + 20])
+timescale = struct.unpack(">I", b[b.find(b"mdhd") + 16:b.find(b"mdhd") + 20])[0]
+b[at + 16:at + 20] = struct.pack(">I", 100000 * timescale // count)
+open(f"{out}/hostile/lying-duration.mp4", "wb").write(bytes(b))
+for src, dst, fraction in (("pan.mp4", "truncated.mp4", 0.9), ("pan-moov-at-end.mp4", "truncated-moov-at-end.mp4", 0.5),
                            ("cutout.webm", "truncated.webm", 0.5), ("cutout.webp", "truncated.webp", 0.5)):
     b = open(f"{out}/{src}", "rb").read()
     open(f"{out}/hostile/{dst}", "wb").write(b[:int(len(b) * fraction)])

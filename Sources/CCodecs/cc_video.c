@@ -379,9 +379,12 @@ int cc_video_open(cc_video *v, int64_t max_pixels, int32_t count_frames, int32_t
     v->default_duration = fps > 0 ? 1.0 / fps : 1.0 / 30.0;
     out->frame_rate = fps;
     out->frame_count = st->nb_frames > 0 && st->nb_frames < INT32_MAX ? (int32_t)st->nb_frames : -1;
+    /* The longer of the stream's and the container's: limits are checked against what either declares (an audio
+     * track may make the container a little longer; a lying header much longer). */
+    out->duration = -1;
     if (st->duration != AV_NOPTS_VALUE && st->duration > 0) out->duration = st->duration * av_q2d(st->time_base);
-    else if (f->duration != AV_NOPTS_VALUE && f->duration > 0) out->duration = (double)f->duration / AV_TIME_BASE;
-    else out->duration = -1;
+    if (f->duration != AV_NOPTS_VALUE && f->duration > 0 && (double)f->duration / AV_TIME_BASE > out->duration)
+        out->duration = (double)f->duration / AV_TIME_BASE;
     out->rotation = cc_video_rotation(st);
     out->has_alpha = wants_alpha && strncmp(decoder->name, "libvpx", 6) == 0;
     snprintf(out->codec, sizeof out->codec, "%s", avcodec_get_name(id));

@@ -91,7 +91,7 @@ public final class MotionDecoder: Sendable {
                     return nil
                 }
                 if frame.truncated { state.ended = true }
-                if frame.time + frame.duration <= window.start + 1e-6 && !frame.truncated { continue }
+                if window.start > 0 && frame.time + frame.duration <= window.start + 1e-6 && !frame.truncated { continue }
                 if let length = window.duration, frame.time >= window.start + length - 1e-6 {
                     state.ended = true
                     return nil
