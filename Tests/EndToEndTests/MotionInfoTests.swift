@@ -59,6 +59,23 @@ struct MotionInfoTests {
         #expect(refused["error"]?["code"]?.intValue == -32002, "\(refused)")
     }
 
+    @Test func aClipFromAURLIsFetchedByTheWorkerAndReadFromMemory() async throws {
+        let clip = Array(try Data(contentsOf: URL(fileURLWithPath: Self.motion("zoom-hevc-rot90.mov"))))
+        let server = try LocalHTTPServer(routes: [
+            "/live.mov": .body(status: 200, contentType: "video/quicktime", bytes: clip),
+            "/big.mov": .body(status: 200, contentType: "video/quicktime", bytes: clip + [UInt8](repeating: 0, count: 10_000)),
+        ])
+        let w = try WorkerProcess(["--max-fetch-bytes", "8000"])
+        let r = try #require(try await w.call(1, "image.info", [
+            "source": ["path": .string(Corpus.path("formats/girl.heic"))],
+            "motion": ["url": .string(server.url("/live.mov"))],
+        ])["result"])
+        #expect(r["motion"]?["codec"] == "hevc" && r["motion"]?["rotation"]?.intValue == 90, "\(r)")
+        // The fetcher's own limit holds for clips too.
+        let big = try await w.call(2, "image.info", ["source": ["url": .string(server.url("/big.mov"))]])
+        #expect(big["error"]?["code"]?.intValue == -32004, "\(big)")
+    }
+
     @Test func limitsRefuseFromTheContainer() async throws {
         let w = try WorkerProcess(["--max-frames", "5", "--max-duration", "30"])
         let initialize = try await w.call(1, "initialize")
