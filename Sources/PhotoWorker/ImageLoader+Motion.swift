@@ -97,7 +97,7 @@ extension ImageLoader {
             let size = try Self.regularFileSize(opened, path: p)
             var head = [UInt8](repeating: 0, count: 16)
             let n = head.withUnsafeMutableBytes { pread(opened, $0.baseAddress, 16, 0) }
-            if n > 0 && Self.isVideo(head.prefix(n)) {
+            if n > 0 && isVideo(head.prefix(n)) {
                 let fd = opened
                 do {
                     return .clip(try await compute.run { try MotionDecoder.info(fileDescriptor: fd, limits: limits) }, bytes: size)
@@ -110,7 +110,7 @@ extension ImageLoader {
             data = try await bytes(of: source, access: access)
         }
         do {
-            if Self.isVideo(data.prefix(16)) {
+            if isVideo(data.prefix(16)) {
                 return .clip(try await compute.run { try MotionDecoder.info(bytes: data, limits: limits) }, bytes: data.count)
             }
             return .still(try ImageCodec.info(data), bytes: data.count)
@@ -120,11 +120,12 @@ extension ImageLoader {
             throw WorkerError(error, source: source.description)
         }
     }
+}
 
-    /// A video container's first bytes (a GIF or WebP is a still format that may also move).
-    static func isVideo(_ head: some Collection<UInt8>) -> Bool {
-        MotionDecoder.recognizes(head) && ImageCodec.sniff(Array(head)) == nil
-    }
+/// A video container's first bytes (a GIF or WebP is a still format that may also move): such a source is read
+/// only as a motion source.
+func isVideo(_ head: some Collection<UInt8>) -> Bool {
+    MotionDecoder.recognizes(head) && ImageCodec.sniff(Array(head)) == nil
 }
 
 /// What ``ImageLoader/describe(_:access:)`` found; `bytes` is the encoded source's size.

@@ -109,6 +109,10 @@ struct MotionInfoTests {
         }
         let lie = try await w.call(99, "image.info", ["source": ["path": .string(Self.motion("hostile/lying-duration.mp4"))]])
         #expect(lie["error"]?["data"]?["detail"]?.stringValue?.contains("100000 s exceeds the limit of 600 s") == true, "\(lie)")
+        // A still method given a clip says what it is.
+        let thumb = try await w.call(98, "image.thumbnail", ["source": ["path": .string(Self.motion("pan.mp4"))], "size": 32,
+                                                            "output": ["inline": true]])
+        #expect(thumb["error"]?["data"]?["detail"]?.stringValue?.contains("a video clip") == true, "\(thumb)")
         let size = try await w.call(100, "image.info", ["source": ["path": .string(Self.motion("hostile/lying-size.mp4"))]])
         #expect(size["error"]?["code"]?.intValue == -32003 && size["error"]?["data"]?["width"]?.intValue == 30000, "\(size)")
         #expect(try await w.call(1000, "ping")["result"] == [:])
