@@ -73,7 +73,7 @@ struct VideoMotionDecoderTests {
                                    container: "mov", hasAlpha: false, loopCount: nil, rotation: 90))
         #expect(frames.count == 12)
         let first = try #require(frames.first).image
-        #expect(first.width == 64 && first.height == 96)
+        try #require(first.width == 64 && first.height == 96, "\(first.width)x\(first.height)")
         // Frame 0 is coffee.png at 96x64: turned clockwise it matches, turned the other way it does not.
         let coffee = try ImageCodec.decode(CodecCorpus.bytes("photos/coffee.png")).image
         let small = try Resampler.resize(coffee, width: 96, height: 64)
