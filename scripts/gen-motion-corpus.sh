@@ -9,6 +9,7 @@
 #   pan-moov-at-end.mp4     the same with the moov box after the media data (ffmpeg's default)
 #   zoom-hevc-rot90.mov     HEVC (hvc1) zooming into coffee.png, stored 96x64 with a 90-degree display matrix:
 #                           shown 64x96
+#   live-photo.mov          the same HEVC stream with an AAC track beside it, as a phone writes a Live Photo's clip
 #   cutout.{webm,vp8.webm,gif,webp,mp4}
 #                           a cut-out subject (sticker-dev 101087 and its mask) moving over a panning background
 #                           (coffee.png): VP9, VP8, GIF (gifsicle), animated lossless WebP, H.264
@@ -53,6 +54,10 @@ ff -i "$photos/coffee.png" -vf "scale=192:128" "$tmp/coffee.png"
 ff -loop 1 -framerate 12 -i "$tmp/coffee.png" \
     -vf "crop=w='192-n*6':h='128-n*4':x='n*3':y='n*2',scale=96:64,format=yuv420p" -frames:v 12 \
     "${common[@]}" -c:v libx265 -x265-params log-level=error -crf 32 -tag:v hvc1 "$out/zoom-hevc-rot90.mov"
+# As a phone writes a Live Photo's clip: the same HEVC stream with an AAC track beside it (the reader takes the
+# video stream and ignores the other).
+ff -i "$out/zoom-hevc-rot90.mov" -f lavfi -i "sine=frequency=440:sample_rate=8000:duration=1" -map 0:v -map 1:a \
+    -c:v copy -c:a aac -b:a 8k -ac 1 "${common[@]}" -shortest "$tmp/live.mov"
 
 # --- A cut-out subject over a moving background ---
 # The subject at 40x60 and its mask, nearest-neighbour so the mask stays 0/255; it moves 4 px right and 1 px down
@@ -91,9 +96,9 @@ for i in $(seq -w 0 11); do alpha_args+=(-d 83 "$tmp/a$i.png"); done
 img2webp -loop 0 -lossless "${alpha_args[@]}" -o "$out/cutout-alpha.webp" >/dev/null
 
 # --- Synthetic GIFs with known pixels, and hostile files ---
-python3 - "$out" <<'PY'
+python3 - "$out" "$tmp" <<'PY'
 import struct, sys
-out = sys.argv[1]
+out, tmp = sys.argv[1], sys.argv[2]
 
 def lzw(indices):
     """GIF LZW with code size 8 that never grows the code width: every pixel its own 9-bit code, a clear code
@@ -162,6 +167,9 @@ def patched(src, dst, edits):
 # The display matrix of a phone held upright (ffmpeg 5.1 no longer writes one from `-metadata rotate`): tkhd
 # (version 0) holds it 40 bytes after its version and flags; a, b, u, c, d, v, x, y, w in 16.16 (u, v, w 2.30).
 patched(f"{out}/zoom-hevc-rot90.mov", f"{out}/zoom-hevc-rot90.mov",
+        [(b"tkhd", 44, struct.pack(">9i", 0, 0x10000, 0, -0x10000, 0, 0, 64 << 16, 0, 0x40000000))])
+# The Live Photo clip: the video track comes first, so the first tkhd is the one turned.
+patched(f"{tmp}/live.mov", f"{out}/live-photo.mov",
         [(b"tkhd", 44, struct.pack(">9i", 0, 0x10000, 0, -0x10000, 0, 0, 64 << 16, 0, 0x40000000))])
 # avc1 sample entry: type, 6 reserved, data reference index, 16 bytes of pre-defined/reserved, then width, height.
 b = open(f"{out}/pan.mp4", "rb").read()

@@ -17,6 +17,7 @@ struct MotionInfoTests {
             ("pan.mp4", "mp4", "h264", "mp4", 96, 64, 12, 0),
             ("pan-moov-at-end.mp4", "mp4", "h264", "mp4", 96, 64, 12, 0),
             ("zoom-hevc-rot90.mov", "mov", "hevc", "mov", 64, 96, 12, 90),
+            ("live-photo.mov", "mov", "hevc", "mov", 64, 96, 12, 90),
             ("cutout.webm", "webm", "vp9", "webm", 96, 64, 12, 0),
             ("cutout.vp8.webm", "webm", "vp8", "webm", 96, 64, 12, 0),
             ("cutout-alpha.webm", "webm", "vp9", "webm", 96, 64, 12, 0),

@@ -66,9 +66,10 @@ struct VideoMotionDecoderTests {
         }
     }
 
-    @Test("HEVC in MOV with a 90-degree display matrix: frames turned upright, info as displayed")
-    func rotation() throws {
-        let (info, frames) = try MotionCorpus.frames("zoom-hevc-rot90.mov")
+    @Test("HEVC in MOV with a 90-degree display matrix (alone, or beside an audio track as in a Live Photo): frames turned upright, info as displayed",
+          arguments: ["zoom-hevc-rot90.mov", "live-photo.mov"])
+    func rotation(_ name: String) throws {
+        let (info, frames) = try MotionCorpus.frames(name)
         #expect(info == MotionInfo(width: 64, height: 96, frameCount: 12, duration: 1, frameRate: 12, codec: "hevc",
                                    container: "mov", hasAlpha: false, loopCount: nil, rotation: 90))
         #expect(frames.count == 12)
