@@ -16,7 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
-        // Every setjmp/longjmp and library error of libpng, libjpeg, libwebp, giflib, libheif and lcms2 stays
+        // Every setjmp/longjmp and library error of libpng, libjpeg, libwebp, giflib, libheif, lcms2 and FFmpeg stays
         // inside this C target; PNG is written with libdeflate (about three times zlib's speed), large ones
         // streamed through zlib.
         .target(
@@ -26,6 +26,8 @@ let package = Package(
                 .linkedLibrary("png16"), .linkedLibrary("deflate"), .linkedLibrary("z"), .linkedLibrary("jpeg"),
                 .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("gif"), .linkedLibrary("heif"),
                 .linkedLibrary("lcms2"),
+                // Video (cc_video.c): only these four of FFmpeg's libraries.
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
             ]
         ),
         // Linux system calls glibc does not wrap (openat2, renameat2) for confined file access.

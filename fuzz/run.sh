@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (or all of them) for a bounded time.
-#   fuzz/run.sh decoder|png|jpeg|webp|gif|heif SECONDS     one target
+#   fuzz/run.sh decoder|png|jpeg|webp|gif|heif|gif-motion|webp-motion|video SECONDS     one target
 #   fuzz/run.sh all SECONDS                  each target for SECONDS (CI: all 60)
 #   fuzz/run.sh build                        only build
 # Builds go to fuzz/.build (not committed); corpora grow in fuzz/.corpus/<target>, seeded from
@@ -75,6 +75,9 @@ build_imaging() { # the Imaging module, instrumented once and shared by the png 
         -emit-module -emit-module-path "$out/imaging/Imaging.swiftmodule" "${srcs[@]}" -o "$out/imaging/libImaging.a"
 }
 
+# The system codec libraries the shim links (FFmpeg's for cc_video.c), as Package.swift lists them.
+codec_libs=(-lpng16 -ldeflate -lz -ljpeg -lwebp -lwebpdemux -lgif -lheif -llcms2 -lavformat -lavcodec -lswscale -lavutil)
+
 build_image() { # build_image png|jpeg|webp|gif|heif
     local name="$1" define=()
     case "$name" in
@@ -88,7 +91,21 @@ build_image() { # build_image png|jpeg|webp|gif|heif
     echo "building $name" >&2
     quiet_link "$swiftc" "${swift_flags[@]}" "${define[@]}" -module-name ${name}fuzz -I "$out/imaging" -I "$out/ccodecs" \
         -I "$out/ckernels" "$here/targets/ImageDecoderFuzz.swift" "$out/imaging/libImaging.a" "$out/ccodecs/lib.a" \
-        "$out/ckernels/lib.a" -lpng16 -ldeflate -lz -ljpeg -lwebp -lwebpdemux -lgif -lheif -llcms2 -o "$out/$name"
+        "$out/ckernels/lib.a" "${codec_libs[@]}" -o "$out/$name"
+}
+
+build_motion() { # build_motion gif-motion|webp-motion|video
+    local name="$1" define=()
+    case "$name" in
+    webp-motion) define=(-D FUZZ_MOTION_WEBP) ;;
+    video) define=(-D FUZZ_MOTION_VIDEO) ;;
+    esac
+    build_imaging
+    stale "$out/$name" "$here/targets/MotionDecoderFuzz.swift" "$out/imaging/libImaging.a" || return 0
+    echo "building $name" >&2
+    quiet_link "$swiftc" "${swift_flags[@]}" "${define[@]}" -module-name motionfuzz -I "$out/imaging" -I "$out/ccodecs" \
+        -I "$out/ckernels" "$here/targets/MotionDecoderFuzz.swift" "$out/imaging/libImaging.a" "$out/ccodecs/lib.a" \
+        "$out/ckernels/lib.a" "${codec_libs[@]}" -o "$out/$name"
 }
 
 seed() { # seed TARGET -> prints the corpus directory
@@ -102,6 +119,9 @@ seed() { # seed TARGET -> prints the corpus directory
         webp) find "$corpus_root/formats" -name '*.webp' -size -200k -exec cp {} "$dir"/ \; ;;
         gif) find "$corpus_root/formats" -name '*.gif' -size -200k -exec cp {} "$dir"/ \; ;;
         heif) find "$corpus_root/formats" \( -name '*.heic' -o -name '*.avif' \) -size -200k -exec cp {} "$dir"/ \; ;;
+        gif-motion) find "$corpus_root/motion" "$corpus_root/formats" -name '*.gif' -size -200k -exec cp {} "$dir"/ \; ;;
+        webp-motion) find "$corpus_root/motion" "$corpus_root/formats" -name '*.webp' -size -200k -exec cp {} "$dir"/ \; ;;
+        video) find "$corpus_root/motion" \( -name '*.mp4' -o -name '*.mov' -o -name '*.webm' \) -size -200k -exec cp {} "$dir"/ \; ;;
         esac
     fi
     echo "$dir"
@@ -112,7 +132,8 @@ run() { # run TARGET SECONDS
     case "$t" in
     decoder) build_decoder ;;
     png|jpeg|webp|gif|heif) build_image "$t" ;;
-    *) echo "unknown target $t (decoder, png, jpeg, webp, gif, heif, all)" >&2; exit 2 ;;
+    gif-motion|webp-motion|video) build_motion "$t" ;;
+    *) echo "unknown target $t (decoder, png, jpeg, webp, gif, heif, gif-motion, webp-motion, video, all)" >&2; exit 2 ;;
     esac
     local corpus crashes="$here/.crashes/$t" dict=()
     corpus="$(seed "$t")"
@@ -143,6 +164,7 @@ build_all() {
     wait "$pid" || status=1
     [ "$status" -eq 0 ] || { echo "fuzz build failed" >&2; exit 1; }
     for t in png jpeg webp gif heif; do build_image "$t"; done
+    for t in gif-motion webp-motion video; do build_motion "$t"; done
 }
 
 target="${1:-}"; secs="${2:-60}"
@@ -151,8 +173,8 @@ build) build_all ;;
 all)
     build_all
     failed=0
-    for t in decoder png jpeg webp gif heif; do run "$t" "$secs" || failed=1; done
+    for t in decoder png jpeg webp gif heif gif-motion webp-motion video; do run "$t" "$secs" || failed=1; done
     exit "$failed" ;;
-"") echo "usage: fuzz/run.sh decoder|png|jpeg|webp|gif|heif|all|build [SECONDS]" >&2; exit 2 ;;
+"") echo "usage: fuzz/run.sh decoder|png|jpeg|webp|gif|heif|gif-motion|webp-motion|video|all|build [SECONDS]" >&2; exit 2 ;;
 *) run "$target" "$secs" ;;
 esac

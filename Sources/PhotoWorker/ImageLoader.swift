@@ -76,6 +76,11 @@ public struct ImageLoader: Sendable {
         do {
             return try ImageCodec.decode(data, options: options)
         } catch let e as ImagingError {
+            if e == .unknownFormat && isVideo(data.prefix(16)) {
+                throw WorkerError.invalidImage(source: source.description, detail:
+                    "a video clip (MP4/MOV, WebM/Matroska), not a still image: image.info describes it; this method reads stills",
+                    truncated: false)
+            }
             throw WorkerError(e, source: source.description)
         }
     }
