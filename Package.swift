@@ -16,16 +16,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
-        // Every setjmp/longjmp and library error of libpng, libjpeg, libwebp, giflib, libheif and lcms2 stays
+        // Every setjmp/longjmp and library error of libpng, libjpeg, libwebp, giflib, libheif, lcms2 and FFmpeg stays
         // inside this C target; PNG is written with libdeflate (about three times zlib's speed), large ones
-        // streamed through zlib.
+        // streamed through zlib. Animations: libwebpmux (animated WebP), giflib (GIF), FFmpeg's libavcodec,
+        // libavformat, libswscale and libavutil (WebM VP9 with alpha).
         .target(
             name: "CCodecs",
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [
                 .linkedLibrary("png16"), .linkedLibrary("deflate"), .linkedLibrary("z"), .linkedLibrary("jpeg"),
                 .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("gif"), .linkedLibrary("heif"),
-                .linkedLibrary("lcms2"),
+                .linkedLibrary("lcms2"), .linkedLibrary("webpmux"), .linkedLibrary("avformat"),
+                .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
             ]
         ),
         // Linux system calls glibc does not wrap (openat2, renameat2) for confined file access.

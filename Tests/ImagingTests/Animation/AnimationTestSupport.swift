@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+@testable import Imaging
+
+/// A test animation: a square with a gradient moving right over a transparent canvas, its colour shifting per
+/// frame; pixels inside the square opaque, a soft half-transparent border band around it, the rest transparent.
+func movingSquareFrame(_ index: Int, width: Int = 64, height: Int = 48, side: Int = 20) -> Image {
+    var image = Image(width: width, height: height)
+    let x0 = 4 + index * 3, y0 = (height - side) / 2
+    for y in max(0, y0 - 2)..<min(height, y0 + side + 2) {
+        for x in max(0, x0 - 2)..<min(width, x0 + side + 2) {
+            let inside = x >= x0 && x < x0 + side && y >= y0 && y < y0 + side
+            image[x, y] = RGBA(r: UInt8((x - x0 + 2) * 10 % 256), g: UInt8((index * 40) % 256),
+                               b: UInt8((y - y0 + 2) * 9 % 256), a: inside ? 255 : 128)
+        }
+    }
+    return image
+}
+
+/// Encodes `count` moving-square frames with the given per-frame durations (cycled).
+func encodeMovingSquare(_ format: AnimationFormat, count: Int, durations: [Double], quality: Int = 90,
+                        width: Int = 64, height: Int = 48) throws -> [UInt8] {
+    let encoder = try AnimationSettings(format: format, width: width, height: height, quality: quality).makeEncoder()
+    for i in 0..<count {
+        try encoder.add(movingSquareFrame(i, width: width, height: height), duration: durations[i % durations.count])
+    }
+    #expect(encoder.frameCount == count)
+    return try encoder.finish()
+}
+
+/// Mean absolute difference of one channel (0 r ... 3 a) over the pixels where `mask` holds in `a`.
+func meanDifference(_ a: Image, _ b: Image, channel: Int, where mask: (RGBA) -> Bool = { _ in true }) -> Double {
+    var sum = 0, n = 0
+    for y in 0..<a.height {
+        for x in 0..<a.width where mask(a[x, y]) {
+            let i = (y * a.width + x) * 4 + channel
+            sum += abs(Int(a.pixels[i]) - Int(b.pixels[i]))
+            n += 1
+        }
+    }
+    return n == 0 ? 0 : Double(sum) / Double(n)
+}
