@@ -4,8 +4,11 @@
 ///
 /// A frame after the first is only the rectangle that changed from the one before (dispose none). When every
 /// changed pixel is opaque the rectangle is blended over the canvas with its unchanged pixels transparent, which
-/// deflate all but drops; otherwise the rectangle replaces the canvas (blend source). Below quality 100 each
-/// channel is posterised to fewer bits first, so more pixels repeat. Invisible pixels are written as 0,0,0,0.
+/// deflate all but drops; otherwise the rectangle replaces the canvas (blend source). Invisible pixels are
+/// written as 0,0,0,0. From quality ``indexedBelow`` up the frames are lossless RGBA; below it they are palette
+/// images (a byte a pixel) with one palette for the whole animation, made from the first frame by
+/// ``MedianCutQuantizer`` (alpha under 128 transparent, the rest opaque). Posterising RGBA instead was tried and
+/// made the files larger: it breaks the smooth residuals PNG's filters leave.
 /// The previous frame is kept to compare with: the one frame more the format makes necessary.
 public final class APNGEncoder: AnimationEncoder {
     public let format = AnimationFormat.apng
@@ -17,29 +20,67 @@ public final class APNGEncoder: AnimationEncoder {
     private var sequence: UInt32 = 0
     private var previous: [UInt8] = []
     private var actlOffset = 0
+    /// Indexed mode: the palette's map and its transparent index (after the colours).
+    private var paletteMap: PaletteMap?
+    private var transparentIndex: UInt8 = 0
+
+    /// Qualities below this write palette images.
+    public static let indexedBelow = 62
 
     init(width: Int, height: Int, quality: Int, compressionLevel: Int = 9) {
         (self.width, self.height, self.quality, self.compressionLevel) = (width, height, quality, compressionLevel)
     }
 
-    /// Bits kept per channel at `quality`: 8 at 100, one fewer for every 12.5 below it, at least 3.
-    public static func bits(quality: Int) -> Int {
-        quality >= 100 ? 8 : max(3, min(7, Int((Double(quality) / 12.5).rounded(.up))))
+    /// Palette colours below ``indexedBelow``: 255 from 50, 128 from 35, 64 from 20, else 32.
+    public static func paletteColors(quality: Int) -> Int {
+        quality >= 50 ? 255 : quality >= 35 ? 128 : quality >= 20 ? 64 : 32
     }
 
     public func add(_ frame: Image, duration: Double) throws(ImagingError) {
         try checkFrame(frame, width: width, height: height, duration: duration, format: format)
         var pixels = frame.pixels
-        Self.prepare(&pixels, bits: Self.bits(quality: quality))
+        var indices: [UInt8] = []
+        if quality < Self.indexedBelow {
+            if paletteMap == nil {
+                let first = MedianCutQuantizer.quantize(frame, colors: Self.paletteColors(quality: quality),
+                                                        alphaThreshold: 128)
+                let colors = first.palette.count / 3 - (first.transparentIndex == nil ? 0 : 1)
+                paletteMap = PaletteMap(palette: Array(first.palette.prefix(colors * 3)))
+                transparentIndex = UInt8(colors)
+            }
+            indices = paletteMap!.indices(of: frame, alphaThreshold: 128, transparentIndex: transparentIndex)
+            // The RGBA the indices stand for, to compare frames with.
+            let palette = paletteMap!.palette
+            for (k, index) in indices.enumerated() {
+                if index == transparentIndex {
+                    pixels[k * 4] = 0; pixels[k * 4 + 1] = 0; pixels[k * 4 + 2] = 0; pixels[k * 4 + 3] = 0
+                } else {
+                    let e = Int(index) * 3
+                    pixels[k * 4] = palette[e]; pixels[k * 4 + 1] = palette[e + 1]; pixels[k * 4 + 2] = palette[e + 2]
+                    pixels[k * 4 + 3] = 255
+                }
+            }
+        } else {
+            Self.clearInvisible(&pixels)
+        }
         let (num, den) = Self.delay(duration)
         if frameCount == 0 {
-            let png = try encode(pixels, width: width, height: height)
+            let png = indices.isEmpty ? try encode(pixels, width: width, height: height)
+                : try encodeIndexed(indices, width: width, height: height)
             let chunks = Self.chunks(png)
             guard let ihdr = chunks.first(where: { $0.type == "IHDR" }) else {
                 throw .encodingFailed(message: "PNG encoder wrote no IHDR")
             }
             out = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-            appendChunk("IHDR", png[ihdr.data])
+            var header = Array(png[ihdr.data])
+            if let paletteMap {
+                header[9] = 3  // palette colour type; IDAT is laid out as for 8-bit grey
+                appendChunk("IHDR", header)
+                appendChunk("PLTE", paletteMap.palette + [0, 0, 0])
+                appendChunk("tRNS", [UInt8](repeating: 255, count: Int(transparentIndex)) + [0])
+            } else {
+                appendChunk("IHDR", header)
+            }
             actlOffset = out.count
             appendChunk("acTL", Self.be32(0) + Self.be32(0))  // frame count patched in finish; 0 plays forever
             appendChunk("fcTL", frameControl(width: width, height: height, x: 0, y: 0, num: num, den: den, blendOver: false))
@@ -49,17 +90,31 @@ public final class APNGEncoder: AnimationEncoder {
             // An unchanged frame still needs its delay: one transparent pixel blended over.
             let rect = change?.rect ?? (x: 0, y: 0, w: 1, h: 1)
             let over = change?.allOpaque ?? true
-            var sub = [UInt8](repeating: 0, count: rect.w * rect.h * 4)
-            if change != nil {
-                for row in 0..<rect.h {
-                    let s = ((rect.y + row) * width + rect.x) * 4, d = row * rect.w * 4
-                    for i in stride(from: 0, to: rect.w * 4, by: 4) where !over || !Self.same(pixels, previous, s + i) {
-                        sub[d + i] = pixels[s + i]; sub[d + i + 1] = pixels[s + i + 1]
-                        sub[d + i + 2] = pixels[s + i + 2]; sub[d + i + 3] = pixels[s + i + 3]
+            let png: [UInt8]
+            if indices.isEmpty {
+                var sub = [UInt8](repeating: 0, count: rect.w * rect.h * 4)
+                if change != nil {
+                    for row in 0..<rect.h {
+                        let s = ((rect.y + row) * width + rect.x) * 4, d = row * rect.w * 4
+                        for i in stride(from: 0, to: rect.w * 4, by: 4) where !over || !Self.same(pixels, previous, s + i) {
+                            sub[d + i] = pixels[s + i]; sub[d + i + 1] = pixels[s + i + 1]
+                            sub[d + i + 2] = pixels[s + i + 2]; sub[d + i + 3] = pixels[s + i + 3]
+                        }
                     }
                 }
+                png = try encode(sub, width: rect.w, height: rect.h)
+            } else {
+                var sub = [UInt8](repeating: transparentIndex, count: rect.w * rect.h)
+                if change != nil {
+                    for row in 0..<rect.h {
+                        let s = (rect.y + row) * width + rect.x, d = row * rect.w
+                        for i in 0..<rect.w where !over || !Self.same(pixels, previous, (s + i) * 4) {
+                            sub[d + i] = indices[s + i]
+                        }
+                    }
+                }
+                png = try encodeIndexed(sub, width: rect.w, height: rect.h)
             }
-            let png = try encode(sub, width: rect.w, height: rect.h)
             appendChunk("fcTL", frameControl(width: rect.w, height: rect.h, x: rect.x, y: rect.y, num: num, den: den,
                                              blendOver: over))
             for chunk in Self.chunks(png) where chunk.type == "IDAT" {
@@ -79,6 +134,7 @@ public final class APNGEncoder: AnimationEncoder {
         out.replaceSubrange((actlOffset + 16)..<(actlOffset + 20), with: Self.be32(crc))
         appendChunk("IEND", [])
         previous = []
+        paletteMap = nil
         defer { out = [] }
         return out
     }
@@ -89,6 +145,14 @@ public final class APNGEncoder: AnimationEncoder {
         let level = compressionLevel
         return try pixels.withUnsafeBufferPointer { p in
             PNGEncoder.write(p, width: width, height: height, inChannels: 4, outChannels: 4, level: level)
+        }.get()
+    }
+
+    /// Palette indices compressed as 8-bit grey: the same IDAT layout as an 8-bit palette image.
+    private func encodeIndexed(_ indices: [UInt8], width: Int, height: Int) throws(ImagingError) -> [UInt8] {
+        let level = compressionLevel
+        return try indices.withUnsafeBufferPointer { p in
+            PNGEncoder.write(p, width: width, height: height, inChannels: 1, outChannels: 1, level: level)
         }.get()
     }
 
@@ -119,23 +183,12 @@ public final class APNGEncoder: AnimationEncoder {
         return (65535, 1)
     }
 
-    /// Posterises to `bits` per channel (the kept bits repeated below, so 255 stays 255) and clears the colour of
-    /// invisible pixels.
-    static func prepare(_ pixels: inout [UInt8], bits: Int) {
-        let shift = UInt8(8 - bits)
+    /// Clears the colour of invisible pixels, which nothing shows and deflate would otherwise carry.
+    static func clearInvisible(_ pixels: inout [UInt8]) {
         pixels.withUnsafeMutableBufferPointer { p in
             var i = 0
             while i < p.count {
-                if p[i + 3] == 0 {
-                    p[i] = 0; p[i + 1] = 0; p[i + 2] = 0
-                } else if shift > 0 {
-                    for c in 0..<4 {
-                        let high = (p[i + c] >> shift) << shift
-                        var v = high, s = Int(bits)
-                        while s < 8 { v |= high >> UInt8(s); s += bits }
-                        p[i + c] = v
-                    }
-                }
+                if p[i + 3] == 0 { p[i] = 0; p[i + 1] = 0; p[i + 2] = 0 }
                 i += 4
             }
         }

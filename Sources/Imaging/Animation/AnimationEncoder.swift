@@ -24,8 +24,8 @@ public struct AnimationSettings: Sendable, Equatable {
     public var width: Int
     public var height: Int
     /// 0...100, higher is better and larger. WebP: libwebp's lossy quality. WebM: VP9's constant quality, mapped
-    /// linearly from crf 63 (0) to crf 10 (100). APNG: 100 lossless, below it channels posterised to fewer bits
-    /// (``APNGEncoder/bits(quality:)``). GIF: the palette size (``GIFEncoder/colors(quality:)``).
+    /// linearly from crf 63 (0) to crf 10 (100). APNG: lossless from 62 up, below it palette frames
+    /// (``APNGEncoder/paletteColors(quality:)``). GIF: the palette size (``GIFEncoder/colors(quality:)``).
     public var quality: Int
     /// GIF: alpha at or above which a pixel is opaque (GIF has one transparent index, no partial alpha).
     public var alphaThreshold: UInt8

@@ -19,12 +19,13 @@ struct APNGReader {
         var canvas = Image(width: width, height: height)
         var control: (w: Int, h: Int, x: Int, y: Int, blend: Int)?
         var data: [UInt8] = []
+        let palette = chunks.filter { $0.type == "PLTE" || $0.type == "tRNS" }
         func flush() throws {
             guard let c = control else { return }
             var header = Array(bytes[ihdr.data])
             header.replaceSubrange(0..<8, with: APNGEncoder.be32(UInt32(c.w)) + APNGEncoder.be32(UInt32(c.h)))
-            let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + chunk("IDAT", data)
-                + chunk("IEND", [])
+            let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header)
+                + palette.flatMap { chunk($0.type, Array(bytes[$0.data])) } + chunk("IDAT", data) + chunk("IEND", [])
             let sub = try ImageCodec.decode(png, options: DecodeOptions(convertToSRGB: false)).image
             for y in 0..<c.h {
                 for x in 0..<c.w {
@@ -79,13 +80,13 @@ struct APNGEncoderTests {
         #expect(apng.frames.count == 7)
         for (i, frame) in apng.frames.enumerated() {
             var expected = movingSquareFrame(i)
-            APNGEncoder.prepare(&expected.pixels, bits: 8)
+            APNGEncoder.clearInvisible(&expected.pixels)
             #expect(frame == expected, "frame \(i) differs")
             #expect(abs(apng.delays[i] - durations[i % 3]) < 0.0006, "frame \(i) delay \(apng.delays[i])")
         }
         // The first frame is also what a plain PNG decoder shows.
         var first = movingSquareFrame(0)
-        APNGEncoder.prepare(&first.pixels, bits: 8)
+        APNGEncoder.clearInvisible(&first.pixels)
         #expect(try ImageCodec.decode(bytes, options: DecodeOptions(convertToSRGB: false)).image == first)
     }
 
@@ -114,30 +115,31 @@ struct APNGEncoderTests {
         #expect(faded.frames[1] == hole)
     }
 
-    @Test("Posterised below quality 100: smaller, colours within the kept bits")
-    func posterised() throws {
-        // Smooth gradients in a disc moving right: fewer bits make longer runs.
-        func frame(_ i: Int) -> Image {
-            var image = Image(width: 128, height: 96)
-            for y in 0..<96 {
-                for x in 0..<128 where (x - 40 - 4 * i) * (x - 40 - 4 * i) + (y - 48) * (y - 48) < 1600 {
-                    image[x, y] = RGBA(r: UInt8(x * 2), g: UInt8(y * 2 + i * 5), b: 128, a: 255)
-                }
-            }
-            return image
-        }
+    @Test("Below quality 62, palette frames with one palette: a quarter of the bytes, colours close, 1-bit alpha")
+    func indexed() throws {
+        let frames = (0..<6).map { StickerLikeClip.frame($0) }
         func encode(_ quality: Int) throws -> [UInt8] {
-            let encoder = try AnimationSettings(format: .apng, width: 128, height: 96, quality: quality).makeEncoder()
-            for i in 0..<6 { try encoder.add(frame(i), duration: 0.05) }
+            let encoder = try AnimationSettings(format: .apng, width: 96, height: 96, quality: quality).makeEncoder()
+            for frame in frames { try encoder.add(frame, duration: 0.1) }
             return try encoder.finish()
         }
-        let full = try encode(100), low = try encode(50)
-        #expect(APNGEncoder.bits(quality: 50) == 4)
-        #expect(low.count < full.count, "quality 50 \(low.count) bytes, 100 \(full.count)")
-        let frames = try APNGReader(low).frames
-        #expect(frames.count == 6)
-        for (i, decoded) in frames.enumerated() {
-            for c in 0..<4 { #expect(meanDifference(frame(i), decoded, channel: c) <= 16, "frame \(i) channel \(c)") }
+        let rgba = try encode(100), indexed = try encode(50)
+        #expect(indexed.count * 2 < rgba.count, "indexed \(indexed.count) bytes, RGBA \(rgba.count)")
+        let apng = try APNGReader(indexed)
+        #expect(apng.chunkOrder.prefix(5) == ["IHDR", "PLTE", "tRNS", "acTL", "fcTL"], "\(apng.chunkOrder)")
+        #expect(apng.frames.count == 6)
+        for (i, decoded) in apng.frames.enumerated() {
+            for y in 0..<96 {
+                for x in 0..<96 {
+                    let expected: UInt8 = frames[i][x, y].a >= 128 ? 255 : 0
+                    if decoded[x, y].a != expected { Issue.record("frame \(i) alpha at \(x),\(y): \(decoded[x, y].a)"); return }
+                }
+            }
+            let opaque = { (p: RGBA) in p.a >= 128 }
+            for c in 0..<3 {
+                let error = meanDifference(frames[i], decoded, channel: c, where: opaque)
+                #expect(error <= 8, "frame \(i) channel \(c) mean error \(error)")
+            }
         }
     }
 

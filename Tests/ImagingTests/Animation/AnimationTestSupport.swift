@@ -40,3 +40,26 @@ func meanDifference(_ a: Image, _ b: Image, channel: Int, where mask: (RGBA) -> 
     }
     return n == 0 ? 0 : Double(sum) / Double(n)
 }
+
+/// A sticker-like clip: noisy photo-like texture (value noise plus gradients) inside a soft-edged ellipse that
+/// moves, on a transparent canvas; the texture pans with the ellipse so every frame differs.
+enum StickerLikeClip {
+    static func frame(_ i: Int, side: Int = 96) -> Image {
+        var image = Image(width: side, height: side)
+        var rng = SplitMix64(seed: 7)
+        let noise = (0..<(side * side)).map { _ in Int(rng.next() % 24) }
+        let cx = Double(side) / 2 + Double(i * 2), cy = Double(side) / 2
+        let rx = Double(side) * 0.3, ry = Double(side) * 0.4
+        for y in 0..<side {
+            for x in 0..<side {
+                let u = (Double(x) - cx) / rx, v = (Double(y) - cy) / ry
+                let alpha = max(0, min(1, (1 - (u * u + v * v).squareRoot()) * min(rx, ry) / 3))
+                guard alpha > 0 else { continue }
+                let n = noise[(y * side + (x + side - i * 2) % side)]
+                image[x, y] = RGBA(r: UInt8(min(255, 60 + x + n)), g: UInt8(min(255, 40 + y + n)),
+                                   b: UInt8(min(255, 120 + n * 2)), a: UInt8((alpha * 255).rounded()))
+            }
+        }
+        return image
+    }
+}

@@ -1,0 +1,117 @@
+/// Fits an animation under a byte limit by encoding it again with less: lower quality first, then a lower frame
+/// rate, then a shorter length, and says which encodings were tried.
+///
+/// The settings tried form a ladder of levels (frame rate and length) and, within each level, quality steps from
+/// high to low. A level starts at the highest quality its predecessor's sizes (scaled by the frame count) say could
+/// fit, so a clip that is twice too large does not pay for every quality again at every frame rate.
+public struct AnimationFitting: Sendable {
+    /// One encoding tried.
+    public struct Attempt: Sendable, Equatable {
+        public var quality: Int
+        /// Frames per second (the spool's own rate when the frames were replayed as stored).
+        public var fps: Double
+        public var length: Double
+        public var frames: Int
+        public var bytes: Int
+        public var fits: Bool
+
+        /// "quality 60, 15 fps, 3 s: 201344 bytes" as `encodings` reports it.
+        public var summary: String {
+            "quality \(quality), \(Self.format(fps)) fps, \(Self.format(length)) s: \(bytes) bytes"
+        }
+
+        static func format(_ v: Double) -> String {
+            let r = (v * 100).rounded() / 100
+            return r == r.rounded() ? String(Int(r)) : String(r)
+        }
+    }
+
+    /// The animation that fits, and every attempt in order (the last one is the file's).
+    public struct Result: Sendable {
+        public var bytes: [UInt8]
+        public var attempts: [Attempt]
+        public var chosen: Attempt { attempts.last! }
+    }
+
+    /// Why nothing fitted: the limit and the smallest file reached.
+    public struct TooLarge: Error, Sendable, Equatable {
+        public var limit: Int
+        public var smallest: Int
+        public var attempts: [Attempt]
+    }
+
+    public var settings: AnimationSettings
+    public var maxBytes: Int
+    /// Quality steps, highest first.
+    public var qualities: [Int]
+    /// Frame rates to step down to, highest first (those at or over the clip's own rate are skipped).
+    public var frameRates: [Double]
+    /// Lengths to cut to, longest first (those at or over the clip's length are skipped).
+    public var lengths: [Double]
+
+    public init(settings: AnimationSettings, maxBytes: Int, qualities: [Int]? = nil,
+                frameRates: [Double] = [24, 20, 15, 12, 10, 8, 6], lengths: [Double] = [2.5, 2, 1.5, 1]) {
+        self.settings = settings
+        self.maxBytes = maxBytes
+        self.qualities = qualities ?? Self.defaultQualities(settings.format)
+        self.frameRates = frameRates
+        self.lengths = lengths
+    }
+
+    /// Per format, the qualities worth trying: APNG's are lossless, then palettes of 255, 128 and 64 colours.
+    public static func defaultQualities(_ format: AnimationFormat) -> [Int] {
+        switch format {
+        case .apng: return [100, 50, 35, 20]
+        case .webp: return [85, 70, 55, 40, 25]
+        case .gif: return [100, 60, 30]
+        case .webm: return [75, 60, 45, 30, 15]
+        }
+    }
+
+    /// Encodes `spool` (from `fps`, nil meaning as stored, and `length` seconds) at each step until a file is
+    /// within ``maxBytes``.
+    /// - Parameter progress: called after each attempt.
+    /// - Throws: ``TooLarge`` when no step fits, `ImagingError` from the encoders, `CancellationError`.
+    public func fit(_ spool: FrameSpool, fps: Double?, length: Double,
+                    progress: (Attempt) -> Void = { _ in }) throws -> Result {
+        let length = min(length, spool.duration)
+        let ownRate = fps ?? spool.frameRate
+        var levels: [(fps: Double?, length: Double)] = [(fps, length)]
+        for rate in frameRates where rate < ownRate - 0.01 { levels.append((rate, length)) }
+        let lowest = levels.last!.fps
+        for cut in lengths where cut < length - 0.01 { levels.append((lowest, cut)) }
+
+        var attempts: [Attempt] = []
+        var previous: [Int: Attempt] = [:]  // quality -> attempt at the level before
+        for level in levels {
+            let frames = spool.replayCount(fps: level.fps, length: level.length)
+            guard frames > 0 else { continue }
+            // The first quality whose size at the level before, scaled to these frames, is within the limit.
+            let start = qualities.firstIndex { q in
+                guard let p = previous[q] else { return true }
+                return Double(p.bytes) * Double(frames) / Double(max(1, p.frames)) <= Double(maxBytes)
+            } ?? qualities.count - 1
+            var current: [Int: Attempt] = [:]
+            for quality in qualities[start...] {
+                try Cancellation.check()
+                var settings = self.settings
+                settings.quality = quality
+                let encoder = try settings.makeEncoder()
+                try spool.replay(fps: level.fps, length: level.length) { image, duration in
+                    try encoder.add(image, duration: duration)
+                }
+                let bytes = try encoder.finish()
+                let attempt = Attempt(quality: quality, fps: level.fps ?? spool.frameRate, length: level.length,
+                                      frames: encoder.frameCount, bytes: bytes.count, fits: bytes.count <= maxBytes)
+                attempts.append(attempt)
+                current[quality] = attempt
+                progress(attempt)
+                if attempt.fits { return Result(bytes: bytes, attempts: attempts) }
+            }
+            // Qualities skipped at this level keep their estimate from the level before.
+            for (q, a) in previous where current[q] == nil { current[q] = a }
+            previous = current
+        }
+        throw TooLarge(limit: maxBytes, smallest: attempts.map(\.bytes).min() ?? 0, attempts: attempts)
+    }
+}
