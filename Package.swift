@@ -26,8 +26,9 @@ let package = Package(
             linkerSettings: [
                 .linkedLibrary("png16"), .linkedLibrary("deflate"), .linkedLibrary("z"), .linkedLibrary("jpeg"),
                 .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("gif"), .linkedLibrary("heif"),
-                .linkedLibrary("lcms2"), .linkedLibrary("webpmux"), .linkedLibrary("avformat"),
-                .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
+                .linkedLibrary("lcms2"), .linkedLibrary("webpmux"),
+                // Video (cc_video.c, cc_webm.c): only these four of FFmpeg's libraries.
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
             ]
         ),
         // Linux system calls glibc does not wrap (openat2, renameat2) for confined file access.

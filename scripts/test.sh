@@ -10,7 +10,7 @@
 #   6. the core end-to-end suites under ThreadSanitizer (scripts/test-sanitizers.sh thread --core);
 #   7. the packages: a self-contained release build as a wheel and an npm tarball, installed outside the checkout
 #      and driven with the checkout and the toolchain hidden (scripts/test-package.sh);
-#   8. a fuzzing smoke run of the six libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 20).
+#   8. a fuzzing smoke run of the nine libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 20).
 # `scripts/test.sh --quick` stops after step 4 (what you want while editing).
 set -euo pipefail
 cd "$(dirname "$0")/.."

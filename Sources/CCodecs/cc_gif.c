@@ -2,6 +2,7 @@
  * frames are never decompressed), its rows decoded one at a time onto the logical screen. */
 #include "CCodecs.h"
 #include "cc_messages.h"
+#include "cc_gif_palette.h"
 #include <gif_lib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@ struct cc_gif {
     int opened;              /* positioned on the first image's data */
     int transparent;         /* the first image's transparent index, -1 when none */
     int left, top, frame_width, frame_height, interlaced;
-    ColorMapObject *colors;  /* local or global colour map of the first image (owned by `file`) */
+    ColorMapObject *colors;  /* local or global colour map of the first image (owned by `file`); NULL: grey ramp */
     cc_messages msg;
 };
 
@@ -131,10 +132,6 @@ int cc_gif_open(cc_gif *g, int count_frames, cc_frame_info *out) {
             g->interlaced = d->Interlace ? 1 : 0;
             g->colors = d->ColorMap != NULL ? d->ColorMap : f->SColorMap;
             g->transparent = pending_transparent;
-            if (g->colors == NULL) {
-                cc_messages_set_error(&g->msg, "the first image has no colour map");
-                return CC_INVALID;
-            }
             if (g->frame_width <= 0 || g->frame_height <= 0) {
                 cc_messages_set_error(&g->msg, "the first image is empty");
                 return CC_INVALID;
@@ -182,21 +179,8 @@ int cc_gif_decode(cc_gif *g, uint8_t *rgba, size_t row_bytes, cc_cancel_check ch
     static const int start[4] = { 0, 4, 2, 1 }, step[4] = { 8, 8, 4, 2 };
     int passes = g->interlaced ? 4 : 1;
     int status = CC_OK, done = 0;
-    /* Each index's RGBA as one word, built once: the transparent index and indices past the colour map (a damaged
-     * file: black, as browsers show them) are resolved here instead of per pixel. */
     uint32_t table[256];
-    int count = g->colors->ColorCount;
-    const GifColorType *palette = g->colors->Colors;
-    for (int i = 0; i < 256; i++) {
-        uint8_t c[4] = { 0, 0, 0, 255 };
-        if (i < count) {
-            c[0] = palette[i].Red;
-            c[1] = palette[i].Green;
-            c[2] = palette[i].Blue;
-        }
-        if (i == g->transparent) c[3] = 0;
-        memcpy(&table[i], c, 4);
-    }
+    cc_gif_color_table(g->colors, g->transparent, table);
     int left = g->left < 0 ? 0 : g->left;
     int skip = left - g->left;   /* frame columns left of the screen */
     int visible = g->frame_width - skip;

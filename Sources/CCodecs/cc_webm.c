@@ -3,12 +3,12 @@
  * webm muxer writes through an AVIOContext over a growing memory buffer (seekable, so the muxer can go back for the
  * duration and cues). FFmpeg opens no file and no protocol here. No audio.
  *
- * FFmpeg's log is process-wide: cc_webm_quiet_log (installed once) drops everything below AV_LOG_ERROR and keeps
- * the last error line of this thread for the handle's message, so nothing reaches stdout (the JSON-RPC channel) or
- * stderr from here. */
+ * FFmpeg's log is routed once for the process (cc_ffmpeg_log.h): the last error logged on this thread completes the
+ * handle's message; nothing reaches stdout (the JSON-RPC channel) or stderr. */
 #include "CCodecs.h"
 #include "CCodecsAnimation.h"
 #include "cc_messages.h"
+#include "cc_ffmpeg_log.h"
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/imgutils.h>
@@ -22,19 +22,6 @@
 #define CC_WEBM_IO_BUFFER 65536
 /* Frames the encoder may hold before its first packet (libvpx's lag), for matching each packet with its duration. */
 #define CC_WEBM_PENDING 64
-
-static _Thread_local char cc_webm_last_log[160];
-static pthread_once_t cc_webm_log_once = PTHREAD_ONCE_INIT;
-
-static void cc_webm_quiet_log(void *avcl, int level, const char *format, va_list args) {
-    (void)avcl;
-    if (level > AV_LOG_ERROR) return;
-    vsnprintf(cc_webm_last_log, sizeof cc_webm_last_log, format, args);
-    size_t n = strlen(cc_webm_last_log);
-    while (n > 0 && (cc_webm_last_log[n - 1] == '\n' || cc_webm_last_log[n - 1] == '\r')) cc_webm_last_log[--n] = 0;
-}
-
-static void cc_webm_install_log(void) { av_log_set_callback(cc_webm_quiet_log); }
 
 /* A growing memory file: writes at `position`, which seeks may move back. */
 typedef struct cc_memory_file {
@@ -112,15 +99,16 @@ static int cc_webm_fail(cc_webm *w, const char *where, int error) {
     char reason[AV_ERROR_MAX_STRING_SIZE] = "";
     if (error < 0) av_strerror(error, reason, sizeof reason);
     char line[200];
-    snprintf(line, sizeof line, "%s: %s%s%s", where, reason, cc_webm_last_log[0] ? " (" : "", cc_webm_last_log);
-    if (cc_webm_last_log[0]) strncat(line, ")", sizeof line - strlen(line) - 1);
+    const char *logged = cc_ffmpeg_last_error();
+    snprintf(line, sizeof line, "%s: %s%s%s", where, reason, logged[0] ? " (" : "", logged);
+    if (logged[0]) strncat(line, ")", sizeof line - strlen(line) - 1);
     cc_messages_set_error(&w->msg, line);
-    cc_webm_last_log[0] = 0;
+    cc_ffmpeg_clear_error();
     return error == AVERROR(ENOMEM) || w->file.failed_alloc ? CC_NOMEM : CC_INVALID;
 }
 
 cc_webm *cc_webm_create(uint32_t width, uint32_t height, int crf, int cpu_used, int gop) {
-    pthread_once(&cc_webm_log_once, cc_webm_install_log);
+    cc_ffmpeg_log_install();
     cc_webm *w = (cc_webm *)calloc(1, sizeof *w);
     if (w == NULL) return NULL;
     w->width = width;
@@ -152,7 +140,7 @@ void cc_webm_destroy(cc_webm *w) {
 int cc_webm_open(cc_webm *w) {
     if (w->opened) return CC_OK;
     w->opened = 1;
-    cc_webm_last_log[0] = 0;
+    cc_ffmpeg_clear_error();
     const AVCodec *vp9 = avcodec_find_encoder_by_name("libvpx-vp9");
     if (vp9 == NULL) {
         cc_messages_set_error(&w->msg, "this FFmpeg has no libvpx-vp9 encoder");
@@ -288,7 +276,7 @@ const char *cc_webm_message(const cc_webm *w) { return w->msg.error; }
 
 int cc_webm_inspect(const uint8_t *data, size_t size, int index, uint8_t *alpha, uint8_t *luma, size_t capacity,
                     cc_webm_facts *facts, char *error, size_t error_size) {
-    pthread_once(&cc_webm_log_once, cc_webm_install_log);
+    cc_ffmpeg_log_install();
     memset(facts, 0, sizeof *facts);
     facts->pts_ms = -1;
     cc_memory_file file = {0};
@@ -388,9 +376,9 @@ done:
     if (status != CC_OK && error != NULL && error_size > 0) {
         char reason[AV_ERROR_MAX_STRING_SIZE] = "";
         if (e < 0) av_strerror(e, reason, sizeof reason);
-        snprintf(error, error_size, "%s: %s %s", where, reason, cc_webm_last_log);
+        snprintf(error, error_size, "%s: %s %s", where, reason, cc_ffmpeg_last_error());
     }
-    cc_webm_last_log[0] = 0;
+    cc_ffmpeg_clear_error();
     av_frame_free(&frame);
     av_packet_free(&packet);
     avcodec_free_context(&decoder);

@@ -1,135 +1,109 @@
-/* Animated WebP written with libwebpmux's WebPAnimEncoder (it picks each frame's sub-rectangle, blending and
- * disposal), read back with libwebpdemux's WebPAnimDecoder for the tests. */
+/* Every frame of a WebP animation through libwebpdemux: the demuxer's facts at open (nothing the size of the canvas
+ * is allocated), WebPAnimDecoder (which holds the canvas and blends and disposes) created at the first frame. */
 #include "CCodecs.h"
-#include "CCodecsAnimation.h"
 #include "cc_messages.h"
+#include <webp/decode.h>
 #include <webp/demux.h>
-#include <webp/encode.h>
-#include <webp/mux.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct cc_webp_anim {
-    WebPAnimEncoder *encoder;
-    WebPConfig config;
+    WebPData data;
+    WebPDemuxer *demux;
+    WebPAnimDecoder *decoder;
     uint32_t width, height;
+    int previous_ms;
     cc_messages msg;
 };
 
-cc_webp_anim *cc_webp_anim_create(uint32_t width, uint32_t height, float quality, int method, int kmin, int kmax) {
+cc_webp_anim *cc_webp_anim_create(const uint8_t *data, size_t size) {
     cc_webp_anim *a = (cc_webp_anim *)calloc(1, sizeof *a);
     if (a == NULL) return NULL;
-    a->width = width;
-    a->height = height;
-    WebPAnimEncoderOptions options;
-    if (!WebPAnimEncoderOptionsInit(&options) || !WebPConfigInit(&a->config)) {
-        free(a);
-        return NULL;
-    }
-    options.anim_params.loop_count = 0;
-    options.kmin = kmin;
-    options.kmax = kmax;
-    options.allow_mixed = 0;
-    a->config.lossless = 0;
-    a->config.quality = quality;
-    a->config.method = method;
-    a->config.alpha_compression = 1;
-    a->config.alpha_quality = 100;
-    a->config.exact = 0;
-    if (!WebPValidateConfig(&a->config)) {
-        free(a);
-        return NULL;
-    }
-    a->encoder = WebPAnimEncoderNew((int)width, (int)height, &options);
-    if (a->encoder == NULL) {
-        free(a);
-        return NULL;
-    }
+    a->data.bytes = data;
+    a->data.size = size;
     return a;
 }
 
 void cc_webp_anim_destroy(cc_webp_anim *a) {
     if (a == NULL) return;
-    WebPAnimEncoderDelete(a->encoder);
+    WebPAnimDecoderDelete(a->decoder);
+    WebPDemuxDelete(a->demux);
     free(a);
 }
 
-static int cc_webp_anim_fail(cc_webp_anim *a, const char *where) {
-    const char *text = WebPAnimEncoderGetError(a->encoder);
-    char line[200];
-    snprintf(line, sizeof line, "%s: %s", where, text && *text ? text : "libwebp failed");
-    cc_messages_set_error(&a->msg, line);
-    return CC_INVALID;
+int cc_webp_anim_open(cc_webp_anim *a, cc_motion_info *out) {
+    memset(out, 0, sizeof *out);
+    WebPDemuxState state = WEBP_DEMUX_PARSE_ERROR;
+    a->demux = WebPDemuxPartial(&a->data, &state);
+    if (a->demux == NULL || state != WEBP_DEMUX_DONE) {
+        int truncated = a->demux != NULL || state == WEBP_DEMUX_PARSING_HEADER;
+        cc_messages_set_error(&a->msg, truncated ? "the data ends before the animation does" : "not a valid WebP container");
+        return truncated ? CC_TRUNCATED : CC_INVALID;
+    }
+    a->width = WebPDemuxGetI(a->demux, WEBP_FF_CANVAS_WIDTH);
+    a->height = WebPDemuxGetI(a->demux, WEBP_FF_CANVAS_HEIGHT);
+    uint32_t flags = WebPDemuxGetI(a->demux, WEBP_FF_FORMAT_FLAGS);
+    out->width = a->width;
+    out->height = a->height;
+    out->frame_count = (int32_t)WebPDemuxGetI(a->demux, WEBP_FF_FRAME_COUNT);
+    out->has_alpha = (flags & ALPHA_FLAG) != 0;
+    out->loop_count = (flags & ANIMATION_FLAG) ? (int32_t)WebPDemuxGetI(a->demux, WEBP_FF_LOOP_COUNT) : -1;
+    out->frame_rate = -1;
+    snprintf(out->codec, sizeof out->codec, "webp");
+    snprintf(out->container, sizeof out->container, "webp");
+    double duration = 0;
+    WebPIterator it;
+    if (WebPDemuxGetFrame(a->demux, 1, &it)) {
+        do {
+            /* A still image's single frame has no duration of its own: it is shown for 0 s. */
+            duration += it.duration / 1000.0;
+        } while (WebPDemuxNextFrame(&it));
+        WebPDemuxReleaseIterator(&it);
+    }
+    out->duration = duration;
+    if (a->width == 0 || a->height == 0 || out->frame_count <= 0) {
+        cc_messages_set_error(&a->msg, "no frame in the file");
+        return CC_INVALID;
+    }
+    return CC_OK;
 }
 
-int cc_webp_anim_add(cc_webp_anim *a, const uint8_t *rgba, int timestamp_ms) {
-    WebPPicture picture;
-    if (!WebPPictureInit(&picture)) return CC_NOMEM;
-    picture.use_argb = 1;
-    picture.width = (int)a->width;
-    picture.height = (int)a->height;
-    if (!WebPPictureImportRGBA(&picture, rgba, (int)a->width * 4)) {
-        WebPPictureFree(&picture);
-        cc_messages_set_error(&a->msg, "out of memory importing a frame");
-        return CC_NOMEM;
+int cc_webp_anim_next(cc_webp_anim *a, uint8_t *rgba, size_t row_bytes, cc_motion_frame *frame, int *got) {
+    *got = 0;
+    memset(frame, 0, sizeof *frame);
+    if (a->demux == NULL) {
+        cc_messages_set_error(&a->msg, "cc_webp_anim_open was not called");
+        return CC_INVALID;
     }
-    int ok = WebPAnimEncoderAdd(a->encoder, &picture, timestamp_ms, &a->config);
-    WebPPictureFree(&picture);
-    return ok ? CC_OK : cc_webp_anim_fail(a, "adding a frame");
-}
-
-int cc_webp_anim_finish(cc_webp_anim *a, int end_ms, uint8_t **out, size_t *out_length) {
-    *out = NULL;
-    *out_length = 0;
-    if (!WebPAnimEncoderAdd(a->encoder, NULL, end_ms, NULL)) return cc_webp_anim_fail(a, "ending");
-    WebPData data;
-    WebPDataInit(&data);
-    if (!WebPAnimEncoderAssemble(a->encoder, &data)) return cc_webp_anim_fail(a, "assembling");
-    *out = (uint8_t *)malloc(data.size);
-    if (*out == NULL) {
-        WebPDataClear(&data);
-        cc_messages_set_error(&a->msg, "out of memory");
-        return CC_NOMEM;
+    if (a->decoder == NULL) {
+        WebPAnimDecoderOptions options;
+        if (!WebPAnimDecoderOptionsInit(&options)) {
+            cc_messages_set_error(&a->msg, "libwebp version mismatch");
+            return CC_UNSUPPORTED;
+        }
+        options.color_mode = MODE_RGBA;  /* straight alpha */
+        options.use_threads = 0;
+        a->decoder = WebPAnimDecoderNew(&a->data, &options);
+        if (a->decoder == NULL) {
+            cc_messages_set_error(&a->msg, "the animation decoder refused the file");
+            return CC_INVALID;
+        }
     }
-    memcpy(*out, data.bytes, data.size);
-    *out_length = data.size;
-    WebPDataClear(&data);
+    if (!WebPAnimDecoderHasMoreFrames(a->decoder)) return CC_OK;
+    uint8_t *canvas = NULL;
+    int timestamp = 0;
+    if (!WebPAnimDecoderGetNext(a->decoder, &canvas, &timestamp) || canvas == NULL) {
+        cc_messages_set_error(&a->msg, "a frame failed to decode");
+        return CC_INVALID;
+    }
+    for (uint32_t y = 0; y < a->height; y++)
+        memcpy(rgba + (size_t)y * row_bytes, canvas + (size_t)y * a->width * 4, (size_t)a->width * 4);
+    frame->time = a->previous_ms / 1000.0;
+    frame->duration = (timestamp - a->previous_ms) / 1000.0;
+    a->previous_ms = timestamp;
+    *got = 1;
     return CC_OK;
 }
 
 const char *cc_webp_anim_message(const cc_webp_anim *a) { return a->msg.error; }
-
-int cc_webp_anim_decode_frame(const uint8_t *data, size_t size, int index, uint8_t *rgba, size_t capacity,
-                              uint32_t *width, uint32_t *height, int *frame_count, int *loop_count, int *end_ms) {
-    WebPData whole = { data, size };
-    WebPAnimDecoderOptions options;
-    if (!WebPAnimDecoderOptionsInit(&options)) return CC_INVALID;
-    options.color_mode = MODE_RGBA;
-    options.use_threads = 0;
-    WebPAnimDecoder *decoder = WebPAnimDecoderNew(&whole, &options);
-    if (decoder == NULL) return CC_INVALID;
-    WebPAnimInfo info;
-    if (!WebPAnimDecoderGetInfo(decoder, &info)) {
-        WebPAnimDecoderDelete(decoder);
-        return CC_INVALID;
-    }
-    *width = info.canvas_width;
-    *height = info.canvas_height;
-    *frame_count = (int)info.frame_count;
-    *loop_count = (int)info.loop_count;
-    size_t need = (size_t)info.canvas_width * info.canvas_height * 4;
-    int status = CC_INVALID;
-    for (int i = 0; i <= index && WebPAnimDecoderHasMoreFrames(decoder); i++) {
-        uint8_t *frame;
-        int timestamp;
-        if (!WebPAnimDecoderGetNext(decoder, &frame, &timestamp)) break;
-        if (i == index) {
-            if (rgba != NULL && capacity >= need) memcpy(rgba, frame, need);
-            *end_ms = timestamp;
-            status = CC_OK;
-        }
-    }
-    WebPAnimDecoderDelete(decoder);
-    return status;
-}

@@ -1,7 +1,9 @@
 import CCodecs
 
 /// GIF decoding through the CCodecs giflib shim: the first frame on the logical screen, its transparent
-/// colour (and whatever the frame leaves uncovered) as alpha 0. Later frames are never decompressed.
+/// colour (and whatever the frame leaves uncovered) as alpha 0. Later frames are never decompressed. Read as
+/// browsers read it: a truncated first frame gives the rows that arrived (always, with a warning), and a file
+/// without any colour map reads as a grey ramp. Every frame: ``MotionDecoder``.
 enum GIFDecoder {
     static func info(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<ImageInfo, ImagingError> {
         guard let base = bytes.baseAddress, let g = cc_gif_create(base, bytes.count) else {
@@ -36,7 +38,8 @@ enum GIFDecoder {
             // The shim clears the whole screen before the first row, so a partial frame is still initialised.
             initialized = rowBytes * height
             if s == CC_CANCELLED { throw CancellationError() }
-            if s == CC_TRUNCATED && options.allowTruncated {
+            // Browsers show the rows of a truncated GIF that arrived, so it is accepted whatever `allowTruncated` says.
+            if s == CC_TRUNCATED {
                 warnings.append("truncated GIF accepted: \(String(cString: cc_gif_message(g))); missing rows left transparent")
             } else if s != CC_OK {
                 throw codecError(s, format: .gif, message: cc_gif_message(g))

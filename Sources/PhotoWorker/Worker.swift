@@ -49,6 +49,8 @@ public enum Worker {
         var configuration = configuration
         configuration.extraLimits["maxPixels"] = .int(options.maxPixels)
         configuration.extraLimits["maxFetchBytes"] = .int(options.maxFetchBytes)
+        configuration.extraLimits["maxFrames"] = .int(options.maxFrames)
+        configuration.extraLimits["maxDurationSeconds"] = .double(options.maxDuration)
         configuration.extraLimits["cacheBytes"] = .int(options.cacheBytes)
         configuration.name = "photoworker"
         configuration.version = Worker.version
@@ -80,6 +82,12 @@ public enum Worker {
 public struct WorkerOptions: Sendable {
     /// Largest image accepted, checked from the header before decoding.
     public var maxPixels = 100_000_000
+    /// Most frames of a motion source (`--max-frames`), checked from its container and while decoding.
+    public var maxFrames = 10_000
+    /// Longest motion source in seconds (`--max-duration`).
+    public var maxDuration: Double = 600
+    /// The motion decoders' limits: these two and `maxPixels` per frame.
+    public var motionLimits: MotionLimits { MotionLimits(maxFrames: maxFrames, maxDuration: maxDuration, maxPixels: maxPixels) }
     /// Byte budget of the decoded-image cache.
     public var cacheBytes = 512 << 20
     /// Largest body fetched for a URL source.

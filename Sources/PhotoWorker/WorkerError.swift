@@ -49,6 +49,20 @@ public enum WorkerError: Error, Sendable, RPCErrorConvertible {
         }
     }
 
+    /// Maps a motion decoder's refusal for the named source: a frame over the pixel limit is -32003 as for
+    /// stills; everything else (damaged, truncated, unsupported, too many frames, too long) is -32002 with the
+    /// decoder's words as `detail`.
+    public init(_ error: MotionError, source: String) {
+        switch error {
+        case .tooLarge(let w, let h, let limit):
+            self = .tooLarge(source: source, width: w, height: h, limit: limit)
+        case .truncated:
+            self = .invalidImage(source: source, detail: error.message, truncated: true)
+        default:
+            self = .invalidImage(source: source, detail: error.message, truncated: false)
+        }
+    }
+
     public var rpcError: RPCError {
         switch self {
         case .sourceUnavailable(let source, let reason):

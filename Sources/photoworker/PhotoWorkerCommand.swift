@@ -21,6 +21,7 @@ struct PhotoWorkerCommand: AsyncParsableCommand {
             `call` and `demo` take all but --framing):
               --framing auto|ndjson|content-length  --max-jobs N (default: cores)
               --max-queue N  --max-message-bytes N  --drain-timeout S  --max-pixels N
+              --max-frames N  --max-duration S
               --cache-bytes N  --max-fetch-bytes N  --fetch-timeout S
               --allow-dir DIR  --allow-read-dir DIR  --allow-write-dir DIR
               --urls any|public|none  --log-level LEVEL  --diagnostics
@@ -57,6 +58,12 @@ struct WorkerFlags: ParsableArguments {
     @Option(help: "Largest image in pixels, checked from the header.")
     var maxPixels: Int = 100_000_000
 
+    @Option(help: "Most frames a motion source (GIF, animated WebP, video) may have, checked from its container and again while decoding.")
+    var maxFrames: Int = 10_000
+
+    @Option(help: "Longest motion source in seconds, checked from its container and again while decoding.")
+    var maxDuration: Double = 600
+
     @Option(help: "Byte budget of the decoded-image cache.")
     var cacheBytes: Int = 512 << 20
 
@@ -92,6 +99,8 @@ struct WorkerFlags: ParsableArguments {
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
         guard fetchTimeout > 0 && fetchTimeout <= 3600 else { throw ValidationError("--fetch-timeout must be between 0 and 3600 seconds") }
         guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
+        guard maxFrames >= 1 else { throw ValidationError("--max-frames must be at least 1") }
+        guard maxDuration > 0 && maxDuration.isFinite else { throw ValidationError("--max-duration must be a positive number of seconds") }
         for dir in allowDirs + allowReadDirs + allowWriteDirs {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
@@ -115,6 +124,8 @@ struct WorkerFlags: ParsableArguments {
     var workerOptions: WorkerOptions {
         var o = WorkerOptions()
         o.maxPixels = maxPixels
+        o.maxFrames = maxFrames
+        o.maxDuration = maxDuration
         o.cacheBytes = cacheBytes
         o.maxFetchBytes = maxFetchBytes
         o.fetchTimeout = .milliseconds(Int(fetchTimeout * 1000))

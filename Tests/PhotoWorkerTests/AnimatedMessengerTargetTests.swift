@@ -74,7 +74,7 @@ struct AnimatedMessengerTargetTests {
         while index < frames {
             var w: UInt32 = 0, h: UInt32 = 0, loops: Int32 = 0, end: Int32 = 0
             let status = result.bytes.withUnsafeBufferPointer {
-                cc_webp_anim_decode_frame($0.baseAddress, $0.count, index, nil, 0, &w, &h, &frames, &loops, &end)
+                cc_webp_anim_frame_at($0.baseAddress, $0.count, index, nil, 0, &w, &h, &frames, &loops, &end)
             }
             #expect(status == CC_OK && loops == 0)
             #expect(end - previous >= 8, "frame \(index) lasts \(end - previous) ms")

@@ -145,6 +145,77 @@ int cc_heif_decode(cc_heif *h, int thumbnail, uint8_t *rgba, size_t capacity, ui
                    cc_cancel_check check);
 const char *cc_heif_message(const cc_heif *h);
 
+/* ---- Motion: every frame of a GIF, an animated WebP or a video, one at a time ----
+ * Each reader has: create over the caller's bytes (or file descriptor), open (container facts only; no frame buffer
+ * allocated, so the caller checks its limits between open and the first frame), next (the next frame as a full
+ * RGBA8 canvas of the opened size, straight alpha, into the caller's buffer; *got = 0 at the end), message,
+ * destroy. Times are seconds from the source's start. */
+typedef struct cc_motion_info {
+    uint32_t width;           /* as stored (a video's rotation is not applied: see `rotation`) */
+    uint32_t height;
+    int32_t frame_count;      /* declared by the container; -1 when it does not say */
+    double duration;          /* seconds; < 0 when unknown */
+    double frame_rate;        /* frames per second; < 0 when unknown or variable */
+    int32_t has_alpha;
+    int32_t loop_count;       /* 0 = forever, n = plays n more times, -1 = not declared */
+    int32_t rotation;         /* clockwise degrees to display upright: 0, 90, 180, 270 */
+    char codec[24];
+    char container[24];
+} cc_motion_info;
+
+typedef struct cc_motion_frame {
+    double time;              /* presentation start */
+    double duration;
+    int32_t truncated;        /* the data ended inside this frame: rows that arrived only; it is the last */
+} cc_motion_frame;
+
+/* Delays under 20 ms (0 or 1 centisecond) play as 100 ms, as Chrome, Firefox and Safari play them. */
+#define CC_GIF_MIN_DELAY_CS 2
+#define CC_GIF_DEFAULT_DELAY_CS 10
+
+/* GIF animation (giflib): disposal (none, background: cleared to transparent as browsers do, previous),
+ * transparency, delays, NETSCAPE2.0 loop count. A truncated GIF gives the frames and rows that arrived. */
+typedef struct cc_gif_anim cc_gif_anim;
+cc_gif_anim *cc_gif_anim_create(const uint8_t *data, size_t size);
+void cc_gif_anim_destroy(cc_gif_anim *a);
+/* Walks every record (image data skipped, never decompressed) for the frame count, the summed delays and the loop
+ * count; stops after `max_frames` + 1 frames (frame_count then says max_frames + 1: over the limit). */
+int cc_gif_anim_open(cc_gif_anim *a, int32_t max_frames, cc_motion_info *out);
+int cc_gif_anim_next(cc_gif_anim *a, uint8_t *rgba, size_t row_bytes, cc_motion_frame *frame, int *got,
+                     cc_cancel_check check);
+const char *cc_gif_anim_message(const cc_gif_anim *a);
+
+/* Animated (or still) WebP through libwebpdemux's WebPAnimDecoder: each frame composited on the canvas. */
+typedef struct cc_webp_anim cc_webp_anim;
+cc_webp_anim *cc_webp_anim_create(const uint8_t *data, size_t size);
+void cc_webp_anim_destroy(cc_webp_anim *a);
+int cc_webp_anim_open(cc_webp_anim *a, cc_motion_info *out);
+int cc_webp_anim_next(cc_webp_anim *a, uint8_t *rgba, size_t row_bytes, cc_motion_frame *frame, int *got);
+const char *cc_webp_anim_message(const cc_webp_anim *a);
+
+/* Video (FFmpeg's libavformat/libavcodec/libswscale): MP4/MOV (H.264, HEVC) and WebM/Matroska (VP8, VP9, VP9 with
+ * alpha through libvpx). FFmpeg reads only through the caller's bytes or file descriptor (a custom AVIOContext; no
+ * protocol, no nested open, a whitelist of demuxers and decoders); its log goes to the handle's messages. */
+typedef struct cc_video cc_video;
+/* Over bytes (which must outlive the handle) or over an open file descriptor (read with pread; not closed). */
+cc_video *cc_video_create(const uint8_t *data, size_t size);
+cc_video *cc_video_create_fd(int fd);
+void cc_video_destroy(cc_video *v);
+/* `max_pixels` bounds each decoded picture (given to the decoder as its own limit too). `count_frames`: when the
+ * container does not declare the frame count, count the video packets (demuxing only; stops after
+ * `max_frames` + 1) and start again. */
+int cc_video_open(cc_video *v, int64_t max_pixels, int32_t count_frames, int32_t max_frames, cc_cancel_check check,
+                  cc_motion_info *out);
+/* Skips to the first frame whose presentation ends after `start` (seconds): seeks to the key frame before it. */
+int cc_video_seek(cc_video *v, double start);
+/* The next frame, stored size (width x height of the open, unrotated); a frame whose size differs from the
+ * opened one is refused (CC_INVALID). */
+int cc_video_next(cc_video *v, uint8_t *rgba, size_t row_bytes, cc_motion_frame *frame, int *got,
+                  cc_cancel_check check);
+const char *cc_video_message(const cc_video *v);
+const char *cc_video_warnings(const cc_video *v);
+int cc_video_warning_count(const cc_video *v);
+
 /* ---- Colour management (lcms2) ---- *
  * A transform from an embedded profile to sRGB on RGBA8 pixels (alpha copied). Created once per profile and
  * shared between threads (made without lcms2's one-pixel cache, which is what makes a transform unshareable). */

@@ -12,20 +12,20 @@
 #include <stdint.h>
 
 /* ---- Animated WebP ---- */
-typedef struct cc_webp_anim cc_webp_anim;
+typedef struct cc_webp_animenc cc_webp_animenc;
 /* Lossy frames at `quality` 0..100 with their alpha compressed losslessly, libwebp `method` 0..6; key frames at
  * most every `kmax` and at least `kmin` frames apart (kmin >= kmax / 2 + 1, as libwebp requires). Loops forever. */
-cc_webp_anim *cc_webp_anim_create(uint32_t width, uint32_t height, float quality, int method, int kmin, int kmax);
-void cc_webp_anim_destroy(cc_webp_anim *a);
+cc_webp_animenc *cc_webp_animenc_create(uint32_t width, uint32_t height, float quality, int method, int kmin, int kmax);
+void cc_webp_animenc_destroy(cc_webp_animenc *a);
 /* Adds an RGBA canvas shown from `timestamp_ms` on. */
-int cc_webp_anim_add(cc_webp_anim *a, const uint8_t *rgba, int timestamp_ms);
+int cc_webp_animenc_add(cc_webp_animenc *a, const uint8_t *rgba, int timestamp_ms);
 /* Ends the animation at `end_ms` (the last frame's end) and assembles the file. */
-int cc_webp_anim_finish(cc_webp_anim *a, int end_ms, uint8_t **out, size_t *out_length);
-const char *cc_webp_anim_message(const cc_webp_anim *a);
+int cc_webp_animenc_finish(cc_webp_animenc *a, int end_ms, uint8_t **out, size_t *out_length);
+const char *cc_webp_animenc_message(const cc_webp_animenc *a);
 
 /* Frame `index` of an animated WebP composited into `rgba` (canvas size, straight alpha), with its end timestamp
  * in ms; also the frame count and loop count. For tests of the encoder: decodes every frame up to `index`. */
-int cc_webp_anim_decode_frame(const uint8_t *data, size_t size, int index, uint8_t *rgba, size_t capacity,
+int cc_webp_anim_frame_at(const uint8_t *data, size_t size, int index, uint8_t *rgba, size_t capacity,
                               uint32_t *width, uint32_t *height, int *frame_count, int *loop_count, int *end_ms);
 
 /* ---- GIF ---- */

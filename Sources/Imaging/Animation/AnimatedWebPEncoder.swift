@@ -1,6 +1,6 @@
 import CCodecs
 
-/// Animated WebP through libwebpmux's WebPAnimEncoder (CCodecs' cc_webp_anim.c): lossy frames with a lossless
+/// Animated WebP through libwebpmux's WebPAnimEncoder (CCodecs' cc_webp_animenc.c): lossy frames with a lossless
 /// alpha plane, each frame's changed sub-rectangle chosen by libwebp, loop forever. Frame times are kept in whole
 /// milliseconds, rounded on the running total so the length never drifts.
 public final class AnimatedWebPEncoder: AnimationEncoder {
@@ -18,19 +18,19 @@ public final class AnimatedWebPEncoder: AnimationEncoder {
         throws(ImagingError)
     {
         (self.width, self.height) = (width, height)
-        guard let handle = cc_webp_anim_create(UInt32(width), UInt32(height), Float(quality), Int32(method),
+        guard let handle = cc_webp_animenc_create(UInt32(width), UInt32(height), Float(quality), Int32(method),
                                                Int32(keyFrames.min), Int32(keyFrames.max)) else {
             throw .encodingFailed(message: "animated WebP encoder: out of memory or invalid settings")
         }
         self.handle = handle
     }
 
-    deinit { cc_webp_anim_destroy(handle) }
+    deinit { cc_webp_animenc_destroy(handle) }
 
     public func add(_ frame: Image, duration: Double) throws(ImagingError) {
         try checkFrame(frame, width: width, height: height, duration: duration, format: format)
         let timestamp = Int32((elapsed * 1000).rounded())
-        let status = frame.pixels.withUnsafeBufferPointer { cc_webp_anim_add(handle, $0.baseAddress, timestamp) }
+        let status = frame.pixels.withUnsafeBufferPointer { cc_webp_animenc_add(handle, $0.baseAddress, timestamp) }
         guard status == CC_OK else { throw failure(status) }
         elapsed += duration
         frameCount += 1
@@ -39,12 +39,12 @@ public final class AnimatedWebPEncoder: AnimationEncoder {
     public func finish() throws(ImagingError) -> [UInt8] {
         guard frameCount > 0 else { throw .encodingFailed(message: "animated WebP has no frames") }
         let end = Int32((elapsed * 1000).rounded())
-        return try encoded("animated WebP") { out, length, _ in cc_webp_anim_finish(handle, end, &out, &length) }
+        return try encoded("animated WebP") { out, length, _ in cc_webp_animenc_finish(handle, end, &out, &length) }
             .mapError { _ in failure(Int32(CC_INVALID)) }.get()
     }
 
     private func failure(_ status: Int32) -> ImagingError {
-        let text = String(cString: cc_webp_anim_message(handle))
+        let text = String(cString: cc_webp_animenc_message(handle))
         return .encodingFailed(message: "animated WebP: \(text.isEmpty ? "status \(status)" : text)")
     }
 }

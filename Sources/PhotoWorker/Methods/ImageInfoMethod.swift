@@ -2,19 +2,24 @@ import Imaging
 import JSONRPC
 import JSONRPCTransport
 
-/// `image.info {"source"}`: format, size and layout from the header alone (no full decode).
+/// `image.info {"source", "motion"?}`: format, size and layout from the header (no full decode). A clip (MP4/MOV,
+/// WebM/Matroska) is a source too, and an animated GIF or WebP and a Live Photo's `motion` clip add a `motion`
+/// object (frame count, duration, frame rate, codec, container).
 struct ImageInfoMethod: RPCMethod {
     static let name = "image.info"
     static let cost = MethodCost.waiting
-    static let summary = "Format, size, channels, bit depth, alpha, orientation, frames and colour profile from the header."
+    static let summary = "Format, size, channels, bit depth, alpha, orientation, frames and colour profile from the header; frame count, duration, frame rate and codec of clips and animations."
 
     struct Params: Decodable, Sendable {
         var source: ImageSource
+        /// A Live Photo's clip beside its still `source`.
+        var motion: ImageSource?
     }
 
     struct Result: Encodable, Sendable {
-        var format: ImageFormat
-        /// As displayed (after EXIF orientation).
+        /// An image format, or for a clip its container (`mp4`, `mov`, `webm`, `matroska`).
+        var format: String
+        /// As displayed (after EXIF orientation, or a clip's rotation).
         var width: Int
         var height: Int
         var channels: Int
@@ -24,25 +29,43 @@ struct ImageInfoMethod: RPCMethod {
         var progressive: Bool
         var interlaced: Bool
         var iccProfileBytes: Int
-        /// Animation frames (WebP, GIF) or top-level images (HEIF); only the first (primary) is processed.
+        /// Animation frames (WebP, GIF), top-level images (HEIF) or a clip's frames.
         var frames: Int
         /// The colour space the file declares (an ICC profile's description, or CICP code points); absent
         /// means none, read as sRGB. Pixels are converted to sRGB at decode.
         var colorProfile: String?
         /// Size of the encoded file.
         var bytes: Int
+        /// A clip's or an animation's facts, or those of the `motion` param's clip.
+        var motion: MotionSummary?
     }
 
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
         let access = await services.access()
-        let (info, bytes) = try await services.loader.info(params.source, access: access)
-        return Result(
-            format: info.format, width: info.width, height: info.height, channels: info.channels,
-            bitDepth: info.bitDepth, hasAlpha: info.hasAlpha, orientation: info.orientation,
-            progressive: info.isProgressive, interlaced: info.isInterlaced,
-            iccProfileBytes: info.iccProfileBytes, frames: info.frameCount,
-            colorProfile: info.color?.description, bytes: bytes)
+        var result: Result
+        switch try await services.loader.describe(params.source, access: access) {
+        case .still(let info, let bytes):
+            result = Result(
+                format: info.format.rawValue, width: info.width, height: info.height, channels: info.channels,
+                bitDepth: info.bitDepth, hasAlpha: info.hasAlpha, orientation: info.orientation,
+                progressive: info.isProgressive, interlaced: info.isInterlaced,
+                iccProfileBytes: info.iccProfileBytes, frames: info.frameCount,
+                colorProfile: info.color?.description, bytes: bytes)
+            if (info.format == .gif || info.format == .webp) && info.frameCount > 1 && params.motion == nil {
+                result.motion = MotionSummary(try await services.loader.motionInfo(params.source, access: access).0)
+            }
+        case .clip(let info, let bytes):
+            result = Result(
+                format: info.container, width: info.width, height: info.height, channels: info.hasAlpha ? 4 : 3,
+                bitDepth: 8, hasAlpha: info.hasAlpha, orientation: 1, progressive: false, interlaced: false,
+                iccProfileBytes: 0, frames: max(info.frameCount ?? 1, 1), colorProfile: nil, bytes: bytes,
+                motion: MotionSummary(info))
+        }
+        if let motion = params.motion {
+            result.motion = MotionSummary(try await services.loader.motionInfo(motion, access: access).0)
+        }
+        return result
     }
 }

@@ -11,7 +11,7 @@ func decodeWebPFrame(_ bytes: [UInt8], _ index: Int, width: Int, height: Int)
     var w: UInt32 = 0, h: UInt32 = 0, frames: Int32 = 0, loops: Int32 = 0, end: Int32 = 0
     let status = bytes.withUnsafeBufferPointer { data in
         rgba.withUnsafeMutableBufferPointer { out in
-            cc_webp_anim_decode_frame(data.baseAddress, data.count, Int32(index), out.baseAddress, out.count,
+            cc_webp_anim_frame_at(data.baseAddress, data.count, Int32(index), out.baseAddress, out.count,
                                       &w, &h, &frames, &loops, &end)
         }
     }

@@ -1,0 +1,196 @@
+import Glibc
+import Synchronization
+
+/// Frames of a GIF, an animated WebP or a video (MP4/MOV with H.264 or HEVC, WebM/Matroska with VP8 or VP9),
+/// pulled one at a time: only the frame being handed out (and, for GIF, the screen it is composited on) is in
+/// memory, never the clip.
+///
+/// ```swift
+/// let decoder = try MotionDecoder(bytes: data, limits: MotionLimits(maxFrames: 300))
+/// while let frame = try decoder.next() { ... }
+/// ```
+///
+/// Limits (``MotionLimits``) are checked at open from what the container declares, before any frame buffer is
+/// allocated, and again for every frame handed out; a source over a limit is refused, never cut. GIFs are read as
+/// browsers read them: delays under 20 ms play as 100 ms, disposal to background clears to transparent, a
+/// truncated file gives the frames and rows that arrived (the last one marked `truncated`), and a file without
+/// any colour map reads as a grey ramp.
+///
+/// `Sendable`: every use of the reader goes through the mutex, so a decoder can be handed to a compute thread;
+/// frames come out in order whichever thread asks.
+public final class MotionDecoder: Sendable {
+    /// As displayed (rotation applied to the size).
+    public let info: MotionInfo
+    private let limits: MotionLimits
+    private let window: (start: Double, duration: Double?)
+    private let state: Mutex<State>
+
+    private struct State: ~Copyable {
+        var reader: any MotionReader
+        var handedOut = 0
+        var ended = false
+    }
+
+    /// Opens a source held in memory (the bytes are copied once, to an address the C reader can keep).
+    /// - Parameters:
+    ///   - start: seconds from the source's start; frames that end before it are skipped (a video seeks to the
+    ///     key frame before it).
+    ///   - duration: seconds from `start`; frames that start after it are not decoded.
+    /// - Throws: `MotionError` (or `CancellationError`).
+    public convenience init(bytes: [UInt8], limits: MotionLimits = MotionLimits(), start: Double = 0,
+                            duration: Double? = nil) throws {
+        guard let container = MotionContainer(sniffing: bytes) else { throw MotionError.unknownFormat }
+        let reader = try Self.open(container, bytes: MotionBytes(bytes), fd: -1, limits: limits, countFrames: false)
+        try self.init(reader: reader, limits: limits, start: start, duration: duration)
+    }
+
+    /// Opens a regular file through an already opened descriptor (the caller's confined access). A video is read
+    /// from it as FFmpeg asks (through a duplicate of the descriptor, kept until the decoder is released); a GIF
+    /// or WebP is read whole. The caller keeps and closes its own descriptor.
+    /// - Throws: `MotionError` (or `CancellationError`).
+    public convenience init(fileDescriptor fd: Int32, limits: MotionLimits = MotionLimits(), start: Double = 0,
+                            duration: Double? = nil) throws {
+        let reader = try Self.open(fileDescriptor: fd, limits: limits, countFrames: false)
+        try self.init(reader: reader, limits: limits, start: start, duration: duration)
+    }
+
+    /// The facts of a source without decoding more than its first frame; a video container that does not declare
+    /// its frame count has its packets counted. Limits apply as for decoding.
+    public static func info(bytes: [UInt8], limits: MotionLimits = MotionLimits()) throws -> MotionInfo {
+        guard let container = MotionContainer(sniffing: bytes) else { throw MotionError.unknownFormat }
+        let reader = try open(container, bytes: MotionBytes(bytes), fd: -1, limits: limits, countFrames: true)
+        return try checked(reader.info, limits: limits, whole: true)
+    }
+
+    /// ``info(bytes:limits:)`` for an opened file (the caller keeps its descriptor).
+    public static func info(fileDescriptor fd: Int32, limits: MotionLimits = MotionLimits()) throws -> MotionInfo {
+        let reader = try open(fileDescriptor: fd, limits: limits, countFrames: true)
+        return try checked(reader.info, limits: limits, whole: true)
+    }
+
+    /// True when the first bytes are a GIF, WebP, MP4/MOV or WebM/Matroska (a HEIF/AVIF still is not).
+    public static func recognizes(_ head: some Collection<UInt8>) -> Bool { MotionContainer(sniffing: head) != nil }
+
+    private init(reader: sending any MotionReader, limits: MotionLimits, start: Double, duration: Double?) throws {
+        let whole = start <= 0 && duration == nil
+        info = try Self.checked(reader.info, limits: limits, whole: whole)
+        self.limits = limits
+        window = (max(start, 0), duration)
+        if start > 0 { _ = try reader.seek(to: start) }
+        state = Mutex(State(reader: reader))
+    }
+
+    /// The next frame, upright, or nil after the last (or past the window's end).
+    /// - Throws: `MotionError` (a damaged frame, or a limit crossed: more frames or a later time than allowed)
+    ///   or `CancellationError`.
+    public func next() throws -> MotionFrame? {
+        try state.withLock { state throws -> MotionFrame? in
+            while !state.ended {
+                guard var frame = try state.reader.next() else {
+                    state.ended = true
+                    return nil
+                }
+                if frame.truncated { state.ended = true }
+                if window.start > 0 && frame.time + frame.duration <= window.start + 1e-6 && !frame.truncated { continue }
+                if let length = window.duration, frame.time >= window.start + length - 1e-6 {
+                    state.ended = true
+                    return nil
+                }
+                guard state.handedOut < limits.maxFrames else {
+                    state.ended = true
+                    throw MotionError.tooManyFrames(count: state.handedOut + 1, limit: limits.maxFrames)
+                }
+                let end = frame.time + frame.duration - window.start
+                guard end <= limits.maxDuration + 1e-3 else {
+                    state.ended = true
+                    throw MotionError.tooLong(seconds: end, limit: limits.maxDuration)
+                }
+                if let orientation = Orientation(rotation: info.rotation), orientation != .up {
+                    frame.image = try orientation.apply(to: frame.image)
+                }
+                frame.index = state.handedOut
+                state.handedOut += 1
+                return frame
+            }
+            return nil
+        }
+    }
+
+    /// What the libraries warned of so far (FFmpeg's log at warning level and above, skipped packets).
+    public var warnings: [String] { state.withLock { $0.reader.warnings } }
+
+    // MARK: - Opening
+
+    private static func open(_ container: MotionContainer, bytes: MotionBytes?, fd: Int32, limits: MotionLimits,
+                             countFrames: Bool) throws -> any MotionReader {
+        switch container {
+        case .gif: return try GIFMotionReader.open(bytes!, limits: limits)
+        case .webp: return try WebPMotionReader.open(bytes!)
+        case .video: return try VideoMotionReader.open(bytes: bytes, fd: fd, limits: limits, countFrames: countFrames)
+        }
+    }
+
+    /// Largest GIF or WebP file read whole.
+    static let maxFileBytes = 1 << 31
+
+    private static func open(fileDescriptor fd: Int32, limits: MotionLimits, countFrames: Bool) throws -> any MotionReader {
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            throw MotionError.invalid(container: "file", message: "not a regular file")
+        }
+        let size = Int(st.st_size)
+        var head = [UInt8](repeating: 0, count: 16)
+        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 16, 0) }
+        guard n > 0, let container = MotionContainer(sniffing: head.prefix(n)) else { throw MotionError.unknownFormat }
+        if container == .video {
+            let own = dup(fd)
+            guard own >= 0 else { throw MotionError.invalid(container: "file", message: "cannot duplicate the descriptor") }
+            return try open(.video, bytes: nil, fd: own, limits: limits, countFrames: countFrames)
+        }
+        guard size <= maxFileBytes else {
+            throw MotionError.invalid(container: container == .gif ? "GIF" : "WebP", message: "the file is larger than \(maxFileBytes) bytes")
+        }
+        let bytes = try [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            var offset = 0
+            while offset < size {
+                let r = pread(fd, buffer.baseAddress! + offset, size - offset, off_t(offset))
+                if r < 0 && errno == EINTR { continue }
+                if r < 0 { throw MotionError.invalid(container: "file", message: String(cString: strerror(errno))) }
+                if r == 0 { break }
+                offset += r
+                initialized = offset
+            }
+        }
+        return try open(container, bytes: MotionBytes(bytes), fd: -1, limits: limits, countFrames: countFrames)
+    }
+
+    /// The reader's facts as displayed, refused when over a limit. `whole`: the whole source will be decoded,
+    /// so its declared duration counts (with a window only the frames handed out do).
+    private static func checked(_ stored: MotionInfo, limits: MotionLimits, whole: Bool) throws -> MotionInfo {
+        guard pixelCount(stored.width, stored.height) <= limits.maxPixels else {
+            throw MotionError.tooLarge(width: stored.width, height: stored.height, limit: limits.maxPixels)
+        }
+        if let count = stored.frameCount, count > limits.maxFrames, whole || stored.codec == "gif" {
+            throw MotionError.tooManyFrames(count: count, limit: limits.maxFrames)
+        }
+        if whole, let duration = stored.duration, duration > limits.maxDuration + 1e-3 {
+            throw MotionError.tooLong(seconds: duration, limit: limits.maxDuration)
+        }
+        var info = stored
+        if stored.rotation == 90 || stored.rotation == 270 { swap(&info.width, &info.height) }
+        return info
+    }
+}
+
+extension Orientation {
+    /// The EXIF orientation that turns a picture `degrees` clockwise (0, 90, 180, 270).
+    init?(rotation degrees: Int) {
+        switch degrees {
+        case 0: self = .up
+        case 90: self = .right
+        case 180: self = .down
+        case 270: self = .left
+        default: return nil
+        }
+    }
+}

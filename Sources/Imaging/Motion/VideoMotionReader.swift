@@ -1,0 +1,66 @@
+import CCodecs
+import Glibc
+
+/// Video frames through the shim's FFmpeg reader, over the source's bytes or its file descriptor (FFmpeg reads
+/// nothing else). Frames come out as stored; the decoder rotates them.
+final class VideoMotionReader: MotionReader {
+    /// Keeps the bytes alive (nil when reading a descriptor).
+    private let bytes: MotionBytes?
+    /// The descriptor this reader owns (a dup of the caller's), closed in deinit; -1 when reading bytes.
+    private let fd: Int32
+    private let handle: OpaquePointer
+    let info: MotionInfo
+
+    private init(bytes: MotionBytes?, fd: Int32, handle: OpaquePointer, info: MotionInfo) {
+        self.bytes = bytes
+        self.fd = fd
+        self.handle = handle
+        self.info = info
+    }
+
+    /// - Parameters:
+    ///   - fd: a descriptor the reader now owns (closed on failure too).
+    ///   - countFrames: when the container does not declare the frame count, count the packets (`info` only:
+    ///     the reader hands out no frames afterwards).
+    static func open(bytes: MotionBytes?, fd: Int32, limits: MotionLimits, countFrames: Bool) throws -> VideoMotionReader {
+        let created = bytes.map { cc_video_create($0.base, $0.count) } ?? cc_video_create_fd(fd)
+        guard let handle = created else {
+            if fd >= 0 { close(fd) }
+            throw MotionError.invalid(container: "video", message: bytes == nil ? "not a regular file" : "out of memory")
+        }
+        var raw = cc_motion_info()
+        let status = cc_video_open(handle, Int64(clamping: limits.maxPixels), countFrames ? 1 : 0,
+                                   Int32(clamping: limits.maxFrames), motionCancelCheck, &raw)
+        guard status == CC_OK else {
+            let error: any Error = status == CC_LIMIT
+                ? MotionError.tooLarge(width: Int(raw.width), height: Int(raw.height), limit: limits.maxPixels)
+                : motionError(status, container: "video", message: cc_video_message(handle))
+            cc_video_destroy(handle)
+            if fd >= 0 { close(fd) }
+            throw error
+        }
+        return VideoMotionReader(bytes: bytes, fd: fd, handle: handle, info: MotionInfo(raw))
+    }
+
+    deinit {
+        cc_video_destroy(handle)
+        if fd >= 0 { close(fd) }
+    }
+
+    func next() throws -> MotionFrame? {
+        let decoded = try decodeMotionFrame(width: info.width, height: info.height, { rgba, rowBytes, frame, got in
+            cc_video_next(handle, rgba, rowBytes, &frame, &got, motionCancelCheck)
+        }, fail: { motionError($0, container: self.info.container, message: cc_video_message(self.handle)) })
+        guard let (image, frame) = decoded else { return nil }
+        return MotionFrame(image: image, index: 0, time: frame.time, duration: frame.duration,
+                           truncated: frame.truncated != 0)
+    }
+
+    var warnings: [String] { codecWarnings(cc_video_warnings(handle), total: cc_video_warning_count(handle)) }
+
+    func seek(to start: Double) throws -> Bool {
+        let status = cc_video_seek(handle, start)
+        guard status == CC_OK else { throw motionError(status, container: info.container, message: cc_video_message(handle)) }
+        return true
+    }
+}

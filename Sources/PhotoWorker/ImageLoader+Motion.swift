@@ -1,0 +1,134 @@
+import Imaging
+
+import Glibc
+
+/// Motion sources (GIF, animated WebP, MP4/MOV, WebM/Matroska) read through the same confined access as stills: a
+/// path is opened through the request's policy and FFmpeg reads only that descriptor; a URL is fetched with the
+/// worker's fetcher (its size limit and address policy); inline data is used as given.
+extension ImageLoader {
+    /// A pull decoder over a motion source, opened on a compute thread (a video's first frame is decoded at open).
+    /// Pull frames with `next()` on a compute thread too; each is a full RGBA canvas, upright.
+    /// - Parameters:
+    ///   - start: seconds from the source's start to begin at; `duration`: seconds to decode from there.
+    /// - Throws: `WorkerError` (-32001/-32004/-32006 reaching the source, -32002/-32003 from the decoder).
+    public func motionDecoder(_ source: ImageSource, access: FileAccess, start: Double = 0,
+                              duration: Double? = nil) async throws -> MotionDecoder {
+        let limits = options.motionLimits
+        return try await openMotion(source, access: access) { input in
+            switch input {
+            case .file(let fd): try MotionDecoder(fileDescriptor: fd, limits: limits, start: start, duration: duration)
+            case .bytes(let bytes): try MotionDecoder(bytes: bytes, limits: limits, start: start, duration: duration)
+            }
+        }
+    }
+
+    /// A motion source's facts (a video whose container does not declare its frame count has its packets
+    /// counted) and the size of its file.
+    public func motionInfo(_ source: ImageSource, access: FileAccess) async throws -> (MotionInfo, bytes: Int) {
+        let limits = options.motionLimits
+        var size = 0
+        let info = try await openMotion(source, access: access, size: &size) { input in
+            switch input {
+            case .file(let fd): try MotionDecoder.info(fileDescriptor: fd, limits: limits)
+            case .bytes(let bytes): try MotionDecoder.info(bytes: bytes, limits: limits)
+            }
+        }
+        return (info, size)
+    }
+
+    /// `file`: a descriptor `openMotion` owns and closes only after the compute job using it has returned.
+    private enum MotionInput: Sendable {
+        case file(Int32)
+        case bytes([UInt8])
+    }
+
+    private func openMotion<T: Sendable>(_ source: ImageSource, access: FileAccess,
+                                         _ body: @escaping @Sendable (MotionInput) throws -> T) async throws -> T {
+        var size = 0
+        return try await openMotion(source, access: access, size: &size, body)
+    }
+
+    private func openMotion<T: Sendable>(_ source: ImageSource, access: FileAccess, size: inout Int,
+                                         _ body: @escaping @Sendable (MotionInput) throws -> T) async throws -> T {
+        let input: MotionInput
+        var opened: Int32 = -1
+        defer { if opened >= 0 { close(opened) } }
+        switch source {
+        case .path(let p):
+            opened = try access.openForReading(p)
+            size = try Self.regularFileSize(opened, path: p)
+            input = .file(opened)
+        case .data, .url:
+            let bytes = try await self.bytes(of: source, access: access)
+            size = bytes.count
+            input = .bytes(bytes)
+        }
+        do {
+            return try await compute.run { try body(input) }
+        } catch let error as MotionError {
+            throw WorkerError(error, source: source.description)
+        }
+    }
+
+    /// The size of an opened regular file; directories, FIFOs and devices are refused as for stills.
+    private static func regularFileSize(_ fd: Int32, path: String) throws -> Int {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno)))
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            let kind = (st.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file"
+            throw WorkerError.sourceUnavailable(source: path, reason: "the path is \(kind)")
+        }
+        guard st.st_size > 0 else { throw WorkerError.invalidImage(source: path, detail: "the file is empty", truncated: false) }
+        return Int(st.st_size)
+    }
+
+    /// What a source is, from its first bytes: a still format (GIF and WebP included, animated or not) is
+    /// described by its header as before; a video container (MP4/MOV, WebM/Matroska) by its motion facts. A path is
+    /// opened once and only a video's descriptor is handed to FFmpeg; a URL is fetched once.
+    public func describe(_ source: ImageSource, access: FileAccess) async throws -> SourceDescription {
+        let limits = options.motionLimits
+        let data: [UInt8]
+        var opened: Int32 = -1
+        defer { if opened >= 0 { close(opened) } }
+        if case .path(let p) = source {
+            opened = try access.openForReading(p)
+            let size = try Self.regularFileSize(opened, path: p)
+            var head = [UInt8](repeating: 0, count: 16)
+            let n = head.withUnsafeMutableBytes { pread(opened, $0.baseAddress, 16, 0) }
+            if n > 0 && Self.isVideo(head.prefix(n)) {
+                let fd = opened
+                do {
+                    return .clip(try await compute.run { try MotionDecoder.info(fileDescriptor: fd, limits: limits) }, bytes: size)
+                } catch let error as MotionError {
+                    throw WorkerError(error, source: source.description)
+                }
+            }
+            data = try Self.readFile(opened, path: p)
+        } else {
+            data = try await bytes(of: source, access: access)
+        }
+        do {
+            if Self.isVideo(data.prefix(16)) {
+                return .clip(try await compute.run { try MotionDecoder.info(bytes: data, limits: limits) }, bytes: data.count)
+            }
+            return .still(try ImageCodec.info(data), bytes: data.count)
+        } catch let error as MotionError {
+            throw WorkerError(error, source: source.description)
+        } catch let error as ImagingError {
+            throw WorkerError(error, source: source.description)
+        }
+    }
+
+    /// A video container's first bytes (a GIF or WebP is a still format that may also move).
+    static func isVideo(_ head: some Collection<UInt8>) -> Bool {
+        MotionDecoder.recognizes(head) && ImageCodec.sniff(Array(head)) == nil
+    }
+}
+
+/// What ``ImageLoader/describe(_:access:)`` found; `bytes` is the encoded source's size.
+public enum SourceDescription: Sendable {
+    case still(ImageInfo, bytes: Int)
+    case clip(MotionInfo, bytes: Int)
+}

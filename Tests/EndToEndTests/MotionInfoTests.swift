@@ -1,0 +1,99 @@
+import Foundation
+import JSONRPCTransport
+import PhotoWorkerTestSupport
+import Testing
+
+/// Motion sources through the real binary: `image.info` on every kind (by path and inline), a Live Photo's
+/// `motion` clip, the `--max-frames`/`--max-duration` limits, and hostile clips answered -32002/-32003 while the
+/// worker keeps serving (FFmpeg's log never reaches stdout, the JSON-RPC channel).
+@Suite(.timeLimit(TestTiming.minutes(3)))
+struct MotionInfoTests {
+    static func motion(_ name: String) -> String { Corpus.path("motion/\(name)") }
+
+    @Test func infoDescribesEveryKindOfClipAndAnimation() async throws {
+        let w = try WorkerProcess()
+        // name, format, codec, container, width, height, frames, rotation
+        let cases: [(String, String, String, String, Int, Int, Int, Int)] = [
+            ("pan.mp4", "mp4", "h264", "mp4", 96, 64, 12, 0),
+            ("pan-moov-at-end.mp4", "mp4", "h264", "mp4", 96, 64, 12, 0),
+            ("zoom-hevc-rot90.mov", "mov", "hevc", "mov", 64, 96, 12, 90),
+            ("cutout.webm", "webm", "vp9", "webm", 96, 64, 12, 0),
+            ("cutout.vp8.webm", "webm", "vp8", "webm", 96, 64, 12, 0),
+            ("cutout-alpha.webm", "webm", "vp9", "webm", 96, 64, 12, 0),
+            ("cutout.gif", "gif", "gif", "gif", 96, 64, 12, 0),
+            ("cutout.webp", "webp", "webp", "webp", 96, 64, 12, 0),
+        ]
+        for (i, (name, format, codec, container, width, height, frames, rotation)) in cases.enumerated() {
+            let r = try #require(try await w.call(i + 1, "image.info", ["source": ["path": .string(Self.motion(name))]])["result"], "\(name)")
+            let m = try #require(r["motion"], "\(name): \(r)")
+            #expect(r["format"] == .string(format) && r["frames"]?.intValue == frames, "\(name): \(r)")
+            #expect(r["width"]?.intValue == width && r["height"]?.intValue == height, "\(name): \(r)")
+            #expect(m["codec"] == .string(codec) && m["container"] == .string(container), "\(name): \(m)")
+            #expect(m["frameCount"]?.intValue == frames && m["rotation"]?.intValue == rotation, "\(name): \(m)")
+            #expect(m["width"]?.intValue == width && m["height"]?.intValue == height, "\(name): \(m)")
+            #expect(m["duration"]?.doubleValue.map { abs($0 - 1) < 0.02 } == true, "\(name): \(m)")
+        }
+        let alpha = try #require(try await w.call(20, "image.info", ["source": ["path": .string(Self.motion("cutout-alpha.webm"))]])["result"])
+        #expect(alpha["hasAlpha"] == true && alpha["motion"]?["hasAlpha"] == true, "\(alpha)")
+        let mp4 = try #require(try await w.call(21, "image.info", ["source": ["path": .string(Self.motion("pan.mp4"))]])["result"])
+        #expect(mp4["motion"]?["frameRate"]?.doubleValue == 12, "\(mp4)")
+        // Inline bytes take the same path as files.
+        let data = try Data(contentsOf: URL(fileURLWithPath: Self.motion("cutout.webm"))).base64EncodedString()
+        let inline = try #require(try await w.call(22, "image.info", ["source": ["data": .string(data)]])["result"])
+        #expect(inline["motion"]?["frameCount"]?.intValue == 12 && inline["format"] == "webm", "\(inline)")
+        // A still is described as before: no motion object.
+        let still = try #require(try await w.call(23, "image.info", ["source": ["path": .string(Corpus.path("formats/girl.gif"))]])["result"])
+        #expect(still["motion"] == nil && still["format"] == "gif", "\(still)")
+    }
+
+    @Test func aLivePhotoIsAStillWithItsClip() async throws {
+        let w = try WorkerProcess()
+        let r = try #require(try await w.call(1, "image.info", [
+            "source": ["path": .string(Corpus.path("formats/girl.heic"))],
+            "motion": ["path": .string(Self.motion("zoom-hevc-rot90.mov"))],
+        ])["result"])
+        #expect(r["format"] == "heif", "\(r)")
+        #expect(r["motion"]?["codec"] == "hevc" && r["motion"]?["width"]?.intValue == 64, "\(r)")
+        let refused = try await w.call(2, "image.info", ["source": ["path": .string(Corpus.path("formats/girl.heic"))],
+                                                         "motion": ["path": .string(Corpus.path("photos/coffee.png"))]])
+        #expect(refused["error"]?["code"]?.intValue == -32002, "\(refused)")
+    }
+
+    @Test func limitsRefuseFromTheContainer() async throws {
+        let w = try WorkerProcess(["--max-frames", "5", "--max-duration", "30"])
+        let initialize = try await w.call(1, "initialize")
+        #expect(initialize["result"]?["limits"]?["maxFrames"]?.intValue == 5, "\(initialize)")
+        #expect(initialize["result"]?["limits"]?["maxDurationSeconds"]?.doubleValue == 30, "\(initialize)")
+        let frames = try await w.call(2, "image.info", ["source": ["path": .string(Self.motion("pan.mp4"))]])
+        #expect(frames["error"]?["code"]?.intValue == -32002, "\(frames)")
+        #expect(frames["error"]?["data"]?["detail"]?.stringValue?.contains("--max-frames") == true, "\(frames)")
+        let short = try WorkerProcess(["--max-duration", "0.5"])
+        let long = try await short.call(3, "image.info", ["source": ["path": .string(Self.motion("pan.mp4"))]])
+        #expect(long["error"]?["data"]?["detail"]?.stringValue?.contains("--max-duration") == true, "\(long)")
+        let gif = try await w.call(4, "image.info", ["source": ["path": .string(Self.motion("hostile/many-frames.gif"))]])
+        #expect(gif["error"]?["data"]?["detail"]?.stringValue?.contains("too many frames") == true, "\(gif)")
+    }
+
+    @Test func hostileClipsAreRefusedAndTheWorkerKeepsServing() async throws {
+        let w = try WorkerProcess()
+        let names = Corpus.files(in: Corpus.path("motion/hostile"))
+        #expect(names.count >= 10)
+        // What still gives a picture: the frames or rows that arrived, a grey ramp, 1000 frames under the limit.
+        let answered: Set<String> = ["truncated.gif", "truncated.mp4", "truncated.webm", "no-colormap.gif", "many-frames.gif"]
+        for (i, name) in names.enumerated() {
+            let r = try await w.call(i + 1, "image.info", ["source": ["path": .string(Self.motion("hostile/\(name)"))]])
+            let code = r["error"]?["code"]?.intValue
+            if answered.contains(name) {
+                #expect(r["result"] != nil, "\(name): \(r)")
+            } else {
+                #expect(code == -32002 || code == -32003, "\(name): \(r)")
+                if code == -32002 { #expect(r["error"]?["data"]?["detail"]?.stringValue?.isEmpty == false, "\(name): \(r)") }
+            }
+        }
+        let lie = try await w.call(99, "image.info", ["source": ["path": .string(Self.motion("hostile/lying-duration.mp4"))]])
+        #expect(lie["error"]?["data"]?["detail"]?.stringValue?.contains("100000 s exceeds the limit of 600 s") == true, "\(lie)")
+        let size = try await w.call(100, "image.info", ["source": ["path": .string(Self.motion("hostile/lying-size.mp4"))]])
+        #expect(size["error"]?["code"]?.intValue == -32003 && size["error"]?["data"]?["width"]?.intValue == 30000, "\(size)")
+        #expect(try await w.call(1000, "ping")["result"] == [:])
+    }
+}

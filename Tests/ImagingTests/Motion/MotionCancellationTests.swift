@@ -1,0 +1,35 @@
+import Testing
+@testable import Imaging
+
+@Suite("Motion decoding: cancellation and the libraries' messages")
+struct MotionCancellationTests {
+    @Test("a cancelled task's next frame is refused with CancellationError, for every kind",
+          arguments: ["cutout.gif", "cutout.webp", "cutout.webm", "pan.mp4"])
+    func cancelled(_ name: String) async throws {
+        let bytes = try MotionCorpus.bytes(name)
+        let outcome = await Task { () -> String in
+            do {
+                let decoder = try MotionDecoder(bytes: bytes)
+                _ = try decoder.next()
+                withUnsafeCurrentTask { $0?.cancel() }
+                _ = try decoder.next()
+                return "decoded a frame after cancellation"
+            } catch is CancellationError {
+                return "cancelled"
+            } catch {
+                return "\(error)"
+            }
+        }.value
+        #expect(outcome == "cancelled", "\(name): \(outcome)")
+    }
+
+    @Test("FFmpeg's messages come back as the decoder's warnings (never printed)")
+    func warnings() throws {
+        let decoder = try MotionDecoder(bytes: MotionCorpus.bytes("hostile/truncated.webm"))
+        while try decoder.next() != nil {}
+        #expect(!decoder.warnings.isEmpty, "no warning for a truncated WebM")
+        let clean = try MotionDecoder(bytes: MotionCorpus.bytes("cutout.webm"))
+        while try clean.next() != nil {}
+        #expect(clean.warnings.isEmpty, "\(clean.warnings)")
+    }
+}

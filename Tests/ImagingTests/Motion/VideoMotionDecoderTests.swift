@@ -1,0 +1,166 @@
+import Foundation
+import Glibc
+import Testing
+@testable import Imaging
+
+@Suite("Video motion decoding")
+struct VideoMotionDecoderTests {
+    @Test("H.264 in MP4, moov first or last: 12 frames at 1/12 s, close to the frames they were made from",
+          arguments: ["pan.mp4", "pan-moov-at-end.mp4"])
+    func h264(_ name: String) throws {
+        let (info, frames) = try MotionCorpus.frames(name)
+        #expect(info == MotionInfo(width: 96, height: 64, frameCount: 12, duration: 1, frameRate: 12, codec: "h264",
+                                   container: "mp4", hasAlpha: false, loopCount: nil))
+        #expect(frames.count == 12)
+        for (k, frame) in frames.enumerated() {
+            #expect(frame.index == k)
+            #expect(abs(frame.time - Double(k) / 12) < 1e-6, "frame \(k) at \(frame.time)")
+            #expect(abs(frame.duration - 1.0 / 12) < 1e-6, "frame \(k) lasts \(frame.duration)")
+            #expect(frame.image.isOpaque)
+        }
+        // The pan moves 8 px per frame: frame k's column 8 is frame k+1's column 0.
+        let a = frames[3].image, b = frames[4].image
+        var moved = 0, still = 0
+        for y in 0..<64 {
+            for c in 0..<3 {
+                moved += abs(Int(a[8, y].channel(c)) - Int(b[0, y].channel(c)))
+                still += abs(Int(a[0, y].channel(c)) - Int(b[0, y].channel(c)))
+            }
+        }
+        #expect(moved * 2 < still, "the pan: shifted difference \(moved), unshifted \(still)")
+    }
+
+    @Test("H.264, VP9 and VP8 of the cut-out clip decode close to the frames they were made from",
+          arguments: [("cutout.mp4", "h264", "mp4"), ("cutout.webm", "vp9", "webm"), ("cutout.vp8.webm", "vp8", "webm")])
+    func cutout(_ name: String, _ codec: String, _ container: String) throws {
+        let (info, frames) = try MotionCorpus.frames(name)
+        #expect(info.codec == codec && info.container == container, "\(info)")
+        #expect(frames.count == 12)
+        for (k, frame) in frames.enumerated() {
+            let error = MotionCorpus.meanError(frame.image, try MotionCorpus.cutoutFrame(k))
+            #expect(error < 12, "\(name) frame \(k): mean error \(error)")
+        }
+        // Against the wrong frame the error is much larger: the comparison can fail.
+        let wrong = MotionCorpus.meanError(frames[0].image, try MotionCorpus.cutoutFrame(11))
+        #expect(wrong > 20, "\(name): frame 0 against frame 11: \(wrong)")
+    }
+
+    @Test("WebM declares no frame count: the decoder says nil, info counts the packets")
+    func webmCount() throws {
+        let bytes = try MotionCorpus.bytes("cutout.webm")
+        #expect(try MotionDecoder(bytes: bytes).info.frameCount == nil)
+        let info = try MotionDecoder.info(bytes: bytes)
+        #expect(info.frameCount == 12)
+        #expect(info.duration == 1)
+        #expect(info.frameRate == 12)
+    }
+
+    @Test("VP9 with alpha through libvpx: the frames' alpha follows the true masks")
+    func vp9Alpha() throws {
+        let (info, frames) = try MotionCorpus.frames("cutout-alpha.webm")
+        #expect(info.hasAlpha)
+        #expect(frames.count == 12)
+        for (k, frame) in frames.enumerated() {
+            let iou = MotionCorpus.alphaIoU(frame.image, try MotionCorpus.cutoutMask(k))
+            #expect(iou > 0.85, "frame \(k): IoU \(iou)")
+        }
+    }
+
+    @Test("HEVC in MOV with a 90-degree display matrix: frames turned upright, info as displayed")
+    func rotation() throws {
+        let (info, frames) = try MotionCorpus.frames("zoom-hevc-rot90.mov")
+        #expect(info == MotionInfo(width: 64, height: 96, frameCount: 12, duration: 1, frameRate: 12, codec: "hevc",
+                                   container: "mov", hasAlpha: false, loopCount: nil, rotation: 90))
+        #expect(frames.count == 12)
+        let first = try #require(frames.first).image
+        #expect(first.width == 64 && first.height == 96)
+        // Frame 0 is coffee.png at 96x64: turned clockwise it matches, turned the other way it does not.
+        let coffee = try ImageCodec.decode(CodecCorpus.bytes("photos/coffee.png")).image
+        let small = try Resampler.resize(coffee, width: 96, height: 64)
+        let right = MotionCorpus.meanError(first, try Orientation.right.apply(to: small))
+        let left = MotionCorpus.meanError(first, try Orientation.left.apply(to: small))
+        #expect(right < 10 && left > 2 * right, "clockwise \(right), counter-clockwise \(left)")
+    }
+
+    @Test("a window seeks: the frames from the one showing at the start to the end of the window")
+    func window() throws {
+        let (_, frames) = try MotionCorpus.frames("pan.mp4", start: 0.5, duration: 0.25)
+        #expect(frames.map { Int(($0.time * 12).rounded()) } == [6, 7, 8])
+        #expect(frames.map(\.index) == [0, 1, 2])
+        let (_, all) = try MotionCorpus.frames("pan.mp4")
+        #expect(frames.map(\.image) == all[6...8].map(\.image))
+    }
+
+    @Test("read through a file descriptor: the same frames as from bytes")
+    func fileDescriptor() throws {
+        let fd = open(CodecCorpus.url("motion/zoom-hevc-rot90.mov").path, O_RDONLY)
+        try #require(fd >= 0)
+        let decoder = try MotionDecoder(fileDescriptor: fd)
+        close(fd)  // the decoder holds its own duplicate
+        var frames: [MotionFrame] = []
+        while let frame = try decoder.next() { frames.append(frame) }
+        let (_, fromBytes) = try MotionCorpus.frames("zoom-hevc-rot90.mov")
+        #expect(frames.map(\.image) == fromBytes.map(\.image))
+    }
+
+    @Test("frames handed to another thread: the decoder is Sendable")
+    func sendable() async throws {
+        let decoder = try MotionDecoder(bytes: MotionCorpus.bytes("cutout.webm"))
+        let count = try await Task.detached {
+            var n = 0
+            while try decoder.next() != nil { n += 1 }
+            return n
+        }.value
+        #expect(count == 12)
+    }
+
+    @Test("limits: declared frames, duration and size refuse at open; undeclared frames at the first one past")
+    func limits() throws {
+        let pan = try MotionCorpus.bytes("pan.mp4")
+        #expect(throws: MotionError.tooManyFrames(count: 12, limit: 5)) {
+            _ = try MotionDecoder(bytes: pan, limits: MotionLimits(maxFrames: 5))
+        }
+        #expect(throws: MotionError.tooLong(seconds: 1, limit: 0.5)) {
+            _ = try MotionDecoder(bytes: pan, limits: MotionLimits(maxDuration: 0.5))
+        }
+        #expect(throws: MotionError.tooLarge(width: 96, height: 64, limit: 1000)) {
+            _ = try MotionDecoder(bytes: pan, limits: MotionLimits(maxPixels: 1000))
+        }
+        let webm = try MotionDecoder(bytes: MotionCorpus.bytes("cutout.webm"), limits: MotionLimits(maxFrames: 5))
+        for _ in 0..<5 { #expect(try webm.next() != nil) }
+        #expect(throws: MotionError.tooManyFrames(count: 6, limit: 5)) { _ = try webm.next() }
+        #expect(try webm.next() == nil, "nothing after a refusal")
+    }
+
+    @Test("hostile files: refused with a precise error, or the frames that arrived",
+          arguments: ["lying-size.mp4", "lying-duration.mp4", "truncated-moov-at-end.mp4", "not-a-video.mp4"])
+    func hostile(_ name: String) throws {
+        do {
+            let (info, frames) = try MotionCorpus.frames("hostile/" + name)
+            Issue.record("\(name) decoded: \(info), \(frames.count) frames")
+        } catch let error as MotionError {
+            switch (name, error) {
+            case ("lying-size.mp4", .tooLarge(30000, 30000, _)), ("lying-duration.mp4", .tooLong),
+                 ("truncated-moov-at-end.mp4", .invalid), ("not-a-video.mp4", .invalid): break
+            default: Issue.record("\(name): \(error)")
+            }
+            #expect(!error.message.isEmpty)
+        }
+    }
+
+    @Test("truncated clips give the frames that arrived", arguments: ["truncated.mp4", "truncated.webm"])
+    func truncated(_ name: String) throws {
+        let (_, frames) = try MotionCorpus.frames("hostile/" + name)
+        #expect(frames.count >= 1 && frames.count < 12, "\(name): \(frames.count) frames")
+    }
+
+    @Test("a still image or unknown bytes are not motion sources")
+    func notMotion() throws {
+        #expect(throws: MotionError.unknownFormat) { _ = try MotionDecoder(bytes: CodecCorpus.bytes("formats/girl.heic")) }
+        #expect(throws: MotionError.unknownFormat) { _ = try MotionDecoder(bytes: CodecCorpus.bytes("photos/coffee.png")) }
+    }
+}
+
+extension RGBA {
+    fileprivate func channel(_ c: Int) -> UInt8 { c == 0 ? r : c == 1 ? g : b }
+}
