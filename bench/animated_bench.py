@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""image.animatedSticker through the worker: mask quality and flicker of key-frame masks against per-frame cuts.
+
+  python3 bench/animated_bench.py [--bin .build/debug/photoworker] [--source corpus/motion/cutout.webm]
+
+For each keyFrameInterval (0 = the network on every frame, as per-frame still stickers would be), the worker writes
+the masks of every frame (maskOutput, APNG at the clip's own size); ffmpeg decodes them; they are scored against
+corpus/motion/cutout-masks (the true masks): mean per-frame IoU; flicker = mean share of subject pixels that change
+side between consecutive frames; and the changes unlike the true masks' (pixels whose change between two frames
+differs from the truth's, as a share of the subject pixels of either). Also the wall time of each run, and the
+Telegram target's output. Prints one line per run.
+"""
+import argparse, json, os, pathlib, subprocess, tempfile, time
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def frames(path, w, h):
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-vsync", "passthrough", "-f", "rawvideo",
+                          "-pix_fmt", "gray", "-"], check=True, capture_output=True).stdout
+    return np.frombuffer(raw, np.uint8).reshape(-1, h, w) >= 128
+
+
+def flicker(masks):
+    shares = []
+    for a, b in zip(masks, masks[1:]):
+        inside = np.logical_or(a, b).sum()
+        shares.append(np.logical_xor(a, b).sum() / inside if inside else 0)
+    return float(np.mean(shares))
+
+
+def excess_flicker(masks, truth):
+    """The pixels whose change between consecutive frames differs from the true masks' change, as a share of the
+    subject pixels of either frame: flicker the subject's own motion does not explain."""
+    shares = []
+    for (a, b), (ta, tb) in zip(zip(masks, masks[1:]), zip(truth, truth[1:])):
+        inside = np.logical_or.reduce([a, b, ta, tb]).sum()
+        wrong = np.logical_xor(np.logical_xor(a, b), np.logical_xor(ta, tb)).sum()
+        shares.append(wrong / inside if inside else 0)
+    return float(np.mean(shares))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=str(ROOT / ".build/debug/photoworker"))
+    ap.add_argument("--source", default=str(ROOT / "corpus/motion/cutout.webm"))
+    args = ap.parse_args()
+    truth = np.stack([frames(p, 96, 64)[0] for p in sorted((ROOT / "corpus/motion/cutout-masks").glob("*.png"))])
+    true_flicker = flicker(truth)
+    print(f"true masks: {len(truth)} frames, their own flicker {true_flicker:.4f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for interval in [0, 0.1667, 0.25, 0.5]:
+            out, mask = os.path.join(tmp, "s.webm"), os.path.join(tmp, "m.png")
+            params = {"source": {"path": args.source}, "output": {"path": out, "overwrite": True}, "size": 96,
+                      "keyFrameInterval": interval, "maskOutput": {"path": mask, "overwrite": True}}
+            for f in (out, mask):
+                if os.path.exists(f): os.remove(f)
+            start = time.monotonic()
+            r = subprocess.run([args.bin, "call", "image.animatedSticker", json.dumps(params)], check=True,
+                               capture_output=True, text=True)
+            wall = time.monotonic() - start
+            result = json.loads(r.stdout.strip().splitlines()[-1])
+            masks = frames(mask, 96, 64)
+            iou = np.mean([np.logical_and(m, t).sum() / max(1, np.logical_or(m, t).sum()) for m, t in zip(masks, truth)])
+            f = flicker(masks)
+            print(f"keyFrameInterval {interval}: {result['keyFrames']} key frames, IoU {iou:.3f}, flicker {f:.4f}, "
+                  f"changes unlike the true masks' {excess_flicker(masks, truth):.4f}, {wall:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
