@@ -133,6 +133,33 @@ struct AnimatedStickerTests {
         #expect(dir.contents.isEmpty, "written after the reply: \(dir.contents)")
     }
 
+    @Test func outlinesEveryFrameAndReadsBrokenClipsAsSourceErrors() async throws {
+        let w = try WorkerProcess()
+        let dir = try TempFolder("animated-outline")
+        defer { dir.remove() }
+        let out = "\(dir.path)/o.png"
+        let r = try await w.call(1, "image.animatedSticker", [
+            "source": ["path": .string(Self.motion("cutout.gif"))], "output": ["path": .string(out)], "size": 96,
+            "outline": ["width": 10, "color": "#00FF00"],
+        ])
+        #expect(r["result"]?["frames"]?.intValue == 12, "\(r)")
+        let first = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))).image
+        let green = (0..<first.pixelCount).filter {
+            first.pixels[$0 * 4] < 60 && first.pixels[$0 * 4 + 1] > 200 && first.pixels[$0 * 4 + 3] == 255
+        }.count
+        #expect(green > 200, "\(green) outline pixels")
+        // Broken clips: the frames that arrived, or -32002 naming the source; the worker keeps serving.
+        for (i, name) in ["hostile/truncated.webm", "hostile/truncated.mp4", "hostile/truncated.gif",
+                          "hostile/not-a-video.mp4"].enumerated() {
+            let reply = try await w.call(10 + i, "image.animatedSticker", [
+                "source": ["path": .string(Self.motion(name))], "output": ["path": .string("\(dir.path)/b\(i).webm")],
+                "size": 64,
+            ])
+            #expect(reply["result"] != nil || [-32002, -32003].contains(reply.errorCode ?? 0), "\(name): \(reply)")
+        }
+        try await w.expectServing()
+    }
+
     @Test func badParamsAreRefused() async throws {
         let w = try WorkerProcess()
         let source: JSONValue = ["path": .string(Self.motion("cutout.gif"))]

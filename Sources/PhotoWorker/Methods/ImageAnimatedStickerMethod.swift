@@ -103,7 +103,16 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         }
 
         var nextTick: Double?  // with `fps`: the next output frame's time
-        while let frame = try await compute.run({ try decoder.next() }) {
+        // A decoder error mid-clip (a hostile or broken file) is the source's error, as at open.
+        let sourceName = params.source.description
+        func nextFrame() async throws -> MotionFrame? {
+            do {
+                return try await compute.run { try decoder.next() }
+            } catch let error as MotionError {
+                throw WorkerError(error, source: sourceName)
+            }
+        }
+        while let frame = try await nextFrame() {
             try Task.checkCancellation()
             let scaled = try await compute.run { try Resampler.resize(frame.image, width: width, height: height) }
             guard let fps else {
