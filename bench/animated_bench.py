@@ -8,7 +8,8 @@ the masks of every frame (maskOutput, APNG at the clip's own size); ffmpeg decod
 corpus/motion/cutout-masks (the true masks): mean per-frame IoU; flicker = mean share of subject pixels that change
 side between consecutive frames; and the changes unlike the true masks' (pixels whose change between two frames
 differs from the truth's, as a share of the subject pixels of either). Also the wall time of each run, and the
-Telegram target's output. Prints one line per run.
+cancel latency (cancel written -> -32800 read) of a Telegram sticker at 512 px cancelled after its 1st..6th frame.
+Prints one line per run.
 """
 import argparse, json, os, pathlib, subprocess, tempfile, time
 import numpy as np
@@ -68,5 +69,44 @@ def main():
                   f"changes unlike the true masks' {excess_flicker(masks, truth):.4f}, {wall:.2f} s")
 
 
+def cancel_latency(binary, source, runs=6):
+    """Cancels image.animatedSticker after its n-th progress message (n = 1..runs) and times the cancel written ->
+    -32800 read; checks nothing was written."""
+    import select
+    latencies = []
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        for run in range(1, runs + 1):
+            params = {"source": {"path": source}, "output": {"path": os.path.join(tmp, f"c{run}.webm")},
+                      "size": 512, "keyFrameInterval": 0.25, "target": "telegram"}
+            proc.stdin.write((json.dumps({"jsonrpc": "2.0", "id": run, "method": "image.animatedSticker",
+                                          "params": params}) + "\n").encode())
+            proc.stdin.flush()
+            seen = 0
+            while True:
+                m = json.loads(proc.stdout.readline())
+                if m.get("method") == "$/progress" and m["params"].get("id") == run:
+                    seen += 1
+                    if seen == run:
+                        break
+                elif m.get("id") == run:
+                    raise SystemExit(f"run {run} finished before its cancel: {m}")
+            start = time.monotonic()
+            proc.stdin.write((json.dumps({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": run}}) + "\n").encode())
+            proc.stdin.flush()
+            while True:
+                m = json.loads(proc.stdout.readline())
+                if m.get("id") == run and "method" not in m:
+                    latencies.append((time.monotonic() - start) * 1000)
+                    assert m.get("error", {}).get("code") == -32800, m
+                    break
+        proc.stdin.close()
+        proc.wait()
+        left = os.listdir(tmp)
+    print(f"cancel after progress 1..{runs}: " + ", ".join(f"{l:.1f}" for l in latencies)
+          + f" ms (max {max(latencies):.1f}); files left: {left}")
+
+
 if __name__ == "__main__":
     main()
+    cancel_latency(str(ROOT / ".build/debug/photoworker"), str(ROOT / "corpus/motion/cutout.mp4"))
