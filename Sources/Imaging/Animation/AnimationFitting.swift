@@ -3,7 +3,10 @@
 ///
 /// The settings tried form a ladder of levels (frame rate and length) and, within each level, quality steps from
 /// high to low. A level starts at the highest quality its predecessor's sizes (scaled by the frame count) say could
-/// fit, so a clip that is twice too large does not pay for every quality again at every frame rate.
+/// fit, so a clip that is twice too large does not pay for every quality again at every frame rate. With
+/// ``probeFrames``, the clip's first frames are encoded at every quality first and their sizes, scaled, stand in
+/// for the level before the first: the first level starts where they say, and a level whose lowest quality they
+/// put over half again the limit is skipped (never the last). The probes are not among the attempts reported.
 public struct AnimationFitting: Sendable {
     /// One encoding tried.
     public struct Attempt: Sendable, Equatable {
@@ -48,9 +51,14 @@ public struct AnimationFitting: Sendable {
     public var frameRates: [Double]
     /// Lengths to cut to, longest first (those at or over the clip's length are skipped).
     public var lengths: [Double]
+    /// Frames encoded at every quality to predict sizes (nil: no probing; clips under three times this are not
+    /// probed, their own attempts being cheap).
+    public var probeFrames: Int?
 
     public init(settings: AnimationSettings, maxBytes: Int, qualities: [Int]? = nil,
-                frameRates: [Double] = [24, 20, 15, 12, 10, 8, 6], lengths: [Double] = [2.5, 2, 1.5, 1]) {
+                frameRates: [Double] = [24, 20, 15, 12, 10, 8, 6], lengths: [Double] = [2.5, 2, 1.5, 1],
+                probeFrames: Int? = 12) {
+        self.probeFrames = probeFrames
         self.settings = settings
         self.maxBytes = maxBytes
         self.qualities = qualities ?? Self.defaultQualities(settings.format)
@@ -83,9 +91,24 @@ public struct AnimationFitting: Sendable {
 
         var attempts: [Attempt] = []
         var previous: [Int: Attempt] = [:]  // quality -> attempt at the level before
-        for level in levels {
+        let first = spool.replayCount(fps: fps, length: length)
+        let probed = probeFrames.map { $0 > 0 && first >= $0 * 3 } ?? false
+        if probed, let probe = probeFrames {
+            let probeLength = length * Double(probe) / Double(first)
+            for quality in qualities {
+                let (bytes, frames) = try encode(spool, quality: quality, fps: fps, length: probeLength)
+                previous[quality] = Attempt(quality: quality, fps: fps ?? spool.frameRate, length: probeLength,
+                                            frames: frames, bytes: bytes.count, fits: false)
+            }
+        }
+        for (index, level) in levels.enumerated() {
             let frames = spool.replayCount(fps: level.fps, length: level.length)
             guard frames > 0 else { continue }
+            if probed, index < levels.count - 1, let lowest = qualities.last, let p = previous[lowest],
+               Double(p.bytes) * Double(frames) / Double(max(1, p.frames)) > Double(maxBytes) * 1.5 {
+                // Predicted far over even at the lowest quality: the next level, its estimates scaled again.
+                continue
+            }
             // The first quality whose size at the level before, scaled to these frames, is within the limit.
             let start = qualities.firstIndex { q in
                 guard let p = previous[q] else { return true }
@@ -93,16 +116,9 @@ public struct AnimationFitting: Sendable {
             } ?? qualities.count - 1
             var current: [Int: Attempt] = [:]
             for quality in qualities[start...] {
-                try Cancellation.check()
-                var settings = self.settings
-                settings.quality = quality
-                let encoder = try settings.makeEncoder()
-                try spool.replay(fps: level.fps, length: level.length) { image, duration in
-                    try encoder.add(image, duration: duration)
-                }
-                let bytes = try encoder.finish()
+                let (bytes, count) = try encode(spool, quality: quality, fps: level.fps, length: level.length)
                 let attempt = Attempt(quality: quality, fps: level.fps ?? spool.frameRate, length: level.length,
-                                      frames: encoder.frameCount, bytes: bytes.count, fits: bytes.count <= maxBytes)
+                                      frames: count, bytes: bytes.count, fits: bytes.count <= maxBytes)
                 attempts.append(attempt)
                 current[quality] = attempt
                 progress(attempt)
@@ -113,5 +129,15 @@ public struct AnimationFitting: Sendable {
             previous = current
         }
         throw TooLarge(limit: maxBytes, smallest: attempts.map(\.bytes).min() ?? 0, attempts: attempts)
+    }
+
+    /// One encoding of the spool's frames at `quality`: the file and its frame count.
+    private func encode(_ spool: FrameSpool, quality: Int, fps: Double?, length: Double) throws -> ([UInt8], Int) {
+        try Cancellation.check()
+        var settings = self.settings
+        settings.quality = quality
+        let encoder = try settings.makeEncoder()
+        try spool.replay(fps: fps, length: length) { image, duration in try encoder.add(image, duration: duration) }
+        return (try encoder.finish(), encoder.frameCount)
     }
 }

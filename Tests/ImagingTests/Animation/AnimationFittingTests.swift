@@ -13,9 +13,9 @@ struct AnimationFittingTests {
     func qualityFirst() throws {
         let spool = try clip()
         let settings = AnimationSettings(format: .webp, width: 96, height: 96)
-        let open = try AnimationFitting(settings: settings, maxBytes: .max).fit(spool, fps: nil, length: 1)
+        let open = try AnimationFitting(settings: settings, maxBytes: .max, probeFrames: nil).fit(spool, fps: nil, length: 1)
         #expect(open.attempts.count == 1 && open.chosen.quality == 85)
-        let fitting = AnimationFitting(settings: settings, maxBytes: open.bytes.count - 1)
+        let fitting = AnimationFitting(settings: settings, maxBytes: open.bytes.count - 1, probeFrames: nil)
         let result = try fitting.fit(spool, fps: nil, length: 1)
         #expect(result.attempts.count == 2 && result.chosen.quality == 70, "\(result.attempts.map(\.summary))")
         #expect(result.bytes.count <= open.bytes.count - 1 && result.chosen.fits)
@@ -27,7 +27,7 @@ struct AnimationFittingTests {
         let spool = try clip(frames: 40, fps: 20)
         let settings = AnimationSettings(format: .webp, width: 96, height: 96)
         let fitting = AnimationFitting(settings: settings, maxBytes: 10, qualities: [80, 40], frameRates: [10, 5],
-                                       lengths: [1])
+                                       lengths: [1], probeFrames: nil)
         #expect {
             try fitting.fit(spool, fps: nil, length: 2)
         } throws: { error in
@@ -39,5 +39,17 @@ struct AnimationFittingTests {
             return tooLarge.limit == 10 && tooLarge.smallest == tooLarge.attempts.map(\.bytes).min()
                 && tooLarge.attempts.last!.frames == 5
         }
+    }
+
+    @Test("Probing the first frames skips the encodings they predict too large, and the file still fits")
+    func probing() throws {
+        let spool = try clip(frames: 60, fps: 20)
+        let settings = AnimationSettings(format: .webp, width: 96, height: 96)
+        let plain = AnimationFitting(settings: settings, maxBytes: 15_000, probeFrames: nil)
+        let probed = AnimationFitting(settings: settings, maxBytes: 15_000, probeFrames: 10)
+        let a = try plain.fit(spool, fps: nil, length: 3), b = try probed.fit(spool, fps: nil, length: 3)
+        #expect(a.bytes.count <= 15_000 && b.bytes.count <= 15_000 && b.chosen.fits)
+        #expect(b.attempts.count < a.attempts.count,
+                "probed \(b.attempts.map(\.summary)), plain \(a.attempts.map(\.summary))")
     }
 }
