@@ -83,7 +83,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         let stage = try AnimatedStickerStage(
             width: width, height: height, keyInterval: keyInterval, outline: params.outline, target: target,
             output: AnimationSettings(format: format, width: width, height: height, quality: params.output.quality ?? 75),
-            maskFormat: params.maskOutput?.format)
+            maskFormat: params.maskOutput.map { $0.format ?? .apng })
         var segmenter = Segmenter.network
         let compute = services.compute
         // Adds one output frame: a key frame is cut by the network first.

@@ -6,9 +6,9 @@ import Imaging
 /// handed to the encoder (or, for a messenger, to a ``FrameSpool`` fitted at the end); the masks go to a second
 /// encoder when asked for. Frames wait here only between two key frames.
 ///
-/// `@unchecked Sendable` is sound here: the request's handler owns the stage and awaits each compute job that
-/// touches it before starting the next (one job at a time, ordered by those awaits), so no two threads use it at
-/// once and every use happens after the previous one.
+/// `@unchecked Sendable` is sound here: the request's handler owns the stage and touches it either itself or
+/// through one compute job at a time that it awaits before going on, so no two threads use it at once and every
+/// use is ordered after the previous one by those awaits.
 final class AnimatedStickerStage: @unchecked Sendable {
     let width: Int, height: Int
     let keyInterval: Int
