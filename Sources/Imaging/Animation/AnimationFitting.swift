@@ -4,9 +4,11 @@
 /// The settings tried form a ladder of levels (frame rate and length) and, within each level, quality steps from
 /// high to low. A level starts at the highest quality its predecessor's sizes (scaled by the frame count) say could
 /// fit, so a clip that is twice too large does not pay for every quality again at every frame rate. With
-/// ``probeFrames``, the clip's first frames are encoded at every quality first and their sizes, scaled, stand in
-/// for the level before the first: the first level starts where they say, and a level whose lowest quality they
-/// put over half again the limit is skipped (never the last). The probes are not among the attempts reported.
+/// ``probeFrames``, when the first encoding (the highest quality, the clip's own rate and length) is over the
+/// limit, the clip's first frames are encoded at every quality, and the first encoding's size times their ratios
+/// estimates the others: the first level goes on at the highest quality estimated to fit (or on to the next level
+/// when none is), and a later level whose lowest quality is estimated over half again the limit is skipped (never
+/// the last). The probes are not among the attempts reported.
 public struct AnimationFitting: Sendable {
     /// One encoding tried.
     public struct Attempt: Sendable, Equatable {
@@ -93,14 +95,6 @@ public struct AnimationFitting: Sendable {
         var previous: [Int: Attempt] = [:]  // quality -> attempt at the level before
         let first = spool.replayCount(fps: fps, length: length)
         let probed = probeFrames.map { $0 > 0 && first >= $0 * 3 } ?? false
-        if probed, let probe = probeFrames {
-            let probeLength = length * Double(probe) / Double(first)
-            for quality in qualities {
-                let (bytes, frames) = try encode(spool, quality: quality, fps: fps, length: probeLength)
-                previous[quality] = Attempt(quality: quality, fps: fps ?? spool.frameRate, length: probeLength,
-                                            frames: frames, bytes: bytes.count, fits: false)
-            }
-        }
         for (index, level) in levels.enumerated() {
             let frames = spool.replayCount(fps: level.fps, length: level.length)
             guard frames > 0 else { continue }
@@ -110,12 +104,13 @@ public struct AnimationFitting: Sendable {
                 continue
             }
             // The first quality whose size at the level before, scaled to these frames, is within the limit.
-            let start = qualities.firstIndex { q in
+            var next = qualities.firstIndex { q in
                 guard let p = previous[q] else { return true }
                 return Double(p.bytes) * Double(frames) / Double(max(1, p.frames)) <= Double(maxBytes)
             } ?? qualities.count - 1
             var current: [Int: Attempt] = [:]
-            for quality in qualities[start...] {
+            while next < qualities.count {
+                let quality = qualities[next]
                 let (bytes, count) = try encode(spool, quality: quality, fps: level.fps, length: level.length)
                 let attempt = Attempt(quality: quality, fps: level.fps ?? spool.frameRate, length: level.length,
                                       frames: count, bytes: bytes.count, fits: bytes.count <= maxBytes)
@@ -123,6 +118,27 @@ public struct AnimationFitting: Sendable {
                 current[quality] = attempt
                 progress(attempt)
                 if attempt.fits { return Result(bytes: bytes, attempts: attempts) }
+                next += 1
+                if probed, attempts.count == 1, let probe = probeFrames {
+                    // The first encoding is over: the first frames at every quality say how the others compare to
+                    // it (ratios of equal lengths, so an inter-frame codec's key frame weighs the same in each).
+                    let probeLength = level.length * Double(probe) / Double(count)
+                    var sizes: [Int: Int] = [:]
+                    for q in qualities { sizes[q] = try encode(spool, quality: q, fps: level.fps, length: probeLength).0.count }
+                    let top = Double(max(1, sizes[quality] ?? 1))
+                    for q in qualities where q != quality {
+                        current[q] = Attempt(quality: q, fps: attempt.fps, length: level.length, frames: count,
+                                             bytes: Int(Double(bytes.count) * Double(sizes[q] ?? 0) / top), fits: false)
+                    }
+                    next = qualities.indices.first { i in
+                        i >= next && Double(current[qualities[i]]!.bytes) <= Double(maxBytes)
+                    } ?? qualities.count
+                    if next == qualities.count {
+                        // None would fit: the next level, or on the last the lowest quality if not yet tried.
+                        if index < levels.count - 1 || quality == qualities.last { break }
+                        next = qualities.count - 1
+                    }
+                }
             }
             // Qualities skipped at this level keep their estimate from the level before.
             for (q, a) in previous where current[q] == nil { current[q] = a }
