@@ -86,10 +86,16 @@ struct AnimatedStickerTests {
         ]
         for (i, (target, file, format, maxBytes, maxSeconds, square)) in cases.enumerated() {
             let out = "\(dir.path)/\(file)"
-            let r = try #require(try await w.call(i + 1, "image.animatedSticker", [
+            w.request(i + 1, "image.animatedSticker", [
                 "source": ["path": .string(Self.motion("cutout.mp4"))], "output": ["path": .string(out)],
                 "target": .string(target), "size": 256,
-            ])["result"], "\(target)")
+            ])
+            let (reply, before) = try await w.response(i + 1)
+            let r = try #require(reply["result"], "\(target): \(reply)")
+            // Each fitting attempt is reported as it ends.
+            let fitting = before.compactMap { $0["params"]?["message"]?.stringValue }.filter { $0.hasPrefix("fitting: ") }
+            #expect(!fitting.isEmpty && fitting.last == "fitting: " + (r["target"]?["encoding"]?.stringValue ?? ""),
+                    "\(target): \(fitting)")
             let t = try #require(r["target"], "\(target): \(r)")
             #expect(t["name"] == .string(target) && t["maxBytes"]?.intValue == maxBytes, "\(t)")
             let encodings: [JSONValue]? = if case .array(let a)? = t["encodings"] { a } else { nil }

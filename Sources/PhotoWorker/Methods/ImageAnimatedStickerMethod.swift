@@ -139,13 +139,28 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         }
         await context.progress(done: stage.framesOut, total: stage.framesOut)
         let outputPath = params.output.path ?? "inline output"
-        let (bytes, fit, maskBytes) = try await compute.run {
-            do {
-                return try stage.finish(path: outputPath)
-            } catch let error as ImagingError {
-                throw WorkerError.encodingFailed(detail: error.message)
-            }
+        // A target's fitting may encode the clip several times: each attempt is reported as it ends (a progress
+        // message at all frames done), from a consumer that ends before the reply.
+        let (attempts, reporter) = AsyncStream<String>.makeStream()
+        let frames = stage.framesOut
+        async let reported: Void = {
+            for await summary in attempts { await context.progress(done: frames, total: frames, message: "fitting: \(summary)") }
+        }()
+        let finished: Swift.Result<([UInt8], AnimationFitting.Result?, [UInt8]?), any Error>
+        do {
+            finished = .success(try await compute.run {
+                do {
+                    return try stage.finish(path: outputPath) { reporter.yield($0) }
+                } catch let error as ImagingError {
+                    throw WorkerError.encodingFailed(detail: error.message)
+                }
+            })
+        } catch {
+            finished = .failure(error)
         }
+        reporter.finish()
+        await reported
+        let (bytes, fit, maskBytes) = try finished.get()
         let canvas = stage.outputCanvas
         let output = try Self.write(bytes, to: params.output, format: format, width: canvas.width, height: canvas.height,
                                     access: access)

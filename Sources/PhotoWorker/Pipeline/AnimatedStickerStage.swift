@@ -98,10 +98,13 @@ final class AnimatedStickerStage: @unchecked Sendable {
     }
 
     /// The sticker file and its fitting (nil without a target), and the masks' file if asked for.
-    func finish(path: String) throws -> (bytes: [UInt8], fit: AnimationFitting.Result?, mask: [UInt8]?) {
+    /// - Parameter attempted: called with each fitting attempt's summary as it ends.
+    func finish(path: String, attempted: (String) -> Void = { _ in }) throws
+        -> (bytes: [UInt8], fit: AnimationFitting.Result?, mask: [UInt8]?)
+    {
         let mask = try maskEncoder?.finish()
         if let target, let spool {
-            let fit = try target.fitAnimation(spool, fps: nil, path: path)
+            let fit = try target.fitAnimation(spool, fps: nil, path: path) { attempted($0.summary) }
             return (fit.bytes, fit, mask)
         }
         return (try encoder!.finish(), nil, mask)
