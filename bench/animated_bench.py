@@ -69,6 +69,28 @@ def main():
                   f"changes unlike the true masks' {excess_flicker(masks, truth):.4f}, {wall:.2f} s")
 
 
+def steady_flicker(binary):
+    """A still photo with fresh sensor-like noise in every frame (ffmpeg's noise filter), 2 s at 12 fps: its true
+    mask never moves, so every change between consecutive masks is flicker."""
+    with tempfile.TemporaryDirectory() as tmp:
+        clip = os.path.join(tmp, "steady.mp4")
+        subprocess.run(["ffmpeg", "-v", "error", "-loop", "1", "-i", str(ROOT / "corpus/photos/animal-1.jpg"), "-vf",
+                        "scale=320:-2,noise=alls=14:allf=t+u", "-t", "2", "-r", "12", "-pix_fmt", "yuv420p",
+                        "-c:v", "libx264", "-crf", "18", clip], check=True)
+        for interval in [0, 0.25, 0.5]:
+            mask = os.path.join(tmp, f"m{interval}.png")
+            params = {"source": {"path": clip}, "output": {"path": os.path.join(tmp, f"s{interval}.webm")},
+                      "keyFrameInterval": interval, "size": 320, "maskOutput": {"path": mask}}
+            start = time.monotonic()
+            r = subprocess.run([binary, "call", "image.animatedSticker", json.dumps(params)], check=True,
+                               capture_output=True, text=True)
+            wall = time.monotonic() - start
+            result = json.loads(r.stdout.strip().splitlines()[-1])
+            masks = frames(mask, result["mask"]["width"], result["mask"]["height"])
+            print(f"steady clip, keyFrameInterval {interval}: {result['keyFrames']} key frames, flicker {flicker(masks):.4f}, "
+                  f"{wall:.2f} s")
+
+
 def cancel_latency(binary, source, runs=6):
     """Cancels image.animatedSticker after its n-th progress message (n = 1..runs) and times the cancel written ->
     -32800 read; checks nothing was written."""
@@ -109,4 +131,5 @@ def cancel_latency(binary, source, runs=6):
 
 if __name__ == "__main__":
     main()
+    steady_flicker(str(ROOT / ".build/debug/photoworker"))
     cancel_latency(str(ROOT / ".build/debug/photoworker"), str(ROOT / "corpus/motion/cutout.mp4"))
