@@ -18,15 +18,16 @@ let package = Package(
     targets: [
         // Every setjmp/longjmp and library error of libpng, libjpeg, libwebp, giflib, libheif, lcms2 and FFmpeg stays
         // inside this C target; PNG is written with libdeflate (about three times zlib's speed), large ones
-        // streamed through zlib.
+        // streamed through zlib. Animations: libwebpmux (animated WebP), giflib (GIF), FFmpeg's libavcodec,
+        // libavformat, libswscale and libavutil (WebM VP9 with alpha).
         .target(
             name: "CCodecs",
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [
                 .linkedLibrary("png16"), .linkedLibrary("deflate"), .linkedLibrary("z"), .linkedLibrary("jpeg"),
                 .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("gif"), .linkedLibrary("heif"),
-                .linkedLibrary("lcms2"),
-                // Video (cc_video.c): only these four of FFmpeg's libraries.
+                .linkedLibrary("lcms2"), .linkedLibrary("webpmux"),
+                // Video (cc_video.c, cc_webm.c): only these four of FFmpeg's libraries.
                 .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
             ]
         ),

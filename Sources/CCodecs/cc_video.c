@@ -5,6 +5,7 @@
  * stderr. Every FFmpeg status stays here and comes back as a CC_* status and a message. */
 #include "CCodecs.h"
 #include "cc_messages.h"
+#include "cc_ffmpeg_log.h"
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/display.h>
@@ -54,15 +55,25 @@ struct cc_video {
 static _Thread_local cc_video *cc_video_current;
 static pthread_once_t cc_video_log_once = PTHREAD_ONCE_INIT;
 
+/* Errors logged on this thread outside a video handle's call (the encoders'): cc_ffmpeg_log.h. */
+static _Thread_local char cc_ffmpeg_error[200];
+
+const char *cc_ffmpeg_last_error(void) { return cc_ffmpeg_error; }
+void cc_ffmpeg_clear_error(void) { cc_ffmpeg_error[0] = '\0'; }
+
 static void cc_video_log(void *avcl, int level, const char *format, va_list args) {
     cc_video *v = cc_video_current;
-    if (v == NULL || level > AV_LOG_WARNING) return;
+    if (level > AV_LOG_WARNING || (v == NULL && level > AV_LOG_ERROR)) return;
     char line[240];
     int prefix = 1;
     av_log_format_line2(avcl, level, format, args, line, sizeof line, &prefix);
     size_t n = strlen(line);
     while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
     if (n == 0) return;
+    if (v == NULL) {
+        snprintf(cc_ffmpeg_error, sizeof cc_ffmpeg_error, "%s", line);
+        return;
+    }
     if (level <= AV_LOG_ERROR) snprintf(v->last_log, sizeof v->last_log, "%s", line);
     cc_messages_add_warning(&v->msg, line);
 }
@@ -72,6 +83,8 @@ static void cc_video_install_log(void) {
     av_log_set_callback(cc_video_log);
     av_log_set_level(AV_LOG_WARNING);
 }
+
+void cc_ffmpeg_log_install(void) { pthread_once(&cc_video_log_once, cc_video_install_log); }
 
 /* ---- custom I/O ---- */
 static int cc_video_read(void *opaque, uint8_t *buf, int size) {

@@ -75,6 +75,14 @@ struct HostileParamsTests {
             "image.sticker": Signature(
                 base: ["source": source, "output": ["inline": true]],
                 params: sourceParams + output + outline + [p("maskOutput", .object)]),
+            "image.animatedSticker": Signature(
+                base: ["source": source, "output": ["inline": true, "format": "webm"]],
+                params: sourceParams + outline + [
+                    p("output", .object, required: true), p("output.inline", .bool), p("output.quality", .int),
+                    p("output.format", .string), p("output.overwrite", .bool), p("maskOutput", .object),
+                    p("start", .number), p("duration", .number), p("fps", .number), p("size", .int), p("target", .string),
+                    p("keyFrameInterval", .number),
+                ]),
             "photo.process": Signature(
                 base: ["source": source, "output": ["dir": .string(outputDir)]],
                 params: sourceParams + outline + [p("output", .object, required: true), p("output.dir", .string, required: true),

@@ -265,4 +265,7 @@ int cc_jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int qua
                    uint8_t **out, size_t *out_length, char *error, size_t error_size);
 void cc_free(void *p);
 
+/* Animation encoders (animated WebP, GIF, WebM). */
+#include "CCodecsAnimation.h"
+
 #endif

@@ -1,12 +1,12 @@
 /// Draws a solid outline of a given width around an RGBA cut-out: the subject's alpha is dilated by
 /// an exact Euclidean distance transform (Felzenszwalb & Huttenlocher) and the band is filled with
 /// the outline colour *under* the subject, with a one-pixel anti-aliased rim.
-enum StickerOutline {
+public enum StickerOutline {
     /// - Parameters:
     ///   - image: straight-alpha RGBA cut-out; should already carry a transparent margin ≥ `width` + 1.
     ///   - width: outline width in pixels (> 0).
     /// - Throws: `CancellationError`, checked per band of rows.
-    static func apply(to image: inout Image, width: Int, color: RGBA) throws {
+    public static func apply(to image: inout Image, width: Int, color: RGBA) throws {
         guard width > 0 else { return }
         let w = image.width, h = image.height
         // Squared distance to the nearest pixel that is at least half covered.

@@ -1,0 +1,55 @@
+import Foundation
+import Imaging
+
+/// Where an animation goes: a file (`{"path", "format", "quality", "overwrite"}`) or the reply
+/// (`{"inline": true, "format"}`, base64 in the result). The format is `format`, else the path's extension
+/// (`.webm`, `.webp`, `.gif`, `.png`/`.apng`), else the target's.
+public struct AnimatedOutputSpec: Sendable, Decodable {
+    public var path: String?
+    public var inline: Bool
+    public var format: AnimationFormat?
+    /// 0...100 (``AnimationSettings/quality``); without a target, default 75. A target steps its own qualities.
+    public var quality: Int?
+    public var overwrite: Bool
+
+    private enum Key: String, CodingKey { case path, inline, format, quality, overwrite }
+
+    public init(path: String? = nil, inline: Bool = false, format: AnimationFormat? = nil) {
+        (self.path, self.inline, self.format, quality, overwrite) = (path, inline, format, nil, false)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        path = try c.decodeIfPresent(String.self, forKey: .path)
+        inline = try c.decodeIfPresent(Bool.self, forKey: .inline) ?? false
+        guard (path != nil) != inline else {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: decoder.codingPath, debugDescription: "an output needs either \"path\" or \"inline\": true"))
+        }
+        format = try c.decodeIfPresent(AnimationFormat.self, forKey: .format)
+        if format == nil, let path {
+            switch (path as NSString).pathExtension.lowercased() {
+            case "webm": format = .webm
+            case "webp": format = .webp
+            case "gif": format = .gif
+            case "png", "apng": format = .apng
+            default: break
+            }
+        }
+        quality = try c.decodeIfPresent(Int.self, forKey: .quality)
+        if let quality, !(0...100).contains(quality) {
+            throw DecodingError.dataCorruptedError(forKey: .quality, in: c, debugDescription: "quality must be between 0 and 100")
+        }
+        overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false
+    }
+}
+
+/// An animation written: where (or inline base64), its format, canvas and bytes.
+public struct AnimatedOutputResult: Sendable, Codable, Equatable {
+    public var path: String?
+    public var data: String?
+    public var format: AnimationFormat
+    public var width: Int
+    public var height: Int
+    public var bytes: Int
+}

@@ -1,0 +1,224 @@
+import Foundation
+import Imaging
+import JSONRPC
+import JSONRPCTransport
+
+/// `image.animatedSticker {"source", "output", "start", "duration", "fps", "size", "outline", "maskOutput",
+/// "target", "keyFrameInterval"}`: the subject of a GIF, an animated WebP or a video cut out in every frame, written
+/// as WebM (VP9 with alpha), animated WebP, APNG or GIF; with a `target`, fitted to that messenger's limits.
+///
+/// Frames are decoded, scaled and masked one at a time (``AnimatedStickerStage``); the network cuts key frames only
+/// and the masks between are blended, so the edge does not flicker. `$/progress` counts frames; a cancelled request
+/// stops at the next frame and writes nothing (files are written once, atomically, at the end, before the reply).
+struct ImageAnimatedStickerMethod: RPCMethod {
+    static let name = "image.animatedSticker"
+    static let cost = MethodCost.compute
+    static let summary = "Cut the subject out of every frame of a GIF, WebP or video as an animated sticker."
+
+    struct Params: Decodable, Sendable {
+        var source: ImageSource
+        var output: AnimatedOutputSpec
+        /// Seconds from the source's start.
+        var start: Double?
+        /// Seconds from `start` (a target's longest by default).
+        var duration: Double?
+        /// Output frames per second (the source's own timing by default).
+        var fps: Double?
+        /// Long side of the frames the subject is cut in (default 512); a target lays them out at its own size.
+        var size: Int?
+        var outline: OutlineSpec?
+        /// Every frame's mask over the whole frame, as an animated greyscale APNG or WebP.
+        var maskOutput: AnimatedOutputSpec?
+        var target: MessengerTarget?
+        /// Seconds between the frames the network cuts (default 0.25); the masks between are blended.
+        var keyFrameInterval: Double?
+    }
+
+    struct TargetResult: Encodable, Sendable {
+        var name: MessengerTarget
+        var maxBytes: Int
+        var maxDuration: Double
+        /// The encoding written: "quality Q, F fps, L s: B bytes".
+        var encoding: String
+        /// Every encoding tried, in order (the last is the file's).
+        var encodings: [String]
+    }
+
+    struct Result: Encodable, Sendable {
+        var output: AnimatedOutputResult
+        var mask: AnimatedOutputResult?
+        var frames: Int
+        var duration: Double
+        var keyFrames: Int
+        /// Mean share of the subject's pixels that change side between consecutive frames' masks.
+        var flicker: Double
+        var segmenter: Segmenter
+        var target: TargetResult?
+        var ms: Double
+    }
+
+    let services: WorkerServices
+
+    func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let access = await services.access()
+        let clock = ContinuousClock.now
+        let format = try Self.validate(params)
+        let target = params.target
+        let decoder = try await services.loader.motionDecoder(
+            params.source, access: access, start: params.start ?? 0,
+            duration: params.duration ?? target?.animatedMaxDuration)
+        let info = decoder.info
+        let long = params.size ?? 512
+        let scale = Double(long) / Double(max(info.width, info.height))
+        var side = (max(2, Int((Double(info.width) * scale).rounded())), max(2, Int((Double(info.height) * scale).rounded())))
+        if format == .webm { side = (side.0 + side.0 % 2, side.1 + side.1 % 2) }
+        let (width, height) = side
+        let fps = params.fps ?? info.frameRate.flatMap { $0 > 30 ? 30 : nil }
+        let rate = fps ?? info.frameRate ?? 15
+        let keyInterval = max(1, Int((rate * (params.keyFrameInterval ?? 0.25)).rounded()))
+        let window = min(params.duration ?? target?.animatedMaxDuration ?? .infinity,
+                         max(0, (info.duration ?? .infinity) - (params.start ?? 0)))
+        var total = window.isFinite ? max(1, Int((window * rate).rounded(.up))) : (info.frameCount ?? 1)
+
+        let stage = try AnimatedStickerStage(
+            width: width, height: height, keyInterval: keyInterval, outline: params.outline, target: target,
+            output: AnimationSettings(format: format, width: width, height: height, quality: params.output.quality ?? 75),
+            maskFormat: params.maskOutput.map { $0.format ?? .apng })
+        var segmenter = Segmenter.network
+        let compute = services.compute
+        // Adds one output frame: a key frame is cut by the network first.
+        func add(_ image: Image, duration: Double) async throws {
+            try Task.checkCancellation()
+            if stage.nextIsKey {
+                let (sticker, used) = try await StickerStage.extract(image, outline: nil, segmenter: .network,
+                                                                     on: compute, memory: services.activations)
+                segmenter = used
+                let mask = sticker.mask
+                try await compute.run { try stage.addKey(image, duration: duration, mask: mask) }
+            } else {
+                stage.addBetween(image, duration: duration)
+            }
+            total = max(total, stage.nextIndex)
+            await context.progress(done: stage.nextIndex, total: total)
+        }
+
+        var nextTick: Double?  // with `fps`: the next output frame's time
+        // A decoder error mid-clip (a hostile or broken file) is the source's error, as at open.
+        let sourceName = params.source.description
+        func nextFrame() async throws -> MotionFrame? {
+            do {
+                return try await compute.run { try decoder.next() }
+            } catch let error as MotionError {
+                throw WorkerError(error, source: sourceName)
+            }
+        }
+        while let frame = try await nextFrame() {
+            try Task.checkCancellation()
+            let scaled = try await compute.run { try Resampler.resize(frame.image, width: width, height: height) }
+            guard let fps else {
+                try await add(scaled, duration: frame.duration)
+                continue
+            }
+            // Resampled: the frames whose ticks fall within this one's display time.
+            var tick = nextTick ?? frame.time
+            while tick < frame.time + frame.duration - 1e-6 {
+                try await add(scaled, duration: 1 / fps)
+                tick += 1 / fps
+            }
+            nextTick = tick
+        }
+        if let last = stage.takeLastPending() {
+            let (sticker, _) = try await StickerStage.extract(last.image, outline: nil, segmenter: .network,
+                                                              on: compute, memory: services.activations)
+            let mask = sticker.mask
+            try await compute.run { try stage.addKey(last.image, duration: last.duration, mask: mask) }
+        }
+        guard stage.framesOut > 0 else {
+            throw WorkerError.invalidImage(source: params.source.description, detail: "no frames in the requested window",
+                                           truncated: false)
+        }
+        await context.progress(done: stage.framesOut, total: stage.framesOut)
+        let outputPath = params.output.path ?? "inline output"
+        // A target's fitting may encode the clip several times: each attempt is reported as it ends (a progress
+        // message at all frames done), from a consumer that ends before the reply.
+        let (attempts, reporter) = AsyncStream<String>.makeStream()
+        let frames = stage.framesOut
+        async let reported: Void = {
+            for await summary in attempts { await context.progress(done: frames, total: frames, message: "fitting: \(summary)") }
+        }()
+        let finished: Swift.Result<([UInt8], AnimationFitting.Result?, [UInt8]?), any Error>
+        do {
+            finished = .success(try await compute.run {
+                do {
+                    return try stage.finish(path: outputPath) { reporter.yield($0) }
+                } catch let error as ImagingError {
+                    throw WorkerError.encodingFailed(detail: error.message)
+                }
+            })
+        } catch {
+            finished = .failure(error)
+        }
+        reporter.finish()
+        await reported
+        let (bytes, fit, maskBytes) = try finished.get()
+        let canvas = stage.outputCanvas
+        let output = try Self.write(bytes, to: params.output, format: format, width: canvas.width, height: canvas.height,
+                                    access: access)
+        var mask: AnimatedOutputResult?
+        if let spec = params.maskOutput, let maskBytes {
+            mask = try Self.write(maskBytes, to: spec, format: spec.format ?? .apng, width: width, height: height,
+                                  access: access)
+        }
+        return Result(
+            output: output, mask: mask, frames: fit?.chosen.frames ?? stage.framesOut,
+            duration: fit.map { $0.chosen.length } ?? stage.duration, keyFrames: stage.keyFrames,
+            flicker: (stage.flicker * 10000).rounded() / 10000, segmenter: segmenter,
+            target: fit.map { fit in
+                TargetResult(name: target!, maxBytes: target!.animatedMaxBytes, maxDuration: target!.animatedMaxDuration,
+                             encoding: fit.chosen.summary, encodings: fit.attempts.map(\.summary))
+            },
+            ms: clock.millisecondsElapsed)
+    }
+
+    /// The output format, after the checks the decoder cannot make.
+    static func validate(_ params: Params) throws -> AnimationFormat {
+        if let target = params.target, let f = params.output.format, f != target.animatedFormat {
+            throw RPCError.invalidParams(path: "output.format",
+                                         "\(target.rawValue) takes \(target.animatedFormat.rawValue), not \(f.rawValue)")
+        }
+        guard let format = params.target?.animatedFormat ?? params.output.format else {
+            throw RPCError.invalidParams(path: "output.format",
+                                         "give webm, webp, apng or gif (or a path ending in one of them, or a target)")
+        }
+        if let m = params.maskOutput?.format, m != .apng, m != .webp {
+            throw RPCError.invalidParams(path: "maskOutput.format", "the masks are written as apng or webp")
+        }
+        if let fps = params.fps, !(fps > 0 && fps <= 60) { throw RPCError.invalidParams(path: "fps", "must be in (0, 60]") }
+        if let size = params.size, !(16...2048).contains(size) {
+            throw RPCError.invalidParams(path: "size", "must be between 16 and 2048")
+        }
+        if let start = params.start, !(start >= 0 && start.isFinite) {
+            throw RPCError.invalidParams(path: "start", "must be a number of seconds, at least 0")
+        }
+        if let duration = params.duration, !(duration > 0 && duration.isFinite) {
+            throw RPCError.invalidParams(path: "duration", "must be a number of seconds over 0")
+        }
+        if let k = params.keyFrameInterval, !(k >= 0 && k <= 10) {
+            throw RPCError.invalidParams(path: "keyFrameInterval", "must be between 0 and 10 seconds")
+        }
+        return format
+    }
+
+    static func write(_ bytes: [UInt8], to spec: AnimatedOutputSpec, format: AnimationFormat, width: Int, height: Int,
+                      access: FileAccess) throws -> AnimatedOutputResult {
+        var result = AnimatedOutputResult(path: nil, data: nil, format: format, width: width, height: height,
+                                          bytes: bytes.count)
+        if spec.inline {
+            result.data = Data(bytes).base64EncodedString()
+        } else {
+            try access.writeAtomically(bytes, to: spec.path!, overwrite: spec.overwrite)
+            result.path = spec.path
+        }
+        return result
+    }
+}

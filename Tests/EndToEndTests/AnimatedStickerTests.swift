@@ -1,0 +1,190 @@
+import Foundation
+import Imaging
+import JSONRPCTransport
+import PhotoWorkerTestSupport
+import Testing
+
+/// `image.animatedSticker` through the real binary: clips of every kind into every format, with their masks; each
+/// messenger's limits held; progress per frame; cancellation leaving no file; bad params refused.
+@Suite(.timeLimit(TestTiming.minutes(5)))
+struct AnimatedStickerTests {
+    static func motion(_ name: String) -> String { Corpus.path("motion/\(name)") }
+
+    /// Every frame of an animation the worker wrote, read back with the motion decoder.
+    static func frames(_ path: String) throws -> [MotionFrame] {
+        let decoder = try MotionDecoder(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        var frames: [MotionFrame] = []
+        while let frame = try decoder.next() { frames.append(frame) }
+        return frames
+    }
+
+    /// The share of pixels that are fully transparent and fully opaque.
+    static func alphaSplit(_ image: Image) -> (clear: Double, solid: Double) {
+        var clear = 0, solid = 0
+        for i in stride(from: 3, to: image.pixels.count, by: 4) {
+            if image.pixels[i] == 0 { clear += 1 } else if image.pixels[i] == 255 { solid += 1 }
+        }
+        return (Double(clear) / Double(image.pixelCount), Double(solid) / Double(image.pixelCount))
+    }
+
+    @Test func cutsEveryFrameOfAClipIntoEachFormat() async throws {
+        let w = try WorkerProcess()
+        let dir = try TempFolder("animated")
+        defer { dir.remove() }
+        let cases: [(source: String, format: String)] = [
+            ("cutout.mp4", "webm"), ("cutout.gif", "webp"), ("cutout.webm", "apng"), ("cutout.webp", "gif"),
+        ]
+        for (i, c) in cases.enumerated() {
+            let out = "\(dir.path)/sticker-\(i).\(c.format == "apng" ? "png" : c.format)"
+            let maskPath = "\(dir.path)/mask-\(i).png"
+            w.request(i + 1, "image.animatedSticker", [
+                "source": ["path": .string(Self.motion(c.source))], "output": ["path": .string(out)],
+                "size": 192, "maskOutput": ["path": .string(maskPath)],
+            ])
+            let (reply, before) = try await w.response(i + 1)
+            let r = try #require(reply["result"], "\(c): \(reply)")
+            // Key frames a quarter of a second apart (3 frames at 12 fps; 4 when the source's rate is not constant), and the last.
+            #expect(r["frames"]?.intValue == 12 && (4...5).contains(r["keyFrames"]?.intValue ?? 0), "\(c): \(r)")
+            #expect(r["duration"]?.doubleValue.map { abs($0 - 1) < 0.02 } == true, "\(c): \(r)")
+            #expect(r["output"]?["format"] == .string(c.format) && r["output"]?["width"]?.intValue == 192, "\(c): \(r)")
+            #expect(r["flicker"]?.doubleValue.map { $0 >= 0 && $0 < 1 } == true, "\(c): \(r)")
+            // Progress counts frames up to all of them.
+            let done = before.filter { $0["method"] == "$/progress" && $0["params"]?["id"] == .int(i + 1) }
+                .compactMap { $0["params"]?["done"]?.intValue }
+            #expect(done.last == 12 && done == done.sorted(), "\(c): \(done)")
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: out))
+            #expect(bytes.count == r["output"]?["bytes"]?.intValue, "\(c)")
+            // Read back: 12 frames (GIF and WebP may merge equal ones), each cut: with clear and solid pixels.
+            if c.format != "apng" {
+                let frames = try Self.frames(out)
+                #expect((c.format == "webm" ? 12...12 : 2...12).contains(frames.count), "\(c): \(frames.count) frames")
+                for frame in frames {
+                    let split = Self.alphaSplit(frame.image)
+                    #expect(split.clear > 0.05 && split.solid > 0.01, "\(c) frame \(frame.index): \(split)")
+                }
+            } else {
+                let first = try ImageCodec.decode([UInt8](bytes)).image
+                let split = Self.alphaSplit(first)
+                #expect(split.clear > 0.05 && split.solid > 0.01, "\(c): \(split)")
+            }
+            let mask = try #require(r["mask"], "\(c): \(r)")
+            #expect(mask["format"] == "apng" && mask["width"]?.intValue == 192, "\(c): \(mask)")
+            #expect(FileManager.default.fileExists(atPath: maskPath))
+        }
+        try await w.expectServing()
+    }
+
+    @Test func fitsEachMessengersLimits() async throws {
+        let w = try WorkerProcess()
+        let dir = try TempFolder("animated-targets")
+        defer { dir.remove() }
+        // target, file, format, max bytes, max seconds, square
+        let cases: [(String, String, String, Int, Double, Bool)] = [
+            ("telegram", "t.webm", "webm", 256 * 1024, 3, false),
+            ("whatsapp", "w.webp", "webp", 500 * 1024, 10, true),
+            ("signal", "s.png", "apng", 300 * 1024, 3, true),
+        ]
+        for (i, (target, file, format, maxBytes, maxSeconds, square)) in cases.enumerated() {
+            let out = "\(dir.path)/\(file)"
+            w.request(i + 1, "image.animatedSticker", [
+                "source": ["path": .string(Self.motion("cutout.mp4"))], "output": ["path": .string(out)],
+                "target": .string(target), "size": 256,
+            ])
+            let (reply, before) = try await w.response(i + 1)
+            let r = try #require(reply["result"], "\(target): \(reply)")
+            // Each fitting attempt is reported as it ends.
+            let fitting = before.compactMap { $0["params"]?["message"]?.stringValue }.filter { $0.hasPrefix("fitting: ") }
+            #expect(!fitting.isEmpty && fitting.last == "fitting: " + (r["target"]?["encoding"]?.stringValue ?? ""),
+                    "\(target): \(fitting)")
+            let t = try #require(r["target"], "\(target): \(r)")
+            #expect(t["name"] == .string(target) && t["maxBytes"]?.intValue == maxBytes, "\(t)")
+            let encodings: [JSONValue]? = if case .array(let a)? = t["encodings"] { a } else { nil }
+            #expect(encodings?.isEmpty == false && t["encoding"]?.stringValue?.isEmpty == false, "\(t)")
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: out))
+            #expect(bytes.count <= maxBytes && r["output"]?["format"] == .string(format), "\(target): \(bytes.count) bytes")
+            #expect(r["output"]?["width"]?.intValue == 512, "\(target): \(r)")
+            // Telegram: the other side in proportion (96x64), even for VP9's 4:2:0 planes.
+            #expect(r["output"]?["height"]?.intValue.map { square ? $0 == 512 : (340...344).contains($0) && $0 % 2 == 0 } == true,
+                    "\(target): \(r)")
+            #expect((r["duration"]?.doubleValue ?? 99) <= maxSeconds, "\(target): \(r)")
+            if format != "apng" {
+                let frames = try Self.frames(out)
+                let length = frames.last.map { $0.time + $0.duration } ?? 0
+                #expect(length <= maxSeconds + 0.001 && !frames.isEmpty, "\(target): \(length) s")
+                #expect(frames.allSatisfy { $0.duration >= 0.008 && $0.image.width == 512 }, "\(target)")
+                if target == "telegram" { #expect(Double(frames.count) / length <= 30.01) }
+            }
+        }
+        try await w.expectServing()
+    }
+
+    @Test func cancellingMidClipWritesNothing() async throws {
+        let w = try WorkerProcess()
+        let dir = try TempFolder("animated-cancel")
+        defer { dir.remove() }
+        w.request(1, "image.animatedSticker", [
+            "source": ["path": .string(Self.motion("cutout.webm"))], "output": ["path": .string("\(dir.path)/c.webm")],
+            "maskOutput": ["path": .string("\(dir.path)/m.png")], "keyFrameInterval": 0,
+        ])
+        // Cancel once the first frame is through.
+        while let m = try await w.next() {
+            if m["method"] == "$/progress", m["params"]?["id"] == 1 { break }
+            if m["id"] == 1 { Issue.record("finished before any progress: \(m)"); return }
+        }
+        w.cancel(1)
+        let (reply, _) = try await w.response(1)
+        #expect(reply["error"]?["code"]?.intValue == -32800, "\(reply)")
+        #expect(dir.contents.isEmpty, "left behind: \(dir.contents)")
+        try await w.expectServing()
+        #expect(dir.contents.isEmpty, "written after the reply: \(dir.contents)")
+    }
+
+    @Test func outlinesEveryFrameAndReadsBrokenClipsAsSourceErrors() async throws {
+        let w = try WorkerProcess()
+        let dir = try TempFolder("animated-outline")
+        defer { dir.remove() }
+        let out = "\(dir.path)/o.png"
+        let r = try await w.call(1, "image.animatedSticker", [
+            "source": ["path": .string(Self.motion("cutout.gif"))], "output": ["path": .string(out)], "size": 96,
+            "outline": ["width": 10, "color": "#00FF00"],
+        ])
+        #expect(r["result"]?["frames"]?.intValue == 12, "\(r)")
+        let first = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))).image
+        let green = (0..<first.pixelCount).filter {
+            first.pixels[$0 * 4] < 60 && first.pixels[$0 * 4 + 1] > 200 && first.pixels[$0 * 4 + 3] == 255
+        }.count
+        #expect(green > 200, "\(green) outline pixels")
+        // Broken clips: the frames that arrived, or -32002 naming the source; the worker keeps serving.
+        for (i, name) in ["hostile/truncated.webm", "hostile/truncated.mp4", "hostile/truncated.gif",
+                          "hostile/not-a-video.mp4"].enumerated() {
+            let reply = try await w.call(10 + i, "image.animatedSticker", [
+                "source": ["path": .string(Self.motion(name))], "output": ["path": .string("\(dir.path)/b\(i).webm")],
+                "size": 64,
+            ])
+            #expect(reply["result"] != nil || [-32002, -32003].contains(reply.errorCode ?? 0), "\(name): \(reply)")
+        }
+        try await w.expectServing()
+    }
+
+    @Test func badParamsAreRefused() async throws {
+        let w = try WorkerProcess()
+        let source: JSONValue = ["path": .string(Self.motion("cutout.gif"))]
+        let cases: [(JSONValue, String)] = [
+            (["source": source, "output": ["path": "/tmp/x.gif"], "target": "telegram"], "output.format"),
+            (["source": source, "output": ["path": "/tmp/x.bin"]], "output.format"),
+            (["source": source, "output": ["path": "/tmp/x.webm"], "maskOutput": ["path": "/tmp/m.gif"]], "maskOutput.format"),
+            (["source": source, "output": ["path": "/tmp/x.webm"], "fps": 0], "fps"),
+            (["source": source, "output": ["path": "/tmp/x.webm"], "size": 4], "size"),
+            (["source": source, "output": ["path": "/tmp/x.webm"], "frameRate": 10], "frameRate"),
+        ]
+        for (i, (params, path)) in cases.enumerated() {
+            let reply = try await w.call(i + 1, "image.animatedSticker", params)
+            #expect(reply.errorCode == -32602, "\(params): \(reply)")
+            #expect(reply["error"]?["data"]?["path"]?.stringValue?.contains(path) == true, "\(params): \(reply)")
+        }
+        let still = try await w.call(20, "image.animatedSticker", [
+            "source": ["path": .string(Corpus.path("photos/coffee.png"))], "output": ["path": "/tmp/x.webm"]])
+        #expect(still.errorCode == -32002, "\(still)")
+        try await w.expectServing()
+    }
+}

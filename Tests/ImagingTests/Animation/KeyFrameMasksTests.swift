@@ -1,0 +1,42 @@
+import Testing
+@testable import Imaging
+
+@Suite("Key-frame masks")
+struct KeyFrameMasksTests {
+    /// A mask with a filled rectangle from x0 (inclusive) to x1 (exclusive), all rows.
+    func bar(_ x0: Int, _ x1: Int) -> Mask {
+        Mask(width: 20, height: 4, values: (0..<80).map { ($0 % 20) >= x0 && ($0 % 20) < x1 ? 255 : 0 })
+    }
+
+    @Test("Blending is the key frames' masks at its ends and moves pixels across 128 a share at a time")
+    func interpolation() {
+        let a = bar(0, 10), b = bar(5, 15)
+        #expect(KeyFrameMasks.interpolate(a, b, weight: 0) == a)
+        #expect(KeyFrameMasks.interpolate(a, b, weight: 1) == b)
+        let mid = KeyFrameMasks.interpolate(a, b, weight: 0.5)
+        #expect(mid.values[2] == 128 && mid.values[7] == 255 && mid.values[12] == 128 && mid.values[17] == 0,
+                "\(mid.values.prefix(20))")
+        // Four frames between the two key frames change fewer pixels per step than the two key frames do.
+        let direct = KeyFrameMasks.changedShare(a, b)
+        var steps: [Double] = []
+        var previous = a
+        for k in 1...4 {
+            let next = KeyFrameMasks.interpolate(a, b, weight: Double(k) / 4)
+            steps.append(KeyFrameMasks.changedShare(previous, next))
+            previous = next
+        }
+        #expect(steps.allSatisfy { $0 <= direct / 2 + 1e-9 }, "steps \(steps), key frames \(direct)")
+        #expect(abs(direct - 10.0 / 15.0) < 1e-9, "\(direct)")
+    }
+
+    @Test("Applying a mask scales alpha and clears what it hides")
+    func apply() {
+        var image = Image(width: 20, height: 4, fill: RGBA(r: 200, g: 100, b: 50, a: 200))
+        var mask = bar(0, 10)
+        mask.values[1] = 128
+        KeyFrameMasks.apply(mask, to: &image)
+        #expect(image[0, 0] == RGBA(r: 200, g: 100, b: 50, a: 200))
+        #expect(image[1, 0].a == 100)
+        #expect(image[15, 0] == RGBA(r: 0, g: 0, b: 0, a: 0))
+    }
+}
