@@ -52,12 +52,24 @@ cp THIRD_PARTY_NOTICES.md "$worker/licenses/"
 # The protocol's guide beside the binary: `photoworker --help` names it, and a package user has no checkout.
 cp protocol/README.md "$worker/PROTOCOL.md"
 
-# ldd lists the whole closure (the libraries' own dependencies too), resolved the way the loader would.
-ldd "$worker/photoworker" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read -r soname path; do
+# FFmpeg as Debian builds it names about a hundred codec, protocol and hardware libraries (librsvg with cairo and
+# glib, libcodec2, libx264, libva with X11, libxml2 with ICU, ...): 124 MB installed, which would take each package
+# past 90 MB. The worker's decoders (H.264, HEVC, VP8, VP9 with libvpx), encoder (libvpx-vp9) and demuxers
+# (MOV/MP4, Matroska/WebM) use only those below; every other library FFmpeg names gets a stand-in with its soname,
+# versions and the symbols FFmpeg refers to (scripts/package/ffmpeg_stubs.py), and the rest of the worker's own
+# dependencies stay real.
+ffmpeg_real='^(libvpx|libwebp|libwebpmux|libsharpyuv|libdav1d|libaom|libx265|libbz2|liblzma|libz|libm|libc)\.so'
+stubs="$stage/ffmpeg-stubs"
+python3 scripts/package/ffmpeg_stubs.py "$stubs" "$built/photoworker" "$ffmpeg_real" > "$stage/ffmpeg-stubs.txt"
+echo "package: $(wc -l < "$stage/ffmpeg-stubs.txt") libraries FFmpeg names but the worker never calls replaced by stand-ins"
+# ldd lists the whole closure (the libraries' own dependencies too), resolved the way the loader would; with the
+# stand-ins first on the search path, they take the place of the libraries they stand for.
+LD_LIBRARY_PATH="$stubs" ldd "$worker/photoworker" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read -r soname path; do
     if [[ "$soname" =~ $system_policy ]]; then continue; fi
     cp -L "$path" "$worker/lib/$soname"
     chmod 0644 "$worker/lib/$soname"
     patchelf --set-rpath '$ORIGIN' "$worker/lib/$soname"
+    case "$path" in "$stubs"/*) continue ;; esac  # the stand-ins are this project's, with no other licence
     package="$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1 || true)"
     if [ -n "$package" ] && [ -f "/usr/share/doc/$package/copyright" ]; then
         cp "/usr/share/doc/$package/copyright" "$worker/licenses/$package.copyright"

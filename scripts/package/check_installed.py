@@ -47,6 +47,19 @@ check(batch.returncode == 0 and counts is not None and counts.get("completed") =
       and "item 1 failed: source not found" in batch.stderr, "photoworker call photos.process: result alone on stdout",
       f"status {batch.returncode}, stdout {batch.stdout[:200]!r}, stderr {batch.stderr[-300:]!r}")
 
+# Clips through the packaged FFmpeg (its unused libraries are stand-ins): every frame decoded, and a Telegram sticker.
+for clip, codec in (("pan.mp4", "h264"), ("zoom-hevc-rot90.mov", "hevc"), ("cutout.webm", "vp9")):
+    info = subprocess.run([command, "call", "image.info", json.dumps({"source": {"path": str(photos / clip)}})],
+                          capture_output=True, text=True, timeout=120)
+    described = json.loads(info.stdout) if info.returncode == 0 else {}
+    check(described.get("motion", {}).get("codec") == codec, f"image.info {clip}",
+          f"status {info.returncode}, {info.stdout[:300]!r} {info.stderr[-300:]!r}")
+animated = subprocess.run([command, "call", "--quiet", "image.animatedSticker", json.dumps(
+    {"source": {"path": str(photos / "pan.mp4")}, "output": {"path": str(out / "pan.webm")}, "target": "telegram",
+     "keyFrameInterval": 1})], capture_output=True, text=True, timeout=600)
+check(animated.returncode == 0 and (out / "pan.webm").stat().st_size > 0, "image.animatedSticker pan.mp4 -> WebM VP9",
+      f"status {animated.returncode}, {animated.stdout[:300]!r} {animated.stderr[-300:]!r}")
+
 from photoworker_client import Item, Worker, default_executable  # noqa: E402
 
 exe = default_executable()
