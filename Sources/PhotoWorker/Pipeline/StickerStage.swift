@@ -14,10 +14,16 @@ enum StickerStage {
     /// 24-megapixel sticker's by about 20 MB). The classical cut stands in for the network only when the model
     /// cannot be loaded; an error while it runs is the request's error. `memory` lends the passes their
     /// activations' blocks (the worker's, so one sticker's passes reuse the last one's).
+    ///
+    /// `cut` says which subject (validated against the photo here: -32602 at its `subjectPath` when a point or the
+    /// box is off the photo) and whether the soft edge is decontaminated.
     static func extract(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter, on compute: ComputePool,
-                        memory: ActivationMemory, concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels)
+                        memory: ActivationMemory, concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels,
+                        cut: CutSpec = CutSpec())
         async throws -> (sticker: Sticker, segmenter: Segmenter) {
-        let base = (outline ?? OutlineSpec(width: 0)).stickerOptions
+        var base = (outline ?? OutlineSpec(width: 0)).stickerOptions
+        base.subject = try cut.subject?.validated(for: image, path: cut.subjectPath)
+        base.decontaminatesEdges = cut.decontaminate
         let stages = PoolStages(compute, concurrent: image.width * image.height <= limit)
         if segmenter == .network, let networks = try? SubjectNetwork.Networks.load() {
             // The classical maps are guessed only once the mirror image's map (the first one done) is undecided:
@@ -32,6 +38,14 @@ enum StickerStage {
             return (sticker, .network)
         }
         return (try await StickerExtractor.extract(from: image, options: base, on: stages), .classical)
+    }
+
+    /// What a request says about the cut beyond its outline: the subject (``SubjectSpec``, where it sits in the
+    /// params) and whether the soft edge takes the subject's own colour (`decontaminate`, default true).
+    struct CutSpec: Sendable {
+        var subject: SubjectSpec?
+        var subjectPath = "subject"
+        var decontaminate = true
     }
 
     /// The settings of the network's cut-out, chosen on the tuning half of sticker-dev

@@ -4,7 +4,8 @@ import Inference
 import PhotoWorker
 
 /// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split] [--no-faces]
-///  [--net [--mirror] [--net-weight W] [--net-exponent E] [--classical-when-undecided] [--map-cache DIR] | --net-only]`
+///  [--net [--mirror] [--net-weight W] [--net-exponent E] [--classical-when-undecided] [--map-cache DIR] | --net-only]
+///  [--prompt point|box|all]`
 ///
 /// Runs `StickerExtractor.extract` over every image of the sticker-dev corpus (images/NAME.jpg,
 /// masks/NAME.png) and prints the mean IoU against the human masks (both thresholded at 128) and the
@@ -23,6 +24,7 @@ enum StickerBench {
         var options = StickerOptions()
         var useNet = false, netOnly = false, mirror = false
         var mapCache: String?
+        var prompt: String?
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -40,6 +42,7 @@ enum StickerBench {
             case "--map-cache": i += 1; mapCache = args[i]
             case "--net-exponent": i += 1; options.subjectMapExponent = Float(args[i]) ?? 1
             case "--classical-when-undecided": options.classicalMapsOnlyWhenUndecided = true
+            case "--prompt": i += 1; prompt = args[i]
             default: throw BenchError("unknown argument \(args[i])")
             }
             i += 1
@@ -67,6 +70,13 @@ enum StickerBench {
             // The map as the pipeline's own stage (cached or computed above), as the worker gives it.
             let map = options.subjectMap
             options.subjectMap = nil
+            switch prompt {
+            case "point": options.subject = .points(include: [deepestPoint(of: pair.truth)], exclude: [])
+            case "box": options.subject = .box(boundingBox(of: pair.truth))
+            case "all": options.subject = .all
+            case nil: break
+            default: throw BenchError("--prompt point|box|all")
+            }
             let sticker = try await StickerExtractor.extract(from: pair.image, options: options,
                                                              subjectMap: map.map { map in { @Sendable in map } })
             let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
@@ -102,6 +112,43 @@ enum StickerBench {
     }
 
     struct Pair { var name: String; var image: Image; var truth: Mask }
+
+    /// The pixel of `mask` (>= 128) farthest from its edge (chamfer 3-4 distance): "a point deep inside the subject".
+    static func deepestPoint(of mask: Mask) -> PixelPoint {
+        let w = mask.width, h = mask.height, far = Int32(1 << 28)
+        var d = mask.values.map { $0 >= 128 ? far : Int32(0) }
+        for y in 0..<h {
+            for x in 0..<w where d[y * w + x] > 0 {
+                var v = d[y * w + x]
+                v = min(v, x > 0 ? d[y * w + x - 1] + 3 : 3)
+                v = min(v, y > 0 ? d[(y - 1) * w + x] + 3 : 3)
+                if y > 0 && x > 0 { v = min(v, d[(y - 1) * w + x - 1] + 4) }
+                if y > 0 && x < w - 1 { v = min(v, d[(y - 1) * w + x + 1] + 4) }
+                d[y * w + x] = v
+            }
+        }
+        var best = 0
+        for y in stride(from: h - 1, through: 0, by: -1) {
+            for x in stride(from: w - 1, through: 0, by: -1) where d[y * w + x] > 0 {
+                var v = d[y * w + x]
+                v = min(v, x < w - 1 ? d[y * w + x + 1] + 3 : 3)
+                v = min(v, y < h - 1 ? d[(y + 1) * w + x] + 3 : 3)
+                if y < h - 1 && x < w - 1 { v = min(v, d[(y + 1) * w + x + 1] + 4) }
+                if y < h - 1 && x > 0 { v = min(v, d[(y + 1) * w + x - 1] + 4) }
+                d[y * w + x] = v
+                if v > d[best] { best = y * w + x }
+            }
+        }
+        return PixelPoint(x: best % w, y: best / w)
+    }
+
+    /// The tight box round `mask`'s pixels >= 128 (the whole image for an empty mask).
+    static func boundingBox(of mask: Mask) -> PixelRect {
+        let w = mask.width, h = mask.height
+        var x0 = w, y0 = h, x1 = -1, y1 = -1
+        for y in 0..<h { for x in 0..<w where mask.values[y * w + x] >= 128 { x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y) } }
+        return x1 < 0 ? PixelRect(x: 0, y: 0, width: w, height: h) : PixelRect(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1)
+    }
 
     /// The passes' activation blocks, kept from photo to photo as the worker keeps them.
     static let activations = ActivationMemory()
