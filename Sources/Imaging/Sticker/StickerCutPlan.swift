@@ -60,18 +60,7 @@ public struct StickerCutPlan: Sendable {
             guard case .decided(let mask, let confidence) = content else { preconditionFailure() }
             return (mask, confidence)
         }
-        let pixelLabels = cuts.pixel.labels, regionLabels = cuts.region.labels
-        precondition(pixelLabels.count == work.count && regionLabels.count == work.count, "cuts of another plan")
-        var labels = zip(pixelLabels, regionLabels).map { $0 & $1 }
-        // No consensus at all (the two picked different objects): trust the MBD hypothesis, which
-        // scores higher on the tuning half.
-        if labels.allSatisfy({ $0 == 0 }) { labels = pixelLabels }
-        // The consensus loses what either cut shaved off: regrow it by colour within a band round its edge.
-        // With a learned map the network already keeps thin parts; regrowing them gains nothing.
-        if !learned {
-            labels = try ConsensusGrowth.grow(work, consensus: labels,
-                                              bandWidth: 0.04 * Float(max(work.width, work.height)))
-        }
+        var labels = try consensus(cuts)!
         if let prompt = subject {
             labels = try SubjectSelection.select(prompt, labels: labels, work: work, prior: saliency,
                                                  threshold: saliency.threshold * (learned ? 0.8 : 0.9),
@@ -97,6 +86,26 @@ public struct StickerCutPlan: Sendable {
                                                 to: image, radius: 2, epsilon: 1e-3, level: learned ? 0.5 : 0.25)
         try MaskFeather.feather(&values, width: w, height: h, sigma: min(16, max(0, feather)))
         return (Mask(width: w, height: h, values: values), Self.confidence(saliency: saliency, labels: labels))
+    }
+
+    /// The two cuts' consensus at the working size (1 = subject), before a prompt and the clean-up; nil for a plan
+    /// decided without cuts.
+    /// - Throws: `CancellationError`.
+    func consensus(_ cuts: (pixel: Cut, region: Cut)) throws -> [UInt8]? {
+        guard case .cuts(let work, _, _, let learned) = content else { return nil }
+        let pixelLabels = cuts.pixel.labels, regionLabels = cuts.region.labels
+        precondition(pixelLabels.count == work.count && regionLabels.count == work.count, "cuts of another plan")
+        var labels = zip(pixelLabels, regionLabels).map { $0 & $1 }
+        // No consensus at all (the two picked different objects): trust the MBD hypothesis, which
+        // scores higher on the tuning half.
+        if labels.allSatisfy({ $0 == 0 }) { labels = pixelLabels }
+        // The consensus loses what either cut shaved off: regrow it by colour within a band round its edge.
+        // With a learned map the network already keeps thin parts; regrowing them gains nothing.
+        if !learned {
+            labels = try ConsensusGrowth.grow(work, consensus: labels,
+                                              bandWidth: 0.04 * Float(max(work.width, work.height)))
+        }
+        return labels
     }
 
     /// The cut-out from the two cuts: `mask(of:cuts:feather:)` applied to `image` (cropped,

@@ -7,8 +7,9 @@ import Foundation
 ///   missed that subject) or a part holds a point to exclude as well, a GrabCut decides, with a disc round each
 ///   point fixed to its side and the prior raised round the points to include; the parts under the points are
 ///   kept from its labelling.
-/// - Box: nothing outside it is subject. Inside, the labelling's parts when they fill enough of the box,
-///   otherwise a GrabCut on the box alone (its outside fixed as background), seeded and regularised by the prior.
+/// - Box: nothing outside it is subject. Inside, the labelling's parts when their extent fits the box, otherwise
+///   whichever fits it better of those and a GrabCut on the box alone (its outside fixed as background), seeded and
+///   regularised by the prior.
 /// - All: every part of the labelling, however small beside the largest.
 enum SubjectSelection {
     /// - Parameters:
@@ -110,23 +111,49 @@ enum SubjectSelection {
         return (0..<n).map { cutIds[$0] >= 0 && keep.contains(cutIds[$0]) ? 1 : 0 }
     }
 
+    /// The labelling's parts inside the box; when their extent fits the box poorly (a box drawn round a subject
+    /// touches it on every side), also a GrabCut of the box alone seeded and regularised by the prior, and of the two
+    /// the one that fits better.
     static func box(x xs: Range<Int>, y ys: Range<Int>, labels: [UInt8], work: LabImage, prior: SaliencyMap,
-                       threshold tau: Float) throws -> [UInt8] {
+                    threshold tau: Float) throws -> [UInt8] {
         let w = work.width, h = work.height
-        var inside = [UInt8](repeating: 0, count: w * h)
-        var covered = 0
-        for y in ys { for x in xs where labels[y * w + x] == 1 { inside[y * w + x] = 1; covered += 1 } }
-        let area = xs.count * ys.count
-        if Double(covered) >= boxFill * Double(area) {
-            MaskCleanup.keepMainComponents(&inside, width: w, height: h, relativeSize: 0.2)
-            return inside
+        func inBox(_ keep: (Int) -> Bool) -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: w * h)
+            for y in ys { for x in xs where keep(y * w + x) { out[y * w + x] = 1 } }
+            MaskCleanup.keepMainComponents(&out, width: w, height: h, relativeSize: 0.2)
+            return out
         }
-        // The box alone, with a one-pixel ring of fixed background round it (where the photo goes on).
+        var candidates = [inBox { labels[$0] == 1 }]
+        var fits = candidates.map { fit($0, x: xs, y: ys, width: w) }
+        if fits.max()! < boxFitEnough {
+            let cut = try grabCut(x: xs, y: ys, start: candidates[0], work: work, prior: prior, threshold: tau)
+            candidates.append(cut); fits.append(fit(cut, x: xs, y: ys, width: w))
+        }
+        return candidates[fits.indices.max { fits[$0] < fits[$1] || (fits[$0] == fits[$1] && $0 > $1) }!]
+    }
+
+    /// How well a labelling's extent fits the box: IoU of its bounding box with the box (0 when empty).
+    static func fit(_ labels: [UInt8], x xs: Range<Int>, y ys: Range<Int>, width w: Int) -> Double {
+        var x0 = Int.max, y0 = Int.max, x1 = -1, y1 = -1
+        for y in ys { for x in xs where labels[y * w + x] == 1 { x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y) } }
+        guard x1 >= 0 else { return 0 }
+        return Double((x1 - x0 + 1) * (y1 - y0 + 1)) / Double(xs.count * ys.count)
+    }
+
+    /// A candidate whose extent fits the box at least this well is taken without a cut.
+    static let boxFitEnough = 0.7
+
+    /// GrabCut of the box alone, a one-pixel ring of fixed background round it (where the photo goes on), started
+    /// from `start` (or, empty, from the box less its border, as GrabCut's rectangle).
+    static func grabCut(x xs: Range<Int>, y ys: Range<Int>, start: [UInt8], work: LabImage, prior: SaliencyMap,
+                        threshold tau: Float) throws -> [UInt8] {
+        let w = work.width, h = work.height
         let cx0 = max(0, xs.lowerBound - 1), cy0 = max(0, ys.lowerBound - 1)
         let cx1 = min(w, xs.upperBound + 1), cy1 = min(h, ys.upperBound + 1)
         let cw = cx1 - cx0, ch = cy1 - cy0
-        guard cw >= 2, ch >= 2 else { return inside }
+        guard cw >= 4, ch >= 4 else { return start }
         let crop = work.cropped(x: cx0, y: cy0, width: cw, height: ch)
+        let empty = !start.contains(1)
         var fixed = [UInt8](repeating: 0, count: cw * ch), initial = fixed
         var soft = [Float](repeating: 0, count: cw * ch)
         let steepness: Float = 8
@@ -135,16 +162,12 @@ enum SubjectSelection {
                 let sx = x + cx0, sy = y + cy0, i = y * cw + x
                 if !xs.contains(sx) || !ys.contains(sy) { fixed[i] = 2; continue }
                 soft[i] = 1 / (1 + expf(-steepness * (prior.values[sy * w + sx] - tau)))
-                initial[i] = covered > 0 ? inside[sy * w + sx] : 1
+                initial[i] = empty ? (x <= 1 || y <= 1 || x >= cw - 2 || y >= ch - 2 ? 0 : 1) : start[sy * w + sx]
             }
         }
-        if covered == 0 {
-            // No part of the map inside: the box's own border is the background to start from (GrabCut's rectangle).
-            for y in 0..<ch { for x in 0..<cw where x <= 1 || y <= 1 || x >= cw - 2 || y >= ch - 2 { initial[y * cw + x] = 0 } }
-        }
         var segmenter = GrabCutSegmenter()
-        segmenter.iterations = 3
-        segmenter.priorWeight = covered > 0 ? 1 : 0.5
+        segmenter.iterations = boxIter
+        segmenter.priorWeight = boxPrior
         let cut = try segmenter.segment(crop, prior: soft, initial: initial, fixed: fixed)
         var out = [UInt8](repeating: 0, count: w * h)
         for y in 0..<ch { for x in 0..<cw where cut[y * cw + x] == 1 { out[(y + cy0) * w + x + cx0] = 1 } }
@@ -152,8 +175,9 @@ enum SubjectSelection {
         return out
     }
 
-    /// Share of the box the labelling must fill for its parts to be the subject without a cut of the box.
-    static let boxFill = 0.15
+    /// The box's GrabCut: the prior's weight against the colour models, and its rounds.
+    static let boxPrior: Float = 2
+    static let boxIter = 3
 }
 
 extension LabImage {

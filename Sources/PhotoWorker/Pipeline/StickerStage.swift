@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import Inference
+import JSONRPCTransport
 
 /// Sticker work shared by `image.sticker`, `photo.process` and `pack.export`.
 enum StickerStage {
@@ -19,7 +20,7 @@ enum StickerStage {
     /// box is off the photo) and whether the soft edge is decontaminated.
     static func extract(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter, on compute: ComputePool,
                         memory: ActivationMemory, concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels,
-                        cut: CutSpec = CutSpec())
+                        cut: StickerCutSpec = StickerCutSpec())
         async throws -> (sticker: Sticker, segmenter: Segmenter) {
         var base = (outline ?? OutlineSpec(width: 0)).stickerOptions
         base.subject = try cut.subject?.validated(for: image, path: cut.subjectPath)
@@ -38,14 +39,6 @@ enum StickerStage {
             return (sticker, .network)
         }
         return (try await StickerExtractor.extract(from: image, options: base, on: stages), .classical)
-    }
-
-    /// What a request says about the cut beyond its outline: the subject (``SubjectSpec``, where it sits in the
-    /// params) and whether the soft edge takes the subject's own colour (`decontaminate`, default true).
-    struct CutSpec: Sendable {
-        var subject: SubjectSpec?
-        var subjectPath = "subject"
-        var decontaminate = true
     }
 
     /// The settings of the network's cut-out, chosen on the tuning half of sticker-dev
