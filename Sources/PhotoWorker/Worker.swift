@@ -22,6 +22,7 @@ public enum Worker {
         registerChecked(ImagePaletteMethod(services: services))
         registerChecked(ImageEffectMethod(services: services))
         registerChecked(ImageStickerMethod(services: services))
+        registerChecked(ImageSubjectsMethod(services: services))
         registerChecked(PhotoProcessMethod(services: services))
         registerChecked(PhotosProcessMethod(services: services))
         registerChecked(PackExportMethod(services: services))

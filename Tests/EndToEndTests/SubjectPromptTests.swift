@@ -48,4 +48,64 @@ struct SubjectPromptTests {
         let fine = try await w.call(id + 3, "image.sticker", ["source": source, "subject": "all", "output": ["inline": true]])
         #expect(fine["result"]?["coverage"]?.doubleValue ?? 0 > 0.01, "\(fine)")
     }
+
+    /// corpus/subjects/pair.jpg: 320x240, one subject in each 160-px half.
+    static let pair = Corpus.path("subjects/pair.jpg")
+
+    static func side(of box: JSONValue?) -> String? {
+        guard let x = box?["x"]?.intValue, let w = box?["width"]?.intValue else { return nil }
+        if x + w <= 164 { return "left" }
+        if x >= 156 { return "right" }
+        return "both"
+    }
+
+    @Test func aPointOrABoxPicksOneOfTwoSubjects() async throws {
+        let w = try WorkerProcess()
+        let source: JSONValue = ["path": .string(Self.pair)]
+        let plain = try await w.call(1, "image.sticker", ["source": source, "output": ["inline": true]])
+        // Unprompted, the cut keeps both (so each case below is the prompt's doing).
+        #expect(Self.side(of: plain["result"]?["boundingBox"]) == "both", "\(plain)")
+        let cases: [(JSONValue, String)] = [
+            (["point": [80, 150]], "left"), (["point": [240, 120]], "right"),
+            (["box": [0, 0, 160, 240]], "left"), (["box": [160, 0, 320, 240]], "right"),
+            (["points": [[240, 120]], "exclude": [[80, 150]]], "right"),
+        ]
+        var id = 2
+        for (subject, expected) in cases {
+            let r = try await w.call(id, "image.sticker", ["source": source, "subject": subject, "output": ["inline": true]])
+            #expect(Self.side(of: r["result"]?["boundingBox"]) == expected, "\(subject): \(r)")
+            id += 1
+        }
+        // Without a subject the sticker is the one it was; decontaminate off changes colours, not the box.
+        let again = try await w.call(id, "image.sticker", ["source": source, "decontaminate": false, "output": ["inline": true]])
+        #expect(again["result"]?["boundingBox"] == plain["result"]?["boundingBox"])
+        #expect(again["result"]?["output"]?["data"] != plain["result"]?["output"]?["data"])
+    }
+
+    @Test func imageSubjectsFindsBothAndTheirPointsSelectThem() async throws {
+        let dir = try Corpus.scratch()
+        let w = try WorkerProcess()
+        let source: JSONValue = ["path": .string(Self.pair)]
+        let r = try await w.call(1, "image.subjects", ["source": source, "stickers": ["dir": .string(dir)]])
+        guard case .array(let subjects)? = r["result"]?["subjects"] else {
+            Issue.record("no subjects: \(r)")
+            return
+        }
+        let sides = Set(subjects.compactMap { Self.side(of: $0["box"]) })
+        #expect(sides.isSuperset(of: ["left", "right"]), "\(r)")
+        let areas = subjects.compactMap { $0["area"]?.doubleValue }
+        #expect(areas == areas.sorted(by: >), "largest first: \(areas)")
+        var id = 2
+        for s in subjects {
+            guard case .array(let point)? = s["point"], let side = Self.side(of: s["box"]) else { continue }
+            let cut = try await w.call(id, "image.sticker", ["source": source, "subject": ["point": .array(point)],
+                                                            "output": ["inline": true]])
+            id += 1
+            if side != "both" { #expect(Self.side(of: cut["result"]?["boundingBox"]) == side, "\(s): \(cut)") }
+            let file = try #require(s["sticker"]?["path"]?.stringValue)
+            #expect(FileManager.default.fileExists(atPath: file))
+        }
+        let bad = try await w.call(id, "image.subjects", ["source": source, "max": 0])
+        #expect(bad.errorCode == -32602 && Self.path(bad) == "max")
+    }
 }

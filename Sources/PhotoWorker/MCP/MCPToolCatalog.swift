@@ -8,7 +8,7 @@ enum MCPToolCatalog {
     /// Methods offered as tools (protocol plumbing and diagnostics are not).
     static let methods = [
         "image.info", "image.convert", "image.thumbnail", "image.scale", "image.palette", "image.effect",
-        "image.sticker", "photo.process", "photos.process", "pack.export", "cache.stats", "cache.clear",
+        "image.sticker", "image.subjects", "photo.process", "photos.process", "pack.export", "cache.stats", "cache.clear",
     ]
 
     /// MCP hosts commonly restrict tool names to `[A-Za-z0-9_-]`: `image.thumbnail` -> `image_thumbnail`.

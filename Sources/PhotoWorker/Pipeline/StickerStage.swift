@@ -41,6 +41,28 @@ enum StickerStage {
         return (try await StickerExtractor.extract(from: image, options: base, on: stages), .classical)
     }
 
+    /// The separate subjects of a photo (`StickerExtractor.subjects`), by the same segmenter and stages as
+    /// ``extract(_:outline:segmenter:on:memory:concurrentUpTo:cut:)``: each round's map is the network's, or the
+    /// classical cut alone when the model cannot be loaded or `classical` is asked for.
+    static func subjects(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter, decontaminate: Bool,
+                         on compute: ComputePool, memory: ActivationMemory,
+                         concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels)
+        async throws -> (subjects: PhotoSubjects, segmenter: Segmenter) {
+        var base = (outline ?? OutlineSpec(width: 0)).stickerOptions
+        base.decontaminatesEdges = decontaminate
+        let stages = PoolStages(compute, concurrent: image.width * image.height <= limit)
+        if segmenter == .network, let networks = try? SubjectNetwork.Networks.load() {
+            var options = networkOptions(base)
+            // Every round's map decides with the classical maps' help where it is unsure, without a guess.
+            options.classicalMapsOnlyWhenUndecided = true
+            let found = try await StickerExtractor.subjects(in: image, options: options, subjectMap: { photo in
+                try await SubjectNetwork.map(for: photo, mirrored: true, networks: networks, on: stages, memory: memory)
+            }, on: stages)
+            return (found, .network)
+        }
+        return (try await StickerExtractor.subjects(in: image, options: base, on: stages), .classical)
+    }
+
     /// The settings of the network's cut-out, chosen on the tuning half of sticker-dev
     /// (bench/README.md): the map (of the photo and of its mirror image) square-rooted, weighted 0.8
     /// against the classical saliency, cut at 480 px; the classical maps only where the map is not decisive.
