@@ -20,6 +20,8 @@ public struct PhotoSubjects: Sendable {
     /// The round (index into `rounds`) each subject was found in.
     let foundIn: [Int]
     struct Round: Sendable {
+        /// The part of the photo the round cut (the whole photo in the first round).
+        let area: PixelRect
         let plan: StickerCutPlan
         let cuts: (pixel: StickerCutPlan.Cut, region: StickerCutPlan.Cut)
         let options: StickerOptions
@@ -38,16 +40,51 @@ public struct PhotoSubjects: Sendable {
     public func sticker(from image: Image, subject prompt: SubjectPrompt) throws -> Sticker {
         var round = 0
         if case .points(let include, _) = prompt, let first = include.first {
-            round = try rounds.indices.first { try rounds[$0].plan.hasPart(at: first, cuts: rounds[$0].cuts,
-                                                                            sourceWidth: image.width, sourceHeight: image.height) } ?? 0
+            round = try rounds.indices.first { i in
+                let a = rounds[i].area
+                guard a.contains(first) else { return false }
+                return try rounds[i].plan.hasPart(at: PixelPoint(x: first.x - a.x, y: first.y - a.y),
+                                                                         cuts: rounds[i].cuts, sourceWidth: a.width,
+                                                                         sourceHeight: a.height)
+            } ?? 0
         }
         return try sticker(from: image, subject: prompt, round: round)
     }
 
     func sticker(from image: Image, subject prompt: SubjectPrompt, round: Int) throws -> Sticker {
-        var plan = rounds[round].plan
-        plan.subject = prompt
-        return try plan.sticker(from: image, cuts: rounds[round].cuts, options: rounds[round].options)
+        let r = rounds[round]
+        var plan = r.plan
+        guard r.area != PixelRect(x: 0, y: 0, width: image.width, height: image.height) else {
+            plan.subject = prompt
+            return try plan.sticker(from: image, cuts: r.cuts, options: r.options)
+        }
+        // A later round cut a part of the photo: the prompt moved into it, the sticker and its mask moved back.
+        plan.subject = prompt.moved(by: -r.area.x, -r.area.y, within: r.area)
+        let part = Compositing.crop(image, x: r.area.x, y: r.area.y, width: r.area.width, height: r.area.height)
+        var sticker = try plan.sticker(from: part, cuts: r.cuts, options: r.options)
+        var full = Mask(width: image.width, height: image.height, repeating: 0)
+        for y in 0..<r.area.height {
+            for x in 0..<r.area.width { full.values[(y + r.area.y) * image.width + x + r.area.x] = sticker.mask.values[y * r.area.width + x] }
+        }
+        sticker.mask = full
+        sticker.boundingBox.x += r.area.x; sticker.boundingBox.y += r.area.y
+        sticker.origin = (sticker.origin.x + r.area.x, sticker.origin.y + r.area.y)
+        sticker.coverage = Double(full.count()) / Double(image.width * image.height)
+        return sticker
+    }
+}
+
+extension SubjectPrompt {
+    /// The prompt in the coordinates of `area` (points moved by dx, dy and kept inside it; the box clipped to it).
+    func moved(by dx: Int, _ dy: Int, within area: PixelRect) -> SubjectPrompt {
+        func move(_ p: PixelPoint) -> PixelPoint {
+            PixelPoint(x: min(area.width - 1, max(0, p.x + dx)), y: min(area.height - 1, max(0, p.y + dy)))
+        }
+        switch self {
+        case .all: return .all
+        case .points(let include, let exclude): return .points(include: include.map(move), exclude: exclude.map(move))
+        case .box(let b): return .box(PixelRect(x: b.x + dx, y: b.y + dy, width: b.width, height: b.height))
+        }
     }
 }
 
@@ -114,8 +151,9 @@ extension StickerExtractor {
     /// (`options.subject` is ignored), with what it takes to cut each out (``PhotoSubjects/sticker(of:from:)``).
     ///
     /// A salient-object map shows the most salient subject and suppresses the others. So the subjects are found in
-    /// rounds: each round's photo has the subjects found so far covered (their boxes filled with the mean colour
-    /// of the boxes' borders), and its map and cut find the next ones; a round that finds nothing new ends the search.
+    /// rounds: each round after the first cuts the largest strip of the photo beside the subjects found so far
+    /// (``freeArea(_:boxes:)``), where its own map finds the next ones; a round that finds nothing new, or no strip
+    /// left, ends the search.
     /// - Parameters:
     ///   - subjectMap: the learned map of a photo (each round's), as a stage of its own; nil for the classical cut.
     ///   - rounds: at most this many rounds (at least 1).
@@ -126,30 +164,36 @@ extension StickerExtractor {
         var options = options
         options.subject = nil
         var found: [DetectedSubject] = [], foundIn: [Int] = [], made: [PhotoSubjects.Round] = []
-        var current = image
+        var area = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         for round in 0..<max(1, rounds) {
-            let photo = current
+            let photo = round == 0 ? image : Compositing.crop(image, x: area.x, y: area.y, width: area.width, height: area.height)
             let map = subjectMap.map { f in { @Sendable () async throws -> SubjectMap in try await f(photo) } }
             let (plan, cuts, settled) = try await planAndCut(photo, options: options, subjectMap: map, guessGate: nil,
                                                              on: stages)
+            let offset = area
             let parts = try await stages.stage {
-                try plan.subjects(cuts: cuts, sourceWidth: image.width, sourceHeight: image.height)
+                try plan.subjects(cuts: cuts, sourceWidth: photo.width, sourceHeight: photo.height)
+            }.map { part in
+                var moved = part
+                moved.box.x += offset.x; moved.box.y += offset.y
+                moved.point = PixelPoint(x: part.point.x + offset.x, y: part.point.y + offset.y)
+                moved.area = part.area * Double(offset.width * offset.height) / Double(image.width * image.height)
+                return moved
             }
-            // Not new: a part over a subject found before, or round one (the cut of the covered photo may take what
-            // is left round the covered boxes for a subject).
+            // Not new: a part over a subject found before. A strip's map scales what is most salient in it to the top,
+            // so a later round's part must also stand out there (a strip of background scores low).
             let new = parts.filter { part in
-                !found.contains { old in
-                    old.box.contains(part.point) || boxOverlap(old.box, part.box) > 0.3 || covers(part.box, old.box)
-                }
+                (round == 0 || part.score >= laterRoundScore)
+                    && !found.contains { old in old.box.contains(part.point) || boxOverlap(old.box, part.box) > 0.3 }
             }
             // The first round is kept even when it finds nothing: a prompt's sticker is cut from it.
             if new.isEmpty && round > 0 { break }
-            made.append(PhotoSubjects.Round(plan: plan, cuts: cuts, options: settled))
+            made.append(PhotoSubjects.Round(area: offset, plan: plan, cuts: cuts, options: settled))
             if new.isEmpty { break }
             found += new
             foundIn += Array(repeating: round, count: new.count)
-            let boxes = found.map(\.box)
-            if round + 1 < rounds { current = try await stages.stage { try covered(image, boxes: boxes) } }
+            guard let next = freeArea(image, boxes: found.map(\.box)) else { break }
+            area = next
         }
         let order = found.indices.sorted { found[$0].area > found[$1].area }
         return PhotoSubjects(subjects: order.map { found[$0] }, foundIn: order.map { foundIn[$0] },
@@ -164,32 +208,21 @@ extension StickerExtractor {
         return union > 0 ? inter / union : 0
     }
 
-    /// Whether `a` covers more than half of `b`.
-    static func covers(_ a: PixelRect, _ b: PixelRect) -> Bool {
-        let ix = max(0, min(a.x + a.width, b.x + b.width) - max(a.x, b.x))
-        let iy = max(0, min(a.y + a.height, b.y + b.height) - max(a.y, b.y))
-        return 2 * ix * iy > b.width * b.height
-    }
+    /// The least score of a subject found after the first round.
+    static let laterRoundScore = 0.3
 
-    /// `image` with each box (grown by 2% of the photo's long side) filled with the mean colour of its border.
-    static func covered(_ image: Image, boxes: [PixelRect]) throws -> Image {
-        var out = image
-        let grow = max(1, max(image.width, image.height) / 50)
-        for b in boxes {
-            try Cancellation.check()
-            let x0 = max(0, b.x - grow), y0 = max(0, b.y - grow)
-            let x1 = min(image.width, b.x + b.width + grow), y1 = min(image.height, b.y + b.height + grow)
-            var sum = (0, 0, 0), n = 0
-            for y in y0..<y1 {
-                for x in x0..<x1 where x == x0 || y == y0 || x == x1 - 1 || y == y1 - 1 {
-                    let c = image[x, y]
-                    sum.0 += Int(c.r); sum.1 += Int(c.g); sum.2 += Int(c.b); n += 1
-                }
-            }
-            let fill = RGBA(r: UInt8(sum.0 / max(1, n)), g: UInt8(sum.1 / max(1, n)), b: UInt8(sum.2 / max(1, n)))
-            for y in y0..<y1 { for x in x0..<x1 { out[x, y] = fill } }
-        }
-        return out
+    /// The largest strip of the photo beside the union of `boxes` (left, right, above or below it), if one is at
+    /// least a fifth of the photo's width (or height) and 32 px: where the next round looks.
+    static func freeArea(_ image: Image, boxes: [PixelRect]) -> PixelRect? {
+        guard let first = boxes.first else { return nil }
+        var x0 = first.x, y0 = first.y, x1 = first.x + first.width, y1 = first.y + first.height
+        for b in boxes { x0 = min(x0, b.x); y0 = min(y0, b.y); x1 = max(x1, b.x + b.width); y1 = max(y1, b.y + b.height) }
+        let w = image.width, h = image.height
+        let strips = [PixelRect(x: 0, y: 0, width: x0, height: h), PixelRect(x: x1, y: 0, width: w - x1, height: h),
+                      PixelRect(x: 0, y: 0, width: w, height: y0), PixelRect(x: 0, y: y1, width: w, height: h - y1)]
+        return strips.filter { s in
+            min(s.width, s.height) >= 32 && (s.height == h ? 5 * s.width >= w : 5 * s.height >= h)
+        }.max { $0.width * $0.height < $1.width * $1.height }
     }
 }
 
