@@ -67,6 +67,10 @@ struct HostileParamsTests {
                 base: ["source": source, "output": ["inline": true]],
                 params: sourceParams + output + outline + [p("maskOutput", .object), p("subject", .object),
                                                            p("decontaminate", .bool)]),
+            "image.subjects": Signature(
+                base: ["source": source],
+                params: sourceParams + outline + [p("max", .int), p("segmenter", .string), p("stickers", .object),
+                                                  p("decontaminate", .bool)]),
             "photo.process": Signature(
                 base: ["source": source, "output": ["dir": .string(outputDir)]],
                 params: sourceParams + outline + [p("output", .object, required: true), p("output.dir", .string, required: true),
