@@ -22,8 +22,10 @@ public enum ForegroundEstimator {
     /// The narrow pass's window reaches this many pixels either side (11 x 11; 7 x 7, the paper's size, and 15 x 15
     /// measured in bench/README.md).
     static let fineRadius = 5
-    /// Rows of the output a band of the narrow pass writes (bands run on idle threads of the pool).
-    static let rowsPerBand = 64
+    /// Rows of the output a band of the narrow pass writes (bands run on idle threads of the pool). A band holds 7
+    /// floats a pixel for its soft columns and ``fineRadius`` rows round it: 16 rows keep that near 4 MB on a
+    /// 6000-px-wide edge (64 rows raised a 24-megapixel sticker's peak by about 20 MB).
+    static let rowsPerBand = 16
 
     /// The colours of `image` inside `rect` with the foreground estimated where `alpha` is soft.
     /// - Parameters:
@@ -48,18 +50,29 @@ public enum ForegroundEstimator {
                 }
             }
         }
-        let wide = try WideMeans(image, alpha: alpha, around: PixelRect(x: x0, y: y0, width: rw, height: rh))
-        let bands = (rh + rowsPerBand - 1) / rowsPerBand
         try out.withUnsafeMutableBufferPointer { o in
-            let target = PixelBand(start: o.baseAddress!, count: o.count)
-            try ComputePool.spread(bands) { _, b in
-                try Cancellation.check()
-                let by0 = y0 + b * rowsPerBand, by1 = min(y1, by0 + rowsPerBand)
-                narrowPass(image, alpha: alpha, wide: wide, rows: by0..<by1, columns: x0..<x1,
-                           into: target.start, outOrigin: (x0, y0), outWidth: rw)
-            }
+            try estimate(image, alpha: alpha, in: PixelRect(x: x0, y: y0, width: rw, height: rh), into: o.baseAddress!,
+                         origin: (x0, y0), width: rw)
         }
         return (PixelRect(x: x0, y: y0, width: rw, height: rh), out)
+    }
+
+    /// Writes the estimated foreground colour (R, G, B; alpha untouched) of every soft pixel of `rect` (already clipped
+    /// to the photo) into `out`, RGBA rows `width` pixels wide whose first pixel is the photo's `origin`, which must
+    /// cover `rect`: the cut-out's canvas, so no copy of the crop is made.
+    /// - Throws: `CancellationError`, checked per band of rows.
+    static func estimate(_ image: Image, alpha: Mask, in rect: PixelRect, into out: UnsafeMutablePointer<UInt8>,
+                         origin: (x: Int, y: Int), width: Int) throws {
+        guard rect.width > 0, rect.height > 0 else { return }
+        let wide = try WideMeans(image, alpha: alpha, around: rect)
+        let bands = (rect.height + rowsPerBand - 1) / rowsPerBand
+        let target = PixelBand(start: out, count: 0)
+        try ComputePool.spread(bands) { _, b in
+            try Cancellation.check()
+            let by0 = rect.y + b * rowsPerBand, by1 = min(rect.y + rect.height, by0 + rowsPerBand)
+            narrowPass(image, alpha: alpha, wide: wide, rows: by0..<by1, columns: rect.x..<(rect.x + rect.width),
+                       into: target.start, outOrigin: origin, outWidth: width)
+        }
     }
 
     /// The wide pass's alpha-weighted sums over cells, blurred by a box of ``cellRadius`` cells: per cell Σα,
@@ -92,19 +105,27 @@ public enum ForegroundEstimator {
                 }
             }
             try Cancellation.check()
-            // Separable box of 2k+1 cells, clipped at the grid's edges (sums, not means: the ratios cancel the count).
-            var horizontal = [SIMD8<Float>](repeating: .zero, count: cells.count)
+            // Separable box of 2k+1 cells, clipped at the grid's edges (sums, not means: the ratios cancel the count),
+            // in place through one row or column of scratch: the grid is the only full-size buffer (a 24-megapixel
+            // cut-out's is 21 MB).
+            var line = [SIMD8<Float>](repeating: .zero, count: max(cols, rows))
             for y in 0..<rows {
+                for x in 0..<cols { line[x] = cells[y * cols + x] }
+                var s = SIMD8<Float>.zero
+                for x in 0..<min(cols, k) { s += line[x] }
                 for x in 0..<cols {
-                    var s = SIMD8<Float>.zero
-                    for xx in max(0, x - k)...min(cols - 1, x + k) { s += cells[y * cols + xx] }
-                    horizontal[y * cols + x] = s
+                    if x + k < cols { s += line[x + k] }
+                    if x - k - 1 >= 0 { s -= line[x - k - 1] }
+                    cells[y * cols + x] = s
                 }
             }
-            for y in 0..<rows {
-                for x in 0..<cols {
-                    var s = SIMD8<Float>.zero
-                    for yy in max(0, y - k)...min(rows - 1, y + k) { s += horizontal[yy * cols + x] }
+            for x in 0..<cols {
+                for y in 0..<rows { line[y] = cells[y * cols + x] }
+                var s = SIMD8<Float>.zero
+                for y in 0..<min(rows, k) { s += line[y] }
+                for y in 0..<rows {
+                    if y + k < rows { s += line[y + k] }
+                    if y - k - 1 >= 0 { s -= line[y - k - 1] }
                     cells[y * cols + x] = s
                 }
             }
@@ -148,12 +169,26 @@ public enum ForegroundEstimator {
     private static func narrowPass(_ image: Image, alpha: Mask, wide: WideMeans, rows: Range<Int>, columns: Range<Int>,
                                    into out: UnsafeMutablePointer<UInt8>, outOrigin: (x: Int, y: Int), outWidth: Int) {
         let r = fineRadius, w = image.width
+        // Only the columns with soft pixels in these rows (the edge is a thin band of a large photo).
+        var softX0 = Int.max, softX1 = -1
+        image.pixels.withUnsafeBufferPointer { px in
+            alpha.values.withUnsafeBufferPointer { m in
+                for y in rows {
+                    for x in columns {
+                        let p = y * w + x
+                        let a = (Int(px[4 * p + 3]) * Int(m[p]) + 127) / 255
+                        if a > 0 && a < 255 { softX0 = min(softX0, x); softX1 = max(softX1, x) }
+                    }
+                }
+            }
+        }
+        guard softX1 >= 0 else { return }
+        let columns = softX0..<(softX1 + 1)
         let hy0 = max(0, rows.lowerBound - r), hy1 = min(image.height, rows.upperBound + r)
         let hx0 = max(0, columns.lowerBound - r), hx1 = min(w, columns.upperBound + r)
         let bw = hx1 - hx0, bh = hy1 - hy0
         // Per pixel of the halo'd band: α, F (3), B (3).
         var buffer = [Float](repeating: 0, count: bw * bh * 7)
-        var anySoft = false
         image.pixels.withUnsafeBufferPointer { px in
             alpha.values.withUnsafeBufferPointer { m in
                 buffer.withUnsafeMutableBufferPointer { t in
@@ -168,7 +203,6 @@ public enum ForegroundEstimator {
                                 t[q + 4] = i.0; t[q + 5] = i.1; t[q + 6] = i.2
                                 continue
                             }
-                            if rows.contains(y) && columns.contains(x) { anySoft = true }
                             let (f, b) = wide.means(x: x, y: y, own: i)
                             t[q + 1] = corrected(i.0, f: f.0, b: b.0, alpha: a)
                             t[q + 2] = corrected(i.1, f: f.1, b: b.1, alpha: a)
@@ -179,7 +213,6 @@ public enum ForegroundEstimator {
                 }
             }
         }
-        guard anySoft else { return }
         image.pixels.withUnsafeBufferPointer { px in
             buffer.withUnsafeBufferPointer { t in
                 for y in rows {

@@ -148,14 +148,8 @@ public enum StickerExtractor {
         let ox = box.x - pad, oy = box.y - pad
         let cw = box.width + 2 * pad, ch = box.height + 2 * pad
         var canvas = [UInt8](repeating: 0, count: cw * ch * 4)
-        // The colours the cut-out takes: the photo's, or (soft edge decontaminated) the clipped crop's own.
-        var colours = (rect: PixelRect(x: 0, y: 0, width: w, height: h), pixels: image.pixels)
-        if options.decontaminatesEdges {
-            colours = try ForegroundEstimator.estimate(image, alpha: mask, in: PixelRect(x: ox, y: oy, width: cw, height: ch))
-        }
-        let cr = colours.rect
         canvas.withUnsafeMutableBufferPointer { out in
-            colours.pixels.withUnsafeBufferPointer { px in
+            image.pixels.withUnsafeBufferPointer { px in
                 mask.values.withUnsafeBufferPointer { m in
                     for cy in 0..<ch {
                         let sy = oy + cy
@@ -163,14 +157,23 @@ public enum StickerExtractor {
                         for cx in 0..<cw {
                             let sx = ox + cx
                             guard sx >= 0, sx < w else { continue }
-                            let s = sy * w + sx, d = cy * cw + cx, c = (sy - cr.y) * cr.width + sx - cr.x
-                            let a = (Int(px[4 * c + 3]) * Int(m[s]) + 127) / 255
+                            let s = sy * w + sx, d = cy * cw + cx
+                            let a = (Int(px[4 * s + 3]) * Int(m[s]) + 127) / 255
                             guard a > 0 else { continue }
-                            out[4 * d] = px[4 * c]; out[4 * d + 1] = px[4 * c + 1]; out[4 * d + 2] = px[4 * c + 2]
+                            out[4 * d] = px[4 * s]; out[4 * d + 1] = px[4 * s + 1]; out[4 * d + 2] = px[4 * s + 2]
                             out[4 * d + 3] = UInt8(a)
                         }
                     }
                 }
+            }
+        }
+        if options.decontaminatesEdges {
+            // The soft edge's colours replaced in the canvas itself (its pixels off the photo stay transparent).
+            let x0 = max(0, ox), y0 = max(0, oy)
+            let inside = PixelRect(x: x0, y: y0, width: min(w, ox + cw) - x0, height: min(h, oy + ch) - y0)
+            try canvas.withUnsafeMutableBufferPointer { out in
+                try ForegroundEstimator.estimate(image, alpha: mask, in: inside, into: out.baseAddress!, origin: (ox, oy),
+                                                 width: cw)
             }
         }
         var cut = Image(width: cw, height: ch, pixels: canvas)
