@@ -5,7 +5,7 @@ import PhotoWorker
 
 /// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split] [--no-faces]
 ///  [--net [--mirror] [--net-weight W] [--net-exponent E] [--classical-when-undecided] [--map-cache DIR] | --net-only]
-///  [--prompt point|box|all]`
+///  [--prompt point|box|all|box-net]`
 ///
 /// Runs `StickerExtractor.extract` over every image of the sticker-dev corpus (images/NAME.jpg,
 /// masks/NAME.png) and prints the mean IoU against the human masks (both thresholded at 128) and the
@@ -57,7 +57,14 @@ enum StickerBench {
         for pair in pairs {
             let start = DispatchTime.now().uptimeNanoseconds, cpuStart = processCPUTime()
             var options = options
-            if useNet { options.subjectMap = try await subjectMap(for: pair, mirrored: mirror, cache: mapCache) }
+            if useNet {
+                if prompt == "box-net" {
+                    options.subjectMap = try await cropMap(for: pair.image, within: boundingBox(of: pair.truth),
+                                                           mirrored: mirror)
+                } else {
+                    options.subjectMap = try await subjectMap(for: pair, mirrored: mirror, cache: mapCache)
+                }
+            }
             if netOnly, let map = options.subjectMap {
                 // The network alone: its map at 0.5, resampled to the photo.
                 let m = map.thresholdMask(width: pair.image.width, height: pair.image.height)
@@ -72,7 +79,7 @@ enum StickerBench {
             options.subjectMap = nil
             switch prompt {
             case "point": options.subject = .points(include: [deepestPoint(of: pair.truth)], exclude: [])
-            case "box": options.subject = .box(boundingBox(of: pair.truth))
+            case "box", "box-net": options.subject = .box(boundingBox(of: pair.truth))
             case "all": options.subject = .all
             case nil: break
             default: throw BenchError("--prompt point|box|all")
@@ -112,6 +119,26 @@ enum StickerBench {
     }
 
     struct Pair { var name: String; var image: Image; var truth: Mask }
+
+    /// `--prompt box-net` (an experiment, not the worker's): the network's map of the part of the photo inside the box
+    /// (grown by a tenth of its size a side), placed on a map of the whole photo (480 px long side, 0 outside), so the
+    /// network sees the boxed subject large; in place of the map of the whole photo.
+    static func cropMap(for image: Image, within box: PixelRect, mirrored: Bool) async throws -> SubjectMap {
+        let gx = box.width / 10, gy = box.height / 10
+        let x0 = max(0, box.x - gx), y0 = max(0, box.y - gy)
+        let x1 = min(image.width, box.x + box.width + gx), y1 = min(image.height, box.y + box.height + gy)
+        let part = Compositing.crop(image, x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        let inner = try await SubjectNetwork.map(for: part, mirrored: mirrored, networks: try SubjectNetwork.Networks.load(),
+                                                 memory: activations)
+        let scale = 480 / Double(max(image.width, image.height))
+        let mw = max(1, Int((Double(image.width) * scale).rounded())), mh = max(1, Int((Double(image.height) * scale).rounded()))
+        let pw = max(1, Int((Double(x1 - x0) * scale).rounded())), ph = max(1, Int((Double(y1 - y0) * scale).rounded()))
+        let placed = inner.resized(width: pw, height: ph)
+        let ox = min(mw - 1, Int((Double(x0) * scale).rounded())), oy = min(mh - 1, Int((Double(y0) * scale).rounded()))
+        var values = [Float](repeating: 0, count: mw * mh)
+        for y in 0..<min(ph, mh - oy) { for x in 0..<min(pw, mw - ox) { values[(y + oy) * mw + x + ox] = placed.values[y * pw + x] } }
+        return SubjectMap(width: mw, height: mh, values: values)
+    }
 
     /// The pixel of `mask` (>= 128) farthest from its edge (chamfer 3-4 distance): "a point deep inside the subject".
     static func deepestPoint(of mask: Mask) -> PixelPoint {
