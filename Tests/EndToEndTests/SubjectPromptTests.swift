@@ -42,6 +42,16 @@ struct SubjectPromptTests {
         let batch = try await w.call(id + 1, "photos.process", ["sources": [source, source], "subjects": [.null],
                                                                  "output": ["dir": .string(dir)]])
         #expect(batch.errorCode == -32602 && Self.path(batch) == "subjects", "\(batch)")
+        // A batch's per-source subject that does not fit its photo is that item's error, at its own path.
+        w.request(id + 10, "photos.process", ["sources": [source], "subjects": [["point": [.number("\(width)"), 0]]],
+                                              "output": ["dir": .string(dir)]])
+        var itemError: JSONValue?
+        while let m = try await w.next() {
+            if m["params"]?["kind"] == "item" { itemError = m["params"]?["error"] }
+            if m["id"]?.intValue == id + 10 { break }
+        }
+        #expect(itemError?["code"]?.intValue == -32602 && itemError?["data"]?["path"]?.stringValue == "subjects[0].point",
+                "\(String(describing: itemError))")
         let pack = try await w.call(id + 2, "pack.export", ["stickers": [source], "subjects": ["all"], "output": ["inline": true]])
         #expect(pack.errorCode == -32602 && Self.path(pack) == "subjects", "\(pack)")
         // The worker goes on serving.
