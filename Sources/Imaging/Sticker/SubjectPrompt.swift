@@ -15,7 +15,8 @@ public struct PixelPoint: Sendable, Hashable {
 /// Coordinates are pixels of the photo as displayed (after orientation). ``validate(width:height:)`` says whether
 /// a prompt fits a photo; a prompt that does not is the caller's error, never the cut's.
 public enum SubjectPrompt: Sendable, Equatable {
-    /// Every subject the cut finds, together (no part of it dropped for being small beside the largest).
+    /// Every subject the cut finds, together: its parts down to a hundredth of the largest (the unprompted cut keeps
+    /// those of a fifth).
     case all
     /// The subject under `include` (one or more points), not the parts under `exclude`.
     case points(include: [PixelPoint], exclude: [PixelPoint])

@@ -10,7 +10,7 @@ import Foundation
 /// - Box: nothing outside it is subject. Inside, the labelling's parts when their extent fits the box, otherwise
 ///   whichever fits it better of those and a GrabCut on the box alone (its outside fixed as background), seeded and
 ///   regularised by the prior.
-/// - All: every part of the labelling, however small beside the largest.
+/// - All: every part of the labelling down to a hundredth of the largest (the unprompted cut keeps a fifth).
 enum SubjectSelection {
     /// - Parameters:
     ///   - labels: the cut's labelling at the working size of `work`.
