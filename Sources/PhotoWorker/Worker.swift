@@ -25,6 +25,7 @@ public enum Worker {
         registerChecked(ImagePaletteMethod(services: services))
         registerChecked(ImageEffectMethod(services: services))
         registerChecked(ImageStickerMethod(services: services))
+        registerChecked(ImageSubjectsMethod(services: services))
         registerChecked(ImageAnimatedStickerMethod(services: services))
         registerChecked(PhotoProcessMethod(services: services))
         registerChecked(PhotosProcessMethod(services: services))

@@ -74,7 +74,12 @@ struct HostileParamsTests {
                 params: sourceParams + output + [p("effects", .array, required: true)]),
             "image.sticker": Signature(
                 base: ["source": source, "output": ["inline": true]],
-                params: sourceParams + output + outline + [p("maskOutput", .object)]),
+                params: sourceParams + output + outline + [p("maskOutput", .object), p("subject", .object),
+                                                           p("decontaminate", .bool)]),
+            "image.subjects": Signature(
+                base: ["source": source],
+                params: sourceParams + outline + [p("max", .int), p("segmenter", .string), p("stickers", .object),
+                                                  p("decontaminate", .bool)]),
             "image.animatedSticker": Signature(
                 base: ["source": source, "output": ["inline": true, "format": "webm"]],
                 params: sourceParams + outline + [
@@ -86,7 +91,8 @@ struct HostileParamsTests {
             "photo.process": Signature(
                 base: ["source": source, "output": ["dir": .string(outputDir)]],
                 params: sourceParams + outline + [p("output", .object, required: true), p("output.dir", .string, required: true),
-                                                  p("output.create", .bool), p("count", .int), p("name", .string)]),
+                                                  p("output.create", .bool), p("count", .int), p("name", .string),
+                                                  p("subject", .object), p("decontaminate", .bool)]),
             "photos.process": Signature(
                 base: ["sources": [source], "output": ["dir": .string(outputDir)]],
                 params: outline + [p("sources", .array, required: true), p("output", .object, required: true),

@@ -61,12 +61,23 @@ struct GrabCutSegmenter {
             priorBg[i] = -priorWeight * logf(1 - p)
         }
 
+        // The first models come from the constrained pixels only when both sides have some (a box fixes only its
+        // outside, a point only its subject): otherwise from the initial labelling.
+        var fittedOnFixed = false
+        if let fixed {
+            var sides: (fg: Bool, bg: Bool) = (false, false)
+            for i in 0..<n where opaque[i] {
+                if fixed[i] == 1 { sides.fg = true } else if fixed[i] == 2 { sides.bg = true }
+                if sides.fg && sides.bg { break }
+            }
+            fittedOnFixed = sides.fg && sides.bg
+        }
         for iteration in 0..<iterations {
             if Cancellation.isRequested { throw CancellationError() }
             var fgMembers: [Int32] = [], bgMembers: [Int32] = []
             fgMembers.reserveCapacity(n); bgMembers.reserveCapacity(n)
             for i in 0..<n where opaque[i] {
-                if let fixed, iteration == 0 {
+                if let fixed, iteration == 0, fittedOnFixed {
                     if fixed[i] == 1 { fgMembers.append(Int32(i)) } else if fixed[i] == 2 { bgMembers.append(Int32(i)) }
                     continue
                 }

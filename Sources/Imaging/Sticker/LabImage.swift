@@ -14,6 +14,12 @@ struct LabImage {
 
     var count: Int { width * height }
 
+    /// Wraps existing planes (`lab` and `rgb` three values per pixel, `alpha` one).
+    init(width: Int, height: Int, lab: [Float], alpha: [Float], rgb: [Float]) {
+        precondition(lab.count == 3 * width * height && rgb.count == lab.count && alpha.count == width * height)
+        self.width = width; self.height = height; self.lab = lab; self.alpha = alpha; self.rgb = rgb
+    }
+
     /// Reduces `image` by area averaging so its longest side is at most `maxSide`, then converts to Lab.
     /// - Throws: `CancellationError`.
     init(_ image: Image, maxSide: Int) throws {

@@ -24,6 +24,8 @@ public struct StickerCutPlan: Sendable {
     }
 
     let content: Content
+    /// The subject the person means (`StickerOptions.subject`); nil for the cut's own guess.
+    var subject: SubjectPrompt? = nil
 
     /// Labels one hypothesis. Classical: a colour-model graph cut (`GrabCutSegmenter`) seeded and
     /// regularised by it. Led by a learned map: its split a little below Otsu's threshold, with no
@@ -58,6 +60,39 @@ public struct StickerCutPlan: Sendable {
             guard case .decided(let mask, let confidence) = content else { preconditionFailure() }
             return (mask, confidence)
         }
+        var labels = try consensus(cuts)!
+        if let prompt = subject {
+            labels = try SubjectSelection.select(prompt, labels: labels, work: work, prior: saliency,
+                                                 threshold: saliency.threshold * (learned ? 0.8 : 0.9),
+                                                 sourceWidth: w, sourceHeight: h)
+        } else {
+            MaskCleanup.keepMainComponents(&labels, width: work.width, height: work.height, relativeSize: 0.2)
+        }
+        MaskCleanup.fillHoles(&labels, width: work.width, height: work.height, maxRelativeSize: 0.1)
+        let subjectArea = labels.reduce(0) { $0 + Int($1) }
+        if subjectArea * 500 < work.count {
+            // Nothing found: the whole photo, or (asked for a box) the box.
+            guard case .box(let r)? = subject else { return (Mask(width: w, height: h, repeating: 255), 0) }
+            var inBox = Mask(width: w, height: h, repeating: 0)
+            for y in max(0, r.y)..<min(h, r.y + r.height) { for x in max(0, r.x)..<min(w, r.x + r.width) { inBox.values[y * w + x] = 255 } }
+            return (inBox, 0)
+        }
+
+        // The colour-model cut sits ~2 px inside human outlines (mixed edge pixels go to the background):
+        // take its subject from a quarter of the upsampled soft mask, which moves soft edges out and leaves
+        // sharp ones. The split of a learned map has no such bias: half.
+        let soft = labels.map(Float.init)
+        var values = try MaskUpsampler.upsample(mask: soft, guide: work.rgb, width: work.width, height: work.height,
+                                                to: image, radius: 2, epsilon: 1e-3, level: learned ? 0.5 : 0.25)
+        try MaskFeather.feather(&values, width: w, height: h, sigma: min(16, max(0, feather)))
+        return (Mask(width: w, height: h, values: values), Self.confidence(saliency: saliency, labels: labels))
+    }
+
+    /// The two cuts' consensus at the working size (1 = subject), before a prompt and the clean-up; nil for a plan
+    /// decided without cuts.
+    /// - Throws: `CancellationError`.
+    func consensus(_ cuts: (pixel: Cut, region: Cut)) throws -> [UInt8]? {
+        guard case .cuts(let work, _, _, let learned) = content else { return nil }
         let pixelLabels = cuts.pixel.labels, regionLabels = cuts.region.labels
         precondition(pixelLabels.count == work.count && regionLabels.count == work.count, "cuts of another plan")
         var labels = zip(pixelLabels, regionLabels).map { $0 & $1 }
@@ -70,19 +105,7 @@ public struct StickerCutPlan: Sendable {
             labels = try ConsensusGrowth.grow(work, consensus: labels,
                                               bandWidth: 0.04 * Float(max(work.width, work.height)))
         }
-        MaskCleanup.keepMainComponents(&labels, width: work.width, height: work.height, relativeSize: 0.2)
-        MaskCleanup.fillHoles(&labels, width: work.width, height: work.height, maxRelativeSize: 0.1)
-        let subject = labels.reduce(0) { $0 + Int($1) }
-        if subject * 500 < work.count { return (Mask(width: w, height: h, repeating: 255), 0) }
-
-        // The colour-model cut sits ~2 px inside human outlines (mixed edge pixels go to the background):
-        // take its subject from a quarter of the upsampled soft mask, which moves soft edges out and leaves
-        // sharp ones. The split of a learned map has no such bias: half.
-        let soft = labels.map(Float.init)
-        var values = try MaskUpsampler.upsample(mask: soft, guide: work.rgb, width: work.width, height: work.height,
-                                                to: image, radius: 2, epsilon: 1e-3, level: learned ? 0.5 : 0.25)
-        try MaskFeather.feather(&values, width: w, height: h, sigma: min(16, max(0, feather)))
-        return (Mask(width: w, height: h, values: values), Self.confidence(saliency: saliency, labels: labels))
+        return labels
     }
 
     /// The cut-out from the two cuts: `mask(of:cuts:feather:)` applied to `image` (cropped,
@@ -90,6 +113,9 @@ public struct StickerCutPlan: Sendable {
     /// - Throws: `CancellationError`.
     public func sticker(from image: Image, cuts: (pixel: Cut, region: Cut), options: StickerOptions) throws -> Sticker {
         let (mask, confidence) = try self.mask(of: image, cuts: cuts, feather: options.feather)
+        var options = options
+        // A photo that is a cut-out already keeps its own colours: its soft edge is no mix with a background.
+        if case .decided(_, let given) = content, given == 1 { options.decontaminatesEdges = false }
         return try StickerExtractor.makeSticker(image, mask: mask, confidence: confidence, options: options)
     }
 

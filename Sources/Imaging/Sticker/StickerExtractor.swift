@@ -22,6 +22,11 @@ import Foundation
 ///    after a learned map's split; row by row: the full-size pass adds one byte per pixel, the mask
 ///    itself).
 /// 5. `MaskFeather`: a small Gaussian softening of the edge (`StickerOptions.feather`).
+/// 6. `ForegroundEstimator`: where the edge is soft, the subject's estimated own colour instead of the photo's mix
+///    with its background (`StickerOptions.decontaminatesEdges`).
+///
+/// `StickerOptions.subject` (a `SubjectPrompt`: points, a box, or all) chooses among the parts of the cut before the
+/// clean-up (`SubjectSelection`); `subjects(in:options:subjectMap:rounds:on:)` lists the separate subjects.
 ///
 /// Degenerate inputs never fail; they get a documented fallback with confidence 0:
 /// - images with fewer than 8 pixels on a side, flat or nearly flat images (no barrier anywhere), and
@@ -165,6 +170,15 @@ public enum StickerExtractor {
                         }
                     }
                 }
+            }
+        }
+        if options.decontaminatesEdges {
+            // The soft edge's colours replaced in the canvas itself (its pixels off the photo stay transparent).
+            let x0 = max(0, ox), y0 = max(0, oy)
+            let inside = PixelRect(x: x0, y: y0, width: min(w, ox + cw) - x0, height: min(h, oy + ch) - y0)
+            try canvas.withUnsafeMutableBufferPointer { out in
+                try ForegroundEstimator.estimate(image, alpha: mask, in: inside, into: out.baseAddress!, origin: (ox, oy),
+                                                 width: cw)
             }
         }
         var cut = Image(width: cw, height: ch, pixels: canvas)

@@ -29,6 +29,12 @@ public struct StickerOptions: Sendable {
     /// prior (as with ``subjectMapWeight`` 1). Runners with threads to spare start them beside the map anyway, as
     /// a guess (once its gate opens, when the caller gives one) and drop them once it is decisive.
     public var classicalMapsOnlyWhenUndecided = false
+    /// Whether the cut-out's soft edge takes the subject's estimated own colour (`ForegroundEstimator`) instead of
+    /// the photo's, which mixes in the old background (a halo on a new backdrop). Alpha is the same either way.
+    public var decontaminatesEdges = true
+    /// Which subject to cut out (`SubjectPrompt`), in the photo's pixels; nil is the cut's own guess (the main
+    /// subject). The caller validates it against the photo (``SubjectPrompt/validate(width:height:)``).
+    public var subject: SubjectPrompt?
 
     public init(
         outlineWidth: Int = 0,

@@ -117,12 +117,13 @@ public struct StickerPreparation: Sendable {
         var saliency: SaliencyMap, regional: SaliencyMap
         switch content {
         case .decided(let mask, let confidence):
-            return StickerCutPlan(content: .decided(mask: mask, confidence: confidence))
+            return StickerCutPlan(content: .decided(mask: mask, confidence: confidence), subject: options.subject)
         case .learnedOnly(let only):
             guard let learned = options.subjectMap else { preconditionFailure("a learned-only preparation without a map") }
             // The map alone is both hypotheses: what the blend below gives at weight 1.
             let prior = SaliencyMap(values: Self.prior(learned, on: only, options: options), width: only.width, height: only.height)
-            return StickerCutPlan(content: .cuts(work: only, pixel: prior, region: prior, learned: true))
+            return StickerCutPlan(content: .cuts(work: only, pixel: prior, region: prior, learned: true),
+                                  subject: options.subject)
         case .maps(let w, let s, let r):
             (work, saliency, regional) = (w, s, r)
         }
@@ -143,7 +144,7 @@ public struct StickerPreparation: Sendable {
                                    width: work.width, height: work.height)
         }
         return StickerCutPlan(content: .cuts(work: work, pixel: saliency, region: regional,
-                                             learned: options.subjectMap != nil))
+                                             learned: options.subjectMap != nil), subject: options.subject)
     }
 
     /// The learned map as the priors take it: at the working copy's size, raised to `subjectMapExponent`.

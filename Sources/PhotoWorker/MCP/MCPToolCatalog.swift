@@ -9,8 +9,8 @@ enum MCPToolCatalog {
     /// Methods offered as tools (protocol plumbing and diagnostics are not).
     static let methods = [
         "image.info", "image.convert", "image.thumbnail", "image.scale", "image.palette", "image.effect",
-        "image.sticker", "image.animatedSticker", "photo.process", "photos.process", "pack.export", "cache.stats",
-        "cache.clear",
+        "image.sticker", "image.subjects", "image.animatedSticker", "photo.process", "photos.process", "pack.export",
+        "cache.stats", "cache.clear",
     ]
 
     /// A batch whose items stream as they finish in the native protocol: the tool's result gathers them
@@ -25,7 +25,8 @@ enum MCPToolCatalog {
     static let titles = [
         "image.info": "Image info", "image.convert": "Convert image", "image.thumbnail": "Thumbnail",
         "image.scale": "Scale image", "image.palette": "Colour palette", "image.effect": "Image effects",
-        "image.sticker": "Sticker cut-out", "image.animatedSticker": "Animated sticker",
+        "image.sticker": "Sticker cut-out", "image.subjects": "Find subjects",
+        "image.animatedSticker": "Animated sticker",
         "photo.process": "Process a photo", "photos.process": "Process photos",
         "pack.export": "Export a sticker pack", "cache.stats": "Cache statistics", "cache.clear": "Clear the cache",
     ]

@@ -3,8 +3,9 @@ import Imaging
 import JSONRPC
 import JSONRPCTransport
 
-/// `image.sticker {"source", "outline", "output", "maskOutput"}`: the photo's main subject cut
-/// out as RGBA with a feathered edge and an optional outline.
+/// `image.sticker {"source", "outline", "output", "maskOutput", "segmenter", "subject", "decontaminate"}`: the
+/// photo's main subject (or the one `subject` points at) cut out as RGBA with a feathered edge in the subject's own
+/// colour and an optional outline.
 struct ImageStickerMethod: RPCMethod {
     static let name = "image.sticker"
     static let cost = MethodCost.compute
@@ -18,6 +19,10 @@ struct ImageStickerMethod: RPCMethod {
         var maskOutput: OutputSpec?
         /// `network` (default) or `classical`.
         var segmenter: Segmenter?
+        /// Which subject (``SubjectSpec``); absent: the main subject the cut finds.
+        var subject: SubjectSpec?
+        /// The soft edge in the subject's own estimated colour (default true); false keeps the photo's colours.
+        var decontaminate: Bool?
     }
 
     struct Result: Encodable, Sendable {
@@ -42,7 +47,9 @@ struct ImageStickerMethod: RPCMethod {
         let decoded = try await services.loader.load(params.source, access: access)
         let (sticker, segmenter) = try await StickerStage.extract(decoded.image, outline: params.outline,
                                                                   segmenter: params.segmenter ?? .network, on: services.compute,
-                                                                  memory: services.activations)
+                                                                  memory: services.activations,
+                                                                  cut: .init(subject: params.subject,
+                                                                             decontaminate: params.decontaminate ?? true))
         let output = try await OutputWriter.write(sticker.image, to: params.output, access: access, on: services.compute)
         var mask: OutputResult?
         if let spec = params.maskOutput {

@@ -28,6 +28,10 @@ struct PackExportMethod: RPCMethod {
         var filesDir: String?
         /// Write the files in `filesDir` the way this messenger takes stickers.
         var target: MessengerTarget?
+        /// Per source, which subject (``SubjectSpec``, null for the main one); as many as `sources`; only with `sources`.
+        var subjects: [SubjectSpec?]?
+        /// The soft edge in the subject's own estimated colour (default true); false keeps the photo's colours.
+        var decontaminate: Bool?
     }
 
     struct Result: Encodable, Sendable {
@@ -79,7 +83,12 @@ struct PackExportMethod: RPCMethod {
         // The background filled on a compute thread: a sheet may be up to the pixel limit.
         let canvas = try await services.compute.run { SheetCanvas(layout, count: items.count) }
         let fileSpec = params.filesDir.map { FileSpec(dir: $0, target: params.target, overwrite: params.output.overwrite) }
-        let files = try await makeStickers(items, fromPhotos: fromPhotos, outline: params.outline,
+        if params.subjects != nil && !fromPhotos {
+            throw RPCError.invalidParams(path: "subjects", "goes with \"sources\" (photos to cut stickers from)")
+        }
+        let cuts = try StickerCutSpec.perSource(params.subjects, count: items.count,
+                                                      decontaminate: params.decontaminate ?? true)
+        let files = try await makeStickers(items, fromPhotos: fromPhotos, outline: params.outline, cuts: cuts,
                                            segmenter: params.segmenter ?? .network, canvas: canvas, files: fileSpec,
                                            access: access, context: context)
         let outputSpec = params.output
@@ -161,7 +170,8 @@ struct PackExportMethod: RPCMethod {
     /// canvas and writes its file (on the compute threads): an export holds the sheet and the stickers in flight,
     /// never every sticker at full size (200 photos as stickers held 1 GB that way). Returns the files in input
     /// order, nil without a files folder.
-    private func makeStickers(_ items: [ImageSource], fromPhotos: Bool, outline: OutlineSpec?, segmenter: Segmenter,
+    private func makeStickers(_ items: [ImageSource], fromPhotos: Bool, outline: OutlineSpec?, cuts: [StickerCutSpec],
+                              segmenter: Segmenter,
                               canvas: SheetCanvas, files spec: FileSpec?, access: FileAccess,
                               context: RequestContext) async throws -> [WrittenFile]? {
         let loader = services.loader
@@ -174,7 +184,7 @@ struct PackExportMethod: RPCMethod {
             let sticker = fromPhotos
                 ? try await StickerStage.extract(try await loader.load(items[i], access: access, cached: false).image,
                                                  outline: outline ?? OutlineSpec(width: 8), segmenter: segmenter,
-                                                 on: compute, memory: activations).sticker.image
+                                                 on: compute, memory: activations, cut: cuts[i]).sticker.image
                 : try await loader.load(items[i], access: access, cached: false).image
             return try await compute.run {
                 try canvas.place(sticker, at: i)

@@ -18,6 +18,10 @@ struct PhotoProcessMethod: RPCMethod {
         var output: OutputDirectorySpec
         /// File-name stem; default: the source file's name.
         var name: String?
+        /// Which subject (``SubjectSpec``); absent: the main subject the cut finds.
+        var subject: SubjectSpec?
+        /// The soft edge in the subject's own estimated colour (default true); false keeps the photo's colours.
+        var decontaminate: Bool?
     }
 
     let services: WorkerServices
@@ -31,6 +35,7 @@ struct PhotoProcessMethod: RPCMethod {
         return try await PhotoProcessor(services: services, access: access).process(
             params.source, name: name, count: count, outline: params.outline ?? OutlineSpec(width: 8), directory: params.output.dir,
             segmenter: params.segmenter ?? .network,
-            overwrite: params.output.overwrite ?? false)
+            overwrite: params.output.overwrite ?? false,
+            cut: .init(subject: params.subject, decontaminate: params.decontaminate ?? true))
     }
 }

@@ -19,6 +19,10 @@ struct PhotosProcessMethod: RPCMethod {
         var segmenter: Segmenter?
         var output: OutputDirectorySpec
         var maxConcurrency: Int?
+        /// Per source, which subject (``SubjectSpec``, null for the main one); as many as `sources`.
+        var subjects: [SubjectSpec?]?
+        /// The soft edge in the subject's own estimated colour (default true); false keeps the photo's colours.
+        var decontaminate: Bool?
     }
 
     struct Result: Encodable, Sendable {
@@ -52,10 +56,12 @@ struct PhotosProcessMethod: RPCMethod {
         let sources = params.sources
         let dir = params.output.dir, overwrite = params.output.overwrite ?? false
         let segmenter = params.segmenter ?? .network
+        let cuts = try StickerCutSpec.perSource(params.subjects, count: sources.count,
+                                                      decontaminate: params.decontaminate ?? true)
         try await BoundedTaskGroup.run(count: sources.count, width: width) { index in
             let name = String(repeating: "0", count: digits - String(index).count) + "\(index)-" + PhotoProcessor.stem(for: sources[index])
             return try await processor.process(sources[index], name: name, count: count, outline: outline, directory: dir,
-                                         segmenter: segmenter, cached: false, overwrite: overwrite)
+                                         segmenter: segmenter, cached: false, overwrite: overwrite, cut: cuts[index])
         } handle: { index, outcome in
             // Progress first, then the item: an MCP host, which sees both as
             // notifications/progress, then gets strictly increasing values with the total.

@@ -50,10 +50,11 @@ public struct PhotoProcessor: Sendable {
     ///   - cached: keep the decoded photo in the cache (single photos yes, batches no).
     ///   - overwrite: replace existing files that are not images (the output folder's `overwrite`).
     public func process(_ source: ImageSource, name: String, count: Int, outline: OutlineSpec?, directory: String,
-                        segmenter: Segmenter = .network, cached: Bool = true, overwrite: Bool = false) async throws -> Result {
+                        segmenter: Segmenter = .network, cached: Bool = true, overwrite: Bool = false,
+                        cut spec: StickerCutSpec = .init()) async throws -> Result {
         let start = ContinuousClock.now
         let (image, cut) = try await cutOut(source, count: count, outline: outline, segmenter: segmenter,
-                                            cached: cached)
+                                            cached: cached, spec: spec)
         let written = try await write(consume image, palette: cut.palette, overwrite: overwrite,
                                       stickerPath: "\(directory)/\(name)-sticker.png",
                                       gradientPath: "\(directory)/\(name)-gradient.png")
@@ -82,14 +83,14 @@ public struct PhotoProcessor: Sendable {
     /// with this call, so a batch's photos hold only their cut-outs while they are encoded (about 11 MB less for
     /// a 1800x1200 photo at that stage).
     private func cutOut(_ source: ImageSource, count: Int, outline: OutlineSpec?, segmenter: Segmenter,
-                        cached: Bool) async throws -> (Image, CutOut) {
+                        cached: Bool, spec: StickerCutSpec) async throws -> (Image, CutOut) {
         let start = ContinuousClock.now
         let image = try await services.loader.load(source, access: access, cached: cached).image
         let decodeMs = start.millisecondsElapsed
         let compute = services.compute
         async let stickerTimed = Self.timed {
             try await StickerStage.extract(image, outline: outline, segmenter: segmenter, on: compute,
-                                           memory: services.activations)
+                                           memory: services.activations, cut: spec)
         }
         async let paletteTimed = Self.timed { try await PaletteStage.palette(image, count: count, on: compute) }
         let ((sticker, used), stickerMs) = try await stickerTimed

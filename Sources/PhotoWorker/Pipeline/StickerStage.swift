@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import Inference
+import JSONRPCTransport
 
 /// Sticker work shared by `image.sticker`, `photo.process` and `pack.export`.
 enum StickerStage {
@@ -14,10 +15,16 @@ enum StickerStage {
     /// 24-megapixel sticker's by about 20 MB). The classical cut stands in for the network only when the model
     /// cannot be loaded; an error while it runs is the request's error. `memory` lends the passes their
     /// activations' blocks (the worker's, so one sticker's passes reuse the last one's).
+    ///
+    /// `cut` says which subject (validated against the photo here: -32602 at its `subjectPath` when a point or the
+    /// box is off the photo) and whether the soft edge is decontaminated.
     static func extract(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter, on compute: ComputePool,
-                        memory: ActivationMemory, concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels)
+                        memory: ActivationMemory, concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels,
+                        cut: StickerCutSpec = StickerCutSpec())
         async throws -> (sticker: Sticker, segmenter: Segmenter) {
-        let base = (outline ?? OutlineSpec(width: 0)).stickerOptions
+        var base = (outline ?? OutlineSpec(width: 0)).stickerOptions
+        base.subject = try cut.subject?.validated(for: image, path: cut.subjectPath)
+        base.decontaminatesEdges = cut.decontaminate
         let stages = PoolStages(compute, concurrent: image.width * image.height <= limit)
         if segmenter == .network, let networks = try? SubjectNetwork.Networks.load() {
             // The classical maps are guessed only once the mirror image's map (the first one done) is undecided:
@@ -32,6 +39,28 @@ enum StickerStage {
             return (sticker, .network)
         }
         return (try await StickerExtractor.extract(from: image, options: base, on: stages), .classical)
+    }
+
+    /// The separate subjects of a photo (`StickerExtractor.subjects`), by the same segmenter and stages as
+    /// ``extract(_:outline:segmenter:on:memory:concurrentUpTo:cut:)``: each round's map is the network's, or the
+    /// classical cut alone when the model cannot be loaded or `classical` is asked for.
+    static func subjects(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter, decontaminate: Bool,
+                         on compute: ComputePool, memory: ActivationMemory,
+                         concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels)
+        async throws -> (subjects: PhotoSubjects, segmenter: Segmenter) {
+        var base = (outline ?? OutlineSpec(width: 0)).stickerOptions
+        base.decontaminatesEdges = decontaminate
+        let stages = PoolStages(compute, concurrent: image.width * image.height <= limit)
+        if segmenter == .network, let networks = try? SubjectNetwork.Networks.load() {
+            var options = networkOptions(base)
+            // Every round's map decides with the classical maps' help where it is unsure, without a guess.
+            options.classicalMapsOnlyWhenUndecided = true
+            let found = try await StickerExtractor.subjects(in: image, options: options, subjectMap: { photo in
+                try await SubjectNetwork.map(for: photo, mirrored: true, networks: networks, on: stages, memory: memory)
+            }, on: stages)
+            return (found, .network)
+        }
+        return (try await StickerExtractor.subjects(in: image, options: base, on: stages), .classical)
     }
 
     /// The settings of the network's cut-out, chosen on the tuning half of sticker-dev

@@ -4,7 +4,8 @@ import Inference
 import PhotoWorker
 
 /// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split] [--no-faces]
-///  [--net [--mirror] [--net-weight W] [--net-exponent E] [--classical-when-undecided] [--map-cache DIR] | --net-only]`
+///  [--net [--mirror] [--net-weight W] [--net-exponent E] [--classical-when-undecided] [--map-cache DIR] | --net-only]
+///  [--prompt point|box|all|box-net]`
 ///
 /// Runs `StickerExtractor.extract` over every image of the sticker-dev corpus (images/NAME.jpg,
 /// masks/NAME.png) and prints the mean IoU against the human masks (both thresholded at 128) and the
@@ -23,6 +24,7 @@ enum StickerBench {
         var options = StickerOptions()
         var useNet = false, netOnly = false, mirror = false
         var mapCache: String?
+        var prompt: String?
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -40,6 +42,7 @@ enum StickerBench {
             case "--map-cache": i += 1; mapCache = args[i]
             case "--net-exponent": i += 1; options.subjectMapExponent = Float(args[i]) ?? 1
             case "--classical-when-undecided": options.classicalMapsOnlyWhenUndecided = true
+            case "--prompt": i += 1; prompt = args[i]
             default: throw BenchError("unknown argument \(args[i])")
             }
             i += 1
@@ -54,7 +57,14 @@ enum StickerBench {
         for pair in pairs {
             let start = DispatchTime.now().uptimeNanoseconds, cpuStart = processCPUTime()
             var options = options
-            if useNet { options.subjectMap = try await subjectMap(for: pair, mirrored: mirror, cache: mapCache) }
+            if useNet {
+                if prompt == "box-net" {
+                    options.subjectMap = try await cropMap(for: pair.image, within: boundingBox(of: pair.truth),
+                                                           mirrored: mirror)
+                } else {
+                    options.subjectMap = try await subjectMap(for: pair, mirrored: mirror, cache: mapCache)
+                }
+            }
             if netOnly, let map = options.subjectMap {
                 // The network alone: its map at 0.5, resampled to the photo.
                 let m = map.thresholdMask(width: pair.image.width, height: pair.image.height)
@@ -67,6 +77,13 @@ enum StickerBench {
             // The map as the pipeline's own stage (cached or computed above), as the worker gives it.
             let map = options.subjectMap
             options.subjectMap = nil
+            switch prompt {
+            case "point": options.subject = .points(include: [deepestPoint(of: pair.truth)], exclude: [])
+            case "box", "box-net": options.subject = .box(boundingBox(of: pair.truth))
+            case "all": options.subject = .all
+            case nil: break
+            default: throw BenchError("--prompt point|box|all")
+            }
             let sticker = try await StickerExtractor.extract(from: pair.image, options: options,
                                                              subjectMap: map.map { map in { @Sendable in map } })
             let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
@@ -102,6 +119,63 @@ enum StickerBench {
     }
 
     struct Pair { var name: String; var image: Image; var truth: Mask }
+
+    /// `--prompt box-net` (an experiment, not the worker's): the network's map of the part of the photo inside the box
+    /// (grown by a tenth of its size a side), placed on a map of the whole photo (480 px long side, 0 outside), so the
+    /// network sees the boxed subject large; in place of the map of the whole photo.
+    static func cropMap(for image: Image, within box: PixelRect, mirrored: Bool) async throws -> SubjectMap {
+        let gx = box.width / 10, gy = box.height / 10
+        let x0 = max(0, box.x - gx), y0 = max(0, box.y - gy)
+        let x1 = min(image.width, box.x + box.width + gx), y1 = min(image.height, box.y + box.height + gy)
+        let part = Compositing.crop(image, x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        let inner = try await SubjectNetwork.map(for: part, mirrored: mirrored, networks: try SubjectNetwork.Networks.load(),
+                                                 memory: activations)
+        let scale = 480 / Double(max(image.width, image.height))
+        let mw = max(1, Int((Double(image.width) * scale).rounded())), mh = max(1, Int((Double(image.height) * scale).rounded()))
+        let pw = max(1, Int((Double(x1 - x0) * scale).rounded())), ph = max(1, Int((Double(y1 - y0) * scale).rounded()))
+        let placed = inner.resized(width: pw, height: ph)
+        let ox = min(mw - 1, Int((Double(x0) * scale).rounded())), oy = min(mh - 1, Int((Double(y0) * scale).rounded()))
+        var values = [Float](repeating: 0, count: mw * mh)
+        for y in 0..<min(ph, mh - oy) { for x in 0..<min(pw, mw - ox) { values[(y + oy) * mw + x + ox] = placed.values[y * pw + x] } }
+        return SubjectMap(width: mw, height: mh, values: values)
+    }
+
+    /// The pixel of `mask` (>= 128) farthest from its edge (chamfer 3-4 distance): "a point deep inside the subject".
+    static func deepestPoint(of mask: Mask) -> PixelPoint {
+        let w = mask.width, h = mask.height, far = Int32(1 << 28)
+        var d = mask.values.map { $0 >= 128 ? far : Int32(0) }
+        for y in 0..<h {
+            for x in 0..<w where d[y * w + x] > 0 {
+                var v = d[y * w + x]
+                v = min(v, x > 0 ? d[y * w + x - 1] + 3 : 3)
+                v = min(v, y > 0 ? d[(y - 1) * w + x] + 3 : 3)
+                if y > 0 && x > 0 { v = min(v, d[(y - 1) * w + x - 1] + 4) }
+                if y > 0 && x < w - 1 { v = min(v, d[(y - 1) * w + x + 1] + 4) }
+                d[y * w + x] = v
+            }
+        }
+        var best = 0
+        for y in stride(from: h - 1, through: 0, by: -1) {
+            for x in stride(from: w - 1, through: 0, by: -1) where d[y * w + x] > 0 {
+                var v = d[y * w + x]
+                v = min(v, x < w - 1 ? d[y * w + x + 1] + 3 : 3)
+                v = min(v, y < h - 1 ? d[(y + 1) * w + x] + 3 : 3)
+                if y < h - 1 && x < w - 1 { v = min(v, d[(y + 1) * w + x + 1] + 4) }
+                if y < h - 1 && x > 0 { v = min(v, d[(y + 1) * w + x - 1] + 4) }
+                d[y * w + x] = v
+                if v > d[best] { best = y * w + x }
+            }
+        }
+        return PixelPoint(x: best % w, y: best / w)
+    }
+
+    /// The tight box round `mask`'s pixels >= 128 (the whole image for an empty mask).
+    static func boundingBox(of mask: Mask) -> PixelRect {
+        let w = mask.width, h = mask.height
+        var x0 = w, y0 = h, x1 = -1, y1 = -1
+        for y in 0..<h { for x in 0..<w where mask.values[y * w + x] >= 128 { x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y) } }
+        return x1 < 0 ? PixelRect(x: 0, y: 0, width: w, height: h) : PixelRect(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1)
+    }
 
     /// The passes' activation blocks, kept from photo to photo as the worker keeps them.
     static let activations = ActivationMemory()

@@ -1,7 +1,7 @@
 // Entry point: `photobench <suite> [args...]`. Each suite lives in its own file.
 import Foundation
 
-let suiteNames = ["decode", "thumbnail", "palette", "sticker", "faces", "u2net", "gemm", "motion", "animation"]
+let suiteNames = ["decode", "thumbnail", "palette", "sticker", "faces", "u2net", "gemm", "motion", "animation", "halo", "subjects"]
 
 /// Runs one suite (the sticker suite is async: it runs the sticker's stage graph).
 func run(suite: String, _ args: [String]) async throws {
@@ -15,6 +15,8 @@ func run(suite: String, _ args: [String]) async throws {
     case "gemm": try GemmBench.run(args)
     case "motion": try MotionBench.run(args)
     case "animation": try AnimationBench.run(args)
+    case "halo": try HaloBench.run(args)
+    case "subjects": try await SubjectsBench.run(args)
     default: preconditionFailure("unknown suite \(suite)")
     }
 }

@@ -1,0 +1,232 @@
+import Foundation
+
+/// One subject of a photo, as `StickerExtractor.subjects(in:options:subjectMap:guessGate:on:)` finds it.
+public struct DetectedSubject: Sendable, Equatable {
+    /// Its extent in the photo's pixels.
+    public var box: PixelRect
+    /// Share of the photo it covers, 0...1.
+    public var area: Double
+    /// How much of a subject it is, 0...1: the mean of the cut's saliency prior over it (the learned map's share
+    /// leading, when there is one).
+    public var score: Double
+    /// A pixel well inside it (the farthest from its edge): as `SubjectPrompt.point`, it selects this subject.
+    public var point: PixelPoint
+}
+
+/// The separate subjects of a photo, largest first, and what it takes to cut any of them out without segmenting the
+/// photo again (each round's plan and cuts).
+public struct PhotoSubjects: Sendable {
+    public let subjects: [DetectedSubject]
+    /// The round (index into `rounds`) each subject was found in.
+    let foundIn: [Int]
+    struct Round: Sendable {
+        /// The part of the photo the round cut (the whole photo in the first round).
+        let area: PixelRect
+        let plan: StickerCutPlan
+        let cuts: (pixel: StickerCutPlan.Cut, region: StickerCutPlan.Cut)
+        let options: StickerOptions
+    }
+    let rounds: [Round]
+
+    /// The sticker of subject `index` (its ``DetectedSubject/point`` as the prompt, in the round that found it).
+    /// - Throws: `CancellationError`.
+    public func sticker(of index: Int, from image: Image) throws -> Sticker {
+        try sticker(from: image, subject: .points(include: [subjects[index].point], exclude: []), round: foundIn[index])
+    }
+
+    /// The sticker of the subject `prompt` selects, from the first round whose cut has a part under its first point
+    /// (the first round for other prompts).
+    /// - Throws: `CancellationError`.
+    public func sticker(from image: Image, subject prompt: SubjectPrompt) throws -> Sticker {
+        var round = 0
+        if case .points(let include, _) = prompt, let first = include.first {
+            round = try rounds.indices.first { i in
+                let a = rounds[i].area
+                guard a.contains(first) else { return false }
+                return try rounds[i].plan.hasPart(at: PixelPoint(x: first.x - a.x, y: first.y - a.y),
+                                                                         cuts: rounds[i].cuts, sourceWidth: a.width,
+                                                                         sourceHeight: a.height)
+            } ?? 0
+        }
+        return try sticker(from: image, subject: prompt, round: round)
+    }
+
+    func sticker(from image: Image, subject prompt: SubjectPrompt, round: Int) throws -> Sticker {
+        let r = rounds[round]
+        var plan = r.plan
+        guard r.area != PixelRect(x: 0, y: 0, width: image.width, height: image.height) else {
+            plan.subject = prompt
+            return try plan.sticker(from: image, cuts: r.cuts, options: r.options)
+        }
+        // A later round cut a part of the photo: the prompt moved into it, the sticker and its mask moved back.
+        plan.subject = prompt.moved(by: -r.area.x, -r.area.y, within: r.area)
+        let part = Compositing.crop(image, x: r.area.x, y: r.area.y, width: r.area.width, height: r.area.height)
+        var sticker = try plan.sticker(from: part, cuts: r.cuts, options: r.options)
+        var full = Mask(width: image.width, height: image.height, repeating: 0)
+        for y in 0..<r.area.height {
+            for x in 0..<r.area.width { full.values[(y + r.area.y) * image.width + x + r.area.x] = sticker.mask.values[y * r.area.width + x] }
+        }
+        sticker.mask = full
+        sticker.boundingBox.x += r.area.x; sticker.boundingBox.y += r.area.y
+        sticker.origin = (sticker.origin.x + r.area.x, sticker.origin.y + r.area.y)
+        sticker.coverage = Double(full.count()) / Double(image.width * image.height)
+        return sticker
+    }
+}
+
+extension SubjectPrompt {
+    /// The prompt in the coordinates of `area` (points moved by dx, dy and kept inside it; the box clipped to it).
+    func moved(by dx: Int, _ dy: Int, within area: PixelRect) -> SubjectPrompt {
+        func move(_ p: PixelPoint) -> PixelPoint {
+            PixelPoint(x: min(area.width - 1, max(0, p.x + dx)), y: min(area.height - 1, max(0, p.y + dy)))
+        }
+        switch self {
+        case .all: return .all
+        case .points(let include, let exclude): return .points(include: include.map(move), exclude: exclude.map(move))
+        case .box(let b): return .box(PixelRect(x: b.x + dx, y: b.y + dy, width: b.width, height: b.height))
+        }
+    }
+}
+
+extension StickerCutPlan {
+    /// The separate parts of the cuts' consensus at least ``minimumSubjectShare`` of the photo (and a twentieth of the
+    /// largest), largest first. A decided plan has one subject (its mask) when it is confident, none otherwise.
+    func subjects(cuts: (pixel: Cut, region: Cut), sourceWidth sw: Int, sourceHeight sh: Int) throws -> [DetectedSubject] {
+        guard case .cuts(let work, let saliency, _, _) = content, let labels = try consensus(cuts) else {
+            guard case .decided(let mask, let confidence) = content, confidence > 0 else { return [] }
+            let binary = mask.values.map { $0 >= 128 ? UInt8(1) : 0 }
+            return Self.parts(binary, width: sw, height: sh, saliency: nil, sourceWidth: sw, sourceHeight: sh)
+        }
+        var filled = labels
+        MaskCleanup.fillHoles(&filled, width: work.width, height: work.height, maxRelativeSize: 0.1)
+        return Self.parts(filled, width: work.width, height: work.height, saliency: saliency.values, sourceWidth: sw,
+                          sourceHeight: sh)
+    }
+
+    /// Whether the cuts' consensus has a part at (or a pixel or two from) `point`, a pixel of the photo.
+    func hasPart(at point: PixelPoint, cuts: (pixel: Cut, region: Cut), sourceWidth sw: Int, sourceHeight sh: Int) throws -> Bool {
+        guard case .cuts(let work, _, _, _) = content, let labels = try consensus(cuts) else { return false }
+        let w = work.width, h = work.height
+        let x = min(w - 1, max(0, Int((Double(point.x) + 0.5) * Double(w) / Double(sw))))
+        let y = min(h - 1, max(0, Int((Double(point.y) + 0.5) * Double(h) / Double(sh))))
+        let (ids, _, _) = MaskCleanup.components(labels, width: w, height: h, value: 1)
+        return SubjectSelection.component(at: y * w + x, ids: ids, width: w, height: h, radius: max(1, max(w, h) / 100)) >= 0
+    }
+
+    /// Smallest share of the photo a part must cover to count as a subject.
+    static let minimumSubjectShare = 0.005
+
+    static func parts(_ labels: [UInt8], width w: Int, height h: Int, saliency: [Float]?, sourceWidth sw: Int,
+                      sourceHeight sh: Int) -> [DetectedSubject] {
+        let (ids, sizes, _) = MaskCleanup.components(labels, width: w, height: h, value: 1)
+        guard let largest = sizes.max() else { return [] }
+        let kept = sizes.indices.filter {
+            Double(sizes[$0]) >= minimumSubjectShare * Double(w * h) && sizes[$0] * 20 >= largest
+        }
+        let distance = ConsensusGrowth.chamferDistance(to: labels.map { 1 - $0 }, width: w, height: h)
+        let sx = Double(sw) / Double(w), sy = Double(sh) / Double(h)
+        var found: [(size: Int, subject: DetectedSubject)] = []
+        for id in kept {
+            var x0 = w, y0 = h, x1 = -1, y1 = -1, sum = 0.0, deepest = -1
+            for p in 0..<(w * h) where ids[p] == Int32(id) {
+                let x = p % w, y = p / w
+                x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
+                sum += Double(saliency?[p] ?? 1)
+                if deepest < 0 || distance[p] > distance[deepest] { deepest = p }
+            }
+            let bx0 = Int(Double(x0) * sx), by0 = Int(Double(y0) * sy)
+            let bx1 = min(sw, Int((Double(x1 + 1) * sx).rounded(.up))), by1 = min(sh, Int((Double(y1 + 1) * sy).rounded(.up)))
+            let point = PixelPoint(x: min(sw - 1, Int((Double(deepest % w) + 0.5) * sx)),
+                                   y: min(sh - 1, Int((Double(deepest / w) + 0.5) * sy)))
+            found.append((sizes[id], DetectedSubject(
+                box: PixelRect(x: bx0, y: by0, width: bx1 - bx0, height: by1 - by0),
+                area: Double(sizes[id]) / Double(w * h), score: min(1, max(0, sum / Double(sizes[id]))), point: point)))
+        }
+        return found.sorted { $0.size > $1.size }.map(\.subject)
+    }
+}
+
+extension StickerExtractor {
+    /// The separate subjects of `image`, by the same stages as ``extract(from:options:subjectMap:guessGate:on:)``
+    /// (`options.subject` is ignored), with what it takes to cut each out (``PhotoSubjects/sticker(of:from:)``).
+    ///
+    /// A salient-object map shows the most salient subject and suppresses the others. So the subjects are found in
+    /// rounds: each round after the first cuts the largest strip of the photo beside the subjects found so far
+    /// (``freeArea(_:boxes:)``), where its own map finds the next ones; a round that finds nothing new, or no strip
+    /// left, ends the search.
+    /// - Parameters:
+    ///   - subjectMap: the learned map of a photo (each round's), as a stage of its own; nil for the classical cut.
+    ///   - rounds: at most this many rounds (at least 1).
+    /// - Throws: `CancellationError`; what `subjectMap` throws.
+    public static func subjects(in image: Image, options: StickerOptions = .init(),
+                                subjectMap: (@Sendable (Image) async throws -> SubjectMap)? = nil, rounds: Int = 3,
+                                on stages: some StageRunner = InlineStages()) async throws -> PhotoSubjects {
+        var options = options
+        options.subject = nil
+        var found: [DetectedSubject] = [], foundIn: [Int] = [], made: [PhotoSubjects.Round] = []
+        var area = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
+        for round in 0..<max(1, rounds) {
+            let photo = round == 0 ? image : Compositing.crop(image, x: area.x, y: area.y, width: area.width, height: area.height)
+            let map = subjectMap.map { f in { @Sendable () async throws -> SubjectMap in try await f(photo) } }
+            let (plan, cuts, settled) = try await planAndCut(photo, options: options, subjectMap: map, guessGate: nil,
+                                                             on: stages)
+            let offset = area
+            let parts = try await stages.stage {
+                try plan.subjects(cuts: cuts, sourceWidth: photo.width, sourceHeight: photo.height)
+            }.map { part in
+                var moved = part
+                moved.box.x += offset.x; moved.box.y += offset.y
+                moved.point = PixelPoint(x: part.point.x + offset.x, y: part.point.y + offset.y)
+                moved.area = part.area * Double(offset.width * offset.height) / Double(image.width * image.height)
+                return moved
+            }
+            // Not new: a part over a subject found before. A strip's map scales what is most salient in it to the top,
+            // so a later round's part must also stand out there (a strip of background scores low).
+            let new = parts.filter { part in
+                (round == 0 || part.score >= laterRoundScore)
+                    && !found.contains { old in old.box.contains(part.point) || boxOverlap(old.box, part.box) > 0.3 }
+            }
+            // The first round is kept even when it finds nothing: a prompt's sticker is cut from it.
+            if new.isEmpty && round > 0 { break }
+            made.append(PhotoSubjects.Round(area: offset, plan: plan, cuts: cuts, options: settled))
+            if new.isEmpty { break }
+            found += new
+            foundIn += Array(repeating: round, count: new.count)
+            guard let next = freeArea(image, boxes: found.map(\.box)) else { break }
+            area = next
+        }
+        let order = found.indices.sorted { found[$0].area > found[$1].area }
+        return PhotoSubjects(subjects: order.map { found[$0] }, foundIn: order.map { foundIn[$0] },
+                             rounds: made)
+    }
+
+    /// IoU of two boxes.
+    static func boxOverlap(_ a: PixelRect, _ b: PixelRect) -> Double {
+        let ix = max(0, min(a.x + a.width, b.x + b.width) - max(a.x, b.x))
+        let iy = max(0, min(a.y + a.height, b.y + b.height) - max(a.y, b.y))
+        let inter = Double(ix * iy), union = Double(a.width * a.height + b.width * b.height) - inter
+        return union > 0 ? inter / union : 0
+    }
+
+    /// The least score of a subject found after the first round.
+    static let laterRoundScore = 0.3
+
+    /// The largest strip of the photo beside the union of `boxes` (left, right, above or below it), if one is at
+    /// least a fifth of the photo's width (or height) and 32 px: where the next round looks.
+    static func freeArea(_ image: Image, boxes: [PixelRect]) -> PixelRect? {
+        guard let first = boxes.first else { return nil }
+        var x0 = first.x, y0 = first.y, x1 = first.x + first.width, y1 = first.y + first.height
+        for b in boxes { x0 = min(x0, b.x); y0 = min(y0, b.y); x1 = max(x1, b.x + b.width); y1 = max(y1, b.y + b.height) }
+        let w = image.width, h = image.height
+        let strips = [PixelRect(x: 0, y: 0, width: x0, height: h), PixelRect(x: x1, y: 0, width: w - x1, height: h),
+                      PixelRect(x: 0, y: 0, width: w, height: y0), PixelRect(x: 0, y: y1, width: w, height: h - y1)]
+        return strips.filter { s in
+            min(s.width, s.height) >= 32 && (s.height == h ? 5 * s.width >= w : 5 * s.height >= h)
+        }.max { $0.width * $0.height < $1.width * $1.height }
+    }
+}
+
+extension PixelRect {
+    /// Whether `p` lies inside.
+    func contains(_ p: PixelPoint) -> Bool { p.x >= x && p.y >= y && p.x < x + width && p.y < y + height }
+}

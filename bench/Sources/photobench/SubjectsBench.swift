@@ -1,0 +1,94 @@
+import Foundation
+import Imaging
+import PhotoWorker
+
+/// `photobench subjects [--dir .build/pairs-set] [--map-cache DIR] [--rounds N] [--verbose]`
+///
+/// The two-subject photos `bench/make_pairs_set.py` makes (two sticker-dev photos side by side, both human masks
+/// known), cut as the worker cuts by default (U²-Netp's map of the photo and its mirror image, square-rooted, weight
+/// 0.8, 480 px, the classical maps only where the map is undecided). Per half (T- tuning, H- held-out):
+/// - found: the share of photos where `StickerExtractor.subjects` finds both (a subject whose box has IoU >= 0.5
+///   with each true mask's box);
+/// - by point: for each side, the sticker of `SubjectPrompt.point` at the pixel of its true mask farthest from the
+///   mask's edge, cut from the same stages: its mean IoU with its own mask and with the other's, and the share of
+///   sides with IoU >= 0.7 with its own and < 0.1 with the other's.
+enum SubjectsBench {
+    static func run(_ args: [String]) async throws {
+        var dir = ".build/pairs-set", cache: String?, verbose = false, rounds = 3
+        var i = 0
+        while i < args.count {
+            switch args[i] {
+            case "--dir": i += 1; dir = args[i]
+            case "--map-cache": i += 1; cache = args[i]
+            case "--verbose", "-v": verbose = true
+            case "--rounds": i += 1; rounds = Int(args[i]) ?? rounds
+            default: throw StickerBench.BenchError("unknown argument \(args[i])")
+            }
+            i += 1
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir)
+            .filter { $0.hasSuffix(".png") && !$0.contains(".left") && !$0.contains(".right") }
+            .map { String($0.dropLast(4)) }.sorted()
+        guard !names.isEmpty else { throw StickerBench.BenchError("no pairs in \(dir): run bench/make_pairs_set.py") }
+        var options = StickerOptions()
+        options.subjectMapWeight = 0.8
+        options.subjectMapExponent = 0.5
+        options.workingSize = 480
+        options.classicalMapsOnlyWhenUndecided = true
+        struct Row { var half: String; var both: Bool; var own: [Double]; var other: [Double]; var count: Int }
+        var rows: [Row] = []
+        for name in names {
+            func load(_ file: String) throws -> Image {
+                guard let data = FileManager.default.contents(atPath: "\(dir)/\(file)") else {
+                    throw StickerBench.BenchError("cannot read \(file)")
+                }
+                return try ImageCodec.decode([UInt8](data)).image
+            }
+            func mask(_ image: Image) -> Mask {
+                Mask(width: image.width, height: image.height, values: (0..<image.pixelCount).map { image.pixels[4 * $0] >= 128 ? 255 : 0 })
+            }
+            let image = try load("\(name).png")
+            let truths = [mask(try load("\(name).left.png")), mask(try load("\(name).right.png"))]
+            // The first round's map from the cache; the later rounds' (the photo with subjects covered) computed.
+            let first = try await StickerBench.subjectMap(for: .init(name: "pair-" + name, image: image, truth: truths[0]),
+                                                          mirrored: true, cache: cache)
+            let networks = try SubjectNetwork.Networks.load()
+            let found = try await StickerExtractor.subjects(in: image, options: options, subjectMap: { photo in
+                photo == image ? first : try await SubjectNetwork.map(for: photo, mirrored: true, networks: networks,
+                                                                       memory: StickerBench.activations)
+            }, rounds: rounds)
+            let boxes = truths.map(StickerBench.boundingBox(of:))
+            let both = boxes.allSatisfy { truth in found.subjects.contains { boxIoU($0.box, truth) >= 0.5 } }
+            var own: [Double] = [], other: [Double] = []
+            for side in 0..<2 {
+                let point = StickerBench.deepestPoint(of: truths[side])
+                let sticker = try found.sticker(from: image, subject: .points(include: [point], exclude: []))
+                own.append(sticker.mask.intersectionOverUnion(truths[side]))
+                other.append(sticker.mask.intersectionOverUnion(truths[1 - side]))
+            }
+            rows.append(Row(half: String(name.prefix(1)), both: both, own: own, other: other, count: found.subjects.count))
+            if verbose {
+                print(String(format: "%@  subjects %d  both %@  left own %.3f other %.3f  right own %.3f other %.3f", name,
+                             found.subjects.count, both ? "yes" : "no", own[0], other[0], own[1], other[1]))
+            }
+        }
+        for (label, half) in [("tuning half", "T"), ("held-out half", "H"), ("all", "")] {
+            let r = rows.filter { half.isEmpty || $0.half == half }
+            let sides = r.flatMap { row in zip(row.own, row.other).map { ($0, $1) } }
+            let ok = sides.filter { $0.0 >= 0.7 && $0.1 < 0.1 }.count
+            print(String(format: "subjects: %@ (%d photos)  both found %.1f%%  by point: own IoU %.3f, other's %.3f, "
+                         + "own >= 0.7 and other's < 0.1 in %.1f%% of %d sides  (%.1f subjects a photo)",
+                         label, r.count, 100 * Double(r.filter(\.both).count) / Double(r.count),
+                         sides.map(\.0).reduce(0, +) / Double(sides.count), sides.map(\.1).reduce(0, +) / Double(sides.count),
+                         100 * Double(ok) / Double(sides.count), sides.count,
+                         Double(r.map(\.count).reduce(0, +)) / Double(r.count)))
+        }
+    }
+
+    static func boxIoU(_ a: PixelRect, _ b: PixelRect) -> Double {
+        let ix = max(0, min(a.x + a.width, b.x + b.width) - max(a.x, b.x))
+        let iy = max(0, min(a.y + a.height, b.y + b.height) - max(a.y, b.y))
+        let inter = Double(ix * iy), union = Double(a.width * a.height + b.width * b.height) - inter
+        return union > 0 ? inter / union : 0
+    }
+}
