@@ -8,9 +8,8 @@ import asyncio
 import json
 import os
 import pathlib
-import tempfile
-
 import shutil
+import tempfile
 
 import pytest
 
@@ -353,6 +352,9 @@ def test_every_tool_result_matches_its_output_schema(mode):
     photo = str(PHOTOS / "girl-2.jpg")
 
     async def body(client, out):
+        # The session reads the photos folder and its own; the other sources are copied into its own.
+        shutil.copy(ROOT / "corpus/subjects/pair.jpg", f"{out}/pair.jpg")
+        shutil.copy(ROOT / "corpus/motion/cutout.gif", f"{out}/cutout.gif")
         calls = {
             "image_info": {"source": {"path": photo}},
             "image_convert": {"source": {"path": photo}, "output": {"path": f"{out}/c.webp", "format": "webp"}},
@@ -362,6 +364,9 @@ def test_every_tool_result_matches_its_output_schema(mode):
             "image_effect": {"source": {"path": photo}, "effects": [{"blur": 2}, {"grayscale": True}],
                              "output": {"path": f"{out}/e.png"}},
             "image_sticker": {"source": {"path": photo}, "output": {"path": f"{out}/st.png"}},
+            "image_subjects": {"source": {"path": f"{out}/pair.jpg"}, "max": 2},
+            "image_animatedSticker": {"source": {"path": f"{out}/cutout.gif"}, "output": {"path": f"{out}/a.webp"},
+                                      "size": 64},
             "photo_process": {"source": {"path": photo}, "output": {"dir": f"{out}/one"}},
             "photos_process": {"sources": [{"path": photo}], "output": {"dir": f"{out}/many"}},
             "pack_export": {"stickers": [{"path": photo}], "cellSize": 64, "output": {"path": f"{out}/sheet.png"}},

@@ -4,7 +4,7 @@
   python3 protocol/tools/replay.py [--bin .build/debug/photoworker]
 
 Every fenced block made only of `-> ` (sent) and `<- ` (received) lines is replayed in one worker, in a scratch
-folder holding what the examples name (photo.jpg, sticker.webp, live.heic and live.mov; sticker.png is made by the image.sticker example,
+folder holding what the examples name (photo.jpg, sticker.webp, live.heic, live.mov and pair.jpg; sticker.png is made by the image.sticker example,
 so blocks run in order and share the folder). Blocks with a shell line, a signal or stdin directive, LSP headers or
 server-to-client requests are left to the end-to-end tests that cover them (listed as skipped).
 
@@ -135,6 +135,7 @@ def main():
     shutil.copy(ROOT / "corpus/formats/coffee-alpha.webp", os.path.join(folder, "sticker.webp"))
     shutil.copy(ROOT / "corpus/formats/girl.heic", os.path.join(folder, "live.heic"))  # a Live Photo's still
     shutil.copy(ROOT / "corpus/motion/zoom-hevc-rot90.mov", os.path.join(folder, "live.mov"))  # and its clip
+    shutil.copy(ROOT / "corpus/subjects/pair.jpg", os.path.join(folder, "pair.jpg"))  # two subjects side by side
     os.makedirs(os.path.join(folder, "broken"))
     shutil.copy(ROOT / "corpus/broken/pillow-truncated_jpeg.jpg", os.path.join(folder, "broken"))
     passed = failed = skipped = 0
