@@ -291,6 +291,20 @@ static int cc_video_decode_kept(cc_video *v, int *got, cc_cancel_check check) {
     }
 }
 
+/* The demuxer from the first bytes: ISO BMFF (MP4/MOV: a box type at offset 4) or EBML (WebM/Matroska). FFmpeg is
+ * then told which demuxer to use instead of probing: probing calls every demuxer's probe, about three hundred of
+ * them, on hostile bytes, and some (libgme's, libopenmpt's) in libraries the packages carry only as stand-ins. */
+static const AVInputFormat *cc_video_demuxer(AVIOContext *io) {
+    unsigned char head[12];
+    int n = avio_read(io, head, (int)sizeof head);
+    if (avio_seek(io, 0, SEEK_SET) < 0 || n < 8) return NULL;
+    if (head[0] == 0x1A && head[1] == 0x45 && head[2] == 0xDF && head[3] == 0xA3) return av_find_input_format("matroska");
+    static const char *const boxes[] = {"ftyp", "moov", "mdat", "wide", "free", "skip", "pnot"};
+    for (size_t i = 0; i < sizeof boxes / sizeof boxes[0]; i++)
+        if (memcmp(head + 4, boxes[i], 4) == 0) return av_find_input_format("mov");
+    return NULL;
+}
+
 int cc_video_open(cc_video *v, int64_t max_pixels, int32_t count_frames, int32_t max_frames, cc_cancel_check check,
                   cc_motion_info *out) {
     memset(out, 0, sizeof *out);
@@ -324,7 +338,12 @@ int cc_video_open(cc_video *v, int64_t max_pixels, int32_t count_frames, int32_t
         status = cc_video_refuse(v, CC_NOMEM, "out of memory");
         goto done;
     }
-    int r = avformat_open_input(&v->format, NULL, NULL, NULL);
+    const AVInputFormat *container = cc_video_demuxer(v->io);
+    if (container == NULL) {
+        status = cc_video_refuse(v, CC_INVALID, "not an MP4, MOV, WebM or Matroska file");
+        goto done;
+    }
+    int r = avformat_open_input(&v->format, NULL, container, NULL);
     if (r < 0) {
         /* avformat_open_input frees the context on failure (our pb is left to us). */
         v->format = NULL;
