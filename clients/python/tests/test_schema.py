@@ -174,6 +174,8 @@ def recorded(worker_bin, tmp_path_factory):
                           "output": {"path": str(out / "e.png")}}),
         ("image.sticker", {"source": photo, "outline": {"width": 4, "color": "#FFFFFF"}, "output": {"path": str(out / "st.png")},
                            "maskOutput": {"path": str(out / "m.png")}}),
+        ("image.subjects", {"source": {"path": str(CORPUS / "subjects" / "pair.jpg")}, "max": 2,
+                            "stickers": {"dir": str(out / "subjects")}}),
         ("image.animatedSticker", {"source": {"path": str(CORPUS / "motion" / "cutout.gif")}, "size": 64,
                                    "output": {"path": str(out / "a.webm")}, "target": "telegram",
                                    "maskOutput": {"path": str(out / "am.png")}}),
@@ -232,9 +234,14 @@ def test_every_advertised_method_is_documented(recorded):
     assert undocumented_results == set(), "methods openrpc.json describes but the worker does not offer"
 
 
+# The 2026-07-28 era's methods and MCP's tasks need a modern session's envelope or a running task: the official SDK
+# drives them in clients/mcp/test_mcp_sdk.py and checks their results with its own types.
+MCP_SESSION_METHODS = {"server/discover", "subscriptions/listen"} | {n for n in METHODS if n.startswith("tasks/")}
+
+
 def test_the_sessions_cover_every_method_with_a_result(recorded, recorded_mcp):
     called = {request["method"] for request, _, _ in recorded + recorded_mcp}
-    assert {name for name, m in METHODS.items() if "result" in m} <= called
+    assert {name for name, m in METHODS.items() if "result" in m} - MCP_SESSION_METHODS <= called
 
 
 @pytest.mark.parametrize("session", ["recorded", "recorded_mcp"])
