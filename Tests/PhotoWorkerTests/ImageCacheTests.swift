@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Imaging
 @testable import PhotoWorker
@@ -33,7 +34,7 @@ struct ImageCacheTests {
             loads.value.add(1, ordering: .relaxed)
             return image
         }
-        while await cache.stats().misses < 2 { await Task.yield() }
+        try await Deadline.until("the second caller joined the load in flight") { await cache.stats().misses >= 2 }
         open.yield()
         let (a, b) = try await (first, second)
         #expect(a.image == b.image)

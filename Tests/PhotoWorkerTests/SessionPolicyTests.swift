@@ -1,4 +1,6 @@
+import Deadlines
 import Foundation
+import Synchronization
 import JSONRPC
 import JSONRPCTransport
 @testable import PhotoWorker
@@ -35,5 +37,30 @@ struct SessionPolicyTests {
         #expect(policy.policyFacts?["read"] == "pending")
         let p = await policy.policy()  // the client never sends notifications/initialized
         #expect(p.origin == "working-directory")
+    }
+
+    /// A request cancelled while it waits for the client's roots stops waiting at once (it used to wait out the
+    /// roots timeout), with nothing allowed; the others still wait for the roots.
+    @Test func aCancelledRequestStopsWaitingForRootsAtOnce() async throws {
+        let timers = ManualTimers()  // the roots timeout never fires unless the test says so
+        let policy = SessionPolicy(timers: timers)
+        policy.clientInitialized(ClientSession(dialect: MCPDialect.name, capabilities: ["roots": ["listChanged": true]]))
+        let cancelled = Task { await policy.policy() }
+        let patient = Task { await policy.policy() }
+        try await Deadline.until("two requests waiting for roots, \(policy.waitingCount) so far") { policy.waitingCount == 2 }
+        cancelled.cancel()
+        let ended = Ended()
+        Task { _ = await cancelled.value; ended.set() }
+        try await Deadline.until("the cancelled request's policy() to return before the roots timeout") { ended.value }
+        #expect(await cancelled.value == .cancelled)
+        #expect(policy.waitingCount == 1, "the other request still waits")
+        timers.fireAll()  // the roots never came
+        #expect(await patient.value.origin == "working-directory")
+    }
+
+    final class Ended: Sendable {
+        private let flag = Mutex(false)
+        func set() { flag.withLock { $0 = true } }
+        var value: Bool { flag.withLock { $0 } }
     }
 }
