@@ -38,7 +38,7 @@ let package = Package(
         // queue's state machine and its continuation front. Its own target because JSONRPC, Imaging and Inference
         // all park tasks and none may import another (Imaging and Inference know nothing of JSON-RPC).
         .target(name: "Waiting"),
-        .target(name: "JSONRPCTransport"),
+        .target(name: "JSONRPCTransport", dependencies: ["Waiting"]),
         .target(
             name: "JSONRPC",
             dependencies: ["JSONRPCTransport", "Waiting", .product(name: "Logging", package: "swift-log")]

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A wait in a test that can end only two ways: the condition holds, or the deadline passes and the test fails
 /// saying what it waited for (never a hang until the suite's time limit, or forever).
@@ -29,5 +30,14 @@ package enum Deadline {
             if ContinuousClock.now >= deadline { throw Passed(description: "waited \(limit * scale) for \(what())") }
             await Task.yield()
         }
+    }
+
+    /// The value of `task` once it ends; throws ``Passed`` when `limit` passes first (the task goes on).
+    package static func value<T: Sendable>(of task: Task<T, Never>, _ what: @autoclosure () -> String,
+                                           within limit: Duration = .seconds(10)) async throws -> T {
+        let result = Mutex<T?>(nil)
+        Task { let value = await task.value; result.withLock { $0 = value } }
+        try await until(what(), within: limit) { result.withLock { $0 != nil } }
+        return result.withLock { $0! }
     }
 }

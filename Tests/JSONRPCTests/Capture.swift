@@ -25,8 +25,8 @@ final class Capture: Sendable {
     }
 
     /// Every message written so far (after a flush), parsed.
-    func messages() throws -> [JSONValue] {
-        writer.flush()
+    func messages() async throws -> [JSONValue] {
+        await writer.flush()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var bytes = pending.withLock { p in defer { p = [] }; return p }
         while true {

@@ -27,7 +27,7 @@ struct RequestRegistryTests {
         await settle(registry)
         registry.emit(RequestID(1), params: ["late": true], isProgress: true)
         registry.terminateAll(reason: "test")  // nothing left to answer
-        let messages = try out.messages()
+        let messages = try await out.messages()
         #expect(messages == [["jsonrpc": "2.0", "id": 1, "result": ["value": 7]]])
     }
 
@@ -41,7 +41,7 @@ struct RequestRegistryTests {
         try await Deadline.until("job 1 answered after its cancel") { registry.counts.running + registry.counts.queued == 1 }
         registry.terminateAll(reason: "going away")
         await settle(registry)  // job 2's own outcome comes after its -32802 and is dropped
-        let messages = try out.messages()
+        let messages = try await out.messages()
         #expect(messages.count == 2, "\(messages)")
         #expect(messages.first { $0["id"] == 1 }?["error"]?["code"] == -32800, "\(messages)")
         #expect(messages.first { $0["id"] == 2 }?["error"]?["code"] == -32802, "\(messages)")
@@ -73,19 +73,19 @@ struct RequestRegistryTests {
         await settle(registry)
     }
 
-    @Test func aBatchIsWrittenOnceEveryMemberIsAnswered() throws {
+    @Test func aBatchIsWrittenOnceEveryMemberIsAnswered() async throws {
         let out = Capture()
         let batch = BatchCollector(writer: out.writer)
         batch.add(OutgoingMessage.success(id: RequestID(1), result: .emptyObject))
         batch.seal(expecting: 2)
-        #expect(try out.messages().isEmpty)
+        #expect(try await out.messages().isEmpty)
         batch.add(OutgoingMessage.success(id: RequestID(2), result: .emptyObject))
-        let messages = try out.messages()
+        let messages = try await out.messages()
         #expect(messages.count == 1)
         guard case .array(let members)? = messages.first else { Issue.record("not an array"); return }
         #expect(members.map { $0["id"] } == [1, 2])
         let notifications = BatchCollector(writer: out.writer)
         notifications.seal(expecting: 0)
-        #expect(try out.messages().isEmpty, "an all-notification batch writes nothing")
+        #expect(try await out.messages().isEmpty, "an all-notification batch writes nothing")
     }
 }

@@ -36,7 +36,7 @@ struct ServerInProcessTests {
         let code = await server.run()
         #expect(code == 1, "exit before shutdown is 1, as in LSP")
         #expect(recorder.events.withLock { $0 } == ["start", "stop"])
-        let replies = try out.messages()
+        let replies = try await out.messages()
         // The echo is answered exactly once: by its result, or by -32802 if `exit` (read in the
         // same batch) came first.
         let echo = replies.filter { $0["id"] == 1 }
