@@ -49,6 +49,8 @@ for bundle in PhotoWorker_PhotoWorker.resources PhotoWorker_Inference.resources 
     cp -R "$built/$bundle" "$worker/$bundle"
 done
 cp THIRD_PARTY_NOTICES.md "$worker/licenses/"
+# The protocol's guide beside the binary: `photoworker --help` names it, and a package user has no checkout.
+cp protocol/README.md "$worker/PROTOCOL.md"
 
 # ldd lists the whole closure (the libraries' own dependencies too), resolved the way the loader would.
 ldd "$worker/photoworker" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read -r soname path; do

@@ -6,8 +6,10 @@
 #   - then, in a private mount namespace with an empty tmpfs over the checkout and over the toolchain, and an
 #     environment of `env -i` with PATH=/usr/bin:/bin: scripts/package/check_installed.py (the `photoworker`
 #     command, `demo`, a palette, a sticker that must say "segmenter": "network", a batch cancelled mid-way, the MCP
-#     SDK listing and calling a tool), scripts/package/check_installed.mjs (the Node client and `bin` entry), and
-#     the package-runner forms an MCP host uses (`uvx --from <wheel>`, `npx --package <tarball>`), offline;
+#     SDK listing and calling a tool), scripts/package/check_installed.mjs (the Node client and `bin` entry), the
+#     READMEs' python, js and sh examples as written (protocol/tools/examples.py --installed), `call | true` through
+#     both packages' commands under both SIGPIPE dispositions, and the package-runner forms an MCP host uses
+#     (`uvx --from <wheel>`, `npx --package <tarball>`), offline;
 #   - ldd of each installed worker (every library found, none outside the package but the core ones) and the
 #     package sizes (a bound, so growth is noticed).
 # Needs root (or unprivileged user namespaces) for the mount namespace.
@@ -47,6 +49,12 @@ trap 'rm -rf "$work"' EXIT
 case "$work" in "$repo"/*) echo "test-package: $work is inside the repository" >&2; exit 1 ;; esac
 cp -R corpus/photos "$work/photos"
 cp scripts/package/check_installed.py "$work/"
+# The READMEs' examples, run as written against the installed packages alone (protocol/tools/examples.py).
+mkdir -p "$work/docs/clients/python" "$work/docs/clients/node" "$work/docs/protocol/tools"
+cp README.md "$work/docs/"
+cp clients/python/README.md "$work/docs/clients/python/"
+cp clients/node/README.md "$work/docs/clients/node/"
+cp protocol/tools/examples.py "$work/docs/protocol/tools/"
 
 echo "== install the wheel into a fresh venv"
 # The system Python, not the test venv's: the venv must not point into the hidden build folder.
@@ -88,6 +96,26 @@ unshare --mount --propagation private -- bash -euo pipefail -c '
     run "$work/venv/bin/python3" check_installed.py "$work/photos" "$work/out" "$version"
     cd "$work/node"
     run node check_installed.mjs "$work/photos" "$version"
+    run "$work/venv/bin/python3" "$work/docs/protocol/tools/examples.py" --root "$work/docs" --installed \
+        --python "$work/venv/bin/python3" --node-modules "$work/node/node_modules" --path-dir "$work/venv/bin" \
+        --photos "$work/photos"
+    # A reader that goes away (`photoworker call ... | true`): a quiet end as by SIGPIPE (141), whatever the
+    # disposition the wheel'\''s launcher execs the worker with, and the npm bin entry the same.
+    for command in "$work/venv/bin/photoworker" "$work/node/node_modules/.bin/photoworker"; do
+        for disposition in --default-signal=PIPE --ignore-signal=PIPE; do
+            set +e
+            run env "$disposition" "$command" call image.info "{\"source\":{\"path\":\"$work/photos/rocket.jpg\"}}" \
+                2>"$work/pipe.err" | true
+            status="${PIPESTATUS[0]}"
+            set -e
+            if [ "$status" != 141 ] || [ -s "$work/pipe.err" ]; then
+                echo "FAIL $command call | true ($disposition): status $status, stderr:" >&2
+                cat "$work/pipe.err" >&2
+                exit 1
+            fi
+            echo "ok   $(basename "$(dirname "$command")")/photoworker call | true ($disposition): quiet, status 141"
+        done
+    done
     # The package-runner forms of README'\''s MCP host section, from the package files alone, offline.
     expect_version() { # expect_version LABEL COMMAND...
         local label="$1" got; shift

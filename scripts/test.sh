@@ -2,8 +2,10 @@
 # Runs every test suite, after installing what a fresh Debian machine with Swift lacks
 # (scripts/test-env.sh: Debian packages when root, Python tools in .build/test-venv, Node):
 #   1. the Swift package: unit tests and end-to-end tests over real pipes (swift test);
-#   2. the Python and Node clients against the built binary (scripts/test-clients.sh), and the transcripts of
-#      README.md and protocol/README.md replayed against it (protocol/tools/replay.py), so the docs cannot drift;
+#   2. the Python and Node clients against the built binary (scripts/test-clients.sh), the transcripts of
+#      README.md and protocol/README.md replayed against it (protocol/tools/replay.py), and the python, js and sh
+#      examples of README.md and the packages' READMEs run as written (protocol/tools/examples.py), so the docs
+#      cannot drift;
 #   3. the MCP interoperability tests with the official MCP Python SDK (clients/mcp);
 #   4. the editor clients, headless in Vim, Neovim and Emacs (scripts/test-editors.sh);
 #   5. photoworker under Ray Data, on a local Ray (scripts/test-ray.sh);
@@ -32,6 +34,7 @@ export PHOTOWORKER_REAL_BIN="$PWD/.build/debug/photoworker"
 export PHOTOWORKER_BIN="$PWD/scripts/photoworker-diagnostics"
 bash scripts/test-clients.sh
 python3 protocol/tools/replay.py --bin "$PHOTOWORKER_BIN"
+python3 protocol/tools/examples.py --bin "$PHOTOWORKER_REAL_BIN"
 python3 -m pytest -q -p no:cacheprovider clients/mcp
 bash scripts/test-editors.sh
 suites=5

@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPCTransport
+import Logging
 
 /// Everything in flight, keyed by request id: the one place that decides who answers a request.
 ///
@@ -13,8 +14,9 @@ import JSONRPCTransport
 /// calls into it are plain calls, and jobs reach it with one hop.
 @MainActor
 public final class RequestRegistry {
-    /// Where a job is in its life.
-    public enum State: String, Sendable, Codable { case queued, running }
+    /// Where a job is in its life. `cancelling`: a cancel was asked for and the job has not ended yet (it ends
+    /// at its next check, with -32800); `jobs.list` shows it so, never as still running.
+    public enum State: String, Sendable, Codable { case queued, running, cancelling }
 
     /// What `jobs.list` shows of a job.
     public struct Snapshot: Sendable, Encodable {
@@ -58,10 +60,14 @@ public final class RequestRegistry {
     private let idleWaiters: ConditionWaiters
     private let writer: MessageWriter
     private let stats: ServerStats
+    /// Each request's outcome at `debug` (method, id, duration, outcome), its admission at `trace`.
+    private let logger: Logger
 
     /// - Parameter timers: the timeouts' clock (the main queue; a manual one in tests).
     nonisolated init(writer: MessageWriter, stats: ServerStats, maxJobs: Int, maxQueue: Int,
-                     timers: any TimerScheduler, jobScope: ComputeJobScope? = nil) {
+                     timers: any TimerScheduler, jobScope: ComputeJobScope? = nil,
+                     logger: Logger = Logger(label: "photoworker.requests", factory: { _ in SwiftLogNoOpLogHandler() })) {
+        self.logger = logger
         self.writer = writer
         self.stats = stats
         self.maxJobs = maxJobs
@@ -85,6 +91,10 @@ public final class RequestRegistry {
             slotJobCount += 1
         }
         if !isLifecycle { workCount += 1 }
+        logger.trace("request admitted", metadata: [
+            "id": "\(id)", "method": "\(job.context.method)",
+            "params": "\(job.params.map { $0.serialized.count } ?? 0) bytes", "queue": "\(job.usesSlot ? "compute" : "none")",
+        ])
         entries[id]!.task = start(job)
         return .admitted
     }
@@ -114,6 +124,7 @@ public final class RequestRegistry {
         guard let entry = remove(id) else { return }
         if entry.cancelRequested && entry.silentCancel {
             stats.cancelled += 1
+            log(id, entry, "cancelled (no reply, as the dialect asks)")
             return
         }
         let message: [UInt8]
@@ -121,16 +132,31 @@ public final class RequestRegistry {
         case .success(let result):
             stats.completed += 1
             message = OutgoingMessage.success(id: id, result: result)
+            log(id, entry, "ok")
         case .failure(let error):
             if entry.cancelRequested || error is CancellationError {
                 stats.cancelled += 1
                 message = OutgoingMessage.failure(id: id, error: .cancelled)
+                log(id, entry, "cancelled")
             } else {
                 stats.failed += 1
-                message = OutgoingMessage.failure(id: id, error: RPCError(error))
+                let rpc = RPCError(error)
+                message = OutgoingMessage.failure(id: id, error: rpc)
+                log(id, entry, "error \(rpc.code.rawValue) \(rpc.message)", data: rpc.data)
             }
         }
         entry.sink.deliver(message)
+    }
+
+    /// One line per finished request at `debug`; the error's data too at `trace`.
+    private func log(_ id: RequestID, _ entry: Entry, _ outcome: String, data: JSONValue? = nil) {
+        guard logger.logLevel <= .debug else { return }
+        var metadata: Logger.Metadata = [
+            "id": "\(id)", "method": "\(entry.method)", "outcome": "\(outcome)",
+            "ms": "\(String(format: "%.1f", (ContinuousClock.now - entry.started).inSeconds * 1000))",
+        ]
+        if logger.logLevel <= .trace, let data { metadata["data"] = "\(data.jsonString)" }
+        logger.debug("request finished", metadata: metadata)
     }
 
     /// Client cancel: cancels the job's task (and so its children and its wait for a slot). The
@@ -185,7 +211,7 @@ public final class RequestRegistry {
         let now = ContinuousClock.now
         return entries.filter { $0.key != excluding }.sorted { $0.value.startedAt < $1.value.startedAt }.map { id, e in
             return Snapshot(
-                id: id.json, method: e.method, state: e.state,
+                id: id.json, method: e.method, state: e.cancelRequested ? .cancelling : e.state,
                 startedAt: e.startedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
                 elapsedMs: Int((now - e.started).inSeconds * 1000), progress: e.progress)
         }

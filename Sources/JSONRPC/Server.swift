@@ -50,7 +50,7 @@ public final class Server {
         writer = MessageWriter(fd: output, threadName: configuration.naming.writerThread)
         registry = RequestRegistry(writer: writer, stats: stats, maxJobs: configuration.maxJobs,
                                    maxQueue: configuration.maxQueue, timers: configuration.timers,
-                                   jobScope: configuration.computeJobScope)
+                                   jobScope: configuration.computeJobScope, logger: logger)
         peer = Peer(writer: writer, timers: configuration.timers, idPrefix: configuration.naming.peerRequestIDPrefix)
 
         var table = methods

@@ -1,6 +1,10 @@
+import Foundation
 import JSONRPCTransport
 
 /// Limits and identity of a server; the executable fills it from its flags.
+///
+/// The defaults here are the defaults: the executable's flags read them (`ServerConfiguration().maxQueue`), so each
+/// limit is stated once.
 public struct ServerConfiguration: Sendable {
     /// The server's name and version in `initialize` (the application sets them).
     public var name = "jsonrpc-server"
@@ -12,8 +16,8 @@ public struct ServerConfiguration: Sendable {
     public var maxMessageBytes = 64 << 20
     /// The input's framing, or nil to detect it from the first bytes (and answer in kind).
     public var framing: MessageFraming?
-    /// Compute jobs running at once.
-    public var maxJobs = 2
+    /// Compute jobs running at once: one per core unless the application says otherwise.
+    public var maxJobs = ProcessInfo.processInfo.activeProcessorCount
     /// Compute jobs waiting for a slot before new ones are refused with -32000.
     public var maxQueue = 10_000
     /// How long in-flight work may run after stdin closes before it is cancelled with -32802.

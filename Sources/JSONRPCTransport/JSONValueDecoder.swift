@@ -187,6 +187,24 @@ private func decodeValue<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ pat
     case is UInt32.Type: return try integer(UInt32.self, value, path) as! T
     case is UInt64.Type: return try integer(UInt64.self, value, path) as! T
     case is JSONValue.Type: return value as! T
-    default: return try T(from: ValueDecoder(value: value, codingPath: path))
+    default:
+        // A string enum's own decoding would say "Cannot initialize FitMode from invalid String value fill":
+        // Swift's words, not the client's. Name the accepted values instead.
+        if case .string(let given) = value, let accepted = stringCases(of: type), !accepted.contains(given) {
+            let list = accepted.map { "\"\($0)\"" }.joined(separator: ", ")
+            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "must be one of \(list); got \"\(given.prefix(64))\""))
+        }
+        return try T(from: ValueDecoder(value: value, codingPath: path))
     }
+}
+
+/// The raw values of a string enum that lists its cases (`CaseIterable`), or nil for any other type.
+private func stringCases(of type: Any.Type) -> [String]? {
+    guard let enumType = type as? any (CaseIterable & RawRepresentable).Type else { return nil }
+    let values = rawStrings(enumType)
+    return values.isEmpty ? nil : values
+}
+
+private func rawStrings<E: CaseIterable & RawRepresentable>(_: E.Type) -> [String] {
+    E.allCases.compactMap { $0.rawValue as? String }
 }

@@ -4,10 +4,12 @@ import Imaging
 /// Where a method's image goes: a file (`{"path", "format", "quality"}`) or the reply
 /// (`{"inline": true, "format"}`, base64 in the result).
 ///
-/// The format is `format`, else the path's extension (`.jpg`/`.jpeg`, `.webp`), else PNG. WebP is lossless
-/// unless `quality` is given or `lossless` is false: stickers and masks keep exact edges and alpha by default.
+/// The format is `format`, else the path's extension (`.png`, `.jpg`/`.jpeg`, `.webp`), else PNG. A path whose
+/// extension names another format than `format`, or a format the worker does not write (`.gif`), is refused, as
+/// is an option the format has no use for (`quality` on PNG): outputs are never silently other than asked. WebP is
+/// lossless unless `quality` is given or `lossless` is false: stickers and masks keep exact edges and alpha by default.
 public struct OutputSpec: Sendable, Decodable {
-    public enum Format: String, Sendable, Codable {
+    public enum Format: String, Sendable, Codable, CaseIterable {
         case png, jpeg, webp
 
         /// The media type of files in this format.
@@ -54,15 +56,22 @@ public struct OutputSpec: Sendable, Decodable {
                 codingPath: decoder.codingPath,
                 debugDescription: "an output needs either \"path\" or \"inline\": true"))
         }
+        let named = try path.flatMap { try Self.format(namedBy: $0, in: c) }
         if let f = try c.decodeIfPresent(Format.self, forKey: .format) {
+            if let named, named != f, let path {
+                throw DecodingError.dataCorruptedError(forKey: .format, in: c, debugDescription:
+                    "\"\(f.rawValue)\" does not match the path's extension .\((path as NSString).pathExtension) (\(named.rawValue)); make them agree, or leave format out")
+            }
             format = f
-        } else if let path, ["jpg", "jpeg"].contains((path as NSString).pathExtension.lowercased()) {
-            format = .jpeg
-        } else if let path, (path as NSString).pathExtension.lowercased() == "webp" {
-            format = .webp
         } else {
-            format = .png
+            format = named ?? .png
         }
+        // An option the chosen format has no use for is refused, not ignored: a client that asks for quality 10
+        // on a PNG believes it got something it did not.
+        try Self.refuse(.quality, in: c, unless: [.jpeg, .webp], format: format)
+        try Self.refuse(.progressive, in: c, unless: [.jpeg], format: format)
+        try Self.refuse(.compressionLevel, in: c, unless: [.png], format: format)
+        try Self.refuse(.lossless, in: c, unless: [.webp], format: format)
         let givenQuality = try c.decodeIfPresent(Int.self, forKey: .quality)
         quality = givenQuality ?? 90
         lossless = try c.decodeIfPresent(Bool.self, forKey: .lossless) ?? (givenQuality == nil)
@@ -75,6 +84,38 @@ public struct OutputSpec: Sendable, Decodable {
             throw DecodingError.dataCorruptedError(forKey: .compressionLevel, in: c, debugDescription: "compressionLevel must be between 0 and 9")
         }
         overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false
+    }
+}
+
+extension OutputSpec {
+    /// File name extensions of the formats the worker writes.
+    static let extensions: [String: Format] = ["png": .png, "jpg": .jpeg, "jpeg": .jpeg, "jpe": .jpeg, "jfif": .jpeg, "webp": .webp]
+
+    /// Extensions of image formats the worker reads or knows but does not write: a path ending in one would get
+    /// bytes of another format under its name.
+    static let unwritableExtensions: [String: String] = [
+        "gif": "GIF", "heic": "HEIC", "heif": "HEIF", "avif": "AVIF", "tif": "TIFF", "tiff": "TIFF", "bmp": "BMP",
+        "jxl": "JPEG XL", "apng": "APNG", "ico": "ICO", "svg": "SVG",
+    ]
+
+    /// Throws at `key` when it is given but `format` is not one of the formats it applies to.
+    private static func refuse(_ key: Key, in c: KeyedDecodingContainer<Key>, unless formats: Set<Format>, format: Format) throws {
+        guard c.contains(key), !formats.contains(format) else { return }
+        let names = formats.map(\.rawValue).sorted().joined(separator: " and ")
+        throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription:
+            "applies only to \(names) output; this output is \(format.rawValue)")
+    }
+
+    /// The format a path's extension names; nil for a name without one or with an extension that names no image
+    /// format (`out.img`, `sticker`); an extension of a format the worker cannot write is refused at `path`.
+    private static func format(namedBy path: String, in c: KeyedDecodingContainer<Key>) throws -> Format? {
+        let ext = (path as NSString).pathExtension.lowercased()
+        if let format = extensions[ext] { return format }
+        if let name = unwritableExtensions[ext] {
+            throw DecodingError.dataCorruptedError(forKey: .path, in: c, debugDescription:
+                ".\(ext) names \(name), which the worker does not write; use .png, .jpg or .webp (or set format to png, jpeg or webp and name the file to match)")
+        }
+        return nil
     }
 }
 

@@ -9,6 +9,9 @@ public enum Worker {
     /// The worker's version (`--version`, `initialize`).
     public static let version = "0.1.0"
 
+    /// The palette sizes `count` may ask for (`image.palette`, `photo.process`, `photos.process`, `demo --count`).
+    public static let paletteCounts: ClosedRange<Int> = 3...10
+
     /// The application's methods (the server adds its built-ins).
     static func methods(services: WorkerServices) -> MethodTable {
         let session = services.session

@@ -8,8 +8,13 @@ extension PhotoWorkerCommand {
     /// `photoworker demo [folder]`: the sticker pipeline on sample photos, with progress.
     struct Demo: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Process sample photos into stickers, gradient stickers and a pack sheet.",
-            discussion: "Without a folder, uses the photos bundled with photoworker. Results go to --out (default ./photoworker-demo).")
+            abstract: "Process sample photos into stickers, gradient stickers, messenger files and a pack sheet.",
+            discussion: """
+                Without a folder, uses the photos bundled with photoworker. Results go to --out (default
+                ./photoworker-demo): each photo's sticker and gradient sticker (named after the photo, numbered from
+                0 in folder order), pack-sheet.png, and pack/ with one file per sticker, ready for a messenger.
+                The exit status is 1 when any photo failed (the others are still written).
+                """)
 
         @Argument(help: "A folder of photos: JPEG, PNG, WebP, GIF, HEIC/HEIF or AVIF (default: the bundled samples).")
         var folder: String?
@@ -17,10 +22,19 @@ extension PhotoWorkerCommand {
         @Option(help: "Where to write the results.")
         var out: String = "photoworker-demo"
 
-        @Option(help: "Palette size (3 to 10).")
+        @Option(help: "Palette size (\(Self.paletteSizes.lowerBound) to \(Self.paletteSizes.upperBound)).")
         var count: Int = 5
 
         @OptionGroup var flags: WorkerFlags
+
+        /// Checked here, before any work, so a wrong `--count` is a usage error and not a failure half-way through.
+        static let paletteSizes = Worker.paletteCounts
+
+        func validate() throws {
+            guard Self.paletteSizes.contains(count) else {
+                throw ValidationError("--count must be between \(Self.paletteSizes.lowerBound) and \(Self.paletteSizes.upperBound) (got \(count))")
+            }
+        }
 
         func run() async throws {
             let sources = try listSources()
@@ -28,18 +42,40 @@ extension PhotoWorkerCommand {
                 throw ValidationError("no photos (\(Self.extensions.sorted().map { "." + $0 }.joined(separator: ", "))) in \(folder ?? "the samples")")
             }
             let out = URL(fileURLWithPath: out).standardizedFileURL.path
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            Terminal.line("photoworker demo: \(sources.count) photos -> \(out)")
+            do {
+                try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            } catch {
+                throw ValidationError("\(out): cannot create the output folder (\(error.localizedDescription))")
+            }
+            Terminal.prepare()
+            say("photoworker demo: \(sources.count) photo\(sources.count == 1 ? "" : "s") -> \(out)")
             let start = ContinuousClock.now
             // The demo speaks to the worker exactly as a client would, over an in-process pipe.
             let session = try InProcessWorker.start(flags: flags)
+            do {
+                try await demo(sources: sources, out: out, session: session, start: start)
+            } catch let error as RPCError {
+                await session.close()
+                if error.code == .requestCancelled && Terminal.isOutputClosed { Terminal.exitForClosedOutput() }
+                let data = error.data.map { " \($0.jsonString)" } ?? ""
+                Terminal.error("photoworker demo: \(error.message) (\(error.code.rawValue))\(data)")
+                throw ExitCode.failure
+            }
+        }
+
+        private func demo(sources: [String], out: String, session: InProcessConnection, start: ContinuousClock.Instant) async throws {
             let params: JSONValue = [
                 "sources": .array(sources.map { ["path": .string($0)] }),
                 "count": .int(count), "outline": ["width": 8, "color": "#FFFFFF"], "output": ["dir": .string(out)],
             ]
             var stickers: [String] = []
+            var finished = 0
             let batch = try await session.call("photos.process", params) { event in
                 guard event["kind"] == "item", let index = event["index"]?.intValue else { return }
+                finished += 1
+                // Completion order on the left ("3/6"); the sticker's own file name, numbered as the worker numbers
+                // it, on the right, so what is on screen is what is in the folder.
+                let counter = "[\(String(repeating: " ", count: max(0, String(sources.count).count - String(finished).count)))\(finished)/\(sources.count)]"
                 let name = (sources[index] as NSString).lastPathComponent
                 if let r = event["result"] {
                     let colors = r["palette"].flatMap { v -> String? in
@@ -47,30 +83,43 @@ extension PhotoWorkerCommand {
                         return a.compactMap { $0["hex"]?.stringValue }.joined(separator: " ")
                     } ?? ""
                     let ms = r["timings"]?["totalMs"]?.doubleValue ?? 0
-                    Terminal.line(String(format: "  [%2d] %@  sticker+gradient in %.0f ms  palette %@", index + 1, name, ms, colors))
-                    if let p = r["sticker"]?["path"]?.stringValue { stickers.append(p) }
+                    let file = r["sticker"]?["path"]?.stringValue
+                    if let file { stickers.append(file) }
+                    let written = file.map { "  -> \(($0 as NSString).lastPathComponent)" } ?? ""
+                    say(String(format: "  %@ %@  %.0f ms  palette %@%@", counter, name, ms, colors, written))
                 } else {
                     // The error's `data.detail` says why (e.g. "only 8-bit JPEG is supported"); the message alone
                     // ("not a valid or supported image") leaves the user guessing.
                     let message = event["error"]?["message"]?.stringValue ?? "?"
                     let detail = event["error"]?["data"]?["detail"]?.stringValue.map { " (\($0))" } ?? ""
-                    Terminal.line("  [\(String(format: "%2d", index + 1))] \(name)  failed: \(message)\(detail)")
+                    say("  \(counter) \(name)  failed: \(message)\(detail)")
                 }
+                // The reader went away (`photoworker demo | head -2`): stop the batch; its answer, -32800, ends the demo.
+                if Terminal.isOutputClosed { session.cancel(session.lastID) }
             }
-            guard stickers.count > 0 else { throw ExitCode.failure }
-            let sheet = "\(out)/pack-sheet.png"
-            _ = try await session.call("pack.export", [
-                "stickers": .array(stickers.sorted().map { ["path": .string($0)] }), "cellSize": 320,
-                "background": "#F4F1EA", "output": ["path": .string(sheet)], "filesDir": .string("\(out)/pack"),
-            ]) { _ in }
+            let completed = batch["completed"]?.intValue ?? 0, failed = batch["failed"]?.intValue ?? 0
+            let sheet = "\(out)/pack-sheet.png", pack = "\(out)/pack"
+            if !stickers.isEmpty {
+                _ = try await session.call("pack.export", [
+                    "stickers": .array(stickers.sorted().map { ["path": .string($0)] }), "cellSize": 320,
+                    "background": "#F4F1EA", "output": ["path": .string(sheet)], "filesDir": .string(pack),
+                ]) { _ in }
+            }
             await session.close()
-            let completed = batch["completed"]?.intValue ?? 0
-            Terminal.line(String(format: "done in %.1f s: %d sticker%@, %d failed", (ContinuousClock.now - start).inSeconds,
-                         completed, completed == 1 ? "" : "s", batch["failed"]?.intValue ?? 0))
-            Terminal.line("  stickers:          \(out)/*-sticker.png")
-            Terminal.line("  gradient stickers: \(out)/*-gradient.png")
-            Terminal.line("  pack sheet:        \(sheet)")
+            say(String(format: "done in %.1f s: %d sticker%@, %d failed", (ContinuousClock.now - start).inSeconds,
+                       completed, completed == 1 ? "" : "s", failed))
+            if !stickers.isEmpty {
+                say("  stickers:          \(out)/*-sticker.png")
+                say("  gradient stickers: \(out)/*-gradient.png")
+                say("  pack sheet:        \(sheet)")
+                say("  messenger files:   \(pack)/ (one per sticker)")
+            }
+            if Terminal.isOutputClosed { Terminal.exitForClosedOutput() }
+            if failed > 0 || stickers.isEmpty { throw ExitCode.failure }
         }
+
+        /// One line of the demo's report on stdout; a closed stdout is noticed by the caller.
+        private func say(_ text: String) { Terminal.line(text) }
 
         /// File name extensions the demo picks up from a folder (the worker itself sniffs the content).
         static let extensions: Set<String> = ["jpg", "jpeg", "png", "webp", "gif", "heic", "heif", "avif"]

@@ -15,7 +15,8 @@ struct PhotoWorkerCommand: AsyncParsableCommand {
         abstract: "A photo-processing worker driven over stdio with JSON-RPC 2.0 (one message per line, or LSP's Content-Length headers).",
         discussion: """
             With no subcommand, serves requests on stdin and writes responses to stdout; logs go to stderr.
-            The protocol is described in protocol/README.md; `initialize` lists the methods.
+            `photoworker call rpc.discover` prints the OpenRPC description of every method and its params;
+            \(ProtocolGuide.sentence)
 
             Flags of `photoworker [serve]` (`photoworker serve --help` explains each;
             `call` and `demo` take all but --framing):
@@ -36,7 +37,7 @@ struct WorkerFlags: ParsableArguments {
     /// `--max-line-bytes` is the name from the days of one message per line, kept as an alias.
     @Option(name: [.customLong("max-message-bytes"), .customLong("max-line-bytes")],
             help: "Longest accepted message in bytes (a line, or a Content-Length body); --max-line-bytes is an alias.")
-    var maxMessageBytes: Int = 64 << 20
+    var maxMessageBytes: Int = ServerConfiguration().maxMessageBytes
 
     @Flag(help: "Offer the diagnostics.* methods (sleep, spin, fanout), which tests and benchmarks use to exercise the scheduler.")
     var diagnostics = false
@@ -45,26 +46,26 @@ struct WorkerFlags: ParsableArguments {
     @Option(help: "Compute jobs running at once (default: the number of cores).")
     var maxJobs: Int?
 
-    /// `--max-jobs`, or the number of cores.
-    var jobs: Int { maxJobs ?? ProcessInfo.processInfo.activeProcessorCount }
+    /// `--max-jobs`, or the server's default (the number of cores).
+    var jobs: Int { maxJobs ?? ServerConfiguration().maxJobs }
 
     @Option(help: "Compute jobs allowed to wait for a slot; beyond it requests get -32000.")
-    var maxQueue: Int = 10_000
+    var maxQueue: Int = ServerConfiguration().maxQueue
 
     @Option(help: "Seconds in-flight jobs may run after stdin closes.")
-    var drainTimeout: Double = 30
+    var drainTimeout: Double = ServerConfiguration().drainTimeout.inSeconds
 
     @Option(help: "Largest image in pixels, checked from the header.")
-    var maxPixels: Int = 100_000_000
+    var maxPixels: Int = WorkerOptions().maxPixels
 
     @Option(help: "Byte budget of the decoded-image cache.")
-    var cacheBytes: Int = 512 << 20
+    var cacheBytes: Int = WorkerOptions().cacheBytes
 
     @Option(help: "Largest body fetched for a URL source, in bytes.")
-    var maxFetchBytes: Int = 100 << 20
+    var maxFetchBytes: Int = WorkerOptions().maxFetchBytes
 
     @Option(help: "Seconds a URL fetch may take in total (connect, headers and body).")
-    var fetchTimeout: Double = 30
+    var fetchTimeout: Double = WorkerOptions().fetchTimeout.inSeconds
 
     @Option(name: .customLong("allow-dir"), help: ArgumentHelp(
         "Confine sources and outputs to this folder (repeatable). Paths must resolve inside after symbolic links are followed. Without any --allow-* option, plain JSON-RPC sessions may use any path and MCP sessions their client's roots (else the working directory).",
@@ -153,6 +154,13 @@ extension PhotoWorkerCommand {
 
         func run() async throws {
             let logger = flags.makeLogger()
+            if isatty(STDIN_FILENO) == 1 {
+                // A person who typed `photoworker` sees why nothing happens; a client's pipe never gets this.
+                Terminal.error("""
+                    photoworker \(Worker.version): waiting for JSON-RPC 2.0 requests on stdin (one per line, or with \
+                    Content-Length headers); Ctrl-D ends. Try `photoworker demo`, `photoworker call ping`, or `photoworker --help`.
+                    """)
+            }
             let protocolOut = StdoutGuard.takeProtocolStream()
             var configuration = flags.serverConfiguration
             configuration.framing = framing.framing

@@ -24,11 +24,15 @@ struct CommandLineTests {
         try p.run()
         // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
         let errData = ByteBox()
-        let t = Thread { errData.bytes.withLock { $0 = Array(err.fileHandleForReading.readDataToEndOfFile()) } }
-        t.start()
+        let errRead = DispatchSemaphore(value: 0)
+        Thread {
+            errData.bytes.withLock { $0 = Array(err.fileHandleForReading.readDataToEndOfFile()) }
+            errRead.signal()
+        }.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        while t.isExecuting || !t.isFinished { usleep(1000) }
+        // stderr reaches its end when the child exits; the deadline only guards against a grandchild holding it.
+        #expect(errRead.wait(timeout: .now() + .seconds(60 * TestTiming.scale)) == .success, "stderr never reached its end")
         return Run(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                    stderr: String(decoding: errData.bytes.withLock { $0 }, as: UTF8.self))
     }
@@ -59,13 +63,36 @@ struct CommandLineTests {
         #expect(result?["format"] as? String == "jpeg")
     }
 
-    @Test func callPrintsStreamedEventsBeforeTheResult() throws {
-        let r = try Self.run(["call", "--diagnostics", "diagnostics.fanout", #"{"children":3,"ms":10}"#])
+    /// `photoworker call photos.process ... | jq .completed`: stdout is the result alone; the events are lines on
+    /// stderr (not a terminal here), JSON with --events, nothing with --quiet.
+    @Test func callPrintsTheResultAloneOnStdoutAndTheEventsOnStderr() throws {
+        let params = #"{"children":3,"ms":10}"#
+        let r = try Self.run(["call", "--diagnostics", "diagnostics.fanout", params])
         #expect(r.status == 0)
-        let lines = r.stdout.split(separator: "\n")
-        #expect(lines.count == 4)
-        #expect(lines.prefix(3).allSatisfy { $0.contains(#""kind":"item""#) })
-        #expect(lines.last == #"{"children":3}"#)
+        #expect(r.stdout == #"{"children":3}"# + "\n", "stdout: \(r.stdout)")
+        let items = r.stderr.split(separator: "\n").filter { $0.hasPrefix("diagnostics.fanout: item ") }
+        #expect(items.count == 3, "stderr: \(r.stderr)")
+        #expect(!r.stderr.contains("\u{1B}["), "no terminal escapes when stderr is not a terminal: \(r.stderr)")
+
+        let events = try Self.run(["call", "--diagnostics", "--events", "diagnostics.fanout", params])
+        #expect(events.stdout == #"{"children":3}"# + "\n")
+        let lines = events.stderr.split(separator: "\n")
+        #expect(lines.count == 3 && lines.allSatisfy { $0.hasPrefix("{") && $0.contains(#""kind":"item""#) }, "\(events.stderr)")
+
+        let quiet = try Self.run(["call", "--diagnostics", "--quiet", "diagnostics.fanout", params])
+        #expect(quiet.stdout == #"{"children":3}"# + "\n")
+        #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")
+    }
+
+    /// A batch's failed item is told on stderr with its reason; the result on stdout still counts it.
+    @Test func callTellsAFailedItemOnStderr() throws {
+        let params = #"{"sources":[{"path":"/no/such.jpg"}],"output":{"dir":"\#(try Corpus.scratch())"}}"#
+        let r = try Self.run(["call", "photos.process", params])
+        #expect(r.status == 0, "\(r.stderr)")
+        let result = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect(result?["failed"] as? Int == 1, "\(r.stdout)")
+        #expect(r.stderr.contains("photos.process: item 0 failed: source not found or unreadable"), "\(r.stderr)")
+        #expect(r.stderr.contains("photos.process: 1/1"), "\(r.stderr)")
     }
 
     @Test func callErrorsGoToStderrWithAFailingStatus() throws {
@@ -89,18 +116,21 @@ struct CommandLineTests {
         p.standardOutput = out
         p.standardError = err
         try p.run()
+        // The events are on stderr (stdout waits for the result); the first item line shows the job is running.
         var seen: [UInt8] = []
         while !seen.contains(0x0A) {
-            let chunk = out.fileHandleForReading.availableData
+            let chunk = err.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             seen += chunk
         }
-        #expect(String(decoding: seen, as: UTF8.self).contains(#""kind":"item""#))
+        #expect(String(decoding: seen, as: UTF8.self).contains("diagnostics.fanout: item "), "\(String(decoding: seen, as: UTF8.self))")
         kill(p.processIdentifier, SIGINT)
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
         #expect(p.terminationStatus == 130)
         #expect(stderr.contains("-32800"))
+        #expect(stdout.isEmpty, "\(stdout)")
     }
 
     @Test func demoWritesStickersGradientsAndASheet() throws {
@@ -113,6 +143,10 @@ struct CommandLineTests {
         let r = try Self.run(["demo", photos, "--out", "\(dir)/out"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("2 stickers, 0 failed"))
+        #expect(r.stdout.contains("\(dir)/out/pack/"), "the demo names the messenger files' folder: \(r.stdout)")
+        // Each photo's line names the file written for it, numbered as the worker numbers it (from 0).
+        #expect(r.stdout.contains("animal-2.jpg") && r.stdout.contains("-> 0-animal-2-sticker.png"), "\(r.stdout)")
+        #expect(r.stdout.contains("-> 1-girl-1-sticker.png") && r.stdout.contains("[1/2]") && r.stdout.contains("[2/2]"), "\(r.stdout)")
         let files = Corpus.files(in: "\(dir)/out")
         #expect(files.contains("pack-sheet.png"))
         #expect(files.filter { $0.hasSuffix("-sticker.png") }.count == 2)
@@ -128,9 +162,94 @@ struct CommandLineTests {
         try FileManager.default.copyItem(atPath: Corpus.photo("girl-1.jpg"), toPath: "\(photos)/girl-1.jpg")
         try Data("not a jpeg at all".utf8).write(to: URL(fileURLWithPath: "\(photos)/broken.jpg"))
         let r = try Self.run(["demo", photos, "--out", "\(dir)/out"])
-        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.status == 1, "a failed photo fails the demo, after the others are written: \(r.status) \(r.stderr)")
         #expect(r.stdout.contains("1 sticker, 1 failed"))
+        #expect(Corpus.files(in: "\(dir)/out").contains("pack-sheet.png"))
         let failure = r.stdout.split(separator: "\n").first { $0.contains("broken.jpg") }.map(String.init) ?? ""
         #expect(failure.contains("failed: not a valid or supported image ("), "\(r.stdout)")
+    }
+
+    /// A wrong --count is a usage error before any work: no output folder, no internal dump.
+    @Test func demoChecksItsArgumentsBeforeAnyWork() throws {
+        let dir = try Corpus.scratch()
+        let r = try Self.run(["demo", "--count", "12", "--out", "\(dir)/out"])
+        #expect(r.status == 64, "\(r.status)")
+        #expect(r.stderr.contains("--count must be between 3 and 10 (got 12)"), "\(r.stderr)")
+        #expect(!r.stderr.contains("RPCError") && !r.stderr.contains("JSONValue"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/out"))
+    }
+
+    /// The help a package user gets points at documentation they have: the OpenRPC description through the
+    /// binary, and the guide's file when this installation has one (a checkout's protocol/README.md here).
+    @Test func helpPointsAtDocumentationTheUserHas() throws {
+        let r = try Self.run(["--help"])
+        #expect(r.stdout.contains("photoworker call rpc.discover"), "\(r.stdout)")
+        let guide = Corpus.packageRoot.appendingPathComponent("protocol/README.md").standardizedFileURL.path
+        #expect(r.stdout.replacingOccurrences(of: "\n", with: " ").contains(guide) || r.stdout.contains("protocol/README.md"), "\(r.stdout)")
+    }
+
+    /// `--log-level debug` says what each request did: its method, id, duration and outcome.
+    @Test func debugLoggingTellsEachRequest() throws {
+        let p = Process()
+        p.executableURL = WorkerProcess.binary
+        p.arguments = ["--log-level", "debug"]
+        let input = Pipe(), out = Pipe(), err = Pipe()
+        p.standardInput = input
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        input.fileHandleForWriting.write(Data("""
+            {"jsonrpc":"2.0","id":1,"method":"ping"}
+            {"jsonrpc":"2.0","id":2,"method":"image.info","params":{"source":{"path":"/no/such.jpg"}}}
+
+            """.utf8))
+        try input.fileHandleForWriting.close()
+        _ = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        let lines = stderr.split(separator: "\n").filter { $0.contains("request finished") }
+        #expect(lines.contains { $0.contains("method=ping") && $0.contains("id=1") && $0.contains("outcome=ok") && $0.contains("ms=") }, "\(stderr)")
+        #expect(lines.contains { $0.contains("method=image.info") && $0.contains("id=2") && $0.contains("outcome=error -32001") }, "\(stderr)")
+    }
+
+    /// A person who starts `photoworker` on a terminal is told it waits for JSON-RPC on stdin; a client's pipe is not.
+    @Test func servingOnATerminalSaysWhatItWaitsFor() throws {
+        var controller: Int32 = -1, terminal: Int32 = -1
+        try #require(openpty(&controller, &terminal, nil, nil, nil) == 0)
+        let p = Process()
+        p.executableURL = WorkerProcess.binary
+        let err = Pipe()
+        p.standardInput = FileHandle(fileDescriptor: terminal, closeOnDealloc: true)
+        p.standardOutput = Pipe()
+        p.standardError = err
+        try p.run()
+        // The worker reads its stdin to the end: an end-of-file on the terminal (Ctrl-D) ends it.
+        var eof: [UInt8] = [0x04]
+        _ = write(controller, &eof, 1)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        close(controller)
+        #expect(stderr.contains("waiting for JSON-RPC 2.0 requests on stdin"), "\(stderr)")
+        #expect(stderr.contains("photoworker --help"), "\(stderr)")
+
+        let piped = try Self.runServing(stdin: #"{"jsonrpc":"2.0","id":1,"method":"ping"}"# + "\n")
+        #expect(!piped.stderr.contains("waiting for JSON-RPC"), "\(piped.stderr)")
+    }
+
+    static func runServing(stdin: String) throws -> Run {
+        let p = Process()
+        p.executableURL = WorkerProcess.binary
+        let input = Pipe(), out = Pipe(), err = Pipe()
+        p.standardInput = input
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self))
     }
 }

@@ -33,6 +33,20 @@ written = sorted(p.name for p in (out / "demo").glob("*")) if (out / "demo").is_
 check(demo.returncode == 0 and any(n.endswith(".png") for n in written), "photoworker demo",
       f"status {demo.returncode}, {len(written)} files, stderr: {demo.stderr[-300:]!r}")
 
+# `photoworker call` on a long job: the result alone on stdout (one JSON document), the items on stderr.
+import json  # noqa: E402
+
+batch = subprocess.run([command, "call", "photos.process", json.dumps(
+    {"sources": [{"path": str(photos / "rocket.jpg")}, {"path": str(photos / "missing.jpg")}],
+     "output": {"dir": str(out / "call")}, "segmenter": "classical"})], capture_output=True, text=True, timeout=300)
+try:
+    counts = json.loads(batch.stdout)
+except ValueError:
+    counts = None
+check(batch.returncode == 0 and counts is not None and counts.get("completed") == 1 and counts.get("failed") == 1
+      and "item 1 failed: source not found" in batch.stderr, "photoworker call photos.process: result alone on stdout",
+      f"status {batch.returncode}, stdout {batch.stdout[:200]!r}, stderr {batch.stderr[-300:]!r}")
+
 from photoworker_client import Item, Worker, default_executable  # noqa: E402
 
 exe = default_executable()

@@ -1,4 +1,4 @@
-"""Writes the `photoworker` npm package's package.json to stdout: the Node client's manifest (clients/node), renamed,
+"""Writes the `photoworker` npm package's package.json to stdout: the Node client's manifest (clients/node),
 with the worker's version, the `photoworker` command, and the platform the bundled worker runs on."""
 
 import argparse

@@ -3,11 +3,11 @@ import JSONRPC
 import JSONRPCTransport
 
 /// `image.convert {"source", "output", "allowTruncated"}`: decode (orientation applied) and
-/// re-encode as PNG or JPEG; metadata is stripped.
+/// re-encode as PNG, JPEG or WebP; metadata is stripped.
 struct ImageConvertMethod: RPCMethod {
     static let name = "image.convert"
     static let cost = MethodCost.compute
-    static let summary = "Decode any supported image and write it as PNG or JPEG."
+    static let summary = "Decode any supported image and write it as PNG, JPEG or WebP."
 
     struct Params: Decodable, Sendable {
         var source: ImageSource

@@ -7,7 +7,10 @@ enum PaletteStage {
     /// The `count` parameter (3 to 10, default 5), or -32602 naming `path`.
     static func validCount(_ count: Int?, path: String = "count") throws -> Int {
         let c = count ?? 5
-        guard (3...10).contains(c) else { throw RPCError.invalidParams(path: path, "must be between 3 and 10") }
+        let counts = Worker.paletteCounts
+        guard counts.contains(c) else {
+            throw RPCError.invalidParams(path: path, "must be between \(counts.lowerBound) and \(counts.upperBound)")
+        }
         return c
     }
 

@@ -8,6 +8,7 @@
 // stdin (EOF), as it would without this launcher, so it is not left behind once the host is gone.
 
 import { spawn } from 'node:child_process';
+import os from 'node:os';
 import process from 'node:process';
 
 import { bundledExecutable } from '../src/bundled.js';
@@ -28,6 +29,9 @@ child.on('error', (error) => {
 child.on('exit', (code, signal) => {
   if (signal !== null) {
     process.removeAllListeners(signal);
+    // Node ignores some signals itself (SIGPIPE): then the re-raise does nothing and the shell's convention for a
+    // process ended by that signal, 128 + its number, is the status instead.
+    process.exitCode = 128 + (os.constants.signals[signal] ?? 0);
     process.kill(process.pid, signal);
   } else {
     process.exit(code ?? 1);

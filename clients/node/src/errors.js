@@ -22,18 +22,32 @@ export const ErrorCode = Object.freeze({
  * `method` called. `WorkerError.fromWire` returns the subclass for the code (`InvalidParams`, `SourceNotFound`...).
  */
 export class WorkerError extends Error {
+  /**
+   * `message` is the wire message with what `data` says of where and why (`invalid params: output.format: must be
+   * one of "png", "jpeg", "webp"; got "gif"`), so an uncaught error's stack tells the whole story; the wire's own
+   * words stay in `wireMessage`.
+   */
   constructor(code, message, data, method) {
-    super(message);
+    super(WorkerError.describe(message, data));
     this.name = 'WorkerError';
     this.code = code;
+    this.wireMessage = message;
     this.data = data;
     this.method = method;
+  }
+
+  /** `message`, then `data.path` and the first of `data.reason` / `data.detail` when the worker sent them. */
+  static describe(message, data) {
+    if (data === null || typeof data !== 'object') return message;
+    const where = typeof data.path === 'string' ? `: ${data.path}` : '';
+    const why = [data.reason, data.detail].find((v) => typeof v === 'string');
+    return `${message}${where}${why !== undefined ? `: ${why}` : ''}`;
   }
 
   toString() {
     const where = this.method ? ` (${this.method})` : '';
     const data = this.data !== undefined ? `: ${JSON.stringify(this.data)}` : '';
-    return `${this.name} [${this.code}] ${this.message}${where}${data}`;
+    return `${this.name} [${this.code}] ${this.wireMessage}${where}${data}`;
   }
 
   /** Builds the subclass registered for the error object's code. */

@@ -80,6 +80,8 @@ for (const [kind, executable] of bothBins()) {
         await assert.rejects(w.call('diagnostics.sleep', { ms: -5 }), (error) => {
           assert.ok(error instanceof InvalidParams);
           assert.equal(error.data.path, 'ms');
+          // The message carries where and why, as Python's str(error) does; the wire's words stay apart.
+          assert.equal(error.message, `${error.wireMessage}: ms: ${error.data.reason}`);
           return true;
         });
         assert.deepEqual(await w.ping(), {});
@@ -216,6 +218,13 @@ describe('Worker (real only)', () => {
         assert.ok(error instanceof SourceNotFound);
         assert.equal(error.code, -32001);
         assert.match(error.data.source, /missing\.png/);
+        return true;
+      });
+      // An enum value the worker lacks: the message names the field and the values it has.
+      await assert.rejects(w.call('image.thumbnail', { source: { path: 'x.jpg' }, size: 64, fit: 'fill', output: { path: 'x.png' } }), (error) => {
+        assert.ok(error instanceof InvalidParams);
+        assert.equal(error.message, 'invalid params: fit: must be one of "contain", "cover"; got "fill"');
+        assert.equal(error.wireMessage, 'invalid params');
         return true;
       });
     } finally {
