@@ -29,6 +29,15 @@ public final class MessageWriter: Sendable {
         /// Flushes waiting for the next round (registered before the thread takes the queue).
         var nextRound: [Ticket] = []
         var stopping = false
+        /// The thread found nothing to do and sleeps (or is about to) in poll(2): the next send, flush or stop
+        /// wakes it, once; while it works, sends only append (a signal per message cost a system call each).
+        var sleeping = false
+
+        /// Whether a caller must wake the thread now; it is awake from here on.
+        mutating func wakeNeeded() -> Bool {
+            defer { sleeping = false }
+            return sleeping
+        }
         /// The thread has ended (the peer went away, or `stop()`): later messages are dropped.
         var closed = false
         var onClosed: (@Sendable () -> Void)?
@@ -60,7 +69,7 @@ public final class MessageWriter: Sendable {
 
     /// Queues one message (its bytes, without framing). Never blocks on I/O.
     public func send(_ message: [UInt8]) {
-        let queued = state.withLock { s -> Bool in
+        let wakeNeeded = state.withLock { s -> Bool in
             if s.closed { return false }
             switch s.framing {
             case .ndjson:
@@ -70,9 +79,9 @@ public final class MessageWriter: Sendable {
                 s.pending.append(contentsOf: "Content-Length: \(message.count)\r\n\r\n".utf8)
                 s.pending.append(contentsOf: message)
             }
-            return true
+            return s.wakeNeeded()
         }
-        if queued { wake.signal() }
+        if wakeNeeded { wake.signal() }
     }
 
     /// Answers in `framing` from the next message on (the reader sets it once it knows how the
@@ -84,25 +93,25 @@ public final class MessageWriter: Sendable {
     /// Returns once everything queued before this call has been written (or the stream closed), or when the
     /// calling task is cancelled (a deadline is the caller's: cancel the task on its timer).
     public func flush() async {
-        guard let ticket = state.withLock({ s -> Ticket? in
+        guard let (ticket, wakeNeeded) = state.withLock({ s -> (Ticket, Bool)? in
             if s.closed || (s.pending.isEmpty && !s.writing) { return nil }
             let ticket = s.waiters.enqueue()
             s.nextRound.append(ticket)
-            return ticket
+            return (ticket, s.wakeNeeded())
         }) else { return }
-        wake.signal()
+        if wakeNeeded { wake.signal() }
         await park(ticket)
     }
 
     /// Writes what is queued, ends the writing thread and returns once it has ended (or when the calling task is
     /// cancelled: a client that reads nothing can hold a `write(2)` forever). Messages sent after are dropped.
     public func stop() async {
-        guard let ticket = state.withLock({ s -> Ticket? in
+        guard let (ticket, wakeNeeded) = state.withLock({ s -> (Ticket, Bool)? in
             if s.closed { return nil }
             s.stopping = true
-            return s.waiters.enqueue()
+            return (s.waiters.enqueue(), s.wakeNeeded())
         }) else { return }
-        wake.signal()
+        if wakeNeeded { wake.signal() }
         await park(ticket)
     }
 
@@ -119,6 +128,7 @@ public final class MessageWriter: Sendable {
                 swap(&chunk, &s.pending)
                 s.pending.removeAll(keepingCapacity: true)
                 s.writing = !chunk.isEmpty
+                s.sleeping = chunk.isEmpty && s.nextRound.isEmpty && !s.stopping
                 defer { s.nextRound = [] }
                 return (s.nextRound, s.stopping)
             }

@@ -34,7 +34,7 @@ final class WakeupPipe: Sendable {
 
     /// Takes every pending signal, so the next poll sleeps until a new one.
     func drain() {
-        var buffer = (UInt64(0), UInt64(0))
+        var buffer = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         while true {
             let n = withUnsafeMutableBytes(of: &buffer) { read(readFD, $0.baseAddress!, $0.count) }
             if n < 0 && errno == EINTR { continue }
