@@ -4,8 +4,9 @@ import Synchronization
 /// A wait in a test that can end only two ways: the condition holds, or the deadline passes and the test fails
 /// saying what it waited for (never a hang until the suite's time limit, or forever).
 ///
-/// The condition is checked between `Task.yield()`s: the tests that use it wait for another task to reach a point
-/// (a queue, a park) that they cannot be told about, and a task on the same actor must get to run.
+/// The condition is checked between `Task.yield()`s, then every millisecond: the tests that use it wait for another
+/// task to reach a point (a queue, a park) that they cannot be told about, and a task on the same actor must get to
+/// run. The polling decides nothing but how soon the wait notices; the deadline only how long a broken case waits.
 package enum Deadline {
     /// How much slower than a normal debug build the code under test runs (`PHOTOWORKER_TEST_TIME_SCALE`, as
     /// PhotoWorkerTestSupport's `TestTiming` reads it for the sanitizer runs).
@@ -26,9 +27,13 @@ package enum Deadline {
     package static func until(_ what: @autoclosure () -> String, within limit: Duration = .seconds(10),
                               _ condition: () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + limit * scale
+        var checks = 0
         while try await !condition() {
             if ContinuousClock.now >= deadline { throw Passed(description: "waited \(limit * scale) for \(what())") }
-            await Task.yield()
+            checks += 1
+            // Yields first (what is awaited is usually a hop away); then a millisecond between checks, so a long
+            // wait does not hold one of the few cooperative threads that every other test shares.
+            if checks < 100 { await Task.yield() } else { try await Task.sleep(for: .milliseconds(1)) }
         }
     }
 
