@@ -114,6 +114,7 @@ public final class Server {
                 if let code = lifecycle.exitCode {
                     reader.stop()
                     await finishExit()
+                    await reader.waitUntilEnded()
                     return code
                 }
             case .endOfInput:
@@ -121,6 +122,7 @@ public final class Server {
             }
         }
         // Stopped by terminate(), which has already answered and waited for everything.
+        await reader.waitUntilEnded()  // stopped, or at the end of its input: nothing reads `input` from here on
         if let code = endingCode { return code }
         // End of input: no more requests can come; let in-flight work finish.
         logger.debug("end of input; draining in-flight jobs")

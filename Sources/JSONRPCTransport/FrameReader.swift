@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Waiting
 
 import Glibc
 
@@ -24,6 +25,8 @@ public final class FrameReader: Sendable {
     private let credits: DispatchSemaphore
     private let wake = WakeupPipe()
     private let stopped = Atomic<Bool>(false)
+    /// Callers of ``waitUntilEnded()``; `ended` once the thread has returned.
+    private let ending = Mutex<(ended: Bool, waiters: ContinuationQueue<Void>)>((false, ContinuationQueue<Void>()))
 
     /// - Parameters:
     ///   - fd: the input descriptor (left blocking, and open: the caller closes it once the reader has ended).
@@ -39,7 +42,13 @@ public final class FrameReader: Sendable {
         (batches, continuation) = AsyncStream.makeStream(of: Batch.self, bufferingPolicy: .unbounded)
         credits = DispatchSemaphore(value: maxPendingBatches)
         BlockingThread.start(name: threadName) { [self, continuation, credits, wake] in
-            defer { continuation.finish() }
+            defer {
+                continuation.finish()
+                ending.withLock { e in
+                    e.ended = true
+                    return e.waiters.resolveAll(with: .success(()))
+                }.perform()
+            }
             var framer = InputFramer(framing: framing, maxMessageBytes: maxMessageBytes)
             var announced = false
             let size = 1 << 16
@@ -68,6 +77,15 @@ public final class FrameReader: Sendable {
                 continuation.yield(.events(events))
             }
         }
+    }
+
+    /// Returns once the reading thread has returned (after the end of the input or ``stop()``): from then on
+    /// nothing reads the descriptor, and its owner may close it. Returns early if the calling task is cancelled.
+    public func waitUntilEnded() async {
+        guard let ticket = ending.withLock({ e in e.ended ? nil : e.waiters.enqueue() }) else { return }
+        _ = try? await Parking.wait({ c in ending.withLock { $0.waiters.park(ticket, c) }.perform() }, onCancel: {
+            ending.withLock { $0.waiters.resolve(ticket, with: .failure(CancellationError())) }.perform()
+        })
     }
 
     /// The consumer calls this after handling each `.events` batch.

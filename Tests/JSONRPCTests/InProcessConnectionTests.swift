@@ -10,7 +10,6 @@ struct InProcessConnectionTests {
     /// Every connection starts three threads (the server's reader and writer, the client's reader); each used to
     /// outlive it (the writer polled forever, the client's reader waited for an end of output that never came).
     @Test func aServerStartedAndStoppedAHundredTimesLeavesNoThreadBehind() async throws {
-        let before = ThreadCensus.count
         for i in 0..<100 {
             var configuration = ServerConfiguration()
             configuration.handleSignals = false
@@ -28,11 +27,9 @@ struct InProcessConnectionTests {
             let code = try await Deadline.value(of: Task { await connection.close() }, "connection \(i) to close")
             #expect(code == 0)
         }
+        // Named for this test, so other suites' threads (which come and go meanwhile) do not count.
         try await Deadline.until("the connections' threads to end: \(ThreadCensus.named("cycle-"))") {
             ThreadCensus.named("cycle-").isEmpty
         }
-        // Other suites start and end threads meanwhile: the bound only catches a leak per connection.
-        let after = ThreadCensus.count
-        #expect(after < before + 50, "\(before) threads before a hundred connections, \(after) after")
     }
 }

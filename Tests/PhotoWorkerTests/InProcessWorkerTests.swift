@@ -9,13 +9,13 @@ import Testing
 @Suite(.timeLimit(.minutes(3)))
 struct InProcessWorkerTests {
     /// Each worker starts the server's reader and writer, its compute threads, a blocking-pool thread for the file it
-    /// reads and the client's reader. Without their ends, a hundred workers would leave hundreds of threads (the
+    /// reads and the client's reader. Without their ends, two hundred workers would leave hundreds of threads (the
     /// writers and the client readers alone, two each); other suites' workers come and go meanwhile, so the bound is
     /// on the process's count, and the client readers, named here, must all be gone.
-    @Test func aWorkerStartedAndStoppedAHundredTimesLeavesNoThreadBehind() async throws {
+    @Test func aWorkerStartedAndStoppedTwoHundredTimesLeavesNoThreadBehind() async throws {
         let before = ThreadCensus.count
         let photo: JSONValue = ["path": .string(Corpus.path("pngsuite/basn2c08.png"))]
-        for i in 0..<100 {
+        for i in 0..<200 {
             var configuration = ServerConfiguration()
             configuration.handleSignals = false
             configuration.watchParent = false
@@ -33,8 +33,10 @@ struct InProcessWorkerTests {
         try await Deadline.until("the client readers to end: \(ThreadCensus.named("wcycle-"))") {
             ThreadCensus.named("wcycle-").isEmpty
         }
+        // A leak is a thread or more per worker (200 or more); a full parallel run holds up to ~60 more threads
+        // of its own at times (dispatch's, other suites' pools).
         try await Deadline.until("the process back near \(before) threads, \(ThreadCensus.count) now", within: .seconds(30)) {
-            ThreadCensus.count < before + 60
+            ThreadCensus.count < before + 120
         }
     }
 }
