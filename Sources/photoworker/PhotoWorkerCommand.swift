@@ -207,7 +207,7 @@ enum StdoutGuard {
         signal(SIGPIPE, SIG_IGN)
         let protocolFD = dup(STDOUT_FILENO)
         guard protocolFD >= 0 else {
-            FileHandle.standardError.write(Data("photoworker: cannot duplicate stdout\n".utf8))
+            Terminal.error("photoworker: cannot duplicate stdout")
             exit(1)
         }
         fflush(nil)
