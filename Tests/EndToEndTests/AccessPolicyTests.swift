@@ -98,7 +98,7 @@ struct PolicySession {
 }
 
 /// `--allow-dir` and MCP roots: every source and output must resolve inside an allowed folder.
-@Suite(.timeLimit(TestTiming.minutes(3)))
+@Suite(.timeLimit(TestTiming.minutes(5)))
 struct ConfinedPathTests {
     /// Sources: (path relative to the tree's root, expected outcome).
     static let reads: [(String, Outcome)] = [
@@ -286,7 +286,7 @@ struct ConfinedPathTests {
 }
 
 /// In MCP sessions an output replaces an existing file only with `"overwrite": true`.
-@Suite(.timeLimit(TestTiming.minutes(2)))
+@Suite(.timeLimit(TestTiming.minutes(5)))
 struct MCPOverwriteTests {
     @Test func anyExistingFileNeedsOverwrite() async throws {
         let tree = try ConfinedTree()

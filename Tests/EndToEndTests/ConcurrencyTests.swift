@@ -3,7 +3,7 @@ import JSONRPCTransport
 import PhotoWorkerTestSupport
 import Testing
 
-@Suite(.timeLimit(TestTiming.minutes(1)))
+@Suite(.timeLimit(TestTiming.minutes(5)))
 struct ConcurrencyTests {
     @Test func thousandConcurrentSleepsAreAllAnswered() async throws {
         let w = try WorkerProcess()

@@ -11,7 +11,7 @@ import Glibc
 ///
 /// Serialized: each test runs a batch that keeps both cores busy, and under ThreadSanitizer three such
 /// batches at once (beside the other suites) starved each other past the time guards.
-@Suite(.serialized, .timeLimit(TestTiming.minutes(2)))
+@Suite(.serialized, .timeLimit(TestTiming.minutes(5)))
 struct FaultTests {
     /// Enough corpus photos that the batch is still running when the fault hits (after the first
     /// item at least two photos remain per core), all small so the batch stays cheap.
@@ -70,7 +70,7 @@ struct FaultTests {
         _ = try Self.readLines(fd, until: Self.isItem)
         #expect(childProcesses(of: p.processIdentifier).isEmpty, "the worker runs no child processes")
         try output.fileHandleForReading.close()  // the client is gone; stdin stays open
-        #expect(await eventually(timeout: .seconds(15)) { !p.isRunning }, "the worker must notice and exit")
+        #expect(await eventually(timeout: .seconds(30)) { !p.isRunning }, "the worker must notice and exit")
         if p.isRunning { p.terminate() }
         #expect(p.terminationStatus == 0)
         let pngs = expectOnlyCompletePNGs(in: folder.path + "/out")
@@ -145,7 +145,7 @@ struct FaultTests {
             }
             inbox.push(.eof)
         }
-        guard case .message(let pidLine) = try await inbox.next(timeout: .seconds(10)),
+        guard case .message(let pidLine) = try await inbox.next(timeout: .seconds(60)),
               let workerPID = pid_t(String(decoding: pidLine, as: UTF8.self)) else {
             Issue.record("the shell did not report the worker's pid")
             return
@@ -154,17 +154,17 @@ struct FaultTests {
         let send = { (line: String) in try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8)) }
         send(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
         send(#"{"jsonrpc":"2.0","id":2,"method":"diagnostics.sleep","params":{"ms":60000}}"#)
-        guard case .message(let pong) = try await inbox.next(timeout: .seconds(10)) else {
+        guard case .message(let pong) = try await inbox.next(timeout: .seconds(60)) else {
             Issue.record("no reply from the worker")
             return
         }
         #expect(try JSONParser.parse(pong)["id"] == 1)
 
         kill(shell.processIdentifier, SIGKILL)
-        #expect(await eventually(timeout: .seconds(10)) { processIsGone(workerPID) },
+        #expect(await eventually(timeout: .seconds(30)) { processIsGone(workerPID) },
                 "the worker must exit after its parent died (it polls getppid)")
         // Its in-flight job was answered -32802 before it left; our end of stdin is still open.
-        guard case .message(let cancelled) = try await inbox.next(timeout: .seconds(10)) else {
+        guard case .message(let cancelled) = try await inbox.next(timeout: .seconds(60)) else {
             Issue.record("no -32802 for the in-flight job")
             return
         }

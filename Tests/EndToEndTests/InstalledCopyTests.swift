@@ -6,7 +6,7 @@ import Testing
 /// A worker copied out of the build folder uses the resource bundles that travel with it and nothing of the
 /// checkout it was built from: with its bundles the sticker cut is the network's, without them the worker still
 /// serves (classical cut, no OpenRPC document) instead of reaching back into the source tree or stopping.
-@Suite(.timeLimit(TestTiming.minutes(2)))
+@Suite(.timeLimit(TestTiming.minutes(5)))
 struct InstalledCopyTests {
     static let bundles = ["PhotoWorker_PhotoWorker.resources", "PhotoWorker_Inference.resources"]
 

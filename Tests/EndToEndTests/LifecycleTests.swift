@@ -5,7 +5,7 @@ import Testing
 
 import Glibc
 
-@Suite(.timeLimit(TestTiming.minutes(1)))
+@Suite(.timeLimit(TestTiming.minutes(5)))
 struct LifecycleTests {
     @Test func initializeDescribesTheServer() async throws {
         let w = try WorkerProcess()
@@ -94,7 +94,7 @@ struct LifecycleTests {
             lines += #"{"jsonrpc":"2.0","id":2,"method":"ping"}"# + "\n"
         }
         try input.fileHandleForWriting.write(contentsOf: Data(lines.utf8))
-        #expect(await eventually(timeout: .seconds(10)) { !p.isRunning },
+        #expect(await eventually(timeout: .seconds(30)) { !p.isRunning },
                 "the worker must notice the closed stream and exit")
         if p.isRunning { p.terminate() }
         #expect(p.terminationStatus == 0)

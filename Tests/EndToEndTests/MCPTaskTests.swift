@@ -7,7 +7,7 @@ import Testing
 /// fetches with `tasks/result`, lists and cancels) and the 2026-07-28 extension's (the server decides for a host
 /// that declared the extension; `tasks/get` carries the result). Every task's job is a job of the worker's one
 /// registry: `jobs.list` shows it under the task's id.
-@Suite(.timeLimit(TestTiming.minutes(2)))
+@Suite(.timeLimit(TestTiming.minutes(5)))
 struct MCPTaskTests {
     private static func sources(_ n: Int, _ name: String = "girl-1.jpg") -> JSONValue {
         .array(Array(repeating: ["path": .string(Corpus.photo(name))], count: n))

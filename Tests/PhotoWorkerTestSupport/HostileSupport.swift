@@ -86,7 +86,7 @@ package func childProcesses(of pid: pid_t) -> [pid_t] {
 }
 
 /// Polls `condition` until it holds or `timeout` passes (a failure guard, not a sleep).
-package func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+package func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + TestTiming.guarded(timeout)
     while !condition() {
         if ContinuousClock.now > deadline { return false }
