@@ -20,6 +20,9 @@ public protocol RPCMethod: Sendable {
     static var cost: MethodCost { get }
     /// One line for `initialize`'s method list and `--help`.
     static var summary: String { get }
+    /// The rest of the method's OpenRPC entry (params, result, errors), written in the method's file: the one
+    /// statement of its wire contract that the OpenRPC document, MCP's tool list and parameter checks read.
+    static var contract: MethodContract { get }
     func handle(_ params: Params, context: RequestContext) async throws -> Result
     /// Whether a request with these raw params waits for a job slot: by default a `compute` method's do. A method
     /// whose request only hands work on (MCP's `tools/call` starting a task, which answers at once while the

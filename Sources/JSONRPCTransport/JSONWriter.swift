@@ -33,7 +33,7 @@ package enum JSONWriter {
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
-    static func writeString(_ s: String, into out: inout [UInt8]) {
+    package static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { bytes in

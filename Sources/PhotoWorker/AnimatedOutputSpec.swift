@@ -1,3 +1,4 @@
+import JSONRPC
 import Foundation
 import Imaging
 
@@ -52,4 +53,94 @@ public struct AnimatedOutputResult: Sendable, Codable, Equatable {
     public var width: Int
     public var height: Int
     public var bytes: Int
+}
+
+extension AnimatedOutputSpec {
+    /// The shared schemas `AnimatedOutput`, `AnimationFormat` of the OpenRPC document's components.
+    static let contractSchemas: [ContractSchema] = [
+        ContractSchema("AnimatedOutput", #"""
+            {
+              "description": "Where an animation goes: a file path or inline base64. The format is `format`, else the path's extension (.webm, .webp, .gif, .png/.apng), else the target's.",
+              "type": "object",
+              "properties": {
+                "path": {
+                  "type": "string",
+                  "minLength": 1
+                },
+                "inline": {
+                  "type": "boolean"
+                },
+                "format": {
+                  "$ref": "#/components/schemas/AnimationFormat"
+                },
+                "quality": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 100,
+                  "description": "Without a target (which steps its own), default 75: WebP's lossy quality; WebM crf 63 (0) to 10 (100); APNG lossless from 62, palette frames below; GIF's palette size."
+                },
+                "overwrite": {
+                  "type": "boolean",
+                  "default": false
+                }
+              },
+              "required": [],
+              "additionalProperties": false
+            }
+            """#),
+        ContractSchema("AnimationFormat", #"""
+            {
+              "type": "string",
+              "enum": [
+                "webm",
+                "webp",
+                "apng",
+                "gif"
+              ],
+              "description": "webm: VP9 with alpha (Telegram video stickers); webp: animated WebP; apng: animated PNG; gif."
+            }
+            """#),
+    ]
+}
+
+extension AnimatedOutputResult {
+    /// The shared schema `AnimatedOutputResult` of the OpenRPC document's components.
+    static let contractSchemas: [ContractSchema] = [
+        ContractSchema("AnimatedOutputResult", #"""
+            {
+              "type": "object",
+              "properties": {
+                "path": {
+                  "type": "string"
+                },
+                "data": {
+                  "type": "string",
+                  "description": "Base64, for inline outputs."
+                },
+                "format": {
+                  "$ref": "#/components/schemas/AnimationFormat"
+                },
+                "width": {
+                  "type": "integer",
+                  "minimum": 1
+                },
+                "height": {
+                  "type": "integer",
+                  "minimum": 1
+                },
+                "bytes": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
+              "required": [
+                "format",
+                "width",
+                "height",
+                "bytes"
+              ],
+              "additionalProperties": false
+            }
+            """#),
+    ]
 }

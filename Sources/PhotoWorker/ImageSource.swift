@@ -1,3 +1,4 @@
+import JSONRPC
 import Foundation
 
 /// Where an image comes from: `{"path": ...}`, `{"data": "<base64>"}` or `{"url": "http(s)://..."}`.
@@ -46,4 +47,57 @@ public enum ImageSource: Sendable, Hashable, Decodable, CustomStringConvertible 
         case .url(let u): u.absoluteString
         }
     }
+}
+
+extension ImageSource {
+    /// The shared schema `Source` of the OpenRPC document's components.
+    static let contractSchemas: [ContractSchema] = [
+        ContractSchema("Source", #"""
+            {
+              "description": "Where an image comes from: exactly one of a file path, inline base64 bytes, or an http(s) URL.",
+              "oneOf": [
+                {
+                  "type": "object",
+                  "properties": {
+                    "path": {
+                      "type": "string",
+                      "minLength": 1
+                    }
+                  },
+                  "required": [
+                    "path"
+                  ],
+                  "additionalProperties": false
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "data": {
+                      "type": "string",
+                      "minLength": 1,
+                      "contentEncoding": "base64"
+                    }
+                  },
+                  "required": [
+                    "data"
+                  ],
+                  "additionalProperties": false
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "url": {
+                      "type": "string",
+                      "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"
+                    }
+                  },
+                  "required": [
+                    "url"
+                  ],
+                  "additionalProperties": false
+                }
+              ]
+            }
+            """#),
+    ]
 }

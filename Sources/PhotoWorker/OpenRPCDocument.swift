@@ -3,20 +3,78 @@ import Imaging
 import JSONRPC
 import JSONRPCTransport
 
-/// The worker's OpenRPC document (protocol/openrpc.json, embedded as a resource), the single
-/// source of method schemas for `rpc.discover` and MCP's `tools/list`.
+/// The worker's OpenRPC document, built from the code: the server's built-ins (``ServerContract``), each method
+/// type's ``MethodContract`` (stated in its file beside its params, result and handler) and the shared schemas
+/// stated beside the types they describe. It is the source of `rpc.discover`, MCP's `tools/list` and the
+/// unknown-parameter check; protocol/openrpc.json is this document as `photoworker contract` prints it, and a test
+/// fails when the committed file differs.
 public enum OpenRPCDocument {
-    /// The document's bytes as shipped (`{}` when the bundle is not beside the executable).
-    public static let bytes: [UInt8] = {
-        guard let url = BundledResource.url("openrpc.json", bundle: "PhotoWorker_PhotoWorker.resources"), let data = try? Data(contentsOf: url) else { return Array("{}".utf8) }
-        return Array(data)
-    }()
+    /// The version of the wire protocol the document describes (not the worker's version).
+    static let protocolVersion = "1.0"
+
+    /// Every method and notification the worker registers besides the server's built-ins, in the document's
+    /// order. `Worker.methods` registers each of these (a test checks the two agree).
+    static let methods: [any RPCMethod.Type] = [
+        RPCDiscoverMethod.self,
+        DiagnosticsSleepMethod.self, DiagnosticsSpinMethod.self, DiagnosticsFanoutMethod.self,
+        ImageInfoMethod.self, ImageConvertMethod.self, ImageThumbnailMethod.self, ImageScaleMethod.self,
+        ImagePaletteMethod.self, ImageEffectMethod.self, ImageStickerMethod.self, ImageSubjectsMethod.self,
+        ImageAnimatedStickerMethod.self, PhotoProcessMethod.self, PhotosProcessMethod.self, PackExportMethod.self,
+        CacheStatsMethod.self, CacheClearMethod.self,
+        InitializedNotification.self, RootsListChangedNotification.self,
+        ToolsListMethod.self, ToolsCallMethod.self, ServerDiscoverMethod.self,
+        TasksGetMethod.self, TasksResultMethod.self, TasksListMethod.self, TasksCancelMethod.self,
+        TasksUpdateMethod.self, SubscriptionsListenMethod.self,
+    ]
+
+    /// The shapes the methods share (`components.schemas`).
+    static let schemas: [ContractSchema] = ServerContract.schemas + ImageSource.contractSchemas
+        + OutputSpec.contractSchemas + OutputResult.contractSchemas + ImageInfoMethod.contractSchemas
+        + OutlineSpec.contractSchemas + OutputDirectorySpec.contractSchemas + ImagePaletteMethod.contractSchemas
+        + ImageStickerMethod.contractSchemas + PhotoProcessMethod.contractSchemas
+        + MCPProgressReporter.contractSchemas + SessionPolicy.contractSchemas + MotionSummary.contractSchemas
+        + AnimatedOutputSpec.contractSchemas + AnimatedOutputResult.contractSchemas + SubjectSpec.contractSchemas
+
+    /// The errors the methods answer (`components.errors`).
+    static let errors: [ContractSchema] = ServerContract.errors + WorkerError.contractErrors
 
     /// The parsed document.
-    public static let value: JSONValue = (try? JSONParser.parse(bytes)) ?? .object([:])
+    public static let value: JSONValue = {
+        func named(_ components: [ContractSchema]) -> JSONValue {
+            var byName: [String: JSONValue] = [:]
+            for c in components {
+                precondition(byName[c.name] == nil, "two components are named \(c.name)")
+                byName[c.name] = c.schema
+            }
+            return .object(byName)
+        }
+        return [
+            "openrpc": "1.3.2",
+            "info": [
+                "title": "photoworker",
+                "version": .string(protocolVersion),
+                "description": """
+                    JSON-RPC 2.0 over stdio, one compact message per line. See protocol/README.md for framing, \
+                    lifecycle, cancellation and streaming. `x-cost` is the scheduling class; `x-streams` lists the \
+                    `$/progress` kinds a method may send (with the item result schema). The image methods refuse \
+                    parameter names this document does not give them (-32602 naming the parameter); the built-ins \
+                    (initialize and the rest) accept extra members, as LSP and MCP clients send them.
+                    """,
+            ],
+            "methods": .array(ServerContract.entries(Worker.builtins) + methods.map { MethodContract.entry(of: $0) }),
+            "components": ["schemas": named(schemas), "errors": named(errors)],
+        ]
+    }()
 
-    /// The document on one line (the file is pretty-printed; a message must not contain a newline),
-    /// serialised once.
+    /// The document as protocol/openrpc.json holds it (`photoworker contract`): members in a reading order
+    /// (an entry's name and summary before its params), the rest sorted.
+    public static let text: String = JSONPrettyWriter.text(value, leadingKeys: [
+        "openrpc", "info", "methods", "components", "title", "version", "name", "summary", "description",
+        "paramStructure", "params", "result", "errors", "x-cost", "x-streams", "code", "message", "$ref", "type",
+        "required", "properties",
+    ])
+
+    /// The document on one line (a message must not contain a newline), serialised once.
     public static let compact: RawJSON = RawJSON(value)
 
     /// The method description named `name`, if any.

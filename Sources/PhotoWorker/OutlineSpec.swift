@@ -1,3 +1,4 @@
+import JSONRPC
 import Imaging
 
 /// The sticker border: `{"width": px, "color": "#FFFFFF"}`.
@@ -28,4 +29,31 @@ public struct OutlineSpec: Sendable, Decodable {
     var stickerOptions: StickerOptions {
         StickerOptions(outlineWidth: width, outlineColor: color)
     }
+}
+
+extension OutlineSpec {
+    /// The shared schema `Outline` of the OpenRPC document's components.
+    static let contractSchemas: [ContractSchema] = [
+        ContractSchema("Outline", #"""
+            {
+              "type": "object",
+              "properties": {
+                "width": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 200,
+                  "default": 8
+                },
+                "color": {
+                  "type": "string",
+                  "pattern": "^#([0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$",
+                  "default": "#FFFFFF"
+                }
+              },
+              "required": [],
+              "additionalProperties": false,
+              "description": "The sticker border."
+            }
+            """#),
+    ]
 }

@@ -1,3 +1,4 @@
+import JSONRPC
 import Foundation
 import Imaging
 
@@ -128,4 +129,162 @@ public struct OutputResult: Sendable, Codable, Equatable {
     public var width: Int
     public var height: Int
     public var bytes: Int
+}
+
+extension OutputSpec {
+    /// The shared schemas `Output`, `OutputFormat` of the OpenRPC document's components.
+    static let contractSchemas: [ContractSchema] = [
+        ContractSchema("Output", #"""
+            {
+              "description": "Where an encoded image goes: a file (format from the extension unless given: .jpg/.jpeg JPEG, .webp WebP, else PNG) or the reply (inline base64). Every output is sRGB without metadata.",
+              "oneOf": [
+                {
+                  "type": "object",
+                  "properties": {
+                    "path": {
+                      "type": "string",
+                      "minLength": 1
+                    },
+                    "format": {
+                      "$ref": "#/components/schemas/OutputFormat"
+                    },
+                    "quality": {
+                      "type": "integer",
+                      "minimum": 1,
+                      "maximum": 100,
+                      "default": 90,
+                      "description": "JPEG quality; for WebP, giving it makes the output lossy at this quality."
+                    },
+                    "progressive": {
+                      "type": "boolean",
+                      "default": false
+                    },
+                    "compressionLevel": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 9,
+                      "default": 6
+                    },
+                    "overwrite": {
+                      "type": "boolean",
+                      "default": false,
+                      "description": "Replace an existing file at the path even if it is not a image the worker reads (PNG, JPEG, WebP, GIF, HEIF, AVIF). Without it, such a file is refused with -32005 (an empty file, or one that already holds such an image, is replaced); in MCP sessions every existing file needs it."
+                    },
+                    "lossless": {
+                      "type": "boolean",
+                      "description": "WebP only: lossless (exact pixels and alpha) or lossy at `quality`. Default: lossless unless `quality` is given."
+                    }
+                  },
+                  "required": [
+                    "path"
+                  ],
+                  "additionalProperties": false
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "inline": {
+                      "const": true
+                    },
+                    "format": {
+                      "$ref": "#/components/schemas/OutputFormat"
+                    },
+                    "quality": {
+                      "type": "integer",
+                      "minimum": 1,
+                      "maximum": 100,
+                      "default": 90,
+                      "description": "JPEG quality; for WebP, giving it makes the output lossy at this quality."
+                    },
+                    "progressive": {
+                      "type": "boolean",
+                      "default": false
+                    },
+                    "compressionLevel": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 9,
+                      "default": 6
+                    },
+                    "lossless": {
+                      "type": "boolean",
+                      "description": "WebP only: lossless (exact pixels and alpha) or lossy at `quality`. Default: lossless unless `quality` is given."
+                    }
+                  },
+                  "required": [
+                    "inline"
+                  ],
+                  "additionalProperties": false
+                }
+              ]
+            }
+            """#),
+        ContractSchema("OutputFormat", #"""
+            {
+              "type": "string",
+              "enum": [
+                "png",
+                "jpeg",
+                "webp"
+              ],
+              "default": "png",
+              "description": "png, jpeg or webp. Without `format`, a path ending in .jpg/.jpeg is JPEG, .webp is WebP, anything else PNG."
+            }
+            """#),
+    ]
+}
+
+extension OutputResult {
+    /// The shared schema `OutputResult` of the OpenRPC document's components.
+    static let contractSchemas: [ContractSchema] = [
+        ContractSchema("OutputResult", #"""
+            {
+              "description": "What was written: `path` for a file output, `data` (base64) for an inline one.",
+              "type": "object",
+              "properties": {
+                "path": {
+                  "type": "string"
+                },
+                "data": {
+                  "type": "string",
+                  "contentEncoding": "base64"
+                },
+                "format": {
+                  "$ref": "#/components/schemas/OutputFormat"
+                },
+                "width": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "height": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "bytes": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
+              "required": [
+                "format",
+                "width",
+                "height",
+                "bytes"
+              ],
+              "additionalProperties": false,
+              "oneOf": [
+                {
+                  "required": [
+                    "path"
+                  ]
+                },
+                {
+                  "required": [
+                    "data"
+                  ]
+                }
+              ]
+            }
+            """#),
+    ]
 }

@@ -1,12 +1,13 @@
 import JSONRPC
 import JSONRPCTransport
 
-/// Refuses parameter names a method does not take, as protocol/openrpc.json declares them: a misspelt
-/// `"segmentor"` or `"output": {"qualty": 80}` is -32602 naming it, instead of being ignored.
+/// Refuses parameter names a method does not take, as its contract declares them: a misspelt `"segmentor"` or
+/// `"output": {"qualty": 80}` is -32602 naming it, instead of being ignored.
 ///
-/// The document is the one statement of every method's params (MCP's tool schemas come from it too), so the rule
-/// reads it rather than repeating each `Params` type's keys: top-level names from the method's `params`, nested
-/// ones from every object schema with `"additionalProperties": false` (through `$ref`, `oneOf` and `items`).
+/// The method's ``MethodContract`` (compiled in, never read from a file) is the one statement of its params (MCP's
+/// tool schemas come from it too), so the rule reads the document built from the contracts: top-level names from
+/// the method's `params`, nested ones from every object schema with `"additionalProperties": false` (through
+/// `$ref`, `oneOf` and `items`).
 enum ParamNames {
     /// A check for `method`'s params, or nil when the document does not describe it.
     static func check(_ method: String) -> (@Sendable (JSONValue) throws -> Void)? {

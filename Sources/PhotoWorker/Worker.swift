@@ -12,11 +12,14 @@ public enum Worker {
     /// The palette sizes `count` may ask for (`image.palette`, `photo.process`, `photos.process`, `demo --count`).
     public static let paletteCounts: ClosedRange<Int> = 3...10
 
-    /// The application's methods (the server adds its built-ins).
+    /// The server's built-ins the worker turns on (its OpenRPC document describes the same).
+    static let builtins = ServerConfiguration.Builtins(jobs: true, statsMethod: "worker.stats")
+
+    /// The application's methods (the server adds its built-ins); ``OpenRPCDocument/methods`` lists the same.
     static func methods(services: WorkerServices) -> MethodTable {
         let session = services.session
         var table = MethodTable()
-        // The image methods refuse names protocol/openrpc.json does not give them (ParamNames).
+        // The image methods refuse names their contract does not give them (ParamNames).
         func registerChecked<M: RPCMethod>(_ method: M) { table.register(method, checkParams: ParamNames.check(M.name)) }
         registerChecked(ImageInfoMethod(services: services))
         registerChecked(ImageConvertMethod(services: services))
@@ -67,7 +70,7 @@ public enum Worker {
         configuration.extraLimits["cacheBytes"] = .int(options.cacheBytes)
         configuration.name = "photoworker"
         configuration.version = Worker.version
-        configuration.builtins = .init(jobs: true, statsMethod: "worker.stats")
+        configuration.builtins = builtins
         configuration.naming.peerRequestIDPrefix = "photoworker-"
         configuration.naming.readerThread = "pw-reader"
         configuration.naming.writerThread = "pw-writer"

@@ -94,3 +94,189 @@ public enum WorkerError: Error, Sendable, RPCErrorConvertible {
         }
     }
 }
+
+extension WorkerError {
+    /// The image methods' errors as the OpenRPC document's `components.errors` states them (codes and `data`).
+    static let contractErrors: [ContractSchema] = [
+        ContractSchema("SourceNotFound", #"""
+            {
+              "code": -32001,
+              "message": "source not found or unreadable",
+              "x-data-schema": {
+                "type": "object",
+                "properties": {
+                  "source": {
+                    "type": "string"
+                  },
+                  "reason": {
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "source",
+                  "reason"
+                ],
+                "additionalProperties": false
+              },
+              "x-description": "The source file is missing, unreadable or not a regular file."
+            }
+            """#),
+        ContractSchema("InvalidImage", #"""
+            {
+              "code": -32002,
+              "message": "not a valid or supported image",
+              "x-data-schema": {
+                "type": "object",
+                "properties": {
+                  "source": {
+                    "type": "string"
+                  },
+                  "detail": {
+                    "type": "string"
+                  },
+                  "truncated": {
+                    "type": "boolean"
+                  }
+                },
+                "required": [
+                  "source",
+                  "detail",
+                  "truncated"
+                ],
+                "additionalProperties": false
+              },
+              "x-description": "`detail` is the codec's message."
+            }
+            """#),
+        ContractSchema("ImageTooLarge", #"""
+            {
+              "code": -32003,
+              "message": "image over the pixel limit",
+              "x-data-schema": {
+                "type": "object",
+                "properties": {
+                  "source": {
+                    "type": "string"
+                  },
+                  "width": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "height": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "maxPixels": {
+                    "type": "integer",
+                    "minimum": 0
+                  }
+                },
+                "required": [
+                  "source",
+                  "width",
+                  "height",
+                  "maxPixels"
+                ],
+                "additionalProperties": false
+              },
+              "x-description": "Checked from the header, before decoding."
+            }
+            """#),
+        ContractSchema("FetchFailed", #"""
+            {
+              "code": -32004,
+              "message": "fetching the URL failed",
+              "x-data-schema": {
+                "type": "object",
+                "properties": {
+                  "url": {
+                    "type": "string"
+                  },
+                  "status": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ]
+                  },
+                  "reason": {
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "url",
+                  "status",
+                  "reason"
+                ],
+                "additionalProperties": false
+              },
+              "x-description": "`status` is the HTTP status when there was one."
+            }
+            """#),
+        ContractSchema("OutputFailed", #"""
+            {
+              "code": -32005,
+              "message": "cannot write the output",
+              "x-data-schema": {
+                "type": "object",
+                "properties": {
+                  "path": {
+                    "type": "string"
+                  },
+                  "reason": {
+                    "type": "string"
+                  },
+                  "rule": {
+                    "enum": [
+                      "not-an-image",
+                      "exists",
+                      "not-a-file"
+                    ],
+                    "description": "The rule that refused the write, when one did."
+                  }
+                },
+                "required": [
+                  "path",
+                  "reason"
+                ],
+                "additionalProperties": false
+              },
+              "x-description": "Missing folder, permissions, disk full; or an existing file the session may not replace (`rule`)."
+            }
+            """#),
+        ContractSchema("AccessDenied", #"""
+            {
+              "code": -32006,
+              "message": "access denied by the session's policy",
+              "x-data-schema": {
+                "type": "object",
+                "properties": {
+                  "path": {
+                    "type": "string"
+                  },
+                  "url": {
+                    "type": "string"
+                  },
+                  "rule": {
+                    "enum": [
+                      "outside-allowed-directories",
+                      "escapes-allowed-directory",
+                      "symlink-refused",
+                      "non-public-address",
+                      "urls-disabled"
+                    ]
+                  },
+                  "reason": {
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "rule",
+                  "reason"
+                ],
+                "additionalProperties": false
+              },
+              "x-description": "A path outside the allowed folders (`--allow-dir`, MCP roots) or a URL the URL policy (`--urls`) refuses; `rule` names the rule."
+            }
+            """#),
+    ]
+}

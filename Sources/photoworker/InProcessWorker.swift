@@ -11,6 +11,7 @@ enum InProcessWorker {
         // watchParent stays on: a script killed while `call` or `demo` runs does not leave them working for nobody
         // (the job is answered -32802 and the command exits 1).
         let options = flags.workerOptions, logger = flags.makeLogger()
+        for problem in ResourceCheck.problems() { logger.error("\(problem)") }
         return try InProcessConnection { input, output in
             Worker.makeServer(configuration: configuration, options: options, input: input, output: output, logger: logger)
         }

@@ -28,7 +28,7 @@ struct PhotoWorkerCommand: AsyncParsableCommand {
               --urls any|public|none  --log-level LEVEL  --diagnostics
             """,
         version: Worker.version,
-        subcommands: [Serve.self, Call.self, Demo.self],
+        subcommands: [Serve.self, Call.self, Demo.self, Contract.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -165,6 +165,7 @@ extension PhotoWorkerCommand {
 
         func run() async throws {
             let logger = flags.makeLogger()
+            for problem in ResourceCheck.problems() { logger.error("\(problem)") }
             if isatty(STDIN_FILENO) == 1 {
                 // A person who typed `photoworker` sees why nothing happens; a client's pipe never gets this.
                 Terminal.error("""

@@ -4,11 +4,12 @@ import PhotoWorkerTestSupport
 import Testing
 
 /// A worker copied out of the build folder uses the resource bundles that travel with it and nothing of the
-/// checkout it was built from: with its bundles the sticker cut is the network's, without them the worker still
-/// serves (classical cut, no OpenRPC document) instead of reaching back into the source tree or stopping.
+/// checkout it was built from: with its bundles the sticker cut is the network's, without them the worker says
+/// what is missing on stderr and still serves (classical cut; the OpenRPC document is compiled in) instead of
+/// reaching back into the source tree or stopping.
 @Suite(.timeLimit(TestTiming.minutes(5)))
 struct InstalledCopyTests {
-    static let bundles = ["PhotoWorker_PhotoWorker.resources", "PhotoWorker_Inference.resources"]
+    static let bundles = ["PhotoWorker_PhotoWorker.resources", "PhotoWorker_Inference.resources", "PhotoWorker_Imaging.resources"]
 
     /// A folder outside the build area holding a copy of the worker, with or without its bundles.
     static func install(withBundles: Bool, _ name: String = #function) throws -> URL {
@@ -34,6 +35,7 @@ struct InstalledCopyTests {
         #expect(r["result"]?["segmenter"] == "network", "\(r["error"] ?? r["result"]?["segmenter"] ?? .null)")
         let discover = try await w.call(2, "rpc.discover")
         #expect(discover["result"]?["methods"]?.arrayCount ?? 0 > 10)
+        #expect(!w.stderr.contains("resource missing"), "\(w.stderr)")
     }
 
     @Test func aCopyWithoutBundlesNeverReadsTheCheckout() async throws {
@@ -41,5 +43,10 @@ struct InstalledCopyTests {
         let r = try await Self.sticker(w)
         #expect(r["result"]?["segmenter"] == "classical", "\(r["error"] ?? r["result"]?["segmenter"] ?? .null)")
         #expect(try await w.call(2, "ping")["result"] == [:])
+        let discover = try await w.call(3, "rpc.discover")
+        #expect(discover["result"]?["methods"]?.arrayCount ?? 0 > 10, "\(discover)")
+        for bundle in Self.bundles {
+            #expect(await eventually { w.stderr.contains("resource missing: \(bundle)") }, "stderr: \(w.stderr)")
+        }
     }
 }

@@ -62,3 +62,232 @@ struct InitializeMethod: RPCMethod {
             protocolVersion: configuration.protocolVersion, methods: methods(), limits: limits, policy: policy))
     }
 }
+
+extension InitializeMethod {
+    static let contract: MethodContract = #"""
+        {
+          "params": [
+            {
+              "name": "protocolVersion",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "A date (`2025-06-18`) makes this an MCP session: the reply takes MCP's shape and MCP's conventions apply from then on (tools/*, notifications/progress, no reply to a cancelled request)."
+            },
+            {
+              "name": "clientInfo",
+              "schema": {
+                "type": "object"
+              },
+              "required": false
+            },
+            {
+              "name": "capabilities",
+              "schema": {
+                "type": "object"
+              },
+              "required": false,
+              "description": "MCP client capabilities."
+            }
+          ],
+          "result": {
+            "name": "InitializeResult",
+            "schema": {
+              "oneOf": [
+                {
+                  "type": "object",
+                  "properties": {
+                    "protocolVersion": {
+                      "type": "string",
+                      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+                    },
+                    "capabilities": {
+                      "type": "object"
+                    },
+                    "serverInfo": {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "type": "string"
+                        },
+                        "version": {
+                          "type": "string"
+                        },
+                        "title": {
+                          "type": "string"
+                        },
+                        "description": {
+                          "type": "string"
+                        },
+                        "icons": {
+                          "type": "array",
+                          "items": {
+                            "type": "object",
+                            "properties": {
+                              "src": {
+                                "type": "string"
+                              },
+                              "mimeType": {
+                                "type": "string"
+                              },
+                              "sizes": {
+                                "type": "array",
+                                "items": {
+                                  "type": "string"
+                                }
+                              }
+                            },
+                            "required": [
+                              "src"
+                            ]
+                          }
+                        }
+                      },
+                      "required": [
+                        "name",
+                        "version"
+                      ],
+                      "additionalProperties": false
+                    },
+                    "instructions": {
+                      "type": "string"
+                    },
+                    "_meta": {
+                      "type": "object",
+                      "properties": {
+                        "policy": {
+                          "$ref": "#/components/schemas/SessionPolicy"
+                        }
+                      },
+                      "additionalProperties": true
+                    }
+                  },
+                  "required": [
+                    "protocolVersion",
+                    "capabilities",
+                    "serverInfo"
+                  ],
+                  "additionalProperties": false
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "serverInfo": {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "type": "string"
+                        },
+                        "version": {
+                          "type": "string"
+                        }
+                      },
+                      "required": [
+                        "name",
+                        "version"
+                      ],
+                      "additionalProperties": false
+                    },
+                    "protocolVersion": {
+                      "type": "string"
+                    },
+                    "methods": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "properties": {
+                          "name": {
+                            "type": "string"
+                          },
+                          "cost": {
+                            "enum": [
+                              "immediate",
+                              "waiting",
+                              "compute"
+                            ]
+                          },
+                          "summary": {
+                            "type": "string"
+                          }
+                        },
+                        "required": [
+                          "name",
+                          "cost",
+                          "summary"
+                        ],
+                        "additionalProperties": false
+                      }
+                    },
+                    "limits": {
+                      "type": "object",
+                      "properties": {
+                        "maxMessageBytes": {
+                          "type": "integer",
+                          "minimum": 0,
+                          "description": "Longest accepted message (a line, or a Content-Length body)."
+                        },
+                        "maxLineBytes": {
+                          "type": "integer",
+                          "minimum": 0,
+                          "description": "The 1.0 name of maxMessageBytes (same value)."
+                        },
+                        "maxJobs": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "maxQueue": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "drainTimeoutSeconds": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "maxPixels": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "maxFetchBytes": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "cacheBytes": {
+                          "type": "integer",
+                          "minimum": 0
+                        }
+                      },
+                      "required": [
+                        "maxMessageBytes",
+                        "maxLineBytes",
+                        "maxJobs",
+                        "maxQueue",
+                        "drainTimeoutSeconds"
+                      ],
+                      "additionalProperties": {
+                        "type": [
+                          "integer",
+                          "number",
+                          "string",
+                          "boolean"
+                        ]
+                      }
+                    },
+                    "policy": {
+                      "$ref": "#/components/schemas/SessionPolicy"
+                    }
+                  },
+                  "required": [
+                    "serverInfo",
+                    "protocolVersion",
+                    "methods",
+                    "limits"
+                  ],
+                  "additionalProperties": false
+                }
+              ]
+            }
+          }
+        }
+        """#
+}

@@ -21,3 +21,40 @@ struct JobsCancelMethod: RPCMethod {
         Result(cancelled: await registry.cancel(params.id))
     }
 }
+
+extension JobsCancelMethod {
+    static let contract: MethodContract = #"""
+        {
+          "description": "Cancel a request by id; answers whether it was in flight. The cancelled request still gets its own -32800 reply.",
+          "params": [
+            {
+              "name": "id",
+              "schema": {
+                "$ref": "#/components/schemas/RequestId"
+              },
+              "required": true
+            }
+          ],
+          "result": {
+            "name": "JobsCancel",
+            "schema": {
+              "type": "object",
+              "properties": {
+                "cancelled": {
+                  "type": "boolean"
+                }
+              },
+              "required": [
+                "cancelled"
+              ],
+              "additionalProperties": false
+            }
+          },
+          "errors": [
+            {
+              "$ref": "#/components/errors/InvalidParams"
+            }
+          ]
+        }
+        """#
+}

@@ -8,3 +8,17 @@ public struct PingMethod: RPCMethod {
     public init() {}
     public func handle(_ params: NoParams, context: RequestContext) async throws -> EmptyResult { EmptyResult() }
 }
+
+extension PingMethod {
+    public static let contract: MethodContract = #"""
+        {
+          "params": [],
+          "result": {
+            "name": "Empty",
+            "schema": {
+              "$ref": "#/components/schemas/Empty"
+            }
+          }
+        }
+        """#
+}

@@ -4,7 +4,7 @@ import JSONRPCTransport
 struct ShutdownMethod: RPCMethod {
     static let name = "shutdown"
     static let cost = MethodCost.waiting
-    static let summary = "Stop accepting jobs, finish in-flight ones, then reply {}."
+    static let summary = "Stop accepting jobs, let in-flight ones finish, then reply {}. Send `exit` next."
 
     let lifecycle: Lifecycle
     let registry: RequestRegistry
@@ -15,4 +15,18 @@ struct ShutdownMethod: RPCMethod {
         await lifecycle.completeShutdown()
         return EmptyResult()
     }
+}
+
+extension ShutdownMethod {
+    static let contract: MethodContract = #"""
+        {
+          "params": [],
+          "result": {
+            "name": "Empty",
+            "schema": {
+              "$ref": "#/components/schemas/Empty"
+            }
+          }
+        }
+        """#
 }

@@ -34,3 +34,65 @@ struct StatsMethod: RPCMethod {
             peakRSSBytes: ServerStats.peakRSSBytes, policy: delegate?.policyFacts)
     }
 }
+
+extension StatsMethod {
+    static let contract: MethodContract = #"""
+        {
+          "params": [],
+          "result": {
+            "name": "WorkerStats",
+            "schema": {
+              "type": "object",
+              "properties": {
+                "received": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "completed": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "failed": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "cancelled": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "running": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "queued": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "uptimeSeconds": {
+                  "type": "number",
+                  "minimum": 0
+                },
+                "peakRSSBytes": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "policy": {
+                  "$ref": "#/components/schemas/SessionPolicy"
+                }
+              },
+              "required": [
+                "received",
+                "completed",
+                "failed",
+                "cancelled",
+                "running",
+                "queued",
+                "uptimeSeconds",
+                "peakRSSBytes"
+              ],
+              "additionalProperties": false
+            }
+          }
+        }
+        """#
+}

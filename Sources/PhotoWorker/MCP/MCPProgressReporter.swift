@@ -45,3 +45,37 @@ final class MCPProgressReporter: ProgressReporter {
         return ("notifications/progress", .object(params))
     }
 }
+
+extension MCPProgressReporter {
+    /// The shared schema `MCPProgressParams` of the OpenRPC document's components.
+    static let contractSchemas: [ContractSchema] = [
+        ContractSchema("MCPProgressParams", #"""
+            {
+              "description": "Params of MCP's `notifications/progress`, sent in an MCP session for a tools/call that gave a progressToken.",
+              "type": "object",
+              "properties": {
+                "progressToken": {
+                  "type": [
+                    "string",
+                    "integer"
+                  ]
+                },
+                "progress": {
+                  "type": "number"
+                },
+                "total": {
+                  "type": "number"
+                },
+                "message": {
+                  "type": "string"
+                }
+              },
+              "required": [
+                "progressToken",
+                "progress"
+              ],
+              "additionalProperties": false
+            }
+            """#),
+    ]
+}

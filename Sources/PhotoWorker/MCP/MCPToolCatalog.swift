@@ -3,70 +3,24 @@ import JSONRPC
 import JSONRPCTransport
 
 /// The image methods as MCP tools: names, descriptions, input and output schemas derived from the
-/// OpenRPC document, so MCP hosts and native clients see one contract. Schemas are JSON Schema
+/// methods' contracts in the OpenRPC document, so MCP hosts and native clients see one contract. Schemas are JSON Schema
 /// 2020-12 (MCP's default dialect since 2025-11-25, and said so with `$schema` for older hosts).
 enum MCPToolCatalog {
-    /// Methods offered as tools (protocol plumbing and diagnostics are not).
-    static let methods = [
-        "image.info", "image.convert", "image.thumbnail", "image.scale", "image.palette", "image.effect",
-        "image.sticker", "image.subjects", "image.animatedSticker", "photo.process", "photos.process", "pack.export",
-        "cache.stats", "cache.clear",
-    ]
-
-    /// A batch whose items stream as they finish in the native protocol: the tool's result gathers them
-    /// under `items`, each with its source (`arguments[sourcesKey][index]`) and its result or error.
-    struct Batch {
-        var sourcesKey: String
-        /// The `components/schemas` name of one item's result.
-        var itemResult: String
+    /// The tools: every method of the document that is an ``MCPToolMethod``, in the document's order.
+    static let tools: [(method: String, tool: MCPTool)] = OpenRPCDocument.methods.compactMap { type in
+        (type as? any MCPToolMethod.Type).map { ($0.name, $0.tool) }
     }
 
-    /// What a host shows as a tool's name (MCP's `title`); the method's summary opens its description.
-    static let titles = [
-        "image.info": "Image info", "image.convert": "Convert image", "image.thumbnail": "Thumbnail",
-        "image.scale": "Scale image", "image.palette": "Colour palette", "image.effect": "Image effects",
-        "image.sticker": "Sticker cut-out", "image.subjects": "Find subjects",
-        "image.animatedSticker": "Animated sticker",
-        "photo.process": "Process a photo", "photos.process": "Process photos",
-        "pack.export": "Export a sticker pack", "cache.stats": "Cache statistics", "cache.clear": "Clear the cache",
-    ]
+    /// The methods offered as tools (protocol plumbing and diagnostics are not).
+    static let methods: [String] = tools.map(\.method)
 
-    static let batches = ["photos.process": Batch(sourcesKey: "sources", itemResult: "PhotoResult")]
+    private static let byMethod: [String: MCPTool] = Dictionary(uniqueKeysWithValues: tools.map { ($0.method, $0.tool) })
+
+    /// The tool `method` is, if it is one.
+    static func tool(for method: String) -> MCPTool? { byMethod[method] }
 
     /// Tools long enough to run as MCP tasks (``MCPTaskStore``); the others answer at once.
-    static let taskTools: Set<String> = ["photos.process", "pack.export"]
-
-    /// What a tool does to the world, told truthfully to hosts (MCP `ToolAnnotations`).
-    struct Effects {
-        /// Writes nothing (no outputs, no state).
-        var readOnly: Bool
-        /// Can replace what exists: outputs with `"overwrite": true`.
-        var destructive: Bool
-        /// Sources may be http(s) URLs, fetched from the network.
-        var openWorld: Bool
-
-        /// MCP reads destructive and idempotent only when a tool is not read-only.
-        var json: JSONValue {
-            var a: [String: JSONValue] = ["readOnlyHint": .bool(readOnly), "openWorldHint": .bool(openWorld)]
-            if !readOnly {
-                a["destructiveHint"] = .bool(destructive)
-                // The same arguments make the same files (and without "overwrite" a second call
-                // replaces nothing); clearing the cache twice clears nothing more.
-                a["idempotentHint"] = true
-            }
-            return .object(a)
-        }
-    }
-
-    static func effects(_ method: String) -> Effects {
-        switch method {
-        case "image.info", "image.palette": return Effects(readOnly: true, destructive: false, openWorld: true)
-        case "cache.stats": return Effects(readOnly: true, destructive: false, openWorld: false)
-        // Only the worker's cache of decoded images, which refills itself.
-        case "cache.clear": return Effects(readOnly: false, destructive: false, openWorld: false)
-        default: return Effects(readOnly: false, destructive: true, openWorld: true)
-        }
-    }
+    static let taskTools: Set<String> = Set(tools.filter(\.tool.runsAsTask).map(\.method))
 
     static let jsonSchemaDialect = "https://json-schema.org/draft/2020-12/schema"
 
@@ -81,7 +35,8 @@ enum MCPToolCatalog {
     /// Every tool's name as tools/list gives it.
     static var toolNames: [String] { methods.map(toolName) }
 
-    static let tools: JSONValue = .array(methods.compactMap(tool))
+    /// tools/list's `tools`.
+    static let list: JSONValue = .array(methods.compactMap(toolEntry))
 
     private static var components: [String: JSONValue] {
         guard case .object(let c)? = OpenRPCDocument.value["components"]?["schemas"] else { return [:] }
@@ -115,8 +70,8 @@ enum MCPToolCatalog {
         }
     }
 
-    private static func tool(_ method: String) -> JSONValue? {
-        guard let m = OpenRPCDocument.method(method) else { return nil }
+    private static func toolEntry(_ method: String) -> JSONValue? {
+        guard let m = OpenRPCDocument.method(method), let traits = tool(for: method) else { return nil }
         var properties: [String: JSONValue] = [:]
         var required: [JSONValue] = []
         if case .array(let params) = m["params"] {
@@ -139,20 +94,20 @@ enum MCPToolCatalog {
         let summary = m["summary"]?.stringValue ?? method
         let description = [summary, m["description"]?.stringValue].compactMap { $0 }.joined(separator: "\n\n")
         var tool: [String: JSONValue] = [
-            "name": .string(toolName(method)), "title": .string(titles[method] ?? summary), "description": .string(description),
-            "inputSchema": rewriteRefs(.object(input)), "annotations": effects(method).json,
+            "name": .string(toolName(method)), "title": .string(traits.title), "description": .string(description),
+            "inputSchema": rewriteRefs(.object(input)), "annotations": traits.effects.json,
         ]
-        if let output = outputSchema(method, result: m["result"]?["schema"]) { tool["outputSchema"] = rewriteRefs(output) }
+        if let output = outputSchema(traits, result: m["result"]?["schema"]) { tool["outputSchema"] = rewriteRefs(output) }
         // MCP 2025-11-25: a host may run it as a task, or call it as usual.
-        if taskTools.contains(method) { tool["execution"] = ["taskSupport": "optional"] }
+        if traits.runsAsTask { tool["execution"] = ["taskSupport": "optional"] }
         return .object(tool)
     }
 
     /// The method's result schema as MCP wants it (an object at the top), with a batch's `items`.
-    private static func outputSchema(_ method: String, result: JSONValue?) -> JSONValue? {
+    private static func outputSchema(_ traits: MCPTool, result: JSONValue?) -> JSONValue? {
         guard case .object(var schema)? = result else { return nil }
         if schema["type"] == nil { schema["type"] = "object" }  // a bare $ref (photo.process's PhotoResult)
-        if let batch = batches[method], case .object(var props)? = schema["properties"] {
+        if let batch = traits.batch, case .object(var props)? = schema["properties"] {
             props["items"] = [
                 "type": "array",
                 "description": "Every source that finished, in input order: its result, or the error that stopped it (with the source as given). Sources cut short by cancellation are absent.",

@@ -28,3 +28,21 @@ struct RootsListChangedNotification: RootsRefreshingNotification {
     static let summary = "MCP: the client's roots changed (the worker asks for them again)."
     let policy: SessionPolicy
 }
+
+extension InitializedNotification {
+    static let contract: MethodContract = #"""
+        {
+          "description": "Notification (MCP): the client finished initialisation. If it declared `capabilities.roots` (and no --allow-dir was given), the worker asks for its roots with a `roots/list` request and confines the session to them.",
+          "params": []
+        }
+        """#
+}
+
+extension RootsListChangedNotification {
+    static let contract: MethodContract = #"""
+        {
+          "description": "Notification (MCP): the client's roots changed; the worker asks for them again with `roots/list` (requests wait meanwhile).",
+          "params": []
+        }
+        """#
+}

@@ -38,3 +38,41 @@ struct SubscriptionsListenMethod: RPCMethod {
         return RawJSON(.object(result))
     }
 }
+
+extension SubscriptionsListenMethod {
+    static let contract: MethodContract = #"""
+        {
+          "description": "MCP 2026-07-28: subscribe to change notifications. The worker's tools never change while it runs and it has no resources or prompts, so it acknowledges with nothing honored (`notifications/subscriptions/acknowledged {\"_meta\": {\"io.modelcontextprotocol/subscriptionId\": ID}, \"notifications\": {}}`) and closes the stream gracefully at once: the result `{\"resultType\": \"complete\", \"_meta\": {\"io.modelcontextprotocol/subscriptionId\": ID}}`. -32601 without the envelope.",
+          "params": [
+            {
+              "name": "notifications",
+              "schema": {
+                "type": "object"
+              },
+              "required": false,
+              "description": "The notification types wanted (none is honored)."
+            },
+            {
+              "name": "_meta",
+              "schema": {
+                "type": "object",
+                "description": "The 2026-07-28 envelope (see server/discover)."
+              },
+              "required": true,
+              "description": "The 2026-07-28 envelope."
+            }
+          ],
+          "result": {
+            "name": "SubscriptionClosed",
+            "schema": {
+              "type": "object"
+            }
+          },
+          "errors": [
+            {
+              "$ref": "#/components/errors/InvalidParams"
+            }
+          ]
+        }
+        """#
+}

@@ -26,3 +26,41 @@ struct TasksCancelMethod: RPCMethod {
         return RawJSON(.object(after.legacyJSON(job: nil)))
     }
 }
+
+extension TasksCancelMethod {
+    static let contract: MethodContract = #"""
+        {
+          "description": "MCP: cancel a task: it is marked cancelled and its job (a job of the worker's registry, under the task's id) is cancelled. 2025-11-25: answers the cancelled task; an ended one is -32602. 2026-07-28: an empty acknowledgement.",
+          "params": [
+            {
+              "name": "taskId",
+              "schema": {
+                "type": "string"
+              },
+              "required": true,
+              "description": "The id tools/call answered with."
+            },
+            {
+              "name": "_meta",
+              "schema": {
+                "type": "object",
+                "description": "The 2026-07-28 envelope (see server/discover); without it the 2025-11-25 form answers."
+              },
+              "required": false,
+              "description": "The 2026-07-28 envelope."
+            }
+          ],
+          "result": {
+            "name": "Task",
+            "schema": {
+              "type": "object"
+            }
+          },
+          "errors": [
+            {
+              "$ref": "#/components/errors/InvalidParams"
+            }
+          ]
+        }
+        """#
+}

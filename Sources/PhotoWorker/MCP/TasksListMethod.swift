@@ -27,3 +27,64 @@ struct TasksListMethod: RPCMethod {
         return RawJSON(["tasks": .array(list)])
     }
 }
+
+extension TasksListMethod {
+    static let contract: MethodContract = #"""
+        {
+          "description": "MCP 2025-11-25: every task kept (running, and ended ones until their ttl), oldest first, one page. -32601 with a 2026-07-28 envelope.",
+          "params": [
+            {
+              "name": "cursor",
+              "schema": {
+                "type": "string"
+              },
+              "required": false
+            },
+            {
+              "name": "_meta",
+              "schema": {
+                "type": "object",
+                "description": "The 2026-07-28 envelope (see server/discover); without it the 2025-11-25 form answers."
+              },
+              "required": false,
+              "description": "The 2026-07-28 envelope."
+            }
+          ],
+          "result": {
+            "name": "TaskList",
+            "schema": {
+              "type": "object",
+              "properties": {
+                "tasks": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "description": "A task as MCP shows it: 2025-11-25 `{taskId, status, statusMessage?, createdAt, lastUpdatedAt, ttl, pollInterval}`; 2026-07-28 `{resultType, taskId, status, statusMessage?, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs, result? | error?}`. `status`: working, completed, failed or cancelled.",
+                    "properties": {
+                      "taskId": {
+                        "type": "string"
+                      },
+                      "status": {
+                        "enum": [
+                          "working",
+                          "completed",
+                          "failed",
+                          "cancelled"
+                        ]
+                      }
+                    },
+                    "required": [
+                      "taskId",
+                      "status"
+                    ]
+                  }
+                }
+              },
+              "required": [
+                "tasks"
+              ]
+            }
+          }
+        }
+        """#
+}

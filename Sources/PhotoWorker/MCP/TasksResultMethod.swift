@@ -33,3 +33,44 @@ struct TasksResultMethod: RPCMethod {
         }
     }
 }
+
+extension TasksResultMethod {
+    static let contract: MethodContract = #"""
+        {
+          "description": "MCP 2025-11-25: waits until the task has ended, then answers what tools/call would have (its result with `_meta[\"io.modelcontextprotocol/related-task\"]`, its JSON-RPC error, or -32800 for a cancelled task). -32601 with a 2026-07-28 envelope.",
+          "params": [
+            {
+              "name": "taskId",
+              "schema": {
+                "type": "string"
+              },
+              "required": true,
+              "description": "The id tools/call answered with."
+            },
+            {
+              "name": "_meta",
+              "schema": {
+                "type": "object",
+                "description": "The 2026-07-28 envelope (see server/discover); without it the 2025-11-25 form answers."
+              },
+              "required": false,
+              "description": "The 2026-07-28 envelope."
+            }
+          ],
+          "result": {
+            "name": "ToolResult",
+            "schema": {
+              "type": "object"
+            }
+          },
+          "errors": [
+            {
+              "$ref": "#/components/errors/InvalidParams"
+            },
+            {
+              "$ref": "#/components/errors/RequestCancelled"
+            }
+          ]
+        }
+        """#
+}

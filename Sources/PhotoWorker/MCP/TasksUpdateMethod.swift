@@ -25,3 +25,48 @@ struct TasksUpdateMethod: RPCMethod {
         return RawJSON(.object(MCPEnvelope.resultFields))
     }
 }
+
+extension TasksUpdateMethod {
+    static let contract: MethodContract = #"""
+        {
+          "description": "MCP 2026-07-28 tasks extension: input for a task; acknowledged (the worker's tasks never need input). -32601 without the envelope.",
+          "params": [
+            {
+              "name": "taskId",
+              "schema": {
+                "type": "string"
+              },
+              "required": true,
+              "description": "The id tools/call answered with."
+            },
+            {
+              "name": "inputResponses",
+              "schema": {
+                "type": "object"
+              },
+              "required": false
+            },
+            {
+              "name": "_meta",
+              "schema": {
+                "type": "object",
+                "description": "The 2026-07-28 envelope (see server/discover); without it the 2025-11-25 form answers."
+              },
+              "required": false,
+              "description": "The 2026-07-28 envelope."
+            }
+          ],
+          "result": {
+            "name": "Ack",
+            "schema": {
+              "type": "object"
+            }
+          },
+          "errors": [
+            {
+              "$ref": "#/components/errors/InvalidParams"
+            }
+          ]
+        }
+        """#
+}

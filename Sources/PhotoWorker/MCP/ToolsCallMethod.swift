@@ -6,7 +6,7 @@ import JSONRPCTransport
 /// request's task (so cancellation and progress apply) and answers as MCP wants: the result as
 /// `structuredContent` plus text, every written file as a `resource_link`, inline images only when the
 /// output asked for them; failures as tool errors (`isError: true`). A batch's result carries every item
-/// (``MCPToolCatalog/batches``), and its progress goes out only as MCP notifications (``MCPToolCallReporter``).
+/// (``MCPTool/batch``), and its progress goes out only as MCP notifications (``MCPToolCallReporter``).
 ///
 /// The long tools (``MCPToolCatalog/taskTools``) run as tasks (``MCPTaskStore``): when a 2025-11-25 host asks
 /// (`"task": {"ttl"}`), or for every call of a 2026-07-28 host that declares the tasks extension in its
@@ -159,7 +159,7 @@ struct ToolsCallMethod: RPCMethod {
         var media = mediaContent(in: try JSONParser.parse(raw.bytes))
         var structured = raw.bytes
         var failures: [String] = []
-        if let batch = MCPToolCatalog.batches[method] {
+        if let batch = MCPToolCatalog.tool(for: method)?.batch {
             let sources: [JSONValue]
             if case .array(let a)? = arguments[batch.sourcesKey] { sources = a } else { sources = [] }
             var list: [JSONValue] = []
@@ -241,4 +241,163 @@ struct ToolsCallMethod: RPCMethod {
         visit(value)
         return out
     }
+}
+
+extension ToolsCallMethod {
+    static let contract: MethodContract = #"""
+        {
+          "description": "MCP: run a tool (`image_thumbnail` or `image.thumbnail`). A method's error becomes a result with `isError: true` and the JSON-RPC error in `structuredContent.error`; an unknown tool is -32602 `Unknown tool: NAME`. A batch tool (`photos_process`) gathers every item in `structuredContent.items` (`{index, source, result | error}`); every written file comes back as a `resource_link`.",
+          "params": [
+            {
+              "name": "name",
+              "schema": {
+                "enum": [
+                  "image_info",
+                  "image.info",
+                  "image_convert",
+                  "image.convert",
+                  "image_thumbnail",
+                  "image.thumbnail",
+                  "image_scale",
+                  "image.scale",
+                  "image_palette",
+                  "image.palette",
+                  "image_effect",
+                  "image.effect",
+                  "image_sticker",
+                  "image.sticker",
+                  "photo_process",
+                  "photo.process",
+                  "photos_process",
+                  "photos.process",
+                  "pack_export",
+                  "pack.export",
+                  "cache_stats",
+                  "cache.stats",
+                  "cache_clear",
+                  "cache.clear"
+                ]
+              },
+              "required": true,
+              "description": "A tool from tools/list; the method's own name is accepted too."
+            },
+            {
+              "name": "arguments",
+              "schema": {
+                "type": "object"
+              },
+              "required": false,
+              "description": "The method's params."
+            },
+            {
+              "name": "_meta",
+              "schema": {
+                "type": "object",
+                "description": "`progressToken`, and MCP 2026-07-28's per-request envelope: `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities` (required together), `io.modelcontextprotocol/clientInfo`, `io.modelcontextprotocol/logLevel`. A request without a protocol version is served as the legacy (initialize) revisions are; one naming a 2026-07-28 revision gets `resultType` and `_meta[\"io.modelcontextprotocol/serverInfo\"]` in its result. An unsupported version is -32022 (`data.supported`, `data.requested`), a malformed envelope -32602 naming the field.",
+                "properties": {
+                  "io.modelcontextprotocol/protocolVersion": {
+                    "type": "string"
+                  },
+                  "io.modelcontextprotocol/clientCapabilities": {
+                    "type": "object"
+                  },
+                  "io.modelcontextprotocol/clientInfo": {
+                    "type": "object",
+                    "properties": {
+                      "name": {
+                        "type": "string"
+                      },
+                      "version": {
+                        "type": "string"
+                      }
+                    },
+                    "required": [
+                      "name",
+                      "version"
+                    ]
+                  },
+                  "io.modelcontextprotocol/logLevel": {
+                    "type": "string"
+                  },
+                  "progressToken": {
+                    "type": [
+                      "string",
+                      "integer"
+                    ]
+                  }
+                }
+              },
+              "required": false,
+              "description": "With a progressToken, the method's progress goes out as MCP notifications/progress; without one, no progress is sent (never the native $/progress)."
+            },
+            {
+              "name": "task",
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "ttl": {
+                    "type": "integer"
+                  }
+                }
+              },
+              "required": false,
+              "description": "MCP 2025-11-25: run as a task (photos_process and pack_export; other tools -32601); answered at once with `{task}`, the result fetched with tasks/get and tasks/result. A 2026-07-28 request whose envelope declares the io.modelcontextprotocol/tasks extension gets a task (`resultType: \"task\"`) for those tools without asking."
+            }
+          ],
+          "result": {
+            "name": "ToolResult",
+            "schema": {
+              "type": "object",
+              "properties": {
+                "content": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "type"
+                    ]
+                  }
+                },
+                "structuredContent": {
+                  "type": "object"
+                },
+                "isError": {
+                  "type": "boolean"
+                },
+                "resultType": {
+                  "const": "complete"
+                },
+                "_meta": {
+                  "type": "object"
+                }
+              },
+              "required": [
+                "content",
+                "structuredContent",
+                "isError"
+              ],
+              "additionalProperties": false
+            }
+          },
+          "errors": [
+            {
+              "$ref": "#/components/errors/InvalidParams"
+            },
+            {
+              "$ref": "#/components/errors/RequestCancelled"
+            },
+            {
+              "$ref": "#/components/errors/ServerCancelled"
+            },
+            {
+              "$ref": "#/components/errors/Overloaded"
+            }
+          ],
+          "x-streams": {
+            "mcpProgress": {
+              "$ref": "#/components/schemas/MCPProgressParams"
+            }
+          }
+        }
+        """#
 }

@@ -19,7 +19,7 @@ struct ToolsListMethod: RPCMethod {
         if params.cursor != nil {
             throw RPCError.invalidParams(path: "cursor", "the tool list has one page; there is no cursor to continue from")
         }
-        var result: [String: JSONValue] = ["tools": MCPToolCatalog.tools]
+        var result: [String: JSONValue] = ["tools": MCPToolCatalog.list]
         if envelope?.isModern == true {
             result.merge(MCPEnvelope.resultFields) { _, new in new }
             result["ttlMs"] = .int(MCPCacheHints.processLifetimeMs)
@@ -27,4 +27,134 @@ struct ToolsListMethod: RPCMethod {
         }
         return RawJSON(.object(result))
     }
+}
+
+extension ToolsListMethod {
+    static let contract: MethodContract = #"""
+        {
+          "description": "MCP: the image methods as tools, input and output schemas derived from this document (JSON Schema 2020-12), with annotations and icons; one page (a cursor is -32602). A 2026-07-28 request also gets `resultType` and cache hints.",
+          "params": [
+            {
+              "name": "cursor",
+              "schema": {
+                "type": "string"
+              },
+              "required": false
+            },
+            {
+              "name": "_meta",
+              "schema": {
+                "type": "object",
+                "description": "`progressToken`, and MCP 2026-07-28's per-request envelope: `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities` (required together), `io.modelcontextprotocol/clientInfo`, `io.modelcontextprotocol/logLevel`. A request without a protocol version is served as the legacy (initialize) revisions are; one naming a 2026-07-28 revision gets `resultType` and `_meta[\"io.modelcontextprotocol/serverInfo\"]` in its result. An unsupported version is -32022 (`data.supported`, `data.requested`), a malformed envelope -32602 naming the field.",
+                "properties": {
+                  "io.modelcontextprotocol/protocolVersion": {
+                    "type": "string"
+                  },
+                  "io.modelcontextprotocol/clientCapabilities": {
+                    "type": "object"
+                  },
+                  "io.modelcontextprotocol/clientInfo": {
+                    "type": "object",
+                    "properties": {
+                      "name": {
+                        "type": "string"
+                      },
+                      "version": {
+                        "type": "string"
+                      }
+                    },
+                    "required": [
+                      "name",
+                      "version"
+                    ]
+                  },
+                  "io.modelcontextprotocol/logLevel": {
+                    "type": "string"
+                  },
+                  "progressToken": {
+                    "type": [
+                      "string",
+                      "integer"
+                    ]
+                  }
+                }
+              },
+              "required": false,
+              "description": "The 2026-07-28 envelope."
+            }
+          ],
+          "result": {
+            "name": "ToolsList",
+            "schema": {
+              "type": "object",
+              "properties": {
+                "tools": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "properties": {
+                      "name": {
+                        "type": "string",
+                        "pattern": "^[A-Za-z0-9_.-]+$"
+                      },
+                      "title": {
+                        "type": "string"
+                      },
+                      "description": {
+                        "type": "string"
+                      },
+                      "inputSchema": {
+                        "type": "object",
+                        "required": [
+                          "type",
+                          "properties"
+                        ]
+                      },
+                      "outputSchema": {
+                        "type": "object"
+                      },
+                      "annotations": {
+                        "type": "object"
+                      },
+                      "icons": {
+                        "type": "array"
+                      },
+                      "execution": {
+                        "type": "object"
+                      }
+                    },
+                    "required": [
+                      "name",
+                      "title",
+                      "description",
+                      "inputSchema"
+                    ],
+                    "additionalProperties": false
+                  }
+                },
+                "resultType": {
+                  "const": "complete"
+                },
+                "_meta": {
+                  "type": "object"
+                },
+                "ttlMs": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "cacheScope": {
+                  "enum": [
+                    "public",
+                    "private"
+                  ]
+                }
+              },
+              "required": [
+                "tools"
+              ],
+              "additionalProperties": false
+            }
+          }
+        }
+        """#
 }

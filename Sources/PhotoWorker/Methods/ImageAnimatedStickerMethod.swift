@@ -222,3 +222,234 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         return result
     }
 }
+
+extension ImageAnimatedStickerMethod {
+    static let contract: MethodContract = #"""
+        {
+          "description": "Frames are decoded, scaled and masked one at a time. The network cuts key frames (every keyFrameInterval seconds) and the masks of the frames between are blended, so the edge does not flicker. With a target the output takes the messenger's format and is fitted to its limits: telegram WebM VP9 with alpha, 512 px on the long side, at most 3 s, 30 fps, 256 KB, no audio; whatsapp animated WebP 512x512 with a 16 px margin, at most 500 KB and 10 s, frames of at least 8 ms; signal APNG 512x512, at most 300 KB and 3 s. Fitting steps quality, then frame rate, then length (target.encodings); nothing fitting is -32005 with data.rule \"size-limit\". Files are written once, at the end; a cancelled request writes nothing.",
+          "params": [
+            {
+              "name": "source",
+              "schema": {
+                "$ref": "#/components/schemas/Source"
+              },
+              "required": true,
+              "description": "A GIF, animated WebP, MP4/MOV or WebM/Matroska clip."
+            },
+            {
+              "name": "output",
+              "schema": {
+                "$ref": "#/components/schemas/AnimatedOutput"
+              },
+              "required": true
+            },
+            {
+              "name": "start",
+              "schema": {
+                "type": "number",
+                "minimum": 0
+              },
+              "required": false,
+              "description": "Seconds from the source's start."
+            },
+            {
+              "name": "duration",
+              "schema": {
+                "type": "number",
+                "exclusiveMinimum": 0
+              },
+              "required": false,
+              "description": "Seconds from start (a target's longest by default)."
+            },
+            {
+              "name": "fps",
+              "schema": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 60
+              },
+              "required": false,
+              "description": "Output frames per second (the source's own timing by default; at most 30 when the source is faster)."
+            },
+            {
+              "name": "size",
+              "schema": {
+                "type": "integer",
+                "minimum": 16,
+                "maximum": 2048,
+                "default": 512
+              },
+              "required": false,
+              "description": "Long side of the frames the subject is cut in; a target lays them out at its own size."
+            },
+            {
+              "name": "outline",
+              "schema": {
+                "$ref": "#/components/schemas/Outline"
+              },
+              "required": false
+            },
+            {
+              "name": "maskOutput",
+              "schema": {
+                "$ref": "#/components/schemas/AnimatedOutput"
+              },
+              "required": false,
+              "description": "Every frame's mask over the whole frame (not cropped), as an animated greyscale APNG or WebP at the frame size."
+            },
+            {
+              "name": "target",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "telegram",
+                  "whatsapp",
+                  "signal"
+                ]
+              },
+              "required": false
+            },
+            {
+              "name": "keyFrameInterval",
+              "schema": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 10,
+                "default": 0.25
+              },
+              "required": false,
+              "description": "Seconds between the frames the network cuts; 0 cuts every frame."
+            }
+          ],
+          "result": {
+            "name": "AnimatedSticker",
+            "schema": {
+              "type": "object",
+              "properties": {
+                "output": {
+                  "$ref": "#/components/schemas/AnimatedOutputResult"
+                },
+                "mask": {
+                  "$ref": "#/components/schemas/AnimatedOutputResult"
+                },
+                "frames": {
+                  "type": "integer",
+                  "minimum": 1
+                },
+                "duration": {
+                  "type": "number",
+                  "minimum": 0,
+                  "description": "Seconds."
+                },
+                "keyFrames": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "description": "Frames the network cut."
+                },
+                "flicker": {
+                  "type": "number",
+                  "minimum": 0,
+                  "maximum": 1,
+                  "description": "Mean share of the subject's pixels that change side between consecutive frames' masks (the subject's own motion included)."
+                },
+                "segmenter": {
+                  "$ref": "#/components/schemas/Segmenter"
+                },
+                "target": {
+                  "type": "object",
+                  "properties": {
+                    "name": {
+                      "type": "string",
+                      "enum": [
+                        "telegram",
+                        "whatsapp",
+                        "signal"
+                      ]
+                    },
+                    "maxBytes": {
+                      "type": "integer"
+                    },
+                    "maxDuration": {
+                      "type": "number"
+                    },
+                    "encoding": {
+                      "type": "string",
+                      "description": "The encoding written: \"quality Q, F fps, L s: B bytes\"."
+                    },
+                    "encodings": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      },
+                      "description": "Every encoding tried, in order; the last is the file's."
+                    }
+                  },
+                  "required": [
+                    "name",
+                    "maxBytes",
+                    "maxDuration",
+                    "encoding",
+                    "encodings"
+                  ],
+                  "additionalProperties": false
+                },
+                "ms": {
+                  "type": "number",
+                  "minimum": 0,
+                  "description": "Wall time of the job in milliseconds."
+                }
+              },
+              "required": [
+                "output",
+                "frames",
+                "duration",
+                "keyFrames",
+                "flicker",
+                "segmenter",
+                "ms"
+              ],
+              "additionalProperties": false
+            }
+          },
+          "errors": [
+            {
+              "$ref": "#/components/errors/InvalidParams"
+            },
+            {
+              "$ref": "#/components/errors/SourceNotFound"
+            },
+            {
+              "$ref": "#/components/errors/InvalidImage"
+            },
+            {
+              "$ref": "#/components/errors/ImageTooLarge"
+            },
+            {
+              "$ref": "#/components/errors/FetchFailed"
+            },
+            {
+              "$ref": "#/components/errors/RequestCancelled"
+            },
+            {
+              "$ref": "#/components/errors/ServerCancelled"
+            },
+            {
+              "$ref": "#/components/errors/Overloaded"
+            },
+            {
+              "$ref": "#/components/errors/OutputFailed"
+            },
+            {
+              "$ref": "#/components/errors/AccessDenied"
+            }
+          ],
+          "x-streams": {
+            "progress": true
+          }
+        }
+        """#
+}
+
+extension ImageAnimatedStickerMethod: MCPToolMethod {
+    static let tool = MCPTool(title: "Animated sticker", effects: .writesOutputs)
+}

@@ -63,3 +63,135 @@ struct ImageEffectMethod: RPCMethod {
         try await compute.run { try image.applying(effects) }
     }
 }
+
+extension ImageEffectMethod {
+    static let contract: MethodContract = #"""
+        {
+          "params": [
+            {
+              "name": "source",
+              "schema": {
+                "$ref": "#/components/schemas/Source"
+              },
+              "required": true
+            },
+            {
+              "name": "effects",
+              "schema": {
+                "type": "array",
+                "maxItems": 32,
+                "items": {
+                  "oneOf": [
+                    {
+                      "type": "object",
+                      "properties": {
+                        "blur": {
+                          "type": "number",
+                          "minimum": 0,
+                          "maximum": 250
+                        }
+                      },
+                      "required": [
+                        "blur"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "opacity": {
+                          "type": "number",
+                          "minimum": 0,
+                          "maximum": 1
+                        }
+                      },
+                      "required": [
+                        "opacity"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "grayscale": {
+                          "const": true
+                        }
+                      },
+                      "required": [
+                        "grayscale"
+                      ],
+                      "additionalProperties": false
+                    }
+                  ]
+                }
+              },
+              "required": true
+            },
+            {
+              "name": "output",
+              "schema": {
+                "$ref": "#/components/schemas/Output"
+              },
+              "required": true
+            }
+          ],
+          "result": {
+            "name": "Effected",
+            "schema": {
+              "type": "object",
+              "properties": {
+                "output": {
+                  "$ref": "#/components/schemas/OutputResult"
+                },
+                "ms": {
+                  "type": "number",
+                  "minimum": 0,
+                  "description": "Wall time of the job in milliseconds."
+                }
+              },
+              "required": [
+                "output",
+                "ms"
+              ],
+              "additionalProperties": false
+            }
+          },
+          "errors": [
+            {
+              "$ref": "#/components/errors/InvalidParams"
+            },
+            {
+              "$ref": "#/components/errors/SourceNotFound"
+            },
+            {
+              "$ref": "#/components/errors/InvalidImage"
+            },
+            {
+              "$ref": "#/components/errors/ImageTooLarge"
+            },
+            {
+              "$ref": "#/components/errors/FetchFailed"
+            },
+            {
+              "$ref": "#/components/errors/RequestCancelled"
+            },
+            {
+              "$ref": "#/components/errors/ServerCancelled"
+            },
+            {
+              "$ref": "#/components/errors/Overloaded"
+            },
+            {
+              "$ref": "#/components/errors/OutputFailed"
+            },
+            {
+              "$ref": "#/components/errors/AccessDenied"
+            }
+          ]
+        }
+        """#
+}
+
+extension ImageEffectMethod: MCPToolMethod {
+    static let tool = MCPTool(title: "Image effects", effects: .writesOutputs)
+}

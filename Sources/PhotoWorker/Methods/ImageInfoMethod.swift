@@ -8,7 +8,7 @@ import JSONRPCTransport
 struct ImageInfoMethod: RPCMethod {
     static let name = "image.info"
     static let cost = MethodCost.waiting
-    static let summary = "Format, size, channels, bit depth, alpha, orientation, frames and colour profile from the header; frame count, duration, frame rate and codec of clips and animations."
+    static let summary = "Format, size, channels, bit depth, alpha, orientation, frames and colour profile from the header (no full decode); frame count, duration, frame rate and codec of clips (MP4/MOV, WebM) and animations (GIF, WebP)."
 
     struct Params: Decodable, Sendable {
         var source: ImageSource
@@ -68,4 +68,183 @@ struct ImageInfoMethod: RPCMethod {
         }
         return result
     }
+}
+
+extension ImageInfoMethod {
+    static let contract: MethodContract = #"""
+        {
+          "params": [
+            {
+              "name": "source",
+              "schema": {
+                "$ref": "#/components/schemas/Source"
+              },
+              "required": true
+            },
+            {
+              "name": "motion",
+              "schema": {
+                "$ref": "#/components/schemas/Source"
+              },
+              "required": false,
+              "description": "A Live Photo's clip beside its still `source` (the still is described as usual, the clip under `motion`)."
+            }
+          ],
+          "result": {
+            "name": "ImageInfo",
+            "schema": {
+              "type": "object",
+              "properties": {
+                "format": {
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/ImageFormat"
+                    },
+                    {
+                      "type": "string",
+                      "enum": [
+                        "mp4",
+                        "mov",
+                        "webm",
+                        "matroska"
+                      ]
+                    }
+                  ],
+                  "description": "The image format, or for a clip (a video source) its container."
+                },
+                "width": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "description": "As displayed: after EXIF orientation, or a clip's rotation."
+                },
+                "height": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "channels": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 4
+                },
+                "bitDepth": {
+                  "type": "integer",
+                  "enum": [
+                    1,
+                    2,
+                    4,
+                    8,
+                    10,
+                    12,
+                    16
+                  ]
+                },
+                "hasAlpha": {
+                  "type": "boolean"
+                },
+                "orientation": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 8,
+                  "description": "EXIF orientation (1 = upright). HEIF/AVIF transforms are part of the image and always 1 here."
+                },
+                "progressive": {
+                  "type": "boolean"
+                },
+                "interlaced": {
+                  "type": "boolean"
+                },
+                "iccProfileBytes": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "bytes": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "description": "Size of the encoded source."
+                },
+                "frames": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "description": "Animation frames (WebP, GIF), top-level images (HEIF; only the primary image is processed as a still), or a clip's frames (counted from the packets when its container does not declare them)."
+                },
+                "colorProfile": {
+                  "type": "string",
+                  "description": "The colour space the file declares: an ICC profile's description (\"Adobe RGB (1998)\", \"Display P3\") or CICP code points. Absent: none, read as sRGB. Every job works on the pixels converted to sRGB."
+                },
+                "motion": {
+                  "$ref": "#/components/schemas/MotionInfo"
+                }
+              },
+              "required": [
+                "format",
+                "width",
+                "height",
+                "channels",
+                "bitDepth",
+                "hasAlpha",
+                "orientation",
+                "progressive",
+                "interlaced",
+                "iccProfileBytes",
+                "frames",
+                "bytes"
+              ],
+              "additionalProperties": false
+            }
+          },
+          "errors": [
+            {
+              "$ref": "#/components/errors/InvalidParams"
+            },
+            {
+              "$ref": "#/components/errors/SourceNotFound"
+            },
+            {
+              "$ref": "#/components/errors/InvalidImage"
+            },
+            {
+              "$ref": "#/components/errors/ImageTooLarge"
+            },
+            {
+              "$ref": "#/components/errors/FetchFailed"
+            },
+            {
+              "$ref": "#/components/errors/RequestCancelled"
+            },
+            {
+              "$ref": "#/components/errors/ServerCancelled"
+            },
+            {
+              "$ref": "#/components/errors/Overloaded"
+            },
+            {
+              "$ref": "#/components/errors/AccessDenied"
+            }
+          ]
+        }
+        """#
+}
+
+extension ImageInfoMethod {
+    /// The shared schema `ImageFormat` of the OpenRPC document's components.
+    static let contractSchemas: [ContractSchema] = [
+        ContractSchema("ImageFormat", #"""
+            {
+              "type": "string",
+              "enum": [
+                "png",
+                "jpeg",
+                "webp",
+                "gif",
+                "heif",
+                "avif"
+              ],
+              "description": "Recognised from the content, never the name: heif covers HEIC (HEVC) and other HEIF brands, avif is HEIF with AV1."
+            }
+            """#),
+    ]
+}
+
+extension ImageInfoMethod: MCPToolMethod {
+    static let tool = MCPTool(title: "Image info", effects: .readsSources)
 }

@@ -68,3 +68,157 @@ struct ImageSubjectsMethod: RPCMethod {
         return Result(subjects: subjects, segmenter: segmenter, ms: start.millisecondsElapsed)
     }
 }
+
+extension ImageSubjectsMethod {
+    static let contract: MethodContract = #"""
+        {
+          "description": "Each subject's `point` passed as `\"subject\": {\"point\": [x, y]}` to `image.sticker` (or another sticker method) cuts that subject out. The subjects are found in rounds: each round after the first cuts the largest strip of the photo beside the subjects found so far, so a second subject the first map suppresses is found too.",
+          "params": [
+            {
+              "name": "source",
+              "schema": {
+                "$ref": "#/components/schemas/Source"
+              },
+              "required": true
+            },
+            {
+              "name": "segmenter",
+              "schema": {
+                "$ref": "#/components/schemas/Segmenter"
+              },
+              "description": "`network` (default) or `classical`."
+            },
+            {
+              "name": "max",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 32,
+                "default": 8
+              },
+              "required": false,
+              "description": "At most this many subjects."
+            },
+            {
+              "name": "stickers",
+              "schema": {
+                "$ref": "#/components/schemas/OutputDirectory"
+              },
+              "required": false,
+              "description": "Also write each subject's sticker into this folder as `<stem>-subject-<n>.png` (n from 1, in result order)."
+            },
+            {
+              "name": "outline",
+              "schema": {
+                "$ref": "#/components/schemas/Outline"
+              },
+              "required": false,
+              "description": "The stickers' outline (none by default)."
+            },
+            {
+              "name": "decontaminate",
+              "schema": {
+                "type": "boolean",
+                "default": true
+              },
+              "required": false,
+              "description": "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way."
+            }
+          ],
+          "result": {
+            "name": "Subjects",
+            "schema": {
+              "type": "object",
+              "properties": {
+                "subjects": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "properties": {
+                      "box": {
+                        "$ref": "#/components/schemas/Box"
+                      },
+                      "area": {
+                        "type": "number",
+                        "minimum": 0,
+                        "maximum": 1,
+                        "description": "Share of the photo the subject covers."
+                      },
+                      "score": {
+                        "type": "number",
+                        "minimum": 0,
+                        "maximum": 1,
+                        "description": "How salient the subject is: the mean of the cut's subject prior over it."
+                      },
+                      "point": {
+                        "$ref": "#/components/schemas/Point"
+                      },
+                      "sticker": {
+                        "$ref": "#/components/schemas/FileRef"
+                      }
+                    },
+                    "required": [
+                      "box",
+                      "area",
+                      "score",
+                      "point"
+                    ],
+                    "additionalProperties": false
+                  }
+                },
+                "segmenter": {
+                  "$ref": "#/components/schemas/Segmenter"
+                },
+                "ms": {
+                  "type": "number",
+                  "minimum": 0,
+                  "description": "Wall time of the job in milliseconds."
+                }
+              },
+              "required": [
+                "subjects",
+                "segmenter",
+                "ms"
+              ],
+              "additionalProperties": false
+            }
+          },
+          "errors": [
+            {
+              "$ref": "#/components/errors/InvalidParams"
+            },
+            {
+              "$ref": "#/components/errors/SourceNotFound"
+            },
+            {
+              "$ref": "#/components/errors/InvalidImage"
+            },
+            {
+              "$ref": "#/components/errors/ImageTooLarge"
+            },
+            {
+              "$ref": "#/components/errors/FetchFailed"
+            },
+            {
+              "$ref": "#/components/errors/RequestCancelled"
+            },
+            {
+              "$ref": "#/components/errors/ServerCancelled"
+            },
+            {
+              "$ref": "#/components/errors/Overloaded"
+            },
+            {
+              "$ref": "#/components/errors/OutputFailed"
+            },
+            {
+              "$ref": "#/components/errors/AccessDenied"
+            }
+          ]
+        }
+        """#
+}
+
+extension ImageSubjectsMethod: MCPToolMethod {
+    static let tool = MCPTool(title: "Find subjects", effects: .writesOutputs)
+}

@@ -7,7 +7,7 @@ import JSONRPCTransport
 struct PhotoProcessMethod: RPCMethod {
     static let name = "photo.process"
     static let cost = MethodCost.compute
-    static let summary = "One photo: sticker and palette in parallel, then the gradient sticker."
+    static let summary = "One photo: sticker and palette in parallel, then the gradient sticker; files `<name>-sticker.png`, `<name>-gradient.png`."
 
     struct Params: Decodable, Sendable {
         var source: ImageSource
@@ -38,4 +38,237 @@ struct PhotoProcessMethod: RPCMethod {
             overwrite: params.output.overwrite ?? false,
             cut: .init(subject: params.subject, decontaminate: params.decontaminate ?? true))
     }
+}
+
+extension PhotoProcessMethod {
+    static let contract: MethodContract = #"""
+        {
+          "params": [
+            {
+              "name": "source",
+              "schema": {
+                "$ref": "#/components/schemas/Source"
+              },
+              "required": true
+            },
+            {
+              "name": "count",
+              "schema": {
+                "type": "integer",
+                "minimum": 3,
+                "maximum": 10,
+                "default": 5
+              },
+              "required": false
+            },
+            {
+              "name": "outline",
+              "schema": {
+                "$ref": "#/components/schemas/Outline"
+              },
+              "required": false
+            },
+            {
+              "name": "output",
+              "schema": {
+                "$ref": "#/components/schemas/OutputDirectory"
+              },
+              "required": true
+            },
+            {
+              "name": "name",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "pattern": "^[^/]+$"
+              },
+              "required": false,
+              "description": "File-name stem; default: the source's."
+            },
+            {
+              "name": "segmenter",
+              "schema": {
+                "$ref": "#/components/schemas/Segmenter"
+              },
+              "description": "`network` (default) or `classical`."
+            },
+            {
+              "name": "subject",
+              "schema": {
+                "$ref": "#/components/schemas/Subject"
+              },
+              "required": false,
+              "description": "Which subject to cut out; absent, the main subject the worker finds (unchanged behaviour)."
+            },
+            {
+              "name": "decontaminate",
+              "schema": {
+                "type": "boolean",
+                "default": true
+              },
+              "required": false,
+              "description": "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way."
+            }
+          ],
+          "result": {
+            "name": "PhotoResult",
+            "schema": {
+              "$ref": "#/components/schemas/PhotoResult"
+            }
+          },
+          "errors": [
+            {
+              "$ref": "#/components/errors/InvalidParams"
+            },
+            {
+              "$ref": "#/components/errors/SourceNotFound"
+            },
+            {
+              "$ref": "#/components/errors/InvalidImage"
+            },
+            {
+              "$ref": "#/components/errors/ImageTooLarge"
+            },
+            {
+              "$ref": "#/components/errors/FetchFailed"
+            },
+            {
+              "$ref": "#/components/errors/RequestCancelled"
+            },
+            {
+              "$ref": "#/components/errors/ServerCancelled"
+            },
+            {
+              "$ref": "#/components/errors/Overloaded"
+            },
+            {
+              "$ref": "#/components/errors/OutputFailed"
+            },
+            {
+              "$ref": "#/components/errors/AccessDenied"
+            }
+          ]
+        }
+        """#
+}
+
+extension PhotoProcessMethod {
+    /// The shared schemas `FileRef`, `PhotoResult` of the OpenRPC document's components.
+    static let contractSchemas: [ContractSchema] = [
+        ContractSchema("FileRef", #"""
+            {
+              "type": "object",
+              "properties": {
+                "path": {
+                  "type": "string"
+                },
+                "width": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "height": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "bytes": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
+              "required": [
+                "path",
+                "width",
+                "height",
+                "bytes"
+              ],
+              "additionalProperties": false
+            }
+            """#),
+        ContractSchema("PhotoResult", #"""
+            {
+              "type": "object",
+              "properties": {
+                "source": {
+                  "type": "string"
+                },
+                "palette": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/components/schemas/PaletteColor"
+                  }
+                },
+                "sticker": {
+                  "$ref": "#/components/schemas/FileRef"
+                },
+                "gradientSticker": {
+                  "$ref": "#/components/schemas/FileRef"
+                },
+                "boundingBox": {
+                  "$ref": "#/components/schemas/Box"
+                },
+                "coverage": {
+                  "type": "number",
+                  "minimum": 0,
+                  "maximum": 1
+                },
+                "confidence": {
+                  "type": "number",
+                  "minimum": 0,
+                  "maximum": 1
+                },
+                "timings": {
+                  "type": "object",
+                  "properties": {
+                    "decodeMs": {
+                      "type": "number"
+                    },
+                    "stickerMs": {
+                      "type": "number"
+                    },
+                    "paletteMs": {
+                      "type": "number"
+                    },
+                    "gradientMs": {
+                      "type": "number"
+                    },
+                    "writeMs": {
+                      "type": "number"
+                    },
+                    "totalMs": {
+                      "type": "number"
+                    }
+                  },
+                  "required": [
+                    "decodeMs",
+                    "stickerMs",
+                    "paletteMs",
+                    "gradientMs",
+                    "writeMs",
+                    "totalMs"
+                  ],
+                  "additionalProperties": false
+                },
+                "segmenter": {
+                  "$ref": "#/components/schemas/Segmenter"
+                }
+              },
+              "required": [
+                "source",
+                "palette",
+                "sticker",
+                "gradientSticker",
+                "boundingBox",
+                "coverage",
+                "confidence",
+                "timings",
+                "segmenter"
+              ],
+              "additionalProperties": false
+            }
+            """#),
+    ]
+}
+
+extension PhotoProcessMethod: MCPToolMethod {
+    static let tool = MCPTool(title: "Process a photo", effects: .writesOutputs)
 }

@@ -9,7 +9,7 @@ import JSONRPCTransport
 struct PhotosProcessMethod: RPCMethod {
     static let name = "photos.process"
     static let cost = MethodCost.compute
-    static let summary = "Process many photos in parallel, streaming each result as it finishes."
+    static let summary = "Many photos in parallel; each photo's result (or error) is streamed as an item the moment it finishes."
 
     struct Params: Decodable, Sendable {
         var sources: [ImageSource]
@@ -83,4 +83,169 @@ struct PhotosProcessMethod: RPCMethod {
             total: params.sources.count, completed: completed, failed: failed,
             cancelled: params.sources.count - completed - failed, ms: start.millisecondsElapsed)
     }
+}
+
+extension PhotosProcessMethod {
+    static let contract: MethodContract = #"""
+        {
+          "params": [
+            {
+              "name": "sources",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/Source"
+                },
+                "maxItems": 100000
+              },
+              "required": true
+            },
+            {
+              "name": "count",
+              "schema": {
+                "type": "integer",
+                "minimum": 3,
+                "maximum": 10,
+                "default": 5
+              },
+              "required": false
+            },
+            {
+              "name": "outline",
+              "schema": {
+                "$ref": "#/components/schemas/Outline"
+              },
+              "required": false
+            },
+            {
+              "name": "output",
+              "schema": {
+                "$ref": "#/components/schemas/OutputDirectory"
+              },
+              "required": true
+            },
+            {
+              "name": "maxConcurrency",
+              "schema": {
+                "type": "integer",
+                "minimum": 1
+              },
+              "required": false
+            },
+            {
+              "name": "segmenter",
+              "schema": {
+                "$ref": "#/components/schemas/Segmenter"
+              },
+              "description": "`network` (default) or `classical`."
+            },
+            {
+              "name": "subjects",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "oneOf": [
+                    {
+                      "$ref": "#/components/schemas/Subject"
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                }
+              },
+              "required": false,
+              "description": "Per source, in `sources` order, which subject to cut out (null: the main subject); as many entries as sources."
+            },
+            {
+              "name": "decontaminate",
+              "schema": {
+                "type": "boolean",
+                "default": true
+              },
+              "required": false,
+              "description": "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way."
+            }
+          ],
+          "result": {
+            "name": "PhotosSummary",
+            "schema": {
+              "type": "object",
+              "properties": {
+                "total": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "completed": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "failed": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "cancelled": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "ms": {
+                  "type": "number",
+                  "minimum": 0,
+                  "description": "Wall time of the job in milliseconds."
+                }
+              },
+              "required": [
+                "total",
+                "completed",
+                "failed",
+                "cancelled",
+                "ms"
+              ],
+              "additionalProperties": false
+            }
+          },
+          "errors": [
+            {
+              "$ref": "#/components/errors/InvalidParams"
+            },
+            {
+              "$ref": "#/components/errors/SourceNotFound"
+            },
+            {
+              "$ref": "#/components/errors/InvalidImage"
+            },
+            {
+              "$ref": "#/components/errors/ImageTooLarge"
+            },
+            {
+              "$ref": "#/components/errors/FetchFailed"
+            },
+            {
+              "$ref": "#/components/errors/RequestCancelled"
+            },
+            {
+              "$ref": "#/components/errors/ServerCancelled"
+            },
+            {
+              "$ref": "#/components/errors/Overloaded"
+            },
+            {
+              "$ref": "#/components/errors/OutputFailed"
+            },
+            {
+              "$ref": "#/components/errors/AccessDenied"
+            }
+          ],
+          "x-streams": {
+            "item": {
+              "$ref": "#/components/schemas/PhotoResult"
+            },
+            "progress": true
+          }
+        }
+        """#
+}
+
+extension PhotosProcessMethod: MCPToolMethod {
+    static let tool = MCPTool(title: "Process photos", effects: .writesOutputs, runsAsTask: true, batch: .init(sourcesKey: "sources", itemResult: "PhotoResult"))
 }

@@ -12,3 +12,21 @@ struct RPCDiscoverMethod: RPCMethod {
         OpenRPCDocument.compact
     }
 }
+
+extension RPCDiscoverMethod {
+    static let contract: MethodContract = #"""
+        {
+          "params": [],
+          "result": {
+            "name": "OpenRPC",
+            "schema": {
+              "type": "object",
+              "required": [
+                "openrpc",
+                "methods"
+              ]
+            }
+          }
+        }
+        """#
+}
