@@ -33,4 +33,10 @@ public enum ImageFormat: String, Sendable, Codable, CaseIterable {
         case .avif: return "image/avif"
         }
     }
+
+    /// The formats ``ImageCodec`` encodes (still images): what an output may be.
+    public static let written: [ImageFormat] = [.png, .jpeg, .webp]
+
+    /// Whether ``ImageCodec`` encodes this format (it decodes every case).
+    public var isWritten: Bool { Self.written.contains(self) }
 }

@@ -10,22 +10,10 @@ import Imaging
 /// is an option the format has no use for (`quality` on PNG): outputs are never silently other than asked. WebP is
 /// lossless unless `quality` is given or `lossless` is false: stickers and masks keep exact edges and alpha by default.
 public struct OutputSpec: Sendable, Decodable {
-    public enum Format: String, Sendable, Codable, CaseIterable {
-        case png, jpeg, webp
-
-        /// The media type of files in this format.
-        public var mediaType: String {
-            switch self {
-            case .png: return "image/png"
-            case .jpeg: return "image/jpeg"
-            case .webp: return "image/webp"
-            }
-        }
-    }
-
     public var path: String?
     public var inline: Bool
-    public var format: Format
+    /// One of ``ImageFormat/written`` (the decoder refuses the others).
+    public var format: ImageFormat
     public var quality: Int
     public var progressive: Bool
     public var compressionLevel: Int
@@ -36,7 +24,7 @@ public struct OutputSpec: Sendable, Decodable {
 
     private enum Key: String, CodingKey { case path, inline, format, quality, progressive, compressionLevel, overwrite, lossless }
 
-    public init(path: String? = nil, inline: Bool = false, format: Format = .png, quality: Int = 90,
+    public init(path: String? = nil, inline: Bool = false, format: ImageFormat = .png, quality: Int = 90,
                 overwrite: Bool = false) {
         self.path = path
         self.inline = inline
@@ -58,7 +46,7 @@ public struct OutputSpec: Sendable, Decodable {
                 debugDescription: "an output needs either \"path\" or \"inline\": true"))
         }
         let named = try path.flatMap { try Self.format(namedBy: $0, in: c) }
-        if let f = try c.decodeIfPresent(Format.self, forKey: .format) {
+        if let f = try Self.writtenFormat(in: c) {
             if let named, named != f, let path {
                 throw DecodingError.dataCorruptedError(forKey: .format, in: c, debugDescription:
                     "\"\(f.rawValue)\" does not match the path's extension .\((path as NSString).pathExtension) (\(named.rawValue)); make them agree, or leave format out")
@@ -90,7 +78,7 @@ public struct OutputSpec: Sendable, Decodable {
 
 extension OutputSpec {
     /// File name extensions of the formats the worker writes.
-    static let extensions: [String: Format] = ["png": .png, "jpg": .jpeg, "jpeg": .jpeg, "jpe": .jpeg, "jfif": .jpeg, "webp": .webp]
+    static let extensions: [String: ImageFormat] = ["png": .png, "jpg": .jpeg, "jpeg": .jpeg, "jpe": .jpeg, "jfif": .jpeg, "webp": .webp]
 
     /// Extensions of image formats the worker reads or knows but does not write: a path ending in one would get
     /// bytes of another format under its name.
@@ -99,8 +87,21 @@ extension OutputSpec {
         "jxl": "JPEG XL", "apng": "APNG", "ico": "ICO", "svg": "SVG",
     ]
 
+    /// `format`, if given: a format the worker writes. One enum names every format (``ImageFormat``); an output
+    /// may be only those ``ImageFormat/written`` lists, and is told so in the enum errors' words.
+    private static func writtenFormat(in c: KeyedDecodingContainer<Key>) throws -> ImageFormat? {
+        guard let name = try c.decodeIfPresent(String.self, forKey: .format) else { return nil }
+        guard let format = ImageFormat(rawValue: name), format.isWritten else {
+            let names = ImageFormat.written.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            let read = ImageFormat(rawValue: name).map { " (the worker reads \($0.displayName) but does not write it)" } ?? ""
+            throw DecodingError.dataCorruptedError(forKey: .format, in: c, debugDescription:
+                "must be one of \(names); got \"\(name)\"\(read)")
+        }
+        return format
+    }
+
     /// Throws at `key` when it is given but `format` is not one of the formats it applies to.
-    private static func refuse(_ key: Key, in c: KeyedDecodingContainer<Key>, unless formats: Set<Format>, format: Format) throws {
+    private static func refuse(_ key: Key, in c: KeyedDecodingContainer<Key>, unless formats: Set<ImageFormat>, format: ImageFormat) throws {
         guard c.contains(key), !formats.contains(format) else { return }
         let names = formats.map(\.rawValue).sorted().joined(separator: " and ")
         throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription:
@@ -109,7 +110,7 @@ extension OutputSpec {
 
     /// The format a path's extension names; nil for a name without one or with an extension that names no image
     /// format (`out.img`, `sticker`); an extension of a format the worker cannot write is refused at `path`.
-    private static func format(namedBy path: String, in c: KeyedDecodingContainer<Key>) throws -> Format? {
+    private static func format(namedBy path: String, in c: KeyedDecodingContainer<Key>) throws -> ImageFormat? {
         let ext = (path as NSString).pathExtension.lowercased()
         if let format = extensions[ext] { return format }
         if let name = unwritableExtensions[ext] {
@@ -125,7 +126,7 @@ public struct OutputResult: Sendable, Codable, Equatable {
     public var path: String?
     /// Base64 of the encoded image, for inline outputs.
     public var data: String?
-    public var format: OutputSpec.Format
+    public var format: ImageFormat
     public var width: Int
     public var height: Int
     public var bytes: Int

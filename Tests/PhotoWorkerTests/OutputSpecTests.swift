@@ -55,6 +55,9 @@ struct OutputSpecTests {
     @Test func anUnknownFormatNamesTheFormatsWritten() {
         let unknown = refusal(#"{"path":"a.png","format":"gif"}"#)
         #expect(unknown?.path == "format")
-        #expect(unknown?.reason == #"must be one of "png", "jpeg", "webp"; got "gif""#, "\(String(describing: unknown))")
+        #expect(unknown?.reason == #"must be one of "png", "jpeg", "webp"; got "gif" (the worker reads GIF but does not write it)"#,
+                "\(String(describing: unknown))")
+        let made = refusal(#"{"inline":true,"format":"tiff"}"#)
+        #expect(made?.reason == #"must be one of "png", "jpeg", "webp"; got "tiff""#, "\(String(describing: made))")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import JSONRPC
 import JSONRPCTransport
 
@@ -210,9 +211,9 @@ struct ToolsCallMethod: RPCMethod {
     /// data as image content.
     static func mediaContent(in value: JSONValue) -> [JSONValue] {
         var out: [JSONValue] = []
-        func link(_ path: String, format: OutputSpec.Format?) {
+        func link(_ path: String, format: ImageFormat?) {
             let ext = (path as NSString).pathExtension.lowercased()
-            let type = format?.mediaType ?? OutputSpec.Format(rawValue: ext == "jpg" ? "jpeg" : ext)?.mediaType
+            let type = format?.mediaType ?? ImageFormat(rawValue: ext == "jpg" ? "jpeg" : ext)?.mediaType
             var l: [String: JSONValue] = [
                 "type": "resource_link", "uri": .string(URL(fileURLWithPath: path).absoluteString),
                 "name": .string((path as NSString).lastPathComponent),
@@ -223,7 +224,7 @@ struct ToolsCallMethod: RPCMethod {
         func visit(_ v: JSONValue) {
             switch v {
             case .object(let o):
-                let format = o["format"]?.stringValue.flatMap(OutputSpec.Format.init(rawValue:))
+                let format = o["format"]?.stringValue.flatMap(ImageFormat.init(rawValue:))
                 if let path = o["path"]?.stringValue {
                     link(path, format: format)
                 } else if let data = o["data"]?.stringValue, o["format"] != nil {
