@@ -12,7 +12,7 @@ public protocol ProtocolDialect: Sendable {
     /// The `initialize` result in this dialect.
     func initializeResult(protocolVersion: String, server: ServerIdentity, policy: JSONValue?) -> RawJSON
     /// The cancel notification of this dialect (its method and the params key of the request id).
-    /// A request it cancels gets no response once the session speaks the dialect.
+    /// A request it cancels gets no response once the session speaks the dialect (``CancelRule``).
     var cancelNotification: (method: String, idKey: String) { get }
     /// How a request's progress goes out, from its params; nil for the native `$/progress`.
     func progressReporter(for params: JSONValue?) -> (any ProgressReporter)?

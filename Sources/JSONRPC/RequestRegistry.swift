@@ -161,16 +161,17 @@ public final class RequestRegistry {
     }
 
     /// Client cancel: cancels the job's task (and so its children and its wait for a slot). The
-    /// task's own completion then answers -32800. Unknown or finished ids are ignored.
+    /// task's own completion then answers -32800, unless ``CancelRule`` says this cancel is not answered.
+    /// Unknown or finished ids are ignored.
     ///
-    /// - Parameter silently: a dialect's cancel (MCP's): no response is sent for the request at all
-    ///   (only for requests answered directly; a batch member still gets its -32800 so the batch
-    ///   completes).
+    /// - Parameters:
+    ///   - method: the cancel notification that asked (nil for a method such as `jobs.cancel`).
+    ///   - sessionDialect: the dialect the session speaks, if any.
     @discardableResult
-    public func cancel(_ id: RequestID, silently: Bool = false) -> Bool {
+    public func cancel(_ id: RequestID, by method: String? = nil, sessionDialect: (any ProtocolDialect)? = nil) -> Bool {
         guard var e = entries[id], !e.isLifecycle else { return false }
         e.cancelRequested = true
-        if silently, case .direct = e.sink { e.silentCancel = true }
+        e.silentCancel = e.silentCancel || !CancelRule.answers(cancelledBy: method, sessionDialect: sessionDialect, sink: e.sink)
         entries[id] = e
         e.task?.cancel()
         return true

@@ -198,7 +198,8 @@ public final class Server {
             return
         }
         if let key = cancelKey(method) {
-            let found = cancel(params, key: key)
+            // Sent as a request, a cancel notification's method is answered like any request: not a dialect's cancel.
+            let found = cancel(params, key: key, by: nil)
             sink.deliver(OutgoingMessage.success(id: id, result: RawJSON(["cancelled": .bool(found)])))
             return
         }
@@ -248,8 +249,7 @@ public final class Server {
 
     private func notification(_ method: String, params: JSONValue?) {
         if let key = cancelKey(method) {
-            // A dialect's cancel is silent (no response at all) once the session speaks that dialect.
-            cancel(params, key: key, silently: lifecycle.dialect?.cancelNotification.method == method)
+            cancel(params, key: key, by: method)
             return
         }
         switch method {
@@ -274,12 +274,12 @@ public final class Server {
     }
 
     @discardableResult
-    private func cancel(_ params: JSONValue?, key: String, silently: Bool = false) -> Bool {
+    private func cancel(_ params: JSONValue?, key: String, by method: String?) -> Bool {
         guard let raw = params?[key], let id = RequestID(json: raw) else {
             logger.debug("cancel without a readable id", metadata: ["key": "\(key)"])
             return false
         }
-        return registry.cancel(id, silently: silently)
+        return registry.cancel(id, by: method, sessionDialect: lifecycle.dialect)
     }
 
     // MARK: - Ending
