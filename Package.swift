@@ -46,17 +46,20 @@ let package = Package(
         // and chosen at run time (Swift cannot do that per function); no FMA contraction, so every variant
         // computes the same floats.
         .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off"])]),
+        // Where pixel work runs: the compute pool and its leases, the stage runners, speculation, cancellation and the
+        // one vocabulary (`Parallel`) algorithms use to say what may run at once. Knows no pixels and no networks.
+        .target(name: "Compute"),
         // Resources: OpenCV's frontal face cascade (scripts/gen-face-cascade.py).
-        .target(name: "Imaging", dependencies: ["CCodecs", "CKernels"], resources: [.copy("Resources")]),
+        .target(name: "Imaging", dependencies: ["Compute", "CCodecs", "CKernels"], resources: [.copy("Resources")]),
         // OpenBLAS's CBLAS (Debian's libopenblas-dev): only photobench's peer for the engine's own matrix product
         // (`photobench gemm`); the worker does not link it.
         .systemLibrary(name: "COpenBLAS"),
         // A small inference engine for fixed convolutional networks (U²-Netp's subject map); knows
         // nothing of JSON-RPC or stickers. Weights converted by scripts/gen-u2netp.py.
-        .target(name: "Inference", dependencies: ["CKernels"], resources: [.copy("Resources")]),
+        .target(name: "Inference", dependencies: ["Compute", "CKernels"], resources: [.copy("Resources")]),
         .target(
             name: "PhotoWorker",
-            dependencies: ["JSONRPC", "JSONRPCTransport", "Imaging", "Inference", "CSyscalls", "CCurl",
+            dependencies: ["JSONRPC", "JSONRPCTransport", "Compute", "Imaging", "Inference", "CSyscalls", "CCurl",
                            .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Resources")]
         ),
@@ -69,12 +72,13 @@ let package = Package(
             ]
         ),
         // In-process benchmarks: `swift run -c release photobench <suite>` (bench/README.md).
-        .executableTarget(name: "photobench", dependencies: ["Imaging", "Inference", "COpenBLAS", "PhotoWorker"], path: "bench/Sources/photobench"),
+        .executableTarget(name: "photobench", dependencies: ["Compute", "Imaging", "Inference", "COpenBLAS", "PhotoWorker"], path: "bench/Sources/photobench"),
         .testTarget(name: "JSONRPCTransportTests", dependencies: ["JSONRPCTransport"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSONRPCTransport", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "InferenceTests", dependencies: ["Inference", "CKernels", "Imaging"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CKernels"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker", "JSONRPC", "JSONRPCTransport", "PhotoWorkerTestSupport"]),
+        .testTarget(name: "ComputeTests", dependencies: ["Compute"]),
+        .testTarget(name: "InferenceTests", dependencies: ["Inference", "Compute", "CKernels", "Imaging"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "Compute", "CKernels"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker", "Compute", "JSONRPC", "JSONRPCTransport", "PhotoWorkerTestSupport"]),
         // Spawned-worker helpers, local HTTP servers, the corpus and hostile-input checks, shared by
         // the end-to-end tests and the in-process tests of the core.
         .target(name: "PhotoWorkerTestSupport", dependencies: ["JSONRPCTransport", "Imaging"], path: "Tests/PhotoWorkerTestSupport"),
@@ -93,7 +97,7 @@ for target in package.targets where target.type != .system && !["CCodecs", "CSys
     ]
     // Pixel loops are unusable unoptimised; the library targets are always built with -O
     // so debug test runs exercise the same code at realistic speed.
-    if ["Imaging", "Inference"].contains(target.name) {
+    if ["Compute", "Imaging", "Inference"].contains(target.name) {
         settings.append(.unsafeFlags(["-O"]))
     }
     target.swiftSettings = settings

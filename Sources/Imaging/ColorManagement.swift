@@ -1,3 +1,4 @@
+import Compute
 import CCodecs
 import Synchronization
 
@@ -158,7 +159,7 @@ public enum ColorManagement {
                 let start = i * band
                 transform.apply(pixels.start + start * 4, count: min(band, pixels.count - start))
             }
-            try ComputePool.spread(bands, convertBand)
+            try Parallel.forEach(bands, convertBand)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Compute
 import CCodecs
 
 /// GIF decoding through the CCodecs giflib shim: the first frame on the logical screen, its transparent

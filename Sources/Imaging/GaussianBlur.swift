@@ -1,3 +1,5 @@
+import Compute
+
 /// Gaussian blur approximated by three successive box blurs per axis (Wells 1986; box sizes per
 /// Kutskir's "boxes for Gauss"), on premultiplied `Float` RGBA with running sums, so the cost per
 /// pixel is constant in the radius. Edges are extended (clamp-to-edge).

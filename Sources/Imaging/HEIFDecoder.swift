@@ -1,3 +1,4 @@
+import Compute
 import CCodecs
 
 /// HEIF/HEIC and AVIF decoding through the CCodecs libheif shim: the primary image with the container's

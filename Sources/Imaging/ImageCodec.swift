@@ -1,3 +1,5 @@
+import Compute
+
 /// Entry points for reading PNG, JPEG, WebP, GIF, HEIF/HEIC and AVIF, and writing PNG, JPEG and WebP.
 ///
 /// The format is always sniffed from the content. Decoding never prints and never crashes on hostile data:

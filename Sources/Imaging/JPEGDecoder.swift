@@ -1,3 +1,4 @@
+import Compute
 import CCodecs
 
 /// JPEG decoding through the CCodecs libjpeg-turbo shim: baseline, progressive, arithmetic, greyscale,
@@ -108,7 +109,7 @@ enum JPEGDecoder {
             }
             if let converter {
                 // Each band's colour conversion goes to an idle compute thread while libjpeg decodes the next band.
-                try ComputePool.pipelined(decodeRows, process: { band in converter.apply(band.start, count: band.count) })
+                try Parallel.pipelined(decodeRows, process: { band in converter.apply(band.start, count: band.count) })
             } else {
                 try decodeRows { _ in }
             }

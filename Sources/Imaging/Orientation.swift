@@ -1,3 +1,5 @@
+import Compute
+
 /// An EXIF orientation (TIFF tag 0x0112): how the stored pixels must be flipped/rotated to appear upright.
 public enum Orientation: Int, Sendable, CaseIterable {
     case up = 1, upMirrored = 2, down = 3, downMirrored = 4

@@ -1,3 +1,4 @@
+import Compute
 import CCodecs
 
 /// PNG decoding through the CCodecs libpng shim: every colour type and bit depth to RGBA8.

@@ -1,10 +1,11 @@
+import Compute
 import CCodecs
 
 /// PNG encoding: 8-bit, no interlacing, no ancillary chunks (metadata is stripped); rows filtered as libpng
 /// filters them, compressed by libdeflate (CCodecs' cc_png_encode.c).
 ///
 /// Up to `CC_PNG_WHOLE_MAX` filtered bytes an image is encoded in pieces spread over the pool's idle threads
-/// (``ComputePool/spread(_:_:)``): bands of rows filtered apart, and from ``splitThreshold`` bytes on, the deflate
+/// (``Parallel/forEach(_:_:)``): bands of rows filtered apart, and from ``splitThreshold`` bytes on, the deflate
 /// data made as two segments of one stream. Where the split falls depends on the image's size alone, never on the
 /// threads, so an image always encodes to the same bytes; below the threshold they are the bytes a one-piece
 /// encoding gives.
@@ -65,7 +66,7 @@ enum PNGEncoder {
         }
         let filterStatus = SpreadResults<Int32>(count: bands)
         do {
-            try ComputePool.spread(bands) { _, band in
+            try Parallel.forEach(bands) { _, band in
                 let y0 = band * bandRows, y1 = min(height, y0 + bandRows)
                 filterStatus.set(band, cc_png_filter_rows(buffers.pixels, UInt32(width), inChannels, outChannels,
                                                           UInt32(y0), UInt32(y1), buffers.filtered + y0 * line,
@@ -84,7 +85,7 @@ enum PNGEncoder {
         defer { for segment in segments { segment.out.deallocate() } }
         let lengths = SpreadResults<Int>(count: segments.count)
         do {
-            try ComputePool.spread(segments.count) { _, i in
+            try Parallel.forEach(segments.count) { _, i in
                 var length = 0
                 let status = cc_png_deflate_segment(buffers.filtered + segments[i].start, segments[i].length,
                                                     Int32(level), segments[i].last ? 1 : 0, segments[i].out,

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// Weighted clustering of CIELAB histogram bins into palette centres (internal to

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// Dominant-colour palette ("colour scheme") of an image.

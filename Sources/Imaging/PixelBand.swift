@@ -1,3 +1,5 @@
+import Compute
+
 /// A band of bytes (decoded RGBA pixels, a mask) handed to another thread to convert or blur.
 ///
 /// `@unchecked Sendable` is sound here: the threads given bands of one buffer write disjoint ranges of it (the

@@ -1,3 +1,5 @@
+import Compute
+
 /// High-quality separable image resampling (Lanczos-3 by default).
 ///
 /// The two 1-D passes run on premultiplied `Float` RGBA so that transparent pixels, whose colour

@@ -1,3 +1,4 @@
+import Compute
 import CCodecs
 
 /// WebP decoding through the CCodecs libwebp shim: lossy, lossless and alpha; an animation's first frame

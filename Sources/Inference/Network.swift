@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// A fixed-shape convolutional network (U²-Netp) loaded from the worker's own format

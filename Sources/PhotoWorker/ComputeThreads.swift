@@ -1,3 +1,4 @@
+import Compute
 import Imaging
 import JSONRPC
 import JSONRPCTransport

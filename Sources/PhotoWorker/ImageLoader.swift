@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Imaging
 

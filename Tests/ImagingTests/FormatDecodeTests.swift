@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Testing
 @testable import Imaging

@@ -1,3 +1,4 @@
+import Compute
 import Testing
 @testable import Imaging
 

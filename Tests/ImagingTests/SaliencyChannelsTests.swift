@@ -1,3 +1,4 @@
+import Compute
 import CKernels
 import Testing
 @testable import Imaging

@@ -1,3 +1,4 @@
+import Compute
 import Dispatch
 import Foundation
 @testable import Inference

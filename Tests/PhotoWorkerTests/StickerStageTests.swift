@@ -1,3 +1,4 @@
+import Compute
 import Imaging
 import Inference
 @testable import PhotoWorker

@@ -1,3 +1,4 @@
+import Compute
 import Imaging
 @testable import PhotoWorker
 import Testing

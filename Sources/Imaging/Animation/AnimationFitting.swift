@@ -1,3 +1,5 @@
+import Compute
+
 /// Fits an animation under a byte limit by encoding it again with less: lower quality first, then a lower frame
 /// rate, then a shorter length, and says which encodings were tried.
 ///

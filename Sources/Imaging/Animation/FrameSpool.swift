@@ -1,3 +1,5 @@
+import Compute
+
 /// An animation's frames kept compressed (PNG at zlib level 1, a fifth to a tenth of the raw bytes for a sticker)
 /// so that it can be encoded again at other settings (``AnimationFitting``) without the raw clip in memory or a
 /// second decode of the source.

@@ -1,3 +1,4 @@
+import Compute
 import CCodecs
 
 /// One kind of motion source behind ``MotionDecoder``: a C handle opened over the source, handing out frames in

@@ -1,3 +1,4 @@
+import Compute
 import CCodecs
 
 /// Every frame of an animated (or still) WebP through libwebpdemux's animation decoder.

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// Grows the two cuts' consensus back into the subject parts both cuts shaved off near its edge.

@@ -1,3 +1,5 @@
+import Compute
+
 /// Frontal faces in a photo: OpenCV's Haar cascade (`HaarCascade.frontalFace`) run the way OpenCV's
 /// `detectMultiScale` runs it, on a histogram-equalised grey copy at most `maxSide` pixels long:
 /// an image pyramid in steps of `scaleFactor`, windows 2 pixels apart below scale 2 and 1 pixel apart

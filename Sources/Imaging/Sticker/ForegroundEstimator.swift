@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// The subject's own colour where its alpha is soft: foreground estimation by blur fusion (Forte & Pitié 2021,
@@ -67,7 +68,7 @@ public enum ForegroundEstimator {
         let wide = try WideMeans(image, alpha: alpha, around: rect)
         let bands = (rect.height + rowsPerBand - 1) / rowsPerBand
         let target = PixelBand(start: out, count: 0)
-        try ComputePool.spread(bands) { _, b in
+        try Parallel.forEach(bands) { _, b in
             try Cancellation.check()
             let by0 = rect.y + b * rowsPerBand, by1 = min(rect.y + rect.height, by0 + rowsPerBand)
             narrowPass(image, alpha: alpha, wide: wide, rows: by0..<by1, columns: rect.x..<(rect.x + rect.width),

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// Iterated colour-model graph cut (GrabCut, Rother et al. 2004) on the working image, seeded and

@@ -1,3 +1,5 @@
+import Compute
+
 /// Minimum s-t cut of an 8-connected pixel grid by the Boykov–Kolmogorov max-flow algorithm
 /// ("An Experimental Comparison of Min-Cut/Max-Flow Algorithms", PAMI 2004), with the timestamp /
 /// distance heuristic of Kolmogorov's maxflow-v3 for cheap origin checks during adoption.

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// A boosted cascade of Haar-like features (Viola & Jones 2001, with Lienhart & Maydt's tree-shaped

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// Softens a full-resolution hard mask edge with a separable Gaussian blur, touching only the rows and
@@ -11,7 +12,7 @@ enum MaskFeather {
     /// - Throws: `CancellationError`, checked per band of rows.
     ///
     /// In bands of `bandRows` rows (``rowsPerBand``; the whole height is the one-pass blur), which in a
-    /// compute-pool piece idle threads of the pool take too (``ComputePool/spread(_:_:)``: the end of a lone
+    /// compute-pool piece idle threads of the pool take too (``Parallel/forEach(_:_:)``: the end of a lone
     /// sticker). The blur is in place, so the rows a band reads beyond its own (the kernel's radius above and
     /// below) are copied first: its neighbours overwrite them.
     static func feather(_ values: inout [UInt8], width w: Int, height h: Int, sigma: Double,
@@ -29,7 +30,7 @@ enum MaskFeather {
         }
         try values.withUnsafeMutableBufferPointer { v in
             let mask = PixelBand(start: v.baseAddress!, count: w * h)
-            try ComputePool.spread(bands) { [kernel] _, b in
+            try Parallel.forEach(bands) { [kernel] _, b in
                 try Cancellation.check()
                 let y0 = b * bandRows
                 try blur(rows: y0..<min(h, y0 + bandRows), of: mask.start, width: w, height: h, halo: halos[b],

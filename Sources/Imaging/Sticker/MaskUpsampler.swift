@@ -1,3 +1,4 @@
+import Compute
 import CKernels
 
 /// Brings a working-resolution soft mask to full resolution along the photo's own edges with the fast
@@ -22,14 +23,14 @@ enum MaskUpsampler {
     /// The coefficient planes are enlarged one output row at a time, so beyond the returned mask the
     /// full-resolution pass holds no float plane of the photo's size (four would be 16 bytes a pixel, 380 MB for
     /// a 24-megapixel photo). In a compute-pool piece, idle threads of the pool take planes and bands too
-    /// (``ComputePool/spread(_:_:)``): this is the end of a lone sticker, where the other core is otherwise idle.
+    /// (``Parallel/forEach(_:_:)``): this is the end of a lone sticker, where the other core is otherwise idle.
     static func upsample(mask: [Float], guide: [Float], width w: Int, height h: Int, to image: Image,
                          radius: Int, epsilon: Float, level: Float = 0.5) throws -> [UInt8] {
         let n = w * h
         precondition(mask.count == n && guide.count == 3 * n)
         let W = image.width, H = image.height
         var out = [UInt8](repeating: 0, count: W * H)
-        let threads = ComputePool.current?.threadCount ?? 1
+        let threads = Parallel.width
         let floats = UnsafeMutablePointer<Float>.allocate(capacity: Planes.statistics * n)
         let tables = UnsafeMutablePointer<Double>.allocate(capacity: threads * (w + 1) * (h + 1))
         defer { floats.deallocate(); tables.deallocate() }
@@ -40,7 +41,7 @@ enum MaskUpsampler {
                 let box: @Sendable (_ thread: Int, _ source: UnsafePointer<Float>, _ plane: Int) -> Void = {
                     ck_box_mean($1, w, h, radius, work.table($0), work.plane($2))
                 }
-                try ComputePool.spread(Planes.statistics) { thread, index in
+                try Parallel.forEach(Planes.statistics) { thread, index in
                     try Cancellation.check()
                     let plane = work.plane(index)
                     guide.withUnsafeBufferPointer { g in
@@ -52,7 +53,7 @@ enum MaskUpsampler {
                 }
                 // The fit, pixel by pixel, in bands; then the box means of its coefficients.
                 let band = 16_384
-                try ComputePool.spread((n + band - 1) / band) { _, index in
+                try Parallel.forEach((n + band - 1) / band) { _, index in
                     try Cancellation.check()
                     let start = index * band
                     let mean = (0..<4).map { UnsafePointer<Float>?(work.plane($0) + start) }
@@ -61,13 +62,13 @@ enum MaskUpsampler {
                     let b = work.plane(Planes.coefficient(3)) + start
                     ck_guided_fit(min(band, n - start), mean, corr, epsilon, &a, b)
                 }
-                try ComputePool.spread(4) { thread, index in
+                try Parallel.forEach(4) { thread, index in
                     try Cancellation.check()
                     box(thread, work.plane(Planes.coefficient(index)), Planes.smoothed(index))
                 }
                 let enlarger = PlaneResampler.RowEnlarger(width: w, height: h, targetWidth: W, targetHeight: H)
                 let rowsPerBand = 32
-                try ComputePool.spread((H + rowsPerBand - 1) / rowsPerBand) { _, index in
+                try Parallel.forEach((H + rowsPerBand - 1) / rowsPerBand) { _, index in
                     try Cancellation.check()
                     let smoothed = (0..<4).map { UnsafePointer<Float>?(work.plane(Planes.smoothed($0))) }
                     // The model is fitted on 0...1 colours: fold the 1/255 into the threshold side instead of

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// One subject of a photo, as `StickerExtractor.subjects(in:options:subjectMap:guessGate:on:)` finds it.

@@ -1,3 +1,5 @@
+import Compute
+
 /// Small float-plane resamplers used by the sticker pipeline: an area-average reduction (to build the
 /// working copy without aliasing) and a bilinear enlargement (to bring per-pixel coefficients back to
 /// full resolution). Kept private to the pipeline so it does not depend on the ops helper's resizer.
@@ -48,7 +50,7 @@ enum PlaneResampler {
     }
 
     /// Area-average reduction of interleaved `channels`-channel 8-bit data to floats (same 0...255 scale), in bands
-    /// of output rows spread over the pool's idle threads (``ComputePool/spread(_:_:)``): each band reduces the
+    /// of output rows spread over the pool's idle threads (``Parallel/forEach(_:_:)``): each band reduces the
     /// source rows its footprint covers across, then sums them down. Every output sums its footprint in source
     /// order, whatever the split, so the floats do not depend on it; the source rows a band needs are reduced
     /// across in that band (those shared by two bands twice) so no reduced copy of the whole height is ever held (a
@@ -93,7 +95,7 @@ enum PlaneResampler {
         let stride = tw * c
         let planes = Planes(source: source, out: out)
         let band = 32
-        try ComputePool.spread((th + band - 1) / band) { _, index in
+        try Parallel.forEach((th + band - 1) / band) { _, index in
             if Cancellation.isRequested { throw CancellationError() }
             let oy0 = index * band, oy1 = min(th, oy0 + band)
             // The source rows the band's footprints cover, reduced across.

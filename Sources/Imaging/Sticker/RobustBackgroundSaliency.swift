@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// Region-level saliency after Zhu, Liang, Wei & Sun, "Saliency Optimization from Robust Background

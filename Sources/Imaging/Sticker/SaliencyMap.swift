@@ -1,3 +1,4 @@
+import Compute
 import CKernels
 import Foundation
 
@@ -47,7 +48,7 @@ struct SaliencyMap {
         let w = image.width, h = image.height, n = w * h
         width = w; height = h
         // The channels' minimum-barrier distances, each a raster scan of its own, at once where the pool has
-        // idle threads (``ComputePool/spread(_:_:)``), then summed in the channels' order: the three Lab ones
+        // idle threads (``Parallel/forEach(_:_:)``), then summed in the channels' order: the three Lab ones
         // (each after a 3×3 mean: single noisy pixels would otherwise raise barriers inside textures), then the
         // texture ones (already box-smoothed by construction) and the focus one (smooth by construction:
         // pooled and spread by FocusFeatures).
@@ -55,7 +56,7 @@ struct SaliencyMap {
         let useFocus = focus.map { $0.count == n } == true && focusWeight > 0
         let channels = 3 + (useTexture ? 3 : 0) + (useFocus ? 1 : 0)
         let prepared = SpreadResults<[Float]>(count: channels)
-        try ComputePool.spread(channels) { _, k in
+        try Parallel.forEach(channels) { _, k in
             try Cancellation.check()
             var channel = [Float](repeating: 0, count: n)
             switch k {

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// Cuts the main subject out of a photo with classical vision; nothing is downloaded, and the one

@@ -1,3 +1,5 @@
+import Compute
+
 /// Draws a solid outline of a given width around an RGBA cut-out: the subject's alpha is dilated by
 /// an exact Euclidean distance transform (Felzenszwalb & Huttenlocher) and the band is filled with
 /// the outline colour *under* the subject, with a one-pixel anti-aliased rim.

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// What the photo alone gives the cut-out, before its faces and its subject map are known: either
@@ -19,7 +20,7 @@ public struct StickerPreparation: Sendable {
     let sourceWidth: Int
 
     /// The classical maps of `image` at `options.workingSize`. With `concurrently`, two pairs of independent maps
-    /// are made at once where the pool has an idle thread (``ComputePool/both(_:_:)``): a lone sticker's classical
+    /// are made at once where the pool has an idle thread (``Parallel/both(_:_:)``): a lone sticker's classical
     /// maps often run after its passes, on one core otherwise. Without it (a large photo, whose stages run one
     /// after another for memory) they are made in turn: at once, each thread's malloc arena grew by the other's
     /// buffers (a 6000x4000 sticker peaked 20 MB higher).
@@ -42,7 +43,7 @@ public struct StickerPreparation: Sendable {
         let focusMap = { @Sendable () throws -> FocusFeatures in
             try FocusFeatures(image, width: work.width, height: work.height)
         }
-        let (texture, focus) = concurrently ? try ComputePool.both(textureMap, focusMap)
+        let (texture, focus) = concurrently ? try Parallel.both(textureMap, focusMap)
                                             : (try textureMap(), try focusMap())
         // Two independent saliency hypotheses (pixel MBD, region robust-background), each cut on its own; their
         // errors are largely independent, so the consensus of the two cuts is kept.
@@ -58,7 +59,7 @@ public struct StickerPreparation: Sendable {
         // the region map is then not made).
         let saliency: SaliencyMap, region: RobustBackgroundSaliency?
         if concurrently {
-            (saliency, region) = try ComputePool.both(pixelMap, regionMap)
+            (saliency, region) = try Parallel.both(pixelMap, regionMap)
         } else {
             saliency = try pixelMap()
             region = saliency.rawStrength < 2 ? nil : try regionMap()

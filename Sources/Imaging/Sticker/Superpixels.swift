@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// SLIC superpixels (Achanta et al., "SLIC Superpixels Compared to State-of-the-Art Superpixel

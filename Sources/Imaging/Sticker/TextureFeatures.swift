@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// Cheap per-pixel texture descriptors of the working image, three channels interleaved like

@@ -1,3 +1,4 @@
+import Compute
 import CSyscalls
 import Foundation
 import Imaging

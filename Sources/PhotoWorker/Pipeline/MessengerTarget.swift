@@ -1,3 +1,4 @@
+import Compute
 import Imaging
 
 /// A messenger whose sticker rules `pack.export` can write files for (`"target"`).

@@ -1,3 +1,4 @@
+import Compute
 import Imaging
 import Inference
 
@@ -77,7 +78,7 @@ public enum SubjectNetwork {
                      memory: ActivationMemory) async throws -> SubjectMap {
         try await memory.withBlock(for: network) { block in
             try await stages.stage {
-                let map = try network.forward(input, in: block, parallel: StageLoop(stages: stages)) { Cancellation.isRequested }
+                let map = try network.forward(input, in: block, parallel: stages) { Cancellation.isRequested }
                 return SubjectMap(width: map.width, height: map.height, values: map.data)
             }
         }
@@ -119,16 +120,5 @@ public enum SubjectNetwork {
             }
         }
         return out
-    }
-}
-
-/// A stage runner as the network's ``ParallelLoop``: a pass's bands go to the runner's idle threads.
-struct StageLoop<Stages: StageRunner>: ParallelLoop {
-    let stages: Stages
-
-    var width: Int { stages.width }
-
-    func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
-        try stages.forEach(count, body)
     }
 }

@@ -1,4 +1,4 @@
-import Imaging
+import Compute
 import Testing
 
 /// A guess waits for its gate without holding anything, starts when it opens, and stops waiting when cancelled.

@@ -1,16 +1,5 @@
+import Compute
 import Synchronization
-
-/// Where a forward pass may split a layer's independent bands over more than one thread: the caller's
-/// scheduler, which knows which threads are idle (the worker's compute pool). ``Network/forward(_:parallel:isCancelled:)``
-/// takes one; without it every band runs on the calling thread.
-public protocol ParallelLoop: Sendable {
-    /// The most threads one loop may use at once, the caller's included.
-    var width: Int { get }
-    /// Calls `body(thread, index)` for every index in `0..<count` and returns when all have run. `thread` is 0
-    /// on the calling thread and 1, 2, ... on helpers, each number used by one thread at a time.
-    /// - Throws: the first error `body` threw.
-    func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws
-}
 
 /// One forward pass's use of a ``ParallelLoop``: each participating thread's scratch, kept across the pass's
 /// layers.

@@ -2,7 +2,7 @@
 /// declares its stages and which of them are independent once, and a runner decides how they run: in the calling
 /// task one after another (``InlineStages``), or on a ``ComputePool``'s threads with independent stages at once or,
 /// where memory matters more than latency, one after another (``PoolStages``).
-public protocol StageRunner: Sendable {
+public protocol StageRunner: ParallelLoop {
     /// Whether ``pair(_:_:)`` runs its two stages at the same time.
     var runsConcurrently: Bool { get }
     /// Runs one stage of synchronous work.
@@ -17,12 +17,9 @@ public protocol StageRunner: Sendable {
     func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
                                              then b: @escaping @Sendable () async throws -> B,
                                              if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?)
-    /// The most threads one stage may spread over with ``forEach(_:_:)``, its own included.
-    var width: Int { get }
-    /// From inside a stage's body: calls `body(thread, index)` for every index in `0..<count`, on the stage's
-    /// thread (thread 0) and, where the runner has idle threads, on others (1, 2, ...: each number used by one
-    /// thread at a time); returns when all have run.
-    func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws
+    // As a ``ParallelLoop`` (a network's pass takes a runner as its loop): from inside a stage's body, `forEach`
+    // calls `body(thread, index)` for every index, on the stage's thread (thread 0) and, where the runner has
+    // idle threads, on others; `width` is the most threads one stage may spread over, its own included.
 }
 
 extension StageRunner {

@@ -1,6 +1,6 @@
+import Compute
 import Glibc
 import Dispatch
-import Imaging
 import Synchronization
 import Testing
 
@@ -25,7 +25,7 @@ struct ComputePoolTests {
             let first = DispatchSemaphore(value: 0)
             let producer = Int(bitPattern: pthread_self())
             let processedElsewhere = Mutex(false)
-            try ComputePool.pipelined({ handOff in
+            try Parallel.pipelined({ handOff in
                 handOff(0)
                 // Only a helper on the other thread can process item 0 while this thread waits here.
                 let answered = first.wait(timeout: .now() + 30) == .success
@@ -51,7 +51,7 @@ struct ComputePoolTests {
         let inside = Mutex(0)
         await #expect(throws: CancellationError.self) {
             try await pool.run {
-                try ComputePool.pipelined({ handOff in
+                try Parallel.pipelined({ handOff in
                     for i in 0..<100 { handOff(i) }
                     throw CancellationError()
                 }, process: { (_: Int) in
@@ -64,7 +64,7 @@ struct ComputePoolTests {
         #expect(inside.withLock { $0 } == 0, "a helper was still processing after the call returned")
         var order: [Int] = []
         let log = Mutex<[Int]>([])
-        try ComputePool.pipelined({ handOff in
+        try Parallel.pipelined({ handOff in
             for i in 0..<3 {
                 handOff(i)
                 order.append(log.withLock { $0.count })
@@ -291,7 +291,7 @@ struct ComputePoolForEachTests {
         try pool.forEach(16, width: 2) { thread, _ in threads.withLock { _ = $0.insert(thread) } }
         #expect(threads.withLock { $0 } == [0], "threads \(threads.withLock { $0 })")
     }
-    /// ``ComputePool/both(_:_:)`` in a piece: the two at once (each waits for the other to start, so one after the
+    /// ``Parallel/both(_:_:)`` in a piece: the two at once (each waits for the other to start, so one after the
     /// other would never return: the wait gives up after 30 s and the test fails), each result where it belongs.
     @Test func bothRunsItsTwoAtOnceOnAPoolAndInTurnElsewhere() async throws {
         let pool = ComputePool(threads: 2)
@@ -299,7 +299,7 @@ struct ComputePoolForEachTests {
         defer { pool.stop() }
         let (a, b) = try await pool.run { () throws -> (String, Bool) in
             let started = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-            return try ComputePool.both({ () -> String in
+            return try Parallel.both({ () -> String in
                 started.0.signal()
                 return started.1.wait(timeout: .now() + 30) == .success ? "a" : "b never started"
             }, { () -> Bool in
@@ -309,9 +309,9 @@ struct ComputePoolForEachTests {
         }
         #expect(a == "a" && b, "a: \(a), b saw a start: \(b)")
         let order = Mutex([String]())
-        let inline = try ComputePool.both({ order.withLock { $0.append("a") }; return 1 },
+        let inline = try Parallel.both({ order.withLock { $0.append("a") }; return 1 },
                                           { order.withLock { $0.append("b") }; return "two" })
         #expect(inline == (1, "two") && order.withLock { $0 } == ["a", "b"], "\(inline), order \(order.withLock { $0 })")
-        #expect(throws: Failure.self) { _ = try ComputePool.both({ throw Failure() }, { 2 }) }
+        #expect(throws: Failure.self) { _ = try Parallel.both({ throw Failure() }, { 2 }) }
     }
 }
