@@ -37,10 +37,14 @@ let package = Package(
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         // JSON-RPC in two layers: the transport (JSON values, messages, framing, the reader and writer
         // threads) and the server (registry, runner, limiter, dialects, lifecycle). Neither knows the application.
-        .target(name: "JSONRPCTransport"),
+        // The one way to park a task until something happens (a slot, a block, an answer, an open gate): a waiter
+        // queue's state machine and its continuation front. Its own target because JSONRPC, Imaging and Inference
+        // all park tasks and none may import another (Imaging and Inference know nothing of JSON-RPC).
+        .target(name: "Waiting"),
+        .target(name: "JSONRPCTransport", dependencies: ["Waiting"]),
         .target(
             name: "JSONRPC",
-            dependencies: ["JSONRPCTransport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["JSONRPCTransport", "Waiting", .product(name: "Logging", package: "swift-log")]
         ),
         // The innermost pixel loops of the inference engine and the sticker's maps, compiled per instruction set
         // and chosen at run time (Swift cannot do that per function); no FMA contraction, so every variant
@@ -48,7 +52,7 @@ let package = Package(
         .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off"])]),
         // Where pixel work runs: the compute pool and its leases, the stage runners, speculation, cancellation and the
         // one vocabulary (`Parallel`) algorithms use to say what may run at once. Knows no pixels and no networks.
-        .target(name: "Compute"),
+        .target(name: "Compute", dependencies: ["Waiting"]),
         // Resources: OpenCV's frontal face cascade (scripts/gen-face-cascade.py).
         .target(name: "Imaging", dependencies: ["Compute", "CCodecs", "CKernels"], resources: [.copy("Resources")]),
         // OpenBLAS's CBLAS (Debian's libopenblas-dev): only photobench's peer for the engine's own matrix product
@@ -56,10 +60,10 @@ let package = Package(
         .systemLibrary(name: "COpenBLAS"),
         // A small inference engine for fixed convolutional networks (U²-Netp's subject map); knows
         // nothing of JSON-RPC or stickers. Weights converted by scripts/gen-u2netp.py.
-        .target(name: "Inference", dependencies: ["Compute", "CKernels"], resources: [.copy("Resources")]),
+        .target(name: "Inference", dependencies: ["Compute", "CKernels", "Waiting"], resources: [.copy("Resources")]),
         .target(
             name: "PhotoWorker",
-            dependencies: ["JSONRPC", "JSONRPCTransport", "Compute", "Imaging", "Inference", "CSyscalls", "CCurl",
+            dependencies: ["JSONRPC", "JSONRPCTransport", "Compute", "Imaging", "Inference", "Waiting", "CSyscalls", "CCurl",
                            .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Resources")]
         ),
@@ -73,12 +77,15 @@ let package = Package(
         ),
         // In-process benchmarks: `swift run -c release photobench <suite>` (bench/README.md).
         .executableTarget(name: "photobench", dependencies: ["Compute", "Imaging", "Inference", "COpenBLAS", "PhotoWorker"], path: "bench/Sources/photobench"),
-        .testTarget(name: "JSONRPCTransportTests", dependencies: ["JSONRPCTransport"]),
-        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSONRPCTransport", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "ComputeTests", dependencies: ["Compute"]),
-        .testTarget(name: "InferenceTests", dependencies: ["Inference", "Compute", "CKernels", "Imaging"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "Compute", "CKernels"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker", "Compute", "JSONRPC", "JSONRPCTransport", "PhotoWorkerTestSupport"]),
+        // Waits in tests that fail, saying what they waited for, when their deadline passes.
+        .target(name: "Deadlines", path: "Tests/Deadlines"),
+        .testTarget(name: "WaitingTests", dependencies: ["Waiting", "Deadlines"]),
+        .testTarget(name: "JSONRPCTransportTests", dependencies: ["JSONRPCTransport", "Deadlines"]),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSONRPCTransport", "Deadlines", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "ComputeTests", dependencies: ["Compute", "Deadlines"]),
+        .testTarget(name: "InferenceTests", dependencies: ["Inference", "Compute", "CKernels", "Imaging", "Deadlines"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "Compute", "CKernels", "Deadlines"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker", "Compute", "JSONRPC", "JSONRPCTransport", "PhotoWorkerTestSupport", "Deadlines"]),
         // Spawned-worker helpers, local HTTP servers, the corpus and hostile-input checks, shared by
         // the end-to-end tests and the in-process tests of the core.
         .target(name: "PhotoWorkerTestSupport", dependencies: ["JSONRPCTransport", "Imaging"], path: "Tests/PhotoWorkerTestSupport"),

@@ -3,7 +3,8 @@
 # AVIF and colour-management tests have files nobody else made (other projects' test images are kept as an
 # independent check). Run it again to regenerate; the outputs are committed (small: about 2 MB).
 #   needs: webp (cwebp, img2webp, dwebp), gifsicle, imagemagick, libheif-examples (heif-enc, heif-convert),
-#          libavif-bin (avifenc), liblcms2-utils (jpgicc), colord-data (the Adobe RGB and ProPhoto profiles),
+#          libavif-bin (avifenc), liblcms2-utils (jpgicc), colord-data (the Adobe RGB and ProPhoto profiles,
+#          and the Apple RGB and Wide Gamut profiles copied to profiles/),
 #          python3 with numpy (the Display P3 pixels of the CICP file).
 # refs/ holds what an independent decoder (dwebp, heif-convert, ImageMagick) makes of each sRGB file: the
 # worker's decodes are compared with these (PSNR >= 40 dB, Tests/ImagingTests/FormatDecodeTests.swift).
@@ -16,6 +17,9 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$out"
 mkdir -p "$out/refs" "$out/broken"
+# Two more matrix-shaper profiles for the colour-management arithmetic test (colord-data, CC0-1.0), kept as they are.
+mkdir -p "$out/profiles"
+cp "$icc/AppleRGB.icc" "$icc/WideGamutRGB.icc" "$out/profiles/"
 
 # Sources: a portrait (girl-1 at 360x240), a still life (coffee at 320x212) and an RGBA sticker-like cut of it.
 convert "$photos/girl-1.jpg" -resize 360x240! "$tmp/girl.png"

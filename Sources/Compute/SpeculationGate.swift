@@ -1,4 +1,5 @@
 import Synchronization
+import Waiting
 
 /// When a guess may start: a ``StageRunner/speculate(_:then:if:)`` guess that waits on a gate submits no work (so
 /// holds no thread) until the gate opens. The sticker's classical maps wait for the first sign that the network's
@@ -7,7 +8,7 @@ import Synchronization
 public final class SpeculationGate: Sendable {
     private struct State {
         var isOpen = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters = ContinuationQueue<Void>()
     }
 
     private let state = Mutex(State())
@@ -16,32 +17,24 @@ public final class SpeculationGate: Sendable {
 
     /// Lets the guess start (again and again: opening an open gate does nothing).
     public func open() {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+        state.withLock { s in
             s.isOpen = true
-            defer { s.waiters.removeAll() }
-            return s.waiters
-        }
-        for waiter in waiters { waiter.resume() }
+            return s.waiters.resolveAll(with: .success(()))
+        }.perform()
     }
 
     public var isOpen: Bool { state.withLock { $0.isOpen } }
 
     /// Returns once the gate is open.
-    /// - Throws: `CancellationError` when the waiting task is cancelled first (a guess found unneeded).
+    /// - Throws: `CancellationError` when the waiting task is cancelled first (a guess found unneeded); the gate
+    ///   stays as it was.
     public func wait() async throws {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { s -> Bool in
-                    if s.isOpen { return true }
-                    s.waiters.append(c)
-                    return false
-                }
-                if resumeNow { c.resume() }
-            }
-        } onCancel: {
-            // The one waiter of a sticker's gate is its guess: cancelled, it no longer waits for anything.
-            open()
+        guard let ticket = state.withLock({ s in s.isOpen ? nil : s.waiters.enqueue() }) else {
+            return try Task.checkCancellation()
         }
+        try await Parking.wait({ c in state.withLock { $0.waiters.park(ticket, c) }.perform() }, onCancel: {
+            state.withLock { $0.waiters.resolve(ticket, with: .failure(CancellationError())) }.perform()
+        })
         try Task.checkCancellation()
     }
 }

@@ -1,4 +1,5 @@
 import Synchronization
+import Waiting
 
 /// Blocks of memory lent to forward passes for their activations and kept between them, so the passes of one
 /// job (a batch's photos, a sticker's two passes) reuse memory that is already mapped instead of faulting in and
@@ -15,24 +16,37 @@ import Synchronization
 /// exists. A pass that finds a free block of its size takes it at once; the others queue in the order they came.
 /// A pass is never refused: with nothing lent, it gets its block even over the budget.
 public final class ActivationMemory: Sendable {
-    private struct Waiter {
-        let id: Int
+    /// A pass waiting for a block of `floats`.
+    private struct Waiter: ResumableWaiter {
         let floats: Int
         let continuation: CheckedContinuation<Block, any Error>
+        func deliver(_ outcome: sending Result<Block, any Error>) { continuation.resume(with: outcome) }
     }
 
-    private struct State {
+    /// The budget, once asked for.
+    private enum Budget {
+        case unknown
+        case unlimited
+        case floats(Int)
+    }
+
+    /// The blocks held, lent and free.
+    private struct Blocks {
         var free: [Block] = []
         var lent: [Block] = []
-        var waiters: [Waiter] = []
-        var nextWaiter = 0
-        /// The budget in floats once asked for: nil while not asked, `.some(nil)` for none.
-        var budget: Int?? = nil
+        var budget = Budget.unknown
         /// The most floats held at once.
         var peakHeld = 0
 
         var lentFloats: Int { lent.reduce(0) { $0 + $1.floats } }
         var heldFloats: Int { free.reduce(0) { $0 + $1.floats } + lentFloats }
+        var hasBudget: Bool { if case .floats = budget { true } else { false } }
+    }
+
+    private struct State {
+        var blocks = Blocks()
+        /// Passes waiting for room, in the order they came.
+        var waiters = WaiterQueue<Waiter, Result<Block, any Error>>()
     }
 
     private let state = Mutex(State())
@@ -46,7 +60,7 @@ public final class ActivationMemory: Sendable {
     }
 
     deinit {
-        state.withLock { state in for block in state.free { block.deallocate() } }
+        state.withLock { state in for block in state.blocks.free { block.deallocate() } }
     }
 
     /// Runs `body` with a block for one pass of `network` (``Network/forward(_:in:parallel:isCancelled:)``),
@@ -61,74 +75,59 @@ public final class ActivationMemory: Sendable {
 
     /// A block of at least `floats` within the budget, once there is room.
     func lend(floats: Int) async throws -> Block {
-        if state.withLock({ $0.budget == nil }) {
+        if state.withLock({ if case .unknown = $0.blocks.budget { true } else { false } }) {
             let bytes = budgetBytes()
-            state.withLock { if $0.budget == nil { $0.budget = .some(bytes.map { $0 / MemoryLayout<Float>.stride }) } }
-        }
-        let id = state.withLock { state -> Int in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Block, any Error>) in
-                let outcome = state.withLock { state -> Result<Block, any Error>? in
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    // A free block of its size it takes at once: no one waiting could use it (each give serves
-                    // them first). Anything else only if no one waits: they may be waiting for room it would take.
-                    if let block = Self.freeBlock(fitting: floats, in: &state) { return .success(block) }
-                    if state.waiters.isEmpty, let block = Self.grant(floats, in: &state) { return .success(block) }
-                    state.waiters.append(Waiter(id: id, floats: floats, continuation: continuation))
-                    return nil
+            state.withLock {
+                if case .unknown = $0.blocks.budget {
+                    $0.blocks.budget = bytes.map { .floats($0 / MemoryLayout<Float>.stride) } ?? .unlimited
                 }
-                if let outcome { continuation.resume(with: outcome) }
             }
-        } onCancel: {
-            // Those behind a cancelled pass may fit now.
-            let (waiter, granted) = state.withLock { state -> (Waiter?, [Grant]) in
-                guard let i = state.waiters.firstIndex(where: { $0.id == id }) else { return (nil, []) }
-                return (state.waiters.remove(at: i), Self.serveWaiters(in: &state))
-            }
-            waiter?.continuation.resume(throwing: CancellationError())
-            for grant in granted { grant.continuation.resume(returning: grant.block) }
         }
+        let ticket = state.withLock { $0.waiters.enqueue() }
+        return try await Parking.wait({ continuation in
+            state.withLock { state in
+                // A free block of its size it takes at once: no one waiting could use it (each give serves them
+                // first). Anything else only if no one waits: they may be waiting for room it would take.
+                // (Not if a cancellation came first: the ticket then has its outcome.)
+                if state.waiters.isWaiting(ticket),
+                   let block = Self.freeBlock(fitting: floats, in: &state.blocks)
+                    ?? (state.waiters.parkedCount == 0 ? Self.grant(floats, in: &state.blocks) : nil) {
+                    _ = state.waiters.resolve(ticket, with: .success(block))
+                }
+                return state.waiters.park(ticket, Waiter(floats: floats, continuation: continuation))
+            }.perform()
+        }, onCancel: {
+            // Those behind a cancelled pass may fit now.
+            state.withLock { state in
+                [state.waiters.resolve(ticket, with: .failure(CancellationError()))].compactMap { $0 }
+                    + Self.serveWaiters(in: &state)
+            }.perform()
+        })
     }
 
-    /// A block lent to a pass that waited for it.
-    private typealias Grant = (continuation: CheckedContinuation<Block, any Error>, block: Block)
-
     /// Lends blocks to those waiting that fit now, in the order they came; they are resumed outside the lock.
-    private static func serveWaiters(in state: inout State) -> [Grant] {
-        var granted: [Grant] = []
-        var i = 0
-        while i < state.waiters.count {
-            if let block = grant(state.waiters[i].floats, in: &state) {
-                granted.append((state.waiters.remove(at: i).continuation, block))
-            } else {
-                i += 1
-            }
-        }
-        return granted
+    private static func serveWaiters(in state: inout State) -> [WaiterQueue<Waiter, Result<Block, any Error>>.Resume] {
+        state.waiters.resolveEach(&state.blocks) { waiter, blocks in grant(waiter.floats, in: &blocks).map { .success($0) } }
     }
 
     /// A block of at least `floats` lent now, without waiting (a pass outside any budget: tests, benchmarks).
     func take(floats: Int) -> Block {
-        state.withLock { Self.lendWithoutBudget(floats, in: &$0) }
+        state.withLock { Self.lendWithoutBudget(floats, in: &$0.blocks) }
     }
 
     /// Takes back a block lent by ``take(floats:)`` or `lend`, and lends blocks to those waiting that now fit, in
     /// the order they came.
     func give(_ block: Block) {
-        let granted = state.withLock { state -> [Grant] in
-            if let i = state.lent.firstIndex(where: { $0.base == block.base }) { state.lent.remove(at: i) }
-            state.free.append(block)
+        state.withLock { state in
+            if let i = state.blocks.lent.firstIndex(where: { $0.base == block.base }) { state.blocks.lent.remove(at: i) }
+            state.blocks.free.append(block)
             return Self.serveWaiters(in: &state)
-        }
-        for grant in granted { grant.continuation.resume(returning: grant.block) }
+        }.perform()
     }
 
     /// A block lent now if the budget allows (see the type's description), else nil.
-    private static func grant(_ floats: Int, in state: inout State) -> Block? {
-        guard case .some(.some(let budget)) = state.budget else { return lendWithoutBudget(floats, in: &state) }
+    private static func grant(_ floats: Int, in state: inout Blocks) -> Block? {
+        guard case .floats(let budget) = state.budget else { return lendWithoutBudget(floats, in: &state) }
         if let block = freeBlock(fitting: floats, in: &state) { return block }
         let fits = { (block: Block) in fitting(floats, block) }
         let room = state.heldFloats + floats <= budget
@@ -150,8 +149,8 @@ public final class ActivationMemory: Sendable {
     }
 
     /// A free block of a pass's size lent, if there is one (with a budget).
-    private static func freeBlock(fitting floats: Int, in state: inout State) -> Block? {
-        guard case .some(.some) = state.budget, let i = state.free.firstIndex(where: { fitting(floats, $0) }) else {
+    private static func freeBlock(fitting floats: Int, in state: inout Blocks) -> Block? {
+        guard state.hasBudget, let i = state.free.firstIndex(where: { fitting(floats, $0) }) else {
             return nil
         }
         state.lent.append(state.free.remove(at: i))
@@ -160,7 +159,7 @@ public final class ActivationMemory: Sendable {
 
     /// The smallest free block of at least `floats`; otherwise the largest free one is dropped (so no more blocks
     /// are kept than passes ran at once) and a new one allocated.
-    private static func lendWithoutBudget(_ floats: Int, in state: inout State) -> Block {
+    private static func lendWithoutBudget(_ floats: Int, in state: inout Blocks) -> Block {
         let block: Block
         if let i = state.free.indices.filter({ state.free[$0].floats >= floats })
             .min(by: { state.free[$0].floats < state.free[$1].floats }) {
@@ -179,25 +178,25 @@ public final class ActivationMemory: Sendable {
     /// Hands the blocks no pass is using back to the system.
     public func release() {
         let blocks = state.withLock { state in
-            defer { state.free.removeAll() }
-            return state.free
+            defer { state.blocks.free.removeAll() }
+            return state.blocks.free
         }
         for block in blocks { block.deallocate() }
     }
 
     /// The bytes held for passes not running now.
     public var idleBytes: Int {
-        state.withLock { $0.free.reduce(0) { $0 + $1.floats } } * MemoryLayout<Float>.stride
+        state.withLock { $0.blocks.free.reduce(0) { $0 + $1.floats } } * MemoryLayout<Float>.stride
     }
 
     /// The bytes held, lent and free.
-    public var heldBytes: Int { state.withLock { $0.heldFloats } * MemoryLayout<Float>.stride }
+    public var heldBytes: Int { state.withLock { $0.blocks.heldFloats } * MemoryLayout<Float>.stride }
 
     /// The most bytes held at once since the memory was made.
-    public var peakHeldBytes: Int { state.withLock { $0.peakHeld } * MemoryLayout<Float>.stride }
+    public var peakHeldBytes: Int { state.withLock { $0.blocks.peakHeld } * MemoryLayout<Float>.stride }
 
     /// Passes waiting for a block.
-    var waitingCount: Int { state.withLock { $0.waiters.count } }
+    var waitingCount: Int { state.withLock { $0.waiters.parkedCount } }
 
     /// Storage for one pass's activations.
     struct Block: Sendable {

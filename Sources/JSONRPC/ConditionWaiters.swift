@@ -1,34 +1,46 @@
-/// Callers suspended until a condition of their owner becomes true, each with its own deadline.
+import Waiting
+
+/// Callers suspended until a condition of their owner becomes true, each with its own deadline or none.
 ///
 /// Kept by a main-actor owner (the registry, the job runner), which calls ``resumeAll(returning:)`` at the moment the
-/// condition turns true; a waiter whose deadline passes first is resumed with `false`. Each waiter
-/// is resumed exactly once: whichever of the two paths removes it from the table resumes it.
-struct ConditionWaiters {
-    private var waiting: [UInt64: CheckedContinuation<Bool, Never>] = [:]
-    private var nextTicket: UInt64 = 0
+/// condition turns true; a waiter whose deadline passes first (on the server's ``TimerScheduler``), or whose task is
+/// cancelled, is resumed with `false`. Each waiter is resumed exactly once (a ``WaiterQueue``: the first outcome wins).
+@MainActor
+final class ConditionWaiters {
+    private var queue = ContinuationQueue<Bool>()
+    private let timers: any TimerScheduler
 
-    var isEmpty: Bool { waiting.isEmpty }
-
-    /// Reserves a place; the caller suspends with ``park(_:_:)`` and arms its deadline with
-    /// ``expire(_:)``.
-    mutating func ticket() -> UInt64 {
-        nextTicket += 1
-        return nextTicket
+    nonisolated init(timers: any TimerScheduler) {
+        self.timers = timers
     }
 
-    mutating func park(_ ticket: UInt64, _ continuation: CheckedContinuation<Bool, Never>) {
-        waiting[ticket] = continuation
+    var isEmpty: Bool { queue.isEmpty }
+
+    /// Waiters parked (tests).
+    var parkedCount: Int { queue.parkedCount }
+
+    /// Waits until the owner calls ``resumeAll(returning:)``: its value, or `false` when `timeout` passes first or
+    /// the task is cancelled. A nil `timeout` arms no timer: the wait ends with the condition or the task.
+    func wait(timeout: Duration?) async -> Bool {
+        let ticket = queue.enqueue()
+        if let timeout {
+            timers.after(timeout) { [weak self] in
+                Task { @MainActor in self?.end(ticket) }
+            }
+        }
+        let value = try? await Parking.wait({ queue.park(ticket, $0).perform() }, onCancel: {
+            Task { @MainActor in self.end(ticket) }
+        })
+        return value ?? false
     }
 
-    /// The deadline of one waiter passed: resumes it with `false` unless it was already resumed.
-    mutating func expire(_ ticket: UInt64) {
-        waiting.removeValue(forKey: ticket)?.resume(returning: false)
+    /// One waiter's deadline passed or its task was cancelled: it gets `false` unless it was already resumed.
+    private func end(_ ticket: ContinuationQueue<Bool>.Ticket) {
+        queue.resolve(ticket, with: .success(false)).perform()
     }
 
     /// The condition became true: resumes every waiter.
-    mutating func resumeAll(returning value: Bool = true) {
-        let all = waiting
-        waiting = [:]
-        for continuation in all.values { continuation.resume(returning: value) }
+    func resumeAll(returning value: Bool = true) {
+        queue.resolveAll(with: .success(value)).perform()
     }
 }

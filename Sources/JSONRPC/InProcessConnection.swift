@@ -13,10 +13,14 @@ package final class InProcessConnection: Sendable {
     package let messages: AsyncStream<JSONValue>
     private let toServer: Int32
     private let serving: Task<Int32, Never>
+    /// Reads the server's output until it ends (the server closed it when it stopped).
+    private let reading: Task<Void, Never>
     private let nextID = Atomic<Int>(0)
 
-    /// - Parameter makeServer: builds the server over the given input and output descriptors.
-    package init(_ makeServer: (_ input: Int32, _ output: Int32) -> Server) throws {
+    /// - Parameters:
+    ///   - readerThread: the name of the thread that reads the server's output.
+    ///   - makeServer: builds the server over the given input and output descriptors.
+    package init(readerThread: String = "in-process-client", _ makeServer: (_ input: Int32, _ output: Int32) -> Server) throws {
         var a: [Int32] = [0, 0], b: [Int32] = [0, 0]
         guard pipe(&a) == 0, pipe(&b) == 0 else { throw ConnectionError.cannotCreatePipes }
         for fd in a + b { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -27,8 +31,8 @@ package final class InProcessConnection: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: JSONValue.self)
         messages = stream
         // The transport's own reader, as the server reads its input: one thread blocked in read(2), batches as they come.
-        let reader = FrameReader(fd: fromServer, maxMessageBytes: 1 << 30, framing: .ndjson, threadName: "in-process-client")
-        Task {
+        let reader = FrameReader(fd: fromServer, maxMessageBytes: 1 << 30, framing: .ndjson, threadName: readerThread)
+        reading = Task {
             for await batch in reader.batches {
                 guard case .events(let events) = batch else { break }
                 for case .message(let bytes) in events {
@@ -39,7 +43,14 @@ package final class InProcessConnection: Sendable {
             Glibc.close(fromServer)
             continuation.finish()
         }
-        serving = Task { await server.run() }
+        let (serverInput, serverOutput) = (a[0], b[1])
+        serving = Task {
+            let code = await server.run()
+            // Its threads have ended: its ends of the pipes close, and the client's reader sees the end.
+            Glibc.close(serverInput)
+            Glibc.close(serverOutput)
+            return code
+        }
     }
 
     package enum ConnectionError: Error { case cannotCreatePipes }
@@ -89,10 +100,13 @@ package final class InProcessConnection: Sendable {
     /// `$/cancelRequest` for `id`.
     package func cancel(_ id: Int) { send(["jsonrpc": "2.0", "method": "$/cancelRequest", "params": ["id": .int(id)]]) }
 
-    /// Closes the server's input: it drains, and its `run()` returns the exit code.
+    /// Closes the server's input: it drains, and its `run()` returns the exit code. Returns once the server and
+    /// every thread of the connection (the server's reader and writer, the client's reader) have ended.
     @discardableResult
     package func close() async -> Int32 {
         Glibc.close(toServer)
-        return await serving.value
+        let code = await serving.value
+        await reading.value
+        return code
     }
 }

@@ -16,13 +16,12 @@ final class JobRunner {
         didSet { if activeTasks == 0 && !taskWaiters.isEmpty { taskWaiters.resumeAll() } }
     }
     /// Callers of ``waitForTasks(upTo:)``, resumed when `activeTasks` reaches zero.
-    private var taskWaiters = ConditionWaiters()
-    private let timers: any TimerScheduler
+    private let taskWaiters: ConditionWaiters
     private let scope: ComputeJobScope?
 
     nonisolated init(slots: Int, timers: any TimerScheduler, scope: ComputeJobScope? = nil) {
         limiter = JobLimiter(slots: slots)
-        self.timers = timers
+        taskWaiters = ConditionWaiters(timers: timers)
         self.scope = scope
     }
 
@@ -55,7 +54,7 @@ final class JobRunner {
                 outcome = .success(try await job.handler.run(job.params, job.context))
             } else {
                 outcome = .success(try await Self.runOffProtocolExecutor(job, in: ticket.flatMap { t in
-                    scope.map { scope in (t.admission, scope) }
+                    scope.map { scope in (t.number, scope) }
                 }))
             }
         } catch {
@@ -76,11 +75,7 @@ final class JobRunner {
     /// Waits (up to `limit`) until every job task has ended; resumed by the last task to end.
     func waitForTasks(upTo limit: Duration) async {
         if activeTasks == 0 { return }
-        let ticket = taskWaiters.ticket()
-        timers.after(limit) { [weak self] in
-            Task { @MainActor in self?.taskWaiters.expire(ticket) }
-        }
-        _ = await withCheckedContinuation { taskWaiters.park(ticket, $0) }
+        _ = await taskWaiters.wait(timeout: limit)
     }
 }
 

@@ -1,4 +1,5 @@
 import JSONRPCTransport
+import Waiting
 
 /// The client as the server sees it: what it said in `initialize`, and requests the server sends
 /// to it (MCP's `roots/list`, say), whose responses the read loop routes back here. On the main
@@ -8,7 +9,9 @@ public final class Peer {
     /// What the client said in `initialize` (defaults until it has).
     public private(set) var session = ClientSession()
     private var nextID = 1
-    private var pending: [RequestID: CheckedContinuation<JSONValue, any Error>] = [:]
+    /// The requests waiting for the client's answer: their tickets by id, in one ``WaiterQueue``.
+    private var pending: [RequestID: ContinuationQueue<JSONValue>.Ticket] = [:]
+    private var waiters = ContinuationQueue<JSONValue>()
     private var closed = false
     private let writer: MessageWriter
     private let timers: any TimerScheduler
@@ -31,24 +34,22 @@ public final class Peer {
     public func request(_ method: String, params: JSONValue? = nil, timeout: Duration = .seconds(10)) async throws -> JSONValue {
         let id = RequestID.string("\(idPrefix)\(nextID)")
         nextID += 1
-        timers.after(timeout) {
-            Task { @MainActor [weak self] in self?.resolve(id, with: .failure(PeerError.timedOut(method: method))) }
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                guard !closed, !Task.isCancelled else {
-                    // Cancelled before it was registered (onCancel found nothing to resolve), or closed.
-                    continuation.resume(throwing: Task.isCancelled ? CancellationError() : PeerError.closed)
-                    return
-                }
-                pending[id] = continuation
-                var message: [String: JSONValue] = ["jsonrpc": "2.0", "id": id.json, "method": .string(method)]
-                if let params { message["params"] = params }
-                writer.send(JSONValue.object(message).serialized)
+        let ticket = waiters.enqueue()
+        pending[id] = ticket
+        if closed || Task.isCancelled {
+            // Closed, or cancelled before it was sent: nothing goes to the client.
+            resolve(id, with: .failure(closed ? PeerError.closed : CancellationError()))
+        } else {
+            var message: [String: JSONValue] = ["jsonrpc": "2.0", "id": id.json, "method": .string(method)]
+            if let params { message["params"] = params }
+            writer.send(JSONValue.object(message).serialized)
+            timers.after(timeout) {
+                Task { @MainActor [weak self] in self?.resolve(id, with: .failure(PeerError.timedOut(method: method))) }
             }
-        } onCancel: {
-            Task { @MainActor [weak self] in self?.resolve(id, with: .failure(CancellationError())) }
         }
+        return try await Parking.wait({ waiters.park(ticket, $0).perform() }, onCancel: {
+            Task { @MainActor [weak self] in self?.resolve(id, with: .failure(CancellationError())) }
+        })
     }
 
     /// A response from the client; false if nobody was waiting for `id`.
@@ -65,15 +66,14 @@ public final class Peer {
     /// Fails every request still waiting (the session is ending).
     func close() {
         closed = true
-        let waiting = pending.values
         pending = [:]
-        for c in waiting { c.resume(throwing: PeerError.closed) }
+        waiters.resolveAll(with: .failure(PeerError.closed)).perform()
     }
 
     @discardableResult
     private func resolve(_ id: RequestID, with result: Result<JSONValue, any Error>) -> Bool {
-        guard let c = pending.removeValue(forKey: id) else { return false }
-        c.resume(with: result)
+        guard let ticket = pending.removeValue(forKey: id) else { return false }
+        waiters.resolve(ticket, with: result).perform()
         return true
     }
 }

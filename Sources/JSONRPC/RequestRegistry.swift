@@ -57,10 +57,9 @@ public final class RequestRegistry {
     private var slotJobCount = 0
     private var workCount = 0
     /// Callers of ``waitUntilIdle(timeout:)``, resumed when `workCount` reaches zero.
-    private var idleWaiters = ConditionWaiters()
+    private let idleWaiters: ConditionWaiters
     private let writer: MessageWriter
     private let stats: ServerStats
-    private let timers: any TimerScheduler
     /// Each request's outcome at `debug` (method, id, duration, outcome), its admission at `trace`.
     private let logger: Logger
 
@@ -73,7 +72,7 @@ public final class RequestRegistry {
         self.stats = stats
         self.maxJobs = maxJobs
         self.maxQueue = maxQueue
-        self.timers = timers
+        idleWaiters = ConditionWaiters(timers: timers)
         runner = JobRunner(slots: maxJobs, timers: timers, scope: jobScope)
     }
 
@@ -221,15 +220,15 @@ public final class RequestRegistry {
 
     public var counts: (running: Int, queued: Int) { (entries.count - queuedCount, queuedCount) }
 
-    /// Waits until no work (non-lifecycle entries) is in flight; false if `timeout` passed first.
-    public func waitUntilIdle(timeout: Duration) async -> Bool {
+    /// Waits until no work (non-lifecycle entries) is in flight; false if `timeout` passed first (nil: no
+    /// deadline) or the waiting task was cancelled.
+    public func waitUntilIdle(timeout: Duration?) async -> Bool {
         if workCount == 0 { return true }
-        let ticket = idleWaiters.ticket()
-        timers.after(timeout) { [weak self] in
-            Task { @MainActor in self?.idleWaiters.expire(ticket) }
-        }
-        return await withCheckedContinuation { idleWaiters.park(ticket, $0) }
+        return await idleWaiters.wait(timeout: timeout)
     }
+
+    /// Waiters parked in ``waitUntilIdle(timeout:)`` (tests).
+    var idleWaiterCount: Int { idleWaiters.parkedCount }
 
     private func remove(_ id: RequestID) -> Entry? {
         guard let e = entries.removeValue(forKey: id) else { return nil }

@@ -85,7 +85,9 @@ public final class Server {
         await terminate(reason: "the client closed its input", exitCode: 0)
     }
 
-    /// Serves until `exit`, end of input (after draining), a signal or the peer going away.
+    /// Serves until `exit`, end of input (after draining), a signal or the peer going away. When it returns, the
+    /// reader's and writer's threads have ended (the writer's within its time limit), so the caller may close the
+    /// descriptors.
     /// - Returns: the process exit code; the caller decides how the process ends.
     public func run() async -> Int32 {
         for component in configuration.components { component.start() }
@@ -110,7 +112,9 @@ public final class Server {
                 }
                 reader.acknowledge()
                 if let code = lifecycle.exitCode {
+                    reader.stop()
                     await finishExit()
+                    await reader.waitUntilEnded()
                     return code
                 }
             case .endOfInput:
@@ -118,6 +122,7 @@ public final class Server {
             }
         }
         // Stopped by terminate(), which has already answered and waited for everything.
+        await reader.waitUntilEnded()  // stopped, or at the end of its input: nothing reads `input` from here on
         if let code = endingCode { return code }
         // End of input: no more requests can come; let in-flight work finish.
         logger.debug("end of input; draining in-flight jobs")
@@ -127,7 +132,7 @@ public final class Server {
             registry.terminateAll(reason: "drain timeout after end of input")
         }
         await registry.waitForTasks(upTo: .seconds(5))
-        writer.flush()
+        await endWriter(within: .seconds(10))
         return 0
     }
 
@@ -293,11 +298,19 @@ public final class Server {
 
     private func finishExit() async {
         await registry.waitForTasks(upTo: .seconds(5))
-        writer.flush()
+        await endWriter(within: .seconds(10))
     }
 
-    /// Cancels everything with -32802, waits briefly for tasks to clean up, flushes, and makes
-    /// ``run()`` return `exitCode`.
+    /// Writes what is queued and ends the writer's thread, waiting at most `limit` on the server's timers (a client
+    /// that reads nothing can hold a `write(2)` forever; its thread then ends when the write fails).
+    private func endWriter(within limit: Duration) async {
+        let ending = Task { [writer] in await writer.stop() }
+        configuration.timers.after(limit) { ending.cancel() }
+        await ending.value
+    }
+
+    /// Cancels everything with -32802, waits briefly for tasks to clean up, writes what is queued, ends the
+    /// writer and the reader, and makes ``run()`` return `exitCode`.
     func terminate(reason: String, exitCode: Int32) async {
         guard !terminating else { return }
         terminating = true
@@ -305,7 +318,7 @@ public final class Server {
         peer.close()
         registry.terminateAll(reason: reason)
         await registry.waitForTasks(upTo: .seconds(5))
-        writer.flush(timeout: 5)
+        await endWriter(within: .seconds(5))
         endingCode = exitCode
         reader?.stop()
     }

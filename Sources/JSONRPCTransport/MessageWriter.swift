@@ -1,5 +1,5 @@
-import Foundation
 import Synchronization
+import Waiting
 
 import Glibc
 
@@ -10,15 +10,35 @@ import Glibc
 /// dedicated thread drains the queue with a loop over partial `write(2)`s. Because a message is appended whole
 /// under the lock, messages can never interleave, and their order is the order of `send` calls.
 ///
-/// When the reader of the stream goes away (EPIPE, or `poll` reports an error on an idle pipe)
-/// the writer calls the ``whenClosed(_:)`` handler once and drops everything after.
+/// The thread sleeps in `poll(2)` until there is something to write, a ``flush()``, a ``stop()``, or the reader of
+/// the stream going away (EPIPE, or `poll` reporting an error or hang-up on the idle descriptor); then the writer
+/// calls the ``whenClosed(_:)`` handler once and drops everything after. ``stop()`` writes what is queued and
+/// ends the thread: the thread lives as long as its owner serves.
 ///
 /// Transport side: a thread for the blocking `write(2)` and a lock for the hand-over to it (the
 /// protocol side above keeps its state on the main actor, without locks).
 public final class MessageWriter: Sendable {
+    private typealias Ticket = ContinuationQueue<Void>.Ticket
+
     private struct State {
         var pending: [UInt8] = []
-        var flushWaiters: [DispatchSemaphore] = []
+        /// The writing thread has taken a chunk it has not finished writing.
+        var writing = false
+        /// Callers of `flush()` and `stop()`, resumed when their round is written or the thread ends.
+        var waiters = ContinuationQueue<Void>()
+        /// Flushes waiting for the next round (registered before the thread takes the queue).
+        var nextRound: [Ticket] = []
+        var stopping = false
+        /// The thread found nothing to do and sleeps (or is about to) in poll(2): the next send, flush or stop
+        /// wakes it, once; while it works, sends only append (a signal per message cost a system call each).
+        var sleeping = false
+
+        /// Whether a caller must wake the thread now; it is awake from here on.
+        mutating func wakeNeeded() -> Bool {
+            defer { sleeping = false }
+            return sleeping
+        }
+        /// The thread has ended (the peer went away, or `stop()`): later messages are dropped.
         var closed = false
         var onClosed: (@Sendable () -> Void)?
         var framing = MessageFraming.ndjson
@@ -26,10 +46,11 @@ public final class MessageWriter: Sendable {
 
     private let fd: Int32
     private let state = Mutex(State())
-    private let wake = DispatchSemaphore(value: 0)
+    private let wake = WakeupPipe()
 
     /// - Parameters:
-    ///   - fd: the descriptor to write (the duplicated real stdout); left blocking.
+    ///   - fd: the descriptor to write (the duplicated real stdout); left blocking, and open: the caller closes it
+    ///     once the writer has stopped.
     ///   - threadName: the writing thread's name.
     public init(fd: Int32, threadName: String = "jsonrpc-writer") {
         self.fd = fd
@@ -48,7 +69,7 @@ public final class MessageWriter: Sendable {
 
     /// Queues one message (its bytes, without framing). Never blocks on I/O.
     public func send(_ message: [UInt8]) {
-        let queued = state.withLock { s -> Bool in
+        let wakeNeeded = state.withLock { s -> Bool in
             if s.closed { return false }
             switch s.framing {
             case .ndjson:
@@ -58,9 +79,9 @@ public final class MessageWriter: Sendable {
                 s.pending.append(contentsOf: "Content-Length: \(message.count)\r\n\r\n".utf8)
                 s.pending.append(contentsOf: message)
             }
-            return true
+            return s.wakeNeeded()
         }
-        if queued { wake.signal() }
+        if wakeNeeded { wake.signal() }
     }
 
     /// Answers in `framing` from the next message on (the reader sets it once it knows how the
@@ -69,46 +90,63 @@ public final class MessageWriter: Sendable {
         state.withLock { $0.framing = framing }
     }
 
-    /// Blocks until everything queued before this call has been written (or the stream closed),
-    /// or until `timeout` seconds pass.
-    public func flush(timeout: Double = 10) {
-        let done = DispatchSemaphore(value: 0)
-        let alreadyIdle = state.withLock { s -> Bool in
-            if s.closed || s.pending.isEmpty { return true }
-            s.flushWaiters.append(done)
-            return false
-        }
-        if alreadyIdle { return }
-        wake.signal()
-        _ = done.wait(timeout: .now() + timeout)
+    /// Returns once everything queued before this call has been written (or the stream closed), or when the
+    /// calling task is cancelled (a deadline is the caller's: cancel the task on its timer).
+    public func flush() async {
+        guard let (ticket, wakeNeeded) = state.withLock({ s -> (Ticket, Bool)? in
+            if s.closed || (s.pending.isEmpty && !s.writing) { return nil }
+            let ticket = s.waiters.enqueue()
+            s.nextRound.append(ticket)
+            return (ticket, s.wakeNeeded())
+        }) else { return }
+        if wakeNeeded { wake.signal() }
+        await park(ticket)
+    }
+
+    /// Writes what is queued, ends the writing thread and returns once it has ended (or when the calling task is
+    /// cancelled: a client that reads nothing can hold a `write(2)` forever). Messages sent after are dropped.
+    public func stop() async {
+        guard let (ticket, wakeNeeded) = state.withLock({ s -> (Ticket, Bool)? in
+            if s.closed { return nil }
+            s.stopping = true
+            return (s.waiters.enqueue(), s.wakeNeeded())
+        }) else { return }
+        if wakeNeeded { wake.signal() }
+        await park(ticket)
+    }
+
+    private func park(_ ticket: Ticket) async {
+        _ = try? await Parking.wait({ c in state.withLock { $0.waiters.park(ticket, c) }.perform() }, onCancel: {
+            state.withLock { $0.waiters.resolve(ticket, with: .failure(CancellationError())) }.perform()
+        })
     }
 
     private func run() {
         var chunk: [UInt8] = []
         while true {
-            // Idle: wake up now and then to notice a peer that went away while we had nothing to say.
-            if wake.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
-                if peerHasClosed() { markClosed(); return }
-                continue
-            }
-            var waiters: [DispatchSemaphore] = []
-            state.withLock { s in
+            let (round, stopping) = state.withLock { s -> ([Ticket], Bool) in
                 swap(&chunk, &s.pending)
                 s.pending.removeAll(keepingCapacity: true)
-                waiters = s.flushWaiters
-                s.flushWaiters.removeAll()
+                s.writing = !chunk.isEmpty
+                s.sleeping = chunk.isEmpty && s.nextRound.isEmpty && !s.stopping
+                defer { s.nextRound = [] }
+                return (s.nextRound, s.stopping)
             }
-            if !chunk.isEmpty {
-                if !writeAll(chunk) {
-                    markClosed()
-                    for w in waiters { w.signal() }
-                    return
+            if chunk.isEmpty && round.isEmpty {
+                if stopping { return end(peerClosed: false) }
+                // Idle: sleep until a send, a flush or a stop signals, or the peer goes away.
+                switch wake.wait(for: fd, events: 0) {
+                case .signalled: continue
+                case .ready, .invalid: return end(peerClosed: true)
                 }
-                chunk.removeAll(keepingCapacity: true)
             }
-            // A flush waiter registered before the swap is satisfied; one registered after sees
-            // pending non-empty and waits for the next round.
-            for w in waiters { w.signal() }
+            if !chunk.isEmpty && !writeAll(chunk) { return end(peerClosed: true) }
+            chunk.removeAll(keepingCapacity: true)
+            // A flush registered before the swap is satisfied; one registered after waits for the next round.
+            state.withLock { s in
+                s.writing = false
+                return round.compactMap { s.waiters.resolve($0, with: .success(())) }
+            }.perform()
         }
     }
 
@@ -125,22 +163,18 @@ public final class MessageWriter: Sendable {
         }
     }
 
-    private func peerHasClosed() -> Bool {
-        var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-        let r = poll(&p, 1, 0)
-        return r > 0 && (Int32(p.revents) & (POLLERR | POLLHUP | POLLNVAL)) != 0
-    }
-
-    private func markClosed() {
-        let (waiters, onClosed) = state.withLock { s -> ([DispatchSemaphore], (@Sendable () -> Void)?) in
+    /// The thread's last act: nothing more is written, every flush and stop waiting returns, and a peer that
+    /// went away is reported.
+    private func end(peerClosed: Bool) {
+        let onClosed = state.withLock { s -> (@Sendable () -> Void)? in
             s.closed = true
+            s.writing = false
             s.pending = []
-            let w = s.flushWaiters
-            s.flushWaiters = []
+            s.nextRound = []
             defer { s.onClosed = nil }
-            return (w, s.onClosed)
+            return peerClosed ? s.onClosed : nil
         }
-        for w in waiters { w.signal() }
+        state.withLock { $0.waiters.resolveAll(with: .success(())) }.perform()
         onClosed?()
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import Imaging
+import Waiting
 
 /// Decoded images keyed by source identity and decode variant, LRU-bounded in bytes.
 ///
 /// A hit returns without suspending inside the actor; concurrent misses for the same key share
-/// one decode (the second caller awaits the first caller's task).
+/// one decode (the second caller awaits the first caller's task, unless it is cancelled first).
 public actor ImageCache {
     public struct Key: Hashable, Sendable {
         /// `path:<path>:<size>:<mtime>`, `url:<url>` or `data:<hash>:<count>`.
@@ -29,8 +30,10 @@ public actor ImageCache {
     }
 
     private var entries: [Key: Entry] = [:]
-    /// Keys being decoded right now, with the callers waiting for that decode.
-    private var inFlight: [Key: [CheckedContinuation<DecodedImage, any Error>]] = [:]
+    /// Keys being decoded right now, with the tickets of the callers waiting for that decode.
+    private var inFlight: [Key: [ContinuationQueue<DecodedImage>.Ticket]] = [:]
+    /// The callers waiting for another's decode (one queue for every key: a ticket names one wait).
+    private var waiters = ContinuationQueue<DecodedImage>()
     private var bytes = 0
     private var clock: UInt64 = 0
     private var hits = 0, misses = 0, evictions = 0
@@ -73,16 +76,25 @@ public actor ImageCache {
         }
         misses += 1
         if inFlight[key] != nil {
-            return try await withCheckedThrowingContinuation { inFlight[key, default: []].append($0) }
+            let ticket = waiters.enqueue()
+            inFlight[key]!.append(ticket)
+            return try await Parking.wait({ waiters.park(ticket, $0).perform() }, onCancel: {
+                Task { await self.stopWaiting(ticket) }
+            })
         }
         inFlight[key] = []
         return nil
     }
 
     private func complete(_ key: Key, _ result: Result<DecodedImage, any Error>) {
-        let waiters = inFlight.removeValue(forKey: key) ?? []
+        let tickets = inFlight.removeValue(forKey: key) ?? []
         if case .success(let image) = result { insert(image, for: key) }
-        for w in waiters { w.resume(with: result) }
+        tickets.compactMap { waiters.resolve($0, with: result) }.perform()
+    }
+
+    /// A waiting caller's task was cancelled: it stops waiting now (the decode goes on for the others).
+    private func stopWaiting(_ ticket: ContinuationQueue<DecodedImage>.Ticket) {
+        waiters.resolve(ticket, with: .failure(CancellationError())).perform()
     }
 
     private func insert(_ image: DecodedImage, for key: Key) {

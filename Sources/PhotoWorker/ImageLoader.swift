@@ -10,14 +10,18 @@ public struct ImageLoader: Sendable {
     public let options: WorkerOptions
     public let cache: ImageCache
     let compute: ComputePool
+    /// File reads, hashes of inline data and URL transfers: blocking work off the cooperative pool.
+    let blocking: BlockingPool
     let fetcher: URLFetcher
 
-    public init(options: WorkerOptions, cache: ImageCache, compute: ComputePool,
+    public init(options: WorkerOptions, cache: ImageCache, compute: ComputePool, blocking: BlockingPool,
                 urlTestHooks: URLFetcher.TestHooks = URLFetcher.TestHooks()) {
         self.options = options
         self.cache = cache
         self.compute = compute
-        fetcher = URLFetcher(maxBytes: options.maxFetchBytes, timeout: options.fetchTimeout, testHooks: urlTestHooks)
+        self.blocking = blocking
+        fetcher = URLFetcher(maxBytes: options.maxFetchBytes, timeout: options.fetchTimeout, testHooks: urlTestHooks,
+                             blocking: blocking)
     }
 
     /// Largest file read from disk; decoding limits apply on top.
@@ -31,7 +35,7 @@ public struct ImageLoader: Sendable {
         case .path(let p):
             let fd = try access.openForReading(p)
             defer { close(fd) }
-            return try Self.readFile(fd, path: p)
+            return try await blocking.run { try Self.readFile(fd, path: p) }
         }
     }
 
@@ -53,14 +57,14 @@ public struct ImageLoader: Sendable {
         let fresh = {
             let data: [UInt8]
             if let file {
-                data = try Self.readFile(file.fd, path: file.path)
+                data = try await blocking.run { try Self.readFile(file.fd, path: file.path) }
             } else {
                 data = try await bytes(of: source, access: access)
             }
             return try await compute.run { try Self.decode(data, options: options, source: source) }
         }
         guard cached else { return try await fresh() }
-        return try await cache.image(for: .init(identity: try identity(of: source, file: file), variant: variant), load: fresh)
+        return try await cache.image(for: .init(identity: try await identity(of: source, file: file), variant: variant), load: fresh)
     }
 
     /// Header facts without a full decode.
@@ -88,7 +92,7 @@ public struct ImageLoader: Sendable {
 
     /// The cache identity of a source. A file's is its device, inode, size and modification time, read
     /// from the opened file (so an edited or replaced file is decoded afresh).
-    private func identity(of source: ImageSource, file: (fd: Int32, path: String)?) throws -> String {
+    private func identity(of source: ImageSource, file: (fd: Int32, path: String)?) async throws -> String {
         if let file {
             var st = stat()
             guard fstat(file.fd, &st) == 0 else {
@@ -98,7 +102,7 @@ public struct ImageLoader: Sendable {
         }
         switch source {
         case .url(let u): return "url:\(u.absoluteString)"
-        case .data(let d): return "data:\(FNV1a.hash(d)):\(d.count)"
+        case .data(let d): return "data:\(try await blocking.run { FNV1a.hash(d) }):\(d.count)"
         case .path(let p): return "path:\(p)"  // not reached: a path is always opened first
         }
     }

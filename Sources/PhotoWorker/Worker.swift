@@ -81,7 +81,7 @@ public enum Worker {
         configuration.sessionDelegate = session
         // The server's job limit is the one limit: slots, compute threads and batch widths.
         let services = WorkerServices(options: options, maxJobs: configuration.maxJobs, session: session)
-        configuration.components.append(ComputeThreads(pool: services.compute))
+        configuration.components += [ComputeThreads(pool: services.compute), BlockingThreads(pool: services.blocking)]
         // A compute job's slot becomes its lease on the compute threads, carried by its task and child tasks.
         let idle = IdleMemoryRelease(after: options.idleMemoryDelay, timers: configuration.timers,
                                      activations: services.activations)

@@ -10,6 +10,11 @@ public struct WorkerServices: Sendable {
     /// Threads for synchronous pixel work (one per job slot), so it never occupies the
     /// cooperative pool. The server starts and stops them (``ComputeThreads``).
     public let compute: ComputePool
+    /// Threads for blocking calls (file reads, URL transfers, loops over inline bytes), never the cooperative pool;
+    /// started as they are needed, stopped with the server (``BlockingThreads``).
+    public let blocking: BlockingPool
+    /// The most blocking calls at once: URL transfers wait on the network, so more than the cores.
+    static let blockingThreads = 8
     /// What each request may touch.
     public let session: SessionPolicy
     /// The network passes' activation blocks, kept from one pass to the next, no more than
@@ -28,7 +33,8 @@ public struct WorkerServices: Sendable {
         cache = ImageCache(capacityBytes: options.cacheBytes)
         compute = ComputePool(threads: maxJobs)
         activations = ActivationMemory(budget: { SubjectNetwork.activationBudget(threads: maxJobs) })
-        loader = ImageLoader(options: options, cache: cache, compute: compute, urlTestHooks: urlTestHooks)
+        blocking = BlockingPool(threads: Self.blockingThreads)
+        loader = ImageLoader(options: options, cache: cache, compute: compute, blocking: blocking, urlTestHooks: urlTestHooks)
     }
 
     /// The file and URL access of a request starting now (waits while an MCP client's roots are

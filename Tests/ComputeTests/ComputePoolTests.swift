@@ -1,4 +1,5 @@
 import Compute
+import Deadlines
 import Glibc
 import Dispatch
 import Synchronization
@@ -135,14 +136,14 @@ struct ComputeLeaseSchedulingTests {
         }
         let first = try #require(await starts.next())
         _ = await starts.next()
-        while pool.activity.queued < 2 { await Task.yield() }
+        try await Deadline.until("the batch's third piece queued, \(pool.activity.queued) queued") { pool.activity.queued >= 2 }
         // A second job arrives with one piece: it must get the next free thread, before the batch's third piece.
         let single = Task {
             try await ComputeLease.$current.withValue(ComputeLease(order: 2)) {
                 try await pool.run { log.started("B") }
             }
         }
-        while pool.activity.queued < 3 { await Task.yield() }
+        try await Deadline.until("B queued behind the batch, \(pool.activity.queued) queued") { pool.activity.queued >= 3 }
         // One thread frees (the other piece stays blocked): B has no thread, the batch has one.
         gates[Int(first.dropFirst())!].open()
         let next = await starts.next()
@@ -161,7 +162,7 @@ struct ComputeLeaseSchedulingTests {
         // Submitted latest-admitted first: a FIFO of submissions would run them C, B, A.
         var jobs: [Task<Void, any Error>] = []
         for (name, order) in [("C", UInt64(3)), ("B", 2), ("A", 1)] {
-            jobs.append(await held.submit(name, order: order))
+            jobs.append(try await held.submit(name, order: order))
         }
         try await held.release()
         for job in jobs { try await job.value }
@@ -189,7 +190,7 @@ final class HeldPool: Sendable {
 
     /// Submits a piece named `name` as work of a lease of `order` (under `speculation`, if any); returns once it
     /// waits in the queue.
-    func submit(_ name: String, order: UInt64, speculation: Speculation? = nil) async -> Task<Void, any Error> {
+    func submit(_ name: String, order: UInt64, speculation: Speculation? = nil) async throws -> Task<Void, any Error> {
         let (pool, log) = (self.pool, self.log)
         let queued = pool.activity.queued
         let job = Task {
@@ -197,7 +198,7 @@ final class HeldPool: Sendable {
                 try await Speculation.$current.withValue(speculation) { try await pool.run { log.started(name) } }
             }
         }
-        while pool.activity.queued <= queued { await Task.yield() }
+        try await Deadline.until("piece \(name) queued") { pool.activity.queued > queued }
         return job
     }
 
@@ -215,9 +216,9 @@ struct SpeculationSchedulingTests {
         defer { held.pool.stop() }
         let promotedGuess = Speculation()
         // Submitted in this order: a guess, a guess that will be promoted, ordinary work of a later lease.
-        let jobs = [await held.submit("guess", order: 1, speculation: Speculation()),
-                    await held.submit("promoted", order: 1, speculation: promotedGuess),
-                    await held.submit("ordinary", order: 2)]
+        let jobs = [try await held.submit("guess", order: 1, speculation: Speculation()),
+                    try await held.submit("promoted", order: 1, speculation: promotedGuess),
+                    try await held.submit("ordinary", order: 2)]
         promotedGuess.promote()
         try await held.release()
         for job in jobs { try await job.value }
@@ -228,7 +229,7 @@ struct SpeculationSchedulingTests {
     @Test func aCancelledPieceStillQueuedAnswersAtOnce() async throws {
         let held = await HeldPool()
         defer { held.pool.stop() }
-        let guess = await held.submit("guess", order: 1, speculation: Speculation())
+        let guess = try await held.submit("guess", order: 1, speculation: Speculation())
         guess.cancel()
         // Answered while the only thread is still held: the piece never waited for it.
         await #expect(throws: CancellationError.self) { try await guess.value }

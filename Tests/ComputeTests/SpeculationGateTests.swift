@@ -25,5 +25,6 @@ struct SpeculationGateTests {
         waiter.cancel()
         let result = await waiter.result
         #expect(throws: CancellationError.self) { try result.get() }
+        #expect(!gate.isOpen, "a cancelled waiter opened the gate for the others")
     }
 }

@@ -30,6 +30,8 @@ struct ClosedOutputTests {
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = [disposition.rawValue, WorkerProcess.binary.path] + arguments
         let err = Pipe()
+        // Closed by the test once the child has it: a handle that closed it again on deallocation closed whatever
+        // descriptor had the number by then (another test's pipe: Process.run crashed on EBADF in a full run).
         p.standardOutput = FileHandle(fileDescriptor: fds[1], closeOnDealloc: false)
         p.standardError = err
         try p.run()

@@ -1,3 +1,4 @@
+import Deadlines
 @testable import Inference
 import Testing
 
@@ -48,21 +49,21 @@ struct ActivationMemoryTests {
     }
 
     /// Until a pass is waiting (its task has reached the memory's queue).
-    private func untilWaiting(_ memory: ActivationMemory, _ count: Int) async {
-        while memory.waitingCount < count { await Task.yield() }
+    private func untilWaiting(_ memory: ActivationMemory, _ count: Int) async throws {
+        try await Deadline.until("\(count) passes waiting, \(memory.waitingCount) so far") { memory.waitingCount >= count }
     }
 
     @Test func aPassWaitsForItsSizeWithinTheBudget() async throws {
         let memory = ActivationMemory(budget: { 1500 * 4 })
         let big = try await memory.lend(floats: 1000), small = try await memory.lend(floats: 500)
         let second = Task { try await memory.lend(floats: 1000) }
-        await untilWaiting(memory, 1)
+        try await untilWaiting(memory, 1)
         // The small block back: room for nothing larger, and a block of the waiting size is lent: it still waits.
         memory.give(small)
         #expect(memory.waitingCount == 1 && memory.heldBytes == 1500 * 4, "\(memory.waitingCount) waiting, \(memory.heldBytes) bytes held")
         // A pass of the free block's size takes it at once, ahead of the one waiting for the other size.
         let third = Task { try await memory.lend(floats: 500) }
-        while memory.waitingCount < 2 && memory.idleBytes > 0 { await Task.yield() }
+        try await Deadline.until("the third pass waiting or served") { memory.waitingCount >= 2 || memory.idleBytes == 0 }
         #expect(memory.waitingCount == 1 && memory.idleBytes == 0, "\(memory.waitingCount) waiting, \(memory.idleBytes) bytes idle")
         memory.give(big)
         let reused = try await second.value
@@ -75,7 +76,7 @@ struct ActivationMemoryTests {
         let memory = ActivationMemory(budget: { 1500 * 4 })
         let a = try await memory.lend(floats: 500), b = try await memory.lend(floats: 500)
         let large = Task { try await memory.lend(floats: 1000) }
-        await untilWaiting(memory, 1)
+        try await untilWaiting(memory, 1)
         // No block of 1000 exists: once one 500 is back, it is dropped for the new size.
         memory.give(a)
         let got = try await large.value
@@ -96,7 +97,7 @@ struct ActivationMemoryTests {
         let memory = ActivationMemory(budget: { 1000 * 4 })
         let held = try await memory.lend(floats: 1000)
         let waiting = Task { try await memory.lend(floats: 1000) }
-        await untilWaiting(memory, 1)
+        try await untilWaiting(memory, 1)
         waiting.cancel()
         let outcome = await waiting.result
         #expect(memory.waitingCount == 0, "\(memory.waitingCount) still waiting")
@@ -113,9 +114,9 @@ struct ActivationMemoryTests {
         let memory = ActivationMemory(budget: { 1500 * 4 })
         let held = try await memory.lend(floats: 1000)
         let first = Task { try await memory.lend(floats: 1000) }
-        await untilWaiting(memory, 1)
+        try await untilWaiting(memory, 1)
         let behind = Task { try await memory.lend(floats: 500) }
-        await untilWaiting(memory, 2)
+        try await untilWaiting(memory, 2)
         first.cancel()
         _ = await first.result
         let stillWaiting = memory.waitingCount

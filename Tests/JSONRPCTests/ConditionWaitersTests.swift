@@ -1,57 +1,43 @@
+import Deadlines
 @testable import JSONRPC
 import JSONRPCTransport
 import Testing
 
-/// `ConditionWaiters` lives inside an actor; this one plays the registry's part.
-private actor Owner {
-    var waiters = ConditionWaiters()
-
-    func wait() async -> Bool {
-        let ticket = waiters.ticket()
-        return await withCheckedContinuation { waiters.park(ticket, $0) }
-    }
-
-    /// Parks a waiter and returns its ticket through `parked` once it is in the table.
-    func wait(reporting parked: AsyncStream<UInt64>.Continuation) async -> Bool {
-        let ticket = waiters.ticket()
-        return await withCheckedContinuation {
-            waiters.park(ticket, $0)
-            parked.yield(ticket)
-        }
-    }
-
-    func resumeAll() { waiters.resumeAll() }
-    func expire(_ ticket: UInt64) { waiters.expire(ticket) }
-    var isEmpty: Bool { waiters.isEmpty }
-}
-
+/// The registry's and the job runner's waits: resumed together when the condition turns true, each alone when its
+/// deadline passes on the injected clock or its task is cancelled, and exactly once.
+@MainActor
 struct ConditionWaitersTests {
-    @Test func everyWaiterIsResumedWhenTheConditionTurnsTrue() async {
-        let owner = Owner()
-        let (parked, parkedCont) = AsyncStream.makeStream(of: UInt64.self)
-        let waits = (0..<3).map { _ in Task { await owner.wait(reporting: parkedCont) } }
-        var iterator = parked.makeAsyncIterator()
-        for _ in 0..<3 { _ = await iterator.next() }
-        await owner.resumeAll()
+    @Test func everyWaiterIsResumedWhenTheConditionTurnsTrue() async throws {
+        let waiters = ConditionWaiters(timers: ManualTimers())
+        let waits = (0..<3).map { _ in Task { await waiters.wait(timeout: .seconds(1)) } }
+        try await Deadline.until("three waiters parked, \(waiters.parkedCount) so far") { waiters.parkedCount == 3 }
+        waiters.resumeAll()
         for w in waits { #expect(await w.value == true) }
-        #expect(await owner.isEmpty)
+        #expect(waiters.isEmpty)
     }
 
-    @Test func anExpiredWaiterGetsFalseOnceAndTheOthersStillWait() async {
-        let owner = Owner()
-        let (parked, parkedCont) = AsyncStream.makeStream(of: UInt64.self)
-        let first = Task { await owner.wait(reporting: parkedCont) }
-        var iterator = parked.makeAsyncIterator()
-        let firstTicket = await iterator.next()!
-        let second = Task { await owner.wait(reporting: parkedCont) }
-        _ = await iterator.next()
-        await owner.expire(firstTicket)
+    @Test func anExpiredWaiterGetsFalseOnceAndTheOthersStillWait() async throws {
+        let timers = ManualTimers()
+        let waiters = ConditionWaiters(timers: timers)
+        let first = Task { await waiters.wait(timeout: .seconds(1)) }
+        let second = Task { await waiters.wait(timeout: nil) }
+        try await Deadline.until("two waiters parked") { waiters.parkedCount == 2 }
+        #expect(timers.count == 1, "a wait without a deadline arms no timer")
+        timers.fireAll()
         #expect(await first.value == false)
-        #expect(await !owner.isEmpty)
-        // A second expiry of the same ticket and the later resumeAll must not resume it again
-        // (a double resume of a checked continuation traps).
-        await owner.expire(firstTicket)
-        await owner.resumeAll()
+        #expect(!waiters.isEmpty)
+        waiters.resumeAll()
         #expect(await second.value == true)
+    }
+
+    @Test func aCancelledWaiterGetsFalseAtOnceWithoutItsTimer() async throws {
+        let timers = ManualTimers()
+        let waiters = ConditionWaiters(timers: timers)
+        let waiting = Task { await waiters.wait(timeout: nil) }
+        try await Deadline.until("the waiter parked") { waiters.parkedCount == 1 }
+        waiting.cancel()
+        #expect(await waiting.value == false)
+        #expect(waiters.isEmpty)
+        waiters.resumeAll()  // nothing left to resume twice
     }
 }

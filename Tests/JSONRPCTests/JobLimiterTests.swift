@@ -1,3 +1,4 @@
+import Deadlines
 @testable import JSONRPC
 import JSONRPCTransport
 import Synchronization
@@ -25,7 +26,7 @@ struct JobLimiterTests {
             // Make sure waiter i is queued before i+1 is created.
             var it = started.makeAsyncIterator()
             _ = await it.next()
-            while limiter.waiting < i + 1 { await Task.yield() }
+            try await Deadline.until("waiter \(i) in line, \(limiter.waiting) in line") { limiter.waiting >= i + 1 }
         }
         limiter.release()
         for t in tasks { try await t.value }
@@ -36,7 +37,7 @@ struct JobLimiterTests {
         let limiter = JobLimiter(slots: 1)
         try await limiter.acquire()
         let waiter = Task { try await limiter.acquire() }
-        while limiter.waiting == 0 { await Task.yield() }
+        try await Deadline.until("the waiter in line") { limiter.waiting > 0 }
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(limiter.waiting == 0)
@@ -56,7 +57,7 @@ struct JobLimiterTests {
             order.values.withLock { $0.append(2) }
             limiter.release()
         }
-        while limiter.arrived == 0 { await Task.yield() }
+        try await Deadline.until("the late ticket's task parked") { limiter.arrived > 0 }
         #expect(order.values.withLock { $0 }.isEmpty)  // the free slot is kept for the first ticket
         try await limiter.acquire(first)
         order.values.withLock { $0.append(1) }
@@ -71,7 +72,7 @@ struct JobLimiterTests {
         let limiter = JobLimiter(slots: 1)
         let first = limiter.enqueue(), second = limiter.enqueue()
         let late = Task { try await limiter.acquire(second) }
-        while limiter.arrived == 0 { await Task.yield() }  // the slot is now kept for `first`
+        try await Deadline.until("the second ticket's task parked") { limiter.arrived > 0 }  // the slot is now kept for `first`
         let cancelled = Task {
             while !Task.isCancelled { await Task.yield() }
             try await limiter.acquire(first)
@@ -95,7 +96,7 @@ struct JobLimiterTests {
         await #expect(throws: CancellationError.self) { try await cancelled.value }
         #expect(limiter.waiting == 1)
         let late = Task { try await limiter.acquire(second) }
-        while limiter.arrived == 0 { await Task.yield() }
+        try await Deadline.until("the late ticket's task parked") { limiter.arrived > 0 }
         limiter.release()
         try await late.value
         #expect(limiter.waiting == 0)

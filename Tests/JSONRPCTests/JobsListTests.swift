@@ -19,7 +19,7 @@ struct JobsListTests {
         #expect(states == [.cancelling], "a cancelled job must not look as if it still runs: \(states)")
         await registry.waitForTasks(upTo: .seconds(30))
         #expect(registry.snapshot().isEmpty)
-        let reply = try out.messages().first { $0["id"] == 1 }
+        let reply = try await out.messages().first { $0["id"] == 1 }
         #expect(reply?["error"]?["code"] == -32800, "\(String(describing: reply))")
     }
 }

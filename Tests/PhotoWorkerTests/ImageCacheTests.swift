@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Imaging
 @testable import PhotoWorker
@@ -33,11 +34,34 @@ struct ImageCacheTests {
             loads.value.add(1, ordering: .relaxed)
             return image
         }
-        while await cache.stats().misses < 2 { await Task.yield() }
+        try await Deadline.until("the second caller joined the load in flight") { await cache.stats().misses >= 2 }
         open.yield()
         let (a, b) = try await (first, second)
         #expect(a.image == b.image)
         #expect(loads.value.load(ordering: .relaxed) == 1)
+        #expect(await cache.stats().entries == 1)
+    }
+
+    /// A caller waiting for another's decode stops waiting when cancelled (it used to wait for the decode to end).
+    @Test func aCancelledCallerStopsWaitingForTheLoadInFlight() async throws {
+        let cache = ImageCache(capacityBytes: 1 << 20)
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        let key = ImageCache.Key(identity: "a", variant: "full")
+        let image = decoded(4)
+        let first = Task {
+            try await cache.image(for: key) {
+                for await _ in gate { break }  // held until the test lets it go
+                return image
+            }
+        }
+        try await Deadline.until("the first caller loading") { await cache.stats().misses >= 1 }
+        let second = Task { try await cache.image(for: key) { image } }
+        try await Deadline.until("the second caller joined the load in flight") { await cache.stats().misses >= 2 }
+        second.cancel()
+        let outcome = try await Deadline.value(of: Task { await second.result }, "the cancelled caller to return while the load is held")
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        open.yield()
+        #expect(try await first.value.image == image.image)
         #expect(await cache.stats().entries == 1)
     }
 

@@ -49,8 +49,12 @@ struct MethodFamilyTests {
         #expect(unknown?.code == .methodNotFound, "\(String(describing: unknown))")
         let wrongType = await Self.error { try await w.call("image.palette", ["source": ["path": "x.jpg"], "count": "many"]) }
         #expect(wrongType?.code == .invalidParams && wrongType?.data?["path"] == "count", "\(String(describing: wrongType))")
-        #expect(try await w.call("cache.stats")["entries"] != nil)
-        #expect(try await w.call("cache.clear") != nil)
+        // A single request's decode stays in the cache; clearing drops it and says how many went.
+        _ = try await w.call("image.palette", ["source": ["path": .string(Corpus.photo("rocket.jpg"))]])
+        #expect(try await w.call("cache.stats")["entries"] == 1)
+        let cleared = try await w.call("cache.clear")
+        #expect(cleared == ["cleared": 1], "\(cleared)")
+        #expect(try await w.call("cache.stats")["entries"] == 0)
         #expect(await w.close() == 0)
     }
 

@@ -11,7 +11,9 @@ struct ShutdownMethod: RPCMethod {
 
     func handle(_ params: NoParams, context: RequestContext) async throws -> EmptyResult {
         await lifecycle.beginShutdown()
-        _ = await registry.waitUntilIdle(timeout: .seconds(365 * 24 * 3600))
+        // No deadline: `shutdown` waits for the jobs in flight however long they take (the client can cancel
+        // them, and `exit`, a signal or end of input end the wait).
+        _ = await registry.waitUntilIdle(timeout: nil)
         await lifecycle.completeShutdown()
         return EmptyResult()
     }

@@ -27,7 +27,8 @@ public struct AccessPolicy: Sendable, Equatable {
     public var write: Scope
     public var replace: Replace
     public var urls: URLPolicy
-    /// Where the folders came from: `unrestricted`, `allow-dir`, `client-roots` or `working-directory`.
+    /// Where the folders came from: `unrestricted`, `allow-dir`, `client-roots` or `working-directory` (or
+    /// `cancelled`, see ``cancelled``).
     public var origin: String
 
     public init(read: Scope = .anywhere, write: Scope = .anywhere, replace: Replace = .imagesOnly,
@@ -41,6 +42,11 @@ public struct AccessPolicy: Sendable, Equatable {
 
     /// The policy of a script's session started without options.
     public static let unrestricted = AccessPolicy()
+
+    /// Nothing allowed: what a request cancelled while it waited for its session's policy gets (it is ending;
+    /// whatever it still tries fails, and its answer is -32800).
+    public static let cancelled = AccessPolicy(read: .within([]), write: .within([]), replace: .never, urls: .disabled,
+                                               origin: "cancelled")
 
     /// What `initialize` and `worker.stats` report.
     public var json: JSONValue {

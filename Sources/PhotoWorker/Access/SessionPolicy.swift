@@ -2,6 +2,7 @@ import Foundation
 import JSONRPC
 import JSONRPCTransport
 import Synchronization
+import Waiting
 
 /// Decides each request's ``AccessPolicy``: from the command line (`--allow-dir`, `--urls`), the kind
 /// of session (MCP sessions are confined by default) and an MCP client's roots.
@@ -49,7 +50,7 @@ public final class SessionPolicy: SessionDelegate {
         /// Counts the waits for roots: a wait's timeout or failure ends only its own wait, never a later one
         /// (the timeout of `initialize`'s wait must not cut short the `roots/list` asked for after it).
         var wait = 0
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters = ContinuationQueue<Void>()
 
         /// Requests wait for roots from now on; returns the new wait's number.
         mutating func beginWait() -> Int {
@@ -77,18 +78,22 @@ public final class SessionPolicy: SessionDelegate {
         state.withLock { policy(for: $0) }
     }
 
-    /// The policy for a request: waits while an MCP client's roots are being asked for.
+    /// The policy for a request: waits while an MCP client's roots are being asked for. A request cancelled while it
+    /// waits gets ``AccessPolicy/cancelled`` at once (nothing allowed), not the policy after the roots timeout.
     public func policy() async -> AccessPolicy {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { s -> Bool in
-                guard s.roots == .awaiting else { return true }
-                s.waiters.append(c)
-                return false
-            }
-            if ready { c.resume() }
+        guard let ticket = state.withLock({ s in s.roots == .awaiting ? s.waiters.enqueue() : nil }) else { return current }
+        do {
+            try await Parking.wait({ c in state.withLock { $0.waiters.park(ticket, c) }.perform() }, onCancel: {
+                state.withLock { $0.waiters.resolve(ticket, with: .failure(CancellationError())) }.perform()
+            })
+        } catch {
+            return .cancelled
         }
         return current
     }
+
+    /// Requests waiting for the client's roots (tests).
+    package var waitingCount: Int { state.withLock { $0.waiters.parkedCount } }
 
     public var policyFacts: JSONValue? {
         state.withLock { s in
@@ -146,13 +151,11 @@ public final class SessionPolicy: SessionDelegate {
     /// Wait `wait` ended: with the client's roots, or without (`.unknown`: the session falls back to the working
     /// directory). Only the latest wait decides: an earlier one's timeout or late answer changes nothing.
     private func end(_ wait: Int, with roots: Roots) {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+        state.withLock { s -> [ContinuationQueue<Void>.Resume] in
             guard s.wait == wait, s.roots == .awaiting else { return [] }
             s.roots = roots
-            defer { s.waiters = [] }
-            return s.waiters
-        }
-        for w in waiters { w.resume() }
+            return s.waiters.resolveAll(with: .success(()))
+        }.perform()
     }
 
     private func policy(for s: State) -> AccessPolicy {

@@ -16,6 +16,8 @@ public struct URLFetcher: Sendable {
     public var timeout: Duration
     public var maxRedirects = 5
     let hooks: TestHooks
+    /// Where transfers run (libcurl blocks in poll(2)): the worker's blocking pool.
+    let blocking: BlockingPool
 
     /// Test hooks, given to the initialiser only (the executable has no way to set them): names answered
     /// with a fixed address, and addresses treated as public (the tests' servers live on loopback).
@@ -33,10 +35,13 @@ public struct URLFetcher: Sendable {
     /// Sent with every request: servers that refuse anonymous clients (some image hosts do) accept it.
     static let userAgent = "photoworker/\(Worker.version)"
 
-    public init(maxBytes: Int, timeout: Duration, testHooks: TestHooks = TestHooks()) {
+    /// - Parameter blocking: the pool transfers run on (a fetcher of its own by default: tests).
+    public init(maxBytes: Int, timeout: Duration, testHooks: TestHooks = TestHooks(),
+                blocking: BlockingPool = BlockingPool(threads: 4, name: "pw-fetch")) {
         self.maxBytes = maxBytes
         self.timeout = timeout
         hooks = testHooks
+        self.blocking = blocking
     }
 
     public func fetch(_ url: URL, policy: URLPolicy) async throws -> [UInt8] {
@@ -44,14 +49,8 @@ public struct URLFetcher: Sendable {
             throw WorkerError.urlRefused(url: url.absoluteString, rule: "urls-disabled", reason: "this session fetches no URLs (--urls none)")
         }
         let transfer = try Transfer(url: url, policy: policy, fetcher: self)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                // libcurl blocks in poll(2): a thread of its own, never the cooperative pool.
-                BlockingThread.start(name: "pw-fetch") { continuation.resume(with: transfer.run()) }
-            }
-        } onCancel: {
-            transfer.cancel()
-        }
+        // libcurl blocks in poll(2): on the blocking pool, never the cooperative pool; a cancel aborts the transfer.
+        return try await blocking.run({ try transfer.run().get() }, onCancel: { transfer.cancel() })
     }
 
     /// What `policy` says of connecting to `address` for `host`: nil to connect, else the refusal.

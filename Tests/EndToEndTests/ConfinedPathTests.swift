@@ -38,65 +38,6 @@ struct ConfinedTree {
     }
 }
 
-/// What a call came to, in either session kind: the error code and `data.rule`, or success.
-struct Outcome: Equatable, CustomStringConvertible {
-    var code: Int?
-    var rule: String?
-    var result: JSONValue?
-
-    static let ok = Outcome(code: nil, rule: nil)
-    static func denied(_ rule: String) -> Outcome { Outcome(code: -32006, rule: rule) }
-    static func refused(_ rule: String) -> Outcome { Outcome(code: -32005, rule: rule) }
-
-    static func == (a: Outcome, b: Outcome) -> Bool { a.code == b.code && a.rule == b.rule }
-    var description: String { code.map { "\($0) \(rule ?? "-")" } ?? "ok" }
-}
-
-/// A worker driven natively (`method`) or as an MCP host would (`tools/call`).
-struct PolicySession {
-    let worker: WorkerProcess
-    let mcp: Bool
-    private let ids = IDs()
-
-    final class IDs: Sendable {
-        private let counter = Mutex(100)
-        func next() -> Int { counter.withLock { $0 += 1; return $0 } }
-    }
-
-    /// - Parameter roots: the MCP client's roots (nil: it declares no roots capability).
-    static func start(mcp: Bool, arguments: [String] = [], roots: [String]? = nil, environment: [String: String]? = nil,
-                      currentDirectory: String? = nil) async throws -> PolicySession {
-        let w = try WorkerProcess(arguments, environment: environment, currentDirectory: currentDirectory)
-        guard mcp else { return PolicySession(worker: w, mcp: false) }
-        let capabilities: JSONValue = roots == nil ? [:] : ["roots": ["listChanged": true]]
-        _ = try await w.call(1, "initialize", ["protocolVersion": "2025-06-18", "capabilities": capabilities,
-                                               "clientInfo": ["name": "policy-test", "version": "1"]])
-        w.notify("notifications/initialized")
-        if let roots {
-            let ask = try #require(try await w.next())
-            #expect(ask["method"] == "roots/list")
-            let id = try #require(ask["id"])
-            w.send(["jsonrpc": "2.0", "id": id, "result": ["roots": .array(roots.map { ["uri": .string(URL(fileURLWithPath: $0).absoluteString)] })]])
-        }
-        return PolicySession(worker: w, mcp: true)
-    }
-
-    func call(_ method: String, _ params: JSONValue) async throws -> Outcome {
-        let id = ids.next()
-        if !mcp {
-            let r = try await worker.call(id, method, params)
-            return Outcome(code: r.errorCode, rule: r["error"]?["data"]?["rule"]?.stringValue, result: r["result"])
-        }
-        let r = try await worker.call(id, "tools/call", ["name": .string(method.replacingOccurrences(of: ".", with: "_")), "arguments": params])
-        if let code = r.errorCode { return Outcome(code: code, rule: r["error"]?["data"]?["rule"]?.stringValue) }
-        if r["result"]?["isError"] == true {
-            let e = r["result"]?["structuredContent"]?["error"]
-            return Outcome(code: e?["code"]?.intValue, rule: e?["data"]?["rule"]?.stringValue)
-        }
-        return Outcome(code: nil, rule: nil, result: r["result"]?["structuredContent"])
-    }
-}
-
 /// `--allow-dir` and MCP roots: every source and output must resolve inside an allowed folder.
 @Suite(.timeLimit(TestTiming.minutes(5)))
 struct ConfinedPathTests {
@@ -282,24 +223,6 @@ struct ConfinedPathTests {
         let stats = try await s.worker.call(9, "worker.stats")
         #expect(stats["result"]?["policy"]?["read"] == "anywhere")
         #expect(stats["result"]?["policy"]?["urls"] == "any")
-    }
-}
-
-/// In MCP sessions an output replaces an existing file only with `"overwrite": true`.
-@Suite(.timeLimit(TestTiming.minutes(5)))
-struct MCPOverwriteTests {
-    @Test func anyExistingFileNeedsOverwrite() async throws {
-        let tree = try ConfinedTree()
-        let s = try await PolicySession.start(mcp: true, roots: [tree.allowed])
-        let photo: JSONValue = ["path": .string("\(tree.allowed)/photo.jpg")]
-        let out: JSONValue = .string("\(tree.allowed)/out.png")
-        #expect(try await s.call("image.convert", ["source": photo, "output": ["path": out]]) == .ok)
-        // Its own earlier output, an image, still needs overwrite in an MCP session.
-        #expect(try await s.call("image.convert", ["source": photo, "output": ["path": out]]) == .refused("exists"))
-        #expect(try await s.call("image.convert", ["source": photo, "output": ["path": out, "overwrite": true]]) == .ok)
-        let notes: JSONValue = .string("\(tree.allowed)/notes.txt")
-        #expect(try await s.call("image.convert", ["source": photo, "output": ["path": notes]]) == .refused("exists"))
-        #expect(FileManager.default.contents(atPath: "\(tree.allowed)/notes.txt") == Data("my notes\n".utf8))
     }
 }
 

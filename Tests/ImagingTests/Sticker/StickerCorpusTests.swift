@@ -5,9 +5,7 @@ import Testing
 /// Real photos from corpus/sticker-dev with human masks.
 @Suite("Sticker on real photos")
 struct StickerCorpusTests {
-    static let corpus = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("corpus/sticker-dev").standardizedFileURL
+    static let corpus = CodecCorpus.url("sticker-dev")
 
     /// Photos with one clear subject on a distinct background; the bench measured IoU ≥ 0.95 on both
     /// (see the report). 0.8 leaves room for tuning while still failing on any real regression

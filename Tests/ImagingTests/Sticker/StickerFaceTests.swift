@@ -78,11 +78,20 @@ struct StickerFaceTests {
 
     /// Settings that would never end or overflow the integral image are clamped, not trusted.
     @Test func degenerateSearchSettingsAreClamped() throws {
+        // Out of range, the settings act as their nearest allowed values (a factor at or below 1 would never end):
+        // the portrait's one face, found as with those values.
+        let portrait = try Self.corpusImage("260081")
+        let degenerate = try FaceDetector.detect(in: portrait, maxSide: 1 << 40, scaleFactor: 0.5, minNeighbors: -3,
+                                                 minRelativeSize: 0.3)
+        let clamped = try FaceDetector.detect(in: portrait, maxSide: 2048, scaleFactor: 1.01, minNeighbors: -3,
+                                              minRelativeSize: 0.3)
+        #expect(degenerate == clamped, "\(degenerate) against \(clamped)")
+        #expect(!clamped.isEmpty, "no face found with the clamped settings")
         var rng = SplitMix64(seed: 7)
         let pixels = (0..<(64 * 48 * 4)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         let noise = Image(width: 64, height: 48, pixels: pixels)
-        _ = try FaceDetector.detect(in: noise, maxSide: 1 << 40, scaleFactor: 0.5, minNeighbors: -3)
-        _ = try FaceDetector.detect(in: noise, maxSide: 0, scaleFactor: 1)
+        let tiny = try FaceDetector.detect(in: noise, maxSide: 0, scaleFactor: 1)
+        #expect(tiny == (try FaceDetector.detect(in: noise, maxSide: 24, scaleFactor: 1.01)), "\(tiny)")
     }
 
     /// The scan itself checks (not only the pyramid loop around it), so a cancelled search stops

@@ -1,0 +1,48 @@
+import Foundation
+import Synchronization
+
+/// A wait in a test that can end only two ways: the condition holds, or the deadline passes and the test fails
+/// saying what it waited for (never a hang until the suite's time limit, or forever).
+///
+/// The condition is checked between `Task.yield()`s, then every millisecond: the tests that use it wait for another
+/// task to reach a point (a queue, a park) that they cannot be told about, and a task on the same actor must get to
+/// run. The polling decides nothing but how soon the wait notices; the deadline only how long a broken case waits.
+package enum Deadline {
+    /// How much slower than a normal debug build the code under test runs (`PHOTOWORKER_TEST_TIME_SCALE`, as
+    /// PhotoWorkerTestSupport's `TestTiming` reads it for the sanitizer runs).
+    package static let scale: Int = {
+        guard let text = ProcessInfo.processInfo.environment["PHOTOWORKER_TEST_TIME_SCALE"],
+              let value = Int(text), value >= 1 else { return 1 }
+        return min(value, 20)
+    }()
+
+    /// The wait ran out: what it waited for.
+    package struct Passed: Error, CustomStringConvertible {
+        package let description: String
+    }
+
+    /// Returns once `condition` holds; throws ``Passed`` (which fails the test, saying what it waited for) when
+    /// `limit` passes first.
+    /// - Parameter what: what the test waits for, as the failure states it ("a waiter in the queue").
+    package static func until(_ what: @autoclosure () -> String, within limit: Duration = .seconds(10),
+                              _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit * scale
+        var checks = 0
+        while try await !condition() {
+            if ContinuousClock.now >= deadline { throw Passed(description: "waited \(limit * scale) for \(what())") }
+            checks += 1
+            // Yields first (what is awaited is usually a hop away); then a millisecond between checks, so a long
+            // wait does not hold one of the few cooperative threads that every other test shares.
+            if checks < 100 { await Task.yield() } else { try await Task.sleep(for: .milliseconds(1)) }
+        }
+    }
+
+    /// The value of `task` once it ends; throws ``Passed`` when `limit` passes first (the task goes on).
+    package static func value<T: Sendable>(of task: Task<T, Never>, _ what: @autoclosure () -> String,
+                                           within limit: Duration = .seconds(10)) async throws -> T {
+        let result = Mutex<T?>(nil)
+        Task { let value = await task.value; result.withLock { $0 = value } }
+        try await until(what(), within: limit) { result.withLock { $0 != nil } }
+        return result.withLock { $0! }
+    }
+}

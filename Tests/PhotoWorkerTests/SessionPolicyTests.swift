@@ -1,0 +1,76 @@
+import Deadlines
+import Foundation
+import Synchronization
+import JSONRPC
+import JSONRPCTransport
+@testable import PhotoWorker
+import Testing
+
+import Glibc
+
+struct SessionPolicyTests {
+    @Test func plainSessionsAreUnrestrictedAndMCPSessionsConfined() {
+        let policy = SessionPolicy()
+        #expect(policy.current == .unrestricted)
+        policy.clientInitialized(ClientSession(dialect: MCPDialect.name))
+        let mcp = policy.current
+        #expect(mcp.origin == "working-directory")
+        #expect(mcp.replace == .never)
+        #expect(mcp.urls == .public)
+        guard case .within(let dirs) = mcp.read else { Issue.record("not confined"); return }
+        #expect(dirs == [SessionPolicy.canonical(FileManager.default.currentDirectoryPath)])
+    }
+
+    @Test func commandLineFoldersWinOverRootsAndURLsCanBeChosen() async {
+        let policy = SessionPolicy(configuration: .init(readDirectories: ["/r"], writeDirectories: ["/w"], urls: .disabled))
+        policy.clientInitialized(ClientSession(dialect: MCPDialect.name, capabilities: ["roots": [:]]))
+        let p = await policy.policy()  // does not wait: the command line's folders apply
+        #expect(p.read == .within(["/r"]) && p.write == .within(["/w"]) && p.origin == "allow-dir")
+        #expect(p.urls == .disabled)
+    }
+
+    @Test func requestsWaitForRootsThenFallBackWhenNoneCome() async {
+        var configuration = SessionPolicy.Configuration()
+        configuration.rootsTimeout = .milliseconds(50)
+        let policy = SessionPolicy(configuration: configuration)
+        policy.clientInitialized(ClientSession(dialect: MCPDialect.name, capabilities: ["roots": ["listChanged": true]]))
+        #expect(policy.policyFacts?["read"] == "pending")
+        let p = await policy.policy()  // the client never sends notifications/initialized
+        #expect(p.origin == "working-directory")
+    }
+
+    /// A request cancelled while it waits for the client's roots stops waiting at once (it used to wait out the
+    /// roots timeout), with nothing allowed; the others still wait for the roots.
+    @Test func aCancelledRequestStopsWaitingForRootsAtOnce() async throws {
+        let timers = ManualTimers()  // the roots timeout never fires unless the test says so
+        let policy = SessionPolicy(timers: timers)
+        policy.clientInitialized(ClientSession(dialect: MCPDialect.name, capabilities: ["roots": ["listChanged": true]]))
+        let cancelled = Task { await policy.policy() }
+        let patient = Task { await policy.policy() }
+        try await Deadline.until("two requests waiting for roots, \(policy.waitingCount) so far") { policy.waitingCount == 2 }
+        cancelled.cancel()
+        let ended = Ended()
+        Task { _ = await cancelled.value; ended.set() }
+        try await Deadline.until("the cancelled request's policy() to return before the roots timeout") { ended.value }
+        #expect(await cancelled.value == .cancelled)
+        #expect(policy.waitingCount == 1, "the other request still waits")
+        timers.fireAll()  // the roots never came
+        #expect(await patient.value.origin == "working-directory")
+    }
+
+    @Test func modernSessionsNeverWaitForRoots() async {
+        let policy = SessionPolicy()
+        // A 2026-07-28 client that declares roots: the revision deprecates them and lets no server ask.
+        policy.clientInitialized(ClientSession(dialect: MCPDialect.name, capabilities: ["roots": ["listChanged": true]],
+                                               protocolVersion: "2026-07-28"))
+        #expect(policy.policyFacts?["read"] != "pending")
+        let p = await policy.policy()
+        #expect(p.origin == "working-directory" && p.replace == .never && p.urls == .public)
+    }
+
+    final class Ended: Sendable {
+        private let flag = Mutex(false)
+        func set() { flag.withLock { $0 = true } }
+        var value: Bool { flag.withLock { $0 } }
+    }
+}
