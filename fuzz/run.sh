@@ -63,17 +63,34 @@ module $name {
 MAP
 }
 
-build_imaging() { # the Imaging module, instrumented once and shared by the png and jpeg targets
+build_swift_library() { # build_swift_library NAME DEPENDENCY...: a Swift target of Sources/ as an instrumented static
+    # library with its module, in $out/<name>, over the libraries of its (already built) Swift and C dependencies
+    local name="$1"; shift
+    local dir="$out/$(echo "$name" | tr '[:upper:]' '[:lower:]')" includes=() inputs=() srcs=()
+    for dep in "$@"; do
+        local d="$out/$(echo "$dep" | tr '[:upper:]' '[:lower:]')"
+        includes+=(-I "$d"); inputs+=("$d"/*.a)
+    done
+    while IFS= read -r f; do srcs+=("$f"); done < <(find "$root/Sources/$name" -name '*.swift' | sort)
+    mkdir -p "$dir"
+    stale "$dir/lib$name.a" "${srcs[@]}" "${inputs[@]}" || return 0
+    echo "building $name (ASan + coverage)" >&2
+    "$swiftc" "${swift_flags[@]}" -module-name "$name" -package-name PhotoWorker "${includes[@]}" -emit-library -static \
+        -emit-module -emit-module-path "$dir/$name.swiftmodule" "${srcs[@]}" -o "$dir/lib$name.a"
+}
+
+build_imaging() { # the Imaging module and what it imports, instrumented once and shared by the image and motion targets
     build_c_target CCodecs CCodecs.h
     build_c_target CKernels ck_kernels.h
-    local srcs=()
-    while IFS= read -r f; do srcs+=("$f"); done < <(find "$root/Sources/Imaging" -name '*.swift' | sort)
-    mkdir -p "$out/imaging"
-    stale "$out/imaging/libImaging.a" "${srcs[@]}" "$out/ccodecs/lib.a" "$out/ckernels/lib.a" || return 0
-    echo "building Imaging (ASan + coverage)" >&2
-    "$swiftc" "${swift_flags[@]}" -module-name Imaging -I "$out/ccodecs" -I "$out/ckernels" -emit-library -static \
-        -emit-module -emit-module-path "$out/imaging/Imaging.swiftmodule" "${srcs[@]}" -o "$out/imaging/libImaging.a"
+    build_swift_library Waiting
+    build_swift_library Compute Waiting
+    build_swift_library Imaging Compute Waiting CCodecs CKernels
 }
+
+# What a target over Imaging is given: the modules' folders, and the libraries in link order.
+imaging_includes=(-I "$out/imaging" -I "$out/compute" -I "$out/waiting" -I "$out/ccodecs" -I "$out/ckernels")
+imaging_libs=("$out/imaging/libImaging.a" "$out/compute/libCompute.a" "$out/waiting/libWaiting.a" "$out/ccodecs/lib.a"
+    "$out/ckernels/lib.a")
 
 # The system codec libraries the shim links (FFmpeg's for cc_video.c), as Package.swift lists them.
 codec_libs=(-lpng16 -ldeflate -lz -ljpeg -lwebp -lwebpdemux -lgif -lheif -llcms2 -lavformat -lavcodec -lswscale -lavutil)
@@ -87,11 +104,10 @@ build_image() { # build_image png|jpeg|webp|gif|heif
     heif) define=(-D FUZZ_HEIF) ;;
     esac
     build_imaging
-    stale "$out/$name" "$here/targets/ImageDecoderFuzz.swift" "$out/imaging/libImaging.a" || return 0
+    stale "$out/$name" "$here/targets/ImageDecoderFuzz.swift" "${imaging_libs[@]}" || return 0
     echo "building $name" >&2
-    quiet_link "$swiftc" "${swift_flags[@]}" "${define[@]}" -module-name ${name}fuzz -I "$out/imaging" -I "$out/ccodecs" \
-        -I "$out/ckernels" "$here/targets/ImageDecoderFuzz.swift" "$out/imaging/libImaging.a" "$out/ccodecs/lib.a" \
-        "$out/ckernels/lib.a" "${codec_libs[@]}" -o "$out/$name"
+    quiet_link "$swiftc" "${swift_flags[@]}" "${define[@]}" -module-name ${name}fuzz "${imaging_includes[@]}" \
+        "$here/targets/ImageDecoderFuzz.swift" "${imaging_libs[@]}" "${codec_libs[@]}" -o "$out/$name"
 }
 
 build_motion() { # build_motion gif-motion|webp-motion|video
@@ -101,11 +117,10 @@ build_motion() { # build_motion gif-motion|webp-motion|video
     video) define=(-D FUZZ_MOTION_VIDEO) ;;
     esac
     build_imaging
-    stale "$out/$name" "$here/targets/MotionDecoderFuzz.swift" "$out/imaging/libImaging.a" || return 0
+    stale "$out/$name" "$here/targets/MotionDecoderFuzz.swift" "${imaging_libs[@]}" || return 0
     echo "building $name" >&2
-    quiet_link "$swiftc" "${swift_flags[@]}" "${define[@]}" -module-name motionfuzz -I "$out/imaging" -I "$out/ccodecs" \
-        -I "$out/ckernels" "$here/targets/MotionDecoderFuzz.swift" "$out/imaging/libImaging.a" "$out/ccodecs/lib.a" \
-        "$out/ckernels/lib.a" "${codec_libs[@]}" -o "$out/$name"
+    quiet_link "$swiftc" "${swift_flags[@]}" "${define[@]}" -module-name motionfuzz "${imaging_includes[@]}" \
+        "$here/targets/MotionDecoderFuzz.swift" "${imaging_libs[@]}" "${codec_libs[@]}" -o "$out/$name"
 }
 
 seed() { # seed TARGET -> prints the corpus directory
