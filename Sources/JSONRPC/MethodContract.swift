@@ -8,7 +8,7 @@ import JSONRPCTransport
 /// built from these at run time, and protocol/openrpc.json is generated from them (`photoworker contract`), so a
 /// method's schema cannot drift from the method. A literal that does not parse is a programmer error: every
 /// contract is parsed by the tests that compare the generated document with the committed one.
-public struct MethodContract: Sendable, ExpressibleByStringLiteral {
+public struct MethodContract: Sendable, ExpressibleByStringLiteral, ExpressibleByStringInterpolation {
     /// The entry's members beyond name, summary and cost.
     public let members: [String: JSONValue]
 
@@ -17,6 +17,11 @@ public struct MethodContract: Sendable, ExpressibleByStringLiteral {
             preconditionFailure("a method contract must be a JSON object:\n\(text)")
         }
         self.members = members
+    }
+
+    /// A literal with `\#(...)` in it: an `enum` a Swift list states (``ContractSchema/list(_:)``).
+    public init(stringInterpolation: DefaultStringInterpolation) {
+        self.init(stringLiteral: String(stringInterpolation: stringInterpolation))
     }
 
     /// The whole OpenRPC entry of a method called `name`. A notification (no `result`) has no cost class: it
@@ -50,5 +55,11 @@ public struct ContractSchema: Sendable {
         }
         self.name = name
         self.schema = schema
+    }
+
+    /// `values` as the items of a JSON array of strings (`"a", "b"`), for a schema's `enum` that a Swift list states:
+    /// `"enum": [\#(ContractSchema.list(ImageFormat.written.map(\.rawValue)))]` inside the raw literal.
+    public static func list(_ values: [String]) -> String {
+        values.map { "\"\($0)\"" }.joined(separator: ", ")
     }
 }

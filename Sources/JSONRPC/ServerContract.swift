@@ -26,37 +26,16 @@ public enum ServerContract {
     /// Shapes the built-ins' params and results refer to.
     public static let schemas: [ContractSchema] = [
         ContractSchema("RequestId", #"""
-            {
-              "type": [
-                "string",
-                "integer"
-              ],
-              "description": "A request id: a string or an integer."
-            }
+            {"type": ["string", "integer"], "description": "A request id: a string or an integer."}
             """#),
         ContractSchema("Empty", #"""
-            {
-              "type": "object",
-              "additionalProperties": false,
-              "maxProperties": 0
-            }
+            {"type": "object", "additionalProperties": false, "maxProperties": 0}
             """#),
         ContractSchema("ErrorObject", #"""
             {
               "type": "object",
-              "properties": {
-                "code": {
-                  "type": "integer"
-                },
-                "message": {
-                  "type": "string"
-                },
-                "data": {}
-              },
-              "required": [
-                "code",
-                "message"
-              ],
+              "properties": {"code": {"type": "integer"}, "message": {"type": "string"}, "data": {}},
+              "required": ["code", "message"],
               "additionalProperties": false
             }
             """#),
@@ -67,74 +46,35 @@ public enum ServerContract {
                 {
                   "type": "object",
                   "properties": {
-                    "id": {
-                      "$ref": "#/components/schemas/RequestId"
-                    },
-                    "kind": {
-                      "const": "progress"
-                    },
-                    "done": {
-                      "type": "number"
-                    },
-                    "total": {
-                      "type": "number"
-                    },
-                    "message": {
-                      "type": "string"
-                    }
+                    "id": {"$ref": "#/components/schemas/RequestId"},
+                    "kind": {"const": "progress"},
+                    "done": {"type": "number"},
+                    "total": {"type": "number"},
+                    "message": {"type": "string"}
                   },
-                  "required": [
-                    "id",
-                    "kind"
-                  ],
+                  "required": ["id", "kind"],
                   "additionalProperties": false
                 },
                 {
                   "type": "object",
                   "properties": {
-                    "id": {
-                      "$ref": "#/components/schemas/RequestId"
-                    },
-                    "kind": {
-                      "const": "item"
-                    },
-                    "index": {
-                      "type": "integer",
-                      "minimum": 0
-                    },
+                    "id": {"$ref": "#/components/schemas/RequestId"},
+                    "kind": {"const": "item"},
+                    "index": {"type": "integer", "minimum": 0},
                     "result": {}
                   },
-                  "required": [
-                    "id",
-                    "kind",
-                    "index",
-                    "result"
-                  ],
+                  "required": ["id", "kind", "index", "result"],
                   "additionalProperties": false
                 },
                 {
                   "type": "object",
                   "properties": {
-                    "id": {
-                      "$ref": "#/components/schemas/RequestId"
-                    },
-                    "kind": {
-                      "const": "item"
-                    },
-                    "index": {
-                      "type": "integer",
-                      "minimum": 0
-                    },
-                    "error": {
-                      "$ref": "#/components/schemas/ErrorObject"
-                    }
+                    "id": {"$ref": "#/components/schemas/RequestId"},
+                    "kind": {"const": "item"},
+                    "index": {"type": "integer", "minimum": 0},
+                    "error": {"$ref": "#/components/schemas/ErrorObject"}
                   },
-                  "required": [
-                    "id",
-                    "kind",
-                    "index",
-                    "error"
-                  ],
+                  "required": ["id", "kind", "index", "error"],
                   "additionalProperties": false
                 }
               ]
@@ -144,38 +84,14 @@ public enum ServerContract {
             {
               "type": "object",
               "properties": {
-                "id": {
-                  "$ref": "#/components/schemas/RequestId"
-                },
-                "method": {
-                  "type": "string"
-                },
-                "state": {
-                  "enum": [
-                    "queued",
-                    "running"
-                  ]
-                },
-                "startedAt": {
-                  "type": "string",
-                  "format": "date-time",
-                  "description": "ISO 8601, UTC."
-                },
-                "elapsedMs": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "progress": {
-                  "description": "The latest $/progress params, if any."
-                }
+                "id": {"$ref": "#/components/schemas/RequestId"},
+                "method": {"type": "string"},
+                "state": {"enum": ["queued", "running"]},
+                "startedAt": {"type": "string", "format": "date-time", "description": "ISO 8601, UTC."},
+                "elapsedMs": {"type": "integer", "minimum": 0},
+                "progress": {"description": "The latest $/progress params, if any."}
               },
-              "required": [
-                "id",
-                "method",
-                "state",
-                "startedAt",
-                "elapsedMs"
-              ],
+              "required": ["id", "method", "state", "startedAt", "elapsedMs"],
               "additionalProperties": false
             }
             """#),
@@ -190,18 +106,8 @@ public enum ServerContract {
               "message": "parse error",
               "x-data-schema": {
                 "type": "object",
-                "properties": {
-                  "reason": {
-                    "type": "string"
-                  },
-                  "offset": {
-                    "type": "integer",
-                    "minimum": 0
-                  }
-                },
-                "required": [
-                  "reason"
-                ],
+                "properties": {"reason": {"type": "string"}, "offset": {"type": "integer", "minimum": 0}},
+                "required": ["reason"],
                 "additionalProperties": false
               },
               "x-description": "The line is not JSON (or is over the line limit). Always answered with id null."
@@ -213,17 +119,8 @@ public enum ServerContract {
               "message": "invalid request",
               "x-data-schema": {
                 "type": "object",
-                "properties": {
-                  "reason": {
-                    "type": "string"
-                  },
-                  "method": {
-                    "type": "string"
-                  }
-                },
-                "required": [
-                  "reason"
-                ],
+                "properties": {"reason": {"type": "string"}, "method": {"type": "string"}},
+                "required": ["reason"],
                 "additionalProperties": false
               },
               "x-description": "Valid JSON but not a valid request (also: an id already in flight, or sent while shutting down)."
@@ -235,14 +132,8 @@ public enum ServerContract {
               "message": "method not found",
               "x-data-schema": {
                 "type": "object",
-                "properties": {
-                  "method": {
-                    "type": "string"
-                  }
-                },
-                "required": [
-                  "method"
-                ],
+                "properties": {"method": {"type": "string"}},
+                "required": ["method"],
                 "additionalProperties": false
               }
             }
@@ -254,24 +145,15 @@ public enum ServerContract {
               "x-data-schema": {
                 "type": "object",
                 "properties": {
-                  "path": {
-                    "type": "string"
-                  },
-                  "reason": {
-                    "type": "string"
-                  },
+                  "path": {"type": "string"},
+                  "reason": {"type": "string"},
                   "tools": {
                     "type": "array",
-                    "items": {
-                      "type": "string"
-                    },
+                    "items": {"type": "string"},
                     "description": "An unknown MCP tool: the tools there are."
                   }
                 },
-                "required": [
-                  "path",
-                  "reason"
-                ],
+                "required": ["path", "reason"],
                 "additionalProperties": false
               },
               "x-description": "`path` names the parameter (`source.path`, `effects[2].blur`, or `params`). The image methods (image.*, photo.process, photos.process, pack.export) also refuse names they do not take, at any depth where a schema here says `additionalProperties: false`: `{\"path\": \"segmentor\", \"reason\": \"unknown parameter; expected one of: ...\"}`."
@@ -281,15 +163,7 @@ public enum ServerContract {
             {
               "code": -32603,
               "message": "internal error",
-              "x-data-schema": {
-                "type": "object",
-                "properties": {
-                  "reason": {
-                    "type": "string"
-                  }
-                },
-                "required": []
-              },
+              "x-data-schema": {"type": "object", "properties": {"reason": {"type": "string"}}, "required": []},
               "x-description": "A bug; `data` says what failed."
             }
             """#),
@@ -297,9 +171,7 @@ public enum ServerContract {
             {
               "code": -32800,
               "message": "request cancelled",
-              "x-data-schema": {
-                "type": "null"
-              },
+              "x-data-schema": {"type": "null"},
               "x-description": "Cancelled by the client ($/cancelRequest, notifications/cancelled, jobs.cancel)."
             }
             """#),
@@ -309,14 +181,8 @@ public enum ServerContract {
               "message": "request cancelled by the server",
               "x-data-schema": {
                 "type": "object",
-                "properties": {
-                  "reason": {
-                    "type": "string"
-                  }
-                },
-                "required": [
-                  "reason"
-                ],
+                "properties": {"reason": {"type": "string"}},
+                "required": ["reason"],
                 "additionalProperties": false
               },
               "x-description": "Drain timeout after stdin closed, shutdown, or a signal."
@@ -328,18 +194,8 @@ public enum ServerContract {
               "message": "overloaded",
               "x-data-schema": {
                 "type": "object",
-                "properties": {
-                  "reason": {
-                    "type": "string"
-                  },
-                  "maxQueue": {
-                    "type": "integer",
-                    "minimum": 0
-                  }
-                },
-                "required": [
-                  "reason"
-                ],
+                "properties": {"reason": {"type": "string"}, "maxQueue": {"type": "integer", "minimum": 0}},
+                "required": ["reason"],
                 "additionalProperties": false
               },
               "x-description": "The compute queue is full (--max-queue); retry later."
@@ -348,42 +204,18 @@ public enum ServerContract {
     ]
 
     static let exit: MethodContract = #"""
-        {
-          "params": []
-        }
+        {"params": []}
         """#
 
     static let cancelRequest: MethodContract = #"""
-        {
-          "params": [
-            {
-              "name": "id",
-              "schema": {
-                "$ref": "#/components/schemas/RequestId"
-              },
-              "required": true
-            }
-          ]
-        }
+        {"params": [{"name": "id", "schema": {"$ref": "#/components/schemas/RequestId"}, "required": true}]}
         """#
 
     static let cancelled: MethodContract = #"""
         {
           "params": [
-            {
-              "name": "requestId",
-              "schema": {
-                "$ref": "#/components/schemas/RequestId"
-              },
-              "required": true
-            },
-            {
-              "name": "reason",
-              "schema": {
-                "type": "string"
-              },
-              "required": false
-            }
+            {"name": "requestId", "schema": {"$ref": "#/components/schemas/RequestId"}, "required": true},
+            {"name": "reason", "schema": {"type": "string"}, "required": false}
           ]
         }
         """#

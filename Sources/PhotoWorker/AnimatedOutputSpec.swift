@@ -63,26 +63,16 @@ extension AnimatedOutputSpec {
               "description": "Where an animation goes: a file path or inline base64. The format is `format`, else the path's extension (.webm, .webp, .gif, .png/.apng), else the target's.",
               "type": "object",
               "properties": {
-                "path": {
-                  "type": "string",
-                  "minLength": 1
-                },
-                "inline": {
-                  "type": "boolean"
-                },
-                "format": {
-                  "$ref": "#/components/schemas/AnimationFormat"
-                },
+                "path": {"type": "string", "minLength": 1},
+                "inline": {"type": "boolean"},
+                "format": {"$ref": "#/components/schemas/AnimationFormat"},
                 "quality": {
                   "type": "integer",
                   "minimum": 0,
                   "maximum": 100,
                   "description": "Without a target (which steps its own), default 75: WebP's lossy quality; WebM crf 63 (0) to 10 (100); APNG lossless from 62, palette frames below; GIF's palette size."
                 },
-                "overwrite": {
-                  "type": "boolean",
-                  "default": false
-                }
+                "overwrite": {"type": "boolean", "default": false}
               },
               "required": [],
               "additionalProperties": false
@@ -91,12 +81,7 @@ extension AnimatedOutputSpec {
         ContractSchema("AnimationFormat", #"""
             {
               "type": "string",
-              "enum": [
-                "webm",
-                "webp",
-                "apng",
-                "gif"
-              ],
+              "enum": [\#(ContractSchema.list(AnimationFormat.allCases.map(\.rawValue)))],
               "description": "webm: VP9 with alpha (Telegram video stickers); webp: animated WebP; apng: animated PNG; gif."
             }
             """#),
@@ -110,35 +95,14 @@ extension AnimatedOutputResult {
             {
               "type": "object",
               "properties": {
-                "path": {
-                  "type": "string"
-                },
-                "data": {
-                  "type": "string",
-                  "description": "Base64, for inline outputs."
-                },
-                "format": {
-                  "$ref": "#/components/schemas/AnimationFormat"
-                },
-                "width": {
-                  "type": "integer",
-                  "minimum": 1
-                },
-                "height": {
-                  "type": "integer",
-                  "minimum": 1
-                },
-                "bytes": {
-                  "type": "integer",
-                  "minimum": 0
-                }
+                "path": {"type": "string"},
+                "data": {"type": "string", "description": "Base64, for inline outputs."},
+                "format": {"$ref": "#/components/schemas/AnimationFormat"},
+                "width": {"type": "integer", "minimum": 1},
+                "height": {"type": "integer", "minimum": 1},
+                "bytes": {"type": "integer", "minimum": 0}
               },
-              "required": [
-                "format",
-                "width",
-                "height",
-                "bytes"
-              ],
+              "required": ["format", "width", "height", "bytes"],
               "additionalProperties": false
             }
             """#),

@@ -58,42 +58,20 @@ extension ImageSource {
               "oneOf": [
                 {
                   "type": "object",
-                  "properties": {
-                    "path": {
-                      "type": "string",
-                      "minLength": 1
-                    }
-                  },
-                  "required": [
-                    "path"
-                  ],
+                  "properties": {"path": {"type": "string", "minLength": 1}},
+                  "required": ["path"],
                   "additionalProperties": false
                 },
                 {
                   "type": "object",
-                  "properties": {
-                    "data": {
-                      "type": "string",
-                      "minLength": 1,
-                      "contentEncoding": "base64"
-                    }
-                  },
-                  "required": [
-                    "data"
-                  ],
+                  "properties": {"data": {"type": "string", "minLength": 1, "contentEncoding": "base64"}},
+                  "required": ["data"],
                   "additionalProperties": false
                 },
                 {
                   "type": "object",
-                  "properties": {
-                    "url": {
-                      "type": "string",
-                      "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"
-                    }
-                  },
-                  "required": [
-                    "url"
-                  ],
+                  "properties": {"url": {"type": "string", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"}},
+                  "required": ["url"],
                   "additionalProperties": false
                 }
               ]

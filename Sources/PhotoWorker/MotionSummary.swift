@@ -38,19 +38,9 @@ extension MotionSummary {
               "type": "object",
               "description": "A motion source's facts, for a clip, an animated GIF or WebP, or the `motion` param's clip. Fields the container does not declare are absent. Limits: `--max-frames`, `--max-duration` (and `--max-pixels` per frame) refuse a source at open from what it declares, else at the first frame past them (-32002, or -32003 for a frame over the pixel limit).",
               "properties": {
-                "width": {
-                  "type": "integer",
-                  "minimum": 1,
-                  "description": "As displayed (after rotation)."
-                },
-                "height": {
-                  "type": "integer",
-                  "minimum": 1
-                },
-                "frameCount": {
-                  "type": "integer",
-                  "minimum": 1
-                },
+                "width": {"type": "integer", "minimum": 1, "description": "As displayed (after rotation)."},
+                "height": {"type": "integer", "minimum": 1},
+                "frameCount": {"type": "integer", "minimum": 1},
                 "duration": {
                   "type": "number",
                   "minimum": 0,
@@ -61,28 +51,8 @@ extension MotionSummary {
                   "exclusiveMinimum": 0,
                   "description": "Frames per second; absent when unknown or variable (a GIF whose delays differ)."
                 },
-                "codec": {
-                  "type": "string",
-                  "enum": [
-                    "gif",
-                    "webp",
-                    "h264",
-                    "hevc",
-                    "vp8",
-                    "vp9"
-                  ]
-                },
-                "container": {
-                  "type": "string",
-                  "enum": [
-                    "gif",
-                    "webp",
-                    "mp4",
-                    "mov",
-                    "webm",
-                    "matroska"
-                  ]
-                },
+                "codec": {"type": "string", "enum": ["gif", "webp", "h264", "hevc", "vp8", "vp9"]},
+                "container": {"type": "string", "enum": ["gif", "webp", "mp4", "mov", "webm", "matroska"]},
                 "hasAlpha": {
                   "type": "boolean",
                   "description": "GIF transparency, WebP alpha, or VP8/VP9 alpha (WebM BlockAdditional, read through libvpx)."
@@ -94,23 +64,11 @@ extension MotionSummary {
                 },
                 "rotation": {
                   "type": "integer",
-                  "enum": [
-                    0,
-                    90,
-                    180,
-                    270
-                  ],
+                  "enum": [0, 90, 180, 270],
                   "description": "Clockwise degrees the stored frames are turned to show them upright (a video's display matrix); applied to every frame and to width and height."
                 }
               },
-              "required": [
-                "width",
-                "height",
-                "codec",
-                "container",
-                "hasAlpha",
-                "rotation"
-              ],
+              "required": ["width", "height", "codec", "container", "hasAlpha", "rotation"],
               "additionalProperties": false
             }
             """#),

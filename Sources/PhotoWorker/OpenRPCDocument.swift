@@ -32,7 +32,8 @@ public enum OpenRPCDocument {
         + OutputSpec.contractSchemas + OutputResult.contractSchemas + ImageInfoMethod.contractSchemas
         + OutlineSpec.contractSchemas + OutputDirectorySpec.contractSchemas + ImagePaletteMethod.contractSchemas
         + ImageStickerMethod.contractSchemas + PhotoProcessMethod.contractSchemas
-        + MCPProgressReporter.contractSchemas + SessionPolicy.contractSchemas + MotionSummary.contractSchemas
+        + MCPProgressReporter.contractSchemas + MCPEnvelope.contractSchemas + SessionPolicy.contractSchemas
+        + MotionSummary.contractSchemas
         + AnimatedOutputSpec.contractSchemas + AnimatedOutputResult.contractSchemas + SubjectSpec.contractSchemas
 
     /// The errors the methods answer (`components.errors`).

@@ -38,17 +38,8 @@ extension OutlineSpec {
             {
               "type": "object",
               "properties": {
-                "width": {
-                  "type": "integer",
-                  "minimum": 0,
-                  "maximum": 200,
-                  "default": 8
-                },
-                "color": {
-                  "type": "string",
-                  "pattern": "^#([0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$",
-                  "default": "#FFFFFF"
-                }
+                "width": {"type": "integer", "minimum": 0, "maximum": 200, "default": 8},
+                "color": {"type": "string", "pattern": "^#([0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$", "default": "#FFFFFF"}
               },
               "required": [],
               "additionalProperties": false,

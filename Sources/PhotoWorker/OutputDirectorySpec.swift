@@ -15,10 +15,7 @@ extension OutputDirectorySpec {
             {
               "type": "object",
               "properties": {
-                "dir": {
-                  "type": "string",
-                  "minLength": 1
-                },
+                "dir": {"type": "string", "minLength": 1},
                 "create": {
                   "type": "boolean",
                   "default": true,
@@ -30,9 +27,7 @@ extension OutputDirectorySpec {
                   "description": "Replace existing files of the output names even if they are not images the worker reads (refused with -32005 without it)."
                 }
               },
-              "required": [
-                "dir"
-              ],
+              "required": ["dir"],
               "additionalProperties": false
             }
             """#),

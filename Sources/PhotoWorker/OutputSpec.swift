@@ -142,13 +142,8 @@ extension OutputSpec {
                 {
                   "type": "object",
                   "properties": {
-                    "path": {
-                      "type": "string",
-                      "minLength": 1
-                    },
-                    "format": {
-                      "$ref": "#/components/schemas/OutputFormat"
-                    },
+                    "path": {"type": "string", "minLength": 1},
+                    "format": {"$ref": "#/components/schemas/OutputFormat"},
                     "quality": {
                       "type": "integer",
                       "minimum": 1,
@@ -156,16 +151,8 @@ extension OutputSpec {
                       "default": 90,
                       "description": "JPEG quality; for WebP, giving it makes the output lossy at this quality."
                     },
-                    "progressive": {
-                      "type": "boolean",
-                      "default": false
-                    },
-                    "compressionLevel": {
-                      "type": "integer",
-                      "minimum": 0,
-                      "maximum": 9,
-                      "default": 6
-                    },
+                    "progressive": {"type": "boolean", "default": false},
+                    "compressionLevel": {"type": "integer", "minimum": 0, "maximum": 9, "default": 6},
                     "overwrite": {
                       "type": "boolean",
                       "default": false,
@@ -176,20 +163,14 @@ extension OutputSpec {
                       "description": "WebP only: lossless (exact pixels and alpha) or lossy at `quality`. Default: lossless unless `quality` is given."
                     }
                   },
-                  "required": [
-                    "path"
-                  ],
+                  "required": ["path"],
                   "additionalProperties": false
                 },
                 {
                   "type": "object",
                   "properties": {
-                    "inline": {
-                      "const": true
-                    },
-                    "format": {
-                      "$ref": "#/components/schemas/OutputFormat"
-                    },
+                    "inline": {"const": true},
+                    "format": {"$ref": "#/components/schemas/OutputFormat"},
                     "quality": {
                       "type": "integer",
                       "minimum": 1,
@@ -197,24 +178,14 @@ extension OutputSpec {
                       "default": 90,
                       "description": "JPEG quality; for WebP, giving it makes the output lossy at this quality."
                     },
-                    "progressive": {
-                      "type": "boolean",
-                      "default": false
-                    },
-                    "compressionLevel": {
-                      "type": "integer",
-                      "minimum": 0,
-                      "maximum": 9,
-                      "default": 6
-                    },
+                    "progressive": {"type": "boolean", "default": false},
+                    "compressionLevel": {"type": "integer", "minimum": 0, "maximum": 9, "default": 6},
                     "lossless": {
                       "type": "boolean",
                       "description": "WebP only: lossless (exact pixels and alpha) or lossy at `quality`. Default: lossless unless `quality` is given."
                     }
                   },
-                  "required": [
-                    "inline"
-                  ],
+                  "required": ["inline"],
                   "additionalProperties": false
                 }
               ]
@@ -223,11 +194,7 @@ extension OutputSpec {
         ContractSchema("OutputFormat", #"""
             {
               "type": "string",
-              "enum": [
-                "png",
-                "jpeg",
-                "webp"
-              ],
+              "enum": [\#(ContractSchema.list(ImageFormat.written.map(\.rawValue)))],
               "default": "png",
               "description": "png, jpeg or webp. Without `format`, a path ending in .jpg/.jpeg is JPEG, .webp is WebP, anything else PNG."
             }
@@ -243,48 +210,16 @@ extension OutputResult {
               "description": "What was written: `path` for a file output, `data` (base64) for an inline one.",
               "type": "object",
               "properties": {
-                "path": {
-                  "type": "string"
-                },
-                "data": {
-                  "type": "string",
-                  "contentEncoding": "base64"
-                },
-                "format": {
-                  "$ref": "#/components/schemas/OutputFormat"
-                },
-                "width": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "height": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "bytes": {
-                  "type": "integer",
-                  "minimum": 0
-                }
+                "path": {"type": "string"},
+                "data": {"type": "string", "contentEncoding": "base64"},
+                "format": {"$ref": "#/components/schemas/OutputFormat"},
+                "width": {"type": "integer", "minimum": 0},
+                "height": {"type": "integer", "minimum": 0},
+                "bytes": {"type": "integer", "minimum": 0}
               },
-              "required": [
-                "format",
-                "width",
-                "height",
-                "bytes"
-              ],
+              "required": ["format", "width", "height", "bytes"],
               "additionalProperties": false,
-              "oneOf": [
-                {
-                  "required": [
-                    "path"
-                  ]
-                },
-                {
-                  "required": [
-                    "data"
-                  ]
-                }
-              ]
+              "oneOf": [{"required": ["path"]}, {"required": ["data"]}]
             }
             """#),
     ]

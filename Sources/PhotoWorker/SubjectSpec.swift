@@ -83,9 +83,7 @@ extension SubjectSpec {
         ContractSchema("Point", #"""
             {
               "type": "array",
-              "items": {
-                "type": "integer"
-              },
+              "items": {"type": "integer"},
               "minItems": 2,
               "maxItems": 2,
               "description": "[x, y]: a pixel of the photo as displayed (after its EXIF orientation), x to the right, y down."
@@ -95,29 +93,14 @@ extension SubjectSpec {
             {
               "description": "Which subject to cut out: `\"all\"` (every subject together), `{\"point\": [x, y]}`, `{\"points\": [[x, y], ...]}` (either with `\"exclude\": [[x, y], ...]`, parts not to keep), or `{\"box\": [x0, y0, x1, y1]}` (x1 > x0, y1 > y0, exclusive). Points and box are in pixels of the photo as displayed; a point off the photo or a box of no area is -32602 with `data.path` naming it. A point or box is evidence for the worker's own maps and graph cut, not a new model.",
               "oneOf": [
-                {
-                  "type": "string",
-                  "enum": [
-                    "all"
-                  ]
-                },
+                {"type": "string", "enum": ["all"]},
                 {
                   "type": "object",
                   "properties": {
-                    "point": {
-                      "$ref": "#/components/schemas/Point"
-                    },
-                    "exclude": {
-                      "type": "array",
-                      "items": {
-                        "$ref": "#/components/schemas/Point"
-                      },
-                      "maxItems": 256
-                    }
+                    "point": {"$ref": "#/components/schemas/Point"},
+                    "exclude": {"type": "array", "items": {"$ref": "#/components/schemas/Point"}, "maxItems": 256}
                   },
-                  "required": [
-                    "point"
-                  ],
+                  "required": ["point"],
                   "additionalProperties": false
                 },
                 {
@@ -125,40 +108,19 @@ extension SubjectSpec {
                   "properties": {
                     "points": {
                       "type": "array",
-                      "items": {
-                        "$ref": "#/components/schemas/Point"
-                      },
+                      "items": {"$ref": "#/components/schemas/Point"},
                       "minItems": 1,
                       "maxItems": 256
                     },
-                    "exclude": {
-                      "type": "array",
-                      "items": {
-                        "$ref": "#/components/schemas/Point"
-                      },
-                      "maxItems": 256
-                    }
+                    "exclude": {"type": "array", "items": {"$ref": "#/components/schemas/Point"}, "maxItems": 256}
                   },
-                  "required": [
-                    "points"
-                  ],
+                  "required": ["points"],
                   "additionalProperties": false
                 },
                 {
                   "type": "object",
-                  "properties": {
-                    "box": {
-                      "type": "array",
-                      "items": {
-                        "type": "integer"
-                      },
-                      "minItems": 4,
-                      "maxItems": 4
-                    }
-                  },
-                  "required": [
-                    "box"
-                  ],
+                  "properties": {"box": {"type": "array", "items": {"type": "integer"}, "minItems": 4, "maxItems": 4}},
+                  "required": ["box"],
                   "additionalProperties": false
                 }
               ]

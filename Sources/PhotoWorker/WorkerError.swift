@@ -104,18 +104,8 @@ extension WorkerError {
               "message": "source not found or unreadable",
               "x-data-schema": {
                 "type": "object",
-                "properties": {
-                  "source": {
-                    "type": "string"
-                  },
-                  "reason": {
-                    "type": "string"
-                  }
-                },
-                "required": [
-                  "source",
-                  "reason"
-                ],
+                "properties": {"source": {"type": "string"}, "reason": {"type": "string"}},
+                "required": ["source", "reason"],
                 "additionalProperties": false
               },
               "x-description": "The source file is missing, unreadable or not a regular file."
@@ -128,21 +118,11 @@ extension WorkerError {
               "x-data-schema": {
                 "type": "object",
                 "properties": {
-                  "source": {
-                    "type": "string"
-                  },
-                  "detail": {
-                    "type": "string"
-                  },
-                  "truncated": {
-                    "type": "boolean"
-                  }
+                  "source": {"type": "string"},
+                  "detail": {"type": "string"},
+                  "truncated": {"type": "boolean"}
                 },
-                "required": [
-                  "source",
-                  "detail",
-                  "truncated"
-                ],
+                "required": ["source", "detail", "truncated"],
                 "additionalProperties": false
               },
               "x-description": "`detail` is the codec's message."
@@ -155,28 +135,12 @@ extension WorkerError {
               "x-data-schema": {
                 "type": "object",
                 "properties": {
-                  "source": {
-                    "type": "string"
-                  },
-                  "width": {
-                    "type": "integer",
-                    "minimum": 0
-                  },
-                  "height": {
-                    "type": "integer",
-                    "minimum": 0
-                  },
-                  "maxPixels": {
-                    "type": "integer",
-                    "minimum": 0
-                  }
+                  "source": {"type": "string"},
+                  "width": {"type": "integer", "minimum": 0},
+                  "height": {"type": "integer", "minimum": 0},
+                  "maxPixels": {"type": "integer", "minimum": 0}
                 },
-                "required": [
-                  "source",
-                  "width",
-                  "height",
-                  "maxPixels"
-                ],
+                "required": ["source", "width", "height", "maxPixels"],
                 "additionalProperties": false
               },
               "x-description": "Checked from the header, before decoding."
@@ -189,24 +153,11 @@ extension WorkerError {
               "x-data-schema": {
                 "type": "object",
                 "properties": {
-                  "url": {
-                    "type": "string"
-                  },
-                  "status": {
-                    "type": [
-                      "integer",
-                      "null"
-                    ]
-                  },
-                  "reason": {
-                    "type": "string"
-                  }
+                  "url": {"type": "string"},
+                  "status": {"type": ["integer", "null"]},
+                  "reason": {"type": "string"}
                 },
-                "required": [
-                  "url",
-                  "status",
-                  "reason"
-                ],
+                "required": ["url", "status", "reason"],
                 "additionalProperties": false
               },
               "x-description": "`status` is the HTTP status when there was one."
@@ -219,25 +170,14 @@ extension WorkerError {
               "x-data-schema": {
                 "type": "object",
                 "properties": {
-                  "path": {
-                    "type": "string"
-                  },
-                  "reason": {
-                    "type": "string"
-                  },
+                  "path": {"type": "string"},
+                  "reason": {"type": "string"},
                   "rule": {
-                    "enum": [
-                      "not-an-image",
-                      "exists",
-                      "not-a-file"
-                    ],
+                    "enum": ["not-an-image", "exists", "not-a-file"],
                     "description": "The rule that refused the write, when one did."
                   }
                 },
-                "required": [
-                  "path",
-                  "reason"
-                ],
+                "required": ["path", "reason"],
                 "additionalProperties": false
               },
               "x-description": "Missing folder, permissions, disk full; or an existing file the session may not replace (`rule`)."
@@ -250,12 +190,8 @@ extension WorkerError {
               "x-data-schema": {
                 "type": "object",
                 "properties": {
-                  "path": {
-                    "type": "string"
-                  },
-                  "url": {
-                    "type": "string"
-                  },
+                  "path": {"type": "string"},
+                  "url": {"type": "string"},
                   "rule": {
                     "enum": [
                       "outside-allowed-directories",
@@ -265,14 +201,9 @@ extension WorkerError {
                       "urls-disabled"
                     ]
                   },
-                  "reason": {
-                    "type": "string"
-                  }
+                  "reason": {"type": "string"}
                 },
-                "required": [
-                  "rule",
-                  "reason"
-                ],
+                "required": ["rule", "reason"],
                 "additionalProperties": false
               },
               "x-description": "A path outside the allowed folders (`--allow-dir`, MCP roots) or a URL the URL policy (`--urls`) refuses; `rule` names the rule."

@@ -69,24 +69,14 @@ extension InitializeMethod {
           "params": [
             {
               "name": "protocolVersion",
-              "schema": {
-                "type": "string"
-              },
+              "schema": {"type": "string"},
               "required": false,
               "description": "A date (`2025-06-18`) makes this an MCP session: the reply takes MCP's shape and MCP's conventions apply from then on (tools/*, notifications/progress, no reply to a cancelled request)."
             },
-            {
-              "name": "clientInfo",
-              "schema": {
-                "type": "object"
-              },
-              "required": false
-            },
+            {"name": "clientInfo", "schema": {"type": "object"}, "required": false},
             {
               "name": "capabilities",
-              "schema": {
-                "type": "object"
-              },
+              "schema": {"type": "object"},
               "required": false,
               "description": "MCP client capabilities."
             }
@@ -98,76 +88,39 @@ extension InitializeMethod {
                 {
                   "type": "object",
                   "properties": {
-                    "protocolVersion": {
-                      "type": "string",
-                      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
-                    },
-                    "capabilities": {
-                      "type": "object"
-                    },
+                    "protocolVersion": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+                    "capabilities": {"type": "object"},
                     "serverInfo": {
                       "type": "object",
                       "properties": {
-                        "name": {
-                          "type": "string"
-                        },
-                        "version": {
-                          "type": "string"
-                        },
-                        "title": {
-                          "type": "string"
-                        },
-                        "description": {
-                          "type": "string"
-                        },
+                        "name": {"type": "string"},
+                        "version": {"type": "string"},
+                        "title": {"type": "string"},
+                        "description": {"type": "string"},
                         "icons": {
                           "type": "array",
                           "items": {
                             "type": "object",
                             "properties": {
-                              "src": {
-                                "type": "string"
-                              },
-                              "mimeType": {
-                                "type": "string"
-                              },
-                              "sizes": {
-                                "type": "array",
-                                "items": {
-                                  "type": "string"
-                                }
-                              }
+                              "src": {"type": "string"},
+                              "mimeType": {"type": "string"},
+                              "sizes": {"type": "array", "items": {"type": "string"}}
                             },
-                            "required": [
-                              "src"
-                            ]
+                            "required": ["src"]
                           }
                         }
                       },
-                      "required": [
-                        "name",
-                        "version"
-                      ],
+                      "required": ["name", "version"],
                       "additionalProperties": false
                     },
-                    "instructions": {
-                      "type": "string"
-                    },
+                    "instructions": {"type": "string"},
                     "_meta": {
                       "type": "object",
-                      "properties": {
-                        "policy": {
-                          "$ref": "#/components/schemas/SessionPolicy"
-                        }
-                      },
+                      "properties": {"policy": {"$ref": "#/components/schemas/SessionPolicy"}},
                       "additionalProperties": true
                     }
                   },
-                  "required": [
-                    "protocolVersion",
-                    "capabilities",
-                    "serverInfo"
-                  ],
+                  "required": ["protocolVersion", "capabilities", "serverInfo"],
                   "additionalProperties": false
                 },
                 {
@@ -175,47 +128,21 @@ extension InitializeMethod {
                   "properties": {
                     "serverInfo": {
                       "type": "object",
-                      "properties": {
-                        "name": {
-                          "type": "string"
-                        },
-                        "version": {
-                          "type": "string"
-                        }
-                      },
-                      "required": [
-                        "name",
-                        "version"
-                      ],
+                      "properties": {"name": {"type": "string"}, "version": {"type": "string"}},
+                      "required": ["name", "version"],
                       "additionalProperties": false
                     },
-                    "protocolVersion": {
-                      "type": "string"
-                    },
+                    "protocolVersion": {"type": "string"},
                     "methods": {
                       "type": "array",
                       "items": {
                         "type": "object",
                         "properties": {
-                          "name": {
-                            "type": "string"
-                          },
-                          "cost": {
-                            "enum": [
-                              "immediate",
-                              "waiting",
-                              "compute"
-                            ]
-                          },
-                          "summary": {
-                            "type": "string"
-                          }
+                          "name": {"type": "string"},
+                          "cost": {"enum": ["immediate", "waiting", "compute"]},
+                          "summary": {"type": "string"}
                         },
-                        "required": [
-                          "name",
-                          "cost",
-                          "summary"
-                        ],
+                        "required": ["name", "cost", "summary"],
                         "additionalProperties": false
                       }
                     },
@@ -232,57 +159,19 @@ extension InitializeMethod {
                           "minimum": 0,
                           "description": "The 1.0 name of maxMessageBytes (same value)."
                         },
-                        "maxJobs": {
-                          "type": "integer",
-                          "minimum": 0
-                        },
-                        "maxQueue": {
-                          "type": "integer",
-                          "minimum": 0
-                        },
-                        "drainTimeoutSeconds": {
-                          "type": "integer",
-                          "minimum": 0
-                        },
-                        "maxPixels": {
-                          "type": "integer",
-                          "minimum": 0
-                        },
-                        "maxFetchBytes": {
-                          "type": "integer",
-                          "minimum": 0
-                        },
-                        "cacheBytes": {
-                          "type": "integer",
-                          "minimum": 0
-                        }
+                        "maxJobs": {"type": "integer", "minimum": 0},
+                        "maxQueue": {"type": "integer", "minimum": 0},
+                        "drainTimeoutSeconds": {"type": "integer", "minimum": 0},
+                        "maxPixels": {"type": "integer", "minimum": 0},
+                        "maxFetchBytes": {"type": "integer", "minimum": 0},
+                        "cacheBytes": {"type": "integer", "minimum": 0}
                       },
-                      "required": [
-                        "maxMessageBytes",
-                        "maxLineBytes",
-                        "maxJobs",
-                        "maxQueue",
-                        "drainTimeoutSeconds"
-                      ],
-                      "additionalProperties": {
-                        "type": [
-                          "integer",
-                          "number",
-                          "string",
-                          "boolean"
-                        ]
-                      }
+                      "required": ["maxMessageBytes", "maxLineBytes", "maxJobs", "maxQueue", "drainTimeoutSeconds"],
+                      "additionalProperties": {"type": ["integer", "number", "string", "boolean"]}
                     },
-                    "policy": {
-                      "$ref": "#/components/schemas/SessionPolicy"
-                    }
+                    "policy": {"$ref": "#/components/schemas/SessionPolicy"}
                   },
-                  "required": [
-                    "serverInfo",
-                    "protocolVersion",
-                    "methods",
-                    "limits"
-                  ],
+                  "required": ["serverInfo", "protocolVersion", "methods", "limits"],
                   "additionalProperties": false
                 }
               ]

@@ -26,35 +26,17 @@ extension JobsCancelMethod {
     static let contract: MethodContract = #"""
         {
           "description": "Cancel a request by id; answers whether it was in flight. The cancelled request still gets its own -32800 reply.",
-          "params": [
-            {
-              "name": "id",
-              "schema": {
-                "$ref": "#/components/schemas/RequestId"
-              },
-              "required": true
-            }
-          ],
+          "params": [{"name": "id", "schema": {"$ref": "#/components/schemas/RequestId"}, "required": true}],
           "result": {
             "name": "JobsCancel",
             "schema": {
               "type": "object",
-              "properties": {
-                "cancelled": {
-                  "type": "boolean"
-                }
-              },
-              "required": [
-                "cancelled"
-              ],
+              "properties": {"cancelled": {"type": "boolean"}},
+              "required": ["cancelled"],
               "additionalProperties": false
             }
           },
-          "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            }
-          ]
+          "errors": [{"$ref": "#/components/errors/InvalidParams"}]
         }
         """#
 }

@@ -25,17 +25,8 @@ extension JobsListMethod {
             "name": "JobsList",
             "schema": {
               "type": "object",
-              "properties": {
-                "jobs": {
-                  "type": "array",
-                  "items": {
-                    "$ref": "#/components/schemas/Job"
-                  }
-                }
-              },
-              "required": [
-                "jobs"
-              ],
+              "properties": {"jobs": {"type": "array", "items": {"$ref": "#/components/schemas/Job"}}},
+              "required": ["jobs"],
               "additionalProperties": false
             }
           }

@@ -11,14 +11,6 @@ public struct PingMethod: RPCMethod {
 
 extension PingMethod {
     public static let contract: MethodContract = #"""
-        {
-          "params": [],
-          "result": {
-            "name": "Empty",
-            "schema": {
-              "$ref": "#/components/schemas/Empty"
-            }
-          }
-        }
+        {"params": [], "result": {"name": "Empty", "schema": {"$ref": "#/components/schemas/Empty"}}}
         """#
 }

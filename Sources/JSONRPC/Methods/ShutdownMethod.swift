@@ -21,14 +21,6 @@ struct ShutdownMethod: RPCMethod {
 
 extension ShutdownMethod {
     static let contract: MethodContract = #"""
-        {
-          "params": [],
-          "result": {
-            "name": "Empty",
-            "schema": {
-              "$ref": "#/components/schemas/Empty"
-            }
-          }
-        }
+        {"params": [], "result": {"name": "Empty", "schema": {"$ref": "#/components/schemas/Empty"}}}
         """#
 }

@@ -44,41 +44,15 @@ extension StatsMethod {
             "schema": {
               "type": "object",
               "properties": {
-                "received": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "completed": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "failed": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "cancelled": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "running": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "queued": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "uptimeSeconds": {
-                  "type": "number",
-                  "minimum": 0
-                },
-                "peakRSSBytes": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "policy": {
-                  "$ref": "#/components/schemas/SessionPolicy"
-                }
+                "received": {"type": "integer", "minimum": 0},
+                "completed": {"type": "integer", "minimum": 0},
+                "failed": {"type": "integer", "minimum": 0},
+                "cancelled": {"type": "integer", "minimum": 0},
+                "running": {"type": "integer", "minimum": 0},
+                "queued": {"type": "integer", "minimum": 0},
+                "uptimeSeconds": {"type": "number", "minimum": 0},
+                "peakRSSBytes": {"type": "integer", "minimum": 0},
+                "policy": {"$ref": "#/components/schemas/SessionPolicy"}
               },
               "required": [
                 "received",

@@ -198,68 +198,18 @@ extension SessionPolicy {
               "description": "What the session may touch (protocol/README.md, Security): the folders sources may come from and outputs may go to, how outputs may replace files, which URLs may be fetched, and where the folders came from.",
               "properties": {
                 "read": {
-                  "oneOf": [
-                    {
-                      "type": "array",
-                      "items": {
-                        "type": "string"
-                      }
-                    },
-                    {
-                      "enum": [
-                        "anywhere",
-                        "pending"
-                      ]
-                    }
-                  ],
+                  "oneOf": [{"type": "array", "items": {"type": "string"}}, {"enum": ["anywhere", "pending"]}],
                   "description": "Folders (absolute, links resolved), `anywhere`, or `pending` while an MCP client's roots are asked for."
                 },
-                "write": {
-                  "oneOf": [
-                    {
-                      "type": "array",
-                      "items": {
-                        "type": "string"
-                      }
-                    },
-                    {
-                      "enum": [
-                        "anywhere",
-                        "pending"
-                      ]
-                    }
-                  ]
-                },
+                "write": {"oneOf": [{"type": "array", "items": {"type": "string"}}, {"enum": ["anywhere", "pending"]}]},
                 "replace": {
-                  "enum": [
-                    "images-only",
-                    "never"
-                  ],
+                  "enum": ["images-only", "never"],
                   "description": "`images-only`: empty files and PNG/JPEG images are replaced, anything else needs `overwrite`; `never`: every existing file needs `overwrite` (MCP sessions)."
                 },
-                "urls": {
-                  "enum": [
-                    "any",
-                    "public",
-                    "none"
-                  ]
-                },
-                "origin": {
-                  "enum": [
-                    "unrestricted",
-                    "allow-dir",
-                    "client-roots",
-                    "working-directory"
-                  ]
-                }
+                "urls": {"enum": ["any", "public", "none"]},
+                "origin": {"enum": ["unrestricted", "allow-dir", "client-roots", "working-directory"]}
               },
-              "required": [
-                "read",
-                "write",
-                "replace",
-                "urls",
-                "origin"
-              ],
+              "required": ["read", "write", "replace", "urls", "origin"],
               "additionalProperties": false
             }
             """#),

@@ -81,3 +81,26 @@ struct MCPEnvelope: Sendable, Equatable {
         "_meta": [serverInfoKey: ["name": .string(MCPServerInfo.worker.name), "version": .string(MCPServerInfo.worker.version)]],
     ]
 }
+
+extension MCPEnvelope {
+    /// The shared schema `MCPRequestMeta` of the OpenRPC document's components: the `_meta` every MCP request may carry.
+    static let contractSchemas: [ContractSchema] = [
+        ContractSchema("MCPRequestMeta", #"""
+            {
+              "type": "object",
+              "description": "`progressToken`, and MCP 2026-07-28's per-request envelope: `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities` (required together), `io.modelcontextprotocol/clientInfo`, `io.modelcontextprotocol/logLevel`. A request without a protocol version is served as the legacy (initialize) revisions are; one naming a 2026-07-28 revision gets `resultType` and `_meta[\"io.modelcontextprotocol/serverInfo\"]` in its result. An unsupported version is -32022 (`data.supported`, `data.requested`), a malformed envelope -32602 naming the field.",
+              "properties": {
+                "io.modelcontextprotocol/protocolVersion": {"type": "string"},
+                "io.modelcontextprotocol/clientCapabilities": {"type": "object"},
+                "io.modelcontextprotocol/clientInfo": {
+                  "type": "object",
+                  "properties": {"name": {"type": "string"}, "version": {"type": "string"}},
+                  "required": ["name", "version"]
+                },
+                "io.modelcontextprotocol/logLevel": {"type": "string"},
+                "progressToken": {"type": ["string", "integer"]}
+              }
+            }
+            """#),
+    ]
+}

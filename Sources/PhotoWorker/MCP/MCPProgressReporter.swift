@@ -54,26 +54,12 @@ extension MCPProgressReporter {
               "description": "Params of MCP's `notifications/progress`, sent in an MCP session for a tools/call that gave a progressToken.",
               "type": "object",
               "properties": {
-                "progressToken": {
-                  "type": [
-                    "string",
-                    "integer"
-                  ]
-                },
-                "progress": {
-                  "type": "number"
-                },
-                "total": {
-                  "type": "number"
-                },
-                "message": {
-                  "type": "string"
-                }
+                "progressToken": {"type": ["string", "integer"]},
+                "progress": {"type": "number"},
+                "total": {"type": "number"},
+                "message": {"type": "string"}
               },
-              "required": [
-                "progressToken",
-                "progress"
-              ],
+              "required": ["progressToken", "progress"],
               "additionalProperties": false
             }
             """#),

@@ -41,42 +41,7 @@ extension ServerDiscoverMethod {
           "params": [
             {
               "name": "_meta",
-              "schema": {
-                "type": "object",
-                "description": "`progressToken`, and MCP 2026-07-28's per-request envelope: `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities` (required together), `io.modelcontextprotocol/clientInfo`, `io.modelcontextprotocol/logLevel`. A request without a protocol version is served as the legacy (initialize) revisions are; one naming a 2026-07-28 revision gets `resultType` and `_meta[\"io.modelcontextprotocol/serverInfo\"]` in its result. An unsupported version is -32022 (`data.supported`, `data.requested`), a malformed envelope -32602 naming the field.",
-                "properties": {
-                  "io.modelcontextprotocol/protocolVersion": {
-                    "type": "string"
-                  },
-                  "io.modelcontextprotocol/clientCapabilities": {
-                    "type": "object"
-                  },
-                  "io.modelcontextprotocol/clientInfo": {
-                    "type": "object",
-                    "properties": {
-                      "name": {
-                        "type": "string"
-                      },
-                      "version": {
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "name",
-                      "version"
-                    ]
-                  },
-                  "io.modelcontextprotocol/logLevel": {
-                    "type": "string"
-                  },
-                  "progressToken": {
-                    "type": [
-                      "string",
-                      "integer"
-                    ]
-                  }
-                }
-              },
+              "schema": {"$ref": "#/components/schemas/MCPRequestMeta"},
               "required": true,
               "description": "The per-request envelope."
             }
@@ -86,50 +51,19 @@ extension ServerDiscoverMethod {
             "schema": {
               "type": "object",
               "properties": {
-                "resultType": {
-                  "const": "complete"
-                },
-                "_meta": {
-                  "type": "object"
-                },
-                "supportedVersions": {
-                  "type": "array",
-                  "items": {
-                    "type": "string"
-                  }
-                },
-                "capabilities": {
-                  "type": "object"
-                },
-                "instructions": {
-                  "type": "string"
-                },
-                "ttlMs": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "cacheScope": {
-                  "enum": [
-                    "public",
-                    "private"
-                  ]
-                }
+                "resultType": {"const": "complete"},
+                "_meta": {"type": "object"},
+                "supportedVersions": {"type": "array", "items": {"type": "string"}},
+                "capabilities": {"type": "object"},
+                "instructions": {"type": "string"},
+                "ttlMs": {"type": "integer", "minimum": 0},
+                "cacheScope": {"enum": ["public", "private"]}
               },
-              "required": [
-                "resultType",
-                "supportedVersions",
-                "capabilities",
-                "ttlMs",
-                "cacheScope"
-              ],
+              "required": ["resultType", "supportedVersions", "capabilities", "ttlMs", "cacheScope"],
               "additionalProperties": false
             }
           },
-          "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            }
-          ]
+          "errors": [{"$ref": "#/components/errors/InvalidParams"}]
         }
         """#
 }

@@ -46,33 +46,19 @@ extension SubscriptionsListenMethod {
           "params": [
             {
               "name": "notifications",
-              "schema": {
-                "type": "object"
-              },
+              "schema": {"type": "object"},
               "required": false,
               "description": "The notification types wanted (none is honored)."
             },
             {
               "name": "_meta",
-              "schema": {
-                "type": "object",
-                "description": "The 2026-07-28 envelope (see server/discover)."
-              },
+              "schema": {"type": "object", "description": "The 2026-07-28 envelope (see server/discover)."},
               "required": true,
               "description": "The 2026-07-28 envelope."
             }
           ],
-          "result": {
-            "name": "SubscriptionClosed",
-            "schema": {
-              "type": "object"
-            }
-          },
-          "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            }
-          ]
+          "result": {"name": "SubscriptionClosed", "schema": {"type": "object"}},
+          "errors": [{"$ref": "#/components/errors/InvalidParams"}]
         }
         """#
 }

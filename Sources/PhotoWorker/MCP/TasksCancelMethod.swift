@@ -34,9 +34,7 @@ extension TasksCancelMethod {
           "params": [
             {
               "name": "taskId",
-              "schema": {
-                "type": "string"
-              },
+              "schema": {"type": "string"},
               "required": true,
               "description": "The id tools/call answered with."
             },
@@ -50,17 +48,8 @@ extension TasksCancelMethod {
               "description": "The 2026-07-28 envelope."
             }
           ],
-          "result": {
-            "name": "Task",
-            "schema": {
-              "type": "object"
-            }
-          },
-          "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            }
-          ]
+          "result": {"name": "Task", "schema": {"type": "object"}},
+          "errors": [{"$ref": "#/components/errors/InvalidParams"}]
         }
         """#
 }

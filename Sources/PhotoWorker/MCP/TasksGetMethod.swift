@@ -28,9 +28,7 @@ extension TasksGetMethod {
           "params": [
             {
               "name": "taskId",
-              "schema": {
-                "type": "string"
-              },
+              "schema": {"type": "string"},
               "required": true,
               "description": "The id tools/call answered with."
             },
@@ -50,29 +48,13 @@ extension TasksGetMethod {
               "type": "object",
               "description": "A task as MCP shows it: 2025-11-25 `{taskId, status, statusMessage?, createdAt, lastUpdatedAt, ttl, pollInterval}`; 2026-07-28 `{resultType, taskId, status, statusMessage?, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs, result? | error?}`. `status`: working, completed, failed or cancelled.",
               "properties": {
-                "taskId": {
-                  "type": "string"
-                },
-                "status": {
-                  "enum": [
-                    "working",
-                    "completed",
-                    "failed",
-                    "cancelled"
-                  ]
-                }
+                "taskId": {"type": "string"},
+                "status": {"enum": ["working", "completed", "failed", "cancelled"]}
               },
-              "required": [
-                "taskId",
-                "status"
-              ]
+              "required": ["taskId", "status"]
             }
           },
-          "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            }
-          ]
+          "errors": [{"$ref": "#/components/errors/InvalidParams"}]
         }
         """#
 }

@@ -33,13 +33,7 @@ extension TasksListMethod {
         {
           "description": "MCP 2025-11-25: every task kept (running, and ended ones until their ttl), oldest first, one page. -32601 with a 2026-07-28 envelope.",
           "params": [
-            {
-              "name": "cursor",
-              "schema": {
-                "type": "string"
-              },
-              "required": false
-            },
+            {"name": "cursor", "schema": {"type": "string"}, "required": false},
             {
               "name": "_meta",
               "schema": {
@@ -61,28 +55,14 @@ extension TasksListMethod {
                     "type": "object",
                     "description": "A task as MCP shows it: 2025-11-25 `{taskId, status, statusMessage?, createdAt, lastUpdatedAt, ttl, pollInterval}`; 2026-07-28 `{resultType, taskId, status, statusMessage?, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs, result? | error?}`. `status`: working, completed, failed or cancelled.",
                     "properties": {
-                      "taskId": {
-                        "type": "string"
-                      },
-                      "status": {
-                        "enum": [
-                          "working",
-                          "completed",
-                          "failed",
-                          "cancelled"
-                        ]
-                      }
+                      "taskId": {"type": "string"},
+                      "status": {"enum": ["working", "completed", "failed", "cancelled"]}
                     },
-                    "required": [
-                      "taskId",
-                      "status"
-                    ]
+                    "required": ["taskId", "status"]
                   }
                 }
               },
-              "required": [
-                "tasks"
-              ]
+              "required": ["tasks"]
             }
           }
         }

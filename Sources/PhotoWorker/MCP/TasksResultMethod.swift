@@ -41,9 +41,7 @@ extension TasksResultMethod {
           "params": [
             {
               "name": "taskId",
-              "schema": {
-                "type": "string"
-              },
+              "schema": {"type": "string"},
               "required": true,
               "description": "The id tools/call answered with."
             },
@@ -57,20 +55,8 @@ extension TasksResultMethod {
               "description": "The 2026-07-28 envelope."
             }
           ],
-          "result": {
-            "name": "ToolResult",
-            "schema": {
-              "type": "object"
-            }
-          },
-          "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            }
-          ]
+          "result": {"name": "ToolResult", "schema": {"type": "object"}},
+          "errors": [{"$ref": "#/components/errors/InvalidParams"}, {"$ref": "#/components/errors/RequestCancelled"}]
         }
         """#
 }

@@ -33,19 +33,11 @@ extension TasksUpdateMethod {
           "params": [
             {
               "name": "taskId",
-              "schema": {
-                "type": "string"
-              },
+              "schema": {"type": "string"},
               "required": true,
               "description": "The id tools/call answered with."
             },
-            {
-              "name": "inputResponses",
-              "schema": {
-                "type": "object"
-              },
-              "required": false
-            },
+            {"name": "inputResponses", "schema": {"type": "object"}, "required": false},
             {
               "name": "_meta",
               "schema": {
@@ -56,17 +48,8 @@ extension TasksUpdateMethod {
               "description": "The 2026-07-28 envelope."
             }
           ],
-          "result": {
-            "name": "Ack",
-            "schema": {
-              "type": "object"
-            }
-          },
-          "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            }
-          ]
+          "result": {"name": "Ack", "schema": {"type": "object"}},
+          "errors": [{"$ref": "#/components/errors/InvalidParams"}]
         }
         """#
 }

@@ -284,63 +284,19 @@ extension ToolsCallMethod {
             },
             {
               "name": "arguments",
-              "schema": {
-                "type": "object"
-              },
+              "schema": {"type": "object"},
               "required": false,
               "description": "The method's params."
             },
             {
               "name": "_meta",
-              "schema": {
-                "type": "object",
-                "description": "`progressToken`, and MCP 2026-07-28's per-request envelope: `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities` (required together), `io.modelcontextprotocol/clientInfo`, `io.modelcontextprotocol/logLevel`. A request without a protocol version is served as the legacy (initialize) revisions are; one naming a 2026-07-28 revision gets `resultType` and `_meta[\"io.modelcontextprotocol/serverInfo\"]` in its result. An unsupported version is -32022 (`data.supported`, `data.requested`), a malformed envelope -32602 naming the field.",
-                "properties": {
-                  "io.modelcontextprotocol/protocolVersion": {
-                    "type": "string"
-                  },
-                  "io.modelcontextprotocol/clientCapabilities": {
-                    "type": "object"
-                  },
-                  "io.modelcontextprotocol/clientInfo": {
-                    "type": "object",
-                    "properties": {
-                      "name": {
-                        "type": "string"
-                      },
-                      "version": {
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "name",
-                      "version"
-                    ]
-                  },
-                  "io.modelcontextprotocol/logLevel": {
-                    "type": "string"
-                  },
-                  "progressToken": {
-                    "type": [
-                      "string",
-                      "integer"
-                    ]
-                  }
-                }
-              },
+              "schema": {"$ref": "#/components/schemas/MCPRequestMeta"},
               "required": false,
               "description": "With a progressToken, the method's progress goes out as MCP notifications/progress; without one, no progress is sent (never the native $/progress)."
             },
             {
               "name": "task",
-              "schema": {
-                "type": "object",
-                "properties": {
-                  "ttl": {
-                    "type": "integer"
-                  }
-                }
-              },
+              "schema": {"type": "object", "properties": {"ttl": {"type": "integer"}}},
               "required": false,
               "description": "MCP 2025-11-25: run as a task (photos_process and pack_export; other tools -32601); answered at once with `{task}`, the result fetched with tasks/get and tasks/result. A 2026-07-28 request whose envelope declares the io.modelcontextprotocol/tasks extension gets a task (`resultType: \"task\"`) for those tools without asking."
             }
@@ -350,55 +306,23 @@ extension ToolsCallMethod {
             "schema": {
               "type": "object",
               "properties": {
-                "content": {
-                  "type": "array",
-                  "items": {
-                    "type": "object",
-                    "required": [
-                      "type"
-                    ]
-                  }
-                },
-                "structuredContent": {
-                  "type": "object"
-                },
-                "isError": {
-                  "type": "boolean"
-                },
-                "resultType": {
-                  "const": "complete"
-                },
-                "_meta": {
-                  "type": "object"
-                }
+                "content": {"type": "array", "items": {"type": "object", "required": ["type"]}},
+                "structuredContent": {"type": "object"},
+                "isError": {"type": "boolean"},
+                "resultType": {"const": "complete"},
+                "_meta": {"type": "object"}
               },
-              "required": [
-                "content",
-                "structuredContent",
-                "isError"
-              ],
+              "required": ["content", "structuredContent", "isError"],
               "additionalProperties": false
             }
           },
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            },
-            {
-              "$ref": "#/components/errors/Overloaded"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"},
+            {"$ref": "#/components/errors/Overloaded"}
           ],
-          "x-streams": {
-            "mcpProgress": {
-              "$ref": "#/components/schemas/MCPProgressParams"
-            }
-          }
+          "x-streams": {"mcpProgress": {"$ref": "#/components/schemas/MCPProgressParams"}}
         }
         """#
 }

@@ -34,51 +34,10 @@ extension ToolsListMethod {
         {
           "description": "MCP: the image methods as tools, input and output schemas derived from this document (JSON Schema 2020-12), with annotations and icons; one page (a cursor is -32602). A 2026-07-28 request also gets `resultType` and cache hints.",
           "params": [
-            {
-              "name": "cursor",
-              "schema": {
-                "type": "string"
-              },
-              "required": false
-            },
+            {"name": "cursor", "schema": {"type": "string"}, "required": false},
             {
               "name": "_meta",
-              "schema": {
-                "type": "object",
-                "description": "`progressToken`, and MCP 2026-07-28's per-request envelope: `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities` (required together), `io.modelcontextprotocol/clientInfo`, `io.modelcontextprotocol/logLevel`. A request without a protocol version is served as the legacy (initialize) revisions are; one naming a 2026-07-28 revision gets `resultType` and `_meta[\"io.modelcontextprotocol/serverInfo\"]` in its result. An unsupported version is -32022 (`data.supported`, `data.requested`), a malformed envelope -32602 naming the field.",
-                "properties": {
-                  "io.modelcontextprotocol/protocolVersion": {
-                    "type": "string"
-                  },
-                  "io.modelcontextprotocol/clientCapabilities": {
-                    "type": "object"
-                  },
-                  "io.modelcontextprotocol/clientInfo": {
-                    "type": "object",
-                    "properties": {
-                      "name": {
-                        "type": "string"
-                      },
-                      "version": {
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "name",
-                      "version"
-                    ]
-                  },
-                  "io.modelcontextprotocol/logLevel": {
-                    "type": "string"
-                  },
-                  "progressToken": {
-                    "type": [
-                      "string",
-                      "integer"
-                    ]
-                  }
-                }
-              },
+              "schema": {"$ref": "#/components/schemas/MCPRequestMeta"},
               "required": false,
               "description": "The 2026-07-28 envelope."
             }
@@ -93,65 +52,25 @@ extension ToolsListMethod {
                   "items": {
                     "type": "object",
                     "properties": {
-                      "name": {
-                        "type": "string",
-                        "pattern": "^[A-Za-z0-9_.-]+$"
-                      },
-                      "title": {
-                        "type": "string"
-                      },
-                      "description": {
-                        "type": "string"
-                      },
-                      "inputSchema": {
-                        "type": "object",
-                        "required": [
-                          "type",
-                          "properties"
-                        ]
-                      },
-                      "outputSchema": {
-                        "type": "object"
-                      },
-                      "annotations": {
-                        "type": "object"
-                      },
-                      "icons": {
-                        "type": "array"
-                      },
-                      "execution": {
-                        "type": "object"
-                      }
+                      "name": {"type": "string", "pattern": "^[A-Za-z0-9_.-]+$"},
+                      "title": {"type": "string"},
+                      "description": {"type": "string"},
+                      "inputSchema": {"type": "object", "required": ["type", "properties"]},
+                      "outputSchema": {"type": "object"},
+                      "annotations": {"type": "object"},
+                      "icons": {"type": "array"},
+                      "execution": {"type": "object"}
                     },
-                    "required": [
-                      "name",
-                      "title",
-                      "description",
-                      "inputSchema"
-                    ],
+                    "required": ["name", "title", "description", "inputSchema"],
                     "additionalProperties": false
                   }
                 },
-                "resultType": {
-                  "const": "complete"
-                },
-                "_meta": {
-                  "type": "object"
-                },
-                "ttlMs": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "cacheScope": {
-                  "enum": [
-                    "public",
-                    "private"
-                  ]
-                }
+                "resultType": {"const": "complete"},
+                "_meta": {"type": "object"},
+                "ttlMs": {"type": "integer", "minimum": 0},
+                "cacheScope": {"enum": ["public", "private"]}
               },
-              "required": [
-                "tools"
-              ],
+              "required": ["tools"],
               "additionalProperties": false
             }
           }

@@ -40,39 +40,14 @@ extension CacheStatsMethod {
             "schema": {
               "type": "object",
               "properties": {
-                "entries": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "bytes": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "capacityBytes": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "hits": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "misses": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "evictions": {
-                  "type": "integer",
-                  "minimum": 0
-                }
+                "entries": {"type": "integer", "minimum": 0},
+                "bytes": {"type": "integer", "minimum": 0},
+                "capacityBytes": {"type": "integer", "minimum": 0},
+                "hits": {"type": "integer", "minimum": 0},
+                "misses": {"type": "integer", "minimum": 0},
+                "evictions": {"type": "integer", "minimum": 0}
               },
-              "required": [
-                "entries",
-                "bytes",
-                "capacityBytes",
-                "hits",
-                "misses",
-                "evictions"
-              ],
+              "required": ["entries", "bytes", "capacityBytes", "hits", "misses", "evictions"],
               "additionalProperties": false
             }
           }
@@ -88,15 +63,8 @@ extension CacheClearMethod {
             "name": "CacheCleared",
             "schema": {
               "type": "object",
-              "properties": {
-                "cleared": {
-                  "type": "integer",
-                  "minimum": 0
-                }
-              },
-              "required": [
-                "cleared"
-              ],
+              "properties": {"cleared": {"type": "integer", "minimum": 0}},
+              "required": ["cleared"],
               "additionalProperties": false
             }
           }

@@ -55,69 +55,28 @@ extension DiagnosticsFanoutMethod {
         {
           "description": "Run N child tasks (staggered sleeps of up to ms), stream each as an item the moment it finishes, then reply.\n\nA scheduler probe for tests and benchmarks: offered only when the worker runs with --diagnostics.",
           "params": [
-            {
-              "name": "children",
-              "schema": {
-                "type": "integer",
-                "minimum": 0,
-                "maximum": 100000
-              },
-              "required": true
-            },
-            {
-              "name": "ms",
-              "schema": {
-                "type": "integer",
-                "minimum": 0,
-                "maximum": 3600000
-              },
-              "required": true
-            }
+            {"name": "children", "schema": {"type": "integer", "minimum": 0, "maximum": 100000}, "required": true},
+            {"name": "ms", "schema": {"type": "integer", "minimum": 0, "maximum": 3600000}, "required": true}
           ],
           "result": {
             "name": "Fanout",
             "schema": {
               "type": "object",
-              "properties": {
-                "children": {
-                  "type": "integer",
-                  "minimum": 0
-                }
-              },
-              "required": [
-                "children"
-              ],
+              "properties": {"children": {"type": "integer", "minimum": 0}},
+              "required": ["children"],
               "additionalProperties": false
             }
           },
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"}
           ],
           "x-streams": {
             "item": {
               "type": "object",
-              "properties": {
-                "child": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "sleptMs": {
-                  "type": "integer",
-                  "minimum": 0
-                }
-              },
-              "required": [
-                "child",
-                "sleptMs"
-              ],
+              "properties": {"child": {"type": "integer", "minimum": 0}, "sleptMs": {"type": "integer", "minimum": 0}},
+              "required": ["child", "sleptMs"],
               "additionalProperties": false
             }
           }

@@ -30,43 +30,20 @@ extension DiagnosticsSleepMethod {
     public static let contract: MethodContract = #"""
         {
           "description": "A scheduler probe for tests and benchmarks: offered only when the worker runs with --diagnostics.",
-          "params": [
-            {
-              "name": "ms",
-              "schema": {
-                "type": "integer",
-                "minimum": 0,
-                "maximum": 3600000
-              },
-              "required": true
-            }
-          ],
+          "params": [{"name": "ms", "schema": {"type": "integer", "minimum": 0, "maximum": 3600000}, "required": true}],
           "result": {
             "name": "Slept",
             "schema": {
               "type": "object",
-              "properties": {
-                "slept": {
-                  "type": "integer",
-                  "minimum": 0
-                }
-              },
-              "required": [
-                "slept"
-              ],
+              "properties": {"slept": {"type": "integer", "minimum": 0}},
+              "required": ["slept"],
               "additionalProperties": false
             }
           },
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"}
           ]
         }
         """#

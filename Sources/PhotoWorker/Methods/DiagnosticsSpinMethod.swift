@@ -52,51 +52,24 @@ extension DiagnosticsSpinMethod {
     public static let contract: MethodContract = #"""
         {
           "description": "A scheduler probe for tests and benchmarks: offered only when the worker runs with --diagnostics.",
-          "params": [
-            {
-              "name": "ms",
-              "schema": {
-                "type": "integer",
-                "minimum": 0,
-                "maximum": 3600000
-              },
-              "required": true
-            }
-          ],
+          "params": [{"name": "ms", "schema": {"type": "integer", "minimum": 0, "maximum": 3600000}, "required": true}],
           "result": {
             "name": "Spun",
             "schema": {
               "type": "object",
               "properties": {
-                "spun": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "iterations": {
-                  "type": "integer",
-                  "minimum": 0
-                }
+                "spun": {"type": "integer", "minimum": 0},
+                "iterations": {"type": "integer", "minimum": 0}
               },
-              "required": [
-                "spun",
-                "iterations"
-              ],
+              "required": ["spun", "iterations"],
               "additionalProperties": false
             }
           },
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            },
-            {
-              "$ref": "#/components/errors/Overloaded"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"},
+            {"$ref": "#/components/errors/Overloaded"}
           ]
         }
         """#

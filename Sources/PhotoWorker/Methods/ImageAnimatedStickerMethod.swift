@@ -230,93 +230,50 @@ extension ImageAnimatedStickerMethod {
           "params": [
             {
               "name": "source",
-              "schema": {
-                "$ref": "#/components/schemas/Source"
-              },
+              "schema": {"$ref": "#/components/schemas/Source"},
               "required": true,
               "description": "A GIF, animated WebP, MP4/MOV or WebM/Matroska clip."
             },
-            {
-              "name": "output",
-              "schema": {
-                "$ref": "#/components/schemas/AnimatedOutput"
-              },
-              "required": true
-            },
+            {"name": "output", "schema": {"$ref": "#/components/schemas/AnimatedOutput"}, "required": true},
             {
               "name": "start",
-              "schema": {
-                "type": "number",
-                "minimum": 0
-              },
+              "schema": {"type": "number", "minimum": 0},
               "required": false,
               "description": "Seconds from the source's start."
             },
             {
               "name": "duration",
-              "schema": {
-                "type": "number",
-                "exclusiveMinimum": 0
-              },
+              "schema": {"type": "number", "exclusiveMinimum": 0},
               "required": false,
               "description": "Seconds from start (a target's longest by default)."
             },
             {
               "name": "fps",
-              "schema": {
-                "type": "number",
-                "exclusiveMinimum": 0,
-                "maximum": 60
-              },
+              "schema": {"type": "number", "exclusiveMinimum": 0, "maximum": 60},
               "required": false,
               "description": "Output frames per second (the source's own timing by default; at most 30 when the source is faster)."
             },
             {
               "name": "size",
-              "schema": {
-                "type": "integer",
-                "minimum": 16,
-                "maximum": 2048,
-                "default": 512
-              },
+              "schema": {"type": "integer", "minimum": 16, "maximum": 2048, "default": 512},
               "required": false,
               "description": "Long side of the frames the subject is cut in; a target lays them out at its own size."
             },
-            {
-              "name": "outline",
-              "schema": {
-                "$ref": "#/components/schemas/Outline"
-              },
-              "required": false
-            },
+            {"name": "outline", "schema": {"$ref": "#/components/schemas/Outline"}, "required": false},
             {
               "name": "maskOutput",
-              "schema": {
-                "$ref": "#/components/schemas/AnimatedOutput"
-              },
+              "schema": {"$ref": "#/components/schemas/AnimatedOutput"},
               "required": false,
               "description": "Every frame's mask over the whole frame (not cropped), as an animated greyscale APNG or WebP at the frame size."
             },
             {
               "name": "target",
-              "schema": {
-                "type": "string",
-                "enum": [
-                  "telegram",
-                  "whatsapp",
-                  "signal"
-                ]
-              },
+              "schema": {"type": "string", "enum": [\#(ContractSchema.list(MessengerTarget.allCases.map(\.rawValue)))]},
               "required": false
             },
             {
               "name": "keyFrameInterval",
-              "schema": {
-                "type": "number",
-                "minimum": 0,
-                "maximum": 10,
-                "default": 0.25
-              },
+              "schema": {"type": "number", "minimum": 0, "maximum": 10, "default": 0.25},
               "required": false,
               "description": "Seconds between the frames the network cuts; 0 cuts every frame."
             }
@@ -326,126 +283,56 @@ extension ImageAnimatedStickerMethod {
             "schema": {
               "type": "object",
               "properties": {
-                "output": {
-                  "$ref": "#/components/schemas/AnimatedOutputResult"
-                },
-                "mask": {
-                  "$ref": "#/components/schemas/AnimatedOutputResult"
-                },
-                "frames": {
-                  "type": "integer",
-                  "minimum": 1
-                },
-                "duration": {
-                  "type": "number",
-                  "minimum": 0,
-                  "description": "Seconds."
-                },
-                "keyFrames": {
-                  "type": "integer",
-                  "minimum": 1,
-                  "description": "Frames the network cut."
-                },
+                "output": {"$ref": "#/components/schemas/AnimatedOutputResult"},
+                "mask": {"$ref": "#/components/schemas/AnimatedOutputResult"},
+                "frames": {"type": "integer", "minimum": 1},
+                "duration": {"type": "number", "minimum": 0, "description": "Seconds."},
+                "keyFrames": {"type": "integer", "minimum": 1, "description": "Frames the network cut."},
                 "flicker": {
                   "type": "number",
                   "minimum": 0,
                   "maximum": 1,
                   "description": "Mean share of the subject's pixels that change side between consecutive frames' masks (the subject's own motion included)."
                 },
-                "segmenter": {
-                  "$ref": "#/components/schemas/Segmenter"
-                },
+                "segmenter": {"$ref": "#/components/schemas/Segmenter"},
                 "target": {
                   "type": "object",
                   "properties": {
-                    "name": {
-                      "type": "string",
-                      "enum": [
-                        "telegram",
-                        "whatsapp",
-                        "signal"
-                      ]
-                    },
-                    "maxBytes": {
-                      "type": "integer"
-                    },
-                    "maxDuration": {
-                      "type": "number"
-                    },
+                    "name": {"type": "string", "enum": [\#(ContractSchema.list(MessengerTarget.allCases.map(\.rawValue)))]},
+                    "maxBytes": {"type": "integer"},
+                    "maxDuration": {"type": "number"},
                     "encoding": {
                       "type": "string",
                       "description": "The encoding written: \"quality Q, F fps, L s: B bytes\"."
                     },
                     "encodings": {
                       "type": "array",
-                      "items": {
-                        "type": "string"
-                      },
+                      "items": {"type": "string"},
                       "description": "Every encoding tried, in order; the last is the file's."
                     }
                   },
-                  "required": [
-                    "name",
-                    "maxBytes",
-                    "maxDuration",
-                    "encoding",
-                    "encodings"
-                  ],
+                  "required": ["name", "maxBytes", "maxDuration", "encoding", "encodings"],
                   "additionalProperties": false
                 },
-                "ms": {
-                  "type": "number",
-                  "minimum": 0,
-                  "description": "Wall time of the job in milliseconds."
-                }
+                "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."}
               },
-              "required": [
-                "output",
-                "frames",
-                "duration",
-                "keyFrames",
-                "flicker",
-                "segmenter",
-                "ms"
-              ],
+              "required": ["output", "frames", "duration", "keyFrames", "flicker", "segmenter", "ms"],
               "additionalProperties": false
             }
           },
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/SourceNotFound"
-            },
-            {
-              "$ref": "#/components/errors/InvalidImage"
-            },
-            {
-              "$ref": "#/components/errors/ImageTooLarge"
-            },
-            {
-              "$ref": "#/components/errors/FetchFailed"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            },
-            {
-              "$ref": "#/components/errors/Overloaded"
-            },
-            {
-              "$ref": "#/components/errors/OutputFailed"
-            },
-            {
-              "$ref": "#/components/errors/AccessDenied"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/SourceNotFound"},
+            {"$ref": "#/components/errors/InvalidImage"},
+            {"$ref": "#/components/errors/ImageTooLarge"},
+            {"$ref": "#/components/errors/FetchFailed"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"},
+            {"$ref": "#/components/errors/Overloaded"},
+            {"$ref": "#/components/errors/OutputFailed"},
+            {"$ref": "#/components/errors/AccessDenied"}
           ],
-          "x-streams": {
-            "progress": true
-          }
+          "x-streams": {"progress": true}
         }
         """#
 }

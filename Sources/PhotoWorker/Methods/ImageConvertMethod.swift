@@ -35,26 +35,11 @@ extension ImageConvertMethod {
     static let contract: MethodContract = #"""
         {
           "params": [
-            {
-              "name": "source",
-              "schema": {
-                "$ref": "#/components/schemas/Source"
-              },
-              "required": true
-            },
-            {
-              "name": "output",
-              "schema": {
-                "$ref": "#/components/schemas/Output"
-              },
-              "required": true
-            },
+            {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
+            {"name": "output", "schema": {"$ref": "#/components/schemas/Output"}, "required": true},
             {
               "name": "allowTruncated",
-              "schema": {
-                "type": "boolean",
-                "default": false
-              },
+              "schema": {"type": "boolean", "default": false},
               "required": false,
               "description": "Accept a truncated image (the missing rows are grey)."
             }
@@ -64,58 +49,25 @@ extension ImageConvertMethod {
             "schema": {
               "type": "object",
               "properties": {
-                "output": {
-                  "$ref": "#/components/schemas/OutputResult"
-                },
-                "sourceFormat": {
-                  "$ref": "#/components/schemas/ImageFormat"
-                },
-                "warnings": {
-                  "type": "array",
-                  "items": {
-                    "type": "string"
-                  }
-                }
+                "output": {"$ref": "#/components/schemas/OutputResult"},
+                "sourceFormat": {"$ref": "#/components/schemas/ImageFormat"},
+                "warnings": {"type": "array", "items": {"type": "string"}}
               },
-              "required": [
-                "output",
-                "sourceFormat",
-                "warnings"
-              ],
+              "required": ["output", "sourceFormat", "warnings"],
               "additionalProperties": false
             }
           },
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/SourceNotFound"
-            },
-            {
-              "$ref": "#/components/errors/InvalidImage"
-            },
-            {
-              "$ref": "#/components/errors/ImageTooLarge"
-            },
-            {
-              "$ref": "#/components/errors/FetchFailed"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            },
-            {
-              "$ref": "#/components/errors/Overloaded"
-            },
-            {
-              "$ref": "#/components/errors/OutputFailed"
-            },
-            {
-              "$ref": "#/components/errors/AccessDenied"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/SourceNotFound"},
+            {"$ref": "#/components/errors/InvalidImage"},
+            {"$ref": "#/components/errors/ImageTooLarge"},
+            {"$ref": "#/components/errors/FetchFailed"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"},
+            {"$ref": "#/components/errors/Overloaded"},
+            {"$ref": "#/components/errors/OutputFailed"},
+            {"$ref": "#/components/errors/AccessDenied"}
           ]
         }
         """#

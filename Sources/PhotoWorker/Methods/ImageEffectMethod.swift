@@ -69,13 +69,7 @@ extension ImageEffectMethod {
     static let contract: MethodContract = #"""
         {
           "params": [
-            {
-              "name": "source",
-              "schema": {
-                "$ref": "#/components/schemas/Source"
-              },
-              "required": true
-            },
+            {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
             {
               "name": "effects",
               "schema": {
@@ -85,42 +79,20 @@ extension ImageEffectMethod {
                   "oneOf": [
                     {
                       "type": "object",
-                      "properties": {
-                        "blur": {
-                          "type": "number",
-                          "minimum": 0,
-                          "maximum": 250
-                        }
-                      },
-                      "required": [
-                        "blur"
-                      ],
+                      "properties": {"blur": {"type": "number", "minimum": 0, "maximum": 250}},
+                      "required": ["blur"],
                       "additionalProperties": false
                     },
                     {
                       "type": "object",
-                      "properties": {
-                        "opacity": {
-                          "type": "number",
-                          "minimum": 0,
-                          "maximum": 1
-                        }
-                      },
-                      "required": [
-                        "opacity"
-                      ],
+                      "properties": {"opacity": {"type": "number", "minimum": 0, "maximum": 1}},
+                      "required": ["opacity"],
                       "additionalProperties": false
                     },
                     {
                       "type": "object",
-                      "properties": {
-                        "grayscale": {
-                          "const": true
-                        }
-                      },
-                      "required": [
-                        "grayscale"
-                      ],
+                      "properties": {"grayscale": {"const": true}},
+                      "required": ["grayscale"],
                       "additionalProperties": false
                     }
                   ]
@@ -128,66 +100,31 @@ extension ImageEffectMethod {
               },
               "required": true
             },
-            {
-              "name": "output",
-              "schema": {
-                "$ref": "#/components/schemas/Output"
-              },
-              "required": true
-            }
+            {"name": "output", "schema": {"$ref": "#/components/schemas/Output"}, "required": true}
           ],
           "result": {
             "name": "Effected",
             "schema": {
               "type": "object",
               "properties": {
-                "output": {
-                  "$ref": "#/components/schemas/OutputResult"
-                },
-                "ms": {
-                  "type": "number",
-                  "minimum": 0,
-                  "description": "Wall time of the job in milliseconds."
-                }
+                "output": {"$ref": "#/components/schemas/OutputResult"},
+                "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."}
               },
-              "required": [
-                "output",
-                "ms"
-              ],
+              "required": ["output", "ms"],
               "additionalProperties": false
             }
           },
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/SourceNotFound"
-            },
-            {
-              "$ref": "#/components/errors/InvalidImage"
-            },
-            {
-              "$ref": "#/components/errors/ImageTooLarge"
-            },
-            {
-              "$ref": "#/components/errors/FetchFailed"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            },
-            {
-              "$ref": "#/components/errors/Overloaded"
-            },
-            {
-              "$ref": "#/components/errors/OutputFailed"
-            },
-            {
-              "$ref": "#/components/errors/AccessDenied"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/SourceNotFound"},
+            {"$ref": "#/components/errors/InvalidImage"},
+            {"$ref": "#/components/errors/ImageTooLarge"},
+            {"$ref": "#/components/errors/FetchFailed"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"},
+            {"$ref": "#/components/errors/Overloaded"},
+            {"$ref": "#/components/errors/OutputFailed"},
+            {"$ref": "#/components/errors/AccessDenied"}
           ]
         }
         """#

@@ -74,18 +74,10 @@ extension ImageInfoMethod {
     static let contract: MethodContract = #"""
         {
           "params": [
-            {
-              "name": "source",
-              "schema": {
-                "$ref": "#/components/schemas/Source"
-              },
-              "required": true
-            },
+            {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
             {
               "name": "motion",
-              "schema": {
-                "$ref": "#/components/schemas/Source"
-              },
+              "schema": {"$ref": "#/components/schemas/Source"},
               "required": false,
               "description": "A Live Photo's clip beside its still `source` (the still is described as usual, the clip under `motion`)."
             }
@@ -97,18 +89,8 @@ extension ImageInfoMethod {
               "properties": {
                 "format": {
                   "anyOf": [
-                    {
-                      "$ref": "#/components/schemas/ImageFormat"
-                    },
-                    {
-                      "type": "string",
-                      "enum": [
-                        "mp4",
-                        "mov",
-                        "webm",
-                        "matroska"
-                      ]
-                    }
+                    {"$ref": "#/components/schemas/ImageFormat"},
+                    {"type": "string", "enum": ["mp4", "mov", "webm", "matroska"]}
                   ],
                   "description": "The image format, or for a clip (a video source) its container."
                 },
@@ -117,51 +99,20 @@ extension ImageInfoMethod {
                   "minimum": 0,
                   "description": "As displayed: after EXIF orientation, or a clip's rotation."
                 },
-                "height": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "channels": {
-                  "type": "integer",
-                  "minimum": 1,
-                  "maximum": 4
-                },
-                "bitDepth": {
-                  "type": "integer",
-                  "enum": [
-                    1,
-                    2,
-                    4,
-                    8,
-                    10,
-                    12,
-                    16
-                  ]
-                },
-                "hasAlpha": {
-                  "type": "boolean"
-                },
+                "height": {"type": "integer", "minimum": 0},
+                "channels": {"type": "integer", "minimum": 1, "maximum": 4},
+                "bitDepth": {"type": "integer", "enum": [1, 2, 4, 8, 10, 12, 16]},
+                "hasAlpha": {"type": "boolean"},
                 "orientation": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 8,
                   "description": "EXIF orientation (1 = upright). HEIF/AVIF transforms are part of the image and always 1 here."
                 },
-                "progressive": {
-                  "type": "boolean"
-                },
-                "interlaced": {
-                  "type": "boolean"
-                },
-                "iccProfileBytes": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "bytes": {
-                  "type": "integer",
-                  "minimum": 0,
-                  "description": "Size of the encoded source."
-                },
+                "progressive": {"type": "boolean"},
+                "interlaced": {"type": "boolean"},
+                "iccProfileBytes": {"type": "integer", "minimum": 0},
+                "bytes": {"type": "integer", "minimum": 0, "description": "Size of the encoded source."},
                 "frames": {
                   "type": "integer",
                   "minimum": 1,
@@ -171,9 +122,7 @@ extension ImageInfoMethod {
                   "type": "string",
                   "description": "The colour space the file declares: an ICC profile's description (\"Adobe RGB (1998)\", \"Display P3\") or CICP code points. Absent: none, read as sRGB. Every job works on the pixels converted to sRGB."
                 },
-                "motion": {
-                  "$ref": "#/components/schemas/MotionInfo"
-                }
+                "motion": {"$ref": "#/components/schemas/MotionInfo"}
               },
               "required": [
                 "format",
@@ -193,33 +142,15 @@ extension ImageInfoMethod {
             }
           },
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/SourceNotFound"
-            },
-            {
-              "$ref": "#/components/errors/InvalidImage"
-            },
-            {
-              "$ref": "#/components/errors/ImageTooLarge"
-            },
-            {
-              "$ref": "#/components/errors/FetchFailed"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            },
-            {
-              "$ref": "#/components/errors/Overloaded"
-            },
-            {
-              "$ref": "#/components/errors/AccessDenied"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/SourceNotFound"},
+            {"$ref": "#/components/errors/InvalidImage"},
+            {"$ref": "#/components/errors/ImageTooLarge"},
+            {"$ref": "#/components/errors/FetchFailed"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"},
+            {"$ref": "#/components/errors/Overloaded"},
+            {"$ref": "#/components/errors/AccessDenied"}
           ]
         }
         """#
@@ -231,14 +162,7 @@ extension ImageInfoMethod {
         ContractSchema("ImageFormat", #"""
             {
               "type": "string",
-              "enum": [
-                "png",
-                "jpeg",
-                "webp",
-                "gif",
-                "heif",
-                "avif"
-              ],
+              "enum": [\#(ContractSchema.list(ImageFormat.allCases.map(\.rawValue)))],
               "description": "Recognised from the content, never the name: heif covers HEIC (HEVC) and other HEIF brands, avif is HEIF with AV1."
             }
             """#),

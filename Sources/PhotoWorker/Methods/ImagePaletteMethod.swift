@@ -34,21 +34,10 @@ extension ImagePaletteMethod {
     static let contract: MethodContract = #"""
         {
           "params": [
-            {
-              "name": "source",
-              "schema": {
-                "$ref": "#/components/schemas/Source"
-              },
-              "required": true
-            },
+            {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
             {
               "name": "count",
-              "schema": {
-                "type": "integer",
-                "minimum": 3,
-                "maximum": 10,
-                "default": 5
-              },
+              "schema": {"type": "integer", "minimum": 3, "maximum": 10, "default": 5},
               "required": false
             }
           ],
@@ -57,55 +46,24 @@ extension ImagePaletteMethod {
             "schema": {
               "type": "object",
               "properties": {
-                "colors": {
-                  "type": "array",
-                  "items": {
-                    "$ref": "#/components/schemas/PaletteColor"
-                  },
-                  "maxItems": 10
-                },
-                "ms": {
-                  "type": "number",
-                  "minimum": 0,
-                  "description": "Wall time of the job in milliseconds."
-                }
+                "colors": {"type": "array", "items": {"$ref": "#/components/schemas/PaletteColor"}, "maxItems": 10},
+                "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."}
               },
-              "required": [
-                "colors",
-                "ms"
-              ],
+              "required": ["colors", "ms"],
               "additionalProperties": false,
               "description": "Fewer colours than asked when the image has fewer; empty for an all-transparent image."
             }
           },
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/SourceNotFound"
-            },
-            {
-              "$ref": "#/components/errors/InvalidImage"
-            },
-            {
-              "$ref": "#/components/errors/ImageTooLarge"
-            },
-            {
-              "$ref": "#/components/errors/FetchFailed"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            },
-            {
-              "$ref": "#/components/errors/Overloaded"
-            },
-            {
-              "$ref": "#/components/errors/AccessDenied"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/SourceNotFound"},
+            {"$ref": "#/components/errors/InvalidImage"},
+            {"$ref": "#/components/errors/ImageTooLarge"},
+            {"$ref": "#/components/errors/FetchFailed"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"},
+            {"$ref": "#/components/errors/Overloaded"},
+            {"$ref": "#/components/errors/AccessDenied"}
           ]
         }
         """#
@@ -118,32 +76,16 @@ extension ImagePaletteMethod {
             {
               "type": "object",
               "properties": {
-                "hex": {
-                  "type": "string",
-                  "pattern": "^#[0-9A-F]{6}$"
-                },
+                "hex": {"type": "string", "pattern": "^#[0-9A-F]{6}$"},
                 "rgb": {
                   "type": "array",
-                  "items": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "maximum": 255
-                  },
+                  "items": {"type": "integer", "minimum": 0, "maximum": 255},
                   "minItems": 3,
                   "maxItems": 3
                 },
-                "fraction": {
-                  "type": "number",
-                  "minimum": 0,
-                  "maximum": 1,
-                  "description": "Share of the opaque pixels."
-                }
+                "fraction": {"type": "number", "minimum": 0, "maximum": 1, "description": "Share of the opaque pixels."}
               },
-              "required": [
-                "hex",
-                "rgb",
-                "fraction"
-              ],
+              "required": ["hex", "rgb", "fraction"],
               "additionalProperties": false
             }
             """#),

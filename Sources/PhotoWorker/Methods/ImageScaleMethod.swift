@@ -49,82 +49,33 @@ extension ImageScaleMethod {
     static let contract: MethodContract = #"""
         {
           "params": [
-            {
-              "name": "source",
-              "schema": {
-                "$ref": "#/components/schemas/Source"
-              },
-              "required": true
-            },
-            {
-              "name": "factor",
-              "schema": {
-                "type": "number",
-                "exclusiveMinimum": 0,
-                "maximum": 64
-              },
-              "required": true
-            },
-            {
-              "name": "output",
-              "schema": {
-                "$ref": "#/components/schemas/Output"
-              },
-              "required": true
-            }
+            {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
+            {"name": "factor", "schema": {"type": "number", "exclusiveMinimum": 0, "maximum": 64}, "required": true},
+            {"name": "output", "schema": {"$ref": "#/components/schemas/Output"}, "required": true}
           ],
           "result": {
             "name": "Scaled",
             "schema": {
               "type": "object",
               "properties": {
-                "output": {
-                  "$ref": "#/components/schemas/OutputResult"
-                },
-                "ms": {
-                  "type": "number",
-                  "minimum": 0,
-                  "description": "Wall time of the job in milliseconds."
-                }
+                "output": {"$ref": "#/components/schemas/OutputResult"},
+                "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."}
               },
-              "required": [
-                "output",
-                "ms"
-              ],
+              "required": ["output", "ms"],
               "additionalProperties": false
             }
           },
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/SourceNotFound"
-            },
-            {
-              "$ref": "#/components/errors/InvalidImage"
-            },
-            {
-              "$ref": "#/components/errors/ImageTooLarge"
-            },
-            {
-              "$ref": "#/components/errors/FetchFailed"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            },
-            {
-              "$ref": "#/components/errors/Overloaded"
-            },
-            {
-              "$ref": "#/components/errors/OutputFailed"
-            },
-            {
-              "$ref": "#/components/errors/AccessDenied"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/SourceNotFound"},
+            {"$ref": "#/components/errors/InvalidImage"},
+            {"$ref": "#/components/errors/ImageTooLarge"},
+            {"$ref": "#/components/errors/FetchFailed"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"},
+            {"$ref": "#/components/errors/Overloaded"},
+            {"$ref": "#/components/errors/OutputFailed"},
+            {"$ref": "#/components/errors/AccessDenied"}
           ]
         }
         """#

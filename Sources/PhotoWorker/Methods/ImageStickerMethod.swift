@@ -67,56 +67,29 @@ extension ImageStickerMethod {
     static let contract: MethodContract = #"""
         {
           "params": [
-            {
-              "name": "source",
-              "schema": {
-                "$ref": "#/components/schemas/Source"
-              },
-              "required": true
-            },
-            {
-              "name": "outline",
-              "schema": {
-                "$ref": "#/components/schemas/Outline"
-              },
-              "required": false
-            },
-            {
-              "name": "output",
-              "schema": {
-                "$ref": "#/components/schemas/Output"
-              },
-              "required": true
-            },
+            {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
+            {"name": "outline", "schema": {"$ref": "#/components/schemas/Outline"}, "required": false},
+            {"name": "output", "schema": {"$ref": "#/components/schemas/Output"}, "required": true},
             {
               "name": "maskOutput",
-              "schema": {
-                "$ref": "#/components/schemas/Output"
-              },
+              "schema": {"$ref": "#/components/schemas/Output"},
               "required": false,
               "description": "Also write the subject mask (PNG only)."
             },
             {
               "name": "segmenter",
-              "schema": {
-                "$ref": "#/components/schemas/Segmenter"
-              },
+              "schema": {"$ref": "#/components/schemas/Segmenter"},
               "description": "`network` (default) or `classical`."
             },
             {
               "name": "subject",
-              "schema": {
-                "$ref": "#/components/schemas/Subject"
-              },
+              "schema": {"$ref": "#/components/schemas/Subject"},
               "required": false,
               "description": "Which subject to cut out; absent, the main subject the worker finds (unchanged behaviour)."
             },
             {
               "name": "decontaminate",
-              "schema": {
-                "type": "boolean",
-                "default": true
-              },
+              "schema": {"type": "boolean", "default": true},
               "required": false,
               "description": "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way."
             }
@@ -126,77 +99,34 @@ extension ImageStickerMethod {
             "schema": {
               "type": "object",
               "properties": {
-                "output": {
-                  "$ref": "#/components/schemas/OutputResult"
-                },
-                "mask": {
-                  "$ref": "#/components/schemas/OutputResult"
-                },
-                "boundingBox": {
-                  "$ref": "#/components/schemas/Box"
-                },
+                "output": {"$ref": "#/components/schemas/OutputResult"},
+                "mask": {"$ref": "#/components/schemas/OutputResult"},
+                "boundingBox": {"$ref": "#/components/schemas/Box"},
                 "coverage": {
                   "type": "number",
                   "minimum": 0,
                   "maximum": 1,
                   "description": "Share of the image that is subject."
                 },
-                "confidence": {
-                  "type": "number",
-                  "minimum": 0,
-                  "maximum": 1
-                },
-                "ms": {
-                  "type": "number",
-                  "minimum": 0,
-                  "description": "Wall time of the job in milliseconds."
-                },
-                "segmenter": {
-                  "$ref": "#/components/schemas/Segmenter"
-                }
+                "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."},
+                "segmenter": {"$ref": "#/components/schemas/Segmenter"}
               },
-              "required": [
-                "output",
-                "boundingBox",
-                "coverage",
-                "confidence",
-                "ms",
-                "segmenter"
-              ],
+              "required": ["output", "boundingBox", "coverage", "confidence", "ms", "segmenter"],
               "additionalProperties": false
             }
           },
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/SourceNotFound"
-            },
-            {
-              "$ref": "#/components/errors/InvalidImage"
-            },
-            {
-              "$ref": "#/components/errors/ImageTooLarge"
-            },
-            {
-              "$ref": "#/components/errors/FetchFailed"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            },
-            {
-              "$ref": "#/components/errors/Overloaded"
-            },
-            {
-              "$ref": "#/components/errors/OutputFailed"
-            },
-            {
-              "$ref": "#/components/errors/AccessDenied"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/SourceNotFound"},
+            {"$ref": "#/components/errors/InvalidImage"},
+            {"$ref": "#/components/errors/ImageTooLarge"},
+            {"$ref": "#/components/errors/FetchFailed"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"},
+            {"$ref": "#/components/errors/Overloaded"},
+            {"$ref": "#/components/errors/OutputFailed"},
+            {"$ref": "#/components/errors/AccessDenied"}
           ]
         }
         """#
@@ -209,38 +139,18 @@ extension ImageStickerMethod {
             {
               "type": "object",
               "properties": {
-                "x": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "y": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "width": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "height": {
-                  "type": "integer",
-                  "minimum": 0
-                }
+                "x": {"type": "integer", "minimum": 0},
+                "y": {"type": "integer", "minimum": 0},
+                "width": {"type": "integer", "minimum": 0},
+                "height": {"type": "integer", "minimum": 0}
               },
-              "required": [
-                "x",
-                "y",
-                "width",
-                "height"
-              ],
+              "required": ["x", "y", "width", "height"],
               "additionalProperties": false
             }
             """#),
         ContractSchema("Segmenter", #"""
             {
-              "enum": [
-                "network",
-                "classical"
-              ],
+              "enum": ["network", "classical"],
               "description": "Which cut-out makes the sticker: `network` (default) fuses U²-Netp's subject map (the photo and its mirror image) with the classical saliency maps, edges placed at full resolution by a colour-guided upsampling; `classical` is the classical cut alone (saliency, colour-model graph cut, face prior), no network. Results name the one that ran (`network` falls back to `classical` if the model cannot be loaded)."
             }
             """#),

@@ -74,53 +74,33 @@ extension ImageSubjectsMethod {
         {
           "description": "Each subject's `point` passed as `\"subject\": {\"point\": [x, y]}` to `image.sticker` (or another sticker method) cuts that subject out. The subjects are found in rounds: each round after the first cuts the largest strip of the photo beside the subjects found so far, so a second subject the first map suppresses is found too.",
           "params": [
-            {
-              "name": "source",
-              "schema": {
-                "$ref": "#/components/schemas/Source"
-              },
-              "required": true
-            },
+            {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
             {
               "name": "segmenter",
-              "schema": {
-                "$ref": "#/components/schemas/Segmenter"
-              },
+              "schema": {"$ref": "#/components/schemas/Segmenter"},
               "description": "`network` (default) or `classical`."
             },
             {
               "name": "max",
-              "schema": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 32,
-                "default": 8
-              },
+              "schema": {"type": "integer", "minimum": 1, "maximum": 32, "default": 8},
               "required": false,
               "description": "At most this many subjects."
             },
             {
               "name": "stickers",
-              "schema": {
-                "$ref": "#/components/schemas/OutputDirectory"
-              },
+              "schema": {"$ref": "#/components/schemas/OutputDirectory"},
               "required": false,
               "description": "Also write each subject's sticker into this folder as `<stem>-subject-<n>.png` (n from 1, in result order)."
             },
             {
               "name": "outline",
-              "schema": {
-                "$ref": "#/components/schemas/Outline"
-              },
+              "schema": {"$ref": "#/components/schemas/Outline"},
               "required": false,
               "description": "The stickers' outline (none by default)."
             },
             {
               "name": "decontaminate",
-              "schema": {
-                "type": "boolean",
-                "default": true
-              },
+              "schema": {"type": "boolean", "default": true},
               "required": false,
               "description": "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way."
             }
@@ -135,9 +115,7 @@ extension ImageSubjectsMethod {
                   "items": {
                     "type": "object",
                     "properties": {
-                      "box": {
-                        "$ref": "#/components/schemas/Box"
-                      },
+                      "box": {"$ref": "#/components/schemas/Box"},
                       "area": {
                         "type": "number",
                         "minimum": 0,
@@ -150,70 +128,31 @@ extension ImageSubjectsMethod {
                         "maximum": 1,
                         "description": "How salient the subject is: the mean of the cut's subject prior over it."
                       },
-                      "point": {
-                        "$ref": "#/components/schemas/Point"
-                      },
-                      "sticker": {
-                        "$ref": "#/components/schemas/FileRef"
-                      }
+                      "point": {"$ref": "#/components/schemas/Point"},
+                      "sticker": {"$ref": "#/components/schemas/FileRef"}
                     },
-                    "required": [
-                      "box",
-                      "area",
-                      "score",
-                      "point"
-                    ],
+                    "required": ["box", "area", "score", "point"],
                     "additionalProperties": false
                   }
                 },
-                "segmenter": {
-                  "$ref": "#/components/schemas/Segmenter"
-                },
-                "ms": {
-                  "type": "number",
-                  "minimum": 0,
-                  "description": "Wall time of the job in milliseconds."
-                }
+                "segmenter": {"$ref": "#/components/schemas/Segmenter"},
+                "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."}
               },
-              "required": [
-                "subjects",
-                "segmenter",
-                "ms"
-              ],
+              "required": ["subjects", "segmenter", "ms"],
               "additionalProperties": false
             }
           },
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/SourceNotFound"
-            },
-            {
-              "$ref": "#/components/errors/InvalidImage"
-            },
-            {
-              "$ref": "#/components/errors/ImageTooLarge"
-            },
-            {
-              "$ref": "#/components/errors/FetchFailed"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            },
-            {
-              "$ref": "#/components/errors/Overloaded"
-            },
-            {
-              "$ref": "#/components/errors/OutputFailed"
-            },
-            {
-              "$ref": "#/components/errors/AccessDenied"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/SourceNotFound"},
+            {"$ref": "#/components/errors/InvalidImage"},
+            {"$ref": "#/components/errors/ImageTooLarge"},
+            {"$ref": "#/components/errors/FetchFailed"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"},
+            {"$ref": "#/components/errors/Overloaded"},
+            {"$ref": "#/components/errors/OutputFailed"},
+            {"$ref": "#/components/errors/AccessDenied"}
           ]
         }
         """#

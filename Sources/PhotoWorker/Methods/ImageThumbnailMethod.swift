@@ -77,133 +77,48 @@ extension ImageThumbnailMethod {
     static let contract: MethodContract = #"""
         {
           "params": [
-            {
-              "name": "source",
-              "schema": {
-                "$ref": "#/components/schemas/Source"
-              },
-              "required": true
-            },
+            {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
             {
               "name": "size",
-              "schema": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 32768
-              },
+              "schema": {"type": "integer", "minimum": 1, "maximum": 32768},
               "required": false,
               "description": "A square box; or give width and/or height."
             },
-            {
-              "name": "width",
-              "schema": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 32768
-              },
-              "required": false
-            },
-            {
-              "name": "height",
-              "schema": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 32768
-              },
-              "required": false
-            },
-            {
-              "name": "fit",
-              "schema": {
-                "enum": [
-                  "contain",
-                  "cover"
-                ],
-                "default": "contain"
-              },
-              "required": false
-            },
-            {
-              "name": "output",
-              "schema": {
-                "$ref": "#/components/schemas/Output"
-              },
-              "required": true
-            }
+            {"name": "width", "schema": {"type": "integer", "minimum": 1, "maximum": 32768}, "required": false},
+            {"name": "height", "schema": {"type": "integer", "minimum": 1, "maximum": 32768}, "required": false},
+            {"name": "fit", "schema": {"enum": [\#(ContractSchema.list(FitMode.allCases.map(\.rawValue)))], "default": "contain"}, "required": false},
+            {"name": "output", "schema": {"$ref": "#/components/schemas/Output"}, "required": true}
           ],
           "result": {
             "name": "Thumbnail",
             "schema": {
               "type": "object",
               "properties": {
-                "output": {
-                  "$ref": "#/components/schemas/OutputResult"
-                },
-                "sourceWidth": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "sourceHeight": {
-                  "type": "integer",
-                  "minimum": 0
-                },
+                "output": {"$ref": "#/components/schemas/OutputResult"},
+                "sourceWidth": {"type": "integer", "minimum": 0},
+                "sourceHeight": {"type": "integer", "minimum": 0},
                 "shrinkOnLoad": {
                   "type": "integer",
-                  "enum": [
-                    1,
-                    2,
-                    4,
-                    8
-                  ],
+                  "enum": [1, 2, 4, 8],
                   "description": "JPEG DCT scaling denominator used while decoding."
                 },
-                "ms": {
-                  "type": "number",
-                  "minimum": 0,
-                  "description": "Wall time of the job in milliseconds."
-                }
+                "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."}
               },
-              "required": [
-                "output",
-                "sourceWidth",
-                "sourceHeight",
-                "shrinkOnLoad",
-                "ms"
-              ],
+              "required": ["output", "sourceWidth", "sourceHeight", "shrinkOnLoad", "ms"],
               "additionalProperties": false
             }
           },
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/SourceNotFound"
-            },
-            {
-              "$ref": "#/components/errors/InvalidImage"
-            },
-            {
-              "$ref": "#/components/errors/ImageTooLarge"
-            },
-            {
-              "$ref": "#/components/errors/FetchFailed"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            },
-            {
-              "$ref": "#/components/errors/Overloaded"
-            },
-            {
-              "$ref": "#/components/errors/OutputFailed"
-            },
-            {
-              "$ref": "#/components/errors/AccessDenied"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/SourceNotFound"},
+            {"$ref": "#/components/errors/InvalidImage"},
+            {"$ref": "#/components/errors/ImageTooLarge"},
+            {"$ref": "#/components/errors/FetchFailed"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"},
+            {"$ref": "#/components/errors/Overloaded"},
+            {"$ref": "#/components/errors/OutputFailed"},
+            {"$ref": "#/components/errors/AccessDenied"}
           ]
         }
         """#

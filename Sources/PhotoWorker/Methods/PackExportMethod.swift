@@ -207,9 +207,7 @@ extension PackExportMethod {
               "name": "stickers",
               "schema": {
                 "type": "array",
-                "items": {
-                  "$ref": "#/components/schemas/Source"
-                },
+                "items": {"$ref": "#/components/schemas/Source"},
                 "minItems": 1,
                 "maxItems": 1000
               },
@@ -220,89 +218,41 @@ extension PackExportMethod {
               "name": "sources",
               "schema": {
                 "type": "array",
-                "items": {
-                  "$ref": "#/components/schemas/Source"
-                },
+                "items": {"$ref": "#/components/schemas/Source"},
                 "minItems": 1,
                 "maxItems": 1000
               },
               "required": false,
               "description": "Photos to cut stickers from first."
             },
-            {
-              "name": "outline",
-              "schema": {
-                "$ref": "#/components/schemas/Outline"
-              },
-              "required": false
-            },
-            {
-              "name": "columns",
-              "schema": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 256
-              },
-              "required": false
-            },
+            {"name": "outline", "schema": {"$ref": "#/components/schemas/Outline"}, "required": false},
+            {"name": "columns", "schema": {"type": "integer", "minimum": 1, "maximum": 256}, "required": false},
             {
               "name": "cellSize",
-              "schema": {
-                "type": "integer",
-                "minimum": 16,
-                "maximum": 4096,
-                "default": 256
-              },
+              "schema": {"type": "integer", "minimum": 16, "maximum": 4096, "default": 256},
               "required": false
             },
-            {
-              "name": "padding",
-              "schema": {
-                "type": "integer",
-                "minimum": 0
-              },
-              "required": false
-            },
+            {"name": "padding", "schema": {"type": "integer", "minimum": 0}, "required": false},
             {
               "name": "background",
-              "schema": {
-                "type": "string",
-                "description": "#RRGGBB, #RRGGBBAA or transparent (default)."
-              },
+              "schema": {"type": "string", "description": "#RRGGBB, #RRGGBBAA or transparent (default)."},
               "required": false
             },
-            {
-              "name": "output",
-              "schema": {
-                "$ref": "#/components/schemas/Output"
-              },
-              "required": true
-            },
+            {"name": "output", "schema": {"$ref": "#/components/schemas/Output"}, "required": true},
             {
               "name": "filesDir",
-              "schema": {
-                "type": "string"
-              },
+              "schema": {"type": "string"},
               "required": false,
               "description": "Also write each sticker here as sticker-NNN.png (sticker-NNN.webp with `target`)."
             },
             {
               "name": "segmenter",
-              "schema": {
-                "$ref": "#/components/schemas/Segmenter"
-              },
+              "schema": {"$ref": "#/components/schemas/Segmenter"},
               "description": "`network` (default) or `classical`. Only with `sources` (photos cut out here)."
             },
             {
               "name": "target",
-              "schema": {
-                "type": "string",
-                "enum": [
-                  "telegram",
-                  "whatsapp",
-                  "signal"
-                ]
-              },
+              "schema": {"type": "string", "enum": [\#(ContractSchema.list(MessengerTarget.allCases.map(\.rawValue)))]},
               "description": "Write the files in `filesDir` as this messenger takes stickers, as WebP: telegram 512 px on the long side, at most 512 KB; whatsapp 512x512 with a 16 px margin, at most 100 KB, plus tray.png (96x96 PNG, at most 50 KB); signal 512x512, at most 300 KB. Lossless when it fits, else lossy at quality 90, 80, ... 10; a sticker that fits at none is -32005 with data.rule \"size-limit\". Needs filesDir.",
               "required": false
             },
@@ -310,26 +260,14 @@ extension PackExportMethod {
               "name": "subjects",
               "schema": {
                 "type": "array",
-                "items": {
-                  "oneOf": [
-                    {
-                      "$ref": "#/components/schemas/Subject"
-                    },
-                    {
-                      "type": "null"
-                    }
-                  ]
-                }
+                "items": {"oneOf": [{"$ref": "#/components/schemas/Subject"}, {"type": "null"}]}
               },
               "required": false,
               "description": "Per source, in `sources` order, which subject to cut out (null: the main subject); as many entries as sources."
             },
             {
               "name": "decontaminate",
-              "schema": {
-                "type": "boolean",
-                "default": true
-              },
+              "schema": {"type": "boolean", "default": true},
               "required": false,
               "description": "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way."
             }
@@ -339,44 +277,17 @@ extension PackExportMethod {
             "schema": {
               "type": "object",
               "properties": {
-                "output": {
-                  "$ref": "#/components/schemas/OutputResult"
-                },
-                "count": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "columns": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "rows": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "files": {
-                  "type": "array",
-                  "items": {
-                    "type": "string"
-                  }
-                },
-                "ms": {
-                  "type": "number",
-                  "minimum": 0,
-                  "description": "Wall time of the job in milliseconds."
-                },
+                "output": {"$ref": "#/components/schemas/OutputResult"},
+                "count": {"type": "integer", "minimum": 0},
+                "columns": {"type": "integer", "minimum": 0},
+                "rows": {"type": "integer", "minimum": 0},
+                "files": {"type": "array", "items": {"type": "string"}},
+                "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."},
                 "target": {
                   "type": "object",
                   "description": "With `target`: what was written for the messenger.",
                   "properties": {
-                    "name": {
-                      "type": "string",
-                      "enum": [
-                        "telegram",
-                        "whatsapp",
-                        "signal"
-                      ]
-                    },
+                    "name": {"type": "string", "enum": [\#(ContractSchema.list(MessengerTarget.allCases.map(\.rawValue)))]},
                     "maxBytes": {
                       "type": "integer",
                       "minimum": 1,
@@ -389,70 +300,32 @@ extension PackExportMethod {
                     },
                     "encodings": {
                       "type": "array",
-                      "items": {
-                        "type": "string"
-                      },
+                      "items": {"type": "string"},
                       "description": "How each file was encoded, in `files` order: \"lossless\" or \"quality N\"."
                     },
-                    "tray": {
-                      "type": "string",
-                      "description": "WhatsApp's tray icon (96x96 PNG)."
-                    }
+                    "tray": {"type": "string", "description": "WhatsApp's tray icon (96x96 PNG)."}
                   },
-                  "required": [
-                    "name",
-                    "maxBytes",
-                    "largestBytes",
-                    "encodings"
-                  ],
+                  "required": ["name", "maxBytes", "largestBytes", "encodings"],
                   "additionalProperties": false
                 }
               },
-              "required": [
-                "output",
-                "count",
-                "columns",
-                "rows",
-                "ms"
-              ],
+              "required": ["output", "count", "columns", "rows", "ms"],
               "additionalProperties": false
             }
           },
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/SourceNotFound"
-            },
-            {
-              "$ref": "#/components/errors/InvalidImage"
-            },
-            {
-              "$ref": "#/components/errors/ImageTooLarge"
-            },
-            {
-              "$ref": "#/components/errors/FetchFailed"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            },
-            {
-              "$ref": "#/components/errors/Overloaded"
-            },
-            {
-              "$ref": "#/components/errors/OutputFailed"
-            },
-            {
-              "$ref": "#/components/errors/AccessDenied"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/SourceNotFound"},
+            {"$ref": "#/components/errors/InvalidImage"},
+            {"$ref": "#/components/errors/ImageTooLarge"},
+            {"$ref": "#/components/errors/FetchFailed"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"},
+            {"$ref": "#/components/errors/Overloaded"},
+            {"$ref": "#/components/errors/OutputFailed"},
+            {"$ref": "#/components/errors/AccessDenied"}
           ],
-          "x-streams": {
-            "progress": true
-          }
+          "x-streams": {"progress": true}
         }
         """#
 }

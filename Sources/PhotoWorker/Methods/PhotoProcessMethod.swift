@@ -44,109 +44,50 @@ extension PhotoProcessMethod {
     static let contract: MethodContract = #"""
         {
           "params": [
-            {
-              "name": "source",
-              "schema": {
-                "$ref": "#/components/schemas/Source"
-              },
-              "required": true
-            },
+            {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
             {
               "name": "count",
-              "schema": {
-                "type": "integer",
-                "minimum": 3,
-                "maximum": 10,
-                "default": 5
-              },
+              "schema": {"type": "integer", "minimum": 3, "maximum": 10, "default": 5},
               "required": false
             },
-            {
-              "name": "outline",
-              "schema": {
-                "$ref": "#/components/schemas/Outline"
-              },
-              "required": false
-            },
-            {
-              "name": "output",
-              "schema": {
-                "$ref": "#/components/schemas/OutputDirectory"
-              },
-              "required": true
-            },
+            {"name": "outline", "schema": {"$ref": "#/components/schemas/Outline"}, "required": false},
+            {"name": "output", "schema": {"$ref": "#/components/schemas/OutputDirectory"}, "required": true},
             {
               "name": "name",
-              "schema": {
-                "type": "string",
-                "minLength": 1,
-                "pattern": "^[^/]+$"
-              },
+              "schema": {"type": "string", "minLength": 1, "pattern": "^[^/]+$"},
               "required": false,
               "description": "File-name stem; default: the source's."
             },
             {
               "name": "segmenter",
-              "schema": {
-                "$ref": "#/components/schemas/Segmenter"
-              },
+              "schema": {"$ref": "#/components/schemas/Segmenter"},
               "description": "`network` (default) or `classical`."
             },
             {
               "name": "subject",
-              "schema": {
-                "$ref": "#/components/schemas/Subject"
-              },
+              "schema": {"$ref": "#/components/schemas/Subject"},
               "required": false,
               "description": "Which subject to cut out; absent, the main subject the worker finds (unchanged behaviour)."
             },
             {
               "name": "decontaminate",
-              "schema": {
-                "type": "boolean",
-                "default": true
-              },
+              "schema": {"type": "boolean", "default": true},
               "required": false,
               "description": "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way."
             }
           ],
-          "result": {
-            "name": "PhotoResult",
-            "schema": {
-              "$ref": "#/components/schemas/PhotoResult"
-            }
-          },
+          "result": {"name": "PhotoResult", "schema": {"$ref": "#/components/schemas/PhotoResult"}},
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/SourceNotFound"
-            },
-            {
-              "$ref": "#/components/errors/InvalidImage"
-            },
-            {
-              "$ref": "#/components/errors/ImageTooLarge"
-            },
-            {
-              "$ref": "#/components/errors/FetchFailed"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            },
-            {
-              "$ref": "#/components/errors/Overloaded"
-            },
-            {
-              "$ref": "#/components/errors/OutputFailed"
-            },
-            {
-              "$ref": "#/components/errors/AccessDenied"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/SourceNotFound"},
+            {"$ref": "#/components/errors/InvalidImage"},
+            {"$ref": "#/components/errors/ImageTooLarge"},
+            {"$ref": "#/components/errors/FetchFailed"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"},
+            {"$ref": "#/components/errors/Overloaded"},
+            {"$ref": "#/components/errors/OutputFailed"},
+            {"$ref": "#/components/errors/AccessDenied"}
           ]
         }
         """#
@@ -159,28 +100,12 @@ extension PhotoProcessMethod {
             {
               "type": "object",
               "properties": {
-                "path": {
-                  "type": "string"
-                },
-                "width": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "height": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "bytes": {
-                  "type": "integer",
-                  "minimum": 0
-                }
+                "path": {"type": "string"},
+                "width": {"type": "integer", "minimum": 0},
+                "height": {"type": "integer", "minimum": 0},
+                "bytes": {"type": "integer", "minimum": 0}
               },
-              "required": [
-                "path",
-                "width",
-                "height",
-                "bytes"
-              ],
+              "required": ["path", "width", "height", "bytes"],
               "additionalProperties": false
             }
             """#),
@@ -188,69 +113,27 @@ extension PhotoProcessMethod {
             {
               "type": "object",
               "properties": {
-                "source": {
-                  "type": "string"
-                },
-                "palette": {
-                  "type": "array",
-                  "items": {
-                    "$ref": "#/components/schemas/PaletteColor"
-                  }
-                },
-                "sticker": {
-                  "$ref": "#/components/schemas/FileRef"
-                },
-                "gradientSticker": {
-                  "$ref": "#/components/schemas/FileRef"
-                },
-                "boundingBox": {
-                  "$ref": "#/components/schemas/Box"
-                },
-                "coverage": {
-                  "type": "number",
-                  "minimum": 0,
-                  "maximum": 1
-                },
-                "confidence": {
-                  "type": "number",
-                  "minimum": 0,
-                  "maximum": 1
-                },
+                "source": {"type": "string"},
+                "palette": {"type": "array", "items": {"$ref": "#/components/schemas/PaletteColor"}},
+                "sticker": {"$ref": "#/components/schemas/FileRef"},
+                "gradientSticker": {"$ref": "#/components/schemas/FileRef"},
+                "boundingBox": {"$ref": "#/components/schemas/Box"},
+                "coverage": {"type": "number", "minimum": 0, "maximum": 1},
+                "confidence": {"type": "number", "minimum": 0, "maximum": 1},
                 "timings": {
                   "type": "object",
                   "properties": {
-                    "decodeMs": {
-                      "type": "number"
-                    },
-                    "stickerMs": {
-                      "type": "number"
-                    },
-                    "paletteMs": {
-                      "type": "number"
-                    },
-                    "gradientMs": {
-                      "type": "number"
-                    },
-                    "writeMs": {
-                      "type": "number"
-                    },
-                    "totalMs": {
-                      "type": "number"
-                    }
+                    "decodeMs": {"type": "number"},
+                    "stickerMs": {"type": "number"},
+                    "paletteMs": {"type": "number"},
+                    "gradientMs": {"type": "number"},
+                    "writeMs": {"type": "number"},
+                    "totalMs": {"type": "number"}
                   },
-                  "required": [
-                    "decodeMs",
-                    "stickerMs",
-                    "paletteMs",
-                    "gradientMs",
-                    "writeMs",
-                    "totalMs"
-                  ],
+                  "required": ["decodeMs", "stickerMs", "paletteMs", "gradientMs", "writeMs", "totalMs"],
                   "additionalProperties": false
                 },
-                "segmenter": {
-                  "$ref": "#/components/schemas/Segmenter"
-                }
+                "segmenter": {"$ref": "#/components/schemas/Segmenter"}
               },
               "required": [
                 "source",

@@ -91,78 +91,34 @@ extension PhotosProcessMethod {
           "params": [
             {
               "name": "sources",
-              "schema": {
-                "type": "array",
-                "items": {
-                  "$ref": "#/components/schemas/Source"
-                },
-                "maxItems": 100000
-              },
+              "schema": {"type": "array", "items": {"$ref": "#/components/schemas/Source"}, "maxItems": 100000},
               "required": true
             },
             {
               "name": "count",
-              "schema": {
-                "type": "integer",
-                "minimum": 3,
-                "maximum": 10,
-                "default": 5
-              },
+              "schema": {"type": "integer", "minimum": 3, "maximum": 10, "default": 5},
               "required": false
             },
-            {
-              "name": "outline",
-              "schema": {
-                "$ref": "#/components/schemas/Outline"
-              },
-              "required": false
-            },
-            {
-              "name": "output",
-              "schema": {
-                "$ref": "#/components/schemas/OutputDirectory"
-              },
-              "required": true
-            },
-            {
-              "name": "maxConcurrency",
-              "schema": {
-                "type": "integer",
-                "minimum": 1
-              },
-              "required": false
-            },
+            {"name": "outline", "schema": {"$ref": "#/components/schemas/Outline"}, "required": false},
+            {"name": "output", "schema": {"$ref": "#/components/schemas/OutputDirectory"}, "required": true},
+            {"name": "maxConcurrency", "schema": {"type": "integer", "minimum": 1}, "required": false},
             {
               "name": "segmenter",
-              "schema": {
-                "$ref": "#/components/schemas/Segmenter"
-              },
+              "schema": {"$ref": "#/components/schemas/Segmenter"},
               "description": "`network` (default) or `classical`."
             },
             {
               "name": "subjects",
               "schema": {
                 "type": "array",
-                "items": {
-                  "oneOf": [
-                    {
-                      "$ref": "#/components/schemas/Subject"
-                    },
-                    {
-                      "type": "null"
-                    }
-                  ]
-                }
+                "items": {"oneOf": [{"$ref": "#/components/schemas/Subject"}, {"type": "null"}]}
               },
               "required": false,
               "description": "Per source, in `sources` order, which subject to cut out (null: the main subject); as many entries as sources."
             },
             {
               "name": "decontaminate",
-              "schema": {
-                "type": "boolean",
-                "default": true
-              },
+              "schema": {"type": "boolean", "default": true},
               "required": false,
               "description": "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way."
             }
@@ -172,76 +128,29 @@ extension PhotosProcessMethod {
             "schema": {
               "type": "object",
               "properties": {
-                "total": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "completed": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "failed": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "cancelled": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "ms": {
-                  "type": "number",
-                  "minimum": 0,
-                  "description": "Wall time of the job in milliseconds."
-                }
+                "total": {"type": "integer", "minimum": 0},
+                "completed": {"type": "integer", "minimum": 0},
+                "failed": {"type": "integer", "minimum": 0},
+                "cancelled": {"type": "integer", "minimum": 0},
+                "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."}
               },
-              "required": [
-                "total",
-                "completed",
-                "failed",
-                "cancelled",
-                "ms"
-              ],
+              "required": ["total", "completed", "failed", "cancelled", "ms"],
               "additionalProperties": false
             }
           },
           "errors": [
-            {
-              "$ref": "#/components/errors/InvalidParams"
-            },
-            {
-              "$ref": "#/components/errors/SourceNotFound"
-            },
-            {
-              "$ref": "#/components/errors/InvalidImage"
-            },
-            {
-              "$ref": "#/components/errors/ImageTooLarge"
-            },
-            {
-              "$ref": "#/components/errors/FetchFailed"
-            },
-            {
-              "$ref": "#/components/errors/RequestCancelled"
-            },
-            {
-              "$ref": "#/components/errors/ServerCancelled"
-            },
-            {
-              "$ref": "#/components/errors/Overloaded"
-            },
-            {
-              "$ref": "#/components/errors/OutputFailed"
-            },
-            {
-              "$ref": "#/components/errors/AccessDenied"
-            }
+            {"$ref": "#/components/errors/InvalidParams"},
+            {"$ref": "#/components/errors/SourceNotFound"},
+            {"$ref": "#/components/errors/InvalidImage"},
+            {"$ref": "#/components/errors/ImageTooLarge"},
+            {"$ref": "#/components/errors/FetchFailed"},
+            {"$ref": "#/components/errors/RequestCancelled"},
+            {"$ref": "#/components/errors/ServerCancelled"},
+            {"$ref": "#/components/errors/Overloaded"},
+            {"$ref": "#/components/errors/OutputFailed"},
+            {"$ref": "#/components/errors/AccessDenied"}
           ],
-          "x-streams": {
-            "item": {
-              "$ref": "#/components/schemas/PhotoResult"
-            },
-            "progress": true
-          }
+          "x-streams": {"item": {"$ref": "#/components/schemas/PhotoResult"}, "progress": true}
         }
         """#
 }

@@ -15,18 +15,6 @@ struct RPCDiscoverMethod: RPCMethod {
 
 extension RPCDiscoverMethod {
     static let contract: MethodContract = #"""
-        {
-          "params": [],
-          "result": {
-            "name": "OpenRPC",
-            "schema": {
-              "type": "object",
-              "required": [
-                "openrpc",
-                "methods"
-              ]
-            }
-          }
-        }
+        {"params": [], "result": {"name": "OpenRPC", "schema": {"type": "object", "required": ["openrpc", "methods"]}}}
         """#
 }
