@@ -6,7 +6,9 @@ import Synchronization
 ///
 /// The condition is checked between `Task.yield()`s, then every millisecond: the tests that use it wait for another
 /// task to reach a point (a queue, a park) that they cannot be told about, and a task on the same actor must get to
-/// run. The polling decides nothing but how soon the wait notices; the deadline only how long a broken case waits.
+/// run. The polling decides nothing but how soon the wait notices; the deadline only how long a broken case waits,
+/// which is why it is a minute by default: in a full parallel run on two cores every suite starts at once, and a hop
+/// that takes a millisecond alone has taken more than ten seconds there (an in-process server's close).
 package enum Deadline {
     /// How much slower than a normal debug build the code under test runs (`PHOTOWORKER_TEST_TIME_SCALE`, as
     /// PhotoWorkerTestSupport's `TestTiming` reads it for the sanitizer runs).
@@ -24,7 +26,7 @@ package enum Deadline {
     /// Returns once `condition` holds; throws ``Passed`` (which fails the test, saying what it waited for) when
     /// `limit` passes first.
     /// - Parameter what: what the test waits for, as the failure states it ("a waiter in the queue").
-    package static func until(_ what: @autoclosure () -> String, within limit: Duration = .seconds(10),
+    package static func until(_ what: @autoclosure () -> String, within limit: Duration = .seconds(60),
                               _ condition: () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + limit * scale
         var checks = 0
@@ -39,7 +41,7 @@ package enum Deadline {
 
     /// The value of `task` once it ends; throws ``Passed`` when `limit` passes first (the task goes on).
     package static func value<T: Sendable>(of task: Task<T, Never>, _ what: @autoclosure () -> String,
-                                           within limit: Duration = .seconds(10)) async throws -> T {
+                                           within limit: Duration = .seconds(60)) async throws -> T {
         let result = Mutex<T?>(nil)
         Task { let value = await task.value; result.withLock { $0 = value } }
         try await until(what(), within: limit) { result.withLock { $0 != nil } }

@@ -1,28 +1,47 @@
-import Dispatch
+import Deadlines
+import Foundation
 import Glibc
 import Synchronization
 import Testing
 import Waiting
 
 /// `Parking.wait` runs `park` in the caller's isolation: an actor's queue is touched only on that actor.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ParkingTests {
-    /// A serial executor that knows which thread is running its jobs, so a test can ask, without trapping,
-    /// whether code runs on it (the standard library's `preconditionIsolated` can only trap).
+    /// A serial executor with a thread of its own, which knows whether code runs on it: the standard library can
+    /// only trap when code is off an actor (`preconditionIsolated`), and a test must fail saying so instead. Its own
+    /// thread, not a dispatch queue, so a loaded run's busy pool cannot starve the actor the test watches.
     final class ObservedExecutor: SerialExecutor {
-        private let queue = DispatchQueue(label: "ParkingTests.owner")
-        private let runningThread = Mutex<pthread_t?>(nil)
+        private let jobs = Mutex<(queue: [UnownedJob], stopped: Bool)>(([], false))
+        private let ready = DispatchSemaphore(value: 0)
+        private let runner = Mutex<pthread_t?>(nil)
+
+        init() {
+            let thread = Thread { [self] in
+                runner.withLock { $0 = pthread_self() }
+                while true {
+                    ready.wait()
+                    let (job, stopped) = jobs.withLock { j in (j.queue.isEmpty ? nil : j.queue.removeFirst(), j.stopped) }
+                    if let job { job.runSynchronously(on: asUnownedSerialExecutor()) } else if stopped { return }
+                }
+            }
+            thread.name = "parking-owner"
+            thread.start()
+        }
 
         func enqueue(_ job: consuming ExecutorJob) {
             let job = UnownedJob(job)
-            queue.async {
-                self.runningThread.withLock { $0 = pthread_self() }
-                job.runSynchronously(on: self.asUnownedSerialExecutor())
-                self.runningThread.withLock { $0 = nil }
-            }
+            jobs.withLock { $0.queue.append(job) }
+            ready.signal()
         }
 
-        var isRunningHere: Bool { runningThread.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false } }
+        /// Ends the thread once the jobs queued so far have run.
+        func stop() {
+            jobs.withLock { $0.stopped = true }
+            ready.signal()
+        }
+
+        var isRunningHere: Bool { runner.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false } }
     }
 
     actor Owner {
@@ -37,25 +56,30 @@ struct ParkingTests {
                 // Off the actor, the queue would be raced by the actor's other calls (JobLimiter's crash).
                 parkedOnTheActor = executor.isRunningHere
                 queue.park(ticket, c).perform()
-            }, onCancel: {})
+            }, onCancel: {
+                Task { await self.cancel(ticket) }
+            })
         }
 
-        func serve(_ value: Int) -> Bool {
-            guard let served = queue.resolveFirst(with: .success(value)) else { return false }
-            served.resume.perform()
-            return true
+        private func cancel(_ ticket: ContinuationQueue<Int>.Ticket) {
+            queue.resolve(ticket, with: .failure(CancellationError())).perform()
+        }
+
+        var hasParked: Bool { queue.parkedCount == 1 }
+
+        func serve(_ value: Int) {
+            queue.resolveFirst(with: .success(value))?.resume.perform()
         }
     }
 
     @Test func parkRunsOnTheCallersActor() async throws {
         let owner = Owner()
-        async let value = owner.wait()
-        let deadline = ContinuousClock.now + .seconds(30)
-        while await !owner.serve(7) {
-            try #require(ContinuousClock.now < deadline, "the waiter never took its place in line")
-            await Task.yield()
-        }
-        #expect(try await value == 7)
+        defer { owner.executor.stop() }
+        let waiting = Task { try await owner.wait() }
+        defer { waiting.cancel() }  // a test that fails below must not leave the waiter parked
+        try await Deadline.until("the waiter to park") { await owner.hasParked }
+        await owner.serve(7)
+        #expect(try await waiting.value == 7)
         let parked = await owner.parkedOnTheActor
         #expect(parked == true, "park ran off the owner's actor: \(String(describing: parked))")
     }
