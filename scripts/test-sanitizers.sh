@@ -63,8 +63,10 @@ verdict() { # verdict thread|address LOGDIR -> 0 when no real report
     python3 - "$logs" "$filter_mutex" <<'PY'
 import os, re, sys
 logs, filter_mutex = sys.argv[1], sys.argv[2] == "1"
-# A Mutex.withLock body: a closure whose parameter is `inout sending <State>`.
-WITHLOCK = re.compile(r"zYuYTXEfU\d*_")
+# A Mutex.withLock body: a closure whose parameter is `inout sending <State>` (a tuple state mangles as `...tz_t`).
+WITHLOCK = re.compile(r"(?:zYu|z_t)YTXEfU\d*_")
+# The waiter queue (Sources/Waiting) is a value type the locked states hold; its methods run under their lock.
+HELD_VALUE = re.compile(r"\$s7Waiting11WaiterQueueV")
 PRIVATE_VALUE = re.compile(r"33_[0-9A-F]{32}LLV")
 real, known = [], 0
 for name in sorted(os.listdir(logs)):
@@ -80,13 +82,14 @@ for name in sorted(os.listdir(logs)):
             def inside_lock(section):
                 # The access is inside a withLock body when such a frame comes first, or comes after
                 # only standard-library internals ($sS..., $ss...) and methods of the locked State or of
-                # the private value types it holds (mangled with a file discriminator, `33_<32 hex>LLV`,
-                # such as ComputePool's LeaseQueue).
+                # the value types it holds: private ones (mangled with a file discriminator, `33_<32 hex>LLV`,
+                # such as ComputePool's LeaseQueue) and the waiter queue.
                 frames = [l for l in section.splitlines() if re.match(r"\s+#\d+ ", l)][:14]
                 for f in frames:
                     if WITHLOCK.search(f):
                         return True
-                    if not (re.search(r"#\d+ \$s[sS]", f) or "5State" in f or PRIVATE_VALUE.search(f)):
+                    if not (re.search(r"#\d+ \$s[sS]", f) or "5State" in f or PRIVATE_VALUE.search(f)
+                            or HELD_VALUE.search(f)):
                         return False
                 return False
             benign = bool(sections) and all(inside_lock(s) for s in sections)
