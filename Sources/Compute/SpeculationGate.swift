@@ -15,6 +15,11 @@ public final class SpeculationGate: Sendable {
 
     public init() {}
 
+    /// The gate the next ``StageRunner/speculate(_:then:if:)`` in this task applies to its guess: set by whoever
+    /// schedules the work (the sticker stage opens it from the network's first undecided map), never by the
+    /// algorithm, which only says that its guess may run beside.
+    @TaskLocal public static var current: SpeculationGate?
+
     /// Lets the guess start (again and again: opening an open gate does nothing).
     public func open() {
         state.withLock { s in

@@ -13,7 +13,9 @@ public protocol StageRunner: ParallelLoop {
                                         _ b: @escaping @Sendable () async throws -> B) async throws -> (A, B)
     /// Runs `a`, and `b` only if `needed` says so of `a`'s result. A concurrent runner starts `b` beside `a` as a
     /// ``Speculation`` (on threads nothing else wants, so it would otherwise wait for `a`), promotes it when it is
-    /// needed and cancels it when it is not; one that runs stages in turn runs `b` after `a`, when needed.
+    /// needed and cancels it when it is not; one that runs stages in turn runs `b` after `a`, when needed. Under a
+    /// ``SpeculationGate/current`` gate the guess waits for the gate before it submits any work, and `a`'s result
+    /// opens it when `b` is needed; the stages inside `a` and `b` see no gate.
     func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
                                              then b: @escaping @Sendable () async throws -> B,
                                              if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?)
@@ -45,28 +47,35 @@ extension StageRunner {
     public func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
                                                     then b: @escaping @Sendable () async throws -> B,
                                                     if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?) {
-        guard runsConcurrently else {
-            let first = try await a()
-            return (first, needed(first) ? try await b() : nil)
-        }
-        let speculation = Speculation()
-        return try await withThrowingTaskGroup(of: B.self) { group in
-            // On threads nothing else wants: a busy machine does not pay for a guess.
-            group.addTask { try await Speculation.$current.withValue(speculation) { try await b() } }
-            let first: A
-            do {
-                first = try await a()
-            } catch {
-                group.cancelAll()
-                throw error
+        let gate = SpeculationGate.current
+        return try await SpeculationGate.$current.withValue(nil) {
+            guard runsConcurrently else {
+                let first = try await a()
+                return (first, needed(first) ? try await b() : nil)
             }
-            // Not needed: cancelled (work not yet started never starts), and awaited as the group ends.
-            guard needed(first) else {
-                group.cancelAll()
-                return (first, nil)
+            let speculation = Speculation()
+            return try await withThrowingTaskGroup(of: B.self) { group in
+                // On threads nothing else wants: a busy machine does not pay for a guess.
+                group.addTask {
+                    try await gate?.wait()
+                    return try await Speculation.$current.withValue(speculation) { try await b() }
+                }
+                let first: A
+                do {
+                    first = try await a()
+                } catch {
+                    group.cancelAll()
+                    throw error
+                }
+                // Not needed: cancelled (work not yet started never starts), and awaited as the group ends.
+                guard needed(first) else {
+                    group.cancelAll()
+                    return (first, nil)
+                }
+                gate?.open()
+                speculation.promote()
+                return (first, try await group.next()!)
             }
-            speculation.promote()
-            return (first, try await group.next()!)
         }
     }
 }

@@ -1,4 +1,3 @@
-import Deadlines
 import Foundation
 import Glibc
 import Synchronization
@@ -49,6 +48,14 @@ struct ParkingTests {
         nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
         var queue = ContinuationQueue<Int>()
         private(set) var parkedOnTheActor: Bool?
+        /// One element when the waiter has parked: the test waits for it without polling, which a loaded run's
+        /// busy cooperative pool made take minutes (each poll a hop to the back of its queue).
+        nonisolated let parked: AsyncStream<Void>
+        private let parkedContinuation: AsyncStream<Void>.Continuation
+
+        init() {
+            (parked, parkedContinuation) = AsyncStream.makeStream(of: Void.self)
+        }
 
         func wait() async throws -> Int {
             let ticket = queue.enqueue()
@@ -56,6 +63,7 @@ struct ParkingTests {
                 // Off the actor, the queue would be raced by the actor's other calls (JobLimiter's crash).
                 parkedOnTheActor = executor.isRunningHere
                 queue.park(ticket, c).perform()
+                parkedContinuation.yield()
             }, onCancel: {
                 Task { await self.cancel(ticket) }
             })
@@ -64,8 +72,6 @@ struct ParkingTests {
         private func cancel(_ ticket: ContinuationQueue<Int>.Ticket) {
             queue.resolve(ticket, with: .failure(CancellationError())).perform()
         }
-
-        var hasParked: Bool { queue.parkedCount == 1 }
 
         func serve(_ value: Int) {
             queue.resolveFirst(with: .success(value))?.resume.perform()
@@ -77,7 +83,7 @@ struct ParkingTests {
         defer { owner.executor.stop() }
         let waiting = Task { try await owner.wait() }
         defer { waiting.cancel() }  // a test that fails below must not leave the waiter parked
-        try await Deadline.until("the waiter to park") { await owner.hasParked }
+        for await _ in owner.parked { break }  // bounded by the suite's time limit
         await owner.serve(7)
         #expect(try await waiting.value == 7)
         let parked = await owner.parkedOnTheActor

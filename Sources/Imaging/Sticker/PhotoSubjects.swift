@@ -1,7 +1,7 @@
 import Compute
 import Foundation
 
-/// One subject of a photo, as `StickerExtractor.subjects(in:options:subjectMap:guessGate:on:)` finds it.
+/// One subject of a photo, as `StickerExtractor.subjects(in:options:subjectMap:on:)` finds it.
 public struct DetectedSubject: Sendable, Equatable {
     /// Its extent in the photo's pixels.
     public var box: PixelRect
@@ -148,7 +148,7 @@ extension StickerCutPlan {
 }
 
 extension StickerExtractor {
-    /// The separate subjects of `image`, by the same stages as ``extract(from:options:subjectMap:guessGate:on:)``
+    /// The separate subjects of `image`, by the same stages as ``extract(from:options:subjectMap:on:)``
     /// (`options.subject` is ignored), with what it takes to cut each out (``PhotoSubjects/sticker(of:from:)``).
     ///
     /// A salient-object map shows the most salient subject and suppresses the others. So the subjects are found in
@@ -169,7 +169,7 @@ extension StickerExtractor {
         for round in 0..<max(1, rounds) {
             let photo = round == 0 ? image : Compositing.crop(image, x: area.x, y: area.y, width: area.width, height: area.height)
             let map = subjectMap.map { f in { @Sendable () async throws -> SubjectMap in try await f(photo) } }
-            let (plan, cuts, settled) = try await planAndCut(photo, options: options, subjectMap: map, guessGate: nil,
+            let (plan, cuts, settled) = try await planAndCut(photo, options: options, subjectMap: map,
                                                              on: stages)
             let offset = area
             let parts = try await stages.stage {

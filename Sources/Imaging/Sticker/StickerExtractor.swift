@@ -53,16 +53,11 @@ public enum StickerExtractor {
     /// where and how at once they run.
     /// - Parameters:
     ///   - subjectMap: makes the learned map (``StickerOptions/subjectMap``), as a stage of its own.
-    ///   - guessGate: with ``StickerOptions/classicalMapsOnlyWhenUndecided``, the classical maps' guess waits for this
-    ///     gate (which `subjectMap` opens when it first sees an undecided map); nil starts the guess at once. The
-    ///     gate is opened here too once the map turns out not decisive.
     /// - Throws: `CancellationError` when the current task (or compute job) is cancelled; what `subjectMap` throws.
     public static func extract(from image: Image, options: StickerOptions = .init(),
                                subjectMap: (@Sendable () async throws -> SubjectMap)? = nil,
-                               guessGate: SpeculationGate? = nil,
                                on stages: some StageRunner = InlineStages()) async throws -> Sticker {
-        let (plan, cuts, options) = try await planAndCut(image, options: options, subjectMap: subjectMap,
-                                                         guessGate: guessGate, on: stages)
+        let (plan, cuts, options) = try await planAndCut(image, options: options, subjectMap: subjectMap, on: stages)
         return try await stages.stage { try plan.sticker(from: image, cuts: cuts, options: options) }
     }
 
@@ -70,8 +65,7 @@ public enum StickerExtractor {
     /// - Throws: `CancellationError` when the current task is cancelled.
     public static func segment(_ image: Image, options: StickerOptions = .init(),
                                on stages: some StageRunner = InlineStages()) async throws -> Mask {
-        let (plan, cuts, options) = try await planAndCut(image, options: options, subjectMap: nil, guessGate: nil,
-                                                         on: stages)
+        let (plan, cuts, options) = try await planAndCut(image, options: options, subjectMap: nil, on: stages)
         return try await stages.stage { try plan.mask(of: image, cuts: cuts, feather: options.feather).mask }
     }
 
@@ -79,8 +73,7 @@ public enum StickerExtractor {
     /// runs whenever `options.detectsFaces`, even on a photo that turns out to need no cut (its result is then
     /// unused): so it can run beside the classical maps rather than after them.
     static func planAndCut(_ image: Image, options: StickerOptions,
-                           subjectMap: (@Sendable () async throws -> SubjectMap)?, guessGate: SpeculationGate?,
-                           on stages: some StageRunner)
+                           subjectMap: (@Sendable () async throws -> SubjectMap)?, on stages: some StageRunner)
         async throws -> (plan: StickerCutPlan, cuts: (pixel: StickerCutPlan.Cut, region: StickerCutPlan.Cut),
                          options: StickerOptions) {
         // The working copy made beside the learned map, for the classical maps if it is ready when they start (it
@@ -106,14 +99,7 @@ public enum StickerExtractor {
                     madeWork.set(work)
                     return work
                 } })
-            }, then: {
-                try await guessGate?.wait()
-                return try await classical()
-            }, if: { result in
-                let needed = !result.0.isDecisive
-                if needed { guessGate?.open() }
-                return needed
-            })
+            }, then: classical, if: { result in !result.0.isDecisive })
             options.subjectMap = map
             (preparation, faces) = prepared ?? (StickerPreparation(learnedOnly: image, work: work), [])
         } else if let subjectMap {

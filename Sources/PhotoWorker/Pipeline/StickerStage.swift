@@ -32,11 +32,12 @@ enum StickerStage {
             // a decisive one is nearly always followed by a decisive whole map, and its photo's pass can then have
             // the second thread's help instead.
             let gate = SpeculationGate()
-            let sticker = try await StickerExtractor.extract(from: image, options: networkOptions(base), subjectMap: {
-                try await SubjectNetwork.map(for: image, mirrored: true, networks: networks, on: stages, memory: memory) {
-                    if !$0.isDecisive { gate.open() }
-                }
-            }, guessGate: gate, on: stages)
+            let sticker = try await SpeculationGate.$current.withValue(gate) {
+                try await StickerExtractor.extract(from: image, options: networkOptions(base), subjectMap: {
+                    try await SubjectNetwork.map(for: image, mirrored: true, networks: networks, on: stages,
+                                                 memory: memory) { if !$0.isDecisive { gate.open() } }
+                }, on: stages)
+            }
             return (sticker, .network)
         }
         return (try await StickerExtractor.extract(from: image, options: base, on: stages), .classical)
