@@ -27,7 +27,8 @@ public struct StickerOptions: Sendable {
     /// With a learned map (``subjectMap`` made by the pipeline's own stage), compute the classical maps and
     /// the faces only when the map is not ``SubjectMap/isDecisive``: a decisive map alone is the cut-out's
     /// prior (as with ``subjectMapWeight`` 1). Runners with threads to spare start them beside the map anyway, as
-    /// a guess (once its gate opens, when the caller gives one) and drop them once it is decisive.
+    /// a guess (held by the scheduler's `SpeculationGate.current`, if it sets one) and drop them once it is
+    /// decisive.
     public var classicalMapsOnlyWhenUndecided = false
     /// Whether the cut-out's soft edge takes the subject's estimated own colour (`ForegroundEstimator`) instead of
     /// the photo's, which mixes in the old background (a halo on a new backdrop). Alpha is the same either way.
