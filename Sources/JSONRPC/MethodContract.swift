@@ -62,4 +62,10 @@ public struct ContractSchema: Sendable {
     public static func list(_ values: [String]) -> String {
         values.map { "\"\($0)\"" }.joined(separator: ", ")
     }
+
+    /// `names` as the items of a method's `errors` (`{"$ref": "#/components/errors/NAME"}, ...`), for the lists
+    /// several methods share: `"errors": [\#(WorkerError.outputMethodErrors)]` inside the raw literal.
+    public static func errorRefs(_ names: [String]) -> String {
+        names.map { ##"{"$ref": "#/components/errors/\##($0)"}"## }.joined(separator: ", ")
+    }
 }

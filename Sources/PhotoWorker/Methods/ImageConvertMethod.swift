@@ -57,18 +57,7 @@ extension ImageConvertMethod {
               "additionalProperties": false
             }
           },
-          "errors": [
-            {"$ref": "#/components/errors/InvalidParams"},
-            {"$ref": "#/components/errors/SourceNotFound"},
-            {"$ref": "#/components/errors/InvalidImage"},
-            {"$ref": "#/components/errors/ImageTooLarge"},
-            {"$ref": "#/components/errors/FetchFailed"},
-            {"$ref": "#/components/errors/RequestCancelled"},
-            {"$ref": "#/components/errors/ServerCancelled"},
-            {"$ref": "#/components/errors/Overloaded"},
-            {"$ref": "#/components/errors/OutputFailed"},
-            {"$ref": "#/components/errors/AccessDenied"}
-          ]
+          "errors": [\#(WorkerError.outputMethodErrors)]
         }
         """#
 }

@@ -54,17 +54,7 @@ extension ImagePaletteMethod {
               "description": "Fewer colours than asked when the image has fewer; empty for an all-transparent image."
             }
           },
-          "errors": [
-            {"$ref": "#/components/errors/InvalidParams"},
-            {"$ref": "#/components/errors/SourceNotFound"},
-            {"$ref": "#/components/errors/InvalidImage"},
-            {"$ref": "#/components/errors/ImageTooLarge"},
-            {"$ref": "#/components/errors/FetchFailed"},
-            {"$ref": "#/components/errors/RequestCancelled"},
-            {"$ref": "#/components/errors/ServerCancelled"},
-            {"$ref": "#/components/errors/Overloaded"},
-            {"$ref": "#/components/errors/AccessDenied"}
-          ]
+          "errors": [\#(WorkerError.sourceMethodErrors)]
         }
         """#
 }
