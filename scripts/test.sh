@@ -24,29 +24,35 @@ case "${1:-}" in
     *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
 esac
 
-source scripts/test-env.sh
+# Each step's wall time, printed at the end (or at the failure): the budget is 15 minutes on 2 cores.
+timings=()
+step() { local start=$SECONDS; "$@"; timings+=("$(printf '%5d s  %s' $((SECONDS - start)) "$*")"); }
+report() { [ ${#timings[@]} -gt 0 ] && printf '%s\n' "step times:" "${timings[@]}" "$(printf '%5d s  total' $SECONDS)" >&2; true; }
+trap report EXIT
 
-swift build --build-tests
-swift test --skip-build
+step source scripts/test-env.sh
+
+step swift build --build-tests
+step swift test --skip-build
 
 # The client and editor suites drive the diagnostics.* probes too: the worker with --diagnostics.
 export PHOTOWORKER_REAL_BIN="$PWD/.build/debug/photoworker"
 export PHOTOWORKER_BIN="$PWD/scripts/photoworker-diagnostics"
-bash scripts/test-clients.sh
-python3 protocol/tools/replay.py --bin "$PHOTOWORKER_BIN"
-python3 protocol/tools/examples.py --bin "$PHOTOWORKER_REAL_BIN"
-python3 -m pytest -q -p no:cacheprovider clients/mcp
-bash scripts/test-editors.sh
+step bash scripts/test-clients.sh
+step python3 protocol/tools/replay.py --bin "$PHOTOWORKER_BIN"
+step python3 protocol/tools/examples.py --bin "$PHOTOWORKER_REAL_BIN"
+step python3 -m pytest -q -p no:cacheprovider clients/mcp
+step bash scripts/test-editors.sh
 suites=5
 
 if [ "$quick" = 1 ]; then
     echo "suites: $suites passed, 0 failed"
     exit 0
 fi
-bash scripts/test-ray.sh
-bash scripts/test-sanitizers.sh thread --core
-bash scripts/test-package.sh
-bash fuzz/run.sh all "${FUZZ_SECONDS:-20}"
+step bash scripts/test-ray.sh
+step bash scripts/test-sanitizers.sh thread --core
+step bash scripts/test-package.sh
+step bash fuzz/run.sh all "${FUZZ_SECONDS:-20}"
 suites=$((suites + 4))
 # Every step above stops the script on failure (set -e), so reaching here means all passed.
 echo "suites: $suites passed, 0 failed"
