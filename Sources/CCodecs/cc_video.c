@@ -34,7 +34,7 @@ struct cc_video {
     AVIOContext *io;
     AVCodecContext *codec;
     struct SwsContext *sws;
-    int sws_width, sws_height, sws_format, sws_colorspace, sws_range;
+    int sws_width, sws_height, sws_format, sws_colorspace, sws_range, sws_out_width, sws_out_height;
     AVPacket *packet;
     AVFrame *pending;        /* decoded, not yet handed out: its duration is the next frame's start minus its own */
     AVFrame *upcoming;
@@ -47,6 +47,7 @@ struct cc_video {
     double skip_before;      /* frames ending at or before this time are dropped (seek) */
     int drained, ended, bad_packets, truncated, info_only;
     uint32_t width, height;
+    uint32_t out_width, out_height; /* frames handed out; 0: the opened size */
     cc_messages msg;
     char last_log[200];      /* the last error FFmpeg logged: the detail behind a bare status code */
 };
@@ -485,14 +486,22 @@ int cc_video_seek(cc_video *v, double start) {
     return status;
 }
 
-/* Converts `frame` to RGBA at the opened size (a frame of another size is scaled to it). */
+/* Converts `frame` to RGBA at the output size (the opened size unless cc_video_set_output_size chose a smaller one;
+ * a frame of another size is scaled to it). Scaling down in the same pass as the conversion costs about what the
+ * conversion alone does, where converting at full size and resampling after would cost both. */
 static int cc_video_convert(cc_video *v, const AVFrame *frame, uint8_t *rgba, size_t row_bytes) {
     int range = frame->color_range == AVCOL_RANGE_JPEG;
+    int out_width = v->out_width ? (int)v->out_width : (int)v->width;
+    int out_height = v->out_height ? (int)v->out_height : (int)v->height;
     if (v->sws == NULL || v->sws_width != frame->width || v->sws_height != frame->height
-        || v->sws_format != frame->format || v->sws_colorspace != (int)frame->colorspace || v->sws_range != range) {
+        || v->sws_format != frame->format || v->sws_colorspace != (int)frame->colorspace || v->sws_range != range
+        || v->sws_out_width != out_width || v->sws_out_height != out_height) {
         sws_freeContext(v->sws);
-        v->sws = sws_getContext(frame->width, frame->height, (enum AVPixelFormat)frame->format, (int)v->width,
-                                (int)v->height, AV_PIX_FMT_RGBA, SWS_BILINEAR,
+        /* Bicubic widens with the reduction (an antialiasing filter down, not a point sample); at the same size
+         * only the chroma is interpolated, bilinearly as before. */
+        int scaled = out_width != frame->width || out_height != frame->height;
+        v->sws = sws_getContext(frame->width, frame->height, (enum AVPixelFormat)frame->format, out_width,
+                                out_height, AV_PIX_FMT_RGBA, scaled ? SWS_BICUBIC : SWS_BILINEAR,
                                 NULL, NULL, NULL);
         if (v->sws == NULL) return cc_video_refuse(v, CC_UNSUPPORTED, "no conversion from the stream's pixel format to RGBA");
         /* The stream's own matrix (BT.709 for HD, BT.601 when unspecified, as FFmpeg's tools assume) and range. */
@@ -504,12 +513,26 @@ static int cc_video_convert(cc_video *v, const AVFrame *frame, uint8_t *rgba, si
         v->sws_format = frame->format;
         v->sws_colorspace = (int)frame->colorspace;
         v->sws_range = range;
+        v->sws_out_width = out_width;
+        v->sws_out_height = out_height;
     }
     uint8_t *planes[4] = { rgba, NULL, NULL, NULL };
     int strides[4] = { (int)row_bytes, 0, 0, 0 };
     int rows = sws_scale(v->sws, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
     if (rows <= 0) return cc_video_refuse(v, CC_INVALID, "converting a frame to RGBA failed");
     /* From a format without alpha swscale writes 255 (the decoders' tests check every frame is opaque). */
+    return CC_OK;
+}
+
+int cc_video_set_output_size(cc_video *v, uint32_t width, uint32_t height) {
+    if (v->codec == NULL || v->info_only) return cc_video_refuse(v, CC_INVALID, "cc_video_open did not succeed");
+    if (width == 0 || height == 0 || width > v->width || height > v->height) {
+        v->out_width = 0;
+        v->out_height = 0;
+        return CC_OK;
+    }
+    v->out_width = width;
+    v->out_height = height;
     return CC_OK;
 }
 

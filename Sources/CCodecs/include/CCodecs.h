@@ -208,8 +208,11 @@ int cc_video_open(cc_video *v, int64_t max_pixels, int32_t count_frames, int32_t
                   cc_motion_info *out);
 /* Skips to the first frame whose presentation ends after `start` (seconds): seeks to the key frame before it. */
 int cc_video_seek(cc_video *v, double start);
-/* The next frame, stored size (width x height of the open, unrotated); a frame whose size differs from the
- * opened one is refused (CC_INVALID). */
+/* Frames are handed out at `width` x `height` (stored orientation) instead of the opened size, scaled while they are
+ * converted to RGBA; a size of 0 or larger than the opened one on either side keeps the opened size. */
+int cc_video_set_output_size(cc_video *v, uint32_t width, uint32_t height);
+/* The next frame at the output size (the opened, unrotated size unless cc_video_set_output_size chose another);
+ * a frame whose own size differs from the opened one is scaled to it. */
 int cc_video_next(cc_video *v, uint8_t *rgba, size_t row_bytes, cc_motion_frame *frame, int *got,
                   cc_cancel_check check);
 const char *cc_video_message(const cc_video *v);

@@ -40,6 +40,18 @@ public struct AnimationFitting: Sendable {
         public var chosen: Attempt { attempts.last! }
     }
 
+    /// An encoding made before fitting began (frames encoded as they were made): used as the first attempt when it
+    /// is that attempt, the spool's frames as stored over its whole length at the first quality.
+    public struct Encoded: Sendable {
+        public var bytes: [UInt8]
+        public var frames: Int
+        public var quality: Int
+
+        public init(bytes: [UInt8], frames: Int, quality: Int) {
+            (self.bytes, self.frames, self.quality) = (bytes, frames, quality)
+        }
+    }
+
     /// Why nothing fitted: the limit and the smallest file reached.
     public struct TooLarge: Error, Sendable, Equatable {
         public var limit: Int
@@ -82,10 +94,17 @@ public struct AnimationFitting: Sendable {
 
     /// Encodes `spool` (from `fps`, nil meaning as stored, and `length` seconds) at each step until a file is
     /// within ``maxBytes``.
-    /// - Parameter progress: called after each attempt.
+    /// - Parameters:
+    ///   - encoded: the first attempt made already, taken as it when it is that attempt (`fps` nil, `length` the
+    ///     whole spool, ``qualities``' first, the spool's frame count) and otherwise ignored.
+    ///   - progress: called after each attempt.
     /// - Throws: ``TooLarge`` when no step fits, `ImagingError` from the encoders, `CancellationError`.
-    public func fit(_ spool: FrameSpool, fps: Double?, length: Double,
+    public func fit(_ spool: FrameSpool, fps: Double?, length: Double, encoded: Encoded? = nil,
                     progress: (Attempt) -> Void = { _ in }) throws -> Result {
+        let whole = length >= spool.duration - 1e-9
+        var encoded = encoded.flatMap { e in
+            fps == nil && whole && e.quality == qualities.first && e.frames == spool.count ? e : nil
+        }
         let length = min(length, spool.duration)
         let ownRate = fps ?? spool.frameRate
         var levels: [(fps: Double?, length: Double)] = [(fps, length)]
@@ -113,7 +132,13 @@ public struct AnimationFitting: Sendable {
             var current: [Int: Attempt] = [:]
             while next < qualities.count {
                 let quality = qualities[next]
-                let (bytes, count) = try encode(spool, quality: quality, fps: level.fps, length: level.length)
+                let (bytes, count): ([UInt8], Int)
+                if let made = encoded, attempts.isEmpty {
+                    (bytes, count) = (made.bytes, made.frames)
+                    encoded = nil
+                } else {
+                    (bytes, count) = try encode(spool, quality: quality, fps: level.fps, length: level.length)
+                }
                 let attempt = Attempt(quality: quality, fps: level.fps ?? spool.frameRate, length: level.length,
                                       frames: count, bytes: bytes.count, fits: bytes.count <= maxBytes)
                 attempts.append(attempt)

@@ -19,6 +19,29 @@ public enum KeyFrameMasks {
         return out
     }
 
+    /// `a` and `b` blended as ``interpolate(_:_:weight:)`` blends them where they nearly agree (a soft edge both
+    /// have stays soft), and where one says subject and the other background (values more than 128 apart) the
+    /// nearer key frame's value: a linear blend there would show a see-through ghost of the subject for frames on
+    /// end. Which side of 128 a pixel is on is the linear blend's (it crosses 128 at the middle too).
+    public static func blend(_ a: Mask, _ b: Mask, weight: Double) -> Mask {
+        precondition(a.width == b.width && a.height == b.height, "masks of different sizes")
+        let w = Int((max(0, min(1, weight)) * 256).rounded())
+        var out = a
+        out.values.withUnsafeMutableBufferPointer { o in
+            b.values.withUnsafeBufferPointer { bv in
+                for i in 0..<o.count {
+                    let x = Int(o[i]), y = Int(bv[i])
+                    if abs(x - y) > 128 {
+                        o[i] = w >= 128 ? bv[i] : o[i]
+                    } else {
+                        o[i] = UInt8((x * (256 - w) + y * w + 128) >> 8)
+                    }
+                }
+            }
+        }
+        return out
+    }
+
     /// Multiplies `image`'s alpha by `mask` (same size), clearing the colour of pixels left invisible.
     public static func apply(_ mask: Mask, to image: inout Image) {
         precondition(mask.width == image.width && mask.height == image.height, "mask and image of different sizes")

@@ -116,6 +116,17 @@ public final class MotionDecoder: Sendable {
         }
     }
 
+    /// Asks for the frames still to come at `width` x `height` (as displayed), no larger than the source on either
+    /// side: a video scales them while converting them from the stream's pixel format, which costs about what the
+    /// conversion alone does (a 1080p frame read at 512 px skips the full-size RGBA copy and its resampling).
+    /// Returns false when the reader cannot (GIF and WebP frames keep the source's size): the caller resizes.
+    public func scaleFrames(toWidth width: Int, height: Int) throws -> Bool {
+        let turned = info.rotation == 90 || info.rotation == 270
+        return try state.withLock { state in
+            try state.reader.scaleFrames(toWidth: turned ? height : width, height: turned ? width : height)
+        }
+    }
+
     /// What the libraries warned of so far (FFmpeg's log at warning level and above, skipped packets).
     public var warnings: [String] { state.withLock { $0.reader.warnings } }
 

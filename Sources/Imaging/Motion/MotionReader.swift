@@ -13,6 +13,13 @@ protocol MotionReader: AnyObject {
     /// Positions at the first frame that ends after `start` seconds, when the reader can do better than
     /// decoding and dropping (video: a seek to the key frame before it). Returns false when it cannot.
     func seek(to start: Double) throws -> Bool
+    /// Hands out later frames at `width` x `height` (as stored, smaller than the source), scaled while they are
+    /// converted, when the reader can; returns false (frames keep the source's size) when it cannot.
+    func scaleFrames(toWidth width: Int, height: Int) throws -> Bool
+}
+
+extension MotionReader {
+    func scaleFrames(toWidth width: Int, height: Int) throws -> Bool { false }
 }
 
 extension MotionInfo {

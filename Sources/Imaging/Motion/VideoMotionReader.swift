@@ -10,12 +10,15 @@ final class VideoMotionReader: MotionReader {
     private let fd: Int32
     private let handle: OpaquePointer
     let info: MotionInfo
+    /// The size frames are handed out at, as stored.
+    private var frameSize: (width: Int, height: Int)
 
     private init(bytes: MotionBytes?, fd: Int32, handle: OpaquePointer, info: MotionInfo) {
         self.bytes = bytes
         self.fd = fd
         self.handle = handle
         self.info = info
+        frameSize = (info.width, info.height)
     }
 
     /// - Parameters:
@@ -48,12 +51,20 @@ final class VideoMotionReader: MotionReader {
     }
 
     func next() throws -> MotionFrame? {
-        let decoded = try decodeMotionFrame(width: info.width, height: info.height, { rgba, rowBytes, frame, got in
+        let decoded = try decodeMotionFrame(width: frameSize.width, height: frameSize.height, { rgba, rowBytes, frame, got in
             cc_video_next(handle, rgba, rowBytes, &frame, &got, motionCancelCheck)
         }, fail: { motionError($0, container: self.info.container, message: cc_video_message(self.handle)) })
         guard let (image, frame) = decoded else { return nil }
         return MotionFrame(image: image, index: 0, time: frame.time, duration: frame.duration,
                            truncated: frame.truncated != 0)
+    }
+
+    func scaleFrames(toWidth width: Int, height: Int) throws -> Bool {
+        guard width > 0, height > 0, width <= info.width, height <= info.height else { return false }
+        let status = cc_video_set_output_size(handle, UInt32(width), UInt32(height))
+        guard status == CC_OK else { throw motionError(status, container: info.container, message: cc_video_message(handle)) }
+        frameSize = (width, height)
+        return true
     }
 
     var warnings: [String] { codecWarnings(cc_video_warnings(handle), total: cc_video_warning_count(handle)) }

@@ -8,7 +8,8 @@ import JSONRPCTransport
 /// as WebM (VP9 with alpha), animated WebP, APNG or GIF; with a `target`, fitted to that messenger's limits.
 ///
 /// Frames are decoded, scaled and masked one at a time (``AnimatedStickerStage``); the network cuts key frames only
-/// and the masks between are blended, so the edge does not flicker. `$/progress` counts frames; a cancelled request
+/// and the masks between are carried with the subject's motion and blended, so the edge does not flicker; each
+/// batch of finished frames is encoded (``AnimationSink``) while the next is decoded and cut. `$/progress` counts frames; a cancelled request
 /// stops at the next frame and writes nothing (files are written once, atomically, at the end, before the reply).
 struct ImageAnimatedStickerMethod: RPCMethod {
     static let name = "image.animatedSticker"
@@ -30,7 +31,8 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         /// Every frame's mask over the whole frame, as an animated greyscale APNG or WebP.
         var maskOutput: AnimatedOutputSpec?
         var target: MessengerTarget?
-        /// Seconds between the frames the network cuts (default 0.25); the masks between are blended.
+        /// Seconds between the frames the network cuts (default 0.5); the masks between are carried with the
+        /// subject's motion and blended.
         var keyFrameInterval: Double?
     }
 
@@ -75,34 +77,34 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         let (width, height) = side
         let fps = params.fps ?? info.frameRate.flatMap { $0 > 30 ? 30 : nil }
         let rate = fps ?? info.frameRate ?? 15
-        let keyInterval = max(1, Int((rate * (params.keyFrameInterval ?? 0.25)).rounded()))
+        let keyInterval = max(1, Int((rate * (params.keyFrameInterval ?? 0.5)).rounded()))
         let window = min(params.duration ?? target?.animatedMaxDuration ?? .infinity,
                          max(0, (info.duration ?? .infinity) - (params.start ?? 0)))
         var total = window.isFinite ? max(1, Int((window * rate).rounded(.up))) : (info.frameCount ?? 1)
 
-        let stage = try AnimatedStickerStage(
-            width: width, height: height, keyInterval: keyInterval, outline: params.outline, target: target,
+        let stage = AnimatedStickerStage(width: width, height: height, keyInterval: keyInterval, outline: params.outline,
+                                         target: target, keepsMasks: params.maskOutput != nil)
+        // Masks keep exact values: lossless APNG, or WebP at its best quality.
+        let sink = try AnimationSink(
+            target: target, canvas: stage.outputCanvas,
             output: AnimationSettings(format: format, width: width, height: height, quality: params.output.quality ?? 75),
-            maskFormat: params.maskOutput.map { $0.format ?? .apng })
+            maskSettings: params.maskOutput.map {
+                AnimationSettings(format: $0.format ?? .apng, width: width, height: height, quality: 100)
+            })
+        // A video hands out its frames at the cut's size, scaled as they are converted (GIF and WebP are resized).
+        _ = try? decoder.scaleFrames(toWidth: width, height: height)
         var segmenter = Segmenter.network
         let compute = services.compute
-        // Adds one output frame: a key frame is cut by the network first.
-        func add(_ image: Image, duration: Double) async throws {
-            try Task.checkCancellation()
-            if stage.nextIsKey {
-                let (sticker, used) = try await StickerStage.extract(image, outline: nil, segmenter: .network,
-                                                                     on: compute, memory: services.activations)
-                segmenter = used
-                let mask = sticker.mask
-                try await compute.run { try stage.addKey(image, duration: duration, mask: mask) }
-            } else {
-                stage.addBetween(image, duration: duration)
-            }
-            total = max(total, stage.nextIndex)
-            await context.progress(done: stage.nextIndex, total: total)
+        let memory = services.activations
+        // The network's mask of a key frame: only the mask is kept (no edge colours to estimate), and one pass
+        // (the mirror image's steadies a still's map; here the masks are steadied across frames).
+        func keyMask(_ image: Image) async throws -> Mask {
+            let (sticker, used) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: compute,
+                                                                 memory: memory, cut: StickerCutSpec(decontaminate: false),
+                                                                 mirrored: false)
+            segmenter = used
+            return sticker.mask
         }
-
-        var nextTick: Double?  // with `fps`: the next output frame's time
         // A decoder error mid-clip (a hostile or broken file) is the source's error, as at open.
         let sourceName = params.source.description
         func nextFrame() async throws -> MotionFrame? {
@@ -112,26 +114,54 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                 throw WorkerError(error, source: sourceName)
             }
         }
-        while let frame = try await nextFrame() {
-            try Task.checkCancellation()
-            let scaled = try await compute.run { try Resampler.resize(frame.image, width: width, height: height) }
-            guard let fps else {
-                try await add(scaled, duration: frame.duration)
-                continue
+        // Each key frame finishes a batch of frames; the sink encodes it on another compute job while the next
+        // batch is decoded and cut (at most one batch encoding at a time, in order).
+        try await withThrowingTaskGroup(of: Void.self) { encoding in
+            var encodingBatch = false
+            func hand(_ batch: [AnimatedFrame]) async throws {
+                if encodingBatch { try await encoding.next() }
+                encoding.addTask {
+                    try await compute.run {
+                        do { try sink.add(batch) } catch let error as ImagingError {
+                            throw WorkerError.encodingFailed(detail: error.message)
+                        }
+                    }
+                }
+                encodingBatch = true
             }
-            // Resampled: the frames whose ticks fall within this one's display time.
-            var tick = nextTick ?? frame.time
-            while tick < frame.time + frame.duration - 1e-6 {
-                try await add(scaled, duration: 1 / fps)
-                tick += 1 / fps
+            // Adds one output frame: a key frame is cut by the network first.
+            func add(_ image: Image, duration: Double) async throws {
+                try Task.checkCancellation()
+                if stage.nextIsKey {
+                    let mask = try await keyMask(image)
+                    try await hand(try await compute.run { try stage.addKey(image, duration: duration, mask: mask) })
+                } else {
+                    stage.addBetween(image, duration: duration)
+                }
+                total = max(total, stage.nextIndex)
+                await context.progress(done: stage.nextIndex, total: total)
             }
-            nextTick = tick
-        }
-        if let last = stage.takeLastPending() {
-            let (sticker, _) = try await StickerStage.extract(last.image, outline: nil, segmenter: .network,
-                                                              on: compute, memory: services.activations)
-            let mask = sticker.mask
-            try await compute.run { try stage.addKey(last.image, duration: last.duration, mask: mask) }
+            var nextTick: Double?  // with `fps`: the next output frame's time
+            while let frame = try await nextFrame() {
+                try Task.checkCancellation()
+                let scaled = try await compute.run { try Resampler.resize(frame.image, width: width, height: height) }
+                guard let fps else {
+                    try await add(scaled, duration: frame.duration)
+                    continue
+                }
+                // Resampled: the frames whose ticks fall within this one's display time.
+                var tick = nextTick ?? frame.time
+                while tick < frame.time + frame.duration - 1e-6 {
+                    try await add(scaled, duration: 1 / fps)
+                    tick += 1 / fps
+                }
+                nextTick = tick
+            }
+            if let last = stage.takeLastPending() {
+                let mask = try await keyMask(last.image)
+                try await hand(try await compute.run { try stage.addKey(last.image, duration: last.duration, mask: mask) })
+            }
+            try await encoding.waitForAll()
         }
         guard stage.framesOut > 0 else {
             throw WorkerError.invalidImage(source: params.source.description, detail: "no frames in the requested window",
@@ -150,7 +180,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         do {
             finished = .success(try await compute.run {
                 do {
-                    return try stage.finish(path: outputPath) { reporter.yield($0) }
+                    return try sink.finish(path: outputPath) { reporter.yield($0) }
                 } catch let error as ImagingError {
                     throw WorkerError.encodingFailed(detail: error.message)
                 }
@@ -226,7 +256,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
 extension ImageAnimatedStickerMethod {
     static let contract: MethodContract = #"""
         {
-          "description": "Frames are decoded, scaled and masked one at a time. The network cuts key frames (every keyFrameInterval seconds) and the masks of the frames between are blended, so the edge does not flicker. With a target the output takes the messenger's format and is fitted to its limits: telegram WebM VP9 with alpha, 512 px on the long side, at most 3 s, 30 fps, 256 KB, no audio; whatsapp animated WebP 512x512 with a 16 px margin, at most 500 KB and 10 s, frames of at least 8 ms; signal APNG 512x512, at most 300 KB and 3 s. Fitting steps quality, then frame rate, then length (target.encodings); nothing fitting is -32005 with data.rule \"size-limit\". Files are written once, at the end; a cancelled request writes nothing.",
+          "description": "Frames are decoded, scaled and masked one at a time. The network cuts key frames (every keyFrameInterval seconds); each frame between gets the two key frames' masks moved with the subject (its motion followed frame to frame) and blended by its place between them, so the edge neither flickers nor lags. With a target the output takes the messenger's format and is fitted to its limits: telegram WebM VP9 with alpha, 512 px on the long side, at most 3 s, 30 fps, 256 KB, no audio; whatsapp animated WebP 512x512 with a 16 px margin, at most 500 KB and 10 s, frames of at least 8 ms; signal APNG 512x512, at most 300 KB and 3 s. Fitting steps quality, then frame rate, then length (target.encodings); nothing fitting is -32005 with data.rule \"size-limit\". Files are written once, at the end; a cancelled request writes nothing.",
           "params": [
             {
               "name": "source",
@@ -273,7 +303,7 @@ extension ImageAnimatedStickerMethod {
             },
             {
               "name": "keyFrameInterval",
-              "schema": {"type": "number", "minimum": 0, "maximum": 10, "default": 0.25},
+              "schema": {"type": "number", "minimum": 0, "maximum": 10, "default": 0.5},
               "required": false,
               "description": "Seconds between the frames the network cuts; 0 cuts every frame."
             }

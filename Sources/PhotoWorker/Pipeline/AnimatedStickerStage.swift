@@ -2,10 +2,10 @@ import Compute
 import Foundation
 import Imaging
 
-/// The frames of an animated sticker between decoding and the file: each frame scaled, masked by
-/// ``KeyFrameMasks`` (the network's cut on every `keyInterval`-th frame, masks blended between), outlined, and
-/// handed to the encoder (or, for a messenger, to a ``FrameSpool`` fitted at the end); the masks go to a second
-/// encoder when asked for. Frames wait here only between two key frames.
+/// The frames of an animated sticker between decoding and encoding: each frame scaled, masked by
+/// ``KeyFrameMasks`` (the network's cut on every `keyInterval`-th frame; between two key frames both key masks moved
+/// with the subject, ``MaskMotion``, and blended by the frame's place between them), outlined and laid out on the
+/// file's canvas, then handed back in batches for an ``AnimationSink``. Frames wait here only between two key frames.
 ///
 /// `@unchecked Sendable` is sound here: the request's handler owns the stage and touches it either itself or
 /// through one compute job at a time that it awaits before going on, so no two threads use it at once and every
@@ -15,31 +15,20 @@ final class AnimatedStickerStage: @unchecked Sendable {
     let keyInterval: Int
     let outline: OutlineSpec?
     let target: MessengerTarget?
-    private var encoder: (any AnimationEncoder)?
-    private var spool: FrameSpool?
-    private var maskEncoder: (any AnimationEncoder)?
+    /// Whether each frame's mask goes with it (for the masks' file).
+    let keepsMasks: Bool
     /// Frames since the last key frame, waiting for the next key frame's mask.
     private var pending: [(image: Image, duration: Double)] = []
-    private var lastKey: Mask?
+    private var lastKey: (mask: Mask, luma: MaskMotion.Luma)?
     private var previousMask: Mask?
     private(set) var framesOut = 0
     private(set) var keyFrames = 0
     private(set) var duration = 0.0
     private var flickerSum = 0.0
 
-    init(width: Int, height: Int, keyInterval: Int, outline: OutlineSpec?, target: MessengerTarget?,
-         output: AnimationSettings, maskFormat: AnimationFormat?) throws {
+    init(width: Int, height: Int, keyInterval: Int, outline: OutlineSpec?, target: MessengerTarget?, keepsMasks: Bool) {
         (self.width, self.height, self.keyInterval, self.outline, self.target) = (width, height, keyInterval, outline, target)
-        if let target {
-            let canvas = target.animatedCanvas(width: width, height: height)
-            spool = FrameSpool(width: canvas.width, height: canvas.height)
-        } else {
-            encoder = try output.makeEncoder()
-        }
-        if let maskFormat {
-            // Masks keep exact values: lossless APNG, or WebP at its best quality.
-            maskEncoder = try AnimationSettings(format: maskFormat, width: width, height: height, quality: 100).makeEncoder()
-        }
+        self.keepsMasks = keepsMasks
     }
 
     /// Mean flicker between consecutive output masks (``KeyFrameMasks/changedShare(_:_:)``).
@@ -51,26 +40,51 @@ final class AnimatedStickerStage: @unchecked Sendable {
     /// Whether the frame about to be added is a key frame.
     var nextIsKey: Bool { nextIndex % keyInterval == 0 }
 
+    /// The canvas of the sticker file.
+    var outputCanvas: (width: Int, height: Int) {
+        target.map { $0.animatedCanvas(width: width, height: height) } ?? (width, height)
+    }
+
     /// Adds a frame that is not a key frame: it waits for the next key frame.
     func addBetween(_ image: Image, duration: Double) {
         pending.append((image, duration))
     }
 
-    /// Adds a key frame with its mask: the frames waiting since the last key frame are written with blended masks,
-    /// then this one.
-    func addKey(_ image: Image, duration: Double, mask: Mask) throws {
+    /// Adds a key frame with its mask: the frames waiting since the last key frame are finished with the two key
+    /// masks carried to them and blended, then this one; returns them in order.
+    func addKey(_ image: Image, duration: Double, mask: Mask) throws -> [AnimatedFrame] {
+        var finished: [AnimatedFrame] = []
+        finished.reserveCapacity(pending.count + 1)
+        let luma = MaskMotion.Luma(image)
         if let lastKey {
+            // The subject followed from the last key frame through every frame to this one.
+            var lumas = [lastKey.luma]
+            var shifts = [MaskMotion.Shift.zero]
+            for frame in pending {
+                try Cancellation.check()
+                lumas.append(MaskMotion.Luma(frame.image))
+            }
+            lumas.append(luma)
+            for i in 1..<lumas.count {
+                let carried = MaskMotion.translated(lastKey.mask, by: shifts[i - 1])
+                shifts.append(shifts[i - 1] + MaskMotion.shift(from: lumas[i - 1], mask: carried, to: lumas[i]))
+            }
+            let toKey = shifts.last!
             let span = Double(pending.count + 1)
             for (k, frame) in pending.enumerated() {
                 try Cancellation.check()
-                try write(frame.image, duration: frame.duration,
-                          mask: KeyFrameMasks.interpolate(lastKey, mask, weight: Double(k + 1) / span))
+                let here = shifts[k + 1]
+                let blended = KeyFrameMasks.blend(MaskMotion.translated(lastKey.mask, by: here),
+                                                  MaskMotion.translated(mask, by: here - toKey),
+                                                  weight: Double(k + 1) / span)
+                finished.append(try finish(frame.image, duration: frame.duration, mask: blended))
             }
         }
         pending = []
-        try write(image, duration: duration, mask: mask)
-        lastKey = mask
+        finished.append(try finish(image, duration: duration, mask: mask))
+        lastKey = (mask, luma)
         keyFrames += 1
+        return finished
     }
 
     /// The last frame waiting, if the clip ended between key frames: it becomes a key frame.
@@ -78,41 +92,15 @@ final class AnimatedStickerStage: @unchecked Sendable {
         pending.popLast()
     }
 
-    private func write(_ image: Image, duration: Double, mask: Mask) throws {
+    private func finish(_ image: Image, duration: Double, mask: Mask) throws -> AnimatedFrame {
         var frame = image
         KeyFrameMasks.apply(mask, to: &frame)
         if let outline, outline.width > 0 { try StickerOutline.apply(to: &frame, width: outline.width, color: outline.color) }
-        if let target {
-            try spool!.append(try target.layoutFrame(frame), duration: duration)
-        } else {
-            try encoder!.add(frame, duration: duration)
-        }
-        if let maskEncoder {
-            var grey = [UInt8](repeating: 255, count: mask.values.count * 4)
-            for (i, v) in mask.values.enumerated() { grey[i * 4] = v; grey[i * 4 + 1] = v; grey[i * 4 + 2] = v }
-            try maskEncoder.add(Image(width: width, height: height, pixels: grey), duration: duration)
-        }
+        if let target { frame = try target.layoutFrame(frame) }
         if let previousMask { flickerSum += KeyFrameMasks.changedShare(previousMask, mask) }
         previousMask = mask
         framesOut += 1
         self.duration += duration
-    }
-
-    /// The sticker file and its fitting (nil without a target), and the masks' file if asked for.
-    /// - Parameter attempted: called with each fitting attempt's summary as it ends.
-    func finish(path: String, attempted: (String) -> Void = { _ in }) throws
-        -> (bytes: [UInt8], fit: AnimationFitting.Result?, mask: [UInt8]?)
-    {
-        let mask = try maskEncoder?.finish()
-        if let target, let spool {
-            let fit = try target.fitAnimation(spool, fps: nil, path: path) { attempted($0.summary) }
-            return (fit.bytes, fit, mask)
-        }
-        return (try encoder!.finish(), nil, mask)
-    }
-
-    /// The canvas of the sticker file.
-    var outputCanvas: (width: Int, height: Int) {
-        spool.map { ($0.width, $0.height) } ?? (width, height)
+        return AnimatedFrame(image: frame, mask: keepsMasks ? mask : nil, duration: duration)
     }
 }

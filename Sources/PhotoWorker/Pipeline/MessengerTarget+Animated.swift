@@ -67,11 +67,20 @@ extension MessengerTarget {
         }
     }
 
+    /// The fitting of an animation on `width` x `height` to the messenger's limits (``AnimationFitting``): its
+    /// first attempt is the first quality at the frames' own rate and length.
+    public func animationFitting(width: Int, height: Int) -> AnimationFitting {
+        AnimationFitting(settings: AnimationSettings(format: animatedFormat, width: width, height: height),
+                         maxBytes: animatedMaxBytes)
+    }
+
     /// Encodes `spool` within the messenger's limits: its length cut to the longest allowed, its frame rate to the
     /// highest, then quality, frame rate and length stepped down until the file fits (``AnimationFitting``).
+    /// - Parameter encoded: the first attempt, encoded as the frames were made (used when the spool's own timing
+    ///   and length are within the limits, otherwise ignored).
     /// - Throws: ``WorkerError/outputFailed(path:reason:rule:)`` with rule `size-limit` naming the limit when
     ///   nothing fits; `CancellationError`.
-    public func fitAnimation(_ spool: FrameSpool, fps: Double?, path: String,
+    public func fitAnimation(_ spool: FrameSpool, fps: Double?, path: String, encoded: AnimationFitting.Encoded? = nil,
                              progress: (AnimationFitting.Attempt) -> Void = { _ in }) throws -> AnimationFitting.Result {
         let length = min(spool.duration, animatedMaxDuration)
         let rate = min(fps ?? spool.frameRate, animatedMaxFrameRate, 1 / animatedMinFrameDuration)
@@ -79,11 +88,9 @@ extension MessengerTarget {
         let shortest = max(1 / animatedMaxFrameRate, animatedMinFrameDuration)
         let asStored = fps == nil && spool.minFrameDuration(within: length) >= shortest - 1e-6
         let replayRate: Double? = asStored ? nil : rate
-        let fitting = AnimationFitting(
-            settings: AnimationSettings(format: animatedFormat, width: spool.width, height: spool.height),
-            maxBytes: animatedMaxBytes)
+        let fitting = animationFitting(width: spool.width, height: spool.height)
         do {
-            return try fitting.fit(spool, fps: replayRate, length: length, progress: progress)
+            return try fitting.fit(spool, fps: replayRate, length: length, encoded: encoded, progress: progress)
         } catch let tooLarge as AnimationFitting.TooLarge {
             throw WorkerError.outputFailed(path: path, reason:
                 "the \(rawValue) animated sticker does not fit the limit of \(tooLarge.limit) bytes (\(animatedMaxBytes / 1024) KB): "

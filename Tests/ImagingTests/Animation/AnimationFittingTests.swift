@@ -52,4 +52,28 @@ struct AnimationFittingTests {
         #expect(b.attempts.count < a.attempts.count,
                 "probed \(b.attempts.map(\.summary)), plain \(a.attempts.map(\.summary))")
     }
+
+    @Test("An encoding made as the frames came is the first attempt when it is that attempt, and only then")
+    func encodedFirst() throws {
+        let spool = try clip()
+        let settings = AnimationSettings(format: .webp, width: 96, height: 96)
+        let fitting = AnimationFitting(settings: settings, maxBytes: .max, probeFrames: nil)
+        // Stand-in bytes: taken as they are, they show the spool was not encoded again.
+        let made = AnimationFitting.Encoded(bytes: [1, 2, 3], frames: 20, quality: 85)
+        let taken = try fitting.fit(spool, fps: nil, length: 1, encoded: made)
+        #expect(taken.bytes == [1, 2, 3] && taken.attempts.count == 1 && taken.chosen.frames == 20,
+                "\(taken.attempts.map(\.summary))")
+        // Another rate, a shorter length, another quality or another frame count: encoded afresh.
+        let others = [
+            try fitting.fit(spool, fps: 10, length: 1, encoded: made),
+            try fitting.fit(spool, fps: nil, length: 0.5, encoded: made),
+            try fitting.fit(spool, fps: nil, length: 1, encoded: .init(bytes: [1, 2, 3], frames: 20, quality: 70)),
+            try fitting.fit(spool, fps: nil, length: 1, encoded: .init(bytes: [1, 2, 3], frames: 19, quality: 85)),
+        ]
+        for other in others { #expect(other.bytes.count > 3, "\(other.attempts.map(\.summary))") }
+        // Over the limit, the next attempts are encoded as before.
+        let tight = AnimationFitting(settings: settings, maxBytes: 2, qualities: [85, 40], frameRates: [], lengths: [],
+                                     probeFrames: nil)
+        #expect(throws: AnimationFitting.TooLarge.self) { try tight.fit(spool, fps: nil, length: 1, encoded: made) }
+    }
 }

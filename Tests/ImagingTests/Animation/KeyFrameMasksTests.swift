@@ -39,4 +39,19 @@ struct KeyFrameMasksTests {
         #expect(image[1, 0].a == 100)
         #expect(image[15, 0] == RGBA(r: 0, g: 0, b: 0, a: 0))
     }
+
+    @Test("Blending keeps a shared soft edge soft, and where the masks disagree takes the nearer key frame's value")
+    func blending() {
+        let a = Mask(width: 4, height: 1, values: [255, 0, 100, 200])
+        let b = Mask(width: 4, height: 1, values: [0, 255, 180, 120])
+        #expect(KeyFrameMasks.blend(a, b, weight: 0.25).values == [255, 0, 120, 180])
+        #expect(KeyFrameMasks.blend(a, b, weight: 0.75).values == [0, 255, 160, 140])
+        // Where they agree it is the linear blend; where not, on the same side of 128 as the linear blend.
+        for weight in stride(from: 0.0, through: 1, by: 0.125) {
+            let blended = KeyFrameMasks.blend(a, b, weight: weight), linear = KeyFrameMasks.interpolate(a, b, weight: weight)
+            #expect(blended.values[2...] == linear.values[2...])
+            #expect(zip(blended.values, linear.values).allSatisfy { ($0 >= 128) == ($1 >= 128) || $1 == 128 },
+                    "weight \(weight): \(blended.values) against \(linear.values)")
+        }
+    }
 }

@@ -165,3 +165,39 @@ struct VideoMotionDecoderTests {
 extension RGBA {
     fileprivate func channel(_ c: Int) -> UInt8 { c == 0 ? r : c == 1 ? g : b }
 }
+
+extension VideoMotionDecoderTests {
+    @Test("Frames asked for smaller come out at that size, scaled while converted, close to resampling the full frame")
+    func scaledFrames() throws {
+        let decoder = try MotionDecoder(bytes: MotionCorpus.bytes("pan.mp4"))
+        let full = try MotionDecoder(bytes: MotionCorpus.bytes("pan.mp4"))
+        #expect(try decoder.scaleFrames(toWidth: 48, height: 32))
+        var count = 0
+        while let frame = try decoder.next(), let reference = try full.next() {
+            #expect(frame.image.width == 48 && frame.image.height == 32, "\(frame.image.width)x\(frame.image.height)")
+            let resampled = try Resampler.resize(reference.image, width: 48, height: 32)
+            let error = MotionCorpus.meanError(frame.image, resampled)
+            #expect(error < 6, "frame \(count): mean error \(error) against the resampled full frame")
+            #expect(frame.time == reference.time && frame.duration == reference.duration)
+            count += 1
+        }
+        #expect(count == 12)
+        // Larger than the source on a side: refused, the frames keep the source's size.
+        let larger = try MotionDecoder(bytes: MotionCorpus.bytes("pan.mp4"))
+        #expect(try larger.scaleFrames(toWidth: 192, height: 32) == false)
+        #expect(try larger.next()?.image.width == 96)
+    }
+
+    @Test("A rotated clip is asked for its displayed size, and its frames come out upright at that size")
+    func scaledRotated() throws {
+        let decoder = try MotionDecoder(bytes: MotionCorpus.bytes("zoom-hevc-rot90.mov"))
+        let upright = try MotionDecoder(bytes: MotionCorpus.bytes("zoom-hevc-rot90.mov"))
+        #expect(decoder.info.width == 64 && decoder.info.height == 96, "\(decoder.info)")
+        #expect(try decoder.scaleFrames(toWidth: 32, height: 48))
+        let frame = try #require(try decoder.next())
+        let reference = try #require(try upright.next())
+        #expect(frame.image.width == 32 && frame.image.height == 48, "\(frame.image.width)x\(frame.image.height)")
+        let error = MotionCorpus.meanError(frame.image, try Resampler.resize(reference.image, width: 32, height: 48))
+        #expect(error < 6, "mean error \(error) against the resampled upright frame")
+    }
+}

@@ -1,0 +1,78 @@
+import Imaging
+import Testing
+@testable import PhotoWorker
+
+/// The frames between two key frames: their masks carried with the subject, then encoded by the sink in order.
+@Suite("Animated sticker stage")
+struct AnimatedStickerStageTests {
+    static let (width, height, side) = (160, 96, 30)
+
+    /// A textured square at (x, 30) over flat grey, and its true mask.
+    static func frame(_ x: Int) -> (Image, Mask) {
+        var image = Image(width: width, height: height, fill: RGBA(r: 120, g: 120, b: 120, a: 255))
+        var random = SplitMix64(seed: 11)
+        var mask = Mask(width: width, height: height, repeating: 0)
+        for v in 0..<side {
+            for u in 0..<side {
+                let value = UInt8(truncatingIfNeeded: random.next())
+                image[x + u, 30 + v] = RGBA(r: value, g: 255 - value, b: value / 2, a: 255)
+                mask.values[(30 + v) * width + x + u] = 255
+            }
+        }
+        return (image, mask)
+    }
+
+    static func iou(_ a: Mask, _ b: Mask) -> Double {
+        var both = 0, either = 0
+        for (x, y) in zip(a.values, b.values) {
+            if x >= 128 && y >= 128 { both += 1 }
+            if x >= 128 || y >= 128 { either += 1 }
+        }
+        return either == 0 ? 1 : Double(both) / Double(either)
+    }
+
+    @Test("Between key frames the masks move with the subject instead of cross-fading between its two places")
+    func masksFollowTheSubject() throws {
+        let stage = AnimatedStickerStage(width: Self.width, height: Self.height, keyInterval: 6, outline: nil,
+                                         target: nil, keepsMasks: true)
+        // 5 px a frame: the key frames' masks 30 px apart do not overlap, so a cross-fade would lose the subject.
+        var finished: [AnimatedFrame] = []
+        for k in 0...6 {
+            let (image, mask) = Self.frame(10 + 5 * k)
+            #expect(stage.nextIsKey == (k % 6 == 0))
+            if stage.nextIsKey {
+                finished += try stage.addKey(image, duration: 0.1, mask: mask)
+            } else {
+                stage.addBetween(image, duration: 0.1)
+            }
+        }
+        #expect(finished.count == 7 && stage.keyFrames == 2)
+        for (k, frame) in finished.enumerated() {
+            let truth = Self.frame(10 + 5 * k).1
+            let mask = try #require(frame.mask)
+            #expect(Self.iou(mask, truth) > 0.95, "frame \(k): IoU \(Self.iou(mask, truth))")
+        }
+        // What the frames show is the mask applied: clear outside the subject, opaque on it.
+        #expect(finished[3].image[5, 5].a == 0 && finished[3].image[10 + 15 + 15, 45].a == 255)
+    }
+
+    @Test("The sink encodes batches in order and its first fitting attempt is the file when it fits")
+    func sinkFirstAttempt() throws {
+        let canvas = MessengerTarget.telegram.animatedCanvas(width: Self.width, height: Self.height)
+        let sink = try AnimationSink(target: .telegram, canvas: canvas,
+                                     output: AnimationSettings(format: .webm, width: 2, height: 2), maskSettings: nil)
+        let stage = AnimatedStickerStage(width: Self.width, height: Self.height, keyInterval: 1, outline: nil,
+                                         target: .telegram, keepsMasks: false)
+        for k in 0..<6 {
+            let (image, mask) = Self.frame(10 + 5 * k)
+            try sink.add(try stage.addKey(image, duration: 1.0 / 12, mask: mask))
+        }
+        var steps: [String] = []
+        let (bytes, fit, mask) = try sink.finish(path: "t.webm") { steps.append($0) }
+        let chosen = try #require(fit?.chosen)
+        #expect(mask == nil && fit?.attempts.count == 1 && steps.count == 1, "\(steps)")
+        #expect(chosen.frames == 6 && chosen.quality == 75 && bytes.count == chosen.bytes, "\(chosen.summary)")
+        let decoded = try MotionDecoder(bytes: bytes)
+        #expect(decoded.info.width == canvas.width && decoded.info.height == canvas.height, "\(decoded.info)")
+    }
+}
