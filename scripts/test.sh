@@ -12,7 +12,8 @@
 #   6. the core end-to-end suites under ThreadSanitizer (scripts/test-sanitizers.sh thread --core);
 #   7. the packages: a self-contained release build as a wheel and an npm tarball, installed outside the checkout
 #      and driven with the checkout and the toolchain hidden (scripts/test-package.sh);
-#   8. a fuzzing smoke run of the nine libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 20).
+#   8. a fuzzing smoke run of the nine libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 10, each
+#      target in $FUZZ_JOBS libFuzzer jobs at once, default 2: the same fuzzing time as 20 s in one job).
 # `scripts/test.sh --quick` stops after step 4 (what you want while editing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,7 +53,8 @@ fi
 step bash scripts/test-ray.sh
 step bash scripts/test-sanitizers.sh thread --core
 step bash scripts/test-package.sh
-step bash fuzz/run.sh all "${FUZZ_SECONDS:-20}"
+export FUZZ_JOBS="${FUZZ_JOBS:-2}"
+step bash fuzz/run.sh all "${FUZZ_SECONDS:-10}"
 suites=$((suites + 4))
 # Every step above stops the script on failure (set -e), so reaching here means all passed.
 echo "suites: $suites passed, 0 failed"

@@ -27,7 +27,12 @@ package final class WorkerProcess: Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }
 
+    /// The worker the tests spawn: `PHOTOWORKER_TEST_BINARY` when set (scripts/test-sanitizers.sh points it at
+    /// a sanitized build of the worker alone), else the one built beside the tests.
     package static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["PHOTOWORKER_TEST_BINARY"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
         let candidate = productsDirectory.appendingPathComponent("photoworker")
         if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         // Fallback: the package's default debug build folder.
