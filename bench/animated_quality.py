@@ -22,6 +22,8 @@ stickers'.
 import argparse, json, os, pathlib, subprocess, sys, tempfile, time
 import numpy as np
 
+from animated_bench import excess_flicker  # the stricter measure, shared with the cutout clip's bench
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 W, H, FPS, SECONDS = 384, 256, 15, 2
 FRAMES = FPS * SECONDS
@@ -82,15 +84,6 @@ def change_share(masks):
 def flicker_over_truth(masks, truth):
     """The masks' change share beyond the true masks' own, pair by pair (never below 0), averaged."""
     return float(np.mean(np.maximum(0, change_share(masks) - change_share(truth))))
-
-
-def excess_flicker(masks, truth):
-    shares = []
-    for (a, b), (ta, tb) in zip(zip(masks, masks[1:]), zip(truth, truth[1:])):
-        inside = np.logical_or.reduce([a, b, ta, tb]).sum()
-        wrong = np.logical_xor(np.logical_xor(a, b), np.logical_xor(ta, tb)).sum()
-        shares.append(wrong / inside if inside else 0)
-    return float(np.mean(shares))
 
 
 class Worker:
