@@ -3,8 +3,8 @@
 ///
 /// Why: a segmentation per frame decides each edge pixel afresh, so the edge shimmers where the scene is still
 /// (flicker); blending the key frames' masks makes consecutive frames differ by at most 1/k of what two key
-/// frames differ by, k frames apart. A subject that moves fast between key frames cross-fades instead of moving;
-/// key frames a quarter of a second apart keep that small for people and pets.
+/// frames differ by, k frames apart. Blended where they stand, two key masks of a moving subject would cross-fade
+/// between its two places; the worker first moves both to where the subject is in the frame (``MaskMotion``).
 public enum KeyFrameMasks {
     /// `a` and `b` blended, `weight` 0 giving `a` and 1 giving `b`.
     public static func interpolate(_ a: Mask, _ b: Mask, weight: Double) -> Mask {

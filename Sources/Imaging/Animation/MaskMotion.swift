@@ -3,7 +3,7 @@
 ///
 /// The motion is one translation per frame pair: the shift that best lays the pixels under the mask in one frame
 /// over the next (least mean absolute luma difference), searched on half-size frames and refined at full size.
-/// Between key frames a quarter of a second apart a person or a pet moves mostly as a whole; a blend of two key
+/// Between key frames half a second apart a person or a pet moves mostly as a whole; a blend of two key
 /// masks that were not moved with it would cross-fade between two places (a ghost, then a jump), which reads as
 /// flicker.
 public enum MaskMotion {
