@@ -9,8 +9,9 @@ import JSONRPCTransport
 ///
 /// Frames are decoded, scaled and masked one at a time (``AnimatedStickerStage``); the network cuts key frames only
 /// and the masks between are carried with the subject's motion and blended, so the edge does not flicker; each
-/// batch of finished frames is encoded (``AnimationSink``) while the next is decoded and cut. `$/progress` counts frames; a cancelled request
-/// stops at the next frame and writes nothing (files are written once, atomically, at the end, before the reply).
+/// batch of finished frames is encoded (``AnimationSink``) while the next is decoded and cut. `$/progress` counts
+/// frames; a cancelled request stops at the next frame and writes nothing (files are written once, atomically, at
+/// the end, before the reply).
 struct ImageAnimatedStickerMethod: RPCMethod {
     static let name = "image.animatedSticker"
     static let cost = MethodCost.compute
@@ -91,7 +92,8 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             maskSettings: params.maskOutput.map {
                 AnimationSettings(format: $0.format ?? .apng, width: width, height: height, quality: 100)
             })
-        // A video hands out its frames at the cut's size, scaled as they are converted (GIF and WebP are resized).
+        // A video hands out its frames at the cut's size, scaled as they are converted. A reader that cannot (GIF,
+        // WebP, a clip smaller than the cut) or fails to leaves them at full size: they are resized below either way.
         _ = try? decoder.scaleFrames(toWidth: width, height: height)
         var segmenter = Segmenter.network
         let compute = services.compute

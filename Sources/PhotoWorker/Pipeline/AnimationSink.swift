@@ -39,8 +39,9 @@ final class AnimationSink: Sendable {
         self.target = target
         let maskEncoder = try maskSettings?.makeEncoder()
         if let target {
-            var first = target.animationFitting(width: canvas.width, height: canvas.height).settings
-            first.quality = AnimationFitting.defaultQualities(first.format)[0]
+            let fitting = target.animationFitting(width: canvas.width, height: canvas.height)
+            var first = fitting.settings
+            first.quality = fitting.qualities[0]
             firstQuality = first.quality
             state = Mutex(State(encoder: try first.makeEncoder(), spool: FrameSpool(width: canvas.width, height: canvas.height),
                                 maskEncoder: maskEncoder))
