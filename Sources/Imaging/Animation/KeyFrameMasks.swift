@@ -8,15 +8,7 @@
 public enum KeyFrameMasks {
     /// `a` and `b` blended, `weight` 0 giving `a` and 1 giving `b`.
     public static func interpolate(_ a: Mask, _ b: Mask, weight: Double) -> Mask {
-        precondition(a.width == b.width && a.height == b.height, "masks of different sizes")
-        let w = Int((max(0, min(1, weight)) * 256).rounded())
-        var out = a
-        out.values.withUnsafeMutableBufferPointer { o in
-            b.values.withUnsafeBufferPointer { bv in
-                for i in 0..<o.count { o[i] = UInt8((Int(o[i]) * (256 - w) + Int(bv[i]) * w + 128) >> 8) }
-            }
-        }
-        return out
+        mix(a, b, weight: weight, nearerAbove: 255)
     }
 
     /// `a` and `b` blended as ``interpolate(_:_:weight:)`` blends them where they nearly agree (a soft edge both
@@ -24,6 +16,11 @@ public enum KeyFrameMasks {
     /// nearer key frame's value: a linear blend there would show a see-through ghost of the subject for frames on
     /// end. Which side of 128 a pixel is on is the linear blend's (it crosses 128 at the middle too).
     public static func blend(_ a: Mask, _ b: Mask, weight: Double) -> Mask {
+        mix(a, b, weight: weight, nearerAbove: 128)
+    }
+
+    /// The linear blend, except where `a` and `b` differ by more than `nearerAbove`: there the nearer one's value.
+    private static func mix(_ a: Mask, _ b: Mask, weight: Double, nearerAbove limit: Int) -> Mask {
         precondition(a.width == b.width && a.height == b.height, "masks of different sizes")
         let w = Int((max(0, min(1, weight)) * 256).rounded())
         var out = a
@@ -31,7 +28,7 @@ public enum KeyFrameMasks {
             b.values.withUnsafeBufferPointer { bv in
                 for i in 0..<o.count {
                     let x = Int(o[i]), y = Int(bv[i])
-                    if abs(x - y) > 128 {
+                    if abs(x - y) > limit {
                         o[i] = w >= 128 ? bv[i] : o[i]
                     } else {
                         o[i] = UInt8((x * (256 - w) + y * w + 128) >> 8)

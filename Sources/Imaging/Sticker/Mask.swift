@@ -25,6 +25,18 @@ public struct Mask: Sendable, Equatable {
         self.init(width: width, height: height, values: [UInt8](repeating: value, count: width * height))
     }
 
+    /// The mask as an opaque grey image (the coverage in R, G and B): how encoders without a grey format (WebP,
+    /// the animation encoders) write a mask with its exact values.
+    public var greyImage: Image {
+        var rgba = [UInt8](repeating: 255, count: values.count * 4)
+        rgba.withUnsafeMutableBufferPointer { p in
+            values.withUnsafeBufferPointer { m in
+                for i in 0..<m.count { p[i * 4] = m[i]; p[i * 4 + 1] = m[i]; p[i * 4 + 2] = m[i] }
+            }
+        }
+        return Image(width: width, height: height, pixels: rgba)
+    }
+
     /// Number of pixels whose coverage is at least `threshold` (128 = "inside" by convention).
     public func count(atLeast threshold: UInt8 = 128) -> Int {
         values.withUnsafeBufferPointer { v in

@@ -60,9 +60,7 @@ final class AnimationSink: Sendable {
                 try state.spool?.append(frame.image, duration: frame.duration)
                 try state.encoder.add(frame.image, duration: frame.duration)
                 if let mask = frame.mask, let maskEncoder = state.maskEncoder {
-                    var grey = [UInt8](repeating: 255, count: mask.values.count * 4)
-                    for (i, v) in mask.values.enumerated() { grey[i * 4] = v; grey[i * 4 + 1] = v; grey[i * 4 + 2] = v }
-                    try maskEncoder.add(Image(width: mask.width, height: mask.height, pixels: grey), duration: frame.duration)
+                    try maskEncoder.add(mask.greyImage, duration: frame.duration)
                 }
             }
         }

@@ -85,9 +85,7 @@ enum StickerStage {
         let encoded: [UInt8]
         do {
             if spec.format == .webp {
-                var rgba = [UInt8](repeating: 255, count: mask.values.count * 4)
-                for (i, v) in mask.values.enumerated() { rgba[i * 4] = v; rgba[i * 4 + 1] = v; rgba[i * 4 + 2] = v }
-                encoded = try ImageCodec.encodeWebP(Image(width: mask.width, height: mask.height, pixels: rgba), lossless: true)
+                encoded = try ImageCodec.encodeWebP(mask.greyImage, lossless: true)
             } else {
                 encoded = try ImageCodec.encodeGrayPNG(width: mask.width, height: mask.height, gray: mask.values)
             }
