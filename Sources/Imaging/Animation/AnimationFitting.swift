@@ -102,7 +102,7 @@ public struct AnimationFitting: Sendable {
     public func fit(_ spool: FrameSpool, fps: Double?, length: Double, encoded: Encoded? = nil,
                     progress: (Attempt) -> Void = { _ in }) throws -> Result {
         let whole = length >= spool.duration - 1e-9
-        var encoded = encoded.flatMap { e in
+        let encoded = encoded.flatMap { e in
             fps == nil && whole && e.quality == qualities.first && e.frames == spool.count ? e : nil
         }
         let length = min(length, spool.duration)
@@ -133,9 +133,8 @@ public struct AnimationFitting: Sendable {
             while next < qualities.count {
                 let quality = qualities[next]
                 let (bytes, count): ([UInt8], Int)
-                if let made = encoded, attempts.isEmpty {
+                if let made = encoded, attempts.isEmpty {  // the first attempt only
                     (bytes, count) = (made.bytes, made.frames)
-                    encoded = nil
                 } else {
                     (bytes, count) = try encode(spool, quality: quality, fps: level.fps, length: level.length)
                 }
