@@ -15,26 +15,32 @@
 #   3. the wheel (scripts/package/wheel.py, platform tag from the newest glibc symbol version any file needs) and
 #      the npm tarball (clients/node plus the worker in vendor/).
 # The version is the worker's own (`photoworker --version`, Worker.version): the one place it is set.
-# Usage: scripts/package.sh [--skip-build]   (--skip-build reuses .build/release/photoworker)
+# Usage: scripts/package.sh [--skip-build | --build-only]   (--skip-build reuses the last build; --build-only stops
+# after step 1). The build has its own scratch path, .build-package: its flags differ from a plain release build's,
+# and sharing .build would rebuild both each time, and lock .build while the test command uses it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 skip_build=0
+build_only=0
 case "${1:-}" in
     --skip-build) skip_build=1 ;;
+    --build-only) build_only=1 ;;
     "") ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
-    *) echo "usage: scripts/package.sh [--skip-build]" >&2; exit 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) echo "usage: scripts/package.sh [--skip-build | --build-only]" >&2; exit 2 ;;
 esac
+scratch=.build-package
 
 for tool in patchelf strip objdump ldd npm python3; do
     command -v "$tool" >/dev/null || { echo "package: $tool not found (scripts/test-env.sh installs it)" >&2; exit 1; }
 done
 
 if [ "$skip_build" = 0 ]; then
-    swift build -c release --static-swift-stdlib --product photoworker -Xlinker -lcurl
+    swift build --scratch-path "$scratch" -c release --static-swift-stdlib --product photoworker -Xlinker -lcurl
 fi
-built=.build/release
+[ "$build_only" = 0 ] || exit 0
+built="$scratch/release"
 [ -x "$built/photoworker" ] || { echo "package: $built/photoworker is not built" >&2; exit 1; }
 
 source scripts/package/closure.sh

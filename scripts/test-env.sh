@@ -9,6 +9,8 @@
 #     when missing and root;
 #     otherwise NODE_SUITE=skip with the reason in NODE_SKIP_REASON (scripts/test.sh fails in CI then).
 # Exports TEST_VENV and NODE_SUITE=run|skip.
+# With TEST_ENV_DEFER_VENV=1 the venv is left out (only exported, put on PATH); `bash scripts/test-env.sh --venv`
+# then makes it alone: scripts/test.sh runs that beside the Swift build, which needs none of it.
 
 test_env_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 deps="$test_env_root/scripts/test-deps"
@@ -40,15 +42,22 @@ if [ ${#missing_debian[@]} -gt 0 ]; then
 fi
 
 TEST_VENV="$test_env_root/.build/test-venv"
-stamp="$TEST_VENV/.requirements"
-if [ ! -x "$TEST_VENV/bin/python3" ] || ! cmp -s "$deps/python.txt" "$stamp"; then
-    echo "== test-env: Python tools into $TEST_VENV: $(list_of "$deps/python.txt" | tr '\n' ' ')"
-    mkdir -p "$test_env_root/.build"
-    python3 -m venv "$TEST_VENV"
-    "$TEST_VENV/bin/python3" -m pip install --quiet --disable-pip-version-check \
-        -r <(list_of "$deps/python.txt")
-    cp "$deps/python.txt" "$stamp"
+test_env_venv() {
+    local stamp="$TEST_VENV/.requirements"
+    if [ ! -x "$TEST_VENV/bin/python3" ] || ! cmp -s "$deps/python.txt" "$stamp"; then
+        echo "== test-env: Python tools into $TEST_VENV: $(list_of "$deps/python.txt" | tr '\n' ' ')"
+        mkdir -p "$test_env_root/.build"
+        python3 -m venv "$TEST_VENV"
+        "$TEST_VENV/bin/python3" -m pip install --quiet --disable-pip-version-check \
+            -r <(list_of "$deps/python.txt")
+        cp "$deps/python.txt" "$stamp"
+    fi
+}
+if [ "${1:-}" = --venv ]; then
+    test_env_venv
+    return 0 2>/dev/null || exit 0
 fi
+[ -n "${TEST_ENV_DEFER_VENV:-}" ] || test_env_venv
 export TEST_VENV
 export PATH="$TEST_VENV/bin:$PATH"
 

@@ -29,12 +29,45 @@ esac
 timings=()
 step() { local start=$SECONDS; "$@"; timings+=("$(printf '%5d s  %s' $((SECONDS - start)) "$*")"); }
 report() { [ ${#timings[@]} -gt 0 ] && printf '%s\n' "step times:" "${timings[@]}" "$(printf '%5d s  total' $SECONDS)" >&2; true; }
-trap report EXIT
 
+# Work that needs none of the steps it runs beside goes in the background: the Python tools install (mostly
+# network) beside the Swift build, and the fuzz targets' and the package's builds (the first a single-threaded
+# whole-module compile) beside the client and editor suites, which leave a core idle. Each runs in its own
+# process group with its output in .build/<name>.log, is awaited (its log shown if it failed) before the step
+# that needs it, and is killed with its children if the script stops first.
+declare -A background_pids=()
+background() { # background NAME COMMAND...
+    local name="$1"; shift
+    mkdir -p .build
+    setsid "$@" >".build/$name.log" 2>&1 &
+    background_pids[$name]=$!
+}
+await() { # await NAME
+    local name="$1" status=0
+    wait "${background_pids[$name]}" || status=$?
+    unset "background_pids[$name]"
+    if [ "$status" -ne 0 ]; then
+        echo "$name failed (exit $status); its log, .build/$name.log:" >&2
+        tail -60 ".build/$name.log" >&2
+        return 1
+    fi
+}
+stop_background() {
+    local pid
+    for pid in "${background_pids[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
+}
+trap 'stop_background; report' EXIT
+
+export TEST_ENV_DEFER_VENV=1
 step source scripts/test-env.sh
+background test-venv bash scripts/test-env.sh --venv
 
 step swift build --build-tests
 step swift test --skip-build
+if [ "$quick" = 0 ]; then
+    background fuzz-and-package-builds bash -c 'bash fuzz/run.sh build && bash scripts/package.sh --build-only'
+fi
+step await test-venv
 
 # The client and editor suites drive the diagnostics.* probes too: the worker with --diagnostics.
 export PHOTOWORKER_REAL_BIN="$PWD/.build/debug/photoworker"
@@ -52,6 +85,7 @@ if [ "$quick" = 1 ]; then
 fi
 step bash scripts/test-ray.sh
 step bash scripts/test-sanitizers.sh thread --core
+step await fuzz-and-package-builds
 step bash scripts/test-package.sh
 export FUZZ_JOBS="${FUZZ_JOBS:-2}"
 step bash fuzz/run.sh all "${FUZZ_SECONDS:-10}"

@@ -44,7 +44,13 @@ struct WinogradKernel: Sendable {
         for pair in 0..<pairs {
             let f = (0..<9).map { Double(weights[pair * 9 + $0]) }
             // G f: 8x3, then (G f) Gᵀ: 8x8, in double precision.
-            let gf = (0..<n).map { i in (0..<3).map { j in (0..<3).reduce(0.0) { $0 + g[i][$1] * f[$1 * 3 + j] } } }
+            let gf: [[Double]] = (0..<n).map { (i: Int) -> [Double] in
+                (0..<3).map { (j: Int) -> Double in
+                    var sum = 0.0
+                    for k in 0..<3 { sum += g[i][k] * f[k * 3 + j] }
+                    return sum
+                }
+            }
             for i in 0..<n {
                 for j in 0..<n {
                     let v = (0..<3).reduce(0.0) { $0 + gf[i][$1] * g[j][$1] }

@@ -153,7 +153,8 @@ struct ImageMethodsTests {
         #expect(colors.count == 5)
         let fractions = colors.compactMap { $0["fraction"]?.doubleValue }
         #expect(fractions == fractions.sorted(by: >))
-        #expect(abs(fractions.reduce(0, +) - 1) < 0.01)
+        let total: Double = fractions.reduce(0, +)
+        #expect(abs(total - 1) < 0.01)
         for c in colors {
             let hex = try #require(c["hex"]?.stringValue)
             guard case .array(let rgb) = c["rgb"] else { continue }

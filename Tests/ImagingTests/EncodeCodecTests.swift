@@ -105,7 +105,7 @@ struct EncodeCodecTests {
 
     @Test("grey PNGs for masks round-trip")
     func grayPNG() throws {
-        let gray = (0..<(31 * 17)).map { UInt8($0 * 7 % 256) }
+        let gray: [UInt8] = (0..<(31 * 17)).map { (i: Int) -> UInt8 in UInt8(i * 7 % 256) }
         let png = try ImageCodec.encodeGrayPNG(width: 31, height: 17, gray: gray)
         #expect(png[25] == 0)
         let info = try ImageCodec.info(png)

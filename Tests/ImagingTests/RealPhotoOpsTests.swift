@@ -36,7 +36,8 @@ import Testing
         let palette = try PaletteExtractor.palette(of: small, count: 5)
         #expect(palette.count == 5)
         #expect(zip(palette, palette.dropFirst()).allSatisfy { $0.fraction >= $1.fraction })
-        #expect(abs(palette.map(\.fraction).reduce(0, +) - 1) < 1e-9)
+        let total: Double = palette.map(\.fraction).reduce(0, +)
+        #expect(abs(total - 1) < 1e-9)
         // colorthief averages 7.2 on the corpus, k-means in CIELAB 5.1 (bench/palette_peers.py).
         let distance = Self.meanDistance(small, palette)
         #expect(distance < 7, "\(name): \(distance)")

@@ -98,6 +98,7 @@ struct ActivationPlanTests {
         #expect(plan.offsets[2] != plan.offsets[1], "tensor 1 is read again by the add: \(plan.offsets)")
         #expect(plan.offsets[3] == plan.offsets[1], "the add writes over its first input: \(plan.offsets)")
         let out = try network.forward(Tensor(channels: 1, height: 4, width: 4, data: (0..<16).map { Float($0) - 8 }))
-        #expect(out.data == (0..<16).map { 2 * max(0, Float($0) - 8) })
+        let expected: [Float] = (0..<16).map { (i: Int) -> Float in 2 * max(0, Float(i) - 8) }
+        #expect(out.data == expected)
     }
 }

@@ -137,7 +137,8 @@ enum SubjectSelection {
         var x0 = Int.max, y0 = Int.max, x1 = -1, y1 = -1
         for y in ys { for x in xs where labels[y * w + x] == 1 { x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y) } }
         guard x1 >= 0 else { return 0 }
-        return Double((x1 - x0 + 1) * (y1 - y0 + 1)) / Double(xs.count * ys.count)
+        let extent: Int = (x1 - x0 + 1) * (y1 - y0 + 1)
+        return Double(extent) / Double(xs.count * ys.count)
     }
 
     /// A candidate whose extent fits the box at least this well is taken without a cut.
