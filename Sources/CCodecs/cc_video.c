@@ -553,18 +553,22 @@ int cc_video_next(cc_video *v, uint8_t *rgba, size_t row_bytes, cc_motion_frame 
         v->upcoming = swap;
         v->has_pending = 1;
     }
-    /* The frame after this one fixes this one's duration. */
-    status = cc_video_decode_kept(v, &have, check);
-    if (status != CC_OK) goto done;
     int64_t pts = v->pending->best_effort_timestamp;
     double time = pts == AV_NOPTS_VALUE ? v->last_time : cc_video_seconds(v, pts);
     double duration = v->pending->pkt_duration > 0 ? v->pending->pkt_duration * av_q2d(v->time_base) : v->default_duration;
+    /* Converted and let go before the next frame is decoded: the decoder's pool then never needs a buffer while
+     * a frame that only waits for its duration holds one (a 4K frame is 12 MB). */
+    status = cc_video_convert(v, v->pending, rgba, row_bytes);
+    if (status != CC_OK) goto done;
+    av_frame_unref(v->pending);
+    v->has_pending = 0;
+    /* The frame after this one fixes this one's duration. */
+    status = cc_video_decode_kept(v, &have, check);
+    if (status != CC_OK) goto done;
     if (have) {
         int64_t next = v->upcoming->best_effort_timestamp;
         if (next != AV_NOPTS_VALUE && cc_video_seconds(v, next) > time) duration = cc_video_seconds(v, next) - time;
     }
-    status = cc_video_convert(v, v->pending, rgba, row_bytes);
-    if (status != CC_OK) goto done;
     frame->time = time;
     frame->duration = duration;
     frame->truncated = !have && v->truncated;
@@ -574,8 +578,8 @@ int cc_video_next(cc_video *v, uint8_t *rgba, size_t row_bytes, cc_motion_frame 
         AVFrame *swap = v->pending;
         v->pending = v->upcoming;
         v->upcoming = swap;
+        v->has_pending = 1;
     } else {
-        v->has_pending = 0;
         v->ended = 1;
     }
 done:

@@ -176,6 +176,9 @@ int cc_webm_open(cc_webm *w) {
     av_opt_set(w->codec->priv_data, "deadline", "good", 0);
     av_opt_set_int(w->codec->priv_data, "cpu-used", w->cpu_used, 0);
     av_opt_set_int(w->codec->priv_data, "row-mt", 1, 0);
+    /* No look-ahead: libvpx's default keeps 25 frames (with its 160-pixel borders) in each of the two encoders,
+     * colour and alpha, and these settings write the same bytes without them (bench/README.md). */
+    av_opt_set_int(w->codec->priv_data, "lag-in-frames", 0, 0);
     e = avcodec_open2(w->codec, vp9, NULL);
     if (e < 0) return cc_webm_fail(w, "opening libvpx-vp9", e);
 
