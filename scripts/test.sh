@@ -13,7 +13,8 @@
 #   7. the packages: a self-contained release build as a wheel and an npm tarball, installed outside the checkout
 #      and driven with the checkout and the toolchain hidden (scripts/test-package.sh);
 #   8. a fuzzing smoke run of the nine libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 10, each
-#      target in $FUZZ_JOBS libFuzzer jobs at once, default 2: the same fuzzing time as 20 s in one job).
+#      target in $FUZZ_JOBS libFuzzer jobs, default 1; `fuzz/run.sh all 60` fuzzes for longer).
+# Steps 7 and 8 run in the background beside 2 to 6 (below).
 # `scripts/test.sh --quick` stops after step 4 (what you want while editing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +22,7 @@ quick=0
 case "${1:-}" in
     --quick) quick=1 ;;
     "") ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
 esac
 
@@ -31,10 +32,11 @@ step() { local start=$SECONDS; "$@"; timings+=("$(printf '%5d s  %s' $((SECONDS 
 report() { [ ${#timings[@]} -gt 0 ] && printf '%s\n' "step times:" "${timings[@]}" "$(printf '%5d s  total' $SECONDS)" >&2; true; }
 
 # Work that needs none of the steps it runs beside goes in the background: the Python tools install (mostly
-# network) beside the Swift build, and the fuzz targets' and the package's builds (the first a single-threaded
-# whole-module compile) beside the client and editor suites, which leave a core idle. Each runs in its own
-# process group with its output in .build/<name>.log, is awaited (its log shown if it failed) before the step
-# that needs it, and is killed with its children if the script stops first.
+# network) beside the Swift build; then, beside the client, editor, Ray and ThreadSanitizer steps (the first of
+# them leave a core idle), the fuzz targets' build and their smoke run (a single-threaded whole-module compile,
+# then fuzzing for a fixed wall time), and the package's release build and its test (mostly installing and waiting).
+# Each runs in its own process group with its output in .build/<name>.log, is awaited before what needs it (its log
+# then printed, whole), and is killed with its children if the script stops first.
 declare -A background_pids=()
 background() { # background NAME COMMAND...
     local name="$1"; shift
@@ -46,9 +48,10 @@ await() { # await NAME
     local name="$1" status=0
     wait "${background_pids[$name]}" || status=$?
     unset "background_pids[$name]"
+    echo "== $name (in the background; .build/$name.log):"
+    cat ".build/$name.log"
     if [ "$status" -ne 0 ]; then
-        echo "$name failed (exit $status); its log, .build/$name.log:" >&2
-        tail -60 ".build/$name.log" >&2
+        echo "$name failed (exit $status)" >&2
         return 1
     fi
 }
@@ -64,10 +67,12 @@ background test-venv bash scripts/test-env.sh --venv
 
 step swift build --build-tests
 step swift test --skip-build
-if [ "$quick" = 0 ]; then
-    background fuzz-and-package-builds bash -c 'bash fuzz/run.sh build && bash scripts/package.sh --build-only'
-fi
 step await test-venv
+if [ "$quick" = 0 ]; then
+    # One libFuzzer job a target: the other core is the foreground's.
+    background fuzz bash -c "bash fuzz/run.sh build && FUZZ_JOBS=\${FUZZ_JOBS:-1} bash fuzz/run.sh all ${FUZZ_SECONDS:-10}"
+    background packages bash scripts/test-package.sh
+fi
 
 # The client and editor suites drive the diagnostics.* probes too: the worker with --diagnostics.
 export PHOTOWORKER_REAL_BIN="$PWD/.build/debug/photoworker"
@@ -85,10 +90,8 @@ if [ "$quick" = 1 ]; then
 fi
 step bash scripts/test-ray.sh
 step bash scripts/test-sanitizers.sh thread --core
-step await fuzz-and-package-builds
-step bash scripts/test-package.sh
-export FUZZ_JOBS="${FUZZ_JOBS:-2}"
-step bash fuzz/run.sh all "${FUZZ_SECONDS:-10}"
+step await packages
+step await fuzz
 suites=$((suites + 4))
 # Every step above stops the script on failure (set -e), so reaching here means all passed.
 echo "suites: $suites passed, 0 failed"
