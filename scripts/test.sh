@@ -68,6 +68,7 @@ background test-venv bash scripts/test-env.sh --venv
 step swift build --build-tests
 step swift test --skip-build
 step await test-venv
+hash -r  # python3 is the venv's from here on, whatever this shell looked up before the venv was made
 if [ "$quick" = 0 ]; then
     # One libFuzzer job a target: the other core is the foreground's.
     background fuzz bash -c "bash fuzz/run.sh build && FUZZ_JOBS=\${FUZZ_JOBS:-1} bash fuzz/run.sh all ${FUZZ_SECONDS:-10}"
