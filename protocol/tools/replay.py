@@ -14,7 +14,7 @@ messages and `data.path`/`data.rule`. Values that vary run to run (times, sizes,
 an array is compared by its first element. Notifications are not compared (their count depends on timing).
 Prints one line per block and "N passed, M failed".
 """
-import argparse, json, os, pathlib, re, shutil, subprocess, sys, tempfile, time
+import argparse, json, os, pathlib, re, shutil, subprocess, sys, tempfile, threading
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 STRICT = {"code", "message"}
@@ -93,14 +93,21 @@ def run_block(binary, folder, lines, flags, timeout=60):
     # Every line at once: the worker reads them in order, as a client pipelining them would send them.
     p.stdin.write("\n".join(sent) + "\n")
     p.stdin.flush()
-    got, deadline = {}, time.monotonic() + timeout
+    got = {}
     def missing():
         return any(len(got.get(k, [])) < len(v) for k, v in expected.items())
-    while missing() and time.monotonic() < deadline:
-        line = p.stdout.readline()
-        if not line:
-            break
-        by_id([json.loads(line)], got)
+    # The deadline also ends a read that waits for a line that never comes: the worker is killed, the read sees
+    # the end of its output, and what did not arrive is reported below.
+    watchdog = threading.Timer(timeout, p.kill)
+    watchdog.start()
+    try:
+        while missing():
+            line = p.stdout.readline()
+            if not line:
+                break
+            by_id([json.loads(line)], got)
+    finally:
+        watchdog.cancel()
     p.stdin.close()
     try:
         p.wait(timeout=10)

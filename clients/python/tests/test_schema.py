@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import base64
 import json
+import queue
 import subprocess
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -114,11 +116,43 @@ def test_schemas_reject_what_the_worker_rejects():
 # --- the document against the binary --------------------------------------------------------------------------------
 
 
+class LineReader:
+    """The lines of a stream, read on a thread, each waited for with a deadline: a reply that never comes fails the
+    test saying what it waited for and what came instead of hanging it."""
+
+    def __init__(self, stream):
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        self.seen: list[bytes] = []
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream) -> None:
+        for line in stream:
+            self.lines.put(line)
+        self.lines.put(b"")  # end of stream
+
+    def next(self, what: str, seconds: float = 60) -> bytes:
+        """The next line, b"" at the end of the stream."""
+        try:
+            line = self.lines.get(timeout=seconds)
+        except queue.Empty:
+            raise AssertionError(f"no line in {seconds} s while waiting for {what}; the lines before: {self.seen}")
+        self.seen.append(line)
+        return line
+
+    def rest(self, what: str, seconds: float = 60) -> list[bytes]:
+        """Every line until the end of the stream."""
+        out = []
+        while line := self.next(what, seconds):
+            out.append(line)
+        return out
+
+
 class RawSession:
     """Sends lines to the binary and keeps every line that comes back (no client library in between)."""
 
     def __init__(self, binary: str):
         self.proc = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.reader = LineReader(self.proc.stdout)
         self.sent: dict[Any, dict[str, Any]] = {}
 
     def send(self, rid: Any, method: str, params: dict[str, Any] | None = None) -> None:
@@ -130,7 +164,7 @@ class RawSession:
         self.proc.stdin.flush()  # type: ignore[union-attr]
 
     def read_reply(self, rid: Any, notifications: list[dict[str, Any]]) -> dict[str, Any]:
-        for line in self.proc.stdout:  # type: ignore[union-attr]
+        while line := self.reader.next(f"the reply to {rid}"):
             message = json.loads(line)
             if "method" in message:
                 notifications.append(message)
@@ -338,9 +372,10 @@ def test_protocol_level_error_data_validates(worker_bin):
     ]
     proc.stdin.write("".join(line + "\n" for line in lines).encode())  # type: ignore[union-attr]
     proc.stdin.flush()  # type: ignore[union-attr]
-    replies = [json.loads(proc.stdout.readline()) for _ in range(7)]  # type: ignore[union-attr]
+    reader = LineReader(proc.stdout)
+    replies = [json.loads(reader.next(f"reply {n + 1} of 7")) for n in range(7)]
     proc.terminate()  # job 4 gets -32802
-    replies += [json.loads(line) for line in proc.stdout]  # type: ignore[union-attr]
+    replies += [json.loads(line) for line in reader.rest("the worker to end")]
     assert proc.wait(timeout=10) == 0
     assert all("error" in r for r in replies), replies
     codes = sorted(r["error"]["code"] for r in replies)
