@@ -135,7 +135,8 @@ class LineReader:
         try:
             line = self.lines.get(timeout=seconds)
         except queue.Empty:
-            raise AssertionError(f"no line in {seconds} s while waiting for {what}; the lines before: {self.seen}")
+            raise AssertionError(f"no line in {seconds} s while waiting for {what}; the last lines before: "
+                                 f"{self.seen[-10:]}")
         self.seen.append(line)
         return line
 
