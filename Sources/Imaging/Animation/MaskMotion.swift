@@ -70,8 +70,7 @@ public enum MaskMotion {
         precondition(from.width == to.width && from.height == to.height && mask.width == from.width
                      && mask.height == from.height, "frames and mask of different sizes")
         // The template at half size: the half-size pixels whose full-size block's top-left is under the mask.
-        var inside = 0
-        mask.values.withUnsafeBufferPointer { m in for v in m where v >= 128 { inside += 1 } }
+        let inside = mask.count()
         guard inside > 0 else { return .zero }
         let step = max(1, Int((Double(inside / 4) / Double(maxSamples)).squareRoot().rounded(.up)))
         var halfPoints: [(Int, Int)] = []
