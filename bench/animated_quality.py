@@ -93,13 +93,8 @@ def shifted(mask, dx, dy):
 def compensated_flicker(masks, truth, motion):
     """The strict measure after moving each frame's masks by the subject's own motion to the next frame."""
     dx, dy = motion
-    shares = []
-    for (a, b), (ta, tb) in zip(zip(masks, masks[1:]), zip(truth, truth[1:])):
-        a, ta = shifted(a, dx, dy), shifted(ta, dx, dy)
-        inside = np.logical_or.reduce([a, b, ta, tb]).sum()
-        wrong = np.logical_xor(np.logical_xor(a, b), np.logical_xor(ta, tb)).sum()
-        shares.append(wrong / inside if inside else 0)
-    return float(np.mean(shares))
+    return float(np.mean([excess_flicker([shifted(a, dx, dy), b], [shifted(ta, dx, dy), tb])
+                          for (a, b), (ta, tb) in zip(zip(masks, masks[1:]), zip(truth, truth[1:]))]))
 
 
 def flicker_over_truth(masks, truth):
