@@ -119,24 +119,27 @@ struct AnimatedStickerTests {
     }
 
     @Test func cancellingMidClipWritesNothing() async throws {
-        let w = try WorkerProcess()
-        let dir = try TempFolder("animated-cancel")
-        defer { dir.remove() }
-        w.request(1, "image.animatedSticker", [
-            "source": ["path": .string(Self.motion("cutout.webm"))], "output": ["path": .string("\(dir.path)/c.webm")],
-            "maskOutput": ["path": .string("\(dir.path)/m.png")], "keyFrameInterval": 0,
-        ])
-        // Cancel once the first frame is through.
-        while let m = try await w.next() {
-            if m["method"] == "$/progress", m["params"]?["id"] == 1 { break }
-            if m["id"] == 1 { Issue.record("finished before any progress: \(m)"); return }
+        try await WorkerProcess.untilCancelledInFlight {
+            let w = try WorkerProcess()
+            let dir = try TempFolder("animated-cancel")
+            defer { dir.remove() }
+            w.request(1, "image.animatedSticker", [
+                "source": ["path": .string(Self.motion("cutout.webm"))], "output": ["path": .string("\(dir.path)/c.webm")],
+                "maskOutput": ["path": .string("\(dir.path)/m.png")], "keyFrameInterval": 0,
+            ])
+            // Cancel once the first frame is through.
+            while let m = try await w.next() {
+                if m["method"] == "$/progress", m["params"]?["id"] == 1 { break }
+                if m["id"] == 1 { Issue.record("finished before any progress: \(m)"); return true }
+            }
+            let (inFlight, reply, _) = try await w.cancelAcknowledged(1, as: 2)
+            guard inFlight else { return false }
+            #expect(reply["error"]?["code"]?.intValue == -32800, "\(reply)")
+            #expect(dir.contents.isEmpty, "left behind: \(dir.contents)")
+            try await w.expectServing()
+            #expect(dir.contents.isEmpty, "written after the reply: \(dir.contents)")
+            return true
         }
-        w.cancel(1)
-        let (reply, _) = try await w.response(1)
-        #expect(reply["error"]?["code"]?.intValue == -32800, "\(reply)")
-        #expect(dir.contents.isEmpty, "left behind: \(dir.contents)")
-        try await w.expectServing()
-        #expect(dir.contents.isEmpty, "written after the reply: \(dir.contents)")
     }
 
     @Test func outlinesEveryFrameAndReadsBrokenClipsAsSourceErrors() async throws {

@@ -252,21 +252,24 @@ struct ImageMethodsTests {
     }
 
     @Test func cancellingABatchStopsEveryChildAndLeavesNoPartialFiles() async throws {
-        let dir = try Corpus.scratch()
-        let w = try WorkerProcess()
-        let photos = (1...3).flatMap { _ in ["animal-1.jpg", "animal-3.jpg", "car-2.jpg", "girl-3.jpg"] }
-        w.request(1, "photos.process", ["sources": .array(photos.map { ["path": .string(Corpus.photo($0))] }), "output": ["dir": .string(dir)]])
-        // Cancel once the first item is out.
-        while let m = try await w.next(), m["params"]?["kind"] != "item" {}
-        w.cancel(1)
-        let (final, _) = try await w.response(1)
-        #expect(final["error"]?["code"] == -32800)
-        w.request(2, "ping")
-        let (_, after) = try await w.response(2)
-        #expect(after.isEmpty, "nothing for the batch after its final reply")
-        let files = Corpus.files(in: dir)
-        #expect(!files.contains { $0.contains(".tmp-") })
-        #expect(files.count < photos.count * 2)
+        try await WorkerProcess.untilCancelledInFlight {
+            let dir = try Corpus.scratch()
+            let w = try WorkerProcess()
+            let photos = (1...3).flatMap { _ in ["animal-1.jpg", "animal-3.jpg", "car-2.jpg", "girl-3.jpg"] }
+            w.request(1, "photos.process", ["sources": .array(photos.map { ["path": .string(Corpus.photo($0))] }), "output": ["dir": .string(dir)]])
+            // Cancel once the first item is out.
+            while let m = try await w.next(), m["params"]?["kind"] != "item" {}
+            let (inFlight, final, _) = try await w.cancelAcknowledged(1, as: 2)
+            guard inFlight else { return false }
+            #expect(final["error"]?["code"] == -32800, "\(final)")
+            w.request(3, "ping")
+            let (_, after) = try await w.response(3)
+            #expect(after.isEmpty, "nothing for the batch after its final reply: \(after)")
+            let files = Corpus.files(in: dir)
+            #expect(!files.contains { $0.contains(".tmp-") }, "\(files)")
+            #expect(files.count < photos.count * 2, "\(files)")
+            return true
+        }
     }
 
     @Test func packExportLaysOutAGridAndExportsFiles() async throws {
@@ -320,14 +323,17 @@ struct ImageMethodsTests {
     }
 
     @Test func cancelMidResampleLeavesNoFile() async throws {
-        let dir = try Corpus.scratch()
-        let w = try WorkerProcess()
-        // A big upscale (about 5000x3300) takes long enough to be cancelled in flight.
-        w.request(1, "image.scale", ["source": ["path": .string(Corpus.photo("orientation-Landscape_1.jpg"))], "factor": 3, "output": ["path": .string("\(dir)/big.png")]])
-        try await w.waitForJobs { !$0.isEmpty }
-        w.cancel(1)
-        let (r, _) = try await w.response(1)
-        #expect(r["error"]?["code"] == -32800)
-        #expect(Corpus.files(in: dir).isEmpty)
+        try await WorkerProcess.untilCancelledInFlight {
+            let dir = try Corpus.scratch()
+            let w = try WorkerProcess()
+            // A big upscale (about 5000x3300) takes long enough to be cancelled in flight.
+            w.request(1, "image.scale", ["source": ["path": .string(Corpus.photo("orientation-Landscape_1.jpg"))], "factor": 3, "output": ["path": .string("\(dir)/big.png")]])
+            try await w.waitForJobs { !$0.isEmpty }
+            let (inFlight, r, _) = try await w.cancelAcknowledged(1, as: 2)
+            guard inFlight else { return false }
+            #expect(r["error"]?["code"] == -32800, "\(r)")
+            #expect(Corpus.files(in: dir).isEmpty, "\(Corpus.files(in: dir))")
+            return true
+        }
     }
 }

@@ -184,6 +184,37 @@ package final class WorkerProcess: Sendable {
         return try await response(id).response
     }
 
+    /// Cancels request `id` with `jobs.cancel` (sent as request `ackID`), which answers whether the worker still had
+    /// the job in flight, and reads until both that answer and the job's final reply are in.
+    ///
+    /// Tests that cancel real pixel work need the first: on a loaded 2-core machine the test's own task can be held
+    /// up (the test process's cooperative threads busy with in-process suites) for longer than the whole job, so a
+    /// cancel sent "mid-flight" may reach a worker that has already answered. Then nothing about cancellation was
+    /// tested, and the test should try again rather than pass or fail.
+    /// - Returns: whether the job was in flight, its final reply, and every other message read meanwhile.
+    package func cancelAcknowledged(_ id: Int, as ackID: Int) async throws -> (inFlight: Bool, reply: JSONValue, others: [JSONValue]) {
+        request(ackID, "jobs.cancel", ["id": .int(id)])
+        var ack: JSONValue?, reply: JSONValue?, others: [JSONValue] = []
+        while ack == nil || reply == nil {
+            guard let m = try await next() else { throw TimedOut(what: "jobs.cancel's answer and reply \(id) (stream ended)") }
+            if m["method"] == nil && m["id"] == .int(ackID) { ack = m }
+            else if m["method"] == nil && m["id"] == .int(id) { reply = m }
+            else { others.append(m) }
+        }
+        guard case .bool(let inFlight)? = ack?["result"]?["cancelled"] else {
+            throw TimedOut(what: "a jobs.cancel result, got \(ack!)")
+        }
+        return (inFlight, reply!, others)
+    }
+
+    /// Runs `attempt` (which starts a job on a fresh worker and cancels it with ``cancelAcknowledged(_:as:)``) until
+    /// its job was in flight when cancelled, at most `attempts` times; records an issue when it never was.
+    /// - Parameter attempt: returns whether the job was in flight (its checks ran only then).
+    package static func untilCancelledInFlight(attempts: Int = 3, _ attempt: () async throws -> Bool) async throws {
+        for _ in 0..<attempts where try await attempt() { return }
+        Issue.record("the job had ended before its cancel in each of \(attempts) attempts: cancellation was not tested")
+    }
+
     /// Polls `jobs.list` (as request `id`) until `done` holds for the listed jobs. Bounded: a job
     /// that ends before it is seen fails the test with `TimedOut` instead of spinning for ever.
     package func waitForJobs(id: Int = 100, polls: Int = 2000, until done: ([JSONValue]) -> Bool) async throws {
