@@ -26,3 +26,8 @@ __attribute__((constructor)) static void cs_limit_arenas_at_start(void) {
     const int count = cores > 1 ? (int)((cores + 1) / 2) : 1;
     mallopt(M_ARENA_MAX, count);
 }
+
+void cs_set_mmap_threshold(size_t bytes, size_t trim_bytes) {
+    mallopt(M_MMAP_THRESHOLD, (int)bytes);
+    mallopt(M_TRIM_THRESHOLD, (int)trim_bytes);
+}

@@ -1,6 +1,8 @@
 #ifndef CSYSCALLS_H
 #define CSYSCALLS_H
 
+#include <stddef.h>
+
 /// Linux system calls that glibc does not wrap (or wraps only under _GNU_SOURCE), for the
 /// worker's confined file access (each returns the result, or -errno on failure), and the
 /// glibc malloc controls the worker uses.
@@ -18,6 +20,12 @@ extern const int cs_o_path;
 /// malloc_trim(3) (glibc's malloc.h, not visible to Swift's Glibc module): returns the free memory
 /// of every malloc arena to the system; 1 if some was released.
 int cs_malloc_trim(void);
+
+/// mallopt(3)'s M_MMAP_THRESHOLD and M_TRIM_THRESHOLD: buffers from `bytes` up are mapped for themselves and handed
+/// back when freed; the heap's free top is returned from `trim_bytes` up. Setting them ends glibc's dynamic
+/// threshold for the process (which rises to the largest mapped buffer freed so far, up to 32 MiB, with a trim
+/// threshold of twice that).
+void cs_set_mmap_threshold(size_t bytes, size_t trim_bytes);
 
 // The library limits malloc's arenas before main (a constructor in cs_memory.c: one per two cores).
 

@@ -63,6 +63,10 @@ struct ImageAnimatedStickerMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        try await MotionMallocPolicy.during { try await make(params, context: context) }
+    }
+
+    private func make(_ params: Params, context: RequestContext) async throws -> Result {
         let access = await services.access()
         let clock = ContinuousClock.now
         let format = try Self.validate(params)
