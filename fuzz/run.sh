@@ -3,7 +3,9 @@
 #   fuzz/run.sh decoder|png|jpeg|webp|gif|heif|gif-motion|webp-motion|video SECONDS     one target
 #   fuzz/run.sh all SECONDS                  each target for SECONDS (CI: all 60)
 #   fuzz/run.sh build                        only build
-# Builds go to fuzz/.build (not committed); corpora grow in fuzz/.corpus/<target>, seeded from
+# FUZZ_OPT: the Swift optimisation level, -O (default: the most executions a second) or -Onone (the test command's
+# smoke run: half the build's CPU time, a fifth to two thirds of the executions).
+# Builds go to fuzz/.build/<O|Onone> (not committed); corpora grow in fuzz/.corpus/<target>, seeded from
 # the project's corpus/ and fuzz/seeds. Crashes are written to fuzz/.crashes/<target>/ and make the
 # script fail. See fuzz/README.md.
 set -euo pipefail
@@ -11,7 +13,9 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 corpus_root="$root/corpus"
-out="$here/.build"
+opt="${FUZZ_OPT:--O}"
+case "$opt" in -O|-Onone) ;; *) echo "FUZZ_OPT must be -O or -Onone (got $opt)" >&2; exit 2 ;; esac
+out="$here/.build/${opt#-}"
 swiftc="${SWIFTC:-$(command -v swiftc)}"
 clang="${CLANG:-$(dirname "$swiftc")/clang}"
 jobs="${FUZZ_JOBS:-1}"
@@ -20,7 +24,7 @@ mkdir -p "$out"
 # gold warns about every ASan asm helper when swiftc links with -sanitize=fuzzer; it is noise.
 quiet_link() { "$@" 2> >(grep -v "Cannot export local symbol" >&2); }
 
-swift_flags=(-swift-version 6 -O -g -parse-as-library -sanitize=fuzzer,address
+swift_flags=(-swift-version 6 "$opt" -g -parse-as-library -sanitize=fuzzer,address
     -enable-upcoming-feature ExistentialAny -enable-upcoming-feature NonisolatedNonsendingByDefault
     -enable-upcoming-feature InferIsolatedConformances)
 

@@ -119,10 +119,13 @@ run() { # run thread|address
     # A second, instrumented build of every test target would double this step's time for no report.
     echo "== $sanitizer sanitizer: building the worker ($scratch)" >&2
     rm -f "$scratch/debug/photoworker"
+    # With full debug information: the known-false-positive filter reads each frame's closure, which only DWARF names
+    # (the symbol table alone names the enclosing function; line tables alone name it unmangled).
     swift build --product photoworker --sanitize="$sanitizer" --scratch-path "$scratch" 2>&1 | grep -E "error|warning: data race|Compiling|Build complete" | grep -v "^\[" || true
     [ -x "$scratch/debug/photoworker" ] || { echo "build failed" >&2; return 1; }
     echo "== $sanitizer sanitizer: the test runner (regular debug build)" >&2
-    swift build --build-tests 2>&1 | grep -E "error|Build complete" || true
+    # ${TEST_SWIFT_BUILD_FLAGS}: scripts/test.sh's build flags, so this finds its build instead of rebuilding.
+    swift build --build-tests ${TEST_SWIFT_BUILD_FLAGS-} 2>&1 | grep -E "error|Build complete" || true
     echo "== $sanitizer sanitizer: swift test --filter '$filter'" >&2
     # halt_on_error=0 for TSan: keep going so one run shows every report; the log files decide.
     # exitcode=0: a report must not change the worker's exit status (tests check it); the logs decide.
@@ -132,7 +135,7 @@ run() { # run thread|address
     TSAN_OPTIONS="log_path=$logs/tsan:halt_on_error=0:exitcode=0:second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}" \
     ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=0:halt_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
     PHOTOWORKER_TEST_BINARY="$PWD/$scratch/debug/photoworker" \
-        swift test --skip-build --filter "$filter" \
+        swift test --skip-build ${TEST_SWIFT_BUILD_FLAGS-} --filter "$filter" \
         >"$scratch/sanitizer-test.log" 2>&1 || status=$?
     grep -E "✘|✔ Suite|Test run|error:|↳ [^/]" "$scratch/sanitizer-test.log" >&2 || true
     if ! verdict "$sanitizer" "$logs"; then return 1; fi

@@ -13,8 +13,11 @@
 #   7. the packages: a self-contained release build as a wheel and an npm tarball, installed outside the checkout
 #      and driven with the checkout and the toolchain hidden (scripts/test-package.sh);
 #   8. a fuzzing smoke run of the nine libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 10, each
-#      target in $FUZZ_JOBS libFuzzer jobs, default 1; `fuzz/run.sh all 60` fuzzes for longer).
+#      target in $FUZZ_JOBS libFuzzer jobs, default 1, built at $FUZZ_OPT, default -Onone; `fuzz/run.sh all 60`
+#      fuzzes for longer, optimised).
 # Steps 7 and 8 run in the background beside 2 to 6 (below).
+# The Swift package is built in .build-test, without debug information (a third less compile time; a failed
+# expectation names its source line by itself), so this neither rebuilds nor is rebuilt by a `swift build` in .build.
 # `scripts/test.sh --quick` stops after step 4 (what you want while editing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +25,7 @@ quick=0
 case "${1:-}" in
     --quick) quick=1 ;;
     "") ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
 esac
 
@@ -65,18 +68,21 @@ export TEST_ENV_DEFER_VENV=1
 step source scripts/test-env.sh
 background test-venv bash scripts/test-env.sh --venv
 
-step swift build --build-tests
-step swift test --skip-build
+# What the sanitizer step's own `swift build --build-tests` and `swift test` use too, to find this build.
+export TEST_SWIFT_BUILD_FLAGS="--scratch-path .build-test -debug-info-format none"
+step swift build --build-tests $TEST_SWIFT_BUILD_FLAGS
+step swift test --skip-build $TEST_SWIFT_BUILD_FLAGS
 step await test-venv
 hash -r  # python3 is the venv's from here on, whatever this shell looked up before the venv was made
 if [ "$quick" = 0 ]; then
     # One libFuzzer job a target: the other core is the foreground's.
-    background fuzz bash -c "bash fuzz/run.sh build && FUZZ_JOBS=\${FUZZ_JOBS:-1} bash fuzz/run.sh all ${FUZZ_SECONDS:-10}"
+    # Unoptimised (FUZZ_OPT): a smoke run, for half the build's CPU time.
+    background fuzz bash -c "export FUZZ_OPT=\${FUZZ_OPT:--Onone}; bash fuzz/run.sh build && FUZZ_JOBS=\${FUZZ_JOBS:-1} bash fuzz/run.sh all ${FUZZ_SECONDS:-10}"
     background packages bash scripts/test-package.sh
 fi
 
 # The client and editor suites drive the diagnostics.* probes too: the worker with --diagnostics.
-export PHOTOWORKER_REAL_BIN="$PWD/.build/debug/photoworker"
+export PHOTOWORKER_REAL_BIN="$PWD/.build-test/debug/photoworker"
 export PHOTOWORKER_BIN="$PWD/scripts/photoworker-diagnostics"
 step bash scripts/test-clients.sh
 step python3 protocol/tools/replay.py --bin "$PHOTOWORKER_BIN"
