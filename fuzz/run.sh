@@ -4,7 +4,7 @@
 #   fuzz/run.sh all SECONDS                  each target for SECONDS (CI: all 60)
 #   fuzz/run.sh build                        only build
 # FUZZ_OPT: the Swift optimisation level, -O (default: the most executions a second) or -Onone (the test command's
-# smoke run: half the build's CPU time, a fifth to two thirds of the executions).
+# smoke run: half the build's CPU time, a sixth to three quarters of the executions a second).
 # Builds go to fuzz/.build/<O|Onone> (not committed); corpora grow in fuzz/.corpus/<target>, seeded from
 # the project's corpus/ and fuzz/seeds. Crashes are written to fuzz/.crashes/<target>/ and make the
 # script fail. See fuzz/README.md.
