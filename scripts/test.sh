@@ -87,7 +87,9 @@ export PHOTOWORKER_BIN="$PWD/scripts/photoworker-diagnostics"
 step bash scripts/test-clients.sh
 step python3 protocol/tools/replay.py --bin "$PHOTOWORKER_BIN"
 step python3 protocol/tools/examples.py --bin "$PHOTOWORKER_REAL_BIN"
-step python3 -m pytest -q -p no:cacheprovider clients/mcp
+# The MCP SDK starts servers with a minimal environment (no PHOTOWORKER_REAL_BIN for the wrapper), and these tests
+# need no diagnostics.* probes: the worker itself.
+step env PHOTOWORKER_BIN="$PHOTOWORKER_REAL_BIN" python3 -m pytest -q -p no:cacheprovider clients/mcp
 step bash scripts/test-editors.sh
 suites=5
 
