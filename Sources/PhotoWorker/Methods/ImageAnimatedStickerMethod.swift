@@ -63,7 +63,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
-        try await MotionMallocPolicy.during { try await make(params, context: context) }
+        try await MallocThresholdScope.motion.during { try await make(params, context: context) }
     }
 
     private func make(_ params: Params, context: RequestContext) async throws -> Result {
