@@ -12,7 +12,7 @@
 #   6. the core end-to-end suites under ThreadSanitizer (scripts/test-sanitizers.sh thread --core);
 #   7. the packages: a self-contained release build as a wheel and an npm tarball, installed outside the checkout
 #      and driven with the checkout and the toolchain hidden (scripts/test-package.sh);
-#   8. a fuzzing smoke run of the nine libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 10, each
+#   8. a fuzzing smoke run of the nine libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 5, each
 #      target in $FUZZ_JOBS libFuzzer jobs, default 1, built at $FUZZ_OPT, default -Onone; `fuzz/run.sh all 60`
 #      fuzzes for longer, optimised).
 # Steps 7 and 8 run in the background beside 2 to 6 (below).
@@ -77,7 +77,7 @@ hash -r  # python3 is the venv's from here on, whatever this shell looked up bef
 if [ "$quick" = 0 ]; then
     # One libFuzzer job a target: the other core is the foreground's.
     # Unoptimised (FUZZ_OPT): a smoke run, for half the build's CPU time.
-    background fuzz bash -c "export FUZZ_OPT=\${FUZZ_OPT:--Onone}; bash fuzz/run.sh build && FUZZ_JOBS=\${FUZZ_JOBS:-1} bash fuzz/run.sh all ${FUZZ_SECONDS:-10}"
+    background fuzz bash -c "export FUZZ_OPT=\${FUZZ_OPT:--Onone}; bash fuzz/run.sh build && FUZZ_JOBS=\${FUZZ_JOBS:-1} bash fuzz/run.sh all ${FUZZ_SECONDS:-5}"
     background packages bash scripts/test-package.sh
 fi
 
