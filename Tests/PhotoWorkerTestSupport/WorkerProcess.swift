@@ -191,20 +191,23 @@ package final class WorkerProcess: Sendable {
     /// up (the test process's cooperative threads busy with in-process suites) for longer than the whole job, so a
     /// cancel sent "mid-flight" may reach a worker that has already answered. Then nothing about cancellation was
     /// tested, and the test should try again rather than pass or fail.
-    /// - Returns: whether the job was in flight, its final reply, and every other message read meanwhile.
-    package func cancelAcknowledged(_ id: Int, as ackID: Int) async throws -> (inFlight: Bool, reply: JSONValue, others: [JSONValue]) {
+    /// - Returns: whether the job was in flight, its final reply, and the other messages read meanwhile: those before
+    /// the final reply, and those after it (for the job, there must be none).
+    package func cancelAcknowledged(_ id: Int, as ackID: Int)
+        async throws -> (inFlight: Bool, reply: JSONValue, before: [JSONValue], after: [JSONValue]) {
         request(ackID, "jobs.cancel", ["id": .int(id)])
-        var ack: JSONValue?, reply: JSONValue?, others: [JSONValue] = []
+        var ack: JSONValue?, reply: JSONValue?, before: [JSONValue] = [], after: [JSONValue] = []
         while ack == nil || reply == nil {
             guard let m = try await next() else { throw TimedOut(what: "jobs.cancel's answer and reply \(id) (stream ended)") }
             if m["method"] == nil && m["id"] == .int(ackID) { ack = m }
             else if m["method"] == nil && m["id"] == .int(id) { reply = m }
-            else { others.append(m) }
+            else if reply == nil { before.append(m) }
+            else { after.append(m) }
         }
         guard case .bool(let inFlight)? = ack?["result"]?["cancelled"] else {
             throw TimedOut(what: "a jobs.cancel result, got \(ack!)")
         }
-        return (inFlight, reply!, others)
+        return (inFlight, reply!, before, after)
     }
 
     /// Runs `attempt` (which starts a job on a fresh worker and cancels it with ``cancelAcknowledged(_:as:)``) until
