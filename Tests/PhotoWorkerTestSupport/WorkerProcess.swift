@@ -204,9 +204,7 @@ package final class WorkerProcess: Sendable {
             else if reply == nil { before.append(m) }
             else { after.append(m) }
         }
-        guard case .bool(let inFlight)? = ack?["result"]?["cancelled"] else {
-            throw TimedOut(what: "a jobs.cancel result, got \(ack!)")
-        }
+        let inFlight = try #require(ack?["result"]?["cancelled"]?.boolValue, "jobs.cancel's result: \(String(describing: ack))")
         return (inFlight, reply!, before, after)
     }
 
