@@ -1,6 +1,8 @@
+import Foundation
 import Compute
 import Imaging
 import Inference
+import PhotoWorkerTestSupport
 @testable import PhotoWorker
 import Testing
 
@@ -8,8 +10,11 @@ import Testing
 /// two cuts side by side) against the same stage graph run inline, one stage after another.
 struct StickerStageTests {
     static func expectSame(_ a: Sticker, _ b: Sticker, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(a.mask.values == b.mask.values, sourceLocation: sourceLocation)
-        #expect(a.image.pixels == b.image.pixels, sourceLocation: sourceLocation)
+        // Counts of the differing values, not the arrays: a failure prints what differs, not megabytes.
+        func differing(_ x: [UInt8], _ y: [UInt8]) -> Int { x.count == y.count ? zip(x, y).filter { $0 != $1 }.count : -1 }
+        let masks = differing(a.mask.values, b.mask.values), pixels = differing(a.image.pixels, b.image.pixels)
+        #expect(masks == 0, "mask values that differ (-1: sizes)", sourceLocation: sourceLocation)
+        #expect(pixels == 0, "pixel bytes that differ (-1: sizes)", sourceLocation: sourceLocation)
         #expect(a.boundingBox == b.boundingBox && a.confidence == b.confidence, sourceLocation: sourceLocation)
     }
 
@@ -44,6 +49,39 @@ struct StickerStageTests {
         Self.expectSame(sticker, inline)
         // The disc, not the whole frame.
         #expect(sticker.confidence > 0 && sticker.coverage > 0.1 && sticker.coverage < 0.5)
+    }
+
+    /// A box under half the photo is cut from the photo's map averaged with its own part's (on the vase of
+    /// corpus/subjects/pair.jpg, a cut that differs from the photo's map alone); a larger one from the photo's map
+    /// alone.
+    @Test(arguments: [(PixelRect(x: 15, y: 20, width: 115, height: 202), true),
+                      (PixelRect(x: 0, y: 0, width: 200, height: 240), false)])
+    func aSmallBoxIsCutFromItsFocusedMap(box: PixelRect, focused: Bool) async throws {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let image = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: Corpus.path("subjects/pair.jpg"))))).image
+        let prompt = SubjectPrompt.box(box)
+        let (sticker, _) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool,
+                                                          memory: ActivationMemory(),
+                                                          cut: StickerCutSpec(subject: SubjectSpec(prompt)))
+        var options = StickerStage.networkOptions(StickerOptions())
+        options.subject = prompt
+        let settled = options
+        let networks = try SubjectNetwork.Networks.load()
+        let region = SubjectNetwork.focusRegion(for: box, width: image.width, height: image.height)
+        #expect((region != nil) == focused, "\(String(describing: region))")
+        let whole = try await StickerExtractor.extract(from: image, options: settled, subjectMap: {
+            try await SubjectNetwork.map(for: image, mirrored: true, networks: networks)
+        })
+        guard let region else { return Self.expectSame(sticker, whole) }
+        let expected = try await StickerExtractor.extract(from: image, options: settled, subjectMap: {
+            try await SubjectNetwork.map(for: image, focusedOn: region, longSide: settled.workingSize, mirrored: true,
+                                         networks: networks)
+        })
+        Self.expectSame(sticker, expected)
+        let differs = expected.mask.values != whole.mask.values
+        #expect(differs, "the photo's map alone gives the same cut: a test that cannot fail")
     }
 
     @Test func aCancelledStickerStopsWithCancellation() async throws {

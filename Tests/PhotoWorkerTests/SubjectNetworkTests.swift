@@ -39,4 +39,40 @@ struct SubjectNetworkTests {
         #expect(centre > 0.5, "centre \(centre)")
         #expect(corners.0 < 0.5 && corners.1 < 0.5, "corners \(corners)")
     }
+
+    @Test func aBoxUnderHalfThePhotoIsMappedGrownByATenthASide() {
+        let region = SubjectNetwork.focusRegion(for: PixelRect(x: 100, y: 50, width: 50, height: 40), width: 240, height: 160)
+        #expect(region == PixelRect(x: 95, y: 46, width: 60, height: 48), "\(String(describing: region))")
+        // Clamped to the photo where the box reaches its edge or beyond.
+        let edge = SubjectNetwork.focusRegion(for: PixelRect(x: -20, y: 0, width: 60, height: 50), width: 240, height: 160)
+        #expect(edge == PixelRect(x: 0, y: 0, width: 44, height: 55), "\(String(describing: edge))")
+        // Half the photo or more: the photo's own map sees the subject large enough.
+        let half = SubjectNetwork.focusRegion(for: PixelRect(x: 0, y: 0, width: 120, height: 160), width: 240, height: 160)
+        #expect(half == nil, "\(String(describing: half))")
+        #expect(SubjectNetwork.focusRegion(for: PixelRect(x: 300, y: 0, width: 20, height: 20), width: 240, height: 160) == nil)
+    }
+
+    @Test func theFocusedMapIsThePhotosMapAveragedWithTheRegionsOwn() async throws {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let image = Self.photo()
+        let networks = try SubjectNetwork.Networks.load()
+        let region = PixelRect(x: 60, y: 20, width: 120, height: 120)
+        let focused = try await SubjectNetwork.map(for: image, focusedOn: region, longSide: 480, mirrored: true,
+                                                   networks: networks, on: PoolStages(pool))
+        let inTurn = try await SubjectNetwork.map(for: image, focusedOn: region, longSide: 480, mirrored: true,
+                                                  networks: networks, on: PoolStages(pool, concurrent: false))
+        let whole = try await SubjectNetwork.map(for: image, mirrored: true, networks: networks)
+        let part = try await SubjectNetwork.map(for: image, region: region, mirrored: true, networks: networks)
+        // The region is read in place, as the crop of the photo would be (its edge's taps aside).
+        let crop = try await SubjectNetwork.map(for: Compositing.crop(image, x: 60, y: 20, width: 120, height: 120),
+                                                mirrored: true, networks: networks)
+        let worst = zip(part.values, crop.values).map { abs($0 - $1) }.max() ?? 1
+        #expect(worst < 0.05, "largest difference from the cropped photo's map \(worst)")
+        let expected = whole.averaged(with: part, of: region, photoWidth: 240, photoHeight: 160, longSide: 480)
+        #expect(focused.width == 480 && focused.height == 320, "\(focused.width)x\(focused.height)")
+        #expect(focused.values == expected.values)
+        #expect(inTurn.values == expected.values)
+    }
 }

@@ -45,6 +45,33 @@ public struct SubjectMap: Sendable {
         w == width && h == height ? self : SubjectMap(width: w, height: h, values: resampled(width: w, height: h))
     }
 
+    /// This map of a whole photo (`photoWidth` x `photoHeight`) averaged with `part`, the map of the photo's
+    /// `region` alone, on a grid of the photo with `longSide` pixels on its long side. Outside the region `part`
+    /// counts as 0: it is made for a box the person drew round the subject, outside which nothing is kept anyway.
+    /// - Precondition: `region` lies on the photo and has an area.
+    public func averaged(with part: SubjectMap, of region: PixelRect, photoWidth: Int, photoHeight: Int,
+                         longSide: Int) -> SubjectMap {
+        precondition(region.width > 0 && region.height > 0 && region.x >= 0 && region.y >= 0
+                         && region.x + region.width <= photoWidth && region.y + region.height <= photoHeight,
+                     "the region lies off the photo")
+        let scale = Double(longSide) / Double(max(photoWidth, photoHeight))
+        let mw = max(1, Int((Double(photoWidth) * scale).rounded()))
+        let mh = max(1, Int((Double(photoHeight) * scale).rounded()))
+        let ox = min(mw - 1, Int((Double(region.x) * scale).rounded()))
+        let oy = min(mh - 1, Int((Double(region.y) * scale).rounded()))
+        let pw = max(1, min(mw - ox, Int((Double(region.width) * scale).rounded())))
+        let ph = max(1, min(mh - oy, Int((Double(region.height) * scale).rounded())))
+        let placed = part.resampled(width: pw, height: ph)
+        var values = resampled(width: mw, height: mh)
+        for y in 0..<mh {
+            for x in 0..<mw {
+                let inside = x >= ox && x < ox + pw && y >= oy && y < oy + ph
+                values[y * mw + x] = 0.5 * (values[y * mw + x] + (inside ? placed[(y - oy) * pw + x - ox] : 0))
+            }
+        }
+        return SubjectMap(width: mw, height: mh, values: values)
+    }
+
     /// The map at 0.5, resampled to `w` x `h`: the network's cut-out alone (for measurements).
     public func thresholdMask(width w: Int, height h: Int) -> Mask {
         Mask(width: w, height: h, values: resampled(width: w, height: h).map { $0 >= 0.5 ? 255 : 0 })

@@ -18,7 +18,9 @@ enum StickerStage {
     /// activations' blocks (the worker's, so one sticker's passes reuse the last one's).
     ///
     /// `cut` says which subject (validated against the photo here: -32602 at its `subjectPath` when a point or the
-    /// box is off the photo) and whether the soft edge is decontaminated. `mirrored: false` leaves out the
+    /// box is off the photo) and whether the soft edge is decontaminated. A box under half the photo has the network
+    /// map its part as well (`SubjectNetwork.map(for:focusedOn:...)`): two more passes, for a better cut of a
+    /// small subject. `mirrored: false` leaves out the
     /// network's pass over the mirror image (its steadier map costs about 40% of the network's time): for frames
     /// of a clip, whose masks are steadied across frames instead.
     static func extract(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter, on compute: ComputePool,
@@ -34,10 +36,22 @@ enum StickerStage {
             // a decisive one is nearly always followed by a decisive whole map, and its photo's pass can then have
             // the second thread's help instead.
             let gate = SpeculationGate()
+            let options = networkOptions(base)
+            // A box round a small subject: the network maps the box's part as well, seeing the subject large.
+            var focus: PixelRect?
+            if case .box(let box) = base.subject {
+                focus = SubjectNetwork.focusRegion(for: box, width: image.width, height: image.height)
+            }
             let sticker = try await SpeculationGate.$current.withValue(gate) {
-                try await StickerExtractor.extract(from: image, options: networkOptions(base), subjectMap: {
-                    try await SubjectNetwork.map(for: image, mirrored: mirrored, networks: networks, on: stages,
-                                                 memory: memory) { if !$0.isDecisive { gate.open() } }
+                try await StickerExtractor.extract(from: image, options: options, subjectMap: { [focus] in
+                    let ready: @Sendable (SubjectMap) -> Void = { if !$0.isDecisive { gate.open() } }
+                    if let focus {
+                        return try await SubjectNetwork.map(for: image, focusedOn: focus, longSide: options.workingSize,
+                                                            mirrored: mirrored, networks: networks, on: stages,
+                                                            memory: memory, mirrorMapReady: ready)
+                    }
+                    return try await SubjectNetwork.map(for: image, mirrored: mirrored, networks: networks, on: stages,
+                                                        memory: memory, mirrorMapReady: ready)
                 }, on: stages)
             }
             return (sticker, .network)

@@ -41,11 +41,14 @@ public enum SubjectNetwork {
     ///   - mirrorMapReady: told the mirror image's map (at `mirrorSide`, mirrored) as soon as its pass ends, usually
     ///     well before the photo's: a first sign of what the whole map will look like.
     /// - Throws: `CancellationError`; ``InferenceError`` for an input the network refuses.
-    public static func map(for image: Image, mirrored: Bool, networks: Networks,
+    ///   - region: the part of the photo to map, as if cropped (read in place, not copied); nil for all of it.
+    public static func map(for image: Image, region: PixelRect? = nil, mirrored: Bool, networks: Networks,
                            on stages: some StageRunner = InlineStages(),
                            memory: ActivationMemory = ActivationMemory(),
                            mirrorMapReady: (@Sendable (SubjectMap) -> Void)? = nil) async throws -> SubjectMap {
-        let inputs = try await stages.stage { try Self.inputs(for: image, mirrored: mirrored, network: networks.direct) }
+        let inputs = try await stages.stage {
+            try Self.inputs(for: image, region: region, mirrored: mirrored, network: networks.direct)
+        }
         guard let mirror = inputs.mirror else {
             return try await pass(inputs.direct, on: networks.direct, stages: stages, memory: memory)
         }
@@ -60,14 +63,52 @@ public enum SubjectNetwork {
         return average(map, mirroredMap: flipped)
     }
 
+    /// The map for a box drawn round the subject: the photo's map (as `map(for:mirrored:networks:on:memory:)`)
+    /// averaged with the map of `region` alone (``focusRegion(for:width:height:)``), where the network sees the
+    /// subject large; on a grid of the photo with `longSide` pixels on its long side (the cut's working size).
+    /// The two maps' passes are stages of their own, so they run beside each other when `stages` allows.
+    /// - Throws: `CancellationError`; ``InferenceError`` for an input the network refuses.
+    public static func map(for image: Image, focusedOn region: PixelRect, longSide: Int, mirrored: Bool,
+                           networks: Networks, on stages: some StageRunner = InlineStages(),
+                           memory: ActivationMemory = ActivationMemory(),
+                           mirrorMapReady: (@Sendable (SubjectMap) -> Void)? = nil) async throws -> SubjectMap {
+        let (whole, part) = try await stages.pair(
+            { try await map(for: image, mirrored: mirrored, networks: networks, on: stages, memory: memory,
+                            mirrorMapReady: mirrorMapReady) },
+            { try await map(for: image, region: region, mirrored: mirrored, networks: networks, on: stages, memory: memory) })
+        return whole.averaged(with: part, of: region, photoWidth: image.width, photoHeight: image.height,
+                              longSide: longSide)
+    }
+
+    /// The part of the photo a box prompt has mapped on its own: the box grown by a tenth of its size a side, on the
+    /// photo; nil when the box covers `focusedBoxShare` of the photo or more (the network sees its subject large
+    /// enough already) or lies off it.
+    public static func focusRegion(for box: PixelRect, width: Int, height: Int) -> PixelRect? {
+        let bx0 = max(0, box.x), by0 = max(0, box.y)
+        let bx1 = min(width, box.x + box.width), by1 = min(height, box.y + box.height)
+        guard bx1 > bx0, by1 > by0,
+              Double((bx1 - bx0) * (by1 - by0)) < focusedBoxShare * Double(width * height) else { return nil }
+        let gx = (bx1 - bx0) / 10, gy = (by1 - by0) / 10
+        let x0 = max(0, bx0 - gx), y0 = max(0, by0 - gy)
+        let x1 = min(width, bx1 + gx), y1 = min(height, by1 + gy)
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// A box under this share of the photo's area has its part mapped as well: on sticker-dev's tuning half the
+    /// second map gained on such boxes and changed nothing or lost on larger ones (bench/README.md, issue #47).
+    static let focusedBoxShare = 0.5
+
     /// Photos up to this many pixels get their stages at once (12 megapixels, 48 MB decoded).
     static let concurrentPassPixels = 12_000_000
 
-    /// The photo as the network takes it (resized to its input size, Lanczos, and normalised) and,
+    /// The photo (or its `region`) as the network takes it (resized to its input size, Lanczos, and normalised) and,
     /// when `mirrored`, its mirror image at `mirrorSide` (resized from the first: the photo is
     /// reduced once).
-    static func inputs(for image: Image, mirrored: Bool, network: Network) throws -> (direct: Tensor, mirror: Tensor?) {
-        let small = try Resampler.resize(image, width: network.inputWidth, height: network.inputHeight)
+    static func inputs(for image: Image, region: PixelRect? = nil, mirrored: Bool,
+                       network: Network) throws -> (direct: Tensor, mirror: Tensor?) {
+        let r = region ?? PixelRect(x: 0, y: 0, width: image.width, height: image.height)
+        let small = try Resampler.resize(image, sourceX: r.x, sourceY: r.y, sourceWidth: r.width, sourceHeight: r.height,
+                                         width: network.inputWidth, height: network.inputHeight)
         guard mirrored else { return (tensor(small), nil) }
         return (tensor(small), Self.mirrored(tensor(try Resampler.resize(small, width: mirrorSide, height: mirrorSide))))
     }
