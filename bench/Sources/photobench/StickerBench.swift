@@ -5,7 +5,7 @@ import PhotoWorker
 
 /// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split] [--no-faces]
 ///  [--net [--mirror] [--net-weight W] [--net-exponent E] [--classical-when-undecided] [--map-cache DIR] | --net-only]
-///  [--prompt point|box|all|box-net]`
+///  [--prompt point|box|all|box-whole|box-net]`
 ///
 /// Runs `StickerExtractor.extract` over every image of the sticker-dev corpus (images/NAME.jpg,
 /// masks/NAME.png) and prints the mean IoU against the human masks (both thresholded at 128) and the
@@ -13,7 +13,9 @@ import PhotoWorker
 /// pairs instead (handy while a decoder is unavailable). `--dump` writes each mask as OUTDIR/NAME.pgm.
 /// `--split` also prints the mean IoU of the tuning half (the first half of the names in sorted order)
 /// and of the held-out half: tune on the first, report the second, so changes are not fitted to the
-/// whole corpus. `--no-faces` turns the face prior off (`StickerOptions.detectsFaces`).
+/// whole corpus. `--no-faces` turns the face prior off (`StickerOptions.detectsFaces`). `--prompt` gives each photo
+/// a subject from its human mask: the point deepest inside it, or its tight box (`box` maps as the worker does,
+/// `box-whole` with the whole photo's map alone, as the worker did before, `box-net` with the box's part's alone).
 enum StickerBench {
     static func run(_ args: [String]) async throws {
         var dir = "corpus/sticker-dev"
@@ -79,13 +81,24 @@ enum StickerBench {
             options.subjectMap = nil
             switch prompt {
             case "point": options.subject = .points(include: [deepestPoint(of: pair.truth)], exclude: [])
-            case "box", "box-net": options.subject = .box(boundingBox(of: pair.truth))
+            case "box", "box-net", "box-whole": options.subject = .box(boundingBox(of: pair.truth))
             case "all": options.subject = .all
             case nil: break
-            default: throw BenchError("--prompt point|box|all")
+            default: throw BenchError("--prompt point|box|all|box-whole|box-net")
+            }
+            var used = map
+            if prompt == "box", let whole = map,
+               let focus = SubjectNetwork.focusRegion(for: boundingBox(of: pair.truth), width: pair.image.width,
+                                                      height: pair.image.height) {
+                // As the worker maps a box round a small subject (`StickerStage.extract`), the photo's map from the
+                // cache.
+                let part = try await SubjectNetwork.map(for: pair.image, region: focus, mirrored: mirror,
+                                                        networks: try SubjectNetwork.Networks.load(), memory: activations)
+                used = whole.averaged(with: part, of: focus, photoWidth: pair.image.width, photoHeight: pair.image.height,
+                                      longSide: options.workingSize)
             }
             let sticker = try await StickerExtractor.extract(from: pair.image, options: options,
-                                                             subjectMap: map.map { map in { @Sendable in map } })
+                                                             subjectMap: used.map { map in { @Sendable in map } })
             let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
             cpuTimes.append((processCPUTime() - cpuStart) * 1000)
             let iou = sticker.mask.intersectionOverUnion(pair.truth)
