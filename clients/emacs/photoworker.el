@@ -13,7 +13,9 @@
 ;;
 ;;   M-x photoworker-thumbnail   write NAME-thumb.jpg beside the image
 ;;   M-x photoworker-palette     insert the dominant colours' hex codes at point, as colour swatches
-;;   M-x photoworker-sticker     write NAME-sticker.png, the subject cut out
+;;   M-x photoworker-sticker     write NAME-sticker.png, the subject cut out (C-u: the subject at a pixel X Y)
+;;   M-x photoworker-subjects    list the photo's separate subjects, each with the pixel that selects it
+;;   photoworker-sticker-at-mouse  bind to a click in `image-mode': the subject under the click
 ;;   M-x photoworker-process     stickers, gradients and palettes for a whole folder, with progress
 ;;   M-x photoworker-cancel      cancel what is running
 ;;
@@ -178,13 +180,73 @@ Returns the request id.  No timeout: a long job runs until it ends or is cancell
                                (message "photoworker: palette %s" (string-join hexes " "))))))))
 
 ;;;###autoload
-(defun photoworker-sticker ()
-  "Cut the subject of the image at point out as NAME-sticker.png beside it."
-  (interactive)
+(defun photoworker-sticker (&optional point)
+  "Cut the subject of the image at point out as NAME-sticker.png beside it.
+With POINT, a list (X Y) naming a pixel of the photo as displayed (after its EXIF orientation), the subject
+under that pixel instead; interactively a prefix argument asks for it (`photoworker-subjects' lists one per
+subject), and in a buffer showing the image `photoworker-sticker-at-mouse' takes it from a click."
+  (interactive (list (and current-prefix-arg (photoworker--read-point))))
   (let* ((src (photoworker--target-or-error))
-         (out (concat (file-name-sans-extension src) "-sticker.png")))
-    (photoworker-request "image.sticker" (list :source (list :path src) :output (list :path out))
-                         (photoworker--reporter (lambda (_) (format "sticker -> %s" out))))))
+         (out (concat (file-name-sans-extension src) "-sticker.png"))
+         (what (if point (format "sticker of the subject at %d %d" (nth 0 point) (nth 1 point)) "sticker")))
+    (photoworker-request "image.sticker"
+                         (append (list :source (list :path src) :output (list :path out))
+                                 (and point (list :subject (list :point (vconcat point)))))
+                         (photoworker--reporter
+                          (lambda (r) (format "%s: box %s -> %s" what (photoworker--box-text (plist-get r :boundingBox)) out))))))
+
+(defun photoworker--box-text (box)
+  (format "%d,%d %dx%d" (plist-get box :x) (plist-get box :y) (plist-get box :width) (plist-get box :height)))
+
+(defun photoworker--read-point ()
+  "Asks for a pixel of the photo, X Y."
+  (let ((text (read-string "Subject at pixel (X Y): ")))
+    (unless (string-match "\\`[ \t]*\\([0-9]+\\)[ \t]+\\([0-9]+\\)[ \t]*\\'" text)
+      (user-error "photoworker: a point is two numbers, X Y: a pixel of the photo"))
+    (list (string-to-number (match-string 1 text)) (string-to-number (match-string 2 text)))))
+
+(defun photoworker--photo-point (x y shown-width shown-height photo-width photo-height)
+  "The photo's pixel under (X, Y) of the image shown at SHOWN-WIDTH x SHOWN-HEIGHT, the photo being
+PHOTO-WIDTH x PHOTO-HEIGHT: a list (X Y) on the photo."
+  (list (min (1- photo-width) (max 0 (floor (* (+ x 0.5) (/ (float photo-width) shown-width)))))
+        (min (1- photo-height) (max 0 (floor (* (+ y 0.5) (/ (float photo-height) shown-height)))))))
+
+;;;###autoload
+(defun photoworker-sticker-at-mouse (event)
+  "Cut out the subject under the mouse click EVENT on the image shown in this buffer (`image-mode').
+The click's pixel is scaled from the image as shown to the image's own size, which is the worker's view of the
+photo unless Emacs shows it unturned despite an EXIF orientation (then use `photoworker-sticker' with a point)."
+  (interactive "e")
+  (let* ((posn (event-start event))
+         (image (posn-image posn))
+         (xy (posn-object-x-y posn)))
+    (unless (and image xy) (user-error "photoworker: click on the image itself"))
+    (when (image-property image :rotation) (user-error "photoworker: the image is shown rotated; show it unrotated"))
+    (let* ((shown (image-size image t))
+           ;; The same image without what scales it: its own size.
+           (plain (cons 'image (cl-loop for (key value) on (cdr image) by #'cddr
+                                        unless (memq key '(:scale :width :height :max-width :max-height))
+                                        append (list key value)))))
+      (let ((own (image-size plain t)))
+        (with-current-buffer (window-buffer (posn-window posn))
+          (photoworker-sticker (photoworker--photo-point (car xy) (cdr xy) (car shown) (cdr shown) (car own) (cdr own))))))))
+
+;;;###autoload
+(defun photoworker-subjects ()
+  "List the separate subjects of the image at point, largest first, each with the pixel that selects it."
+  (interactive)
+  (let ((src (photoworker--target-or-error)))
+    (photoworker-request "image.subjects" (list :source (list :path src))
+                         (lambda (result error)
+                           (if error
+                               (message "photoworker: %s" (photoworker--error-text error))
+                             (let ((subjects (append (plist-get result :subjects) nil)) (i 0))
+                               (unless subjects (message "photoworker: no subject found"))
+                               (dolist (s subjects)
+                                 (let ((p (plist-get s :point)))
+                                   (setq i (1+ i))
+                                   (message "photoworker: subject %d: box %s, point %d %d (C-u M-x photoworker-sticker)"
+                                            i (photoworker--box-text (plist-get s :box)) (aref p 0) (aref p 1))))))))))
 
 ;;;###autoload
 (defun photoworker-process (folder)

@@ -100,4 +100,43 @@
     (let ((err (should-error (photoworker-connection) :type 'user-error)))
       (should (string-match-p "not found" (cadr err))))))
 
+(ert-deftest photoworker-subjects-and-the-sticker-a-point-selects ()
+  "The two subjects of a two-subject photo are listed with their points; a point cuts that subject alone."
+  (let ((pair (expand-file-name "pair.jpg" photoworker-test--scratch)))
+    (make-directory photoworker-test--scratch t)
+    (copy-file (expand-file-name "subjects/pair.jpg" (getenv "PHOTOWORKER_CORPUS")) pair t)
+    (with-temp-buffer
+      (setq buffer-file-name pair)
+      (photoworker-subjects)
+      (should (photoworker-test--wait (lambda () (string-match-p "subject 2: " (photoworker-test--messages))) 60))
+      (should (string-match "subject [0-9]: box \\(1[5-9][0-9]\\|[2-9][0-9][0-9]\\),[0-9]+ [0-9]+x[0-9]+, point \\([0-9]+\\) \\([0-9]+\\)"
+                            (photoworker-test--messages)))
+      (let* ((point (list (string-to-number (match-string 2 (photoworker-test--messages)))
+                          (string-to-number (match-string 3 (photoworker-test--messages)))))
+             (told (format "sticker of the subject at %d %d: box \\([0-9]+\\)," (nth 0 point) (nth 1 point))))
+        (photoworker-sticker point)
+        (should (photoworker-test--wait (lambda () (string-match-p told (photoworker-test--messages))) 60))
+        (string-match told (photoworker-test--messages))
+        (should (>= (string-to-number (match-string 1 (photoworker-test--messages))) 156))
+        (should (file-exists-p (expand-file-name "pair-sticker.png" photoworker-test--scratch))))
+      (setq buffer-file-name nil))))
+
+(ert-deftest photoworker-the-readmes-click-binding-runs-as-written ()
+  "README.md's elisp block, evaluated as written, binds the click in `image-mode'."
+  (let ((readme (expand-file-name "README.md" (file-name-directory (locate-library "photoworker")))))
+    (with-temp-buffer
+      (insert-file-contents readme)
+      ;; The block that binds the click (the first one is the set-up, with placeholder paths).
+      (should (re-search-forward "^```elisp\n\\((with-eval-after-load 'image-mode\\(?:.\\|\n\\)*?\n\\)```" nil t))
+      (eval (car (read-from-string (concat "(progn " (match-string 1) ")"))) t))
+    (require 'image-mode)
+    (should (eq (lookup-key image-mode-map [S-mouse-1]) #'photoworker-sticker-at-mouse))))
+
+(ert-deftest photoworker-a-click-on-the-shown-image-is-scaled-to-the-photo ()
+  ;; Shown at half size: the click's pixel doubles (centres kept), within the photo.
+  (should (equal (photoworker--photo-point 10 20 160 120 320 240) '(21 41)))
+  (should (equal (photoworker--photo-point 159 119 160 120 320 240) '(319 239)))
+  (should (equal (photoworker--photo-point 0 0 640 480 320 240) '(0 0))))
+
+
 ;;; photoworker-test.el ends here

@@ -61,6 +61,32 @@ check(vim.wait(30000, function() return vim.fn.filereadable(scratch .. '/girl-1-
 vim.cmd('PhotoworkerSticker')
 check(vim.wait(60000, function() return vim.fn.filereadable(scratch .. '/girl-1-sticker.png') == 1 end, 10), 'sticker written')
 
+-- the separate subjects of a two-subject photo, each with its point; the sticker of the one a point selects
+local pair = scratch .. '/pair.jpg'
+vim.fn.writefile(vim.fn.readfile(corpus .. '/subjects/pair.jpg', 'b'), pair, 'b')
+vim.cmd('edit! ' .. vim.fn.fnameescape(pair))
+vim.cmd('PhotoworkerSubjects')
+check(vim.wait(60000, function() return said('subject 2: ') end, 10), 'two subjects listed: ' .. vim.inspect(messages))
+local px, py
+for _, m in ipairs(messages) do
+  local bx, x, y = m:match('subject %d: box (%d+),%d+ %d+x%d+, point (%d+) (%d+)')
+  if bx and tonumber(bx) >= 156 then px, py = x, y end
+end
+check(px ~= nil, 'the right-hand subject is listed with its point: ' .. vim.inspect(messages))
+if px then
+  vim.cmd('PhotoworkerSticker ' .. px .. ' ' .. py)
+  check(vim.wait(60000, function() return said('sticker of the subject at ' .. px .. ' ' .. py .. ': box') end, 10),
+    'the pointed sticker is reported: ' .. vim.inspect(messages))
+  local right = false
+  for _, m in ipairs(messages) do
+    local bx = m:match('sticker of the subject at %d+ %d+: box (%d+),')
+    if bx and tonumber(bx) >= 156 then right = true end
+  end
+  check(right and vim.fn.filereadable(scratch .. '/pair-sticker.png') == 1, 'the right-hand subject alone: ' .. vim.inspect(messages))
+end
+vim.cmd('PhotoworkerSticker 12')
+check(said('a point is two numbers'), 'a point of one number is explained')
+
 -- a folder, with progress in the status line
 for _, name in ipairs({ 'girl-1.jpg', 'animal-2.jpg', 'car-1.jpg' }) do photo(name, 'batch') end
 local seen = {}

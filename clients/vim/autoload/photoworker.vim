@@ -176,14 +176,55 @@ def InsertColors(buf: number, pos: list<number>, colors: list<any>)
   Message('palette ' .. text)
 enddef
 
-export def Sticker()
+def BoxText(b: dict<any>): string
+  return printf('%d,%d %dx%d', b.x, b.y, b.width, b.height)
+enddef
+
+# Cuts the subject out as NAME-sticker.png. `point` "X Y" (a pixel of the photo as displayed, after its EXIF
+# orientation; :PhotoworkerSubjects lists one per subject) cuts the subject under that point instead.
+export def Sticker(point: string = '')
   var src = TargetOrComplain()
   if src == ''
     return
   endif
   var out = fnamemodify(src, ':r') .. '-sticker.png'
-  Request('image.sticker', {source: {path: src}, output: {path: out}},
-    (result, error) => error == null ? Message('sticker -> ' .. out) : Message(ErrorText(error), true))
+  var params: dict<any> = {source: {path: src}, output: {path: out}}
+  var what = 'sticker'
+  if point =~ '\S'
+    var m = matchlist(point, '^\s*\(\d\+\)\s\+\(\d\+\)\s*$')
+    if empty(m)
+      Message('a point is two numbers, X Y: a pixel of the photo', true)
+      return
+    endif
+    params.subject = {point: [str2nr(m[1]), str2nr(m[2])]}
+    what = printf('sticker of the subject at %s %s', m[1], m[2])
+  endif
+  Request('image.sticker', params,
+    (result, error) => error == null
+      ? Message(printf('%s: box %s -> %s', what, BoxText(result.boundingBox), out))
+      : Message(ErrorText(error), true))
+enddef
+
+# Lists the photo's separate subjects, largest first, each with the point that selects it.
+export def Subjects()
+  var src = TargetOrComplain()
+  if src == ''
+    return
+  endif
+  Request('image.subjects', {source: {path: src}},
+    (result, error) => error == null ? ListSubjects(result.subjects) : Message(ErrorText(error), true))
+enddef
+
+def ListSubjects(subjects: list<any>)
+  if empty(subjects)
+    Message('no subject found')
+  endif
+  var i = 1
+  for s in subjects
+    Message(printf('subject %d: box %s, point %d %d (:PhotoworkerSticker %d %d)', i, BoxText(s.box),
+      s.point[0], s.point[1], s.point[0], s.point[1]))
+    i += 1
+  endfor
 enddef
 
 # Stickers, gradients and palettes for every image of a folder, with progress in the status line.

@@ -9,7 +9,8 @@ g:loaded_photoworker = 1
 
 command! -nargs=? PhotoworkerThumbnail photoworker#Thumbnail(<q-args>)
 command! -nargs=? PhotoworkerPalette photoworker#Palette(<q-args>)
-command! -nargs=0 PhotoworkerSticker photoworker#Sticker()
+command! -nargs=* PhotoworkerSticker photoworker#Sticker(<q-args>)
+command! -nargs=0 PhotoworkerSubjects photoworker#Subjects()
 command! -nargs=? -complete=dir PhotoworkerProcess photoworker#Process(<q-args>)
 command! -nargs=0 PhotoworkerCancel photoworker#Cancel()
 command! -nargs=0 PhotoworkerStop photoworker#Stop()

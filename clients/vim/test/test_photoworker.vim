@@ -70,6 +70,25 @@ Check(WaitFor(() => filereadable(scratch .. '/girl-1-thumb.jpg'), 30.0), 'thumbn
 PhotoworkerSticker
 Check(WaitFor(() => filereadable(scratch .. '/girl-1-sticker.png'), 60.0), 'sticker written')
 
+# --- the separate subjects of a two-subject photo, each with its point; the sticker of the one a point selects
+var pair = scratch .. '/pair.jpg'
+writefile(readfile(corpus .. '/subjects/pair.jpg', 'b'), pair, 'b')
+execute 'edit! ' .. fnameescape(pair)
+PhotoworkerSubjects
+Check(WaitFor(() => execute('messages') =~ 'subject 2: ', 60.0), 'two subjects listed: ' .. execute('messages'))
+var right = matchlist(execute('messages'), 'subject \d: box \(1[5-9]\d\|[2-9]\d\d\),\d\+ \d\+x\d\+, point \(\d\+\) \(\d\+\)')
+Check(!empty(right), 'the right-hand subject is listed with its point: ' .. execute('messages'))
+if !empty(right)
+  execute 'PhotoworkerSticker ' .. right[2] .. ' ' .. right[3]
+  var told = 'sticker of the subject at ' .. right[2] .. ' ' .. right[3] .. ': box '
+  Check(WaitFor(() => execute('messages') =~ told, 60.0), 'the pointed sticker is reported: ' .. execute('messages'))
+  var box = matchlist(execute('messages'), told .. '\(\d\+\),')
+  Check(!empty(box) && str2nr(box[1]) >= 156 && filereadable(scratch .. '/pair-sticker.png'),
+    'the right-hand subject alone: ' .. execute('messages'))
+endif
+PhotoworkerSticker 12
+Check(execute('messages') =~ 'a point is two numbers', 'a point of one number is explained')
+
 # --- a folder with progress in the status line
 for name in ['girl-1.jpg', 'animal-2.jpg', 'car-1.jpg']
   Photo(name, 'batch')

@@ -161,12 +161,45 @@ function M.palette(count)
   end)
 end
 
-function M.sticker()
+local function box_text(b)
+  return string.format('%d,%d %dx%d', b.x, b.y, b.width, b.height)
+end
+
+--- Cuts the subject out as NAME-sticker.png. `args` "X Y" (a pixel of the photo as displayed, after its EXIF
+--- orientation; `:PhotoworkerSubjects` lists one per subject) cuts the subject under that point instead.
+function M.sticker(args)
   local src = target_or_complain()
   if not src then return end
-  local out = vim.fn.fnamemodify(src, ':r') .. '-sticker.png'
-  M.request('image.sticker', { source = { path = src }, output = { path = out } },
-    report(function() return 'sticker -> ' .. out end))
+  local params = { source = { path = src }, output = { path = vim.fn.fnamemodify(src, ':r') .. '-sticker.png' } }
+  if args and args:match('%S') then
+    local x, y = args:match('^%s*(%d+)%s+(%d+)%s*$')
+    if not x then
+      return message('a point is two numbers, X Y: a pixel of the photo', vim.log.levels.WARN)
+    end
+    params.subject = { point = { tonumber(x), tonumber(y) } }
+  end
+  local what = params.subject and string.format('sticker of the subject at %d %d', params.subject.point[1],
+    params.subject.point[2]) or 'sticker'
+  M.request('image.sticker', params,
+    report(function(r) return string.format('%s: box %s -> %s', what, box_text(r.boundingBox), params.output.path) end))
+end
+
+--- Lists the photo's separate subjects, largest first, each with the point that selects it.
+function M.subjects()
+  local src = target_or_complain()
+  if not src then return end
+  M.request('image.subjects', { source = { path = src } }, function(err, result)
+    if err then
+      return message(error_text(err), vim.log.levels.ERROR)
+    end
+    if #result.subjects == 0 then
+      return message('no subject found')
+    end
+    for i, s in ipairs(result.subjects) do
+      message(string.format('subject %d: box %s, point %d %d (:PhotoworkerSticker %d %d)', i, box_text(s.box),
+        s.point[1], s.point[2], s.point[1], s.point[2]))
+    end
+  end)
 end
 
 --- Stickers, gradients and palettes for every image of a folder, with progress in the status line.
