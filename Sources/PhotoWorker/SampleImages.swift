@@ -10,4 +10,10 @@ public enum SampleImages {
         return names.filter { $0.lowercased().hasSuffix(".jpg") || $0.lowercased().hasSuffix(".png") }
             .sorted().map { dir.appendingPathComponent($0).path }
     }
+
+    /// The bundled photo with two subjects side by side (two of the samples), whose subjects the demo lists and
+    /// chooses among; nil when the bundle lacks it.
+    public static var twoSubjects: String? {
+        BundledResource.url("subjects/two-subjects.jpg", bundle: "PhotoWorker_PhotoWorker.resources")?.path
+    }
 }

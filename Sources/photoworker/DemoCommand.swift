@@ -13,6 +13,9 @@ extension PhotoWorkerCommand {
                 Without a folder, uses the photos bundled with photoworker. Results go to --out (default
                 ./photoworker-demo): each photo's sticker and gradient sticker (named after the photo, numbered from
                 0 in folder order), pack-sheet.png, and pack/ with one file per sticker, ready for a messenger.
+                Then the separate subjects of one photo (--subjects-of; by default the bundled photo with two
+                subjects, or the folder's first photo) are listed, and the one --choose names is cut out by the
+                point the worker gave it, as chosen-subject.png.
                 The exit status is 1 when any photo failed (the others are still written).
                 """)
 
@@ -25,6 +28,12 @@ extension PhotoWorkerCommand {
         @Option(help: "Palette size (\(Self.paletteSizes.lowerBound) to \(Self.paletteSizes.upperBound)).")
         var count: Int = 5
 
+        @Option(help: "The photo whose subjects are listed and one chosen (default: the bundled two-subject photo, or the folder's first photo).")
+        var subjectsOf: String?
+
+        @Option(help: "Which of its subjects to cut out, 1 being the largest (default: the second when there are two or more).")
+        var choose: Int?
+
         @OptionGroup var flags: WorkerFlags
 
         /// Checked here, before any work, so a wrong `--count` is a usage error and not a failure half-way through.
@@ -33,6 +42,10 @@ extension PhotoWorkerCommand {
         func validate() throws {
             guard Self.paletteSizes.contains(count) else {
                 throw ValidationError("--count must be between \(Self.paletteSizes.lowerBound) and \(Self.paletteSizes.upperBound) (got \(count))")
+            }
+            if let choose, choose < 1 { throw ValidationError("--choose counts from 1, the largest subject (got \(choose))") }
+            if let subjectsOf, !FileManager.default.isReadableFile(atPath: subjectsOf) {
+                throw ValidationError("--subjects-of \(subjectsOf): no such file, or it cannot be read")
             }
         }
 
@@ -106,6 +119,8 @@ extension PhotoWorkerCommand {
                     "background": "#F4F1EA", "output": ["path": .string(sheet)], "filesDir": .string(pack),
                 ]) { _ in }
             }
+            let chosen = try await chooseSubject(of: subjectsOf ?? (folder == nil ? SampleImages.twoSubjects : sources.first),
+                                                 out: out, session: session)
             await session.close()
             say(String(format: "done in %.1f s: %d sticker%@, %d failed", (ContinuousClock.now - start).inSeconds,
                        completed, completed == 1 ? "" : "s", failed))
@@ -115,8 +130,51 @@ extension PhotoWorkerCommand {
                 say("  pack sheet:        \(sheet)")
                 say("  messenger files:   \(pack)/ (one per sticker)")
             }
+            if let chosen { say("  chosen subject:    \(chosen)") }
             if Terminal.isOutputClosed { Terminal.exitForClosedOutput() }
-            if failed > 0 || stickers.isEmpty { throw ExitCode.failure }
+            if failed > 0 || stickers.isEmpty || (chosen == nil && choose != nil) { throw ExitCode.failure }
+        }
+
+        /// "Which one?": lists the photo's separate subjects (`image.subjects`) and cuts out the one `--choose` names
+        /// by the point the worker gave it (`subject.point` on `image.sticker`), as a UI would. Returns the file
+        /// written, or nil when there was nothing to choose (reported on the way).
+        private func chooseSubject(of photo: String?, out: String, session: InProcessConnection) async throws -> String? {
+            guard let photo else { return nil }
+            let name = (photo as NSString).lastPathComponent
+            let found: JSONValue
+            do {
+                found = try await session.call("image.subjects", ["source": ["path": .string(photo)]]) { _ in }
+            } catch let error as RPCError where error.code != .requestCancelled {
+                say("which subject? \(name): \(error.message)")
+                return nil
+            }
+            guard case .array(let subjects)? = found["subjects"], !subjects.isEmpty else {
+                say("which subject? \(name): no subject found")
+                return nil
+            }
+            say("which subject? \(name) has \(subjects.count):")
+            for (i, s) in subjects.enumerated() {
+                let b = s["box"]
+                var p: [Int] = []
+                if case .array(let xy)? = s["point"] { p = xy.compactMap(\.intValue) }
+                say(String(format: "  %d: box %d,%d %dx%d  point %@  score %.2f", i + 1, b?["x"]?.intValue ?? 0,
+                           b?["y"]?.intValue ?? 0, b?["width"]?.intValue ?? 0, b?["height"]?.intValue ?? 0,
+                           p.map(String.init).joined(separator: " "), s["score"]?.doubleValue ?? 0))
+            }
+            let pick = choose ?? min(2, subjects.count)
+            guard pick <= subjects.count, let point = subjects[pick - 1]["point"] else {
+                say("  --choose \(pick): the photo has \(subjects.count) subject\(subjects.count == 1 ? "" : "s")")
+                return nil
+            }
+            let file = "\(out)/chosen-subject.png"
+            let r = try await session.call("image.sticker", [
+                "source": ["path": .string(photo)], "subject": ["point": point],
+                "outline": ["width": 8, "color": "#FFFFFF"], "output": ["path": .string(file)],
+            ]) { _ in }
+            let b = r["boundingBox"]
+            say(String(format: "  chose %d: its point -> %@ (box %d,%d %dx%d)", pick, (file as NSString).lastPathComponent,
+                       b?["x"]?.intValue ?? 0, b?["y"]?.intValue ?? 0, b?["width"]?.intValue ?? 0, b?["height"]?.intValue ?? 0))
+            return file
         }
 
         /// One line of the demo's report on stdout; a closed stdout is noticed by the caller.

@@ -154,6 +154,39 @@ struct CommandLineTests {
         #expect(Corpus.files(in: "\(dir)/out/pack").count == 2)
     }
 
+    /// "Which one?": the demo lists a photo's subjects and cuts out the one `--choose` names by its point; a choice
+    /// the photo does not have is said plainly and fails the demo, after the rest is written.
+    @Test func demoListsAPhotosSubjectsAndCutsOutTheChosenOne() throws {
+        let dir = try Corpus.scratch()
+        let photos = "\(dir)/photos"
+        try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Corpus.photo("girl-1.jpg"), toPath: "\(photos)/girl-1.jpg")
+        let pair = Corpus.path("subjects/pair.jpg")
+        let r = try Self.run(["demo", photos, "--out", "\(dir)/out", "--subjects-of", pair, "--choose", "2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("which subject? pair.jpg has ") }, "\(r.stdout)")
+        // The second subject of pair.jpg is one of the two halves; the chosen sticker is that half alone.
+        let second = lines.first { $0.hasPrefix("  2: box ") } ?? ""
+        let chose = lines.first { $0.hasPrefix("  chose 2: its point -> chosen-subject.png (box ") } ?? ""
+        func x(_ line: String, after marker: String) -> Int? {
+            line.components(separatedBy: marker).dropFirst().first?.split(separator: ",").first.flatMap { Int($0) }
+        }
+        let listedX = x(second, after: "box "), cutX = x(chose, after: "(box ")
+        #expect(listedX != nil && cutX != nil && abs(listedX! - cutX!) < 20, "listed \(second), cut \(chose)")
+        #expect(FileManager.default.fileExists(atPath: "\(dir)/out/chosen-subject.png"))
+        #expect(r.stdout.contains("chosen subject:    \(dir)/out/chosen-subject.png"), "\(r.stdout)")
+
+        let none = try Self.run(["demo", photos, "--out", "\(dir)/none", "--subjects-of", pair, "--choose", "9"])
+        #expect(none.status == 1, "\(none.status) \(none.stderr)")
+        #expect(none.stdout.contains("--choose 9: the photo has "), "\(none.stdout)")
+        #expect(Corpus.files(in: "\(dir)/none").contains("pack-sheet.png"))
+        #expect(!Corpus.files(in: "\(dir)/none").contains("chosen-subject.png"))
+
+        let zero = try Self.run(["demo", photos, "--out", "\(dir)/zero", "--choose", "0"])
+        #expect(zero.status == 64 && zero.stderr.contains("--choose counts from 1"), "\(zero.status) \(zero.stderr)")
+    }
+
     /// A photo the worker cannot read is reported with the error's detail and does not stop the rest.
     @Test func demoReportsWhyAPhotoFailed() throws {
         let dir = try Corpus.scratch()

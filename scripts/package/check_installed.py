@@ -32,6 +32,9 @@ demo = subprocess.run([command, "demo", "--out", out / "demo"], capture_output=T
 written = sorted(p.name for p in (out / "demo").glob("*")) if (out / "demo").is_dir() else []
 check(demo.returncode == 0 and any(n.endswith(".png") for n in written), "photoworker demo",
       f"status {demo.returncode}, {len(written)} files, stderr: {demo.stderr[-300:]!r}")
+# The bundled two-subject photo ships: the demo lists its subjects and cuts out the second.
+check("chosen-subject.png" in written and "which subject? two-subjects.jpg has " in demo.stdout,
+      "photoworker demo chooses a subject", demo.stdout[-400:])
 
 # `photoworker call` on a long job: the result alone on stdout (one JSON document), the items on stderr.
 import json  # noqa: E402
