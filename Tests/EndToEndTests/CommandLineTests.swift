@@ -157,12 +157,12 @@ struct CommandLineTests {
     /// "Which one?": the demo lists a photo's subjects and cuts out the one `--choose` names by its point; a choice
     /// the photo does not have is said plainly and fails the demo, after the rest is written.
     @Test func demoListsAPhotosSubjectsAndCutsOutTheChosenOne() throws {
+        // The folder's only photo has two subjects: the batch cuts it, then the demo asks which one.
         let dir = try Corpus.scratch()
         let photos = "\(dir)/photos"
         try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Corpus.photo("girl-1.jpg"), toPath: "\(photos)/girl-1.jpg")
-        let pair = Corpus.path("subjects/pair.jpg")
-        let r = try Self.run(["demo", photos, "--out", "\(dir)/out", "--subjects-of", pair, "--choose", "2"])
+        try FileManager.default.copyItem(atPath: Corpus.path("subjects/pair.jpg"), toPath: "\(photos)/pair.jpg")
+        let r = try Self.run(["demo", photos, "--out", "\(dir)/out", "--choose", "2"])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("which subject? pair.jpg has ") }, "\(r.stdout)")
@@ -177,8 +177,14 @@ struct CommandLineTests {
         #expect(FileManager.default.fileExists(atPath: "\(dir)/out/chosen-subject.png"))
         #expect(r.stdout.contains("chosen subject:    \(dir)/out/chosen-subject.png"), "\(r.stdout)")
 
-        let none = try Self.run(["demo", photos, "--out", "\(dir)/none", "--subjects-of", pair, "--choose", "9"])
+        // A choice the photo does not have: said, and the demo fails after writing the rest.
+        let small = "\(dir)/small"
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Corpus.path("subjects/pair.jpg"), toPath: "\(small)/pair.jpg")
+        let none = try Self.run(["demo", small, "--out", "\(dir)/none", "--subjects-of", Corpus.photo("girl-1.jpg"),
+                                 "--choose", "9"])
         #expect(none.status == 1, "\(none.status) \(none.stderr)")
+        #expect(none.stdout.contains("which subject? girl-1.jpg has "), "\(none.stdout)")
         #expect(none.stdout.contains("--choose 9: the photo has "), "\(none.stdout)")
         #expect(Corpus.files(in: "\(dir)/none").contains("pack-sheet.png"))
         #expect(!Corpus.files(in: "\(dir)/none").contains("chosen-subject.png"))

@@ -53,7 +53,7 @@ struct StickerStageTests {
 
     /// A box under half the photo is cut from the photo's map averaged with its own part's (on the vase of
     /// corpus/subjects/pair.jpg, a cut that differs from the photo's map alone); a larger one from the photo's map
-    /// alone.
+    /// alone. Without the mirror passes, which the other tests cover: one pass a map.
     @Test(arguments: [(PixelRect(x: 15, y: 20, width: 115, height: 202), true),
                       (PixelRect(x: 0, y: 0, width: 200, height: 240), false)])
     func aSmallBoxIsCutFromItsFocusedMap(box: PixelRect, focused: Bool) async throws {
@@ -64,7 +64,7 @@ struct StickerStageTests {
         let prompt = SubjectPrompt.box(box)
         let (sticker, _) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool,
                                                           memory: ActivationMemory(),
-                                                          cut: StickerCutSpec(subject: SubjectSpec(prompt)))
+                                                          cut: StickerCutSpec(subject: SubjectSpec(prompt)), mirrored: false)
         var options = StickerStage.networkOptions(StickerOptions())
         options.subject = prompt
         let settled = options
@@ -72,11 +72,11 @@ struct StickerStageTests {
         let region = SubjectNetwork.focusRegion(for: box, width: image.width, height: image.height)
         #expect((region != nil) == focused, "\(String(describing: region))")
         let whole = try await StickerExtractor.extract(from: image, options: settled, subjectMap: {
-            try await SubjectNetwork.map(for: image, mirrored: true, networks: networks)
+            try await SubjectNetwork.map(for: image, mirrored: false, networks: networks)
         })
         guard let region else { return Self.expectSame(sticker, whole) }
         let expected = try await StickerExtractor.extract(from: image, options: settled, subjectMap: {
-            try await SubjectNetwork.map(for: image, focusedOn: region, longSide: settled.workingSize, mirrored: true,
+            try await SubjectNetwork.map(for: image, focusedOn: region, longSide: settled.workingSize, mirrored: false,
                                          networks: networks)
         })
         Self.expectSame(sticker, expected)

@@ -19,10 +19,9 @@ enum StickerStage {
     ///
     /// `cut` says which subject (validated against the photo here: -32602 at its `subjectPath` when a point or the
     /// box is off the photo) and whether the soft edge is decontaminated. A box under half the photo has the network
-    /// map its part as well (`SubjectNetwork.map(for:focusedOn:...)`): two more passes, for a better cut of a
-    /// small subject. `mirrored: false` leaves out the
-    /// network's pass over the mirror image (its steadier map costs about 40% of the network's time): for frames
-    /// of a clip, whose masks are steadied across frames instead.
+    /// map its part as well (`SubjectNetwork.map(for:focusedOn:...)`): two more passes, for a better cut of a small
+    /// subject. `mirrored: false` leaves out the network's pass over the mirror image (its steadier map costs about
+    /// 40% of the network's time): for frames of a clip, whose masks are steadied across frames instead.
     static func extract(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter, on compute: ComputePool,
                         memory: ActivationMemory, concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels,
                         cut: StickerCutSpec = StickerCutSpec(), mirrored: Bool = true)
@@ -38,12 +37,13 @@ enum StickerStage {
             let gate = SpeculationGate()
             let options = networkOptions(base)
             // A box round a small subject: the network maps the box's part as well, seeing the subject large.
-            var focus: PixelRect?
-            if case .box(let box) = base.subject {
-                focus = SubjectNetwork.focusRegion(for: box, width: image.width, height: image.height)
+            let focus: PixelRect? = if case .box(let box) = base.subject {
+                SubjectNetwork.focusRegion(for: box, width: image.width, height: image.height)
+            } else {
+                nil
             }
             let sticker = try await SpeculationGate.$current.withValue(gate) {
-                try await StickerExtractor.extract(from: image, options: options, subjectMap: { [focus] in
+                try await StickerExtractor.extract(from: image, options: options, subjectMap: {
                     let ready: @Sendable (SubjectMap) -> Void = { if !$0.isDecisive { gate.open() } }
                     if let focus {
                         return try await SubjectNetwork.map(for: image, focusedOn: focus, longSide: options.workingSize,

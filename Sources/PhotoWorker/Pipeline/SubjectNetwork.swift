@@ -37,11 +37,11 @@ public enum SubjectNetwork {
     /// activation blocks and what malloc holds free are handed back to the system before the cut, whose
     /// full-size buffers would otherwise come on top of them.
     /// - Parameters:
+    ///   - region: the part of the photo to map, as if cropped (read in place, not copied); nil for all of it.
     ///   - memory: where the passes borrow their activations' blocks (the worker's, so the next passes reuse them).
     ///   - mirrorMapReady: told the mirror image's map (at `mirrorSide`, mirrored) as soon as its pass ends, usually
     ///     well before the photo's: a first sign of what the whole map will look like.
     /// - Throws: `CancellationError`; ``InferenceError`` for an input the network refuses.
-    ///   - region: the part of the photo to map, as if cropped (read in place, not copied); nil for all of it.
     public static func map(for image: Image, region: PixelRect? = nil, mirrored: Bool, networks: Networks,
                            on stages: some StageRunner = InlineStages(),
                            memory: ActivationMemory = ActivationMemory(),
