@@ -132,7 +132,7 @@ struct AnimatedStickerTests {
                 if m["method"] == "$/progress", m["params"]?["id"] == 1 { break }
                 if m["id"] == 1 { Issue.record("finished before any progress: \(m)"); return true }
             }
-            let (inFlight, reply, _, afterReply) = try await w.cancelAcknowledged(1, as: 2)
+            let (inFlight, reply, afterReply) = try await w.cancelAcknowledged(1, as: 2)
             guard inFlight else { return false }
             #expect(reply["error"]?["code"]?.intValue == -32800, "\(reply)")
             #expect(afterReply.allSatisfy { $0["params"]?["id"] != 1 }, "progress after the final reply: \(afterReply)")

@@ -259,7 +259,7 @@ struct ImageMethodsTests {
             w.request(1, "photos.process", ["sources": .array(photos.map { ["path": .string(Corpus.photo($0))] }), "output": ["dir": .string(dir)]])
             // Cancel once the first item is out.
             while let m = try await w.next(), m["params"]?["kind"] != "item" {}
-            let (inFlight, final, _, afterFinal) = try await w.cancelAcknowledged(1, as: 2)
+            let (inFlight, final, afterFinal) = try await w.cancelAcknowledged(1, as: 2)
             guard inFlight else { return false }
             #expect(final["error"]?["code"] == -32800, "\(final)")
             w.request(3, "ping")
@@ -329,7 +329,7 @@ struct ImageMethodsTests {
             // A big upscale (about 5000x3300) takes long enough to be cancelled in flight.
             w.request(1, "image.scale", ["source": ["path": .string(Corpus.photo("orientation-Landscape_1.jpg"))], "factor": 3, "output": ["path": .string("\(dir)/big.png")]])
             try await w.waitForJobs { !$0.isEmpty }
-            let (inFlight, r, _, _) = try await w.cancelAcknowledged(1, as: 2)
+            let (inFlight, r, _) = try await w.cancelAcknowledged(1, as: 2)
             guard inFlight else { return false }
             #expect(r["error"]?["code"] == -32800, "\(r)")
             #expect(Corpus.files(in: dir).isEmpty, "\(Corpus.files(in: dir))")

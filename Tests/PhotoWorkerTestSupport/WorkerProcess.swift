@@ -191,21 +191,20 @@ package final class WorkerProcess: Sendable {
     /// up (the test process's cooperative threads busy with in-process suites) for longer than the whole job, so a
     /// cancel sent "mid-flight" may reach a worker that has already answered. Then nothing about cancellation was
     /// tested, and the test should try again rather than pass or fail.
-    /// - Returns: whether the job was in flight, its final reply, and the other messages read meanwhile: those before
-    /// the final reply, and those after it (for the job, there must be none).
+    /// - Returns: whether the job was in flight, its final reply, and the other messages read after that reply (for
+    /// the job, there must be none); those read before it (the job's progress and items) are passed over.
     package func cancelAcknowledged(_ id: Int, as ackID: Int)
-        async throws -> (inFlight: Bool, reply: JSONValue, before: [JSONValue], after: [JSONValue]) {
+        async throws -> (inFlight: Bool, reply: JSONValue, after: [JSONValue]) {
         request(ackID, "jobs.cancel", ["id": .int(id)])
-        var ack: JSONValue?, reply: JSONValue?, before: [JSONValue] = [], after: [JSONValue] = []
+        var ack: JSONValue?, reply: JSONValue?, after: [JSONValue] = []
         while ack == nil || reply == nil {
             guard let m = try await next() else { throw TimedOut(what: "jobs.cancel's answer and reply \(id) (stream ended)") }
             if m["method"] == nil && m["id"] == .int(ackID) { ack = m }
             else if m["method"] == nil && m["id"] == .int(id) { reply = m }
-            else if reply == nil { before.append(m) }
-            else { after.append(m) }
+            else if reply != nil { after.append(m) }
         }
-        let inFlight = try #require(ack?["result"]?["cancelled"]?.boolValue, "jobs.cancel's result: \(String(describing: ack))")
-        return (inFlight, reply!, before, after)
+        let inFlight = try #require(ack?["result"]?["cancelled"]?.boolValue as Bool?, "jobs.cancel's result: \(String(describing: ack))")
+        return (inFlight, reply!, after)
     }
 
     /// Runs `attempt` (which starts a job on a fresh worker and cancels it with ``cancelAcknowledged(_:as:)``) until
