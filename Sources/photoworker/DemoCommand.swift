@@ -154,11 +154,9 @@ extension PhotoWorkerCommand {
             }
             say("which subject? \(name) has \(subjects.count):")
             for (i, s) in subjects.enumerated() {
-                let b = s["box"]
                 var p: [Int] = []
                 if case .array(let xy)? = s["point"] { p = xy.compactMap(\.intValue) }
-                say(String(format: "  %d: box %d,%d %dx%d  point %@  score %.2f", i + 1, b?["x"]?.intValue ?? 0,
-                           b?["y"]?.intValue ?? 0, b?["width"]?.intValue ?? 0, b?["height"]?.intValue ?? 0,
+                say(String(format: "  %d: box %@  point %@  score %.2f", i + 1, Self.boxText(s["box"]),
                            p.map(String.init).joined(separator: " "), s["score"]?.doubleValue ?? 0))
             }
             let pick = choose ?? min(2, subjects.count)
@@ -171,10 +169,15 @@ extension PhotoWorkerCommand {
                 "source": ["path": .string(photo)], "subject": ["point": point],
                 "outline": ["width": 8, "color": "#FFFFFF"], "output": ["path": .string(file)],
             ]) { _ in }
-            let b = r["boundingBox"]
-            say(String(format: "  chose %d: its point -> %@ (box %d,%d %dx%d)", pick, (file as NSString).lastPathComponent,
-                       b?["x"]?.intValue ?? 0, b?["y"]?.intValue ?? 0, b?["width"]?.intValue ?? 0, b?["height"]?.intValue ?? 0))
+            say(String(format: "  chose %d: its point -> %@ (box %@)", pick, (file as NSString).lastPathComponent,
+                       Self.boxText(r["boundingBox"])))
             return file
+        }
+
+        /// A result's box (`{x, y, width, height}`) as `x,y WxH`.
+        private static func boxText(_ box: JSONValue?) -> String {
+            func value(_ key: String) -> Int { box?[key]?.intValue ?? 0 }
+            return "\(value("x")),\(value("y")) \(value("width"))x\(value("height"))"
         }
 
         /// One line of the demo's report on stdout; a closed stdout is noticed by the caller.
