@@ -26,6 +26,8 @@ public struct PhotoSubjects: Sendable {
         let plan: StickerCutPlan
         let cuts: (pixel: StickerCutPlan.Cut, region: StickerCutPlan.Cut)
         let options: StickerOptions
+        /// Whether the round is a found subject's own cut (its box grown by a tenth), not a round of the search.
+        var ownCut = false
     }
     let rounds: [Round]
 
@@ -35,20 +37,23 @@ public struct PhotoSubjects: Sendable {
         try sticker(from: image, subject: .points(include: [subjects[index].point], exclude: []), round: foundIn[index])
     }
 
-    /// The sticker of the subject `prompt` selects, from the first round whose cut has a part under its first point
-    /// (the first round for other prompts).
+    /// The sticker of the subject `prompt` selects: for points, from the smallest of the subjects' own cuts with a
+    /// part under its first point, else from the first round of the search whose cut has one; the first round for
+    /// other prompts (and when no cut has a part there).
     /// - Throws: `CancellationError`.
     public func sticker(from image: Image, subject prompt: SubjectPrompt) throws -> Sticker {
-        var round = 0
-        if case .points(let include, _) = prompt, let first = include.first {
-            round = try rounds.indices.first { i in
-                let a = rounds[i].area
-                guard a.contains(first) else { return false }
-                return try rounds[i].plan.hasPart(at: PixelPoint(x: first.x - a.x, y: first.y - a.y),
-                                                                         cuts: rounds[i].cuts, sourceWidth: a.width,
-                                                                         sourceHeight: a.height)
-            } ?? 0
+        guard case .points(let include, _) = prompt, let first = include.first else {
+            return try sticker(from: image, subject: prompt, round: 0)
         }
+        func size(_ i: Int) -> Int { rounds[i].area.width * rounds[i].area.height }
+        let own = Set(foundIn).filter { rounds[$0].ownCut }.sorted { (size($0), $0) < (size($1), $1) }
+        let search = rounds.indices.filter { !rounds[$0].ownCut }
+        let round = try (own + search).first { i in
+            let a = rounds[i].area
+            guard a.contains(first) else { return false }
+            return try rounds[i].plan.hasPart(at: PixelPoint(x: first.x - a.x, y: first.y - a.y), cuts: rounds[i].cuts,
+                                              sourceWidth: a.width, sourceHeight: a.height)
+        } ?? 0
         return try sticker(from: image, subject: prompt, round: round)
     }
 
@@ -154,47 +159,59 @@ extension StickerExtractor {
     /// A salient-object map shows the most salient subject and suppresses the others. So the subjects are found in
     /// rounds: each round after the first cuts the largest strip of the photo beside the subjects found so far
     /// (``freeArea(_:boxes:)``), where its own map finds the next ones; a round that finds nothing new, or no strip
-    /// left, ends the search.
+    /// left, ends the search. Then each of the largest subjects (``refinedSubjects``) is cut again from its own part
+    /// of the photo (its box grown by a tenth): in a photo of several subjects the first map is rarely sure of them
+    /// all, and on its own part the map sees one large and alone (bench/README.md, issue #47). A point then selects a
+    /// subject from its own cut.
     /// - Parameters:
     ///   - subjectMap: the learned map of a photo (each round's), as a stage of its own; nil for the classical cut.
-    ///   - rounds: at most this many rounds (at least 1).
+    ///   - rounds: at most this many rounds of the search (at least 1).
+    ///   - refines: whether the subjects found are cut again on their own (two passes of the network each).
     /// - Throws: `CancellationError`; what `subjectMap` throws.
     public static func subjects(in image: Image, options: StickerOptions = .init(),
                                 subjectMap: (@Sendable (Image) async throws -> SubjectMap)? = nil, rounds: Int = 3,
+                                refines: Bool = true,
                                 on stages: some StageRunner = InlineStages()) async throws -> PhotoSubjects {
         var options = options
         options.subject = nil
         var found: [DetectedSubject] = [], foundIn: [Int] = [], made: [PhotoSubjects.Round] = []
         var area = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         for round in 0..<max(1, rounds) {
-            let photo = round == 0 ? image : Compositing.crop(image, x: area.x, y: area.y, width: area.width, height: area.height)
-            let map = subjectMap.map { f in { @Sendable () async throws -> SubjectMap in try await f(photo) } }
-            let (plan, cuts, settled) = try await planAndCut(photo, options: options, subjectMap: map,
-                                                             on: stages)
-            let offset = area
-            let parts = try await stages.stage {
-                try plan.subjects(cuts: cuts, sourceWidth: photo.width, sourceHeight: photo.height)
-            }.map { part in
-                var moved = part
-                moved.box.x += offset.x; moved.box.y += offset.y
-                moved.point = PixelPoint(x: part.point.x + offset.x, y: part.point.y + offset.y)
-                moved.area = part.area * Double(offset.width * offset.height) / Double(image.width * image.height)
-                return moved
-            }
+            let (cut, parts) = try await cutRound(of: area, in: image, options: options, subjectMap: subjectMap, on: stages)
             // Not new: a part over a subject found before. A strip's map scales what is most salient in it to the top,
             // so a later round's part must also stand out there (a strip of background scores low).
             let new = parts.filter { part in
-                (round == 0 || part.score >= laterRoundScore)
-                    && !found.contains { old in old.box.contains(part.point) || boxOverlap(old.box, part.box) > 0.3 }
+                (round == 0 || part.score >= laterRoundScore) && !found.contains { sameSubject($0, part) }
             }
             // The first round is kept even when it finds nothing: a prompt's sticker is cut from it.
             if new.isEmpty && round > 0 { break }
-            made.append(PhotoSubjects.Round(area: offset, plan: plan, cuts: cuts, options: settled))
+            made.append(cut)
             if new.isEmpty { break }
             found += new
             foundIn += Array(repeating: round, count: new.count)
             guard let next = freeArea(image, boxes: found.map(\.box)) else { break }
             area = next
+        }
+        if refines {
+            // The largest subjects cut again, each from its own part of the photo, where the map sees it large and
+            // alone: the subject is then that cut's part under its first box. A subject's new cut may have grown
+            // over another's: the one found first stays.
+            let largest = found.indices.sorted { found[$0].area > found[$1].area }.prefix(refinedSubjects)
+            for i in largest where Double(found[i].box.width * found[i].box.height)
+                < refinedBoxShare * Double(image.width * image.height) {
+                guard let part = found[i].box.grownByATenth(within: image.width, height: image.height) else { continue }
+                let (cut, parts) = try await cutRound(of: part, in: image, options: options, subjectMap: subjectMap,
+                                                      on: stages, ownCut: true)
+                guard let own = parts.filter({ found[i].box.contains($0.point) }).max(by: { $0.area < $1.area }) else {
+                    continue
+                }
+                made.append(cut)
+                found[i] = own
+                foundIn[i] = made.count - 1
+            }
+            var kept: [Int] = []
+            for i in found.indices where !kept.contains(where: { sameSubject(found[$0], found[i]) }) { kept.append(i) }
+            (found, foundIn) = (kept.map { found[$0] }, kept.map { foundIn[$0] })
         }
         let order = found.indices.sorted { found[$0].area > found[$1].area }
         return PhotoSubjects(subjects: order.map { found[$0] }, foundIn: order.map { foundIn[$0] },
@@ -208,6 +225,38 @@ extension StickerExtractor {
         let inter = Double(ix * iy), union = Double(a.width * a.height + b.width * b.height) - inter
         return union > 0 ? inter / union : 0
     }
+
+    /// Whether `part` is a subject found before as `old`: it lies over `old`'s box.
+    static func sameSubject(_ old: DetectedSubject, _ part: DetectedSubject) -> Bool {
+        old.box.contains(part.point) || boxOverlap(old.box, part.box) > 0.3
+    }
+
+    /// `area` of `image` cut as a photo of its own (its own subject map, when there is one), and the parts found in
+    /// it, in the photo's pixels. `ownCut`: the round is a found subject's own cut.
+    static func cutRound(of area: PixelRect, in image: Image, options: StickerOptions,
+                         subjectMap: (@Sendable (Image) async throws -> SubjectMap)?, on stages: some StageRunner,
+                         ownCut: Bool = false) async throws -> (PhotoSubjects.Round, [DetectedSubject]) {
+        let whole = area == PixelRect(x: 0, y: 0, width: image.width, height: image.height)
+        let photo = whole ? image : Compositing.crop(image, x: area.x, y: area.y, width: area.width, height: area.height)
+        let map = subjectMap.map { f in { @Sendable () async throws -> SubjectMap in try await f(photo) } }
+        let (plan, cuts, settled) = try await planAndCut(photo, options: options, subjectMap: map, on: stages)
+        let parts = try await stages.stage {
+            try plan.subjects(cuts: cuts, sourceWidth: photo.width, sourceHeight: photo.height)
+        }.map { part in
+            var moved = part
+            moved.box.x += area.x; moved.box.y += area.y
+            moved.point = PixelPoint(x: part.point.x + area.x, y: part.point.y + area.y)
+            moved.area = part.area * Double(area.width * area.height) / Double(image.width * image.height)
+            return moved
+        }
+        return (PhotoSubjects.Round(area: area, plan: plan, cuts: cuts, options: settled, ownCut: ownCut), parts)
+    }
+
+    /// At most this many subjects, the largest, are cut again on their own.
+    static let refinedSubjects = 4
+
+    /// A subject whose box covers this share of the photo or more is not cut again: its own part is nearly the photo.
+    static let refinedBoxShare = 0.8
 
     /// The least score of a subject found after the first round.
     static let laterRoundScore = 0.3

@@ -8,6 +8,17 @@ public struct PixelRect: Sendable, Equatable, Hashable {
     public init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x; self.y = y; self.width = width; self.height = height
     }
+
+    /// The part of a `width` x `height` photo round this rectangle: its part on the photo grown by a tenth of that
+    /// part's size on each side and clamped to the photo (a subject's box with some of what surrounds it, as a
+    /// subject map is shown it on its own). Nil when no part of it lies on the photo.
+    public func grownByATenth(within width: Int, height: Int) -> PixelRect? {
+        let bx0 = max(0, x), by0 = max(0, y), bx1 = min(width, x + self.width), by1 = min(height, y + self.height)
+        guard bx1 > bx0, by1 > by0 else { return nil }
+        let gx = (bx1 - bx0) / 10, gy = (by1 - by0) / 10
+        let x0 = max(0, bx0 - gx), y0 = max(0, by0 - gy), x1 = min(width, bx1 + gx), y1 = min(height, by1 + gy)
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
 }
 
 /// A subject cut out of a photo, ready to be placed on a sticker sheet.

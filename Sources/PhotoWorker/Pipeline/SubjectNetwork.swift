@@ -24,6 +24,12 @@ public enum SubjectNetwork {
         let direct: Network
         let mirror: Network
 
+        /// The photo's pass on `direct` and the mirror image's on `mirror` (any input sizes: for measurements).
+        public init(direct: Network, mirror: Network) {
+            self.direct = direct
+            self.mirror = mirror
+        }
+
         /// - Throws: ``InferenceError`` when the model cannot be loaded (missing or damaged resources): the one
         ///   case where a caller may fall back to the classical cut.
         public static func load() throws(InferenceError) -> Networks {
@@ -47,7 +53,7 @@ public enum SubjectNetwork {
                            memory: ActivationMemory = ActivationMemory(),
                            mirrorMapReady: (@Sendable (SubjectMap) -> Void)? = nil) async throws -> SubjectMap {
         let inputs = try await stages.stage {
-            try Self.inputs(for: image, region: region, mirrored: mirrored, network: networks.direct)
+            try Self.inputs(for: image, region: region, mirrored: mirrored, networks: networks)
         }
         guard let mirror = inputs.mirror else {
             return try await pass(inputs.direct, on: networks.direct, stages: stages, memory: memory)
@@ -84,14 +90,9 @@ public enum SubjectNetwork {
     /// photo; nil when the box covers `focusedBoxShare` of the photo or more (the network sees its subject large
     /// enough already) or lies off it.
     public static func focusRegion(for box: PixelRect, width: Int, height: Int) -> PixelRect? {
-        let bx0 = max(0, box.x), by0 = max(0, box.y)
-        let bx1 = min(width, box.x + box.width), by1 = min(height, box.y + box.height)
-        guard bx1 > bx0, by1 > by0,
-              Double((bx1 - bx0) * (by1 - by0)) < focusedBoxShare * Double(width * height) else { return nil }
-        let gx = (bx1 - bx0) / 10, gy = (by1 - by0) / 10
-        let x0 = max(0, bx0 - gx), y0 = max(0, by0 - gy)
-        let x1 = min(width, bx1 + gx), y1 = min(height, by1 + gy)
-        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        let onPhoto = max(0, min(width, box.x + box.width) - max(0, box.x)) * max(0, min(height, box.y + box.height) - max(0, box.y))
+        guard Double(onPhoto) < focusedBoxShare * Double(width * height) else { return nil }
+        return box.grownByATenth(within: width, height: height)
     }
 
     /// A box under this share of the photo's area has its part mapped as well: on sticker-dev's tuning half the
@@ -102,15 +103,16 @@ public enum SubjectNetwork {
     static let concurrentPassPixels = 12_000_000
 
     /// The photo (or its `region`) as the network takes it (resized to its input size, Lanczos, and normalised) and,
-    /// when `mirrored`, its mirror image at `mirrorSide` (resized from the first: the photo is
+    /// when `mirrored`, its mirror image at the mirror network's input size (resized from the first: the photo is
     /// reduced once).
     static func inputs(for image: Image, region: PixelRect? = nil, mirrored: Bool,
-                       network: Network) throws -> (direct: Tensor, mirror: Tensor?) {
+                       networks: Networks) throws -> (direct: Tensor, mirror: Tensor?) {
+        let network = networks.direct, side = networks.mirror.inputWidth
         let r = region ?? PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         let small = try Resampler.resize(image, sourceX: r.x, sourceY: r.y, sourceWidth: r.width, sourceHeight: r.height,
                                          width: network.inputWidth, height: network.inputHeight)
         guard mirrored else { return (tensor(small), nil) }
-        return (tensor(small), Self.mirrored(tensor(try Resampler.resize(small, width: mirrorSide, height: mirrorSide))))
+        return (tensor(small), Self.mirrored(tensor(try Resampler.resize(small, width: side, height: side))))
     }
 
     /// One forward pass as a stage of `stages`, once `memory` lends it a block (within the worker's budget, a pass

@@ -108,3 +108,51 @@ struct SubjectPromptTests {
         }
     }
 }
+
+/// `StickerExtractor.subjects` cutting each subject again on its own part of the photo.
+@Suite("Subjects' own cuts")
+struct SubjectOwnCutTests {
+    /// A map that sees the left disc as a square well beyond it in the whole photo, and every disc as it is in a
+    /// part of the photo: what a subject's own cut changes shows in its box.
+    static let map: @Sendable (Image) async throws -> SubjectMap = { photo in
+        var values = [Float](repeating: 0, count: photo.pixelCount)
+        for y in 0..<photo.height {
+            for x in 0..<photo.width {
+                let c = photo[x, y]
+                let disc: Float = c.r > 150 ? 1 : 0
+                let square: Float = x >= 10 && x < 125 && y >= 5 && y < 115 ? 1 : 0
+                values[y * photo.width + x] = photo.width == 240 && x < 125 ? square : disc
+            }
+        }
+        return SubjectMap(width: photo.width, height: photo.height, values: values)
+    }
+
+    static var options: StickerOptions {
+        var options = StickerOptions()
+        options.subjectMapWeight = 0.8
+        options.subjectMapExponent = 0.5
+        options.classicalMapsOnlyWhenUndecided = true
+        return options
+    }
+
+    @Test func eachSubjectIsCutAgainOnItsOwnPart() async throws {
+        let (image, left, right) = SubjectPromptTests.twoDiscs()
+        let once = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: Self.map,
+                                                       refines: false)
+        let found = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: Self.map)
+        func leftBox(_ s: PhotoSubjects) -> PixelRect? { s.subjects.first { $0.point.x < 120 }?.box }
+        // The whole photo's map alone gives the square; the left disc's own cut gives the disc (x 30..<90).
+        let square = try #require(leftBox(once), "\(once.subjects)")
+        #expect(square.width > 100, "the search's box \(square)")
+        let disc = try #require(leftBox(found), "\(found.subjects)")
+        #expect(abs(disc.x - 30) <= 3 && abs(disc.width - 60) <= 6 && abs(disc.y - 30) <= 3 && abs(disc.height - 60) <= 6,
+                "the own cut's box \(disc)")
+        #expect(found.subjects.count == 2, "\(found.subjects)")
+        // A point on the left disc is cut from its own cut, not from the whole photo's.
+        let sticker = try found.sticker(from: image, subject: .point(60, 60))
+        #expect(sticker.mask.intersectionOverUnion(left) > 0.85, "IoU \(sticker.mask.intersectionOverUnion(left))")
+        #expect(sticker.mask.intersectionOverUnion(right) < 0.05)
+        let index = try #require(found.subjects.firstIndex { $0.point.x < 120 })
+        #expect(try found.sticker(of: index, from: image).mask.intersectionOverUnion(left) > 0.85)
+    }
+}

@@ -27,6 +27,7 @@ enum StickerBench {
         var useNet = false, netOnly = false, mirror = false
         var mapCache: String?
         var prompt: String?
+        var focusSizes: [Int]?
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -45,6 +46,7 @@ enum StickerBench {
             case "--net-exponent": i += 1; options.subjectMapExponent = Float(args[i]) ?? 1
             case "--classical-when-undecided": options.classicalMapsOnlyWhenUndecided = true
             case "--prompt": i += 1; prompt = args[i]
+            case "--focus-sizes": i += 1; focusSizes = args[i].split(separator: ",").compactMap { Int($0) }
             default: throw BenchError("unknown argument \(args[i])")
             }
             i += 1
@@ -87,7 +89,13 @@ enum StickerBench {
             default: throw BenchError("--prompt point|box|all|box-whole|box-net")
             }
             var used = map
-            if prompt == "box", let whole = map,
+            if prompt == "box", let sizes = focusSizes, sizes.count == 4,
+               let focus = SubjectNetwork.focusRegion(for: boundingBox(of: pair.truth), width: pair.image.width,
+                                                      height: pair.image.height) {
+                // Experiment: the photo's pass, its mirror's, the region's and its mirror's at these input sizes
+                // (0: left out).
+                used = try await sizedFocusMap(for: pair.image, region: focus, sizes: sizes, longSide: options.workingSize)
+            } else if prompt == "box", let whole = map,
                let focus = SubjectNetwork.focusRegion(for: boundingBox(of: pair.truth), width: pair.image.width,
                                                       height: pair.image.height) {
                 // As the worker maps a box round a small subject (`StickerStage.extract`), the photo's map from the
@@ -151,6 +159,28 @@ enum StickerBench {
         var values = [Float](repeating: 0, count: mw * mh)
         for y in 0..<min(ph, mh - oy) { for x in 0..<min(pw, mw - ox) { values[(y + oy) * mw + x + ox] = placed.values[y * pw + x] } }
         return SubjectMap(width: mw, height: mh, values: values)
+    }
+
+    /// `--focus-sizes P,PM,R,RM`: the map of a small box as the worker makes it, with the photo's pass at P, its
+    /// mirror image's at PM, the region's at R and its mirror's at RM (0 leaves a pass out; P 0: the region's map
+    /// alone).
+    static func sizedFocusMap(for image: Image, region: PixelRect, sizes: [Int], longSide: Int) async throws -> SubjectMap {
+        let base = try Network.u2netp.get()
+        func networks(_ side: Int, _ mirrorSide: Int) throws -> SubjectNetwork.Networks {
+            let d = side == base.inputWidth ? base : try base.resized(toHeight: side, width: side)
+            let m = try base.resized(toHeight: max(mirrorSide, 32), width: max(mirrorSide, 32))
+            return SubjectNetwork.Networks(direct: d, mirror: m)
+        }
+        let part = try await SubjectNetwork.map(for: image, region: region, mirrored: sizes[3] > 0,
+                                                networks: try networks(sizes[2], sizes[3]), memory: activations)
+        guard sizes[0] > 0 else {
+            return SubjectMap(width: 1, height: 1, values: [0]).averaged(with: part, of: region, photoWidth: image.width,
+                                                                          photoHeight: image.height, longSide: longSide)
+        }
+        let whole = try await SubjectNetwork.map(for: image, mirrored: sizes[1] > 0,
+                                                 networks: try networks(sizes[0], sizes[1]), memory: activations)
+        return whole.averaged(with: part, of: region, photoWidth: image.width, photoHeight: image.height,
+                              longSide: longSide)
     }
 
     /// The pixel of `mask` (>= 128) farthest from its edge (chamfer 3-4 distance): "a point deep inside the subject".

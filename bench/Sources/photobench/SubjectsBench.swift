@@ -2,7 +2,7 @@ import Foundation
 import Imaging
 import PhotoWorker
 
-/// `photobench subjects [--dir .build/pairs-set] [--map-cache DIR] [--rounds N] [--verbose]`
+/// `photobench subjects [--dir .build/pairs-set] [--map-cache DIR] [--rounds N] [--no-own-cuts] [--verbose]`
 ///
 /// The two-subject photos `bench/make_pairs_set.py` makes (two sticker-dev photos side by side, both human masks
 /// known), cut as the worker cuts by default (U²-Netp's map of the photo and its mirror image, square-rooted, weight
@@ -14,7 +14,7 @@ import PhotoWorker
 ///   sides with IoU >= 0.7 with its own and < 0.1 with the other's.
 enum SubjectsBench {
     static func run(_ args: [String]) async throws {
-        var dir = ".build/pairs-set", cache: String?, verbose = false, rounds = 3
+        var dir = ".build/pairs-set", cache: String?, verbose = false, rounds = 3, refines = true
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -22,6 +22,7 @@ enum SubjectsBench {
             case "--map-cache": i += 1; cache = args[i]
             case "--verbose", "-v": verbose = true
             case "--rounds": i += 1; rounds = Int(args[i]) ?? rounds
+            case "--no-own-cuts": refines = false
             default: throw StickerBench.BenchError("unknown argument \(args[i])")
             }
             i += 1
@@ -42,7 +43,8 @@ enum SubjectsBench {
                 guard let data = FileManager.default.contents(atPath: "\(dir)/\(file)") else {
                     throw StickerBench.BenchError("cannot read \(file)")
                 }
-                return try ImageCodec.decode([UInt8](data)).image
+                let decoded = try ImageCodec.decode([UInt8](data))
+                return decoded.image
             }
             func mask(_ image: Image) -> Mask {
                 Mask(width: image.width, height: image.height, values: (0..<image.pixelCount).map { image.pixels[4 * $0] >= 128 ? 255 : 0 })
@@ -56,7 +58,7 @@ enum SubjectsBench {
             let found = try await StickerExtractor.subjects(in: image, options: options, subjectMap: { photo in
                 photo == image ? first : try await SubjectNetwork.map(for: photo, mirrored: true, networks: networks,
                                                                        memory: StickerBench.activations)
-            }, rounds: rounds)
+            }, rounds: rounds, refines: refines)
             let boxes = truths.map(StickerBench.boundingBox(of:))
             let both = boxes.allSatisfy { truth in found.subjects.contains { boxIoU($0.box, truth) >= 0.5 } }
             var own: [Double] = [], other: [Double] = []
@@ -70,6 +72,10 @@ enum SubjectsBench {
             if verbose {
                 print(String(format: "%@  subjects %d  both %@  left own %.3f other %.3f  right own %.3f other %.3f", name,
                              found.subjects.count, both ? "yes" : "no", own[0], other[0], own[1], other[1]))
+                func text(_ b: PixelRect) -> String { "[\(b.x),\(b.y),\(b.x + b.width),\(b.y + b.height)]" }
+                print("    truth \(boxes.map(text).joined(separator: " "))  found "
+                      + found.subjects.map { "\(text($0.box)) s\(String(format: "%.2f", $0.score))" }.joined(separator: " ")
+                      + "  width \(image.width)")
             }
         }
         for (label, half) in [("tuning half", "T"), ("held-out half", "H"), ("all", "")] {
