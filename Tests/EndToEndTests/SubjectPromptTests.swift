@@ -120,4 +120,23 @@ struct SubjectPromptTests {
         let bad = try await w.call(id, "image.subjects", ["source": source, "max": 0])
         #expect(bad.errorCode == -32602 && Self.path(bad) == "max")
     }
+
+    /// The search's rounds and the subjects' own cuts make `image.subjects` a long request: cancelled in flight, it
+    /// answers -32800, writes no sticker file and nothing after its reply.
+    @Test func cancellingImageSubjectsWritesNoFile() async throws {
+        try await WorkerProcess.untilCancelledInFlight {
+            let dir = try Corpus.scratch()
+            let w = try WorkerProcess()
+            w.request(1, "image.subjects", ["source": ["path": .string(Self.pair)], "stickers": ["dir": .string(dir)]])
+            try await w.waitForJobs { !$0.isEmpty }
+            let (inFlight, reply, after) = try await w.cancelAcknowledged(1, as: 2)
+            guard inFlight else { return false }
+            #expect(reply.errorCode == -32800, "\(reply)")
+            w.request(3, "ping")
+            let (_, beforePing) = try await w.response(3)
+            #expect(after.isEmpty && beforePing.isEmpty, "nothing after the final reply: \(after + beforePing)")
+            #expect(Corpus.files(in: dir).isEmpty, "\(Corpus.files(in: dir))")
+            return true
+        }
+    }
 }
