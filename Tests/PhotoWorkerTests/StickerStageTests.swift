@@ -57,17 +57,7 @@ struct StickerStageTests {
     @Test(arguments: [(PixelRect(x: 15, y: 20, width: 115, height: 202), true),
                       (PixelRect(x: 0, y: 0, width: 200, height: 240), false)])
     func aSmallBoxIsCutFromItsFocusedMap(box: PixelRect, focused: Bool) async throws {
-        let pool = ComputePool(threads: 2)
-        pool.start()
-        defer { pool.stop() }
-        let image = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: Corpus.path("subjects/pair.jpg"))))).image
-        let prompt = SubjectPrompt.box(box)
-        let (sticker, _) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool,
-                                                          memory: ActivationMemory(),
-                                                          cut: StickerCutSpec(subject: SubjectSpec(prompt)), mirrored: false)
-        var options = StickerStage.networkOptions(StickerOptions())
-        options.subject = prompt
-        let settled = options
+        let (image, sticker, settled) = try await Self.pairSticker(.box(box))
         let networks = try SubjectNetwork.Networks.load()
         let region = SubjectNetwork.focusRegion(for: box, width: image.width, height: image.height)
         #expect((region != nil) == focused, "\(String(describing: region))")
@@ -82,6 +72,38 @@ struct StickerStageTests {
         Self.expectSame(sticker, expected)
         let differs = expected.mask.values != whole.mask.values
         #expect(differs, "the photo's map alone gives the same cut: a test that cannot fail")
+    }
+
+    /// corpus/subjects/pair.jpg cut by `StickerStage.extract` with `prompt`, without the mirror passes, and the
+    /// network's options with the prompt, for the cut expected.
+    static func pairSticker(_ prompt: SubjectPrompt) async throws -> (image: Image, sticker: Sticker, options: StickerOptions) {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let image = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: Corpus.path("subjects/pair.jpg"))))).image
+        let (sticker, _) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool,
+                                                          memory: ActivationMemory(),
+                                                          cut: StickerCutSpec(subject: SubjectSpec(prompt)), mirrored: false)
+        var options = StickerStage.networkOptions(StickerOptions())
+        options.subject = prompt
+        return (image, sticker, options)
+    }
+
+    /// A point on corpus/subjects/pair.jpg: the subject under it is cut again from its own part of the photo (a cut
+    /// that differs from the whole photo's with the point as its prompt). Without the mirror passes.
+    @Test func aPointsSubjectIsCutAgainOnItsOwnPart() async throws {
+        let (image, sticker, settled) = try await Self.pairSticker(.point(224, 162))
+        let networks = try SubjectNetwork.Networks.load()
+        let once = try await StickerExtractor.extract(from: image, options: settled, subjectMap: {
+            try await SubjectNetwork.map(for: image, mirrored: false, networks: networks)
+        })
+        let expected = try await StickerExtractor.extract(from: image, options: settled, ownCutMap: { photo in
+            try await SubjectNetwork.map(for: photo, mirrored: false, networks: networks)
+        })
+        Self.expectSame(sticker, expected)
+        let differs = expected.mask.values != once.mask.values
+        #expect(differs, "the whole photo's cut alone is the same: a test that cannot fail")
+        #expect(sticker.boundingBox.x > image.width / 2, "the right-hand subject: \(sticker.boundingBox)")
     }
 
     @Test func aCancelledStickerStopsWithCancellation() async throws {

@@ -81,14 +81,22 @@ public struct PhotoSubjects: Sendable {
 }
 
 extension SubjectPrompt {
-    /// The prompt in the coordinates of `area` (points moved by dx, dy and kept inside it; the box clipped to it).
+    /// The prompt in the coordinates of `area`, moved by dx, dy: the points that fall inside it (a point outside says
+    /// nothing about the part cut, and on its edge it would pick or drop what lies there), or, when none of those to
+    /// keep does, the first moved onto its edge; the box as it is (the cut clips it).
     func moved(by dx: Int, _ dy: Int, within area: PixelRect) -> SubjectPrompt {
         func move(_ p: PixelPoint) -> PixelPoint {
             PixelPoint(x: min(area.width - 1, max(0, p.x + dx)), y: min(area.height - 1, max(0, p.y + dy)))
         }
+        func inside(_ p: PixelPoint) -> Bool {
+            p.x + dx >= 0 && p.y + dy >= 0 && p.x + dx < area.width && p.y + dy < area.height
+        }
         switch self {
         case .all: return .all
-        case .points(let include, let exclude): return .points(include: include.map(move), exclude: exclude.map(move))
+        case .points(let include, let exclude):
+            let kept = include.filter(inside)
+            return .points(include: (kept.isEmpty ? Array(include.prefix(1)) : kept).map(move),
+                           exclude: exclude.filter(inside).map(move))
         case .box(let b): return .box(PixelRect(x: b.x + dx, y: b.y + dy, width: b.width, height: b.height))
         }
     }
@@ -224,6 +232,39 @@ extension StickerExtractor {
         let iy = max(0, min(a.y + a.height, b.y + b.height) - max(a.y, b.y))
         let inter = Double(ix * iy), union = Double(a.width * a.height + b.width * b.height) - inter
         return union > 0 ? inter / union : 0
+    }
+
+    /// The sticker of the subject `options.subject` selects by its points: cut from the whole photo, then, when that
+    /// sticker's box is under ``refinedBoxShare`` of the photo, again from its own part of the photo (the box grown by
+    /// a tenth, its own map) as `subjects(in:options:subjectMap:rounds:refines:on:)` cuts each subject it finds; the
+    /// first sticker when the own cut has no part under the first point. Other prompts (and none) are cut once.
+    /// - Throws: `CancellationError`; what `subjectMap` throws.
+    public static func extract(from image: Image, options: StickerOptions,
+                               ownCutMap subjectMap: (@Sendable (Image) async throws -> SubjectMap)?,
+                               on stages: some StageRunner = InlineStages()) async throws -> Sticker {
+        let whole = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
+        guard let prompt = options.subject, case .points(let include, _) = prompt, let first = include.first else {
+            return try await extract(from: image, options: options,
+                                     subjectMap: subjectMap.map { f in { @Sendable in try await f(image) } }, on: stages)
+        }
+        var unprompted = options
+        unprompted.subject = nil
+        let (photo, _) = try await cutRound(of: whole, in: image, options: unprompted, subjectMap: subjectMap, on: stages)
+        let once = PhotoSubjects(subjects: [], foundIn: [], rounds: [photo])
+        let sticker = try await stages.stage { try once.sticker(from: image, subject: prompt, round: 0) }
+        let box = sticker.boundingBox
+        guard Double(box.width * box.height) < refinedBoxShare * Double(image.width * image.height),
+              let part = box.grownByATenth(within: image.width, height: image.height), part.contains(first) else {
+            return sticker
+        }
+        let (own, _) = try await cutRound(of: part, in: image, options: unprompted, subjectMap: subjectMap, on: stages,
+                                          ownCut: true)
+        let both = PhotoSubjects(subjects: [], foundIn: [], rounds: [photo, own])
+        return try await stages.stage {
+            guard try own.plan.hasPart(at: PixelPoint(x: first.x - part.x, y: first.y - part.y), cuts: own.cuts,
+                                       sourceWidth: part.width, sourceHeight: part.height) else { return sticker }
+            return try both.sticker(from: image, subject: prompt, round: 1)
+        }
     }
 
     /// Whether `part` is a subject found before as `old`: it lies over `old`'s box.

@@ -20,8 +20,11 @@ enum StickerStage {
     /// `cut` says which subject (validated against the photo here: -32602 at its `subjectPath` when a point or the
     /// box is off the photo) and whether the soft edge is decontaminated. A box under half the photo has the network
     /// map its part as well (`SubjectNetwork.map(for:focusedOn:...)`): two more passes, for a better cut of a small
-    /// subject. `mirrored: false` leaves out the network's pass over the mirror image (its steadier map costs about
-    /// 40% of the network's time): for frames of a clip, whose masks are steadied across frames instead.
+    /// subject. The subject under a point is cut again from its own part of the photo when it covers under 0.8 of it
+    /// (`StickerExtractor.extract(from:options:ownCutMap:on:)`): two more passes, for the subject the person means cut
+    /// as `image.subjects` cuts it, large and alone (bench/README.md). `mirrored: false` leaves out the network's pass
+    /// over the mirror image (its steadier map costs about 40% of the network's time): for frames of a clip, whose
+    /// masks are steadied across frames instead.
     static func extract(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter, on compute: ComputePool,
                         memory: ActivationMemory, concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels,
                         cut: StickerCutSpec = StickerCutSpec(), mirrored: Bool = true)
@@ -43,7 +46,15 @@ enum StickerStage {
                 nil
             }
             let sticker = try await SpeculationGate.$current.withValue(gate) {
-                try await StickerExtractor.extract(from: image, options: options, subjectMap: {
+                if case .points = base.subject {
+                    // A point: the subject under it cut again from its own part of the photo, as `image.subjects`
+                    // cuts each subject it lists.
+                    return try await StickerExtractor.extract(from: image, options: options, ownCutMap: { photo in
+                        try await SubjectNetwork.map(for: photo, mirrored: mirrored, networks: networks, on: stages,
+                                                     memory: memory, mirrorMapReady: { if !$0.isDecisive { gate.open() } })
+                    }, on: stages)
+                }
+                return try await StickerExtractor.extract(from: image, options: options, subjectMap: {
                     let ready: @Sendable (SubjectMap) -> Void = { if !$0.isDecisive { gate.open() } }
                     if let focus {
                         return try await SubjectNetwork.map(for: image, focusedOn: focus, longSide: options.workingSize,

@@ -155,4 +155,36 @@ struct SubjectOwnCutTests {
         let index = try #require(found.subjects.firstIndex { $0.point.x < 120 })
         #expect(try found.sticker(of: index, from: image).mask.intersectionOverUnion(left) > 0.85)
     }
+
+    @Test func aPromptMovedIntoAPartKeepsOnlyItsPointsInside() {
+        let part = PixelRect(x: 100, y: 50, width: 40, height: 30)
+        let p = { (x: Int, y: Int) in PixelPoint(x: x, y: y) }
+        let prompt = SubjectPrompt.points(include: [p(110, 60), p(10, 60)], exclude: [p(139, 79), p(200, 60)])
+        #expect(prompt.moved(by: -part.x, -part.y, within: part) == .points(include: [p(10, 10)], exclude: [p(39, 29)]))
+        // No point to keep inside: the first, moved onto the part's edge.
+        let outside = SubjectPrompt.points(include: [p(10, 60), p(300, 0)], exclude: [])
+        #expect(outside.moved(by: -part.x, -part.y, within: part) == .points(include: [p(0, 10)], exclude: []))
+        #expect(SubjectPrompt.box(part).moved(by: -part.x, -part.y, within: part) == .box(PixelRect(x: 0, y: 0, width: 40, height: 30)))
+    }
+
+    @Test func aPointsSubjectIsCutAgainOnItsOwnPart() async throws {
+        let (image, left, right) = SubjectPromptTests.twoDiscs()
+        var options = Self.options
+        options.subject = .point(60, 60)
+        let settled = options
+        // The whole photo's cut alone keeps the square; the disc's own cut, the disc.
+        let once = try await StickerExtractor.extract(from: image, options: settled, subjectMap: { try await Self.map(image) })
+        #expect(once.boundingBox.width > 100, "the whole photo's cut: \(once.boundingBox)")
+        let sticker = try await StickerExtractor.extract(from: image, options: settled, ownCutMap: Self.map)
+        #expect(sticker.mask.intersectionOverUnion(left) > 0.85, "IoU \(sticker.mask.intersectionOverUnion(left))")
+        #expect(sticker.mask.intersectionOverUnion(right) < 0.05)
+        #expect(sticker.mask.width == image.width && sticker.mask.height == image.height)
+        // A box is cut once, as `extract(from:options:subjectMap:on:)` cuts it.
+        options.subject = .box(PixelRect(x: 5, y: 0, width: 125, height: 120))
+        let boxed = options
+        let box = try await StickerExtractor.extract(from: image, options: boxed, ownCutMap: Self.map)
+        let boxOnce = try await StickerExtractor.extract(from: image, options: boxed, subjectMap: { try await Self.map(image) })
+        let same = box.mask.values == boxOnce.mask.values
+        #expect(same, "box \(box.boundingBox), cut once \(boxOnce.boundingBox)")
+    }
 }

@@ -5,7 +5,7 @@ import PhotoWorker
 
 /// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split] [--no-faces]
 ///  [--net [--mirror] [--net-weight W] [--net-exponent E] [--classical-when-undecided] [--map-cache DIR] | --net-only]
-///  [--prompt point|box|all|box-whole|box-net]`
+///  [--prompt point|point-own|box|all|box-whole|box-net] [--focus-sizes P,PM,R,RM]`
 ///
 /// Runs `StickerExtractor.extract` over every image of the sticker-dev corpus (images/NAME.jpg,
 /// masks/NAME.png) and prints the mean IoU against the human masks (both thresholded at 128) and the
@@ -14,8 +14,10 @@ import PhotoWorker
 /// `--split` also prints the mean IoU of the tuning half (the first half of the names in sorted order)
 /// and of the held-out half: tune on the first, report the second, so changes are not fitted to the
 /// whole corpus. `--no-faces` turns the face prior off (`StickerOptions.detectsFaces`). `--prompt` gives each photo
-/// a subject from its human mask: the point deepest inside it, or its tight box (`box` maps as the worker does,
-/// `box-whole` with the whole photo's map alone, as the worker did before, `box-net` with the box's part's alone).
+/// a subject from its human mask: the point deepest inside it, or its tight box (`point-own` cuts as the worker does,
+/// `point` in one cut, as the worker did before; `box` maps as the worker does, `box-whole` with the whole photo's map
+/// alone, as the worker did before, `box-net` with the box's part's alone; `--focus-sizes` the box's passes at other
+/// input sizes).
 enum StickerBench {
     static func run(_ args: [String]) async throws {
         var dir = "corpus/sticker-dev"
@@ -82,11 +84,11 @@ enum StickerBench {
             let map = options.subjectMap
             options.subjectMap = nil
             switch prompt {
-            case "point": options.subject = .points(include: [deepestPoint(of: pair.truth)], exclude: [])
+            case "point", "point-own": options.subject = .points(include: [deepestPoint(of: pair.truth)], exclude: [])
             case "box", "box-net", "box-whole": options.subject = .box(boundingBox(of: pair.truth))
             case "all": options.subject = .all
             case nil: break
-            default: throw BenchError("--prompt point|box|all|box-whole|box-net")
+            default: throw BenchError("--prompt point|point-own|box|all|box-whole|box-net")
             }
             var used = map
             if prompt == "box", let sizes = focusSizes, sizes.count == 4,
@@ -105,8 +107,17 @@ enum StickerBench {
                 used = whole.averaged(with: part, of: focus, photoWidth: pair.image.width, photoHeight: pair.image.height,
                                       longSide: options.workingSize)
             }
-            let sticker = try await StickerExtractor.extract(from: pair.image, options: options,
+            let sticker: Sticker
+            if prompt == "point-own", let whole = used {
+                let networks = try SubjectNetwork.Networks.load(), image = pair.image, mirrored = mirror
+                sticker = try await StickerExtractor.extract(from: pair.image, options: options, ownCutMap: { photo in
+                    photo == image ? whole : try await SubjectNetwork.map(for: photo, mirrored: mirrored, networks: networks,
+                                                                          memory: activations)
+                })
+            } else {
+                sticker = try await StickerExtractor.extract(from: pair.image, options: options,
                                                              subjectMap: used.map { map in { @Sendable in map } })
+            }
             let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
             cpuTimes.append((processCPUTime() - cpuStart) * 1000)
             let iou = sticker.mask.intersectionOverUnion(pair.truth)

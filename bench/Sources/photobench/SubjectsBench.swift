@@ -11,10 +11,11 @@ import PhotoWorker
 ///   with each true mask's box);
 /// - by point: for each side, the sticker of `SubjectPrompt.point` at the pixel of its true mask farthest from the
 ///   mask's edge, cut from the same stages: its mean IoU with its own mask and with the other's, and the share of
-///   sides with IoU >= 0.7 with its own and < 0.1 with the other's.
+///   sides with IoU >= 0.7 with its own and < 0.1 with the other's; and the same for the point's sticker as
+///   `image.sticker` cuts it (the whole photo's cut with the point as its prompt, not the subjects' stages).
 enum SubjectsBench {
     static func run(_ args: [String]) async throws {
-        var dir = ".build/pairs-set", cache: String?, verbose = false, rounds = 3, refines = true
+        var dir = ".build/pairs-set", cache: String?, verbose = false, rounds = 3, refines = true, pointOwn = false
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -23,6 +24,7 @@ enum SubjectsBench {
             case "--verbose", "-v": verbose = true
             case "--rounds": i += 1; rounds = Int(args[i]) ?? rounds
             case "--no-own-cuts": refines = false
+            case "--point-own-cut": pointOwn = true
             default: throw StickerBench.BenchError("unknown argument \(args[i])")
             }
             i += 1
@@ -36,7 +38,11 @@ enum SubjectsBench {
         options.subjectMapExponent = 0.5
         options.workingSize = 480
         options.classicalMapsOnlyWhenUndecided = true
-        struct Row { var half: String; var both: Bool; var own: [Double]; var other: [Double]; var count: Int }
+        struct Row {
+            var half: String, both: Bool, own: [Double], other: [Double], count: Int
+            /// The point's sticker as `image.sticker` cuts it (one cut of the whole photo, the point as its prompt).
+            var alone: [(own: Double, other: Double)]
+        }
         var rows: [Row] = []
         for name in names {
             func load(_ file: String) throws -> Image {
@@ -61,14 +67,24 @@ enum SubjectsBench {
             }, rounds: rounds, refines: refines)
             let boxes = truths.map(StickerBench.boundingBox(of:))
             let both = boxes.allSatisfy { truth in found.subjects.contains { boxIoU($0.box, truth) >= 0.5 } }
-            var own: [Double] = [], other: [Double] = []
+            var own: [Double] = [], other: [Double] = [], alone: [(own: Double, other: Double)] = []
             for side in 0..<2 {
                 let point = StickerBench.deepestPoint(of: truths[side])
                 let sticker = try found.sticker(from: image, subject: .points(include: [point], exclude: []))
                 own.append(sticker.mask.intersectionOverUnion(truths[side]))
                 other.append(sticker.mask.intersectionOverUnion(truths[1 - side]))
+                var prompted = options
+                prompted.subject = .points(include: [point], exclude: [])
+                let cut = pointOwn
+                    ? try await StickerExtractor.extract(from: image, options: prompted, ownCutMap: { photo in
+                        photo == image ? first : try await SubjectNetwork.map(for: photo, mirrored: true, networks: networks,
+                                                                               memory: StickerBench.activations)
+                    })
+                    : try await StickerExtractor.extract(from: image, options: prompted, subjectMap: { first })
+                alone.append((cut.mask.intersectionOverUnion(truths[side]), cut.mask.intersectionOverUnion(truths[1 - side])))
             }
-            rows.append(Row(half: String(name.prefix(1)), both: both, own: own, other: other, count: found.subjects.count))
+            rows.append(Row(half: String(name.prefix(1)), both: both, own: own, other: other, count: found.subjects.count,
+                            alone: alone))
             if verbose {
                 print(String(format: "%@  subjects %d  both %@  left own %.3f other %.3f  right own %.3f other %.3f", name,
                              found.subjects.count, both ? "yes" : "no", own[0], other[0], own[1], other[1]))
@@ -88,6 +104,11 @@ enum SubjectsBench {
                          sides.map(\.0).reduce(0, +) / Double(sides.count), sides.map(\.1).reduce(0, +) / Double(sides.count),
                          100 * Double(ok) / Double(sides.count), sides.count,
                          Double(r.map(\.count).reduce(0, +)) / Double(r.count)))
+            let alone = r.flatMap(\.alone)
+            print(String(format: "subjects: %@  image.sticker with the point: own IoU %.3f, other's %.3f, own >= 0.7 and "
+                         + "other's < 0.1 in %.1f%% of %d sides", label,
+                         alone.map(\.own).reduce(0, +) / Double(alone.count), alone.map(\.other).reduce(0, +) / Double(alone.count),
+                         100 * Double(alone.filter { $0.own >= 0.7 && $0.other < 0.1 }.count) / Double(alone.count), alone.count))
         }
     }
 
