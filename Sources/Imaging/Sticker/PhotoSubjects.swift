@@ -257,13 +257,15 @@ extension StickerExtractor {
               let part = box.grownByATenth(within: image.width, height: image.height), part.contains(first) else {
             return sticker
         }
+        // The first sticker is not held through the own cut (a large photo's cut-out and mask on top of its
+        // buffers): in the rare case the own cut has nothing under the point, it is made again.
         let (own, _) = try await cutRound(of: part, in: image, options: unprompted, subjectMap: subjectMap, on: stages,
                                           ownCut: true)
         let both = PhotoSubjects(subjects: [], foundIn: [], rounds: [photo, own])
         return try await stages.stage {
-            guard try own.plan.hasPart(at: PixelPoint(x: first.x - part.x, y: first.y - part.y), cuts: own.cuts,
-                                       sourceWidth: part.width, sourceHeight: part.height) else { return sticker }
-            return try both.sticker(from: image, subject: prompt, round: 1)
+            let inOwn = try own.plan.hasPart(at: PixelPoint(x: first.x - part.x, y: first.y - part.y), cuts: own.cuts,
+                                             sourceWidth: part.width, sourceHeight: part.height)
+            return try both.sticker(from: image, subject: prompt, round: inOwn ? 1 : 0)
         }
     }
 
