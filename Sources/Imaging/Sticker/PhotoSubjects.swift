@@ -28,6 +28,14 @@ public struct PhotoSubjects: Sendable {
         let options: StickerOptions
         /// Whether the round is a found subject's own cut (its box grown by a tenth), not a round of the search.
         var ownCut = false
+
+        /// Whether the round's cut has a part at (or a pixel or two from) `point`, a pixel of the photo; false off
+        /// its area.
+        func hasPart(at point: PixelPoint) throws -> Bool {
+            guard area.contains(point) else { return false }
+            return try plan.hasPart(at: PixelPoint(x: point.x - area.x, y: point.y - area.y), cuts: cuts,
+                                    sourceWidth: area.width, sourceHeight: area.height)
+        }
     }
     let rounds: [Round]
 
@@ -48,12 +56,7 @@ public struct PhotoSubjects: Sendable {
         func size(_ i: Int) -> Int { rounds[i].area.width * rounds[i].area.height }
         let own = Set(foundIn).filter { rounds[$0].ownCut }.sorted { (size($0), $0) < (size($1), $1) }
         let search = rounds.indices.filter { !rounds[$0].ownCut }
-        let round = try (own + search).first { i in
-            let a = rounds[i].area
-            guard a.contains(first) else { return false }
-            return try rounds[i].plan.hasPart(at: PixelPoint(x: first.x - a.x, y: first.y - a.y), cuts: rounds[i].cuts,
-                                              sourceWidth: a.width, sourceHeight: a.height)
-        } ?? 0
+        let round = try (own + search).first { try rounds[$0].hasPart(at: first) } ?? 0
         return try sticker(from: image, subject: prompt, round: round)
     }
 
@@ -185,7 +188,8 @@ extension StickerExtractor {
         var found: [DetectedSubject] = [], foundIn: [Int] = [], made: [PhotoSubjects.Round] = []
         var area = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         for round in 0..<max(1, rounds) {
-            let (cut, parts) = try await cutRound(of: area, in: image, options: options, subjectMap: subjectMap, on: stages)
+            let cut = try await cutRound(of: area, in: image, options: options, subjectMap: subjectMap, on: stages)
+            let parts = try await parts(of: cut, in: image, on: stages)
             // Not new: a part over a subject found before. A strip's map scales what is most salient in it to the top,
             // so a later round's part must also stand out there (a strip of background scores low).
             let new = parts.filter { part in
@@ -208,9 +212,9 @@ extension StickerExtractor {
             for i in largest where Double(found[i].box.width * found[i].box.height)
                 < refinedBoxShare * Double(image.width * image.height) {
                 guard let part = found[i].box.grownByATenth(within: image.width, height: image.height) else { continue }
-                let (cut, parts) = try await cutRound(of: part, in: image, options: options, subjectMap: subjectMap,
-                                                      on: stages, ownCut: true)
-                guard let own = parts.filter({ found[i].box.contains($0.point) }).max(by: { $0.area < $1.area }) else {
+                let cut = try await cutRound(of: part, in: image, options: options, subjectMap: subjectMap, on: stages,
+                                             ownCut: true)
+                guard let own = try await parts(of: cut, in: image, on: stages).filter({ found[i].box.contains($0.point) }).max(by: { $0.area < $1.area }) else {
                     continue
                 }
                 made.append(cut)
@@ -249,7 +253,7 @@ extension StickerExtractor {
         }
         var unprompted = options
         unprompted.subject = nil
-        let (photo, _) = try await cutRound(of: whole, in: image, options: unprompted, subjectMap: subjectMap, on: stages)
+        let photo = try await cutRound(of: whole, in: image, options: unprompted, subjectMap: subjectMap, on: stages)
         let once = PhotoSubjects(subjects: [], foundIn: [], rounds: [photo])
         let sticker = try await stages.stage { try once.sticker(from: image, subject: prompt, round: 0) }
         let box = sticker.boundingBox
@@ -259,13 +263,11 @@ extension StickerExtractor {
         }
         // The first sticker is not held through the own cut (a large photo's cut-out and mask on top of its
         // buffers): in the rare case the own cut has nothing under the point, it is made again.
-        let (own, _) = try await cutRound(of: part, in: image, options: unprompted, subjectMap: subjectMap, on: stages,
-                                          ownCut: true)
+        let own = try await cutRound(of: part, in: image, options: unprompted, subjectMap: subjectMap, on: stages,
+                                     ownCut: true)
         let both = PhotoSubjects(subjects: [], foundIn: [], rounds: [photo, own])
         return try await stages.stage {
-            let inOwn = try own.plan.hasPart(at: PixelPoint(x: first.x - part.x, y: first.y - part.y), cuts: own.cuts,
-                                             sourceWidth: part.width, sourceHeight: part.height)
-            return try both.sticker(from: image, subject: prompt, round: inOwn ? 1 : 0)
+            try both.sticker(from: image, subject: prompt, round: own.hasPart(at: first) ? 1 : 0)
         }
     }
 
@@ -274,17 +276,24 @@ extension StickerExtractor {
         old.box.contains(part.point) || boxOverlap(old.box, part.box) > 0.3
     }
 
-    /// `area` of `image` cut as a photo of its own (its own subject map, when there is one), and the parts found in
-    /// it, in the photo's pixels. `ownCut`: the round is a found subject's own cut.
+    /// `area` of `image` cut as a photo of its own (its own subject map, when there is one). `ownCut`: the round is
+    /// a found subject's own cut.
     static func cutRound(of area: PixelRect, in image: Image, options: StickerOptions,
                          subjectMap: (@Sendable (Image) async throws -> SubjectMap)?, on stages: some StageRunner,
-                         ownCut: Bool = false) async throws -> (PhotoSubjects.Round, [DetectedSubject]) {
+                         ownCut: Bool = false) async throws -> PhotoSubjects.Round {
         let whole = area == PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         let photo = whole ? image : Compositing.crop(image, x: area.x, y: area.y, width: area.width, height: area.height)
         let map = subjectMap.map { f in { @Sendable () async throws -> SubjectMap in try await f(photo) } }
         let (plan, cuts, settled) = try await planAndCut(photo, options: options, subjectMap: map, on: stages)
-        let parts = try await stages.stage {
-            try plan.subjects(cuts: cuts, sourceWidth: photo.width, sourceHeight: photo.height)
+        return PhotoSubjects.Round(area: area, plan: plan, cuts: cuts, options: settled, ownCut: ownCut)
+    }
+
+    /// The parts `round`'s cut found, in the pixels of `image` (the photo it cut a part of).
+    static func parts(of round: PhotoSubjects.Round, in image: Image, on stages: some StageRunner)
+        async throws -> [DetectedSubject] {
+        let area = round.area
+        return try await stages.stage {
+            try round.plan.subjects(cuts: round.cuts, sourceWidth: area.width, sourceHeight: area.height)
         }.map { part in
             var moved = part
             moved.box.x += area.x; moved.box.y += area.y
@@ -292,7 +301,6 @@ extension StickerExtractor {
             moved.area = part.area * Double(area.width * area.height) / Double(image.width * image.height)
             return moved
         }
-        return (PhotoSubjects.Round(area: area, plan: plan, cuts: cuts, options: settled, ownCut: ownCut), parts)
     }
 
     /// At most this many subjects, the largest, are cut again on their own.

@@ -13,11 +13,17 @@ public struct PixelRect: Sendable, Equatable, Hashable {
     /// part's size on each side and clamped to the photo (a subject's box with some of what surrounds it, as a
     /// subject map is shown it on its own). Nil when no part of it lies on the photo.
     public func grownByATenth(within width: Int, height: Int) -> PixelRect? {
-        let bx0 = max(0, x), by0 = max(0, y), bx1 = min(width, x + self.width), by1 = min(height, y + self.height)
-        guard bx1 > bx0, by1 > by0 else { return nil }
-        let gx = (bx1 - bx0) / 10, gy = (by1 - by0) / 10
-        let x0 = max(0, bx0 - gx), y0 = max(0, by0 - gy), x1 = min(width, bx1 + gx), y1 = min(height, by1 + gy)
+        guard let b = clipped(toWidth: width, height: height) else { return nil }
+        let gx = b.width / 10, gy = b.height / 10
+        let x0 = max(0, b.x - gx), y0 = max(0, b.y - gy)
+        let x1 = min(width, b.x + b.width + gx), y1 = min(height, b.y + b.height + gy)
         return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// Its part on a `width` x `height` photo; nil when no part of it lies on the photo.
+    public func clipped(toWidth width: Int, height: Int) -> PixelRect? {
+        let x0 = max(0, x), y0 = max(0, y), x1 = min(width, x + self.width), y1 = min(height, y + self.height)
+        return x1 > x0 && y1 > y0 ? PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
     }
 }
 

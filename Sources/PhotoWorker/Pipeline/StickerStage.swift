@@ -45,17 +45,17 @@ enum StickerStage {
             } else {
                 nil
             }
+            let ready: @Sendable (SubjectMap) -> Void = { if !$0.isDecisive { gate.open() } }
             let sticker = try await SpeculationGate.$current.withValue(gate) {
                 if case .points = base.subject {
                     // A point: the subject under it cut again from its own part of the photo, as `image.subjects`
                     // cuts each subject it lists.
                     return try await StickerExtractor.extract(from: image, options: options, ownCutMap: { photo in
                         try await SubjectNetwork.map(for: photo, mirrored: mirrored, networks: networks, on: stages,
-                                                     memory: memory, mirrorMapReady: { if !$0.isDecisive { gate.open() } })
+                                                     memory: memory, mirrorMapReady: ready)
                     }, on: stages)
                 }
                 return try await StickerExtractor.extract(from: image, options: options, subjectMap: {
-                    let ready: @Sendable (SubjectMap) -> Void = { if !$0.isDecisive { gate.open() } }
                     if let focus {
                         return try await SubjectNetwork.map(for: image, focusedOn: focus, longSide: options.workingSize,
                                                             mirrored: mirrored, networks: networks, on: stages,

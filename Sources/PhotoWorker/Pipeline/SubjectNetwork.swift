@@ -90,9 +90,9 @@ public enum SubjectNetwork {
     /// photo; nil when the box covers `focusedBoxShare` of the photo or more (the network sees its subject large
     /// enough already) or lies off it.
     public static func focusRegion(for box: PixelRect, width: Int, height: Int) -> PixelRect? {
-        let onPhoto = max(0, min(width, box.x + box.width) - max(0, box.x)) * max(0, min(height, box.y + box.height) - max(0, box.y))
-        guard Double(onPhoto) < focusedBoxShare * Double(width * height) else { return nil }
-        return box.grownByATenth(within: width, height: height)
+        guard let onPhoto = box.clipped(toWidth: width, height: height),
+              Double(onPhoto.width * onPhoto.height) < focusedBoxShare * Double(width * height) else { return nil }
+        return onPhoto.grownByATenth(within: width, height: height)
     }
 
     /// A box under this share of the photo's area has its part mapped as well: on sticker-dev's tuning half the

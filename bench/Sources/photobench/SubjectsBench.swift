@@ -2,7 +2,8 @@ import Foundation
 import Imaging
 import PhotoWorker
 
-/// `photobench subjects [--dir .build/pairs-set] [--map-cache DIR] [--rounds N] [--no-own-cuts] [--verbose]`
+/// `photobench subjects [--dir .build/pairs-set] [--map-cache DIR] [--rounds N] [--no-own-cuts] [--point-one-cut]
+///  [--verbose]`
 ///
 /// The two-subject photos `bench/make_pairs_set.py` makes (two sticker-dev photos side by side, both human masks
 /// known), cut as the worker cuts by default (U²-Netp's map of the photo and its mirror image, square-rooted, weight
@@ -12,10 +13,11 @@ import PhotoWorker
 /// - by point: for each side, the sticker of `SubjectPrompt.point` at the pixel of its true mask farthest from the
 ///   mask's edge, cut from the same stages: its mean IoU with its own mask and with the other's, and the share of
 ///   sides with IoU >= 0.7 with its own and < 0.1 with the other's; and the same for the point's sticker as
-///   `image.sticker` cuts it (the whole photo's cut with the point as its prompt, not the subjects' stages).
+///   `image.sticker` cuts it (`StickerExtractor.extract(from:options:ownCutMap:on:)`, not the subjects' stages;
+///   `--point-one-cut`: the whole photo's cut alone with the point as its prompt, as the worker cut it before).
 enum SubjectsBench {
     static func run(_ args: [String]) async throws {
-        var dir = ".build/pairs-set", cache: String?, verbose = false, rounds = 3, refines = true, pointOwn = false
+        var dir = ".build/pairs-set", cache: String?, verbose = false, rounds = 3, refines = true, pointOwn = true
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -24,7 +26,7 @@ enum SubjectsBench {
             case "--verbose", "-v": verbose = true
             case "--rounds": i += 1; rounds = Int(args[i]) ?? rounds
             case "--no-own-cuts": refines = false
-            case "--point-own-cut": pointOwn = true
+            case "--point-one-cut": pointOwn = false
             default: throw StickerBench.BenchError("unknown argument \(args[i])")
             }
             i += 1
@@ -61,10 +63,12 @@ enum SubjectsBench {
             let first = try await StickerBench.subjectMap(for: .init(name: "pair-" + name, image: image, truth: truths[0]),
                                                           mirrored: true, cache: cache)
             let networks = try SubjectNetwork.Networks.load()
-            let found = try await StickerExtractor.subjects(in: image, options: options, subjectMap: { photo in
+            let mapOf: @Sendable (Image) async throws -> SubjectMap = { photo in
                 photo == image ? first : try await SubjectNetwork.map(for: photo, mirrored: true, networks: networks,
                                                                        memory: StickerBench.activations)
-            }, rounds: rounds, refines: refines)
+            }
+            let found = try await StickerExtractor.subjects(in: image, options: options, subjectMap: mapOf, rounds: rounds,
+                                                            refines: refines)
             let boxes = truths.map(StickerBench.boundingBox(of:))
             let both = boxes.allSatisfy { truth in found.subjects.contains { boxIoU($0.box, truth) >= 0.5 } }
             var own: [Double] = [], other: [Double] = [], alone: [(own: Double, other: Double)] = []
@@ -76,10 +80,7 @@ enum SubjectsBench {
                 var prompted = options
                 prompted.subject = .points(include: [point], exclude: [])
                 let cut = pointOwn
-                    ? try await StickerExtractor.extract(from: image, options: prompted, ownCutMap: { photo in
-                        photo == image ? first : try await SubjectNetwork.map(for: photo, mirrored: true, networks: networks,
-                                                                               memory: StickerBench.activations)
-                    })
+                    ? try await StickerExtractor.extract(from: image, options: prompted, ownCutMap: mapOf)
                     : try await StickerExtractor.extract(from: image, options: prompted, subjectMap: { first })
                 alone.append((cut.mask.intersectionOverUnion(truths[side]), cut.mask.intersectionOverUnion(truths[1 - side])))
             }
