@@ -134,7 +134,7 @@ run() { # run thread|address
     PHOTOWORKER_TEST_TIME_SCALE="${PHOTOWORKER_TEST_TIME_SCALE:-4}" \
     TSAN_OPTIONS="log_path=$logs/tsan:halt_on_error=0:exitcode=0:second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}" \
     ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=0:halt_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
-    PHOTOWORKER_TEST_BINARY="$PWD/$scratch/debug/photoworker" \
+    PHOTOWORKER_TEST_BINARY="$PWD/$scratch/debug/photoworker" PHOTOWORKER_TEST_SANITIZER="$sanitizer" \
         swift test --skip-build ${TEST_SWIFT_BUILD_FLAGS-} --filter "$filter" \
         >"$scratch/sanitizer-test.log" 2>&1 || status=$?
     grep -E "✘|✔ Suite|Test run|error:|↳ [^/]" "$scratch/sanitizer-test.log" >&2 || true

@@ -112,7 +112,8 @@ struct ConcurrencyTests {
     /// set later (it once was, in the command's `run`) left the arenas the runtime's threads had made by then, each
     /// keeping its high-water mark. glibc maps every arena but the main one as 64 MiB-aligned heaps of 64 MiB,
     /// counted here in the worker's memory map after a sticker, whose passes and stages ran on both compute threads.
-    @Test func mallocArenasAreLimitedBeforeAnyThreadStarts() async throws {
+    @Test(.disabled(if: WorkerProcess.sanitizer != nil, "a sanitized worker allocates with the sanitizer's allocator, not glibc's arenas"))
+    func mallocArenasAreLimitedBeforeAnyThreadStarts() async throws {
         var environment = ProcessInfo.processInfo.environment
         environment["MALLOC_ARENA_MAX"] = nil
         let w = try WorkerProcess(environment: environment)

@@ -40,6 +40,13 @@ package final class WorkerProcess: Sendable {
         return root.appendingPathComponent(".build/debug/photoworker")
     }
 
+    /// The sanitizer the spawned worker was built with (`PHOTOWORKER_TEST_SANITIZER`, set by
+    /// scripts/test-sanitizers.sh: `thread` or `address`), nil for the plain build. A sanitizer brings its own
+    /// allocator, so what a test observes of glibc's malloc in the worker holds only without one.
+    package static var sanitizer: String? {
+        ProcessInfo.processInfo.environment["PHOTOWORKER_TEST_SANITIZER"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     /// - Parameters:
     ///   - executable: another copy of the worker to run (default: the one built with the tests).
     ///   - diagnostics: serve with `--diagnostics` (the scheduler probes most tests drive).
