@@ -271,6 +271,47 @@ extension StickerExtractor {
         }
     }
 
+    /// The sticker of the subject `options.subject` selects by its points, found on a first map of the photo and cut
+    /// from its own part. When `locateMap` (a map of the whole photo) has a part at the first point (the map at
+    /// ``locatedPartThreshold`` or more, a pixel or two off it) whose box is under ``refinedBoxShare`` of the photo, only
+    /// that box grown by a tenth is cut, with `ownCutMap`'s map of it. Otherwise (no part there, a large one, or an own
+    /// cut with nothing under the point) as ``extract(from:options:ownCutMap:on:)``, with `photoMap`'s map of the whole
+    /// photo (given the first, which it may complete rather than make again). Other prompts (and none) are cut once,
+    /// with `photoMap`'s map.
+    /// - Throws: `CancellationError`; what the maps throw.
+    public static func extract(from image: Image, options: StickerOptions,
+                               locateMap: @Sendable () async throws -> SubjectMap,
+                               photoMap: @escaping @Sendable (SubjectMap) async throws -> SubjectMap,
+                               ownCutMap: @escaping @Sendable (Image) async throws -> SubjectMap,
+                               on stages: some StageRunner = InlineStages()) async throws -> Sticker {
+        let located = try await locateMap()
+        guard let prompt = options.subject, case .points(let include, _) = prompt, let first = include.first else {
+            let map = try await photoMap(located)
+            return try await extract(from: image, options: options, subjectMap: { map }, on: stages)
+        }
+        var unprompted = options
+        unprompted.subject = nil
+        if let box = located.part(at: first, threshold: locatedPartThreshold, photoWidth: image.width,
+                                  photoHeight: image.height),
+           Double(box.width * box.height) < refinedBoxShare * Double(image.width * image.height),
+           let part = box.grownByATenth(within: image.width, height: image.height), part.contains(first) {
+            let own = try await cutRound(of: part, in: image, options: unprompted, subjectMap: ownCutMap, on: stages,
+                                         ownCut: true)
+            if try await stages.stage({ try own.hasPart(at: first) }) {
+                let cut = PhotoSubjects(subjects: [], foundIn: [], rounds: [own])
+                return try await stages.stage { try cut.sticker(from: image, subject: prompt, round: 0) }
+            }
+        }
+        let whole = try await photoMap(located)
+        return try await extract(from: image, options: options, ownCutMap: { photo in
+            photo.width == image.width && photo.height == image.height ? whole : try await ownCutMap(photo)
+        }, on: stages)
+    }
+
+    /// Where a first map of the photo shows a point's subject: its parts at this value or more. Under the map's square
+    /// root, which the cut takes, that is 0.5 (bench/README.md, issue #47).
+    static let locatedPartThreshold: Float = 0.25
+
     /// Whether `part` is a subject found before as `old`: it lies over `old`'s box.
     static func sameSubject(_ old: DetectedSubject, _ part: DetectedSubject) -> Bool {
         old.box.contains(part.point) || boxOverlap(old.box, part.box) > 0.3

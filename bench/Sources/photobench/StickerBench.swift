@@ -5,7 +5,7 @@ import PhotoWorker
 
 /// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split] [--no-faces]
 ///  [--net [--mirror] [--net-weight W] [--net-exponent E] [--classical-when-undecided] [--map-cache DIR] | --net-only]
-///  [--prompt point|point-own|box|all|box-whole|box-net] [--focus-sizes P,PM,R,RM]`
+///  [--prompt point|point-own|point-locate|box|all|box-whole|box-net] [--focus-sizes P,PM,R,RM] [--own-sizes P,PM]`
 ///
 /// Runs `StickerExtractor.extract` over every image of the sticker-dev corpus (images/NAME.jpg,
 /// masks/NAME.png) and prints the mean IoU against the human masks (both thresholded at 128) and the
@@ -15,9 +15,10 @@ import PhotoWorker
 /// and of the held-out half: tune on the first, report the second, so changes are not fitted to the
 /// whole corpus. `--no-faces` turns the face prior off (`StickerOptions.detectsFaces`). `--prompt` gives each photo
 /// a subject from its human mask: the point deepest inside it, or its tight box (`point-own` cuts as the worker does,
-/// `point` in one cut, as the worker did before; `box` maps as the worker does, `box-whole` with the whole photo's map
+/// `point` in one cut, as the worker did before, `point-locate` finds the subject's part on the photo's map and cuts
+/// only that part when it can; `box` maps as the worker does, `box-whole` with the whole photo's map
 /// alone, as the worker did before, `box-net` with the box's part's alone; `--focus-sizes` the box's passes at other
-/// input sizes).
+/// input sizes, `--own-sizes` a point's own cut's).
 enum StickerBench {
     static func run(_ args: [String]) async throws {
         var dir = "corpus/sticker-dev"
@@ -29,7 +30,7 @@ enum StickerBench {
         var useNet = false, netOnly = false, mirror = false
         var mapCache: String?
         var prompt: String?
-        var focusSizes: [Int]?
+        var focusSizes: [Int]?, ownSizes: [Int]?, locateUnmirrored = false
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -49,6 +50,8 @@ enum StickerBench {
             case "--classical-when-undecided": options.classicalMapsOnlyWhenUndecided = true
             case "--prompt": i += 1; prompt = args[i]
             case "--focus-sizes": i += 1; focusSizes = args[i].split(separator: ",").compactMap { Int($0) }
+            case "--locate-unmirrored": locateUnmirrored = true
+            case "--own-sizes": i += 1; ownSizes = args[i].split(separator: ",").compactMap { Int($0) }
             default: throw BenchError("unknown argument \(args[i])")
             }
             i += 1
@@ -63,7 +66,8 @@ enum StickerBench {
         for pair in pairs {
             let start = DispatchTime.now().uptimeNanoseconds, cpuStart = processCPUTime()
             var options = options
-            if useNet {
+            // A point located on the photo's own pass makes its mirrored map only when it needs it (below).
+            if useNet && !(prompt == "point-locate" && locateUnmirrored) {
                 if prompt == "box-net" {
                     options.subjectMap = try await cropMap(for: pair.image, within: boundingBox(of: pair.truth),
                                                            mirrored: mirror)
@@ -84,11 +88,11 @@ enum StickerBench {
             let map = options.subjectMap
             options.subjectMap = nil
             switch prompt {
-            case "point", "point-own": options.subject = .points(include: [deepestPoint(of: pair.truth)], exclude: [])
+            case "point", "point-own", "point-locate": options.subject = .points(include: [deepestPoint(of: pair.truth)], exclude: [])
             case "box", "box-net", "box-whole": options.subject = .box(boundingBox(of: pair.truth))
             case "all": options.subject = .all
             case nil: break
-            default: throw BenchError("--prompt point|point-own|box|all|box-whole|box-net")
+            default: throw BenchError("--prompt point|point-own|point-locate|box|all|box-whole|box-net")
             }
             var used = map
             if prompt == "box", let sizes = focusSizes, sizes.count == 4,
@@ -108,11 +112,23 @@ enum StickerBench {
                                       longSide: options.workingSize)
             }
             let sticker: Sticker
-            if prompt == "point-own", let whole = used {
-                let networks = try SubjectNetwork.Networks.load(), image = pair.image, mirrored = mirror
+            if prompt == "point-locate" && locateUnmirrored {
+                // As the worker cuts a point: the photo's own pass first, the mirror image's only for the whole photo.
+                let locate = try await subjectMap(for: pair, mirrored: false, cache: mapCache)
+                let image = pair.image, cache = mapCache
+                sticker = try await StickerExtractor.extract(from: pair.image, options: options, locateMap: { locate },
+                                                             photoMap: { direct in
+                    guard cache == nil else { return try await subjectMap(for: pair, mirrored: true, cache: cache) }
+                    return try await SubjectNetwork.mirrored(direct, of: image, networks: try SubjectNetwork.Networks.load(),
+                                                             memory: activations)
+                }, ownCutMap: try ownCutMap(sizes: ownSizes))
+            } else if prompt == "point-locate", let whole = used {
+                sticker = try await StickerExtractor.extract(from: pair.image, options: options, locateMap: { whole },
+                                                             photoMap: { _ in whole }, ownCutMap: try ownCutMap(sizes: ownSizes))
+            } else if prompt == "point-own", let whole = used {
+                let image = pair.image, own = try ownCutMap(sizes: ownSizes)
                 sticker = try await StickerExtractor.extract(from: pair.image, options: options, ownCutMap: { photo in
-                    photo == image ? whole : try await SubjectNetwork.map(for: photo, mirrored: mirrored, networks: networks,
-                                                                          memory: activations)
+                    photo == image ? whole : try await own(photo)
                 })
             } else {
                 sticker = try await StickerExtractor.extract(from: pair.image, options: options,
@@ -176,12 +192,7 @@ enum StickerBench {
     /// mirror image's at PM, the region's at R and its mirror's at RM (0 leaves a pass out; P 0: the region's map
     /// alone).
     static func sizedFocusMap(for image: Image, region: PixelRect, sizes: [Int], longSide: Int) async throws -> SubjectMap {
-        let base = try Network.u2netp.get()
-        func networks(_ side: Int, _ mirrorSide: Int) throws -> SubjectNetwork.Networks {
-            let d = side == base.inputWidth ? base : try base.resized(toHeight: side, width: side)
-            let m = try base.resized(toHeight: max(mirrorSide, 32), width: max(mirrorSide, 32))
-            return SubjectNetwork.Networks(direct: d, mirror: m)
-        }
+        let networks = sizedNetworks
         let part = try await SubjectNetwork.map(for: image, region: region, mirrored: sizes[3] > 0,
                                                 networks: try networks(sizes[2], sizes[3]), memory: activations)
         guard sizes[0] > 0 else {
@@ -192,6 +203,24 @@ enum StickerBench {
                                                  networks: try networks(sizes[0], sizes[1]), memory: activations)
         return whole.averaged(with: part, of: region, photoWidth: image.width, photoHeight: image.height,
                               longSide: longSide)
+    }
+
+    /// U²-Netp with the photo's pass at `side` and its mirror image's at `mirrorSide` (at least 32: a left-out mirror
+    /// pass is the caller's `mirrored: false`).
+    static func sizedNetworks(_ side: Int, _ mirrorSide: Int) throws -> SubjectNetwork.Networks {
+        let base = try Network.u2netp.get()
+        let d = side == base.inputWidth ? base : try base.resized(toHeight: side, width: side)
+        let m = try base.resized(toHeight: max(mirrorSide, 32), width: max(mirrorSide, 32))
+        return SubjectNetwork.Networks(direct: d, mirror: m)
+    }
+
+    /// The map of a point's own cut (`--own-sizes P,PM`): its photo's pass at P, the mirror image's at PM (0: none).
+    static func ownCutMap(sizes: [Int]?) throws -> @Sendable (Image) async throws -> SubjectMap {
+        let sizes = sizes ?? [320, 256]
+        let networks = try sizedNetworks(sizes[0], sizes[1])
+        return { photo in
+            try await SubjectNetwork.map(for: photo, mirrored: sizes[1] > 0, networks: networks, memory: activations)
+        }
     }
 
     /// The pixel of `mask` (>= 128) farthest from its edge (chamfer 3-4 distance): "a point deep inside the subject".
