@@ -91,7 +91,7 @@ extension SubjectSpec {
             """#),
         ContractSchema("Subject", #"""
             {
-              "description": "Which subject to cut out: `\"all\"` (every subject together), `{\"point\": [x, y]}`, `{\"points\": [[x, y], ...]}` (either with `\"exclude\": [[x, y], ...]`, parts not to keep), or `{\"box\": [x0, y0, x1, y1]}` (x1 > x0, y1 > y0, exclusive). Points and box are in pixels of the photo as displayed; a point off the photo or a box of no area is -32602 with `data.path` naming it. A point or box is evidence for the worker's own maps and graph cut, not a new model; a box under half the photo also has its own part mapped, and the subject under a point covering under 0.8 of the photo is cut again from its own part (two more network passes each).",
+              "description": "Which subject to cut out: `\"all\"` (every subject together), `{\"point\": [x, y]}`, `{\"points\": [[x, y], ...]}` (either with `\"exclude\": [[x, y], ...]`, parts not to keep), or `{\"box\": [x0, y0, x1, y1]}` (x1 > x0, y1 > y0, exclusive). Points and box are in pixels of the photo as displayed; a point off the photo or a box of no area is -32602 with `data.path` naming it. A point or box is evidence for the worker's own maps and graph cut, not a new model; a box under half the photo also has its own part mapped (two more network passes), and the subject under a point covering under 0.8 of the photo is cut again from its own part (one more pass, at a smaller size).",
               "oneOf": [
                 {"type": "string", "enum": ["all"]},
                 {

@@ -89,18 +89,18 @@ struct StickerStageTests {
         return (image, sticker, options)
     }
 
-    /// A point on corpus/subjects/pair.jpg: the subject under it is found on the photo's own pass and cut from its own
-    /// part alone, with one pass at the mirror network's size (a cut that differs from the whole photo's with the point
-    /// as its prompt). Without the mirror passes.
-    @Test func aPointsSubjectIsCutFromItsOwnPart() async throws {
+    /// A point on corpus/subjects/pair.jpg: the subject under it is cut again from its own part of the photo, mapped
+    /// with one pass at the mirror network's size (a cut that differs from the whole photo's with the point as its
+    /// prompt). Without the mirror passes.
+    @Test func aPointsSubjectIsCutAgainOnItsOwnPart() async throws {
         let (image, sticker, settled) = try await Self.pairSticker(.point(224, 162))
         let networks = try SubjectNetwork.Networks.load()
         let once = try await StickerExtractor.extract(from: image, options: settled, subjectMap: {
             try await SubjectNetwork.map(for: image, mirrored: false, networks: networks)
         })
-        let expected = try await StickerExtractor.extract(from: image, options: settled, locateMap: {
+        let expected = try await StickerExtractor.extract(from: image, options: settled, photoMap: {
             try await SubjectNetwork.map(for: image, mirrored: false, networks: networks)
-        }, photoMap: { $0 }, ownCutMap: { photo in
+        }, ownCutMap: { photo in
             try await SubjectNetwork.map(for: photo, mirrored: false, networks: networks.small)
         })
         Self.expectSame(sticker, expected)

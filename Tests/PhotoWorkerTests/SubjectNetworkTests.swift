@@ -1,6 +1,5 @@
 import Compute
 import Imaging
-import Synchronization
 @testable import PhotoWorker
 import Testing
 
@@ -39,23 +38,6 @@ struct SubjectNetworkTests {
         let centre = together.values[(h / 2) * w + w / 2], corners = (together.values[0], together.values[w * h - 1])
         #expect(centre > 0.5, "centre \(centre)")
         #expect(corners.0 < 0.5 && corners.1 < 0.5, "corners \(corners)")
-    }
-
-    /// A point's sticker maps the photo with its own pass first and adds the mirror image's only when it cuts the
-    /// whole photo: the map so completed is the mirrored map.
-    @Test func aDirectMapCompletedByTheMirrorPassIsTheMirroredMap() async throws {
-        let image = Self.photo()
-        let networks = try SubjectNetwork.Networks.load()
-        let direct = try await SubjectNetwork.map(for: image, mirrored: false, networks: networks)
-        let told = Mutex<Int?>(nil)
-        let completed = try await SubjectNetwork.mirrored(direct, of: image, networks: networks) { map in
-            told.withLock { $0 = map.width }
-        }
-        let mirrored = try await SubjectNetwork.map(for: image, mirrored: true, networks: networks)
-        #expect(completed.values == mirrored.values)
-        #expect(completed.values != direct.values, "the mirror pass changed nothing: a test that cannot fail")
-        let width = told.withLock { $0 }
-        #expect(width == networks.mirror.inputWidth, "the mirror map's readiness told: \(String(describing: width))")
     }
 
     @Test func aBoxUnderHalfThePhotoIsMappedGrownByATenthASide() {

@@ -238,22 +238,24 @@ extension StickerExtractor {
         return union > 0 ? inter / union : 0
     }
 
-    /// The sticker of the subject `options.subject` selects by its points: cut from the whole photo, then, when that
-    /// sticker's box is under ``refinedBoxShare`` of the photo, again from its own part of the photo (the box grown by
-    /// a tenth, its own map) as `subjects(in:options:subjectMap:rounds:refines:on:)` cuts each subject it finds; the
-    /// first sticker when the own cut has no part under the first point. Other prompts (and none) are cut once.
-    /// - Throws: `CancellationError`; what `subjectMap` throws.
+    /// The sticker of the subject `options.subject` selects by its points: cut from the whole photo (`photoMap`'s
+    /// map), then, when that sticker's box is under ``refinedBoxShare`` of the photo, again from its own part of the
+    /// photo (the box grown by a tenth, `ownCutMap`'s map of it) as `subjects(in:options:subjectMap:rounds:refines:on:)`
+    /// cuts each subject it finds; the first sticker when the own cut has no part under the first point. Other prompts
+    /// (and none) are cut once.
+    /// - Throws: `CancellationError`; what the maps throw.
     public static func extract(from image: Image, options: StickerOptions,
-                               ownCutMap subjectMap: (@Sendable (Image) async throws -> SubjectMap)?,
+                               photoMap: (@Sendable () async throws -> SubjectMap)?,
+                               ownCutMap: (@Sendable (Image) async throws -> SubjectMap)?,
                                on stages: some StageRunner = InlineStages()) async throws -> Sticker {
         let whole = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         guard let prompt = options.subject, case .points(let include, _) = prompt, let first = include.first else {
-            return try await extract(from: image, options: options,
-                                     subjectMap: subjectMap.map { f in { @Sendable in try await f(image) } }, on: stages)
+            return try await extract(from: image, options: options, subjectMap: photoMap, on: stages)
         }
         var unprompted = options
         unprompted.subject = nil
-        let photo = try await cutRound(of: whole, in: image, options: unprompted, subjectMap: subjectMap, on: stages)
+        let photo = try await cutRound(of: whole, in: image, options: unprompted,
+                                       subjectMap: photoMap.map { f in { @Sendable _ in try await f() } }, on: stages)
         let once = PhotoSubjects(subjects: [], foundIn: [], rounds: [photo])
         let sticker = try await stages.stage { try once.sticker(from: image, subject: prompt, round: 0) }
         let box = sticker.boundingBox
@@ -263,54 +265,13 @@ extension StickerExtractor {
         }
         // The first sticker is not held through the own cut (a large photo's cut-out and mask on top of its
         // buffers): in the rare case the own cut has nothing under the point, it is made again.
-        let own = try await cutRound(of: part, in: image, options: unprompted, subjectMap: subjectMap, on: stages,
+        let own = try await cutRound(of: part, in: image, options: unprompted, subjectMap: ownCutMap, on: stages,
                                      ownCut: true)
         let both = PhotoSubjects(subjects: [], foundIn: [], rounds: [photo, own])
         return try await stages.stage {
             try both.sticker(from: image, subject: prompt, round: own.hasPart(at: first) ? 1 : 0)
         }
     }
-
-    /// The sticker of the subject `options.subject` selects by its points, found on a first map of the photo and cut
-    /// from its own part. When `locateMap` (a map of the whole photo) has a part at the first point (the map at
-    /// ``locatedPartThreshold`` or more, a pixel or two off it) whose box is under ``refinedBoxShare`` of the photo, only
-    /// that box grown by a tenth is cut, with `ownCutMap`'s map of it. Otherwise (no part there, a large one, or an own
-    /// cut with nothing under the point) as ``extract(from:options:ownCutMap:on:)``, with `photoMap`'s map of the whole
-    /// photo (given the first, which it may complete rather than make again). Other prompts (and none) are cut once,
-    /// with `photoMap`'s map.
-    /// - Throws: `CancellationError`; what the maps throw.
-    public static func extract(from image: Image, options: StickerOptions,
-                               locateMap: @Sendable () async throws -> SubjectMap,
-                               photoMap: @escaping @Sendable (SubjectMap) async throws -> SubjectMap,
-                               ownCutMap: @escaping @Sendable (Image) async throws -> SubjectMap,
-                               on stages: some StageRunner = InlineStages()) async throws -> Sticker {
-        let located = try await locateMap()
-        guard let prompt = options.subject, case .points(let include, _) = prompt, let first = include.first else {
-            let map = try await photoMap(located)
-            return try await extract(from: image, options: options, subjectMap: { map }, on: stages)
-        }
-        var unprompted = options
-        unprompted.subject = nil
-        if let box = located.part(at: first, threshold: locatedPartThreshold, photoWidth: image.width,
-                                  photoHeight: image.height),
-           Double(box.width * box.height) < refinedBoxShare * Double(image.width * image.height),
-           let part = box.grownByATenth(within: image.width, height: image.height), part.contains(first) {
-            let own = try await cutRound(of: part, in: image, options: unprompted, subjectMap: ownCutMap, on: stages,
-                                         ownCut: true)
-            if try await stages.stage({ try own.hasPart(at: first) }) {
-                let cut = PhotoSubjects(subjects: [], foundIn: [], rounds: [own])
-                return try await stages.stage { try cut.sticker(from: image, subject: prompt, round: 0) }
-            }
-        }
-        let whole = try await photoMap(located)
-        return try await extract(from: image, options: options, ownCutMap: { photo in
-            photo.width == image.width && photo.height == image.height ? whole : try await ownCutMap(photo)
-        }, on: stages)
-    }
-
-    /// Where a first map of the photo shows a point's subject: its parts at this value or more. Under the map's square
-    /// root, which the cut takes, that is 0.5 (bench/README.md, issue #47).
-    static let locatedPartThreshold: Float = 0.25
 
     /// Whether `part` is a subject found before as `old`: it lies over `old`'s box.
     static func sameSubject(_ old: DetectedSubject, _ part: DetectedSubject) -> Bool {

@@ -76,25 +76,4 @@ public struct SubjectMap: Sendable {
     public func thresholdMask(width w: Int, height h: Int) -> Mask {
         Mask(width: w, height: h, values: resampled(width: w, height: h).map { $0 >= 0.5 ? 255 : 0 })
     }
-
-    /// The box, in the pixels of a `photoWidth` x `photoHeight` photo this map covers, of the map's part (values
-    /// `threshold` and up, 8-connected) at `point` or a pixel or two of the map from it; nil for none.
-    func part(at point: PixelPoint, threshold: Float, photoWidth: Int, photoHeight: Int) -> PixelRect? {
-        let w = width, h = height
-        let labels = values.map { $0 >= threshold ? UInt8(1) : 0 }
-        let (ids, _, _) = MaskCleanup.components(labels, width: w, height: h, value: 1)
-        let x = min(w - 1, max(0, Int((Double(point.x) + 0.5) * Double(w) / Double(photoWidth))))
-        let y = min(h - 1, max(0, Int((Double(point.y) + 0.5) * Double(h) / Double(photoHeight))))
-        let id = SubjectSelection.component(at: y * w + x, ids: ids, width: w, height: h, radius: max(1, max(w, h) / 100))
-        guard id >= 0 else { return nil }
-        var x0 = w, y0 = h, x1 = -1, y1 = -1
-        for p in 0..<(w * h) where ids[p] == id {
-            x0 = min(x0, p % w); x1 = max(x1, p % w); y0 = min(y0, p / w); y1 = max(y1, p / w)
-        }
-        let sx = Double(photoWidth) / Double(w), sy = Double(photoHeight) / Double(h)
-        let bx0 = Int(Double(x0) * sx), by0 = Int(Double(y0) * sy)
-        let bx1 = min(photoWidth, Int((Double(x1 + 1) * sx).rounded(.up)))
-        let by1 = min(photoHeight, Int((Double(y1 + 1) * sy).rounded(.up)))
-        return PixelRect(x: bx0, y: by0, width: bx1 - bx0, height: by1 - by0)
-    }
 }

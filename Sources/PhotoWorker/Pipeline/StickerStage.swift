@@ -20,13 +20,11 @@ enum StickerStage {
     /// `cut` says which subject (validated against the photo here: -32602 at its `subjectPath` when a point or the
     /// box is off the photo) and whether the soft edge is decontaminated. A box under half the photo has the network
     /// map its part as well (`SubjectNetwork.map(for:focusedOn:...)`): two more passes, for a better cut of a small
-    /// subject. The subject under a point is found on the photo's own pass and, when its part there covers under 0.8 of
-    /// the photo, cut from that part alone with one pass at the mirror network's size
-    /// (`StickerExtractor.extract(from:options:locateMap:photoMap:ownCutMap:on:)`): the subject the person means cut
-    /// large and alone, for about an unprompted sticker's time (bench/README.md); otherwise the photo is cut whole as
-    /// before, its mirror image's pass added. `mirrored: false` leaves out the network's pass
-    /// over the mirror image (its steadier map costs about 40% of the network's time): for frames of a clip, whose
-    /// masks are steadied across frames instead.
+    /// subject. The subject under a point is cut again from its own part of the photo when it covers under 0.8 of it
+    /// (`StickerExtractor.extract(from:options:photoMap:ownCutMap:on:)`): one more pass, at the mirror network's size,
+    /// for the subject the person means cut as `image.subjects` cuts it, large and alone (bench/README.md).
+    /// `mirrored: false` leaves out the network's pass over the mirror image (its steadier map costs about 40% of the
+    /// network's time): for frames of a clip, whose masks are steadied across frames instead.
     static func extract(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter, on compute: ComputePool,
                         memory: ActivationMemory, concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels,
                         cut: StickerCutSpec = StickerCutSpec(), mirrored: Bool = true)
@@ -50,15 +48,11 @@ enum StickerStage {
             let ready: @Sendable (SubjectMap) -> Void = { if !$0.isDecisive { gate.open() } }
             let sticker = try await SpeculationGate.$current.withValue(gate) {
                 if case .points = base.subject {
-                    // A point: its subject found on the photo's own pass and cut from its own part, with one pass
-                    // at the smaller size; the mirror image's pass only when the whole photo is cut after all.
-                    return try await StickerExtractor.extract(from: image, options: options, locateMap: {
-                        try await SubjectNetwork.map(for: image, mirrored: false, networks: networks, on: stages,
-                                                     memory: memory)
-                    }, photoMap: { direct in
-                        guard mirrored else { return direct }
-                        return try await SubjectNetwork.mirrored(direct, of: image, networks: networks, on: stages,
-                                                                 memory: memory, mirrorMapReady: ready)
+                    // A point: the subject under it cut again from its own part of the photo, as `image.subjects`
+                    // cuts each subject it lists, that part mapped with one pass at the mirror network's size.
+                    return try await StickerExtractor.extract(from: image, options: options, photoMap: {
+                        try await SubjectNetwork.map(for: image, mirrored: mirrored, networks: networks, on: stages,
+                                                     memory: memory, mirrorMapReady: ready)
                     }, ownCutMap: { photo in
                         try await SubjectNetwork.map(for: photo, mirrored: false, networks: networks.small, on: stages,
                                                      memory: memory)

@@ -31,7 +31,7 @@ public enum SubjectNetwork {
         }
 
         /// Both passes on the mirror network (its input size): a point's own cut maps its part with one pass at that
-        /// size, unmirrored (bench/README.md, issue #47).
+        /// size, unmirrored (bench/README.md, issue #47: as good as two passes at full size, for 40% of their cost).
         public var small: Networks { Networks(direct: mirror, mirror: mirror) }
 
         /// - Throws: ``InferenceError`` when the model cannot be loaded (missing or damaged resources): the one
@@ -71,21 +71,6 @@ public enum SubjectNetwork {
             })
         if !stages.runsConcurrently { memory.handBack() }
         return average(map, mirroredMap: flipped)
-    }
-
-    /// The photo's mirrored map (as `map(for:mirrored: true, ...)` makes it) from `direct`, the map its own pass gave
-    /// (`map(for:mirrored: false, ...)` with the same `networks`): only the mirror image's pass runs.
-    /// - Throws: `CancellationError`; ``InferenceError`` for an input the network refuses.
-    public static func mirrored(_ direct: SubjectMap, of image: Image, networks: Networks,
-                                on stages: some StageRunner = InlineStages(),
-                                memory: ActivationMemory = ActivationMemory(),
-                                mirrorMapReady: (@Sendable (SubjectMap) -> Void)? = nil) async throws -> SubjectMap {
-        let inputs = try await stages.stage { try Self.inputs(for: image, mirrored: true, networks: networks) }
-        guard let mirror = inputs.mirror else { return direct }
-        let flipped = try await pass(mirror, on: networks.mirror, stages: stages, memory: memory)
-        mirrorMapReady?(flipped)
-        if !stages.runsConcurrently { memory.handBack() }
-        return average(direct, mirroredMap: flipped)
     }
 
     /// The map for a box drawn round the subject: the photo's map (as `map(for:mirrored:networks:on:memory:)`)

@@ -67,14 +67,16 @@ struct SubjectOwnCutTests {
         // The whole photo's cut alone keeps the square; the disc's own cut, the disc.
         let once = try await StickerExtractor.extract(from: image, options: settled, subjectMap: { try await Self.map(image) })
         #expect(once.boundingBox.width > 100, "the whole photo's cut: \(once.boundingBox)")
-        let sticker = try await StickerExtractor.extract(from: image, options: settled, ownCutMap: Self.map)
+        let sticker = try await StickerExtractor.extract(from: image, options: settled, photoMap: { try await Self.map(image) },
+                                                         ownCutMap: Self.map)
         #expect(sticker.mask.intersectionOverUnion(left) > 0.85, "IoU \(sticker.mask.intersectionOverUnion(left))")
         #expect(sticker.mask.intersectionOverUnion(right) < 0.05)
         #expect(sticker.mask.width == image.width && sticker.mask.height == image.height)
         // A box is cut once, as `extract(from:options:subjectMap:on:)` cuts it.
         options.subject = .box(PixelRect(x: 5, y: 0, width: 125, height: 120))
         let boxed = options
-        let box = try await StickerExtractor.extract(from: image, options: boxed, ownCutMap: Self.map)
+        let box = try await StickerExtractor.extract(from: image, options: boxed, photoMap: { try await Self.map(image) },
+                                                     ownCutMap: Self.map)
         let boxOnce = try await StickerExtractor.extract(from: image, options: boxed, subjectMap: { try await Self.map(image) })
         let same = box.mask.values == boxOnce.mask.values
         #expect(same, "box \(box.boundingBox), cut once \(boxOnce.boundingBox)")

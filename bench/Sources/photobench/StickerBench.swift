@@ -5,7 +5,7 @@ import PhotoWorker
 
 /// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split] [--no-faces]
 ///  [--net [--mirror] [--net-weight W] [--net-exponent E] [--classical-when-undecided] [--map-cache DIR] | --net-only]
-///  [--prompt point|point-own|point-locate|box|all|box-whole|box-net] [--focus-sizes P,PM,R,RM] [--own-sizes P,PM]`
+///  [--prompt point|point-own|box|all|box-whole|box-net] [--focus-sizes P,PM,R,RM] [--own-sizes P,PM]`
 ///
 /// Runs `StickerExtractor.extract` over every image of the sticker-dev corpus (images/NAME.jpg,
 /// masks/NAME.png) and prints the mean IoU against the human masks (both thresholded at 128) and the
@@ -15,8 +15,7 @@ import PhotoWorker
 /// and of the held-out half: tune on the first, report the second, so changes are not fitted to the
 /// whole corpus. `--no-faces` turns the face prior off (`StickerOptions.detectsFaces`). `--prompt` gives each photo
 /// a subject from its human mask: the point deepest inside it, or its tight box (`point-own` cuts as the worker does,
-/// `point` in one cut, as the worker did before, `point-locate` finds the subject's part on the photo's map and cuts
-/// only that part when it can; `box` maps as the worker does, `box-whole` with the whole photo's map
+/// `point` in one cut, as the worker did before; `box` maps as the worker does, `box-whole` with the whole photo's map
 /// alone, as the worker did before, `box-net` with the box's part's alone; `--focus-sizes` the box's passes at other
 /// input sizes, `--own-sizes` a point's own cut's).
 enum StickerBench {
@@ -30,7 +29,7 @@ enum StickerBench {
         var useNet = false, netOnly = false, mirror = false
         var mapCache: String?
         var prompt: String?
-        var focusSizes: [Int]?, ownSizes: [Int]?, locateUnmirrored = false
+        var focusSizes: [Int]?, ownSizes: [Int]?
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -50,7 +49,6 @@ enum StickerBench {
             case "--classical-when-undecided": options.classicalMapsOnlyWhenUndecided = true
             case "--prompt": i += 1; prompt = args[i]
             case "--focus-sizes": i += 1; focusSizes = args[i].split(separator: ",").compactMap { Int($0) }
-            case "--locate-unmirrored": locateUnmirrored = true
             case "--own-sizes": i += 1; ownSizes = args[i].split(separator: ",").compactMap { Int($0) }
             default: throw BenchError("unknown argument \(args[i])")
             }
@@ -66,8 +64,7 @@ enum StickerBench {
         for pair in pairs {
             let start = DispatchTime.now().uptimeNanoseconds, cpuStart = processCPUTime()
             var options = options
-            // A point located on the photo's own pass makes its mirrored map only when it needs it (below).
-            if useNet && !(prompt == "point-locate" && locateUnmirrored) {
+            if useNet {
                 if prompt == "box-net" {
                     options.subjectMap = try await cropMap(for: pair.image, within: boundingBox(of: pair.truth),
                                                            mirrored: mirror)
@@ -88,11 +85,11 @@ enum StickerBench {
             let map = options.subjectMap
             options.subjectMap = nil
             switch prompt {
-            case "point", "point-own", "point-locate": options.subject = .points(include: [deepestPoint(of: pair.truth)], exclude: [])
+            case "point", "point-own": options.subject = .points(include: [deepestPoint(of: pair.truth)], exclude: [])
             case "box", "box-net", "box-whole": options.subject = .box(boundingBox(of: pair.truth))
             case "all": options.subject = .all
             case nil: break
-            default: throw BenchError("--prompt point|point-own|point-locate|box|all|box-whole|box-net")
+            default: throw BenchError("--prompt point|point-own|box|all|box-whole|box-net")
             }
             var used = map
             if prompt == "box", let sizes = focusSizes, sizes.count == 4,
@@ -112,24 +109,9 @@ enum StickerBench {
                                       longSide: options.workingSize)
             }
             let sticker: Sticker
-            if prompt == "point-locate" && locateUnmirrored {
-                // As the worker cuts a point: the photo's own pass first, the mirror image's only for the whole photo.
-                let locate = try await subjectMap(for: pair, mirrored: false, cache: mapCache)
-                let image = pair.image, cache = mapCache
-                sticker = try await StickerExtractor.extract(from: pair.image, options: options, locateMap: { locate },
-                                                             photoMap: { direct in
-                    guard cache == nil else { return try await subjectMap(for: pair, mirrored: true, cache: cache) }
-                    return try await SubjectNetwork.mirrored(direct, of: image, networks: try SubjectNetwork.Networks.load(),
-                                                             memory: activations)
-                }, ownCutMap: try ownCutMap(sizes: ownSizes))
-            } else if prompt == "point-locate", let whole = used {
-                sticker = try await StickerExtractor.extract(from: pair.image, options: options, locateMap: { whole },
-                                                             photoMap: { _ in whole }, ownCutMap: try ownCutMap(sizes: ownSizes))
-            } else if prompt == "point-own", let whole = used {
-                let image = pair.image, own = try ownCutMap(sizes: ownSizes)
-                sticker = try await StickerExtractor.extract(from: pair.image, options: options, ownCutMap: { photo in
-                    photo == image ? whole : try await own(photo)
-                })
+            if prompt == "point-own", let whole = used {
+                sticker = try await StickerExtractor.extract(from: pair.image, options: options, photoMap: { whole },
+                                                             ownCutMap: try ownCutMap(sizes: ownSizes))
             } else {
                 sticker = try await StickerExtractor.extract(from: pair.image, options: options,
                                                              subjectMap: used.map { map in { @Sendable in map } })
@@ -214,9 +196,10 @@ enum StickerBench {
         return SubjectNetwork.Networks(direct: d, mirror: m)
     }
 
-    /// The map of a point's own cut (`--own-sizes P,PM`): its photo's pass at P, the mirror image's at PM (0: none).
+    /// The map of a point's own cut (`--own-sizes P,PM`): its photo's pass at P, the mirror image's at PM (0: none);
+    /// by default the worker's, one pass at the mirror network's 256.
     static func ownCutMap(sizes: [Int]?) throws -> @Sendable (Image) async throws -> SubjectMap {
-        let sizes = sizes ?? [320, 256]
+        let sizes = sizes ?? [256, 0]
         let networks = try sizedNetworks(sizes[0], sizes[1])
         return { photo in
             try await SubjectNetwork.map(for: photo, mirrored: sizes[1] > 0, networks: networks, memory: activations)

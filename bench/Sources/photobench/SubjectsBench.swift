@@ -2,7 +2,7 @@ import Foundation
 import Imaging
 import PhotoWorker
 
-/// `photobench subjects [--dir .build/pairs-set] [--map-cache DIR] [--rounds N] [--no-own-cuts] [--point-one-cut] [--point-locate] [--own-sizes P,PM]
+/// `photobench subjects [--dir .build/pairs-set] [--map-cache DIR] [--rounds N] [--no-own-cuts] [--point-one-cut] [--own-sizes P,PM]
 ///  [--verbose]`
 ///
 /// The two-subject photos `bench/make_pairs_set.py` makes (two sticker-dev photos side by side, both human masks
@@ -13,13 +13,14 @@ import PhotoWorker
 /// - by point: for each side, the sticker of `SubjectPrompt.point` at the pixel of its true mask farthest from the
 ///   mask's edge, cut from the same stages: its mean IoU with its own mask and with the other's, and the share of
 ///   sides with IoU >= 0.7 with its own and < 0.1 with the other's; and the same for the point's sticker as
-///   `image.sticker` cuts it (`StickerExtractor.extract(from:options:ownCutMap:on:)`, not the subjects' stages;
+///   `image.sticker` cuts it (`StickerExtractor.extract(from:options:photoMap:ownCutMap:on:)`, not the subjects' stages;
 ///   `--point-one-cut`: the whole photo's cut alone with the point as its prompt, as the worker cut it before;
-///   `--point-locate`: the point's part found on the photo's map, only it cut when it can; `--own-sizes P,PM`: the point's own cut with the photo's pass at P and its mirror image's at PM, 0 for none).
+///   `--own-sizes P,PM`: the point's own cut with the photo's pass at P and its mirror image's at PM, 0 for none,
+///   by default the worker's 256, 0).
 enum SubjectsBench {
     static func run(_ args: [String]) async throws {
         var dir = ".build/pairs-set", cache: String?, verbose = false, rounds = 3, refines = true, pointOwn = true
-        var ownSizes: [Int]?, locate = false, locateUnmirrored = false
+        var ownSizes: [Int]?
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -29,8 +30,6 @@ enum SubjectsBench {
             case "--rounds": i += 1; rounds = Int(args[i]) ?? rounds
             case "--no-own-cuts": refines = false
             case "--point-one-cut": pointOwn = false
-            case "--point-locate": locate = true
-            case "--locate-unmirrored": locateUnmirrored = true
             case "--own-sizes": i += 1; ownSizes = args[i].split(separator: ",").compactMap { Int($0) }
             default: throw StickerBench.BenchError("unknown argument \(args[i])")
             }
@@ -67,10 +66,6 @@ enum SubjectsBench {
             // The first round's map from the cache; the later rounds' (the photo with subjects covered) computed.
             let first = try await StickerBench.subjectMap(for: .init(name: "pair-" + name, image: image, truth: truths[0]),
                                                           mirrored: true, cache: cache)
-            let locateMap = locateUnmirrored
-                ? try await StickerBench.subjectMap(for: .init(name: "pair-" + name, image: image, truth: truths[0]),
-                                                    mirrored: false, cache: cache)
-                : first
             let networks = try SubjectNetwork.Networks.load()
             let mapOf: @Sendable (Image) async throws -> SubjectMap = { photo in
                 photo == image ? first : try await SubjectNetwork.map(for: photo, mirrored: true, networks: networks,
@@ -89,13 +84,8 @@ enum SubjectsBench {
                 var prompted = options
                 prompted.subject = .points(include: [point], exclude: [])
                 let own = try StickerBench.ownCutMap(sizes: ownSizes)
-                let cut = locate
-                    ? try await StickerExtractor.extract(from: image, options: prompted, locateMap: { locateMap }, photoMap: { _ in first },
-                                                         ownCutMap: own)
-                    : pointOwn
-                    ? try await StickerExtractor.extract(from: image, options: prompted, ownCutMap: { photo in
-                        photo == image ? locateMap : try await own(photo)
-                    })
+                let cut = pointOwn
+                    ? try await StickerExtractor.extract(from: image, options: prompted, photoMap: { first }, ownCutMap: own)
                     : try await StickerExtractor.extract(from: image, options: prompted, subjectMap: { first })
                 alone.append((cut.mask.intersectionOverUnion(truths[side]), cut.mask.intersectionOverUnion(truths[1 - side])))
             }
