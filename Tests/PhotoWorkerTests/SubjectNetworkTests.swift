@@ -1,5 +1,6 @@
 import Compute
 import Imaging
+import Inference
 @testable import PhotoWorker
 import Testing
 
@@ -38,6 +39,23 @@ struct SubjectNetworkTests {
         let centre = together.values[(h / 2) * w + w / 2], corners = (together.values[0], together.values[w * h - 1])
         #expect(centre > 0.5, "centre \(centre)")
         #expect(corners.0 < 0.5 && corners.1 < 0.5, "corners \(corners)")
+    }
+
+    /// A photo whose stages run one after another (a large one) hands its passes' blocks back before its cut, with
+    /// one pass as with two; stages at once keep them for the next photo's passes.
+    @Test(arguments: [false, true])
+    func passesInTurnHandTheirBlocksBack(mirrored: Bool) async throws {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let networks = try SubjectNetwork.Networks.load()
+        let inTurn = ActivationMemory(), atOnce = ActivationMemory()
+        _ = try await SubjectNetwork.map(for: Self.photo(), mirrored: mirrored, networks: networks,
+                                         on: PoolStages(pool, concurrent: false), memory: inTurn)
+        _ = try await SubjectNetwork.map(for: Self.photo(), mirrored: mirrored, networks: networks,
+                                         on: PoolStages(pool), memory: atOnce)
+        #expect(inTurn.heldBytes == 0, "\(inTurn.heldBytes) bytes held after the passes in turn")
+        #expect(atOnce.heldBytes > 0, "the passes at once kept nothing: a test that cannot fail")
     }
 
     @Test func aBoxUnderHalfThePhotoIsMappedGrownByATenthASide() {

@@ -177,11 +177,13 @@ extension StickerExtractor {
     /// - Parameters:
     ///   - subjectMap: the learned map of a photo (each round's), as a stage of its own; nil for the classical cut.
     ///   - rounds: at most this many rounds of the search (at least 1).
-    ///   - refines: whether the subjects found are cut again on their own (two passes of the network each).
+    ///   - refines: whether the subjects found are cut again on their own.
+    ///   - ownCutMap: the learned map of a subject's own part; nil for `subjectMap`'s.
     /// - Throws: `CancellationError`; what `subjectMap` throws.
     public static func subjects(in image: Image, options: StickerOptions = .init(),
                                 subjectMap: (@Sendable (Image) async throws -> SubjectMap)? = nil, rounds: Int = 3,
                                 refines: Bool = true,
+                                ownCutMap: (@Sendable (Image) async throws -> SubjectMap)? = nil,
                                 on stages: some StageRunner = InlineStages()) async throws -> PhotoSubjects {
         var options = options
         options.subject = nil
@@ -212,8 +214,8 @@ extension StickerExtractor {
             for i in largest where Double(found[i].box.width * found[i].box.height)
                 < refinedBoxShare * Double(image.width * image.height) {
                 guard let part = found[i].box.grownByATenth(within: image.width, height: image.height) else { continue }
-                let cut = try await cutRound(of: part, in: image, options: options, subjectMap: subjectMap, on: stages,
-                                             ownCut: true)
+                let cut = try await cutRound(of: part, in: image, options: options, subjectMap: ownCutMap ?? subjectMap,
+                                             on: stages, ownCut: true)
                 guard let own = try await parts(of: cut, in: image, on: stages).filter({ found[i].box.contains($0.point) }).max(by: { $0.area < $1.area }) else {
                     continue
                 }

@@ -31,7 +31,8 @@ public enum SubjectNetwork {
         }
 
         /// Both passes on the mirror network (its input size): a point's own cut maps its part with one pass at that
-        /// size, unmirrored (bench/README.md, issue #47: as good as two passes at full size, for 40% of their cost).
+        /// size, unmirrored, which on the tuning half served as well as the two full passes it replaced
+        /// (bench/README.md, issue #47).
         public var small: Networks { Networks(direct: mirror, mirror: mirror) }
 
         /// - Throws: ``InferenceError`` when the model cannot be loaded (missing or damaged resources): the one
@@ -60,7 +61,9 @@ public enum SubjectNetwork {
             try Self.inputs(for: image, region: region, mirrored: mirrored, networks: networks)
         }
         guard let mirror = inputs.mirror else {
-            return try await pass(inputs.direct, on: networks.direct, stages: stages, memory: memory)
+            let map = try await pass(inputs.direct, on: networks.direct, stages: stages, memory: memory)
+            if !stages.runsConcurrently { memory.handBack() }
+            return map
         }
         let (map, flipped) = try await stages.pair(
             { try await pass(inputs.direct, on: networks.direct, stages: stages, memory: memory) },
