@@ -2,8 +2,8 @@ import Foundation
 import Imaging
 import PhotoWorker
 
-/// `photobench subjects [--dir .build/pairs-set] [--map-cache DIR] [--rounds N] [--no-own-cuts] [--point-one-cut] [--own-sizes P,PM]
-///  [--verbose]`
+/// `photobench subjects [--dir .build/pairs-set] [--map-cache DIR] [--rounds N] [--no-own-cuts] [--point-one-cut]
+///  [--own-sizes P,PM] [--subjects-own-sizes P,PM] [--verbose]`
 ///
 /// The two-subject photos `bench/make_pairs_set.py` makes (two sticker-dev photos side by side, both human masks
 /// known), cut as the worker cuts by default (U²-Netp's map of the photo and its mirror image, square-rooted, weight
@@ -16,11 +16,12 @@ import PhotoWorker
 ///   `image.sticker` cuts it (`StickerExtractor.extract(from:options:photoMap:ownCutMap:on:)`, not the subjects' stages;
 ///   `--point-one-cut`: the whole photo's cut alone with the point as its prompt, as the worker cut it before;
 ///   `--own-sizes P,PM`: the point's own cut with the photo's pass at P and its mirror image's at PM, 0 for none,
-///   by default the worker's 256, 0).
+///   by default the worker's 256, 0; `--subjects-own-sizes P,PM`: the subjects' own cuts' passes, by default the
+///   search's).
 enum SubjectsBench {
     static func run(_ args: [String]) async throws {
         var dir = ".build/pairs-set", cache: String?, verbose = false, rounds = 3, refines = true, pointOwn = true
-        var ownSizes: [Int]?
+        var ownSizes: [Int]?, subjectsOwnSizes: [Int]?
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -31,6 +32,7 @@ enum SubjectsBench {
             case "--no-own-cuts": refines = false
             case "--point-one-cut": pointOwn = false
             case "--own-sizes": i += 1; ownSizes = args[i].split(separator: ",").compactMap { Int($0) }
+            case "--subjects-own-sizes": i += 1; subjectsOwnSizes = args[i].split(separator: ",").compactMap { Int($0) }
             default: throw StickerBench.BenchError("unknown argument \(args[i])")
             }
             i += 1
@@ -72,7 +74,8 @@ enum SubjectsBench {
                                                                        memory: StickerBench.activations)
             }
             let found = try await StickerExtractor.subjects(in: image, options: options, subjectMap: mapOf, rounds: rounds,
-                                                            refines: refines)
+                                                            refines: refines,
+                                                            ownCutMap: try subjectsOwnSizes.map { try StickerBench.ownCutMap(sizes: $0) })
             let boxes = truths.map(StickerBench.boundingBox(of:))
             let both = boxes.allSatisfy { truth in found.subjects.contains { boxIoU($0.box, truth) >= 0.5 } }
             var own: [Double] = [], other: [Double] = [], alone: [(own: Double, other: Double)] = []
