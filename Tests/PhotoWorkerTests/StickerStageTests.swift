@@ -109,6 +109,27 @@ struct StickerStageTests {
         #expect(sticker.boundingBox.x > image.width / 2, "the right-hand subject: \(sticker.boundingBox)")
     }
 
+    /// `image.subjects` on corpus/subjects/pair.jpg: the search's rounds with the mirrored map, each subject's own cut
+    /// with one pass at the mirror network's size, as `StickerExtractor.subjects` cuts them with those maps.
+    @Test func theSubjectsOwnCutsTakeOnePassAtTheSmallerSize() async throws {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let image = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: Corpus.path("subjects/pair.jpg"))))).image
+        let (found, _) = try await StickerStage.subjects(image, outline: nil, segmenter: .network, decontaminate: true,
+                                                         on: pool, memory: ActivationMemory())
+        var options = StickerStage.networkOptions(StickerOptions())
+        options.classicalMapsOnlyWhenUndecided = true
+        let networks = try SubjectNetwork.Networks.load()
+        let expected = try await StickerExtractor.subjects(in: image, options: options, subjectMap: { photo in
+            try await SubjectNetwork.map(for: photo, mirrored: true, networks: networks)
+        }, ownCutMap: { photo in
+            try await SubjectNetwork.map(for: photo, mirrored: false, networks: networks.small)
+        })
+        #expect(found.subjects == expected.subjects, "\(found.subjects)\nexpected \(expected.subjects)")
+        #expect(found.subjects.count >= 2, "\(found.subjects)")
+    }
+
     @Test func aCancelledStickerStopsWithCancellation() async throws {
         let pool = ComputePool(threads: 2)
         pool.start()

@@ -87,8 +87,12 @@ enum StickerStage {
             var options = networkOptions(base)
             // Every round's map decides with the classical maps' help where it is unsure, without a guess.
             options.classicalMapsOnlyWhenUndecided = true
+            // Each subject's own cut maps its part with one pass at the mirror network's size, as a point's does.
             let found = try await StickerExtractor.subjects(in: image, options: options, subjectMap: { photo in
                 try await SubjectNetwork.map(for: photo, mirrored: true, networks: networks, on: stages, memory: memory)
+            }, ownCutMap: { photo in
+                try await SubjectNetwork.map(for: photo, mirrored: false, networks: networks.small, on: stages,
+                                             memory: memory)
             }, on: stages)
             return (found, .network)
         }

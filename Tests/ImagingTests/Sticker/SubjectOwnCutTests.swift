@@ -27,6 +27,24 @@ struct SubjectOwnCutTests {
         return options
     }
 
+    /// The own cuts take `ownCutMap`'s map: here the search's map sees the whole of any part of the photo as the
+    /// subject, so the left disc's own cut finds the disc only with its own.
+    @Test func theOwnCutsTakeTheirOwnMap() async throws {
+        let (image, _, _) = SubjectPromptTests.twoDiscs()
+        let search: @Sendable (Image) async throws -> SubjectMap = { photo in
+            photo.width == image.width ? try await Self.map(photo)
+                : SubjectMap(width: photo.width, height: photo.height, values: [Float](repeating: 1, count: photo.pixelCount))
+        }
+        let found = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: search,
+                                                        ownCutMap: Self.map)
+        let disc = try #require(found.subjects.first { $0.point.x < 120 }?.box, "\(found.subjects)")
+        #expect(abs(disc.x - 30) <= 3 && abs(disc.width - 60) <= 6 && abs(disc.y - 30) <= 3 && abs(disc.height - 60) <= 6,
+                "the own cut's box \(disc)")
+        let searchOnly = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: search)
+        let other = searchOnly.subjects.first { $0.point.x < 120 }?.box
+        #expect(other != disc, "the search's map alone gives the same box: a test that cannot fail")
+    }
+
     @Test func eachSubjectIsCutAgainOnItsOwnPart() async throws {
         let (image, left, right) = SubjectPromptTests.twoDiscs()
         let once = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: Self.map,
