@@ -60,6 +60,8 @@ enum StickerBench {
         // Warm-up so the first measurement does not pay for page faults and lazy initialisation.
         _ = try await StickerExtractor.extract(from: pairs[0].image, options: options)
 
+        // A point's own cut's networks (resized weights), made once, before the clock.
+        let pointOwnCutMap = try ownCutMap(sizes: ownSizes)
         var ious: [Double] = [], times: [Double] = [], confidences: [Double] = [], cpuTimes: [Double] = []
         for pair in pairs {
             let start = DispatchTime.now().uptimeNanoseconds, cpuStart = processCPUTime()
@@ -111,7 +113,7 @@ enum StickerBench {
             let sticker: Sticker
             if prompt == "point-own", let whole = used {
                 sticker = try await StickerExtractor.extract(from: pair.image, options: options, photoMap: { whole },
-                                                             ownCutMap: try ownCutMap(sizes: ownSizes))
+                                                             ownCutMap: pointOwnCutMap)
             } else {
                 sticker = try await StickerExtractor.extract(from: pair.image, options: options,
                                                              subjectMap: used.map { map in { @Sendable in map } })
@@ -174,15 +176,14 @@ enum StickerBench {
     /// mirror image's at PM, the region's at R and its mirror's at RM (0 leaves a pass out; P 0: the region's map
     /// alone).
     static func sizedFocusMap(for image: Image, region: PixelRect, sizes: [Int], longSide: Int) async throws -> SubjectMap {
-        let networks = sizedNetworks
         let part = try await SubjectNetwork.map(for: image, region: region, mirrored: sizes[3] > 0,
-                                                networks: try networks(sizes[2], sizes[3]), memory: activations)
+                                                networks: try sizedNetworks(sizes[2], sizes[3]), memory: activations)
         guard sizes[0] > 0 else {
             return SubjectMap(width: 1, height: 1, values: [0]).averaged(with: part, of: region, photoWidth: image.width,
                                                                           photoHeight: image.height, longSide: longSide)
         }
         let whole = try await SubjectNetwork.map(for: image, mirrored: sizes[1] > 0,
-                                                 networks: try networks(sizes[0], sizes[1]), memory: activations)
+                                                 networks: try sizedNetworks(sizes[0], sizes[1]), memory: activations)
         return whole.averaged(with: part, of: region, photoWidth: image.width, photoHeight: image.height,
                               longSide: longSide)
     }
@@ -200,6 +201,7 @@ enum StickerBench {
     /// by default the worker's, one pass at the mirror network's 256.
     static func ownCutMap(sizes: [Int]?) throws -> @Sendable (Image) async throws -> SubjectMap {
         let sizes = sizes ?? [256, 0]
+        guard sizes.count == 2 else { throw BenchError("own-cut sizes: P,PM (PM 0 for no mirror pass)") }
         let networks = try sizedNetworks(sizes[0], sizes[1])
         return { photo in
             try await SubjectNetwork.map(for: photo, mirrored: sizes[1] > 0, networks: networks, memory: activations)

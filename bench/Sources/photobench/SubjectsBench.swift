@@ -17,7 +17,7 @@ import PhotoWorker
 ///   `--point-one-cut`: the whole photo's cut alone with the point as its prompt, as the worker cut it before;
 ///   `--own-sizes P,PM`: the point's own cut with the photo's pass at P and its mirror image's at PM, 0 for none,
 ///   by default the worker's 256, 0; `--subjects-own-sizes P,PM`: the subjects' own cuts' passes, by default the
-///   search's).
+///   worker's 256, 0 too, 320,256 for the search's two passes).
 enum SubjectsBench {
     static func run(_ args: [String]) async throws {
         var dir = ".build/pairs-set", cache: String?, verbose = false, rounds = 3, refines = true, pointOwn = true
@@ -52,6 +52,9 @@ enum SubjectsBench {
             var alone: [(own: Double, other: Double)]
         }
         var rows: [Row] = []
+        // The own cuts' networks (resized weights), made once.
+        let pointOwnCutMap = try StickerBench.ownCutMap(sizes: ownSizes)
+        let subjectsOwnCutMap = try StickerBench.ownCutMap(sizes: subjectsOwnSizes)
         for name in names {
             func load(_ file: String) throws -> Image {
                 guard let data = FileManager.default.contents(atPath: "\(dir)/\(file)") else {
@@ -75,7 +78,7 @@ enum SubjectsBench {
             }
             let found = try await StickerExtractor.subjects(in: image, options: options, subjectMap: mapOf, rounds: rounds,
                                                             refines: refines,
-                                                            ownCutMap: try subjectsOwnSizes.map { try StickerBench.ownCutMap(sizes: $0) })
+                                                            ownCutMap: subjectsOwnCutMap)
             let boxes = truths.map(StickerBench.boundingBox(of:))
             let both = boxes.allSatisfy { truth in found.subjects.contains { boxIoU($0.box, truth) >= 0.5 } }
             var own: [Double] = [], other: [Double] = [], alone: [(own: Double, other: Double)] = []
@@ -86,9 +89,8 @@ enum SubjectsBench {
                 other.append(sticker.mask.intersectionOverUnion(truths[1 - side]))
                 var prompted = options
                 prompted.subject = .points(include: [point], exclude: [])
-                let own = try StickerBench.ownCutMap(sizes: ownSizes)
                 let cut = pointOwn
-                    ? try await StickerExtractor.extract(from: image, options: prompted, photoMap: { first }, ownCutMap: own)
+                    ? try await StickerExtractor.extract(from: image, options: prompted, photoMap: { first }, ownCutMap: pointOwnCutMap)
                     : try await StickerExtractor.extract(from: image, options: prompted, subjectMap: { first })
                 alone.append((cut.mask.intersectionOverUnion(truths[side]), cut.mask.intersectionOverUnion(truths[1 - side])))
             }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import time
 
 import pytest
@@ -65,10 +66,11 @@ def workers_of(binary: str) -> list[int]:
 
 
 # How long Ray may take to tear an actor down once it is done with it (ray.shutdown, a finished dataset's pool, a
-# kill): asynchronous in Ray, and over a minute on a loaded 2-core machine (a test command's run timed out at 60 s
-# with the actors still alive). That is Ray's part and only has a deadline here; the worker's own part, exiting once
-# its actor is gone, is what `wait_for_workers_to_exit` checks, within WORKER_EXIT seconds of its parent's end.
-RAY_TEARDOWN = 180
+# kill): asynchronous in Ray, over a minute on a loaded 2-core machine, and a finished dataset's pool actor was once
+# still alive after 180 s (Ray does not promise to end them: ray-project/ray#42366). That is Ray's part: past this,
+# the test ends the actor's process itself. The worker's own part, exiting once its actor is gone, is what
+# `wait_for_workers_to_exit` checks, within WORKER_EXIT seconds of its parent's end.
+RAY_TEARDOWN = 90
 WORKER_EXIT = 20
 
 
@@ -81,8 +83,9 @@ def parent_of(pid: int) -> int | None:
 
 
 def wait_for_workers_to_exit(pids, worker_bin: str, what: str) -> None:
-    """Waits until none of `pids` runs: each may wait for Ray to end its actor (RAY_TEARDOWN in all), and must exit
-    within WORKER_EXIT seconds once its parent has gone (reparented or no longer there)."""
+    """Waits until none of `pids` runs: each may wait for Ray to end its actor (RAY_TEARDOWN in all, then the actor's
+    process is killed here), and must exit within WORKER_EXIT seconds once its parent has gone (reparented or no longer
+    there)."""
     pids = set(pids)
     parents = {pid: parent_of(pid) for pid in pids}
     orphaned_at: dict[int, float] = {}
@@ -99,8 +102,14 @@ def wait_for_workers_to_exit(pids, worker_bin: str, what: str) -> None:
             if pid in orphaned_at and now - orphaned_at[pid] > WORKER_EXIT:
                 pytest.fail(f"{what}: worker {pid} still runs {WORKER_EXIT} s after its parent {parents[pid]} ended")
         if now > deadline:
-            pytest.fail(f"{what}: after {RAY_TEARDOWN} s Ray still has not ended the actors of workers {sorted(alive)} "
-                        f"(parents {[parents[p] for p in sorted(alive)]})")
+            for pid in alive - set(orphaned_at):
+                print(f"{what}: after {RAY_TEARDOWN} s Ray has not ended the actor {parents[pid]} of worker {pid}; "
+                      "ending it here")
+                try:
+                    os.kill(parents[pid], signal.SIGKILL)
+                except (ProcessLookupError, TypeError):
+                    pass
+            deadline = float("inf")
         time.sleep(0.05)
 
 
@@ -127,7 +136,8 @@ def test_the_documented_example_with_an_error_row(local_ray, worker_bin, tmp_pat
         assert os.path.exists(result["sticker"]["path"]) and 1 <= len(result["palette"]) <= 5
     error = json.loads(rows[BROKEN]["error"])
     assert rows[BROKEN]["result"] == "" and error["code"] == -32002
-    # The dataset is done and its actors are gone: so are their workers.
+    # The dataset is done and let go, as at the end of a program's scope; once Ray ends its actors, their workers end.
+    del out, ds
     wait_for_workers_to_exit(set(workers_of(worker_bin)) - before, worker_bin, "the dataset's workers")
 
 
