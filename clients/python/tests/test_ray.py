@@ -103,6 +103,8 @@ def wait_for_workers_to_exit(pids, worker_bin: str, what: str) -> None:
                 pytest.fail(f"{what}: worker {pid} still runs {WORKER_EXIT} s after its parent {parents[pid]} ended")
         if now > deadline:
             for pid in alive - set(orphaned_at):
+                if parents[pid] in (None, os.getpid(), os.getppid()):  # not an actor's process: never end this test's own
+                    pytest.fail(f"{what}: after {RAY_TEARDOWN} s worker {pid} still runs under {parents[pid]}")
                 print(f"{what}: after {RAY_TEARDOWN} s Ray has not ended the actor {parents[pid]} of worker {pid}; "
                       "ending it here")
                 try:
