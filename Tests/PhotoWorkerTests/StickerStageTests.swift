@@ -74,13 +74,18 @@ struct StickerStageTests {
         #expect(differs, "the photo's map alone gives the same cut: a test that cannot fail")
     }
 
+    /// corpus/subjects/pair.jpg, a photo of two subjects.
+    static func pair() throws -> Image {
+        try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: Corpus.path("subjects/pair.jpg"))))).image
+    }
+
     /// corpus/subjects/pair.jpg cut by `StickerStage.extract` with `prompt`, without the mirror passes, and the
     /// network's options with the prompt, for the cut expected.
     static func pairSticker(_ prompt: SubjectPrompt) async throws -> (image: Image, sticker: Sticker, options: StickerOptions) {
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
-        let image = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: Corpus.path("subjects/pair.jpg"))))).image
+        let image = try pair()
         let (sticker, _) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool,
                                                           memory: ActivationMemory(),
                                                           cut: StickerCutSpec(subject: SubjectSpec(prompt)), mirrored: false)
@@ -115,13 +120,12 @@ struct StickerStageTests {
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
-        let image = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: Corpus.path("subjects/pair.jpg"))))).image
+        let image = try Self.pair()
         let (found, _) = try await StickerStage.subjects(image, outline: nil, segmenter: .network, decontaminate: true,
                                                          on: pool, memory: ActivationMemory())
-        var options = StickerStage.networkOptions(StickerOptions())
-        options.classicalMapsOnlyWhenUndecided = true
         let networks = try SubjectNetwork.Networks.load()
-        let expected = try await StickerExtractor.subjects(in: image, options: options, subjectMap: { photo in
+        let expected = try await StickerExtractor.subjects(in: image, options: StickerStage.networkOptions(StickerOptions()),
+                                                           subjectMap: { photo in
             try await SubjectNetwork.map(for: photo, mirrored: true, networks: networks)
         }, ownCutMap: { photo in
             try await SubjectNetwork.map(for: photo, mirrored: false, networks: networks.small)

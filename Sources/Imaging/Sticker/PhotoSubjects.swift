@@ -211,14 +211,12 @@ extension StickerExtractor {
             // alone: the subject is then that cut's part under its first box. A subject's new cut may have grown
             // over another's: the one found first stays.
             let largest = found.indices.sorted { found[$0].area > found[$1].area }.prefix(refinedSubjects)
-            for i in largest where Double(found[i].box.width * found[i].box.height)
-                < refinedBoxShare * Double(image.width * image.height) {
-                guard let part = found[i].box.grownByATenth(within: image.width, height: image.height) else { continue }
+            for i in largest {
+                guard let part = ownCutArea(for: found[i].box, in: image) else { continue }
                 let cut = try await cutRound(of: part, in: image, options: options, subjectMap: ownCutMap ?? subjectMap,
                                              on: stages, ownCut: true)
-                guard let own = try await parts(of: cut, in: image, on: stages).filter({ found[i].box.contains($0.point) }).max(by: { $0.area < $1.area }) else {
-                    continue
-                }
+                let under = try await parts(of: cut, in: image, on: stages).filter { found[i].box.contains($0.point) }
+                guard let own = under.max(by: { $0.area < $1.area }) else { continue }
                 made.append(cut)
                 found[i] = own
                 foundIn[i] = made.count - 1
@@ -260,11 +258,7 @@ extension StickerExtractor {
                                        subjectMap: photoMap.map { f in { @Sendable _ in try await f() } }, on: stages)
         let once = PhotoSubjects(subjects: [], foundIn: [], rounds: [photo])
         let sticker = try await stages.stage { try once.sticker(from: image, subject: prompt, round: 0) }
-        let box = sticker.boundingBox
-        guard Double(box.width * box.height) < refinedBoxShare * Double(image.width * image.height),
-              let part = box.grownByATenth(within: image.width, height: image.height), part.contains(first) else {
-            return sticker
-        }
+        guard let part = ownCutArea(for: sticker.boundingBox, in: image), part.contains(first) else { return sticker }
         // The first sticker is not held through the own cut (a large photo's cut-out and mask on top of its
         // buffers): in the rare case the own cut has nothing under the point, it is made again.
         let own = try await cutRound(of: part, in: image, options: unprompted, subjectMap: ownCutMap, on: stages,
@@ -305,6 +299,13 @@ extension StickerExtractor {
             moved.area = part.area * Double(area.width * area.height) / Double(image.width * image.height)
             return moved
         }
+    }
+
+    /// The part of `image` a subject with box `box` is cut again from: the box grown by a tenth; nil when the box covers
+    /// ``refinedBoxShare`` of the photo or more (its own part is nearly the photo) or lies off it.
+    static func ownCutArea(for box: PixelRect, in image: Image) -> PixelRect? {
+        guard Double(box.width * box.height) < refinedBoxShare * Double(image.width * image.height) else { return nil }
+        return box.grownByATenth(within: image.width, height: image.height)
     }
 
     /// At most this many subjects, the largest, are cut again on their own.

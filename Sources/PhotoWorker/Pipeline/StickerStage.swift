@@ -53,10 +53,7 @@ enum StickerStage {
                     return try await StickerExtractor.extract(from: image, options: options, photoMap: {
                         try await SubjectNetwork.map(for: image, mirrored: mirrored, networks: networks, on: stages,
                                                      memory: memory, mirrorMapReady: ready)
-                    }, ownCutMap: { photo in
-                        try await SubjectNetwork.map(for: photo, mirrored: false, networks: networks.small, on: stages,
-                                                     memory: memory)
-                    }, on: stages)
+                    }, ownCutMap: ownCutMap(networks, on: stages, memory: memory), on: stages)
                 }
                 return try await StickerExtractor.extract(from: image, options: options, subjectMap: {
                     if let focus {
@@ -84,19 +81,21 @@ enum StickerStage {
         base.decontaminatesEdges = decontaminate
         let stages = PoolStages(compute, concurrent: image.width * image.height <= limit)
         if segmenter == .network, let networks = try? SubjectNetwork.Networks.load() {
-            var options = networkOptions(base)
-            // Every round's map decides with the classical maps' help where it is unsure, without a guess.
-            options.classicalMapsOnlyWhenUndecided = true
-            // Each subject's own cut maps its part with one pass at the mirror network's size, as a point's does.
-            let found = try await StickerExtractor.subjects(in: image, options: options, subjectMap: { photo in
+            // Every round's map decides with the classical maps' help where it is unsure (`networkOptions`), without a
+            // guess: no speculation gate here.
+            let found = try await StickerExtractor.subjects(in: image, options: networkOptions(base), subjectMap: { photo in
                 try await SubjectNetwork.map(for: photo, mirrored: true, networks: networks, on: stages, memory: memory)
-            }, ownCutMap: { photo in
-                try await SubjectNetwork.map(for: photo, mirrored: false, networks: networks.small, on: stages,
-                                             memory: memory)
-            }, on: stages)
+            }, ownCutMap: ownCutMap(networks, on: stages, memory: memory), on: stages)
             return (found, .network)
         }
         return (try await StickerExtractor.subjects(in: image, options: base, on: stages), .classical)
+    }
+
+    /// The map of a subject's own part (a point's, or each subject `image.subjects` lists, cut again on its own): one
+    /// pass at the mirror network's size, unmirrored (bench/README.md, issue #47).
+    static func ownCutMap(_ networks: SubjectNetwork.Networks, on stages: PoolStages, memory: ActivationMemory)
+        -> @Sendable (Image) async throws -> SubjectMap {
+        { photo in try await SubjectNetwork.map(for: photo, mirrored: false, networks: networks.small, on: stages, memory: memory) }
     }
 
     /// The settings of the network's cut-out, chosen on the tuning half of sticker-dev
