@@ -12,12 +12,13 @@
 #   6. the core end-to-end suites under ThreadSanitizer (scripts/test-sanitizers.sh thread --core);
 #   7. the packages: a self-contained release build as a wheel and an npm tarball, installed outside the checkout
 #      and driven with the checkout and the toolchain hidden (scripts/test-package.sh);
-#   8. a fuzzing smoke run of the nine libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 5, each
+#   8. a fuzzing smoke run of the nine libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 2, each
 #      target in $FUZZ_JOBS libFuzzer jobs, default 1, built at $FUZZ_OPT, default -Onone; `fuzz/run.sh all 60`
 #      fuzzes for longer, optimised).
 # Steps 7 and 8 run in the background beside 2 to 6 (below).
 # The Swift package is built in .build-test, without debug information (a third less compile time; a failed
-# expectation names its source line by itself), so this neither rebuilds nor is rebuilt by a `swift build` in .build.
+# expectation names its source line by itself) and each module whole, so this neither rebuilds nor is rebuilt by a
+# `swift build` in .build.
 # `scripts/test.sh --quick` stops after step 4 (what you want while editing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +26,7 @@ quick=0
 case "${1:-}" in
     --quick) quick=1 ;;
     "") ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
 esac
 
@@ -68,8 +69,13 @@ export TEST_ENV_DEFER_VENV=1
 step source scripts/test-env.sh
 background test-venv bash scripts/test-env.sh --venv
 
+# Every module compiled whole (-wmo), as a release build does: file by file each batch of a module re-reads all of it,
+# and the optimised libraries keep one core busy; whole-module, the build with tests takes a quarter less CPU and the
+# sanitizer's build a fifth (bench/README.md). `-num-threads` keeps the object per file SwiftPM links. Only here: in
+# a development build in .build, a one-file edit would then recompile its whole module.
+export WHOLE_MODULE_FLAGS="-Xswiftc -wmo -Xswiftc -num-threads -Xswiftc $(nproc)"
 # What the sanitizer step's own `swift build --build-tests` and `swift test` use too, to find this build.
-export TEST_SWIFT_BUILD_FLAGS="--scratch-path .build-test -debug-info-format none"
+export TEST_SWIFT_BUILD_FLAGS="--scratch-path .build-test -debug-info-format none $WHOLE_MODULE_FLAGS"
 step swift build --build-tests $TEST_SWIFT_BUILD_FLAGS
 step swift test --skip-build $TEST_SWIFT_BUILD_FLAGS
 step await test-venv
@@ -77,7 +83,7 @@ hash -r  # python3 is the venv's from here on, whatever this shell looked up bef
 if [ "$quick" = 0 ]; then
     # One libFuzzer job a target: the other core is the foreground's.
     # Unoptimised (FUZZ_OPT): a smoke run, for half the build's CPU time.
-    background fuzz bash -c "export FUZZ_OPT=\${FUZZ_OPT:--Onone}; bash fuzz/run.sh build && FUZZ_JOBS=\${FUZZ_JOBS:-1} bash fuzz/run.sh all ${FUZZ_SECONDS:-5}"
+    background fuzz bash -c "export FUZZ_OPT=\${FUZZ_OPT:--Onone}; bash fuzz/run.sh build && FUZZ_JOBS=\${FUZZ_JOBS:-1} bash fuzz/run.sh all ${FUZZ_SECONDS:-2}"
     background packages bash scripts/test-package.sh
 fi
 
