@@ -48,7 +48,9 @@ test_env_venv() {
         echo "== test-env: Python tools into $TEST_VENV: $(list_of "$deps/python.txt" | tr '\n' ' ')"
         mkdir -p "$test_env_root/.build"
         python3 -m venv "$TEST_VENV"
-        "$TEST_VENV/bin/python3" -m pip install --quiet --disable-pip-version-check \
+        # --no-compile: pip would byte-compile every module of every package (half its CPU time, mostly Ray's);
+        # Python compiles the few the tests import when they first do, and keeps them.
+        "$TEST_VENV/bin/python3" -m pip install --quiet --no-compile --disable-pip-version-check \
             -r <(list_of "$deps/python.txt")
         cp "$deps/python.txt" "$stamp"
     fi

@@ -32,7 +32,7 @@ esac
 
 # Each step's wall time, printed at the end (or at the failure): the budget is 15 minutes on 2 cores.
 # With each the CPU time it took (which a busier machine changes far less): its finished children's, from /proc, so a
-# background job's lands on the step that awaits it.
+# background job's lands on the step during which it ends (when this shell reaps it).
 cpu_seconds() { # the CPU seconds of this shell's finished children
     local stat
     read -r stat < /proc/$$/stat

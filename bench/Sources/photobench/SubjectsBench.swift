@@ -3,7 +3,7 @@ import Imaging
 import PhotoWorker
 
 /// `photobench subjects [--dir .build/pairs-set] [--map-cache DIR] [--rounds N] [--no-own-cuts] [--point-one-cut]
-///  [--own-sizes P,PM] [--subjects-own-sizes P,PM] [--verbose]`
+///  [--own-sizes P,PM] [--subjects-own-sizes P,PM] [--half T|H] [--verbose]`
 ///
 /// The two-subject photos `bench/make_pairs_set.py` makes (two sticker-dev photos side by side, both human masks
 /// known), cut as the worker cuts by default (U²-Netp's map of the photo and its mirror image, square-rooted, weight
@@ -18,10 +18,11 @@ import PhotoWorker
 ///   `--own-sizes P,PM`: the point's own cut with the photo's pass at P and its mirror image's at PM, 0 for none,
 ///   by default the worker's 256, 0; `--subjects-own-sizes P,PM`: the subjects' own cuts' passes, by default the
 ///   worker's 256, 0 too, 320,256 for the search's two passes).
+/// `--half T` runs the tuning half alone (what a change is chosen on), `--half H` the held-out half.
 enum SubjectsBench {
     static func run(_ args: [String]) async throws {
         var dir = ".build/pairs-set", cache: String?, verbose = false, rounds = 3, refines = true, pointOwn = true
-        var ownSizes: [Int]?, subjectsOwnSizes: [Int]?
+        var ownSizes: [Int]?, subjectsOwnSizes: [Int]?, onlyHalf: String?
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -33,13 +34,14 @@ enum SubjectsBench {
             case "--point-one-cut": pointOwn = false
             case "--own-sizes": i += 1; ownSizes = args[i].split(separator: ",").compactMap { Int($0) }
             case "--subjects-own-sizes": i += 1; subjectsOwnSizes = args[i].split(separator: ",").compactMap { Int($0) }
+            case "--half": i += 1; onlyHalf = args[i]
             default: throw StickerBench.BenchError("unknown argument \(args[i])")
             }
             i += 1
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: dir)
             .filter { $0.hasSuffix(".png") && !$0.contains(".left") && !$0.contains(".right") }
-            .map { String($0.dropLast(4)) }.sorted()
+            .map { String($0.dropLast(4)) }.filter { onlyHalf.map($0.hasPrefix) ?? true }.sorted()
         guard !names.isEmpty else { throw StickerBench.BenchError("no pairs in \(dir): run bench/make_pairs_set.py") }
         var options = StickerOptions()
         options.subjectMapWeight = 0.8
