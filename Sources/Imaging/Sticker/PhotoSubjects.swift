@@ -172,7 +172,8 @@ extension StickerExtractor {
     /// (``freeArea(_:boxes:)``), where its own map finds the next ones; a round that finds nothing new, or no strip
     /// left, ends the search. Then each of the largest subjects (``refinedSubjects``) is cut again from its own part
     /// of the photo (its box grown by a tenth): in a photo of several subjects the first map is rarely sure of them
-    /// all, and on its own part the map sees one large and alone (bench/README.md, issue #47). A point then selects a
+    /// all, and on its own part the map sees one large and alone (bench/README.md, issue #47). When what that cut finds
+    /// reaches the part's edge, the subject was found only in part: its part is widened there and cut once more. A point then selects a
     /// subject from its own cut.
     /// - Parameters:
     ///   - subjectMap: the learned map of a photo (each round's), as a stage of its own; nil for the classical cut.
@@ -212,11 +213,20 @@ extension StickerExtractor {
             // over another's: the one found first stays.
             let largest = found.indices.sorted { found[$0].area > found[$1].area }.prefix(refinedSubjects)
             for i in largest {
-                guard let part = ownCutArea(for: found[i].box, in: image) else { continue }
-                let cut = try await cutRound(of: part, in: image, options: options, subjectMap: ownCutMap ?? subjectMap,
-                                             on: stages, ownCut: true)
-                let under = try await parts(of: cut, in: image, on: stages).filter { found[i].box.contains($0.point) }
-                guard let own = under.max(by: { $0.area < $1.area }) else { continue }
+                guard var part = ownCutArea(for: found[i].box, in: image) else { continue }
+                var best: (cut: PhotoSubjects.Round, own: DetectedSubject)?
+                for attempt in 0..<ownCutAttempts {
+                    let cut = try await cutRound(of: part, in: image, options: options, subjectMap: ownCutMap ?? subjectMap,
+                                                 on: stages, ownCut: true)
+                    let under = try await parts(of: cut, in: image, on: stages).filter { found[i].box.contains($0.point) }
+                    guard let own = under.max(by: { $0.area < $1.area }) else { break }
+                    best = (cut, own)
+                    // A subject that runs on past its own part's edge was found only in part: its part widened.
+                    guard attempt + 1 < ownCutAttempts,
+                          let wider = Self.widened(part, for: own.box, in: image) else { break }
+                    part = wider
+                }
+                guard let (cut, own) = best else { continue }
                 made.append(cut)
                 found[i] = own
                 foundIn[i] = made.count - 1
@@ -306,6 +316,24 @@ extension StickerExtractor {
     static func ownCutArea(for box: PixelRect, in image: Image) -> PixelRect? {
         guard Double(box.width * box.height) < refinedBoxShare * Double(image.width * image.height) else { return nil }
         return box.grownByATenth(within: image.width, height: image.height)
+    }
+
+    /// How many times a subject's own part may be cut: once more, widened, when the subject reaches its edge.
+    static let ownCutAttempts = 2
+
+    /// `part` widened on each side where `box` (a subject cut from it) reaches its edge (within a fiftieth of its
+    /// size, 2 px at least) and the photo goes on: by half the box's size that way; nil when the box reaches no such
+    /// edge.
+    static func widened(_ part: PixelRect, for box: PixelRect, in image: Image) -> PixelRect? {
+        let tx = max(2, part.width / 50), ty = max(2, part.height / 50)
+        var x0 = part.x, y0 = part.y, x1 = part.x + part.width, y1 = part.y + part.height
+        let gx = box.width / 2, gy = box.height / 2
+        if part.x > 0 && box.x <= part.x + tx { x0 = max(0, part.x - gx) }
+        if part.y > 0 && box.y <= part.y + ty { y0 = max(0, part.y - gy) }
+        if x1 < image.width && box.x + box.width >= x1 - tx { x1 = min(image.width, x1 + gx) }
+        if y1 < image.height && box.y + box.height >= y1 - ty { y1 = min(image.height, y1 + gy) }
+        let wider = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        return wider == part ? nil : wider
     }
 
     /// At most this many subjects, the largest, are cut again on their own.

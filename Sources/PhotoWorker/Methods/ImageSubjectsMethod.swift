@@ -72,7 +72,7 @@ struct ImageSubjectsMethod: RPCMethod {
 extension ImageSubjectsMethod {
     static let contract: MethodContract = #"""
         {
-          "description": "Each subject's `point` passed as `\"subject\": {\"point\": [x, y]}` to `image.sticker` (or another sticker method) cuts that subject out. The subjects are found in rounds: each round after the first cuts the largest strip of the photo beside the subjects found so far, so a second subject the first map suppresses is found too; then each of the four largest subjects (under 0.8 of the photo) is cut again from its own part of the photo, where the map sees it large and alone: its box, point and sticker file are that cut's (one more network pass each, at a smaller size).",
+          "description": "Each subject's `point` passed as `\"subject\": {\"point\": [x, y]}` to `image.sticker` (or another sticker method) cuts that subject out. The subjects are found in rounds: each round after the first cuts the largest strip of the photo beside the subjects found so far, so a second subject the first map suppresses is found too; then each of the four largest subjects (under 0.8 of the photo) is cut again from its own part of the photo, where the map sees it large and alone: its box, point and sticker file are that cut's (one more network pass each, at a smaller size; one more again for a subject that reaches its part's edge, cut from a part widened there).",
           "params": [
             {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
             {

@@ -99,4 +99,52 @@ struct SubjectOwnCutTests {
         let same = box.mask.values == boxOnce.mask.values
         #expect(same, "box \(box.boundingBox), cut once \(boxOnce.boundingBox)")
     }
+
+    /// A subject that reaches the edge of its own part was found only in part: its part is widened (by half the
+    /// subject's size, on the sides it reaches and where the photo goes on) and cut again.
+    @Test func aSubjectReachingItsOwnPartsEdgeIsCutAgainWider() async throws {
+        // A long red bar on green: the search's map sees only its left end, the own cuts' map all of it they are given.
+        let w = 240, h = 120
+        var image = Image(width: w, height: h)
+        for y in 0..<h {
+            for x in 0..<w {
+                image[x, y] = x >= 20 && x < 200 && y >= 40 && y < 80 ? RGBA(r: 220, g: 40, b: 40) : RGBA(r: 30, g: 90, b: 50)
+            }
+        }
+        let search: @Sendable (Image) async throws -> SubjectMap = { photo in
+            var values = [Float](repeating: 0, count: photo.pixelCount)
+            for y in 0..<photo.height {
+                for x in 0..<min(80, photo.width) where photo[x, y].r > 150 { values[y * photo.width + x] = 1 }
+            }
+            return SubjectMap(width: photo.width, height: photo.height, values: values)
+        }
+        let own: @Sendable (Image) async throws -> SubjectMap = { photo in
+            SubjectMap(width: photo.width, height: photo.height,
+                       values: (0..<photo.pixelCount).map { photo[$0 % photo.width, $0 / photo.width].r > 150 ? 1 : 0 })
+        }
+        let searchOnly = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: search, rounds: 1,
+                                                             refines: false)
+        let first = try #require(searchOnly.subjects.first?.box, "\(searchOnly.subjects)")
+        #expect(first.x + first.width <= 84, "the search sees the bar's left end: \(first)")
+        let found = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: search, rounds: 1,
+                                                        ownCutMap: own)
+        let bar = try #require(found.subjects.first?.box, "\(found.subjects)")
+        // The first own part (the left end grown by a tenth) ends by x = 86; widened once, by half the bar found in it.
+        #expect(bar.x <= 22 && bar.x + bar.width >= 115, "\(bar)")
+    }
+
+    /// Widened only on the sides the subject reaches, and never past the photo.
+    @Test func aPartIsWidenedOnlyWhereTheSubjectReachesItsEdge() {
+        let image = Image(width: 200, height: 100)
+        let part = PixelRect(x: 50, y: 0, width: 100, height: 60)
+        // Reaching the left and bottom edges (the top is the photo's own edge): wider left and down.
+        let wider = StickerExtractor.widened(part, for: PixelRect(x: 51, y: 0, width: 40, height: 59), in: image)
+        #expect(wider == PixelRect(x: 30, y: 0, width: 120, height: 89), "\(String(describing: wider))")
+        // Well inside: as it is.
+        #expect(StickerExtractor.widened(part, for: PixelRect(x: 60, y: 10, width: 50, height: 40), in: image) == nil)
+        // Reaching the right edge near the photo's: clamped to the photo.
+        let nearEdge = PixelRect(x: 100, y: 0, width: 90, height: 60)
+        let clamped = StickerExtractor.widened(nearEdge, for: PixelRect(x: 110, y: 10, width: 80, height: 40), in: image)
+        #expect(clamped == PixelRect(x: 100, y: 0, width: 100, height: 60), "\(String(describing: clamped))")
+    }
 }

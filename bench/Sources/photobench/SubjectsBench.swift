@@ -109,6 +109,7 @@ enum SubjectsBench {
         }
         for (label, half) in [("tuning half", "T"), ("held-out half", "H"), ("all", "")] {
             let r = rows.filter { half.isEmpty || $0.half == half }
+            guard !r.isEmpty else { continue }
             let sides = r.flatMap { row in zip(row.own, row.other).map { ($0, $1) } }
             let ok = sides.filter { $0.0 >= 0.7 && $0.1 < 0.1 }.count
             print(String(format: "subjects: %@ (%d photos)  both found %.1f%%  by point: own IoU %.3f, other's %.3f, "
