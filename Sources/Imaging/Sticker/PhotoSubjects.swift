@@ -173,8 +173,8 @@ extension StickerExtractor {
     /// left, ends the search. Then each of the largest subjects (``refinedSubjects``) is cut again from its own part
     /// of the photo (its box grown by a tenth): in a photo of several subjects the first map is rarely sure of them
     /// all, and on its own part the map sees one large and alone (bench/README.md, issue #47). When what that cut finds
-    /// reaches the part's edge, the subject was found only in part: its part is widened there and cut once more. A point then selects a
-    /// subject from its own cut.
+    /// reaches the part's edge, the subject was found only in part: its part is widened there and cut once more
+    /// (``widened(_:for:in:)``). A point then selects a subject from its own cut.
     /// - Parameters:
     ///   - subjectMap: the learned map of a photo (each round's), as a stage of its own; nil for the classical cut.
     ///   - rounds: at most this many rounds of the search (at least 1).
