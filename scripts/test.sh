@@ -88,8 +88,9 @@ background test-venv bash scripts/test-env.sh --venv
 
 # Every module compiled whole (-wmo), as a release build does: file by file each batch of a module re-reads all of it,
 # and the optimised libraries keep one core busy; whole-module, the build with tests takes a quarter less CPU and the
-# sanitizer's build a fifth (bench/README.md). `-num-threads` keeps the object per file SwiftPM links. Only here: in
-# a development build in .build, a one-file edit would then recompile its whole module.
+# sanitizer's build a fifth (bench/README.md). `-num-threads` keeps the object per file SwiftPM links. Only in this
+# command's build (.build-test, --quick too): after a one-file edit it recompiles the file's whole module, which a
+# development build in .build, file by file, does not.
 export WHOLE_MODULE_FLAGS="-Xswiftc -wmo -Xswiftc -num-threads -Xswiftc $(nproc)"
 # What the sanitizer step's own `swift build --build-tests` and `swift test` use too, to find this build.
 export TEST_SWIFT_BUILD_FLAGS="--scratch-path .build-test -debug-info-format none $WHOLE_MODULE_FLAGS"
