@@ -30,9 +30,9 @@ public enum SubjectNetwork {
             self.mirror = mirror
         }
 
-        /// Both passes on the mirror network (its input size): a point's own cut maps its part with one pass at that
-        /// size, unmirrored, which on the tuning half served as well as the two full passes it replaced
-        /// (bench/README.md, issue #47).
+        /// Both passes on the mirror network (its input size): a subject's own cut (a point's, or each subject
+        /// `image.subjects` lists) maps its part with one pass at that size, unmirrored, which on the tuning half
+        /// served as well as the two full passes it replaced (bench/README.md, issue #47).
         public var small: Networks { Networks(direct: mirror, mirror: mirror) }
 
         /// - Throws: ``InferenceError`` when the model cannot be loaded (missing or damaged resources): the one
