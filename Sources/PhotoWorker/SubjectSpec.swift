@@ -68,8 +68,14 @@ public struct SubjectSpec: Sendable, Decodable, Equatable {
     /// - Parameter path: where the spec sits in the params (`subject`, `subjects[2]`), for the error.
     /// - Throws: -32602 with `data.path` naming the point or box that does not lie on the photo.
     public func validated(for image: Image, path: String) throws -> SubjectPrompt {
+        try validated(width: image.width, height: image.height, path: path)
+    }
+
+    /// The prompt, checked against a `width` x `height` picture (a clip's frame as displayed).
+    /// - Throws: -32602 as ``validated(for:path:)``.
+    public func validated(width: Int, height: Int, path: String) throws -> SubjectPrompt {
         do {
-            try prompt.validate(width: image.width, height: image.height)
+            try prompt.validate(width: width, height: height)
         } catch {
             throw RPCError.invalidParams(path: "\(path).\(error.path)", error.message)
         }

@@ -180,6 +180,10 @@ struct AnimatedStickerTests {
             (["source": source, "output": ["path": "/tmp/x.webm"], "fps": 0], "fps"),
             (["source": source, "output": ["path": "/tmp/x.webm"], "size": 4], "size"),
             (["source": source, "output": ["path": "/tmp/x.webm"], "frameRate": 10], "frameRate"),
+            // The subject's pixels are the source's (96x64), not the cut's.
+            (["source": source, "output": ["path": "/tmp/x.webm"], "size": 192, "subject": ["point": [96, 10]]],
+             "subject.point"),
+            (["source": source, "output": ["path": "/tmp/x.webm"], "subject": ["box": [10, 10, 10, 20]]], "subject.box"),
         ]
         for (i, (params, path)) in cases.enumerated() {
             let reply = try await w.call(i + 1, "image.animatedSticker", params)
@@ -189,6 +193,56 @@ struct AnimatedStickerTests {
         let still = try await w.call(20, "image.animatedSticker", [
             "source": ["path": .string(Corpus.path("photos/coffee.png"))], "output": ["path": "/tmp/x.webm"]])
         #expect(still.errorCode == -32002, "\(still)")
+        try await w.expectServing()
+    }
+
+    /// corpus/subjects/pair-pan.mp4: a 288x216 window panning 2 px a frame to the right across pair.jpg (one subject
+    /// in each 160-px half), so the seam between the subjects is at x = 160 - 2k in frame k.
+    static let pairPan = Corpus.path("subjects/pair-pan.mp4")
+
+    /// Each mask frame's share of subject pixels left of the seam (a few pixels either side of it left out), and
+    /// the subject's share of the frame.
+    static func leftShares(_ maskPath: String) throws -> [(left: Double, subject: Double)] {
+        try frames(maskPath).map { frame in
+            let image = frame.image
+            let k = Int((frame.time * 16).rounded())  // the clip's frame, should the encoder have merged equal ones
+            let seam = (160 - 2 * k) * image.width / 288
+            var left = 0, right = 0
+            for y in 0..<image.height {
+                for x in 0..<image.width where image.pixels[(y * image.width + x) * 4] >= 128 {
+                    if x < seam - 4 { left += 1 } else if x > seam + 4 { right += 1 }
+                }
+            }
+            return (Double(left) / Double(max(1, left + right)), Double(left + right) / Double(image.pixelCount))
+        }
+    }
+
+    @Test func aSubjectChosenOnTheFirstFrameIsCutInEveryFrame() async throws {
+        let w = try WorkerProcess()
+        let dir = try TempFolder("animated-subject")
+        defer { dir.remove() }
+        // Points in the first frame's pixels (the pair's less the window's 12-px offset down); a box round the right one.
+        let cases: [(subject: JSONValue?, side: String)] = [
+            (nil, "both"), (["point": [80, 138]], "left"), (["point": [240, 108]], "right"),
+            (["box": [165, 28, 288, 216]], "right"),
+        ]
+        for (i, c) in cases.enumerated() {
+            let maskPath = "\(dir.path)/m\(i).webp"
+            var params: [String: JSONValue] = [
+                "source": ["path": .string(Self.pairPan)], "output": ["path": .string("\(dir.path)/s\(i).webm")],
+                "size": 288, "maskOutput": ["path": .string(maskPath), "format": "webp"],
+            ]
+            params["subject"] = c.subject
+            let r = try await w.call(i + 1, "image.animatedSticker", .object(params))
+            // Key frames 0.5 s apart at 16 fps (frames 0 and 8) and the last: two cut of a subject carried on.
+            #expect(r["result"]?["frames"]?.intValue == 16 && r["result"]?["keyFrames"]?.intValue == 3, "\(c): \(r)")
+            let shares = try Self.leftShares(maskPath)
+            #expect(shares.count == 16, "\(c): \(shares.count) mask frames")
+            for (k, share) in shares.enumerated() {
+                let side = switch share.left { case 0.95...: "left"; case ...0.05: "right"; default: "both" }
+                #expect(side == c.side && share.subject > 0.1, "\(c) frame \(k): \(share)")
+            }
+        }
         try await w.expectServing()
     }
 }

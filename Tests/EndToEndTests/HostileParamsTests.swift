@@ -86,7 +86,7 @@ struct HostileParamsTests {
                     p("output", .object, required: true), p("output.inline", .bool), p("output.quality", .int),
                     p("output.format", .string), p("output.overwrite", .bool), p("maskOutput", .object),
                     p("start", .number), p("duration", .number), p("fps", .number), p("size", .int), p("target", .string),
-                    p("keyFrameInterval", .number),
+                    p("keyFrameInterval", .number), p("subject", .object),
                 ]),
             "photo.process": Signature(
                 base: ["source": source, "output": ["dir": .string(outputDir)]],

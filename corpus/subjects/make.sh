@@ -11,3 +11,7 @@ ffmpeg -y -v error -i "$dev/masks/227092.png" -i "$dev/masks/23025.png" -filter_
     "[0]scale=-2:240:flags=area,format=gray[a];[1]scale=-2:240:flags=area,format=gray,lut=c0=0[b];[a][b]hstack" left.png
 ffmpeg -y -v error -i "$dev/masks/227092.png" -i "$dev/masks/23025.png" -filter_complex \
     "[0]scale=-2:240:flags=area,format=gray,lut=c0=0[a];[1]scale=-2:240:flags=area,format=gray[b];[a][b]hstack" right.png
+# pair-pan.mp4: a clip of the pair for `subject` on image.animatedSticker (AnimatedStickerTests): a 288x216 window
+# panning right 2 px a frame across it from (0, 12), so the picture moves left; 16 frames at 16 fps, H.264.
+ffmpeg -y -v error -framerate 16 -loop 1 -i pair.jpg -vf "crop=288:216:2*n:12,format=yuv420p" -frames:v 16 \
+    -c:v libx264 -preset veryslow -crf 26 -movflags +faststart -fflags +bitexact -flags:v +bitexact pair-pan.mp4

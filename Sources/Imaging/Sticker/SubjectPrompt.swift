@@ -57,3 +57,25 @@ public enum SubjectPrompt: Sendable, Equatable {
         }
     }
 }
+
+extension SubjectPrompt {
+    /// The prompt on the same picture at another size: pixels of a `fromWidth` x `fromHeight` frame as pixels of a
+    /// `toWidth` x `toHeight` one. A point becomes the pixel its centre falls in; a box keeps every pixel it touched
+    /// (never less than one).
+    public func scaled(fromWidth fw: Int, height fh: Int, toWidth tw: Int, height th: Int) -> SubjectPrompt {
+        let sx = Double(tw) / Double(fw), sy = Double(th) / Double(fh)
+        func point(_ p: PixelPoint) -> PixelPoint {
+            PixelPoint(x: min(tw - 1, max(0, Int((Double(p.x) + 0.5) * sx))),
+                       y: min(th - 1, max(0, Int((Double(p.y) + 0.5) * sy))))
+        }
+        switch self {
+        case .all: return .all
+        case .points(let include, let exclude): return .points(include: include.map(point), exclude: exclude.map(point))
+        case .box(let b):
+            let x0 = Int((Double(b.x) * sx).rounded(.down)), y0 = Int((Double(b.y) * sy).rounded(.down))
+            let x1 = max(x0 + 1, Int((Double(b.x + b.width) * sx).rounded(.up)))
+            let y1 = max(y0 + 1, Int((Double(b.y + b.height) * sy).rounded(.up)))
+            return .box(PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
+        }
+    }
+}

@@ -4,7 +4,7 @@ import JSONRPC
 import JSONRPCTransport
 
 /// `image.animatedSticker {"source", "output", "start", "duration", "fps", "size", "outline", "maskOutput",
-/// "target", "keyFrameInterval"}`: the subject of a GIF, an animated WebP or a video cut out in every frame, written
+/// "target", "keyFrameInterval", "subject"}`: the subject of a GIF, an animated WebP or a video cut out in every frame, written
 /// as WebM (VP9 with alpha), animated WebP, APNG or GIF; with a `target`, fitted to that messenger's limits.
 ///
 /// Frames are decoded, scaled and masked one at a time (``AnimatedStickerStage``); the network cuts key frames only
@@ -35,6 +35,9 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         /// Seconds between the frames the network cuts (default 0.5); the masks between are carried with the
         /// subject's motion and blended.
         var keyFrameInterval: Double?
+        /// Which subject, in pixels of the first output frame as the source displays it; each later key frame is cut
+        /// of the same subject (the prompt carried with it, `SubjectPrompt.carried(by:onto:)`).
+        var subject: SubjectSpec?
     }
 
     struct TargetResult: Encodable, Sendable {
@@ -75,6 +78,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             params.source, access: access, start: params.start ?? 0,
             duration: params.duration ?? target?.animatedMaxDuration)
         let info = decoder.info
+        let chosen = try params.subject?.validated(width: info.width, height: info.height, path: "subject")
         let long = params.size ?? 512
         let scale = Double(long) / Double(max(info.width, info.height))
         var side = (max(2, Int((Double(info.width) * scale).rounded())), max(2, Int((Double(info.height) * scale).rounded())))
@@ -102,12 +106,21 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         var segmenter = Segmenter.network
         let compute = services.compute
         let memory = services.activations
+        // The subject chosen, at the cut's size; each key frame's prompt is carried on to the next one.
+        var prompt = chosen?.scaled(fromWidth: info.width, height: info.height, toWidth: width, height: height)
         // The network's mask of a key frame: only the mask is kept (no edge colours to estimate), and one pass
         // (the mirror image's steadies a still's map; here the masks are steadied across frames).
         func keyMask(_ image: Image) async throws -> Mask {
+            var cut = StickerCutSpec(decontaminate: false)
+            if let before = prompt {
+                let here = try await compute.run {
+                    try stage.follow(to: image).map { before.carried(by: $0.shift, onto: $0.carried) } ?? before
+                }
+                prompt = here
+                cut.subject = SubjectSpec(here)
+            }
             let (sticker, used) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: compute,
-                                                                 memory: memory, cut: StickerCutSpec(decontaminate: false),
-                                                                 mirrored: false)
+                                                                 memory: memory, cut: cut, mirrored: false)
             segmenter = used
             return sticker.mask
         }
@@ -312,6 +325,12 @@ extension ImageAnimatedStickerMethod {
               "schema": {"type": "number", "minimum": 0, "maximum": 10, "default": 0.5},
               "required": false,
               "description": "Seconds between the frames the network cuts; 0 cuts every frame."
+            },
+            {
+              "name": "subject",
+              "schema": {"$ref": "#/components/schemas/Subject"},
+              "required": false,
+              "description": "Which subject to cut out, in pixels of the first output frame (at `start`) as the source displays it (image.info's width and height); every later key frame is cut of the same subject, the prompt carried with its motion. Absent, the main subject of each key frame."
             }
           ],
           "result": {

@@ -20,6 +20,8 @@ final class AnimatedStickerStage: @unchecked Sendable {
     /// Frames since the last key frame, waiting for the next key frame's mask.
     private var pending: [(image: Image, duration: Double)] = []
     private var lastKey: (mask: Mask, luma: MaskMotion.Luma)?
+    /// What ``follow(to:)`` found for the next key frame, until it is added.
+    private var followed: (luma: MaskMotion.Luma, shifts: [MaskMotion.Shift])?
     private var previousMask: Mask?
     private(set) var framesOut = 0
     private(set) var keyFrames = 0
@@ -50,25 +52,46 @@ final class AnimatedStickerStage: @unchecked Sendable {
         pending.append((image, duration))
     }
 
+    /// The subject's motion from the last key frame to `image`, the next key frame (followed through every frame
+    /// waiting between them), and the last key frame's mask moved by it; nil before the first key frame. What it
+    /// followed is kept for ``addKey(_:duration:mask:)`` of the same frame.
+    func follow(to image: Image) throws -> (shift: MaskMotion.Shift, carried: Mask)? {
+        guard let lastKey else { return nil }
+        let track = try followed ?? track(to: image, from: lastKey)
+        followed = track
+        let toKey = track.shifts.last!
+        return (toKey, MaskMotion.translated(lastKey.mask, by: toKey))
+    }
+
+    /// The luma of `image` and the subject's shift at each frame from the last key frame's (zero) through the frames
+    /// waiting to `image`'s.
+    private func track(to image: Image, from lastKey: (mask: Mask, luma: MaskMotion.Luma))
+        throws -> (luma: MaskMotion.Luma, shifts: [MaskMotion.Shift]) {
+        var lumas = [lastKey.luma]
+        var shifts = [MaskMotion.Shift.zero]
+        for frame in pending {
+            try Cancellation.check()
+            lumas.append(MaskMotion.Luma(frame.image))
+        }
+        let luma = MaskMotion.Luma(image)
+        lumas.append(luma)
+        for i in 1..<lumas.count {
+            let carried = MaskMotion.translated(lastKey.mask, by: shifts[i - 1])
+            shifts.append(shifts[i - 1] + MaskMotion.shift(from: lumas[i - 1], mask: carried, to: lumas[i]))
+        }
+        return (luma, shifts)
+    }
+
     /// Adds a key frame with its mask: the frames waiting since the last key frame are finished with the two key
     /// masks carried to them and blended, then this one; returns them in order.
     func addKey(_ image: Image, duration: Double, mask: Mask) throws -> [AnimatedFrame] {
         var finished: [AnimatedFrame] = []
         finished.reserveCapacity(pending.count + 1)
-        let luma = MaskMotion.Luma(image)
+        let luma: MaskMotion.Luma
         if let lastKey {
             // The subject followed from the last key frame through every frame to this one.
-            var lumas = [lastKey.luma]
-            var shifts = [MaskMotion.Shift.zero]
-            for frame in pending {
-                try Cancellation.check()
-                lumas.append(MaskMotion.Luma(frame.image))
-            }
-            lumas.append(luma)
-            for i in 1..<lumas.count {
-                let carried = MaskMotion.translated(lastKey.mask, by: shifts[i - 1])
-                shifts.append(shifts[i - 1] + MaskMotion.shift(from: lumas[i - 1], mask: carried, to: lumas[i]))
-            }
+            let (keyLuma, shifts) = try followed ?? track(to: image, from: lastKey)
+            luma = keyLuma
             let toKey = shifts.last!
             let span = Double(pending.count + 1)
             for (k, frame) in pending.enumerated() {
@@ -79,8 +102,11 @@ final class AnimatedStickerStage: @unchecked Sendable {
                                                   weight: Double(k + 1) / span)
                 finished.append(try finish(frame.image, duration: frame.duration, mask: blended))
             }
+        } else {
+            luma = MaskMotion.Luma(image)
         }
         pending = []
+        followed = nil
         finished.append(try finish(image, duration: duration, mask: mask))
         lastKey = (mask, luma)
         keyFrames += 1
@@ -89,7 +115,8 @@ final class AnimatedStickerStage: @unchecked Sendable {
 
     /// The last frame waiting, if the clip ended between key frames: it becomes a key frame.
     func takeLastPending() -> (image: Image, duration: Double)? {
-        pending.popLast()
+        followed = nil
+        return pending.popLast()
     }
 
     private func finish(_ image: Image, duration: Double, mask: Mask) throws -> AnimatedFrame {
