@@ -36,6 +36,13 @@ extension ImageLoader {
         return (info, size)
     }
 
+    /// Whether `source` moves: a video, or a GIF or WebP of more than one frame (false for stills, and for a source
+    /// that cannot be read: reading it as a still says why).
+    public func isMotion(_ source: ImageSource, access: FileAccess) async -> Bool {
+        guard let (info, _) = try? await motionInfo(source, access: access) else { return false }
+        return !["gif", "webp"].contains(info.container) || (info.frameCount ?? 2) > 1
+    }
+
     /// `file`: a descriptor `openMotion` owns and closes only after the compute job using it has returned.
     private enum MotionInput: Sendable {
         case file(Int32)

@@ -83,7 +83,7 @@ public struct ImageLoader: Sendable {
         } catch let e as ImagingError {
             if e == .unknownFormat && isVideo(data.prefix(16)) {
                 throw WorkerError.invalidImage(source: source.description, detail:
-                    "a video clip (MP4/MOV, WebM/Matroska), not a still image: image.info describes it; this method reads stills",
+                    "a video clip (MP4/MOV, WebM/Matroska), not a still image: image.info describes it, image.animatedSticker cuts it (photos.process too, with \"animated\"); this method reads stills",
                     truncated: false)
             }
             throw WorkerError(e, source: source.description)

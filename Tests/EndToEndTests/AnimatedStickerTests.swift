@@ -245,4 +245,64 @@ struct AnimatedStickerTests {
         }
         try await w.expectServing()
     }
+
+    /// The items a batch streamed before its reply, by index.
+    static func items(_ before: [JSONValue], id: Int) -> [Int: JSONValue] {
+        var items: [Int: JSONValue] = [:]
+        for m in before where m["params"]?["kind"] == "item" && m["params"]?["id"] == .int(id) {
+            if let i = m["params"]?["index"]?.intValue { items[i] = m["params"] }
+        }
+        return items
+    }
+
+    @Test func photosProcessCutsEachMotionSourceAsAnAnimatedSticker() async throws {
+        let w = try WorkerProcess()
+        let dir = try TempFolder("animated-batch")
+        defer { dir.remove() }
+        let sources: [JSONValue] = [
+            ["path": .string(Self.motion("cutout.gif"))], ["path": .string(Self.motion("pan.mp4"))],
+            ["path": .string(Corpus.photo("animal-2.jpg"))], ["path": .string(Self.pairPan)],
+        ]
+        w.request(1, "photos.process", [
+            "sources": .array(sources), "output": ["dir": .string(dir.path)], "animated": ["size": 96],
+            "subjects": [.null, .null, .null, ["point": [240, 108]]],
+        ])
+        let (reply, before) = try await w.response(1)
+        #expect(reply["result"]?["completed"]?.intValue == 4, "\(reply)")
+        let items = Self.items(before, id: 1)
+        for i in [0, 1, 3] {
+            let made = items[i]?["result"]?["animatedSticker"]
+            let path = try #require(made?["output"]?["path"]?.stringValue, "item \(i): \(String(describing: items[i]))")
+            #expect(path.hasSuffix("-sticker.webp") && made?["output"]?["width"]?.intValue == 96, "item \(i): \(String(describing: made))")
+            let frames = try Self.frames(path)
+            #expect(frames.count > 1 && frames.count == made?["frames"]?.intValue, "item \(i): \(frames.count) frames, \(String(describing: made))")
+        }
+        // The still is a photo's results; the clip's subject is the one its point chose (the right one: from x 45 in the last frame at 96 px, less the 8-px outline; the left one would start at 0).
+        #expect(items[2]?["result"]?["sticker"]?["path"]?.stringValue?.hasSuffix("2-animal-2-sticker.png") == true,
+                "\(String(describing: items[2]))")
+        let last = try Self.frames(try #require(items[3]?["result"]?["animatedSticker"]?["output"]?["path"]?.stringValue)).last
+        let firstSolid = try #require(last.flatMap { f in (0..<f.image.width).first { x in
+            (0..<f.image.height).contains { f.image.pixels[($0 * f.image.width + x) * 4 + 3] == 255 } } })
+        #expect(firstSolid >= 25, "the left subject is in the clip's sticker from x \(firstSolid)")
+
+        // Without `animated`: a GIF gives its first frame's results, a video is -32002 saying where clips go.
+        w.request(2, "photos.process", ["sources": .array(Array(sources.prefix(2))), "output": ["dir": .string(dir.path)]])
+        let (_, plain) = try await w.response(2)
+        let stills = Self.items(plain, id: 2)
+        #expect(stills[0]?["result"]?["sticker"] != nil, "\(String(describing: stills[0]))")
+        #expect(stills[1]?["error"]?["code"]?.intValue == -32002
+                && stills[1]?["error"]?["data"]?["detail"]?.stringValue?.contains("animated") == true,
+                "\(String(describing: stills[1]))")
+
+        let bad: [(JSONValue, String)] = [
+            (["format": "gif", "target": "telegram"], "animated.format"), (["size": 8], "animated.size"),
+            (["keyFrameInterval": 20], "animated.keyFrameInterval"), (["fps": 10], "animated.fps"),
+        ]
+        for (i, (animated, path)) in bad.enumerated() {
+            let r = try await w.call(10 + i, "photos.process", [
+                "sources": .array(sources), "output": ["dir": .string(dir.path)], "animated": animated])
+            #expect(r.errorCode == -32602 && r["error"]?["data"]?["path"]?.stringValue == path, "\(animated): \(r)")
+        }
+        try await w.expectServing()
+    }
 }

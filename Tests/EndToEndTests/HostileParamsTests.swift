@@ -96,7 +96,8 @@ struct HostileParamsTests {
             "photos.process": Signature(
                 base: ["sources": [source], "output": ["dir": .string(outputDir)]],
                 params: outline + [p("sources", .array, required: true), p("output", .object, required: true),
-                                   p("output.dir", .string, required: true), p("count", .int), p("maxConcurrency", .int)]),
+                                   p("output.dir", .string, required: true), p("count", .int), p("maxConcurrency", .int),
+                                   p("animated", .object), p("animated.size", .int), p("animated.format", .string)]),
             "pack.export": Signature(
                 base: ["stickers": [source], "output": ["inline": true]],
                 params: output + outline + [p("stickers", .array), p("sources", .array), p("columns", .int), p("cellSize", .int),

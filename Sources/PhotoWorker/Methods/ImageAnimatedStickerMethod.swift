@@ -66,11 +66,27 @@ struct ImageAnimatedStickerMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
-        try await MallocThresholdScope.motion.during { try await make(params, context: context) }
+        try await Self.make(params, services: services, access: await services.access()) { done, total, message in
+            await context.progress(done: done, total: total, message: message)
+        }
     }
 
-    private func make(_ params: Params, context: RequestContext) async throws -> Result {
-        let access = await services.access()
+    /// How an animated sticker reports its way: frames done of those expected, and a message for each fitting
+    /// attempt.
+    typealias Progress = @Sendable (_ done: Int, _ total: Int, _ message: String?) async -> Void
+
+    /// The animated sticker `params` ask for, its files written through `access`: the request's whole job, and each
+    /// motion source's in `photos.process` with `animated` (which passes no progress on: its own counts sources).
+    /// - Parameter subjectPath: where `params.subject` sits in the request, for its errors (`subjects[2]` in a batch).
+    static func make(_ params: Params, services: WorkerServices, access: FileAccess, subjectPath: String = "subject",
+                     progress: @escaping Progress) async throws -> Result {
+        try await MallocThresholdScope.motion.during {
+            try await cut(params, services: services, access: access, subjectPath: subjectPath, progress: progress)
+        }
+    }
+
+    private static func cut(_ params: Params, services: WorkerServices, access: FileAccess, subjectPath: String,
+                            progress: @escaping Progress) async throws -> Result {
         let clock = ContinuousClock.now
         let format = try Self.validate(params)
         let target = params.target
@@ -78,7 +94,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             params.source, access: access, start: params.start ?? 0,
             duration: params.duration ?? target?.animatedMaxDuration)
         let info = decoder.info
-        let chosen = try params.subject?.validated(width: info.width, height: info.height, path: "subject")
+        let chosen = try params.subject?.validated(width: info.width, height: info.height, path: subjectPath)
         let long = params.size ?? 512
         let scale = Double(long) / Double(max(info.width, info.height))
         var side = (max(2, Int((Double(info.width) * scale).rounded())), max(2, Int((Double(info.height) * scale).rounded())))
@@ -158,7 +174,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                     stage.addBetween(image, duration: duration)
                 }
                 total = max(total, stage.nextIndex)
-                await context.progress(done: stage.nextIndex, total: total)
+                await progress(stage.nextIndex, total, nil)
             }
             var nextTick: Double?  // with `fps`: the next output frame's time
             while let frame = try await nextFrame() {
@@ -186,14 +202,14 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             throw WorkerError.invalidImage(source: params.source.description, detail: "no frames in the requested window",
                                            truncated: false)
         }
-        await context.progress(done: stage.framesOut, total: stage.framesOut)
+        await progress(stage.framesOut, stage.framesOut, nil)
         let outputPath = params.output.path ?? "inline output"
         // A target's fitting may encode the clip several times: each attempt is reported as it ends (a progress
         // message at all frames done), from a consumer that ends before the reply.
         let (attempts, reporter) = AsyncStream<String>.makeStream()
         let frames = stage.framesOut
         async let reported: Void = {
-            for await summary in attempts { await context.progress(done: frames, total: frames, message: "fitting: \(summary)") }
+            for await summary in attempts { await progress(frames, frames, "fitting: \(summary)") }
         }()
         let finished: Swift.Result<([UInt8], AnimationFitting.Result?, [UInt8]?), any Error>
         do {
@@ -220,7 +236,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         }
         return Result(
             output: output, mask: mask, frames: fit?.chosen.frames ?? stage.framesOut,
-            duration: fit.map { $0.chosen.length } ?? stage.duration, keyFrames: stage.keyFrames,
+            duration: ((fit.map { $0.chosen.length } ?? stage.duration) * 1000).rounded() / 1000, keyFrames: stage.keyFrames,
             flicker: (stage.flicker * 10000).rounded() / 10000, segmenter: segmenter,
             target: fit.map { fit in
                 TargetResult(name: target!, maxBytes: target!.animatedMaxBytes, maxDuration: target!.animatedMaxDuration,
@@ -230,30 +246,31 @@ struct ImageAnimatedStickerMethod: RPCMethod {
     }
 
     /// The output format, after the checks the decoder cannot make.
-    static func validate(_ params: Params) throws -> AnimationFormat {
+    /// - Parameter path: a parameter's path in the request (`photos.process` puts these under `animated`).
+    static func validate(_ params: Params, path: (String) -> String = { $0 }) throws -> AnimationFormat {
         if let target = params.target, let f = params.output.format, f != target.animatedFormat {
-            throw RPCError.invalidParams(path: "output.format",
+            throw RPCError.invalidParams(path: path("output.format"),
                                          "\(target.rawValue) takes \(target.animatedFormat.rawValue), not \(f.rawValue)")
         }
         guard let format = params.target?.animatedFormat ?? params.output.format else {
-            throw RPCError.invalidParams(path: "output.format",
+            throw RPCError.invalidParams(path: path("output.format"),
                                          "give webm, webp, apng or gif (or a path ending in one of them, or a target)")
         }
         if let m = params.maskOutput?.format, m != .apng, m != .webp {
-            throw RPCError.invalidParams(path: "maskOutput.format", "the masks are written as apng or webp")
+            throw RPCError.invalidParams(path: path("maskOutput.format"), "the masks are written as apng or webp")
         }
-        if let fps = params.fps, !(fps > 0 && fps <= 60) { throw RPCError.invalidParams(path: "fps", "must be in (0, 60]") }
+        if let fps = params.fps, !(fps > 0 && fps <= 60) { throw RPCError.invalidParams(path: path("fps"), "must be in (0, 60]") }
         if let size = params.size, !(16...2048).contains(size) {
-            throw RPCError.invalidParams(path: "size", "must be between 16 and 2048")
+            throw RPCError.invalidParams(path: path("size"), "must be between 16 and 2048")
         }
         if let start = params.start, !(start >= 0 && start.isFinite) {
-            throw RPCError.invalidParams(path: "start", "must be a number of seconds, at least 0")
+            throw RPCError.invalidParams(path: path("start"), "must be a number of seconds, at least 0")
         }
         if let duration = params.duration, !(duration > 0 && duration.isFinite) {
-            throw RPCError.invalidParams(path: "duration", "must be a number of seconds over 0")
+            throw RPCError.invalidParams(path: path("duration"), "must be a number of seconds over 0")
         }
         if let k = params.keyFrameInterval, !(k >= 0 && k <= 10) {
-            throw RPCError.invalidParams(path: "keyFrameInterval", "must be between 0 and 10 seconds")
+            throw RPCError.invalidParams(path: path("keyFrameInterval"), "must be between 0 and 10 seconds")
         }
         return format
     }
@@ -333,9 +350,16 @@ extension ImageAnimatedStickerMethod {
               "description": "Which subject to cut out, in pixels of the first output frame (at `start`) as the source displays it (image.info's width and height); every later key frame is cut of the same subject, the prompt carried with its motion. Absent, the main subject of each key frame."
             }
           ],
-          "result": {
-            "name": "AnimatedSticker",
-            "schema": {
+          "result": {"name": "AnimatedSticker", "schema": {"$ref": "#/components/schemas/AnimatedSticker"}},
+          "errors": [\#(WorkerError.outputMethodErrors)],
+          "x-streams": {"progress": true}
+        }
+        """#
+
+    /// `AnimatedSticker`: the result, also each motion source's in `photos.process` with `animated`.
+    static let contractSchemas: [ContractSchema] = [
+        ContractSchema("AnimatedSticker", #"""
+            {
               "type": "object",
               "properties": {
                 "output": {"$ref": "#/components/schemas/AnimatedOutputResult"},
@@ -374,11 +398,8 @@ extension ImageAnimatedStickerMethod {
               "required": ["output", "frames", "duration", "keyFrames", "flicker", "segmenter", "ms"],
               "additionalProperties": false
             }
-          },
-          "errors": [\#(WorkerError.outputMethodErrors)],
-          "x-streams": {"progress": true}
-        }
-        """#
+            """#),
+    ]
 }
 
 extension ImageAnimatedStickerMethod: MCPToolMethod {

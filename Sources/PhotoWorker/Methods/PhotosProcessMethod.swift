@@ -3,9 +3,10 @@ import Imaging
 import JSONRPC
 import JSONRPCTransport
 
-/// `photos.process {"sources": [...], "count", "outline", "output", "maxConcurrency"}`: the app's
-/// "process all photos". Every photo runs in a TaskGroup; each result (or error) streams as an
-/// item notification the moment it finishes; one bad photo never fails the batch.
+/// `photos.process {"sources": [...], "count", "outline", "output", "maxConcurrency", "subjects", "decontaminate",
+/// "segmenter", "animated"}`: the app's "process all photos". Every photo runs in a TaskGroup; each result (or error)
+/// streams as an item notification the moment it finishes; one bad photo never fails the batch. With `animated`,
+/// each motion source (a video, or a GIF or WebP of more than one frame) is cut as `image.animatedSticker` cuts it.
 struct PhotosProcessMethod: RPCMethod {
     static let name = "photos.process"
     static let cost = MethodCost.compute
@@ -23,6 +24,50 @@ struct PhotosProcessMethod: RPCMethod {
         var subjects: [SubjectSpec?]?
         /// The soft edge in the subject's own estimated colour (default true); false keeps the photo's colours.
         var decontaminate: Bool?
+        /// With it, each motion source is cut as an animated sticker (``Animated``); without, a GIF or WebP gives its
+        /// first frame's results and a video is -32002, as before.
+        var animated: Animated?
+    }
+
+    /// How each motion source of the batch is cut: as `image.animatedSticker` with these, its file
+    /// `<index>-<stem>-sticker.<ext>` in `output.dir`, the batch's `outline` and its `subjects` entry.
+    struct Animated: Decodable, Sendable {
+        /// Default: the target's, else animated WebP.
+        var format: AnimationFormat?
+        var target: MessengerTarget?
+        var size: Int?
+        var duration: Double?
+        var keyFrameInterval: Double?
+
+        /// What `image.animatedSticker` is asked for a source, its file at `path`.
+        func params(source: ImageSource, path: String, overwrite: Bool, outline: OutlineSpec,
+                    subject: SubjectSpec?) -> ImageAnimatedStickerMethod.Params {
+            // The format as given, so a target's other format is refused (`ImageAnimatedStickerMethod.validate`).
+            var output = AnimatedOutputSpec(path: path, format: format ?? target?.animatedFormat ?? .webp)
+            output.overwrite = overwrite
+            return ImageAnimatedStickerMethod.Params(
+                source: source, output: output, duration: duration, size: size, outline: outline, target: target,
+                keyFrameInterval: keyFrameInterval, subject: subject)
+        }
+    }
+
+    /// One source's item: a photo's results, or a motion source's animated sticker.
+    enum Item: Encodable, Sendable {
+        case photo(PhotoProcessor.Result)
+        case animated(AnimatedItem)
+
+        func encode(to encoder: any Encoder) throws {
+            switch self {
+            case .photo(let r): try r.encode(to: encoder)
+            case .animated(let a): try a.encode(to: encoder)
+            }
+        }
+    }
+
+    /// A motion source's item.
+    struct AnimatedItem: Encodable, Sendable {
+        var source: String
+        var animatedSticker: ImageAnimatedStickerMethod.Result
     }
 
     struct Result: Encodable, Sendable {
@@ -58,10 +103,25 @@ struct PhotosProcessMethod: RPCMethod {
         let segmenter = params.segmenter ?? .network
         let cuts = try StickerCutSpec.perSource(params.subjects, count: sources.count,
                                                       decontaminate: params.decontaminate ?? true)
-        try await BoundedTaskGroup.run(count: sources.count, width: width) { index in
+        let animated = params.animated
+        if let animated {
+            let probe = animated.params(source: .path(""), path: "", overwrite: false, outline: outline, subject: nil)
+            _ = try ImageAnimatedStickerMethod.validate(probe) { $0 == "output.format" ? "animated.format" : "animated.\($0)" }
+        }
+        let services = services
+        try await BoundedTaskGroup.run(count: sources.count, width: width) { index -> Item in
             let name = String(repeating: "0", count: digits - String(index).count) + "\(index)-" + PhotoProcessor.stem(for: sources[index])
-            return try await processor.process(sources[index], name: name, count: count, outline: outline, directory: dir,
-                                         segmenter: segmenter, cached: false, overwrite: overwrite, cut: cuts[index])
+            if let animated, await services.loader.isMotion(sources[index], access: access) {
+                let format = animated.target?.animatedFormat ?? animated.format ?? .webp
+                let request = animated.params(source: sources[index], path: "\(dir)/\(name)-sticker.\(format.fileExtension)",
+                                              overwrite: overwrite, outline: outline, subject: cuts[index].subject)
+                let made = try await ImageAnimatedStickerMethod.make(request, services: services, access: access,
+                                                                     subjectPath: cuts[index].subjectPath) { _, _, _ in }
+                return .animated(AnimatedItem(source: sources[index].description, animatedSticker: made))
+            }
+            return .photo(try await processor.process(sources[index], name: name, count: count, outline: outline,
+                                                       directory: dir, segmenter: segmenter, cached: false,
+                                                       overwrite: overwrite, cut: cuts[index]))
         } handle: { index, outcome in
             // Progress first, then the item: an MCP host, which sees both as
             // notifications/progress, then gets strictly increasing values with the total.
@@ -121,6 +181,22 @@ extension PhotosProcessMethod {
               "schema": {"type": "boolean", "default": true},
               "required": false,
               "description": "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way."
+            },
+            {
+              "name": "animated",
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "format": {"type": "string", "enum": [\#(ContractSchema.list(AnimationFormat.allCases.map(\.rawValue)))], "default": "webp"},
+                  "target": {"type": "string", "enum": [\#(ContractSchema.list(MessengerTarget.allCases.map(\.rawValue)))]},
+                  "size": {"type": "integer", "minimum": 16, "maximum": 2048, "default": 512},
+                  "duration": {"type": "number", "exclusiveMinimum": 0},
+                  "keyFrameInterval": {"type": "number", "minimum": 0, "maximum": 10, "default": 0.5}
+                },
+                "additionalProperties": false
+              },
+              "required": false,
+              "description": "Cut each motion source (a video, or a GIF or WebP of more than one frame) as image.animatedSticker does with these settings (and the batch's outline and subjects entry): its item is {source, animatedSticker} and its file <index>-<stem>-sticker.<ext> in output.dir (the target's format, else `format`, default animated WebP). Without it a GIF or WebP gives its first frame's results and a video is -32002."
             }
           ],
           "result": {
@@ -139,11 +215,33 @@ extension PhotosProcessMethod {
             }
           },
           "errors": [\#(WorkerError.outputMethodErrors)],
-          "x-streams": {"item": {"$ref": "#/components/schemas/PhotoResult"}, "progress": true}
+          "x-streams": {"item": {"$ref": "#/components/schemas/PhotosItem"}, "progress": true}
         }
         """#
+
+    /// `PhotosItem` (a source's item) and `AnimatedItem` (a motion source's, with `animated`).
+    static let contractSchemas: [ContractSchema] = [
+        ContractSchema("AnimatedItem", #"""
+            {
+              "type": "object",
+              "description": "A motion source's item in photos.process with `animated`: the source as given and its animated sticker, as image.animatedSticker answers.",
+              "properties": {
+                "source": {"type": "string"},
+                "animatedSticker": {"$ref": "#/components/schemas/AnimatedSticker"}
+              },
+              "required": ["source", "animatedSticker"],
+              "additionalProperties": false
+            }
+            """#),
+        ContractSchema("PhotosItem", #"""
+            {
+              "description": "One source's item in photos.process: a photo's results, or (with `animated`) a motion source's animated sticker.",
+              "oneOf": [{"$ref": "#/components/schemas/PhotoResult"}, {"$ref": "#/components/schemas/AnimatedItem"}]
+            }
+            """#),
+    ]
 }
 
 extension PhotosProcessMethod: MCPToolMethod {
-    static let tool = MCPTool(title: "Process photos", effects: .writesOutputs, runsAsTask: true, batch: .init(sourcesKey: "sources", itemResult: "PhotoResult"))
+    static let tool = MCPTool(title: "Process photos", effects: .writesOutputs, runsAsTask: true, batch: .init(sourcesKey: "sources", itemResult: "PhotosItem"))
 }
