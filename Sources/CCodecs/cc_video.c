@@ -35,6 +35,9 @@ struct cc_video {
     AVCodecContext *codec;
     struct SwsContext *sws;
     int sws_width, sws_height, sws_format, sws_colorspace, sws_range, sws_out_width, sws_out_height;
+    /* swscale's output rows, padded (cc_video_convert says why), and their size in bytes. */
+    uint8_t *sws_rows;
+    size_t sws_rows_size;
     AVPacket *packet;
     AVFrame *pending;        /* decoded, not yet handed out: its duration is the next frame's start minus its own */
     AVFrame *upcoming;
@@ -161,6 +164,7 @@ void cc_video_destroy(cc_video *v) {
     if (v == NULL) return;
     cc_video_current = v;
     sws_freeContext(v->sws);
+    av_free(v->sws_rows);
     av_frame_free(&v->pending);
     av_frame_free(&v->upcoming);
     av_packet_free(&v->packet);
@@ -516,10 +520,23 @@ static int cc_video_convert(cc_video *v, const AVFrame *frame, uint8_t *rgba, si
         v->sws_out_width = out_width;
         v->sws_out_height = out_height;
     }
-    uint8_t *planes[4] = { rgba, NULL, NULL, NULL };
-    int strides[4] = { (int)row_bytes, 0, 0, 0 };
+    /* swscale's vector loops write whole blocks of pixels, so a row whose width is not a multiple of the block is
+     * written past its end, and the last row past the buffer: a 360-pixel-wide clip corrupted the heap that way.
+     * It writes into rows padded to 64 bytes, with a spare row and block after them, and they are copied out. */
+    size_t stride = ((size_t)out_width * 4 + 63) & ~(size_t)63;
+    size_t need = stride * ((size_t)out_height + 1) + 64;
+    if (v->sws_rows_size < need) {
+        av_free(v->sws_rows);
+        v->sws_rows = (uint8_t *)av_malloc(need);
+        v->sws_rows_size = v->sws_rows ? need : 0;
+        if (v->sws_rows == NULL) return cc_video_refuse(v, CC_NOMEM, "no memory for a converted frame");
+    }
+    uint8_t *planes[4] = { v->sws_rows, NULL, NULL, NULL };
+    int strides[4] = { (int)stride, 0, 0, 0 };
     int rows = sws_scale(v->sws, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
     if (rows <= 0) return cc_video_refuse(v, CC_INVALID, "converting a frame to RGBA failed");
+    size_t copy = (size_t)out_width * 4 < row_bytes ? (size_t)out_width * 4 : row_bytes;
+    for (int y = 0; y < out_height; y++) memcpy(rgba + (size_t)y * row_bytes, v->sws_rows + (size_t)y * stride, copy);
     /* From a format without alpha swscale writes 255 (the decoders' tests check every frame is opaque). */
     return CC_OK;
 }

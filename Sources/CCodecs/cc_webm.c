@@ -87,6 +87,7 @@ struct cc_webm {
     AVCodecContext *codec;
     AVStream *stream;
     struct SwsContext *sws;
+    uint8_t *rows; /* the frame's RGBA in padded rows (cc_webm_add says why) */
     AVFrame *frame;
     AVPacket *packet;
     cc_memory_file file;
@@ -131,6 +132,7 @@ void cc_webm_destroy(cc_webm *w) {
         avio_context_free(&w->io);
     }
     sws_freeContext(w->sws);
+    av_free(w->rows);
     av_frame_free(&w->frame);
     av_packet_free(&w->packet);
     free(w->file.data);
@@ -234,8 +236,16 @@ int cc_webm_add(cc_webm *w, const uint8_t *rgba, int64_t pts_ms, int64_t duratio
     }
     int e = av_frame_make_writable(w->frame);
     if (e < 0) return cc_webm_fail(w, "frame", e);
-    const uint8_t *src[1] = {rgba};
-    const int stride[1] = {(int)w->width * 4};
+    /* swscale's vector loops read whole blocks of pixels, past the end of a row whose width is no multiple of the
+     * block and past the end of the last one: the frame is copied into rows padded to 64 bytes, with a spare row. */
+    size_t row = (size_t)w->width * 4, padded = (row + 63) & ~(size_t)63;
+    if (w->rows == NULL) {
+        w->rows = (uint8_t *)av_mallocz(padded * ((size_t)w->height + 1) + 64);
+        if (w->rows == NULL) return cc_webm_fail(w, "frame", AVERROR(ENOMEM));
+    }
+    for (uint32_t y = 0; y < w->height; y++) memcpy(w->rows + y * padded, rgba + y * row, row);
+    const uint8_t *src[1] = {w->rows};
+    const int stride[1] = {(int)padded};
     sws_scale(w->sws, src, stride, 0, (int)w->height, w->frame->data, w->frame->linesize);
     w->frame->pts = pts_ms;
     w->frame->pkt_duration = duration_ms;
