@@ -35,7 +35,7 @@ public enum OpenRPCDocument {
         + MCPProgressReporter.contractSchemas + MCPEnvelope.contractSchemas + SessionPolicy.contractSchemas
         + MotionSummary.contractSchemas
         + AnimatedOutputSpec.contractSchemas + AnimatedOutputResult.contractSchemas + SubjectSpec.contractSchemas
-        + ImageAnimatedStickerMethod.contractSchemas + PhotosProcessMethod.contractSchemas
+        + ImageAnimatedStickerMethod.contractSchemas + PhotosProcessMethod.contractSchemas + AnimatedSpec.contractSchemas
 
     /// The errors the methods answer (`components.errors`).
     static let errors: [ContractSchema] = ServerContract.errors + WorkerError.contractErrors

@@ -16,4 +16,10 @@ public enum SampleImages {
     public static var twoSubjects: String? {
         BundledResource.url("subjects/two-subjects.jpg", bundle: "PhotoWorker_PhotoWorker.resources")?.path
     }
+
+    /// The bundled clip (a pan across the two-subject photo, 2 s) the demo makes an animated sticker of; nil when the
+    /// bundle lacks it.
+    public static var clip: String? {
+        BundledResource.url("clips/pan.mp4", bundle: "PhotoWorker_PhotoWorker.resources")?.path
+    }
 }

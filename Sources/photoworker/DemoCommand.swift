@@ -15,7 +15,9 @@ extension PhotoWorkerCommand {
                 0 in folder order), pack-sheet.png, and pack/ with one file per sticker, ready for a messenger.
                 Then the separate subjects of one photo (--subjects-of; by default the bundled photo with two
                 subjects, or the folder's first photo) are listed, and the one --choose names is cut out by the
-                point the worker gave it, as chosen-subject.png.
+                point the worker gave it, as chosen-subject.png. Last, the subject of a clip (--clip; by default the
+                bundled one, a pan across the two-subject photo) is cut out in every frame as a Telegram video
+                sticker, animated-sticker.webm.
                 The exit status is 1 when any photo failed (the others are still written).
                 """)
 
@@ -34,6 +36,9 @@ extension PhotoWorkerCommand {
         @Option(help: "Which of its subjects to cut out, 1 being the largest (default: the second when there are two or more).")
         var choose: Int?
 
+        @Option(help: "A clip (MP4/MOV, WebM, GIF or animated WebP) to make an animated sticker of (default: the bundled clip, when no folder is given).")
+        var clip: String?
+
         @OptionGroup var flags: WorkerFlags
 
         /// Checked here, before any work, so a wrong `--count` is a usage error and not a failure half-way through.
@@ -46,6 +51,9 @@ extension PhotoWorkerCommand {
             if let choose, choose < 1 { throw ValidationError("--choose counts from 1, the largest subject (got \(choose))") }
             if let subjectsOf, !FileManager.default.isReadableFile(atPath: subjectsOf) {
                 throw ValidationError("--subjects-of \(subjectsOf): no such file, or it cannot be read")
+            }
+            if let clip, !FileManager.default.isReadableFile(atPath: clip) {
+                throw ValidationError("--clip \(clip): no such file, or it cannot be read")
             }
         }
 
@@ -121,6 +129,8 @@ extension PhotoWorkerCommand {
             }
             let chosen = try await chooseSubject(of: subjectsOf ?? (folder == nil ? SampleImages.twoSubjects : sources.first),
                                                  out: out, session: session)
+            let animated = try await animatedSticker(of: clip ?? (folder == nil ? SampleImages.clip : nil), out: out,
+                                                     session: session)
             await session.close()
             say(String(format: "done in %.1f s: %d sticker%@, %d failed", (ContinuousClock.now - start).inSeconds,
                        completed, completed == 1 ? "" : "s", failed))
@@ -131,8 +141,34 @@ extension PhotoWorkerCommand {
                 say("  messenger files:   \(pack)/ (one per sticker)")
             }
             if let chosen { say("  chosen subject:    \(chosen)") }
+            if let animated { say("  animated sticker:  \(animated)") }
             if Terminal.isOutputClosed { Terminal.exitForClosedOutput() }
-            if failed > 0 || stickers.isEmpty || (chosen == nil && choose != nil) { throw ExitCode.failure }
+            if failed > 0 || stickers.isEmpty || (chosen == nil && choose != nil) || (animated == nil && clip != nil) {
+                throw ExitCode.failure
+            }
+        }
+
+        /// The clip's subject cut out in every frame as a Telegram video sticker (`image.animatedSticker` with a
+        /// target), with a line per fitting attempt. Returns the file written, or nil (reported on the way).
+        private func animatedSticker(of clip: String?, out: String, session: InProcessConnection) async throws -> String? {
+            guard let clip else { return nil }
+            let name = (clip as NSString).lastPathComponent, file = "\(out)/animated-sticker.webm"
+            say("animated sticker of \(name), for Telegram:")
+            do {
+                let r = try await session.call("image.animatedSticker", [
+                    "source": ["path": .string(clip)], "target": "telegram", "output": ["path": .string(file)],
+                ]) { event in
+                    if let message = event["message"]?.stringValue { say("  \(message)") }
+                }
+                say(String(format: "  %d frames, %d cut by the network -> %@ (%@)", r["frames"]?.intValue ?? 0,
+                           r["keyFrames"]?.intValue ?? 0, (file as NSString).lastPathComponent,
+                           r["target"]?["encoding"]?.stringValue ?? ""))
+                return file
+            } catch let error as RPCError where error.code != .requestCancelled {
+                let detail = error.data?["detail"]?.stringValue.map { " (\($0))" } ?? ""
+                say("  failed: \(error.message)\(detail)")
+                return nil
+            }
         }
 
         /// "Which one?": lists the photo's separate subjects (`image.subjects`) and cuts out the one `--choose` names

@@ -170,6 +170,16 @@ struct AnimatedStickerTests {
         try await w.expectServing()
     }
 
+    /// A clip 90 pixels wide, converted at its own width (the cut's 512 is larger): swscale used to write past its
+    /// rows and the worker aborted with a corrupted heap.
+    @Test func aClipOfAnyWidthIsCutAndTheWorkerServesOn() async throws {
+        let w = try WorkerProcess()
+        let r = try await w.call(1, "image.animatedSticker", [
+            "source": ["path": .string(Self.motion("odd-width.mp4"))], "output": ["inline": true, "format": "webp"]])
+        #expect(r["result"]?["frames"]?.intValue == 12 && r["result"]?["output"]?["width"]?.intValue == 512, "\(r)")
+        try await w.expectServing()
+    }
+
     @Test func badParamsAreRefused() async throws {
         let w = try WorkerProcess()
         let source: JSONValue = ["path": .string(Self.motion("cutout.gif"))]
@@ -302,6 +312,76 @@ struct AnimatedStickerTests {
             let r = try await w.call(10 + i, "photos.process", [
                 "sources": .array(sources), "output": ["dir": .string(dir.path)], "animated": animated])
             #expect(r.errorCode == -32602 && r["error"]?["data"]?["path"]?.stringValue == path, "\(animated): \(r)")
+        }
+        try await w.expectServing()
+    }
+
+    @Test func packExportMakesAnimatedPacksForEachMessenger() async throws {
+        let w = try WorkerProcess()
+        let dir = try TempFolder("animated-packs")
+        defer { dir.remove() }
+        func pack(_ id: Int, _ target: String, _ sources: [String], _ extra: [String: JSONValue] = [:]) async throws -> JSONValue {
+            var params: [String: JSONValue] = [
+                "sources": .array(sources.map { ["path": .string($0)] }), "target": .string(target),
+                "output": ["path": .string("\(dir.path)/\(target).png")], "filesDir": .string("\(dir.path)/\(target)"),
+                "animated": ["size": 128],
+            ]
+            params.merge(extra) { _, new in new }
+            return try await w.call(id, "pack.export", .object(params))
+        }
+        // target, its files' extension, animated limit
+        let telegram = try await pack(1, "telegram", [Self.motion("cutout.mp4"), Self.motion("pan.mp4")])
+        let whatsapp = try await pack(2, "whatsapp", [Self.motion("cutout.gif"), Self.pairPan],
+                                      ["subjects": [.null, ["point": [240, 108]]]])
+        for (r, ext, limit) in [(telegram, "webm", 256 * 1024), (whatsapp, "webp", 500 * 1024)] {
+            let files: [String] = if case .array(let a)? = r["result"]?["files"] { a.compactMap(\.stringValue) } else { [] }
+            #expect(files.count == 2 && files.allSatisfy { $0.hasSuffix(".\(ext)") }, "\(r)")
+            #expect(r["result"]?["target"]?["maxBytes"]?.intValue == limit, "\(r)")
+            for file in files {
+                let frames = try Self.frames(file)
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: file)).count
+                #expect(frames.count > 1 && bytes <= limit && frames.allSatisfy { $0.image.width == 512 }, "\(file): \(frames.count) frames, \(bytes) bytes")
+            }
+            // Each fitted as image.animatedSticker fits it, and said so.
+            let encodings: [String] = if case .array(let a)? = r["result"]?["target"]?["encodings"] { a.compactMap(\.stringValue) } else { [] }
+            #expect(encodings.count == 2 && encodings.allSatisfy { $0.hasPrefix("quality ") && $0.contains(" fps, ") }, "\(encodings)")
+            // The sheet shows each sticker's first frame.
+            let sheet = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: try #require(r["result"]?["output"]?["path"]?.stringValue))))).image
+            #expect(Self.alphaSplit(sheet).solid > 0.05, "\(Self.alphaSplit(sheet))")
+        }
+        let tray = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir.path)/whatsapp/tray.png")))).image
+        #expect(tray.width == 96 && tray.height == 96 && Self.alphaSplit(tray).solid > 0.05, "\(tray.width)x\(tray.height)")
+
+        // Signal takes a clip beside a still: an APNG within 300 KB and the still's WebP.
+        let signal = try await pack(3, "signal", [Self.motion("cutout.gif"), Corpus.photo("animal-2.jpg")])
+        let signalFiles: [String] = if case .array(let a)? = signal["result"]?["files"] { a.compactMap(\.stringValue) } else { [] }
+        #expect(signalFiles.map { ($0 as NSString).pathExtension } == ["png", "webp"], "\(signal)")
+        if let apng = signalFiles.first {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: apng)))
+            #expect(bytes.count <= 300 * 1024, "\(bytes.count) bytes")
+            // An APNG: its animation control chunk before the first image data.
+            let chunk = Array("acTL".utf8), data = Array("IDAT".utf8)
+            func offset(_ c: [UInt8]) -> Int? { (0...(bytes.count - 4)).first { Array(bytes[$0..<$0 + 4]) == c } }
+            #expect((offset(chunk) ?? .max) < (offset(data) ?? -1), "acTL at \(String(describing: offset(chunk)))")
+        }
+
+        // WhatsApp takes all animated or all still; animated needs sources, filesDir and no target of its own.
+        let mixed = try await pack(4, "whatsapp", [Self.motion("cutout.gif"), Corpus.photo("animal-2.jpg")])
+        #expect(mixed.errorCode == -32602 && mixed["error"]?["data"]?["path"] == "sources[1]", "\(mixed)")
+        let refused: [([String: JSONValue], String)] = [
+            (["stickers": [["path": .string(Self.motion("cutout.gif"))]], "sources": .null], "animated"),
+            (["filesDir": .null, "target": .null], "animated"),
+            (["animated": ["target": "signal"]], "animated.target"),
+            (["animated": ["format": "gif"]], "animated.format"),
+        ]
+        for (i, (extra, path)) in refused.enumerated() {
+            var params: [String: JSONValue] = [
+                "sources": [["path": .string(Self.motion("cutout.gif"))]], "target": "telegram",
+                "output": ["path": .string("\(dir.path)/x.png")], "filesDir": .string("\(dir.path)/x"), "animated": [:],
+            ]
+            for (k, v) in extra { if v == .null { params[k] = nil } else { params[k] = v } }
+            let r = try await w.call(10 + i, "pack.export", .object(params))
+            #expect(r.errorCode == -32602 && r["error"]?["data"]?["path"]?.stringValue == path, "\(extra): \(r)")
         }
         try await w.expectServing()
     }

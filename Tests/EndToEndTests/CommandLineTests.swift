@@ -140,9 +140,12 @@ struct CommandLineTests {
         for name in ["girl-1.jpg", "animal-2.jpg"] {
             try FileManager.default.copyItem(atPath: Corpus.photo(name), toPath: "\(photos)/\(name)")
         }
-        let r = try Self.run(["demo", photos, "--out", "\(dir)/out"])
+        let r = try Self.run(["demo", photos, "--out", "\(dir)/out", "--clip", Corpus.path("motion/cutout.gif")])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("2 stickers, 0 failed"))
+        // The clip as a Telegram video sticker, each fitting attempt said.
+        #expect(r.stdout.contains("animated sticker of cutout.gif, for Telegram:") && r.stdout.contains("  fitting: quality ")
+                && r.stdout.contains("animated sticker:  \(dir)/out/animated-sticker.webm"), "\(r.stdout)")
         #expect(r.stdout.contains("\(dir)/out/pack/"), "the demo names the messenger files' folder: \(r.stdout)")
         // Each photo's line names the file written for it, numbered as the worker numbers it (from 0).
         #expect(r.stdout.contains("animal-2.jpg") && r.stdout.contains("-> 0-animal-2-sticker.png"), "\(r.stdout)")
@@ -152,6 +155,7 @@ struct CommandLineTests {
         #expect(files.filter { $0.hasSuffix("-sticker.png") }.count == 2)
         #expect(files.filter { $0.hasSuffix("-gradient.png") }.count == 2)
         #expect(Corpus.files(in: "\(dir)/out/pack").count == 2)
+        #expect(files.contains("animated-sticker.webm"), "\(files)")
     }
 
     /// "Which one?": the demo lists a photo's subjects and cuts out the one `--choose` names by its point; a choice
@@ -189,6 +193,9 @@ struct CommandLineTests {
         #expect(Corpus.files(in: "\(dir)/none").contains("pack-sheet.png"))
         #expect(!Corpus.files(in: "\(dir)/none").contains("chosen-subject.png"))
 
+        let missingClip = try Self.run(["demo", photos, "--out", "\(dir)/clip", "--clip", "\(dir)/no-such.mp4"])
+        #expect(missingClip.status == 64 && missingClip.stderr.contains("--clip \(dir)/no-such.mp4: no such file"),
+                "\(missingClip.status) \(missingClip.stderr)")
         let zero = try Self.run(["demo", photos, "--out", "\(dir)/zero", "--choose", "0"])
         #expect(zero.status == 64 && zero.stderr.contains("--choose counts from 1"), "\(zero.status) \(zero.stderr)")
     }

@@ -101,7 +101,8 @@ struct HostileParamsTests {
             "pack.export": Signature(
                 base: ["stickers": [source], "output": ["inline": true]],
                 params: output + outline + [p("stickers", .array), p("sources", .array), p("columns", .int), p("cellSize", .int),
-                                            p("padding", .int), p("background", .string), p("filesDir", .string)]),
+                                            p("padding", .int), p("background", .string), p("filesDir", .string),
+                                            p("animated", .object)]),
         ]
     }
 

@@ -35,6 +35,9 @@ check(demo.returncode == 0 and any(n.endswith(".png") for n in written), "photow
 # The bundled two-subject photo ships: the demo lists its subjects and cuts out the second.
 check("chosen-subject.png" in written and "which subject? two-subjects.jpg has " in demo.stdout,
       "photoworker demo chooses a subject", demo.stdout[-400:])
+# The bundled clip ships, and FFmpeg's libraries with it: the demo makes a Telegram video sticker of it.
+check("animated-sticker.webm" in written and "animated sticker of pan.mp4, for Telegram:" in demo.stdout,
+      "photoworker demo makes an animated sticker", demo.stdout[-400:])
 
 # `photoworker call` on a long job: the result alone on stdout (one JSON document), the items on stderr.
 import json  # noqa: E402

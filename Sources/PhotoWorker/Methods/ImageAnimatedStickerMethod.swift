@@ -68,25 +68,26 @@ struct ImageAnimatedStickerMethod: RPCMethod {
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
         try await Self.make(params, services: services, access: await services.access()) { done, total, message in
             await context.progress(done: done, total: total, message: message)
-        }
+        }.result
     }
 
     /// How an animated sticker reports its way: frames done of those expected, and a message for each fitting
     /// attempt.
     typealias Progress = @Sendable (_ done: Int, _ total: Int, _ message: String?) async -> Void
 
-    /// The animated sticker `params` ask for, its files written through `access`: the request's whole job, and each
-    /// motion source's in `photos.process` with `animated` (which passes no progress on: its own counts sources).
+    /// The animated sticker `params` ask for, its files written through `access`, and its first frame as written
+    /// (what `pack.export`'s sheet shows of it): the request's whole job, and each motion source's in `photos.process`
+    /// and `pack.export` with `animated` (which pass no progress on: theirs counts sources).
     /// - Parameter subjectPath: where `params.subject` sits in the request, for its errors (`subjects[2]` in a batch).
     static func make(_ params: Params, services: WorkerServices, access: FileAccess, subjectPath: String = "subject",
-                     progress: @escaping Progress) async throws -> Result {
+                     progress: @escaping Progress) async throws -> (result: Result, firstFrame: Image) {
         try await MallocThresholdScope.motion.during {
             try await cut(params, services: services, access: access, subjectPath: subjectPath, progress: progress)
         }
     }
 
     private static func cut(_ params: Params, services: WorkerServices, access: FileAccess, subjectPath: String,
-                            progress: @escaping Progress) async throws -> Result {
+                            progress: @escaping Progress) async throws -> (result: Result, firstFrame: Image) {
         let clock = ContinuousClock.now
         let format = try Self.validate(params)
         let target = params.target
@@ -198,7 +199,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             }
             try await encoding.waitForAll()
         }
-        guard stage.framesOut > 0 else {
+        guard stage.framesOut > 0, let firstFrame = stage.firstFrame else {
             throw WorkerError.invalidImage(source: params.source.description, detail: "no frames in the requested window",
                                            truncated: false)
         }
@@ -234,7 +235,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             mask = try Self.write(maskBytes, to: spec, format: spec.format ?? .apng, width: width, height: height,
                                   access: access)
         }
-        return Result(
+        let result = Result(
             output: output, mask: mask, frames: fit?.chosen.frames ?? stage.framesOut,
             duration: ((fit.map { $0.chosen.length } ?? stage.duration) * 1000).rounded() / 1000, keyFrames: stage.keyFrames,
             flicker: (stage.flicker * 10000).rounded() / 10000, segmenter: segmenter,
@@ -243,6 +244,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                              encoding: fit.chosen.summary, encodings: fit.attempts.map(\.summary))
             },
             ms: clock.millisecondsElapsed)
+        return (result, firstFrame)
     }
 
     /// The output format, after the checks the decoder cannot make.

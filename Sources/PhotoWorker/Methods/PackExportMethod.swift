@@ -4,8 +4,10 @@ import JSONRPC
 import JSONRPCTransport
 
 /// `pack.export {"stickers" | "sources", "columns", "cellSize", "padding", "background", "output", "filesDir",
-/// "target"}`: the app's sticker grid as one sheet, and optionally each sticker as its own file for sharing: PNG,
-/// or with a `target` (``MessengerTarget``) WebP files made to the messenger's size and byte limits.
+/// "target", "subjects", "decontaminate", "animated"}`: the app's sticker grid as one sheet, and optionally each
+/// sticker as its own file for sharing: PNG, or with a `target` (``MessengerTarget``) WebP files made to the
+/// messenger's size and byte limits; with `animated`, the clips among `sources` as animated stickers (a Telegram video
+/// pack, an animated WhatsApp or Signal pack).
 struct PackExportMethod: RPCMethod {
     static let name = "pack.export"
     static let cost = MethodCost.compute
@@ -32,6 +34,9 @@ struct PackExportMethod: RPCMethod {
         var subjects: [SubjectSpec?]?
         /// The soft edge in the subject's own estimated colour (default true); false keeps the photo's colours.
         var decontaminate: Bool?
+        /// With `sources` and `filesDir`: each motion source is cut as an animated sticker (``AnimatedSpec``, fitted to
+        /// `target`), its first frame on the sheet.
+        var animated: AnimatedSpec?
     }
 
     struct Result: Encodable, Sendable {
@@ -88,20 +93,45 @@ struct PackExportMethod: RPCMethod {
         }
         let cuts = try StickerCutSpec.perSource(params.subjects, count: items.count,
                                                       decontaminate: params.decontaminate ?? true)
+        let animated = try Self.animated(params, fromPhotos: fromPhotos)
+        var motion: [Bool] = []
+        if animated != nil {
+            for item in items { motion.append(await services.loader.isMotion(item, access: access)) }
+            // WhatsApp takes a pack of animated stickers or of still ones, not both.
+            if params.target == .whatsapp, motion.contains(true), let still = motion.firstIndex(of: false) {
+                throw RPCError.invalidParams(path: "sources[\(still)]",
+                                             "a WhatsApp pack is all animated or all still: this source is a still among clips")
+            }
+        }
         let files = try await makeStickers(items, fromPhotos: fromPhotos, outline: params.outline, cuts: cuts,
-                                           segmenter: params.segmenter ?? .network, canvas: canvas, files: fileSpec,
-                                           access: access, context: context)
+                                           segmenter: params.segmenter ?? .network, animated: animated, motion: motion,
+                                           canvas: canvas, files: fileSpec, access: access, context: context)
         let outputSpec = params.output
         let sheet = canvas.take()
         let output = try await services.compute.run { try OutputWriter.write(sheet, to: outputSpec, access: access) }
         var targetResult: TargetResult?
         if let target = params.target, let files, let dir = params.filesDir {
-            targetResult = TargetResult(name: target, maxBytes: target.maxBytes,
+            targetResult = TargetResult(name: target, maxBytes: motion.contains(true) ? target.animatedMaxBytes : target.maxBytes,
                                         largestBytes: files.map(\.bytes).max() ?? 0, encodings: files.map(\.encoding),
                                         tray: target == .whatsapp ? Self.trayFile(dir) : nil)
         }
         return Result(output: output, count: items.count, columns: columns, rows: layout.rows(for: items.count),
                       files: files?.map(\.path), target: targetResult, ms: start.millisecondsElapsed)
+    }
+
+    /// `animated` checked, with the pack's target: nil without it.
+    /// - Throws: -32602 when it is given without `sources` or `filesDir`, with a target of its own, or with a setting
+    ///   `image.animatedSticker` would refuse (`animated.size`, ...).
+    static func animated(_ params: Params, fromPhotos: Bool) throws -> AnimatedSpec? {
+        guard var animated = params.animated else { return nil }
+        guard fromPhotos else { throw RPCError.invalidParams(path: "animated", "goes with \"sources\" (clips to cut stickers from)") }
+        guard params.filesDir != nil else {
+            throw RPCError.invalidParams(path: "animated", "needs \"filesDir\": an animated sticker is a file of its own")
+        }
+        guard animated.target == nil else { throw RPCError.invalidParams(path: "animated.target", "the pack's own target applies") }
+        animated.target = params.target
+        try animated.validate()
+        return animated
     }
 
     static func stickerFile(_ dir: String, _ index: Int, _ ext: String) -> String {
@@ -121,7 +151,8 @@ struct PackExportMethod: RPCMethod {
     struct WrittenFile: Sendable {
         var path: String
         var bytes: Int
-        /// "lossless" or "quality N" for a messenger's WebP; "png" otherwise.
+        /// "lossless" or "quality N" for a messenger's WebP, "png" otherwise; an animated sticker's fitted encoding
+        /// ("quality Q, F fps, L s: B bytes") or its format.
         var encoding: String
     }
 
@@ -170,15 +201,34 @@ struct PackExportMethod: RPCMethod {
     /// canvas and writes its file (on the compute threads): an export holds the sheet and the stickers in flight,
     /// never every sticker at full size (200 photos as stickers held 1 GB that way). Returns the files in input
     /// order, nil without a files folder.
+    /// With `animated`, the sources `motion` marks are cut as animated stickers, each written to its file and its
+    /// first frame placed.
     private func makeStickers(_ items: [ImageSource], fromPhotos: Bool, outline: OutlineSpec?, cuts: [StickerCutSpec],
-                              segmenter: Segmenter,
+                              segmenter: Segmenter, animated: AnimatedSpec?, motion: [Bool],
                               canvas: SheetCanvas, files spec: FileSpec?, access: FileAccess,
                               context: RequestContext) async throws -> [WrittenFile]? {
-        let loader = services.loader
+        let services = services, loader = services.loader
         let compute = services.compute, activations = services.activations
         var files = [WrittenFile?](repeating: nil, count: items.count)
         var done = 0
-        try await BoundedTaskGroup.run(count: items.count, width: services.maxJobs) { i in
+        try await BoundedTaskGroup.run(count: items.count, width: services.maxJobs) { i -> WrittenFile? in
+            if let animated, motion[i], let spec {
+                let path = Self.stickerFile(spec.dir, i, animated.format.fileExtension)
+                let request = animated.params(source: items[i], path: path, overwrite: spec.overwrite,
+                                              outline: outline ?? OutlineSpec(width: 8), subject: cuts[i].subject)
+                let (made, first) = try await ImageAnimatedStickerMethod.make(
+                    request, services: services, access: access, subjectPath: cuts[i].subjectPath) { _, _, _ in }
+                return try await compute.run {
+                    try canvas.place(first, at: i)
+                    if spec.target == .whatsapp && i == 0 {
+                        let tray = Self.trayFile(spec.dir)
+                        try access.writeAtomically(try MessengerTarget.trayIcon(first, path: tray), to: tray,
+                                                   overwrite: spec.overwrite)
+                    }
+                    return WrittenFile?(WrittenFile(path: path, bytes: made.output.bytes,
+                                                    encoding: made.target?.encoding ?? animated.format.rawValue))
+                }
+            }
             // The photo a sticker is cut from ends with its cut: only the cut-out is held while it is placed. A
             // batch's decodes bypass the cache, as photos.process's do.
             let sticker = fromPhotos
@@ -270,6 +320,12 @@ extension PackExportMethod {
               "schema": {"type": "boolean", "default": true},
               "required": false,
               "description": "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way."
+            },
+            {
+              "name": "animated",
+              "schema": {"$ref": "#/components/schemas/Animated"},
+              "required": false,
+              "description": "With sources and filesDir: each motion source among sources (a video, or a GIF or WebP of more than one frame) is cut as image.animatedSticker cuts it and fitted to `target` (a Telegram video sticker, WhatsApp's animated WebP, Signal's APNG; the pack's target, not one of its own), its file sticker-NNN.<ext> in filesDir and its first frame on the sheet; target.encodings says how each was fitted, target.maxBytes is the animated limit. A WhatsApp pack is all animated or all still: a still source among clips is -32602 at sources[i]. Its tray icon is made from the first sticker's first frame."
             }
           ],
           "result": {

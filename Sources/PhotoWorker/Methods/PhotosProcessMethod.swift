@@ -24,31 +24,9 @@ struct PhotosProcessMethod: RPCMethod {
         var subjects: [SubjectSpec?]?
         /// The soft edge in the subject's own estimated colour (default true); false keeps the photo's colours.
         var decontaminate: Bool?
-        /// With it, each motion source is cut as an animated sticker (``Animated``); without, a GIF or WebP gives its
+        /// With it, each motion source is cut as an animated sticker (``AnimatedSpec``); without, a GIF or WebP gives its
         /// first frame's results and a video is -32002, as before.
-        var animated: Animated?
-    }
-
-    /// How each motion source of the batch is cut: as `image.animatedSticker` with these, its file
-    /// `<index>-<stem>-sticker.<ext>` in `output.dir`, the batch's `outline` and its `subjects` entry.
-    struct Animated: Decodable, Sendable {
-        /// Default: the target's, else animated WebP.
-        var format: AnimationFormat?
-        var target: MessengerTarget?
-        var size: Int?
-        var duration: Double?
-        var keyFrameInterval: Double?
-
-        /// What `image.animatedSticker` is asked for a source, its file at `path`.
-        func params(source: ImageSource, path: String, overwrite: Bool, outline: OutlineSpec,
-                    subject: SubjectSpec?) -> ImageAnimatedStickerMethod.Params {
-            // The format as given, so a target's other format is refused (`ImageAnimatedStickerMethod.validate`).
-            var output = AnimatedOutputSpec(path: path, format: format ?? target?.animatedFormat ?? .webp)
-            output.overwrite = overwrite
-            return ImageAnimatedStickerMethod.Params(
-                source: source, output: output, duration: duration, size: size, outline: outline, target: target,
-                keyFrameInterval: keyFrameInterval, subject: subject)
-        }
+        var animated: AnimatedSpec?
     }
 
     /// One source's item: a photo's results, or a motion source's animated sticker.
@@ -105,19 +83,17 @@ struct PhotosProcessMethod: RPCMethod {
                                                       decontaminate: params.decontaminate ?? true)
         let animated = params.animated
         if let animated {
-            let probe = animated.params(source: .path(""), path: "", overwrite: false, outline: outline, subject: nil)
-            _ = try ImageAnimatedStickerMethod.validate(probe) { $0 == "output.format" ? "animated.format" : "animated.\($0)" }
+            try animated.validate()
         }
         let services = services
         try await BoundedTaskGroup.run(count: sources.count, width: width) { index -> Item in
             let name = String(repeating: "0", count: digits - String(index).count) + "\(index)-" + PhotoProcessor.stem(for: sources[index])
             if let animated, await services.loader.isMotion(sources[index], access: access) {
-                let format = animated.target?.animatedFormat ?? animated.format ?? .webp
-                let request = animated.params(source: sources[index], path: "\(dir)/\(name)-sticker.\(format.fileExtension)",
+                let request = animated.params(source: sources[index], path: "\(dir)/\(name)-sticker.\(animated.format.fileExtension)",
                                               overwrite: overwrite, outline: outline, subject: cuts[index].subject)
                 let made = try await ImageAnimatedStickerMethod.make(request, services: services, access: access,
                                                                      subjectPath: cuts[index].subjectPath) { _, _, _ in }
-                return .animated(AnimatedItem(source: sources[index].description, animatedSticker: made))
+                return .animated(AnimatedItem(source: sources[index].description, animatedSticker: made.result))
             }
             return .photo(try await processor.process(sources[index], name: name, count: count, outline: outline,
                                                        directory: dir, segmenter: segmenter, cached: false,
@@ -184,17 +160,7 @@ extension PhotosProcessMethod {
             },
             {
               "name": "animated",
-              "schema": {
-                "type": "object",
-                "properties": {
-                  "format": {"type": "string", "enum": [\#(ContractSchema.list(AnimationFormat.allCases.map(\.rawValue)))], "default": "webp"},
-                  "target": {"type": "string", "enum": [\#(ContractSchema.list(MessengerTarget.allCases.map(\.rawValue)))]},
-                  "size": {"type": "integer", "minimum": 16, "maximum": 2048, "default": 512},
-                  "duration": {"type": "number", "exclusiveMinimum": 0},
-                  "keyFrameInterval": {"type": "number", "minimum": 0, "maximum": 10, "default": 0.5}
-                },
-                "additionalProperties": false
-              },
+              "schema": {"$ref": "#/components/schemas/Animated"},
               "required": false,
               "description": "Cut each motion source (a video, or a GIF or WebP of more than one frame) as image.animatedSticker does with these settings (and the batch's outline and subjects entry): its item is {source, animatedSticker} and its file <index>-<stem>-sticker.<ext> in output.dir (the target's format, else `format`, default animated WebP). Without it a GIF or WebP gives its first frame's results and a video is -32002."
             }

@@ -23,6 +23,8 @@ final class AnimatedStickerStage: @unchecked Sendable {
     /// What ``follow(to:)`` found for the next key frame, until it is added.
     private var followed: (luma: MaskMotion.Luma, shifts: [MaskMotion.Shift])?
     private var previousMask: Mask?
+    /// The first output frame as written (on the file's canvas): what a pack's sheet shows of the sticker.
+    private(set) var firstFrame: Image?
     private(set) var framesOut = 0
     private(set) var keyFrames = 0
     private(set) var duration = 0.0
@@ -126,6 +128,7 @@ final class AnimatedStickerStage: @unchecked Sendable {
         if let target { frame = try target.layoutFrame(frame) }
         if let previousMask { flickerSum += KeyFrameMasks.changedShare(previousMask, mask) }
         previousMask = mask
+        if framesOut == 0 { firstFrame = frame }
         framesOut += 1
         self.duration += duration
         return AnimatedFrame(image: frame, mask: keepsMasks ? mask : nil, duration: duration)

@@ -1,0 +1,64 @@
+import Imaging
+import JSONRPC
+
+/// `animated` on `photos.process` and `pack.export`: each motion source among the sources (a video, or a GIF or WebP
+/// of more than one frame) is cut as `image.animatedSticker` cuts it with these settings; the method names the file,
+/// and gives the outline and the source's subject.
+struct AnimatedSpec: Decodable, Sendable {
+    /// The file's format when no target decides it (default animated WebP).
+    var format: AnimationFormat { target?.animatedFormat ?? given ?? .webp }
+    private var given: AnimationFormat?
+    /// The messenger to fit (`photos.process`; `pack.export` sets its own `target` here).
+    var target: MessengerTarget?
+    var size: Int?
+    var duration: Double?
+    var keyFrameInterval: Double?
+
+    private enum Key: String, CodingKey { case format, target, size, duration, keyFrameInterval }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        given = try c.decodeIfPresent(AnimationFormat.self, forKey: .format)
+        target = try c.decodeIfPresent(MessengerTarget.self, forKey: .target)
+        size = try c.decodeIfPresent(Int.self, forKey: .size)
+        duration = try c.decodeIfPresent(Double.self, forKey: .duration)
+        keyFrameInterval = try c.decodeIfPresent(Double.self, forKey: .keyFrameInterval)
+    }
+
+    /// The request `image.animatedSticker` would get for `source`, its file at `path`.
+    func params(source: ImageSource, path: String, overwrite: Bool, outline: OutlineSpec?,
+                subject: SubjectSpec?) -> ImageAnimatedStickerMethod.Params {
+        // The format as given, so a target's other format is refused (`validate`).
+        var output = AnimatedOutputSpec(path: path, format: given ?? format)
+        output.overwrite = overwrite
+        return ImageAnimatedStickerMethod.Params(
+            source: source, output: output, duration: duration, size: size, outline: outline, target: target,
+            keyFrameInterval: keyFrameInterval, subject: subject)
+    }
+
+    /// - Throws: -32602 at `animated.size`, `animated.format`, ... for what `image.animatedSticker` would refuse.
+    func validate() throws {
+        let probe = params(source: .path(""), path: "", overwrite: false, outline: nil, subject: nil)
+        _ = try ImageAnimatedStickerMethod.validate(probe) { $0 == "output.format" ? "animated.format" : "animated.\($0)" }
+    }
+}
+
+extension AnimatedSpec {
+    /// `Animated`, the schema of `animated` on `photos.process` and `pack.export`.
+    static let contractSchemas: [ContractSchema] = [
+        ContractSchema("Animated", #"""
+            {
+              "type": "object",
+              "description": "How each motion source (a video, or a GIF or WebP of more than one frame) is cut: as image.animatedSticker cuts it with these settings.",
+              "properties": {
+                "format": {"type": "string", "enum": [\#(ContractSchema.list(AnimationFormat.allCases.map(\.rawValue)))], "default": "webp", "description": "The file's format when no target decides it."},
+                "target": {"type": "string", "enum": [\#(ContractSchema.list(MessengerTarget.allCases.map(\.rawValue)))], "description": "photos.process only: the messenger to fit (pack.export's own target applies there)."},
+                "size": {"type": "integer", "minimum": 16, "maximum": 2048, "default": 512, "description": "Long side of the frames the subject is cut in."},
+                "duration": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds from the clip's start (a target's longest by default)."},
+                "keyFrameInterval": {"type": "number", "minimum": 0, "maximum": 10, "default": 0.5, "description": "Seconds between the frames the network cuts."}
+              },
+              "additionalProperties": false
+            }
+            """#),
+    ]
+}
