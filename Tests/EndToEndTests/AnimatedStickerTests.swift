@@ -316,6 +316,33 @@ struct AnimatedStickerTests {
         try await w.expectServing()
     }
 
+    /// A batch of clips cancelled once the first is through: -32800, nothing after the reply, no sticker file of a
+    /// clip cut short (each is written once, at its end).
+    @Test func cancellingABatchOfClipsLeavesNoPartialFile() async throws {
+        try await WorkerProcess.untilCancelledInFlight {
+            let w = try WorkerProcess(["--max-jobs", "1"])
+            let dir = try TempFolder("animated-batch-cancel")
+            defer { dir.remove() }
+            let clips = ["cutout.webm", "cutout.mp4", "cutout.gif", "pan.mp4"].map { JSONValue.object(["path": .string(Self.motion($0))]) }
+            w.request(1, "photos.process", ["sources": .array(clips), "output": ["dir": .string(dir.path)],
+                                             "animated": ["size": 96, "keyFrameInterval": 0]])
+            // Cancel once the first clip's item is out: the others are queued or mid-clip.
+            var first: JSONValue?
+            while let m = try await w.next() {
+                if m["params"]?["kind"] == "item" { first = m["params"]; break }
+                if m["id"] == 1 { return false }
+            }
+            let (inFlight, reply, after) = try await w.cancelAcknowledged(1, as: 2)
+            guard inFlight else { return false }
+            #expect(reply.errorCode == -32800, "\(reply)")
+            #expect(after.allSatisfy { $0["params"]?["id"] != 1 }, "after the final reply: \(after)")
+            let written = try #require(first?["result"]?["animatedSticker"]?["output"]?["path"]?.stringValue, "\(String(describing: first))")
+            try await w.expectServing()
+            #expect(dir.contents == [(written as NSString).lastPathComponent], "left behind: \(dir.contents)")
+            return true
+        }
+    }
+
     @Test func packExportMakesAnimatedPacksForEachMessenger() async throws {
         let w = try WorkerProcess()
         let dir = try TempFolder("animated-packs")
