@@ -13,7 +13,8 @@
 ;;
 ;;   M-x photoworker-thumbnail   write NAME-thumb.jpg beside the image
 ;;   M-x photoworker-palette     insert the dominant colours' hex codes at point, as colour swatches
-;;   M-x photoworker-sticker     write NAME-sticker.png, the subject cut out (C-u: the subject at a pixel X Y)
+;;   M-x photoworker-sticker     write NAME-sticker.png, the subject cut out (C-u: the subject at a pixel X Y);
+;;                               of a clip (.mp4, .mov, .webm), NAME-sticker.webp, cut out in every frame
 ;;   M-x photoworker-subjects    list the photo's separate subjects, each with the pixel that selects it
 ;;   photoworker-sticker-at-mouse  bind to a click in `image-mode': the subject under the click
 ;;   M-x photoworker-process     stickers, gradients and palettes for a whole folder, with progress
@@ -48,6 +49,8 @@
 (put 'photoworker-mode-line-string 'risky-local-variable t)
 
 (defconst photoworker--image-extensions '("jpg" "jpeg" "png" "webp" "gif" "heic" "heif" "avif"))
+(defconst photoworker--clip-extensions '("mp4" "m4v" "mov" "webm" "mkv")
+  "Clips (a Live Photo's .mov among them): their sticker is an animated one.")
 
 (defun photoworker--executable ()
   (let ((bin (or photoworker-executable
@@ -127,11 +130,12 @@ Returns the request id.  No timeout: a long job runs until it ends or is cancell
              ;; A file name in prose often ends in punctuation: "see photo.jpg: ...".
              for path = (and c (expand-file-name (replace-regexp-in-string "[:;,.)]+\\'" "" c)))
              when (and path (file-regular-p path)
-                       (member (downcase (or (file-name-extension path) "")) photoworker--image-extensions))
+                       (member (downcase (or (file-name-extension path) ""))
+                               (append photoworker--image-extensions photoworker--clip-extensions)))
              return path)))
 
 (defun photoworker--target-or-error ()
-  (or (photoworker--target) (user-error "photoworker: no image (.jpg, .png, .webp, .gif, .heic, .avif) at point or in this buffer")))
+  (or (photoworker--target) (user-error "photoworker: no image (.jpg, .png, .webp, .gif, .heic, .avif) or clip (.mp4, .mov, .webm) at point or in this buffer")))
 
 (defun photoworker--reporter (describe)
   (lambda (result error)
@@ -181,19 +185,26 @@ Returns the request id.  No timeout: a long job runs until it ends or is cancell
 
 ;;;###autoload
 (defun photoworker-sticker (&optional point)
-  "Cut the subject of the image at point out as NAME-sticker.png beside it.
-With POINT, a list (X Y) naming a pixel of the photo as displayed (after its EXIF orientation), the subject
-under that pixel instead; interactively a prefix argument asks for it (`photoworker-subjects' lists one per
-subject), and in a buffer showing the image `photoworker-sticker-at-mouse' takes it from a click."
+  "Cut the subject of the image at point out as NAME-sticker.png beside it; of a clip, in every frame, as
+NAME-sticker.webp (an animated WebP).
+With POINT, a list (X Y) naming a pixel of the photo as displayed (after its EXIF orientation), or of the clip's
+first frame, the subject under that pixel instead; interactively a prefix argument asks for it
+(`photoworker-subjects' lists one per subject of a photo), and in a buffer showing the image
+`photoworker-sticker-at-mouse' takes it from a click."
   (interactive (list (and current-prefix-arg (photoworker--read-point))))
   (let* ((src (photoworker--target-or-error))
-         (out (concat (file-name-sans-extension src) "-sticker.png"))
-         (what (if point (format "sticker of the subject at %d %d" (nth 0 point) (nth 1 point)) "sticker")))
-    (photoworker-request "image.sticker"
-                         (append (list :source (list :path src) :output (list :path out))
-                                 (and point (list :subject (list :point (vconcat point)))))
-                         (photoworker--reporter
-                          (lambda (r) (format "%s: box %s -> %s" what (photoworker--box-text (plist-get r :boundingBox)) out))))))
+         (clip (member (downcase (or (file-name-extension src) "")) photoworker--clip-extensions))
+         (out (concat (file-name-sans-extension src) (if clip "-sticker.webp" "-sticker.png")))
+         (what (if point (format "sticker of the subject at %d %d" (nth 0 point) (nth 1 point)) "sticker"))
+         (params (append (list :source (list :path src) :output (list :path out))
+                         (and point (list :subject (list :point (vconcat point)))))))
+    (if clip
+        (photoworker-request "image.animatedSticker" params
+                             (photoworker--reporter
+                              (lambda (r) (format "animated %s: %d frames -> %s" what (plist-get r :frames) out))))
+      (photoworker-request "image.sticker" params
+                           (photoworker--reporter
+                            (lambda (r) (format "%s: box %s -> %s" what (photoworker--box-text (plist-get r :boundingBox)) out)))))))
 
 (defun photoworker--box-text (box)
   (format "%d,%d %dx%d" (plist-get box :x) (plist-get box :y) (plist-get box :width) (plist-get box :height)))

@@ -69,6 +69,20 @@
       (should (photoworker-test--wait (lambda () (file-exists-p (concat (file-name-sans-extension girl) "-sticker.png"))) 60))
       (kill-buffer))))
 
+(ert-deftest photoworker-animated-sticker-of-a-clip-at-point ()
+  "A clip at point: its sticker is animated, cut in every frame."
+  (let ((clip (expand-file-name "cutout.mp4" photoworker-test--scratch)))
+    (make-directory photoworker-test--scratch t)
+    (copy-file (expand-file-name "motion/cutout.mp4" (getenv "PHOTOWORKER_CORPUS")) clip t)
+    (with-temp-buffer
+      (insert "the clip " clip)
+      (goto-char (point-min))
+      (search-forward "cutout")
+      (photoworker-sticker)
+      (should (photoworker-test--wait
+               (lambda () (string-match-p "animated sticker: 12 frames -> " (photoworker-test--messages))) 60))
+      (should (file-exists-p (expand-file-name "cutout-sticker.webp" photoworker-test--scratch))))))
+
 (ert-deftest photoworker-process-a-folder-with-progress ()
   (dolist (name '("girl-1.jpg" "animal-2.jpg" "car-1.jpg")) (photoworker-test--photo name "batch"))
   (let* ((dir (expand-file-name "batch" photoworker-test--scratch))

@@ -61,6 +61,18 @@ check(vim.wait(30000, function() return vim.fn.filereadable(scratch .. '/girl-1-
 vim.cmd('PhotoworkerSticker')
 check(vim.wait(60000, function() return vim.fn.filereadable(scratch .. '/girl-1-sticker.png') == 1 end, 10), 'sticker written')
 
+-- a clip under the cursor: its sticker is animated, cut in every frame
+local clip = scratch .. '/cutout.mp4'
+vim.fn.writefile(vim.fn.readfile(corpus .. '/motion/cutout.mp4', 'b'), clip, 'b')
+vim.cmd('enew!')
+vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'the clip ' .. clip })
+vim.fn.cursor(1, 1)
+vim.fn.search('cutout')
+vim.cmd('PhotoworkerSticker')
+check(vim.wait(60000, function() return said('animated sticker: 12 frames %-> ') end, 10),
+  'the clip\'s animated sticker is reported: ' .. vim.inspect(messages))
+check(vim.fn.filereadable(scratch .. '/cutout-sticker.webp') == 1, 'the animated sticker written')
+
 -- the separate subjects of a two-subject photo, each with its point; the sticker of the one a point selects
 local pair = scratch .. '/pair.jpg'
 vim.fn.writefile(vim.fn.readfile(corpus .. '/subjects/pair.jpg', 'b'), pair, 'b')

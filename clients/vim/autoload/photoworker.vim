@@ -10,6 +10,8 @@ var running: dict<string> = {}
 var status = ''
 
 const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'png', 'webp', 'gif', 'heic', 'heif', 'avif']
+# Clips (a Live Photo's .mov among them): their sticker is an animated one.
+const CLIP_EXTENSIONS = ['mp4', 'm4v', 'mov', 'webm', 'mkv']
 
 def Executable(): string
   var bin = getenv('PHOTOWORKER_BIN')
@@ -130,7 +132,7 @@ export def Target(): string
     if !filereadable(path) && expand('%:p:h') != ''
       path = expand('%:p:h') .. '/' .. candidate
     endif
-    if filereadable(path) && index(IMAGE_EXTENSIONS, tolower(fnamemodify(path, ':e'))) >= 0
+    if filereadable(path) && index(IMAGE_EXTENSIONS + CLIP_EXTENSIONS, tolower(fnamemodify(path, ':e'))) >= 0
       return fnamemodify(path, ':p')
     endif
   endfor
@@ -140,7 +142,7 @@ enddef
 def TargetOrComplain(): string
   var path = Target()
   if path == ''
-    Message('no image (.jpg, .png, .webp, .gif, .heic, .avif) under the cursor or in this buffer', true)
+    Message('no image (.jpg, .png, .webp, .gif, .heic, .avif) or clip (.mp4, .mov, .webm) under the cursor or in this buffer', true)
   endif
   return path
 enddef
@@ -180,14 +182,16 @@ def BoxText(b: dict<any>): string
   return printf('%d,%d %dx%d', b.x, b.y, b.width, b.height)
 enddef
 
-# Cuts the subject out as NAME-sticker.png. `point` "X Y" (a pixel of the photo as displayed, after its EXIF
-# orientation; :PhotoworkerSubjects lists one per subject) cuts the subject under that point instead.
+# Cuts the subject out as NAME-sticker.png; of a clip, in every frame, as NAME-sticker.webp (animated WebP). `point`
+# "X Y" (a pixel of the photo as displayed, after its EXIF orientation, or of the clip's first frame;
+# :PhotoworkerSubjects lists one per subject of a photo) cuts the subject under that point instead.
 export def Sticker(point: string = '')
   var src = TargetOrComplain()
   if src == ''
     return
   endif
-  var out = fnamemodify(src, ':r') .. '-sticker.png'
+  var clip = index(CLIP_EXTENSIONS, tolower(fnamemodify(src, ':e'))) >= 0
+  var out = fnamemodify(src, ':r') .. (clip ? '-sticker.webp' : '-sticker.png')
   var params: dict<any> = {source: {path: src}, output: {path: out}}
   var what = 'sticker'
   if point =~ '\S'
@@ -198,6 +202,13 @@ export def Sticker(point: string = '')
     endif
     params.subject = {point: [str2nr(m[1]), str2nr(m[2])]}
     what = printf('sticker of the subject at %s %s', m[1], m[2])
+  endif
+  if clip
+    Request('image.animatedSticker', params,
+      (result, error) => error == null
+        ? Message(printf('animated %s: %d frames -> %s', what, result.frames, out))
+        : Message(ErrorText(error), true))
+    return
   endif
   Request('image.sticker', params,
     (result, error) => error == null

@@ -70,6 +70,18 @@ Check(WaitFor(() => filereadable(scratch .. '/girl-1-thumb.jpg'), 30.0), 'thumbn
 PhotoworkerSticker
 Check(WaitFor(() => filereadable(scratch .. '/girl-1-sticker.png'), 60.0), 'sticker written')
 
+# --- a clip under the cursor: its sticker is animated, cut in every frame
+var clip = scratch .. '/cutout.mp4'
+writefile(readfile(corpus .. '/motion/cutout.mp4', 'B'), clip, 'B')
+enew!
+setline(1, ['the clip ' .. clip])
+cursor(1, 1)
+search('cutout')
+PhotoworkerSticker
+Check(WaitFor(() => execute('messages') =~ 'animated sticker: 12 frames -> ', 60.0),
+  'the clip''s animated sticker is reported: ' .. execute('messages'))
+Check(filereadable(scratch .. '/cutout-sticker.webp'), 'the animated sticker written')
+
 # --- the separate subjects of a two-subject photo, each with its point; the sticker of the one a point selects
 var pair = scratch .. '/pair.jpg'
 writefile(readfile(corpus .. '/subjects/pair.jpg', 'b'), pair, 'b')

@@ -7,6 +7,8 @@ local running = {} -- request id -> method
 local status = ''
 
 local IMAGE = { jpg = true, jpeg = true, png = true, webp = true, gif = true, heic = true, heif = true, avif = true }
+-- Clips (a Live Photo's .mov among them): their sticker is an animated one.
+local CLIP = { mp4 = true, m4v = true, mov = true, webm = true, mkv = true }
 
 local function message(text, level)
   vim.notify('photoworker: ' .. text, level or vim.log.levels.INFO)
@@ -108,7 +110,8 @@ function M.target()
       if vim.fn.filereadable(path) == 0 and vim.fn.expand('%:p:h') ~= '' then
         path = vim.fn.expand('%:p:h') .. '/' .. candidate
       end
-      if vim.fn.filereadable(path) == 1 and IMAGE[vim.fn.fnamemodify(path, ':e'):lower()] then
+      local ext = vim.fn.fnamemodify(path, ':e'):lower()
+      if vim.fn.filereadable(path) == 1 and (IMAGE[ext] or CLIP[ext]) then
         return vim.fn.fnamemodify(path, ':p')
       end
     end
@@ -119,7 +122,8 @@ end
 local function target_or_complain()
   local path = M.target()
   if not path then
-    message('no image (.jpg, .png, .webp, .gif, .heic, .avif) under the cursor or in this buffer', vim.log.levels.WARN)
+    message('no image (.jpg, .png, .webp, .gif, .heic, .avif) or clip (.mp4, .mov, .webm) under the cursor or in this buffer',
+      vim.log.levels.WARN)
   end
   return path
 end
@@ -165,12 +169,15 @@ local function box_text(b)
   return string.format('%d,%d %dx%d', b.x, b.y, b.width, b.height)
 end
 
---- Cuts the subject out as NAME-sticker.png. `args` "X Y" (a pixel of the photo as displayed, after its EXIF
---- orientation; `:PhotoworkerSubjects` lists one per subject) cuts the subject under that point instead.
+--- Cuts the subject out as NAME-sticker.png; of a clip, in every frame, as NAME-sticker.webp (animated WebP). `args`
+--- "X Y" (a pixel of the photo as displayed, after its EXIF orientation, or of the clip's first frame;
+--- `:PhotoworkerSubjects` lists one per subject of a photo) cuts the subject under that point instead.
 function M.sticker(args)
   local src = target_or_complain()
   if not src then return end
-  local params = { source = { path = src }, output = { path = vim.fn.fnamemodify(src, ':r') .. '-sticker.png' } }
+  local clip = CLIP[vim.fn.fnamemodify(src, ':e'):lower()]
+  local params = { source = { path = src },
+    output = { path = vim.fn.fnamemodify(src, ':r') .. (clip and '-sticker.webp' or '-sticker.png') } }
   if args and args:match('%S') then
     local x, y = args:match('^%s*(%d+)%s+(%d+)%s*$')
     if not x then
@@ -180,6 +187,12 @@ function M.sticker(args)
   end
   local what = params.subject and string.format('sticker of the subject at %d %d', params.subject.point[1],
     params.subject.point[2]) or 'sticker'
+  if clip then
+    M.request('image.animatedSticker', params, report(function(r)
+      return string.format('animated %s: %d frames -> %s', what, r.frames, params.output.path)
+    end))
+    return
+  end
   M.request('image.sticker', params,
     report(function(r) return string.format('%s: box %s -> %s', what, box_text(r.boundingBox), params.output.path) end))
 end
