@@ -74,6 +74,9 @@ struct WorkerFlags: ParsableArguments {
     @Option(help: "Seconds a URL fetch may take in total (connect, headers and body).")
     var fetchTimeout: Double = WorkerOptions().fetchTimeout.inSeconds
 
+    @Option(help: "Seconds an MCP session's requests wait for its client's roots (roots/list) before the session falls back to the working directory.")
+    var rootsTimeout: Double = SessionPolicy.Configuration().rootsTimeout.inSeconds
+
     @Option(name: .customLong("allow-dir"), help: ArgumentHelp(
         "Confine sources and outputs to this folder (repeatable). Paths must resolve inside after symbolic links are followed. Without any --allow-* option, plain JSON-RPC sessions may use any path and MCP sessions their client's roots (else the working directory).",
         valueName: "dir"))
@@ -99,6 +102,7 @@ struct WorkerFlags: ParsableArguments {
         guard maxQueue >= 0 else { throw ValidationError("--max-queue must not be negative") }
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
         guard fetchTimeout > 0 && fetchTimeout <= 3600 else { throw ValidationError("--fetch-timeout must be between 0 and 3600 seconds") }
+        guard rootsTimeout > 0 && rootsTimeout <= 3600 else { throw ValidationError("--roots-timeout must be between 0 and 3600 seconds") }
         guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
         guard maxFrames >= 1 else { throw ValidationError("--max-frames must be at least 1") }
         guard maxDuration > 0 && maxDuration.isFinite else { throw ValidationError("--max-duration must be a positive number of seconds") }
@@ -136,6 +140,7 @@ struct WorkerFlags: ParsableArguments {
             o.access.writeDirectories = canonical(allowDirs + allowWriteDirs)
         }
         o.access.urls = urls
+        o.access.rootsTimeout = .milliseconds(Int(rootsTimeout * 1000))
         o.diagnostics = diagnostics
         return o
     }

@@ -34,7 +34,10 @@ struct PolicySession {
     /// - Parameter roots: the MCP client's roots (nil: it declares no roots capability).
     static func start(mcp: Bool, arguments: [String] = [], roots: [String]? = nil, environment: [String: String]? = nil,
                       currentDirectory: String? = nil) async throws -> PolicySession {
-        let w = try WorkerProcess(arguments, environment: environment, currentDirectory: currentDirectory)
+        // A loaded test process can take longer than the worker's 10 s to answer roots/list (a run's cooperative
+        // threads were once held up for over a minute); the worker would then fall back to its working directory.
+        let wait = roots == nil ? [] : ["--roots-timeout", "600"]
+        let w = try WorkerProcess(arguments + wait, environment: environment, currentDirectory: currentDirectory)
         guard mcp else { return PolicySession(worker: w, mcp: false) }
         let capabilities: JSONValue = roots == nil ? [:] : ["roots": ["listChanged": true]]
         _ = try await w.call(1, "initialize", ["protocolVersion": "2025-06-18", "capabilities": capabilities,
