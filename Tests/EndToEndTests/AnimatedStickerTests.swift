@@ -343,6 +343,52 @@ struct AnimatedStickerTests {
         }
     }
 
+    /// Animated stickers already made (`stickers`) are laid out and fitted again, not cut: their own alpha is their
+    /// edge, every frame keeps its transparent surround.
+    @Test func packExportFitsReadyMadeAnimatedStickersAgain() async throws {
+        let w = try WorkerProcess()
+        let dir = try TempFolder("animated-ready-made")
+        defer { dir.remove() }
+        let made = try await w.call(1, "image.animatedSticker", [
+            "source": ["path": .string(Self.motion("cutout.mp4"))], "size": 256, "output": ["path": .string("\(dir.path)/a.webm")]])
+        #expect(made["result"]?["frames"]?.intValue == 12, "\(made)")
+        let r = try await w.call(2, "pack.export", [
+            "stickers": [["path": .string("\(dir.path)/a.webm")], ["path": .string(Self.motion("cutout-alpha.webp"))]],
+            "output": ["path": .string("\(dir.path)/sheet.png")], "filesDir": .string("\(dir.path)/w"), "target": "whatsapp",
+            "animated": [:],
+        ])
+        let files: [String] = if case .array(let a)? = r["result"]?["files"] { a.compactMap(\.stringValue) } else { [] }
+        #expect(files.count == 2 && files.allSatisfy { $0.hasSuffix(".webp") }, "\(r)")
+        for file in files {
+            let frames = try Self.frames(file)
+            #expect(frames.count > 1, "\(file): \(frames.count) frames")
+            for frame in frames {
+                let split = Self.alphaSplit(frame.image)
+                #expect(split.clear > 0.3 && split.solid > 0.005, "\(file) frame \(frame.index): \(split)")
+            }
+        }
+        // Not cut again: the first frame's alpha is the sticker's own, laid out in WhatsApp's 480-px box on 512x512
+        // (its mean alpha scaled by the area it takes there).
+        func meanAlpha(_ image: Image) -> Double {
+            stride(from: 3, to: image.pixels.count, by: 4).reduce(0.0) { $0 + Double(image.pixels[$1]) } / Double(image.pixelCount) / 255
+        }
+        let source = try #require(try Self.frames("\(dir.path)/a.webm").first).image
+        let fitted = try #require(try Self.frames(files.first ?? "").first).image
+        let scale = 480 / Double(max(source.width, source.height))
+        let share = (Double(source.width) * scale).rounded() * (Double(source.height) * scale).rounded() / (512 * 512)
+        let ratio = meanAlpha(fitted) / (meanAlpha(source) * share)
+        #expect(abs(ratio - 1) < 0.05, "mean alpha \(meanAlpha(fitted)) against the sticker's \(meanAlpha(source)) x \(share)")
+
+        // A still among them is refused for WhatsApp, at its own path.
+        let mixed = try await w.call(3, "pack.export", [
+            "stickers": [["path": .string("\(dir.path)/a.webm")], ["path": .string(Corpus.photo("girl-1.jpg"))]],
+            "output": ["path": .string("\(dir.path)/x.png")], "filesDir": .string("\(dir.path)/x"), "target": "whatsapp",
+            "animated": [:],
+        ])
+        #expect(mixed.errorCode == -32602 && mixed["error"]?["data"]?["path"] == "stickers[1]", "\(mixed)")
+        try await w.expectServing()
+    }
+
     @Test func packExportMakesAnimatedPacksForEachMessenger() async throws {
         let w = try WorkerProcess()
         let dir = try TempFolder("animated-packs")
@@ -392,11 +438,10 @@ struct AnimatedStickerTests {
             #expect((offset(chunk) ?? .max) < (offset(data) ?? -1), "acTL at \(String(describing: offset(chunk)))")
         }
 
-        // WhatsApp takes all animated or all still; animated needs sources, filesDir and no target of its own.
+        // WhatsApp takes all animated or all still; animated needs filesDir and no target of its own.
         let mixed = try await pack(4, "whatsapp", [Self.motion("cutout.gif"), Corpus.photo("animal-2.jpg")])
         #expect(mixed.errorCode == -32602 && mixed["error"]?["data"]?["path"] == "sources[1]", "\(mixed)")
         let refused: [([String: JSONValue], String)] = [
-            (["stickers": [["path": .string(Self.motion("cutout.gif"))]], "sources": .null], "animated"),
             (["filesDir": .null, "target": .null], "animated"),
             (["animated": ["target": "signal"]], "animated.target"),
             (["animated": ["format": "gif"]], "animated.format"),

@@ -39,6 +39,15 @@ public enum KeyFrameMasks {
         return out
     }
 
+    /// `image`'s alpha channel as a mask: a frame that is already a sticker keeps its own edge.
+    public static func alpha(of image: Image) -> Mask {
+        var values = [UInt8](repeating: 0, count: image.pixelCount)
+        image.pixels.withUnsafeBufferPointer { p in
+            for i in 0..<values.count { values[i] = p[i * 4 + 3] }
+        }
+        return Mask(width: image.width, height: image.height, values: values)
+    }
+
     /// Multiplies `image`'s alpha by `mask` (same size), clearing the colour of pixels left invisible.
     public static func apply(_ mask: Mask, to image: inout Image) {
         precondition(mask.width == image.width && mask.height == image.height, "mask and image of different sizes")

@@ -78,15 +78,21 @@ struct ImageAnimatedStickerMethod: RPCMethod {
     /// The animated sticker `params` ask for, its files written through `access`, and its first frame as written
     /// (what `pack.export`'s sheet shows of it): the request's whole job, and each motion source's in `photos.process`
     /// and `pack.export` with `animated` (which pass no progress on: theirs counts sources).
-    /// - Parameter subjectPath: where `params.subject` sits in the request, for its errors (`subjects[2]` in a batch).
+    /// - Parameters:
+    ///   - subjectPath: where `params.subject` sits in the request, for its errors (`subjects[2]` in a batch).
+    ///   - cutsSubject: false for a source that is already a sticker (`pack.export`'s `stickers`): each frame keeps its
+    ///     own alpha as its mask, and is only laid out, encoded and fitted again (no network, no outline, no subject).
     static func make(_ params: Params, services: WorkerServices, access: FileAccess, subjectPath: String = "subject",
+                     cutsSubject: Bool = true,
                      progress: @escaping Progress) async throws -> (result: Result, firstFrame: Image) {
         try await MallocThresholdScope.motion.during {
-            try await cut(params, services: services, access: access, subjectPath: subjectPath, progress: progress)
+            try await cut(params, services: services, access: access, subjectPath: subjectPath, cutsSubject: cutsSubject,
+                          progress: progress)
         }
     }
 
     private static func cut(_ params: Params, services: WorkerServices, access: FileAccess, subjectPath: String,
+                            cutsSubject: Bool,
                             progress: @escaping Progress) async throws -> (result: Result, firstFrame: Image) {
         let clock = ContinuousClock.now
         let format = try Self.validate(params)
@@ -95,7 +101,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             params.source, access: access, start: params.start ?? 0,
             duration: params.duration ?? target?.animatedMaxDuration)
         let info = decoder.info
-        let chosen = try params.subject?.validated(width: info.width, height: info.height, path: subjectPath)
+        let chosen = cutsSubject ? try params.subject?.validated(width: info.width, height: info.height, path: subjectPath) : nil
         let long = params.size ?? 512
         let scale = Double(long) / Double(max(info.width, info.height))
         var side = (max(2, Int((Double(info.width) * scale).rounded())), max(2, Int((Double(info.height) * scale).rounded())))
@@ -103,13 +109,15 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         let (width, height) = side
         let fps = params.fps ?? info.frameRate.flatMap { $0 > 30 ? 30 : nil }
         let rate = fps ?? info.frameRate ?? 15
-        let keyInterval = max(1, Int((rate * (params.keyFrameInterval ?? 0.5)).rounded()))
+        // A ready-made sticker's frames are each their own key frame: their masks are their alpha, nothing to carry.
+        let keyInterval = cutsSubject ? max(1, Int((rate * (params.keyFrameInterval ?? 0.5)).rounded())) : 1
         let window = min(params.duration ?? target?.animatedMaxDuration ?? .infinity,
                          max(0, (info.duration ?? .infinity) - (params.start ?? 0)))
         var total = window.isFinite ? max(1, Int((window * rate).rounded(.up))) : (info.frameCount ?? 1)
 
-        let stage = AnimatedStickerStage(width: width, height: height, keyInterval: keyInterval, outline: params.outline,
-                                         target: target, keepsMasks: params.maskOutput != nil)
+        let stage = AnimatedStickerStage(width: width, height: height, keyInterval: keyInterval,
+                                         outline: cutsSubject ? params.outline : nil, target: target,
+                                         keepsMasks: params.maskOutput != nil, framesAreStickers: !cutsSubject)
         // Masks keep exact values: lossless APNG, or WebP at its best quality.
         let sink = try AnimationSink(
             target: target, canvas: stage.outputCanvas,
@@ -128,6 +136,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         // The network's mask of a key frame: only the mask is kept (no edge colours to estimate), and one pass
         // (the mirror image's steadies a still's map; here the masks are steadied across frames).
         func keyMask(_ image: Image) async throws -> Mask {
+            guard cutsSubject else { return KeyFrameMasks.alpha(of: image) }
             var cut = StickerCutSpec(decontaminate: false)
             if let before = prompt {
                 let here = try await compute.run {

@@ -34,8 +34,8 @@ struct PackExportMethod: RPCMethod {
         var subjects: [SubjectSpec?]?
         /// The soft edge in the subject's own estimated colour (default true); false keeps the photo's colours.
         var decontaminate: Bool?
-        /// With `sources` and `filesDir`: each motion source is cut as an animated sticker (``AnimatedSpec``, fitted to
-        /// `target`), its first frame on the sheet.
+        /// With `filesDir`: each motion source is cut as an animated sticker (``AnimatedSpec``, fitted to `target`), and
+        /// each animated sticker among `stickers` fitted again; its first frame on the sheet.
         var animated: AnimatedSpec?
     }
 
@@ -93,13 +93,13 @@ struct PackExportMethod: RPCMethod {
         }
         let cuts = try StickerCutSpec.perSource(params.subjects, count: items.count,
                                                       decontaminate: params.decontaminate ?? true)
-        let animated = try Self.animated(params, fromPhotos: fromPhotos)
+        let animated = try Self.animated(params)
         var motion: [Bool] = []
         if animated != nil {
             for item in items { motion.append(await services.loader.isMotion(item, access: access)) }
             // WhatsApp takes a pack of animated stickers or of still ones, not both.
             if params.target == .whatsapp, motion.contains(true), let still = motion.firstIndex(of: false) {
-                throw RPCError.invalidParams(path: "sources[\(still)]",
+                throw RPCError.invalidParams(path: "\(fromPhotos ? "sources" : "stickers")[\(still)]",
                                              "a WhatsApp pack is all animated or all still: this source is a still among clips")
             }
         }
@@ -120,11 +120,10 @@ struct PackExportMethod: RPCMethod {
     }
 
     /// `animated` checked, with the pack's target: nil without it.
-    /// - Throws: -32602 when it is given without `sources` or `filesDir`, with a target of its own, or with a setting
+    /// - Throws: -32602 when it is given without `filesDir`, with a target of its own, or with a setting
     ///   `image.animatedSticker` would refuse (`animated.size`, ...).
-    static func animated(_ params: Params, fromPhotos: Bool) throws -> AnimatedSpec? {
+    static func animated(_ params: Params) throws -> AnimatedSpec? {
         guard var animated = params.animated else { return nil }
-        guard fromPhotos else { throw RPCError.invalidParams(path: "animated", "goes with \"sources\" (clips to cut stickers from)") }
         guard params.filesDir != nil else {
             throw RPCError.invalidParams(path: "animated", "needs \"filesDir\": an animated sticker is a file of its own")
         }
@@ -201,8 +200,8 @@ struct PackExportMethod: RPCMethod {
     /// canvas and writes its file (on the compute threads): an export holds the sheet and the stickers in flight,
     /// never every sticker at full size (200 photos as stickers held 1 GB that way). Returns the files in input
     /// order, nil without a files folder.
-    /// With `animated`, the sources `motion` marks are cut as animated stickers, each written to its file and its
-    /// first frame placed.
+    /// With `animated`, the items `motion` marks are made animated stickers (cut from a clip among `sources`, or a
+    /// ready-made one among `stickers` fitted again), each written to its file and its first frame placed.
     private func makeStickers(_ items: [ImageSource], fromPhotos: Bool, outline: OutlineSpec?, cuts: [StickerCutSpec],
                               segmenter: Segmenter, animated: AnimatedSpec?, motion: [Bool],
                               canvas: SheetCanvas, files spec: FileSpec?, access: FileAccess,
@@ -216,8 +215,10 @@ struct PackExportMethod: RPCMethod {
                 let path = Self.stickerFile(spec.dir, i, animated.format.fileExtension)
                 let request = animated.params(source: items[i], path: path, overwrite: spec.overwrite,
                                               outline: outline ?? OutlineSpec(width: 8), subject: cuts[i].subject)
+                // A ready-made animated sticker (`stickers`) is laid out and fitted again, not cut.
                 let (made, first) = try await ImageAnimatedStickerMethod.make(
-                    request, services: services, access: access, subjectPath: cuts[i].subjectPath) { _, _, _ in }
+                    request, services: services, access: access, subjectPath: cuts[i].subjectPath,
+                    cutsSubject: fromPhotos) { _, _, _ in }
                 return try await compute.run {
                     try canvas.place(first, at: i)
                     if spec.target == .whatsapp && i == 0 {
@@ -325,7 +326,7 @@ extension PackExportMethod {
               "name": "animated",
               "schema": {"$ref": "#/components/schemas/Animated"},
               "required": false,
-              "description": "With sources and filesDir: each motion source among sources (a video, or a GIF or WebP of more than one frame) is cut as image.animatedSticker cuts it and fitted to `target` (a Telegram video sticker, WhatsApp's animated WebP, Signal's APNG; the pack's target, not one of its own), its file sticker-NNN.<ext> in filesDir and its first frame on the sheet; target.encodings says how each was fitted, target.maxBytes is the animated limit. A WhatsApp pack is all animated or all still: a still source among clips is -32602 at sources[i]. Its tray icon is made from the first sticker's first frame."
+              "description": "With filesDir: each motion source among sources (a video, or a GIF or WebP of more than one frame) is cut as image.animatedSticker cuts it, and each animated sticker among stickers (a WebM with alpha, an animated WebP or GIF, as image.animatedSticker writes them) is taken as it is, its alpha its edge; either is fitted to `target` (a Telegram video sticker, WhatsApp's animated WebP, Signal's APNG; the pack's target, not one of its own), its file sticker-NNN.<ext> in filesDir and its first frame on the sheet; target.encodings says how each was fitted, target.maxBytes is the animated limit. A WhatsApp pack is all animated or all still: a still among clips is -32602 at sources[i] (or stickers[i]). Its tray icon is made from the first sticker's first frame."
             }
           ],
           "result": {

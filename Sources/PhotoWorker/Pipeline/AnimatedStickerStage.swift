@@ -17,6 +17,8 @@ final class AnimatedStickerStage: @unchecked Sendable {
     let target: MessengerTarget?
     /// Whether each frame's mask goes with it (for the masks' file).
     let keepsMasks: Bool
+    /// Whether the frames are already stickers whose alpha is their mask (it is not applied again).
+    let framesAreStickers: Bool
     /// Frames since the last key frame, waiting for the next key frame's mask.
     private var pending: [(image: Image, duration: Double)] = []
     private var lastKey: (mask: Mask, luma: MaskMotion.Luma)?
@@ -30,9 +32,11 @@ final class AnimatedStickerStage: @unchecked Sendable {
     private(set) var duration = 0.0
     private var flickerSum = 0.0
 
-    init(width: Int, height: Int, keyInterval: Int, outline: OutlineSpec?, target: MessengerTarget?, keepsMasks: Bool) {
+    init(width: Int, height: Int, keyInterval: Int, outline: OutlineSpec?, target: MessengerTarget?, keepsMasks: Bool,
+         framesAreStickers: Bool = false) {
         (self.width, self.height, self.keyInterval, self.outline, self.target) = (width, height, keyInterval, outline, target)
         self.keepsMasks = keepsMasks
+        self.framesAreStickers = framesAreStickers
     }
 
     /// Mean flicker between consecutive output masks (``KeyFrameMasks/changedShare(_:_:)``).
@@ -123,7 +127,7 @@ final class AnimatedStickerStage: @unchecked Sendable {
 
     private func finish(_ image: Image, duration: Double, mask: Mask) throws -> AnimatedFrame {
         var frame = image
-        KeyFrameMasks.apply(mask, to: &frame)
+        if !framesAreStickers { KeyFrameMasks.apply(mask, to: &frame) }
         if let outline, outline.width > 0 { try StickerOutline.apply(to: &frame, width: outline.width, color: outline.color) }
         if let target { frame = try target.layoutFrame(frame) }
         if let previousMask { flickerSum += KeyFrameMasks.changedShare(previousMask, mask) }
