@@ -14,16 +14,8 @@ struct AnimatedSpec: Decodable, Sendable {
     var duration: Double?
     var keyFrameInterval: Double?
 
-    private enum Key: String, CodingKey { case format, target, size, duration, keyFrameInterval }
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: Key.self)
-        given = try c.decodeIfPresent(AnimationFormat.self, forKey: .format)
-        target = try c.decodeIfPresent(MessengerTarget.self, forKey: .target)
-        size = try c.decodeIfPresent(Int.self, forKey: .size)
-        duration = try c.decodeIfPresent(Double.self, forKey: .duration)
-        keyFrameInterval = try c.decodeIfPresent(Double.self, forKey: .keyFrameInterval)
-    }
+    /// `format` on the wire is the format given (`given`); ``format`` is the one written.
+    private enum CodingKeys: String, CodingKey { case given = "format", target, size, duration, keyFrameInterval }
 
     /// The request `image.animatedSticker` would get for `source`, its file at `path`.
     func params(source: ImageSource, path: String, overwrite: Bool, outline: OutlineSpec?,

@@ -17,14 +17,15 @@ extension SubjectPrompt {
         case .all:
             return .all
         case .points(let include, let exclude):
-            let onSubject = carried.values.indices.filter { carried.values[$0] >= 128 }
             let moved = include.map { p -> PixelPoint in
                 let q = PixelPoint(x: min(w - 1, max(0, p.x + shift.dx)), y: min(h - 1, max(0, p.y + shift.dy)))
-                guard !inside(q), !onSubject.isEmpty else { return q }
-                let nearest = onSubject.min { a, b in
+                guard !inside(q) else { return q }
+                // The carried mask is searched only for a point the move alone left off it.
+                let onSubject = carried.values.indices.lazy.filter { carried.values[$0] >= 128 }
+                guard let nearest = onSubject.min(by: { a, b in
                     let (ax, ay, bx, by) = (a % w - q.x, a / w - q.y, b % w - q.x, b / w - q.y)
                     return ax * ax + ay * ay < bx * bx + by * by
-                }!
+                }) else { return q }
                 return PixelPoint(x: nearest % w, y: nearest / w)
             }
             let kept = exclude.filter { $0.x < w && $0.y < h && !inside($0) }

@@ -167,12 +167,15 @@ struct PackExportMethod: RPCMethod {
         let path = stickerFile(spec.dir, index, "webp")
         let (bytes, encoding) = try target.encode(try target.layout(sticker), path: path)
         try access.writeAtomically(bytes, to: path, overwrite: spec.overwrite)
-        if target == .whatsapp && index == 0 {
-            let tray = trayFile(spec.dir)
-            try access.writeAtomically(try MessengerTarget.trayIcon(sticker, path: tray), to: tray,
-                                       overwrite: spec.overwrite)
-        }
+        try writeTray(from: sticker, index: index, spec: spec, access: access)
         return WrittenFile(path: path, bytes: bytes.count, encoding: encoding)
+    }
+
+    /// WhatsApp's 96x96 tray icon, made from sticker `index` when it is the first (an animated one's first frame).
+    static func writeTray(from sticker: Image, index: Int, spec: FileSpec, access: FileAccess) throws {
+        guard spec.target == .whatsapp && index == 0 else { return }
+        let tray = trayFile(spec.dir)
+        try access.writeAtomically(try MessengerTarget.trayIcon(sticker, path: tray), to: tray, overwrite: spec.overwrite)
     }
 
     static func items(_ p: Params) throws -> ([ImageSource], Bool) {
@@ -221,11 +224,7 @@ struct PackExportMethod: RPCMethod {
                     cutsSubject: fromPhotos) { _, _, _ in }
                 return try await compute.run {
                     try canvas.place(first, at: i)
-                    if spec.target == .whatsapp && i == 0 {
-                        let tray = Self.trayFile(spec.dir)
-                        try access.writeAtomically(try MessengerTarget.trayIcon(first, path: tray), to: tray,
-                                                   overwrite: spec.overwrite)
-                    }
+                    try Self.writeTray(from: first, index: i, spec: spec, access: access)
                     return WrittenFile?(WrittenFile(path: path, bytes: made.output.bytes,
                                                     encoding: made.target?.encoding ?? animated.format.rawValue))
                 }
