@@ -1,3 +1,4 @@
+import Compute
 import Imaging
 
 import Glibc
@@ -36,12 +37,39 @@ extension ImageLoader {
         return (info, size)
     }
 
-    /// Whether `source` moves: a video, or a GIF or WebP of more than one frame (false for stills, and for a source
-    /// that cannot be read: reading it as a still says why).
-    public func isMotion(_ source: ImageSource, access: FileAccess) async -> Bool {
-        guard let (info, _) = try? await motionInfo(source, access: access) else { return false }
-        return !["gif", "webp"].contains(info.container) || (info.frameCount ?? 2) > 1
+    /// Whether `source` moves (a video, or a GIF or WebP of more than one frame), and the source to read it by from
+    /// now on: a URL is fetched once and handed back as `.fetched`, so the job that reads it next does not fetch it
+    /// again. Only what tells is read: a file's first bytes (and a GIF's or WebP's records, nothing decoded); no
+    /// video is opened. False for a source that cannot be read or is not a motion format: reading it as a still says
+    /// why. A damaged video is true: its cut says what is wrong with it.
+    public func probeMotion(_ source: ImageSource, access: FileAccess) async -> (moves: Bool, source: ImageSource) {
+        let limits = options.motionLimits
+        let compute = compute
+        switch source {
+        case .path(let p):
+            guard let fd = try? access.openForReading(p) else { return (false, source) }
+            defer { close(fd) }
+            var head = [UInt8](repeating: 0, count: 16)
+            let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 16, 0) }
+            guard n > 0, MotionDecoder.recognizes(head.prefix(n)) else { return (false, source) }
+            if isVideo(head.prefix(n)) { return (true, source) }
+            let info = try? await compute.run { try MotionDecoder.info(fileDescriptor: fd, limits: limits) }
+            return (info.map(Self.moves) ?? false, source)
+        case .data(let bytes), .fetched(_, let bytes):
+            return (await Self.moves(bytes, limits: limits, on: compute), source)
+        case .url(let u):
+            guard let bytes = try? await self.bytes(of: source, access: access) else { return (false, source) }
+            return (await Self.moves(bytes, limits: limits, on: compute), .fetched(u, bytes))
+        }
     }
+
+    private static func moves(_ bytes: [UInt8], limits: MotionLimits, on compute: ComputePool) async -> Bool {
+        guard MotionDecoder.recognizes(bytes.prefix(16)) else { return false }
+        if isVideo(bytes.prefix(16)) { return true }
+        return (try? await compute.run { try MotionDecoder.info(bytes: bytes, limits: limits) }).map(moves) ?? false
+    }
+
+    private static func moves(_ info: MotionInfo) -> Bool { (info.frameCount ?? 2) > 1 }
 
     /// `file`: a descriptor `openMotion` owns and closes only after the compute job using it has returned.
     private enum MotionInput: Sendable {
@@ -65,7 +93,7 @@ extension ImageLoader {
             opened = try access.openForReading(p)
             size = try Self.regularFileSize(opened, path: p)
             input = .file(opened)
-        case .data, .url:
+        case .data, .url, .fetched:
             let bytes = try await self.bytes(of: source, access: access)
             size = bytes.count
             input = .bytes(bytes)

@@ -30,7 +30,7 @@ public struct ImageLoader: Sendable {
     /// Reads the raw bytes of a source, as the request's `access` allows.
     public func bytes(of source: ImageSource, access: FileAccess) async throws -> [UInt8] {
         switch source {
-        case .data(let d): return d
+        case .data(let d), .fetched(_, let d): return d
         case .url(let u): return try await fetcher.fetch(u, policy: access.policy.urls)
         case .path(let p):
             let fd = try access.openForReading(p)
@@ -101,7 +101,7 @@ public struct ImageLoader: Sendable {
             return "file:\(st.st_dev):\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
         }
         switch source {
-        case .url(let u): return "url:\(u.absoluteString)"
+        case .url(let u), .fetched(let u, _): return "url:\(u.absoluteString)"
         case .data(let d): return "data:\(try await blocking.run { FNV1a.hash(d) }):\(d.count)"
         case .path(let p): return "path:\(p)"  // not reached: a path is always opened first
         }

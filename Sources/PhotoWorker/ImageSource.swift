@@ -6,6 +6,9 @@ public enum ImageSource: Sendable, Hashable, Decodable, CustomStringConvertible 
     case path(String)
     case data([UInt8])
     case url(URL)
+    /// A URL the worker has already fetched (never decoded from a request): read as these bytes, described and
+    /// cached as its URL, so a job that had to look at a URL's bytes before choosing its path does not fetch it twice.
+    case fetched(URL, [UInt8])
 
     private enum Key: String, CodingKey { case path, data, url }
 
@@ -44,7 +47,7 @@ public enum ImageSource: Sendable, Hashable, Decodable, CustomStringConvertible 
         switch self {
         case .path(let p): p
         case .data(let d): "inline data (\(d.count) bytes)"
-        case .url(let u): u.absoluteString
+        case .url(let u), .fetched(let u, _): u.absoluteString
         }
     }
 }

@@ -316,6 +316,39 @@ struct AnimatedStickerTests {
         try await w.expectServing()
     }
 
+    /// A URL among a batch's or a pack's sources is fetched once: the look that tells a clip from a still hands its
+    /// bytes on to the cut (a pack keeps only a clip's: a still of a pack is fetched again when its turn comes).
+    @Test func aURLSourceIsFetchedOnceToTellAClipFromAStill() async throws {
+        let server = try LocalHTTPServer(routes: [
+            "/pan.mp4": .body(status: 200, contentType: "video/mp4",
+                              bytes: Array(try Data(contentsOf: URL(fileURLWithPath: Self.motion("pan.mp4"))))),
+            "/girl.jpg": .body(status: 200, contentType: "image/jpeg",
+                               bytes: Array(try Data(contentsOf: URL(fileURLWithPath: Corpus.photo("girl-1.jpg"))))),
+        ])
+        let w = try WorkerProcess()
+        let dir = try TempFolder("animated-urls")
+        defer { dir.remove() }
+        let sources: [JSONValue] = [["url": .string(server.url("/pan.mp4"))], ["url": .string(server.url("/girl.jpg"))]]
+        w.request(1, "photos.process", ["sources": .array(sources), "output": ["dir": .string(dir.path)],
+                                        "animated": ["size": 96]])
+        let (reply, before) = try await w.response(1)
+        let items = Self.items(before, id: 1)
+        #expect(reply["result"]?["completed"]?.intValue == 2, "\(reply)")
+        #expect(items[0]?["result"]?["animatedSticker"] != nil && items[0]?["result"]?["source"] == sources[0]["url"],
+                "\(String(describing: items[0]))")
+        #expect(items[1]?["result"]?["sticker"] != nil, "\(String(describing: items[1]))")
+        let batchFetches = server.connections
+        #expect(batchFetches == 2, "\(batchFetches) fetches for two URLs")
+
+        let pack = try await w.call(2, "pack.export", [
+            "sources": [sources[0]], "output": ["path": .string("\(dir.path)/pack.png")],
+            "filesDir": .string("\(dir.path)/pack"), "target": "telegram", "animated": ["size": 96],
+        ])
+        #expect(pack["result"]?["target"]?["encodings"] != nil, "\(pack)")
+        #expect(server.connections - batchFetches == 1, "\(server.connections - batchFetches) fetches for the pack's one clip")
+        try await w.expectServing()
+    }
+
     /// A batch of clips cancelled once the first is through: -32800, nothing after the reply, no sticker file of a
     /// clip cut short (each is written once, at its end).
     @Test func cancellingABatchOfClipsLeavesNoPartialFile() async throws {

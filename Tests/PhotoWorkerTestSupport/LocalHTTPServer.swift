@@ -25,6 +25,13 @@ package final class LocalHTTPServer: Sendable {
     private let routes: [String: Response]
     /// One element per connection accepted (tests wait on it instead of sleeping).
     package let accepted: AsyncStream<Void>
+    /// Connections accepted so far: every one is counted before it is served, so once a worker has answered a
+    /// request, this counts every fetch the request made.
+    package var connections: Int { connectionCount.value.load(ordering: .acquiring) }
+    private let connectionCount = Counter()
+
+    /// A reference the accepting thread shares with the server (an `Atomic` itself cannot be captured).
+    private final class Counter: Sendable { let value = Atomic<Int>(0) }
 
     package init(routes: [String: Response], host: String = "127.0.0.1") throws {
         self.routes = routes
@@ -50,6 +57,7 @@ package final class LocalHTTPServer: Sendable {
         let routes = routes
         let (accepted, acceptedContinuation) = AsyncStream.makeStream(of: Void.self)
         self.accepted = accepted
+        let count = connectionCount
         Thread.detachNewThread {
             while true {
                 let fd = accept(listener, nil, nil)
@@ -58,6 +66,7 @@ package final class LocalHTTPServer: Sendable {
                     acceptedContinuation.finish()
                     return
                 }
+                count.value.add(1, ordering: .releasing)
                 acceptedContinuation.yield()
                 Thread.detachNewThread { LocalHTTPServer.serve(fd, routes: routes) }
             }

@@ -68,7 +68,7 @@ struct PackExportMethod: RPCMethod {
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
         let access = await services.access()
         let start = ContinuousClock.now
-        let (items, fromPhotos) = try Self.items(params)
+        var (items, fromPhotos) = try Self.items(params)
         let cell = params.cellSize ?? 256
         guard (16...4096).contains(cell) else { throw RPCError.invalidParams(path: "cellSize", "must be between 16 and 4096") }
         let padding = params.padding ?? cell / 16
@@ -86,7 +86,8 @@ struct PackExportMethod: RPCMethod {
         if let dir = params.filesDir { try access.prepareDirectory(dir, create: true) }
 
         // The background filled on a compute thread: a sheet may be up to the pixel limit.
-        let canvas = try await services.compute.run { SheetCanvas(layout, count: items.count) }
+        let count = items.count
+        let canvas = try await services.compute.run { SheetCanvas(layout, count: count) }
         let fileSpec = params.filesDir.map { FileSpec(dir: $0, target: params.target, overwrite: params.output.overwrite) }
         if params.subjects != nil && !fromPhotos {
             throw RPCError.invalidParams(path: "subjects", "goes with \"sources\" (photos to cut stickers from)")
@@ -96,7 +97,13 @@ struct PackExportMethod: RPCMethod {
         let animated = try Self.animated(params)
         var motion: [Bool] = []
         if animated != nil {
-            for item in items { motion.append(await services.loader.isMotion(item, access: access)) }
+            for (i, item) in items.enumerated() {
+                let probe = await services.loader.probeMotion(item, access: access)
+                motion.append(probe.moves)
+                // A clip's fetched bytes are kept for its cut; a still's are not (a pack may hold many photos, and
+                // holding them all until each is cut would hold the whole pack's downloads at once).
+                if probe.moves { items[i] = probe.source }
+            }
             // WhatsApp takes a pack of animated stickers or of still ones, not both.
             if params.target == .whatsapp, motion.contains(true), let still = motion.firstIndex(of: false) {
                 throw RPCError.invalidParams(path: "\(fromPhotos ? "sources" : "stickers")[\(still)]",

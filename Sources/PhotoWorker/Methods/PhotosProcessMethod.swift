@@ -88,14 +88,19 @@ struct PhotosProcessMethod: RPCMethod {
         let services = services
         try await BoundedTaskGroup.run(count: sources.count, width: width) { index -> Item in
             let name = String(repeating: "0", count: digits - String(index).count) + "\(index)-" + PhotoProcessor.stem(for: sources[index])
-            if let animated, await services.loader.isMotion(sources[index], access: access) {
-                let request = animated.params(source: sources[index], path: "\(dir)/\(name)-sticker.\(animated.format.fileExtension)",
-                                              overwrite: overwrite, outline: outline, subject: cuts[index].subject)
-                let made = try await ImageAnimatedStickerMethod.make(request, services: services, access: access,
-                                                                     subjectPath: cuts[index].subjectPath) { _, _, _ in }
-                return .animated(AnimatedItem(source: sources[index].description, animatedSticker: made.result))
+            var source = sources[index]
+            if let animated {
+                let probe = await services.loader.probeMotion(source, access: access)
+                source = probe.source  // a URL fetched once, for either path
+                if probe.moves {
+                    let request = animated.params(source: source, path: "\(dir)/\(name)-sticker.\(animated.format.fileExtension)",
+                                                  overwrite: overwrite, outline: outline, subject: cuts[index].subject)
+                    let made = try await ImageAnimatedStickerMethod.make(request, services: services, access: access,
+                                                                         subjectPath: cuts[index].subjectPath) { _, _, _ in }
+                    return .animated(AnimatedItem(source: source.description, animatedSticker: made.result))
+                }
             }
-            return .photo(try await processor.process(sources[index], name: name, count: count, outline: outline,
+            return .photo(try await processor.process(source, name: name, count: count, outline: outline,
                                                        directory: dir, segmenter: segmenter, cached: false,
                                                        overwrite: overwrite, cut: cuts[index]))
         } handle: { index, outcome in
