@@ -6,6 +6,7 @@
 #include "CCodecs.h"
 #include "cc_messages.h"
 #include "cc_ffmpeg_log.h"
+#include "cc_sws_rows.h"
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/display.h>
@@ -35,7 +36,7 @@ struct cc_video {
     AVCodecContext *codec;
     struct SwsContext *sws;
     int sws_width, sws_height, sws_format, sws_colorspace, sws_range, sws_out_width, sws_out_height;
-    /* swscale's output rows, padded (cc_video_convert says why), and their size in bytes. */
+    /* swscale's output rows, padded (cc_sws_rows.h says why), and their size in bytes. */
     uint8_t *sws_rows;
     size_t sws_rows_size;
     AVPacket *packet;
@@ -520,11 +521,9 @@ static int cc_video_convert(cc_video *v, const AVFrame *frame, uint8_t *rgba, si
         v->sws_out_width = out_width;
         v->sws_out_height = out_height;
     }
-    /* swscale's vector loops write whole blocks of pixels, so a row whose width is not a multiple of the block is
-     * written past its end, and the last row past the buffer: a 360-pixel-wide clip corrupted the heap that way.
-     * It writes into rows padded to 64 bytes, with a spare row and block after them, and they are copied out. */
-    size_t stride = ((size_t)out_width * 4 + 63) & ~(size_t)63;
-    size_t need = stride * ((size_t)out_height + 1) + 64;
+    /* Into padded rows, then copied out (cc_sws_rows.h says why). */
+    size_t stride = cc_sws_rows_stride((uint32_t)out_width);
+    size_t need = cc_sws_rows_size((uint32_t)out_width, (uint32_t)out_height);
     if (v->sws_rows_size < need) {
         av_free(v->sws_rows);
         v->sws_rows = (uint8_t *)av_malloc(need);

@@ -9,6 +9,7 @@
 #include "CCodecsAnimation.h"
 #include "cc_messages.h"
 #include "cc_ffmpeg_log.h"
+#include "cc_sws_rows.h"
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/imgutils.h>
@@ -87,7 +88,7 @@ struct cc_webm {
     AVCodecContext *codec;
     AVStream *stream;
     struct SwsContext *sws;
-    uint8_t *rows; /* the frame's RGBA in padded rows (cc_webm_add says why) */
+    uint8_t *rows; /* the frame's RGBA in padded rows (cc_sws_rows.h says why) */
     AVFrame *frame;
     AVPacket *packet;
     cc_memory_file file;
@@ -236,11 +237,10 @@ int cc_webm_add(cc_webm *w, const uint8_t *rgba, int64_t pts_ms, int64_t duratio
     }
     int e = av_frame_make_writable(w->frame);
     if (e < 0) return cc_webm_fail(w, "frame", e);
-    /* swscale's vector loops read whole blocks of pixels, past the end of a row whose width is no multiple of the
-     * block and past the end of the last one: the frame is copied into rows padded to 64 bytes, with a spare row. */
-    size_t row = (size_t)w->width * 4, padded = (row + 63) & ~(size_t)63;
+    /* The frame is copied into padded rows for swscale to read (cc_sws_rows.h says why). */
+    size_t row = (size_t)w->width * 4, padded = cc_sws_rows_stride(w->width);
     if (w->rows == NULL) {
-        w->rows = (uint8_t *)av_mallocz(padded * ((size_t)w->height + 1) + 64);
+        w->rows = (uint8_t *)av_mallocz(cc_sws_rows_size(w->width, w->height));
         if (w->rows == NULL) return cc_webm_fail(w, "frame", AVERROR(ENOMEM));
     }
     for (uint32_t y = 0; y < w->height; y++) memcpy(w->rows + y * padded, rgba + y * row, row);
