@@ -3,13 +3,14 @@
 goals), on both halves of sticker-dev.
 
   .build/bench-venv/bin/python3 bench/animated_quality.py [--bin .build/release/photoworker] [--per-half 8]
-      [--intervals 0.25] [--half tuning|held-out|both] [--steady] [-v]
+      [--intervals 0.25] [--half tuning|held-out|both] [--steady | --noisy] [-v]
 
 Each clip (made here with ffmpeg, 384x256, 15 fps, 2 s, H.264 crf 18): a sticker-dev subject (its photo under its
 human mask, 200 px high) drifting right and down over a corpus photo, out of focus, that pans the other way, so its true mask in
 every frame is the mask moved. The halves are sticker-dev's (tuning = the first 30 names, held-out = the last 30),
 the first --per-half of each. With --steady nothing moves and ffmpeg's noise filter puts fresh sensor-like noise in
-every frame: the true mask never changes, so every change of a mask is flicker. Per clip, through one worker:
+every frame: the true mask never changes, so every change of a mask is flicker. With --noisy the clips move as
+without it and have that noise too, as a camera's frames do. Per clip, through one worker:
   - still: image.sticker on every decoded frame (maskOutput), as per-frame still stickers would be;
   - animated: image.animatedSticker (maskOutput at the clip's size) at each --intervals keyFrameInterval.
 Scores: mean per-frame IoU against the true masks, and flicker beyond the truth's own change two ways: the change
@@ -42,12 +43,13 @@ def gray_frames(path, w, h, decoder=()):
     return np.frombuffer(raw, np.uint8).reshape(-1, h, w) >= 128
 
 
-def make_clip(name, index, tmp, steady=False):
+def make_clip(name, index, tmp, steady=False, noisy=False):
     """The clip, its frames as PNGs and the true masks (bool array frames x H x W). `steady`: nothing moves, and
-    fresh sensor-like noise in every frame is all that changes (every change of a mask is flicker)."""
+    fresh sensor-like noise in every frame is all that changes (every change of a mask is flicker). `noisy`: the
+    moving clip with that noise."""
     image, mask = ROOT / f"corpus/sticker-dev/images/{name}.jpg", ROOT / f"corpus/sticker-dev/masks/{name}.png"
     bg = ROOT / "corpus/photos" / BACKGROUNDS[index % len(BACKGROUNDS)]
-    d = pathlib.Path(tmp) / (name + ("-steady" if steady else ""))
+    d = pathlib.Path(tmp) / (name + ("-steady" if steady else "-noisy" if noisy else ""))
     (d / "frames").mkdir(parents=True)
     # The mask thresholded after scaling: the overlay's alpha and the truth are the same 0/255 mask.
     ff("-i", str(mask), "-vf", "scale=-2:200,format=gray,lut=y='if(gte(val,128),255,0)'", str(d / "m.png"))
@@ -57,7 +59,8 @@ def make_clip(name, index, tmp, steady=False):
     ff("-i", str(bg), "-vf", f"scale={W * 2}:-2,crop={W * 2}:{H}:0:(ih-{H})/2,gblur=sigma=6,format=rgb24",
        str(d / "bg.png"))
     pos = "x=90:y=35" if steady else "x='30+n*4':y='20+n'"
-    pan, noise = ("(iw-ow)/2", ",noise=alls=12:allf=t+u") if steady else (f"{W}-n*6", "")
+    pan = "(iw-ow)/2" if steady else f"{W}-n*6"
+    noise = ",noise=alls=12:allf=t+u" if steady or noisy else ""
     ff("-loop", "1", "-framerate", str(FPS), "-i", str(d / "bg.png"), "-loop", "1", "-framerate", str(FPS),
        "-i", str(d / "cut.png"), "-filter_complex",
        f"[0]crop={W}:{H}:x='{pan}':y=0[bg];[bg][1]overlay={pos}:eval=frame:format=rgb{noise},format=yuv420p",
@@ -132,6 +135,7 @@ def main():
     ap.add_argument("--half", choices=["tuning", "held-out", "both"], default="both")
     ap.add_argument("--intervals", default="0.25")
     ap.add_argument("--steady", action="store_true", help="still scenes with fresh noise in every frame")
+    ap.add_argument("--noisy", action="store_true", help="moving scenes with fresh noise in every frame")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     names = sorted(p.stem for p in (ROOT / "corpus/sticker-dev/images").glob("*.jpg"))
@@ -144,7 +148,7 @@ def main():
                 continue
             rows = []
             for i, name in enumerate(chosen):
-                d, truth = make_clip(name, i, tmp, steady=args.steady)
+                d, truth = make_clip(name, i, tmp, steady=args.steady, noisy=args.noisy)
                 still = []
                 for k in range(FRAMES):
                     out = d / f"still{k:02d}.png"
@@ -174,7 +178,7 @@ def main():
                                                                  f"unlike {row[iv][1]:.4f}" for iv in intervals), flush=True)
             s_iou = np.mean([r["still"][0] for r in rows]); s_fl = np.mean([r["still"][1] for r in rows])
             s_ov = np.mean([r["still"][2] for r in rows]); s_mc = np.mean([r["still"][3] for r in rows])
-            print(f"{half} ({len(rows)} {'steady' if args.steady else 'moving'} clips): still stickers per frame: IoU {s_iou:.3f}, change share over the "
+            print(f"{half} ({len(rows)} {'steady' if args.steady else 'moving, noisy' if args.noisy else 'moving'} clips): still stickers per frame: IoU {s_iou:.3f}, change share over the "
                   f"truth's {s_ov:.4f}, changes unlike the truth's {s_fl:.4f}, after the subject's motion {s_mc:.4f}")
             for interval in intervals:
                 a_iou = np.mean([r[interval][0] for r in rows]); a_fl = np.mean([r[interval][1] for r in rows])
