@@ -317,7 +317,8 @@ struct AnimatedStickerTests {
     }
 
     /// A URL among a batch's or a pack's sources is fetched once: the look that tells a clip from a still hands its
-    /// bytes on to the cut (a pack keeps only a clip's: a still of a pack is fetched again when its turn comes).
+    /// bytes on to the cut. (A WhatsApp pack looks at every source before cutting any and keeps only its clips'
+    /// bytes: an all-animated pack fetches each once.)
     @Test func aURLSourceIsFetchedOnceToTellAClipFromAStill() async throws {
         let server = try LocalHTTPServer(routes: [
             "/pan.mp4": .body(status: 200, contentType: "video/mp4",
@@ -340,12 +341,16 @@ struct AnimatedStickerTests {
         let batchFetches = server.connections
         #expect(batchFetches == 2, "\(batchFetches) fetches for two URLs")
 
-        let pack = try await w.call(2, "pack.export", [
-            "sources": [sources[0]], "output": ["path": .string("\(dir.path)/pack.png")],
-            "filesDir": .string("\(dir.path)/pack"), "target": "telegram", "animated": ["size": 96],
-        ])
-        #expect(pack["result"]?["target"]?["encodings"] != nil, "\(pack)")
-        #expect(server.connections - batchFetches == 1, "\(server.connections - batchFetches) fetches for the pack's one clip")
+        for (id, target, packSources) in [(2, "telegram", sources), (3, "whatsapp", [sources[0]])] {
+            let before = server.connections
+            let pack = try await w.call(id, "pack.export", [
+                "sources": .array(packSources), "output": ["path": .string("\(dir.path)/\(target).png")],
+                "filesDir": .string("\(dir.path)/\(target)"), "target": .string(target), "animated": ["size": 96],
+            ])
+            #expect(pack["result"]?["target"]?["maxBytes"]?.intValue == (target == "telegram" ? 256 : 500) * 1024, "\(pack)")
+            #expect(server.connections - before == packSources.count,
+                    "\(target): \(server.connections - before) fetches for \(packSources.count) URLs")
+        }
         try await w.expectServing()
     }
 

@@ -95,20 +95,23 @@ struct PackExportMethod: RPCMethod {
         let cuts = try StickerCutSpec.perSource(params.subjects, count: items.count,
                                                       decontaminate: params.decontaminate ?? true)
         let animated = try Self.animated(params)
-        var motion: [Bool] = []
-        if animated != nil {
+        // WhatsApp takes a pack of animated stickers or of still ones, not both: its sources are looked at before
+        // any is cut. Other packs look at each source as its turn comes.
+        var motion: [Bool]?
+        if animated != nil && params.target == .whatsapp {
+            var found: [Bool] = []
             for (i, item) in items.enumerated() {
                 let probe = await services.loader.probeMotion(item, access: access)
-                motion.append(probe.moves)
-                // A clip's fetched bytes are kept for its cut; a still's are not (a pack may hold many photos, and
-                // holding them all until each is cut would hold the whole pack's downloads at once).
+                found.append(probe.moves)
+                // A clip's fetched bytes are kept for its cut, a still's are not: a pack may hold many photos, and
+                // holding them all until each is cut would hold the whole pack's downloads at once.
                 if probe.moves { items[i] = probe.source }
             }
-            // WhatsApp takes a pack of animated stickers or of still ones, not both.
-            if params.target == .whatsapp, motion.contains(true), let still = motion.firstIndex(of: false) {
+            if found.contains(true), let still = found.firstIndex(of: false) {
                 throw RPCError.invalidParams(path: "\(fromPhotos ? "sources" : "stickers")[\(still)]",
                                              "a WhatsApp pack is all animated or all still: this source is a still among clips")
             }
+            motion = found
         }
         let files = try await makeStickers(items, fromPhotos: fromPhotos, outline: params.outline, cuts: cuts,
                                            segmenter: params.segmenter ?? .network, animated: animated, motion: motion,
@@ -118,7 +121,8 @@ struct PackExportMethod: RPCMethod {
         let output = try await services.compute.run { try OutputWriter.write(sheet, to: outputSpec, access: access) }
         var targetResult: TargetResult?
         if let target = params.target, let files, let dir = params.filesDir {
-            targetResult = TargetResult(name: target, maxBytes: motion.contains(true) ? target.animatedMaxBytes : target.maxBytes,
+            targetResult = TargetResult(name: target,
+                                        maxBytes: files.contains(where: \.animated) ? target.animatedMaxBytes : target.maxBytes,
                                         largestBytes: files.map(\.bytes).max() ?? 0, encodings: files.map(\.encoding),
                                         tray: target == .whatsapp ? Self.trayFile(dir) : nil)
         }
@@ -160,6 +164,8 @@ struct PackExportMethod: RPCMethod {
         /// "lossless" or "quality N" for a messenger's WebP, "png" otherwise; an animated sticker's fitted encoding
         /// ("quality Q, F fps, L s: B bytes") or its format.
         var encoding: String
+        /// An animated sticker's file.
+        var animated = false
     }
 
     /// Writes sticker `index`'s own file: a PNG, or laid out and encoded for the messenger within its byte limit
@@ -210,10 +216,11 @@ struct PackExportMethod: RPCMethod {
     /// canvas and writes its file (on the compute threads): an export holds the sheet and the stickers in flight,
     /// never every sticker at full size (200 photos as stickers held 1 GB that way). Returns the files in input
     /// order, nil without a files folder.
-    /// With `animated`, the items `motion` marks are made animated stickers (cut from a clip among `sources`, or a
-    /// ready-made one among `stickers` fitted again), each written to its file and its first frame placed.
+    /// With `animated`, the items that move are made animated stickers (cut from a clip among `sources`, or a
+    /// ready-made one among `stickers` fitted again), each written to its file and its first frame placed: those
+    /// `motion` marks, or without it each item as its turn comes (a URL fetched once, for either path).
     private func makeStickers(_ items: [ImageSource], fromPhotos: Bool, outline: OutlineSpec?, cuts: [StickerCutSpec],
-                              segmenter: Segmenter, animated: AnimatedSpec?, motion: [Bool],
+                              segmenter: Segmenter, animated: AnimatedSpec?, motion: [Bool]?,
                               canvas: SheetCanvas, files spec: FileSpec?, access: FileAccess,
                               context: RequestContext) async throws -> [WrittenFile]? {
         let services = services, loader = services.loader
@@ -221,9 +228,17 @@ struct PackExportMethod: RPCMethod {
         var files = [WrittenFile?](repeating: nil, count: items.count)
         var done = 0
         try await BoundedTaskGroup.run(count: items.count, width: services.maxJobs) { i -> WrittenFile? in
-            if let animated, motion[i], let spec {
+            var item = items[i], moves = false
+            if animated != nil {
+                if let motion {
+                    moves = motion[i]
+                } else {
+                    (moves, item) = await loader.probeMotion(item, access: access)
+                }
+            }
+            if let animated, moves, let spec {
                 let path = Self.stickerFile(spec.dir, i, animated.format.fileExtension)
-                let request = animated.params(source: items[i], path: path, overwrite: spec.overwrite,
+                let request = animated.params(source: item, path: path, overwrite: spec.overwrite,
                                               outline: outline ?? OutlineSpec(width: 8), subject: cuts[i].subject)
                 // A ready-made animated sticker (`stickers`) is laid out and fitted again, not cut.
                 let (made, first) = try await ImageAnimatedStickerMethod.make(
@@ -233,16 +248,17 @@ struct PackExportMethod: RPCMethod {
                     try canvas.place(first, at: i)
                     try Self.writeTray(from: first, index: i, spec: spec, access: access)
                     return WrittenFile?(WrittenFile(path: path, bytes: made.output.bytes,
-                                                    encoding: made.target?.encoding ?? animated.format.rawValue))
+                                                    encoding: made.target?.encoding ?? animated.format.rawValue,
+                                                    animated: true))
                 }
             }
             // The photo a sticker is cut from ends with its cut: only the cut-out is held while it is placed. A
             // batch's decodes bypass the cache, as photos.process's do.
             let sticker = fromPhotos
-                ? try await StickerStage.extract(try await loader.load(items[i], access: access, cached: false).image,
+                ? try await StickerStage.extract(try await loader.load(item, access: access, cached: false).image,
                                                  outline: outline ?? OutlineSpec(width: 8), segmenter: segmenter,
                                                  on: compute, memory: activations, cut: cuts[i]).sticker.image
-                : try await loader.load(items[i], access: access, cached: false).image
+                : try await loader.load(item, access: access, cached: false).image
             return try await compute.run {
                 try canvas.place(sticker, at: i)
                 return try spec.map { try Self.writeFile(sticker, index: i, spec: $0, access: access) }
