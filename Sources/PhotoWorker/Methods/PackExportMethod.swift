@@ -99,13 +99,16 @@ struct PackExportMethod: RPCMethod {
         // any is cut. Other packs look at each source as its turn comes.
         var motion: [Bool]?
         if animated != nil && params.target == .whatsapp {
-            var found: [Bool] = []
+            var found: [Bool] = [], held = 0
             for (i, item) in items.enumerated() {
                 let probe = await services.loader.probeMotion(item, access: access)
                 found.append(probe.moves)
-                // A clip's fetched bytes are kept for its cut, a still's are not: a pack may hold many photos, and
-                // holding them all until each is cut would hold the whole pack's downloads at once.
-                if probe.moves { items[i] = probe.source }
+                // The items are held until the export ends, so only clips' downloads are kept for their cuts, up to
+                // a budget; the rest are fetched again when their turn comes.
+                if probe.moves, case .fetched(_, let bytes) = probe.source, held + bytes.count <= Self.heldDownloads {
+                    items[i] = probe.source
+                    held += bytes.count
+                }
             }
             if found.contains(true), let still = found.firstIndex(of: false) {
                 throw RPCError.invalidParams(path: "\(fromPhotos ? "sources" : "stickers")[\(still)]",
@@ -156,6 +159,9 @@ struct PackExportMethod: RPCMethod {
         var target: MessengerTarget?
         var overwrite: Bool
     }
+
+    /// The most bytes of a WhatsApp pack's clips, fetched to tell clips from stills, kept for their cuts.
+    static let heldDownloads = 64 << 20
 
     /// One sticker's file as written.
     struct WrittenFile: Sendable {
