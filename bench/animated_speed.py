@@ -13,6 +13,11 @@ setting (crf 23, cpu-used 4, row-mt, yuva420p). Goals: at most 2x real time (6 s
 
 --4k: a 10 s 4K (3840x2160) HEVC clip, 30 fps (made here with libx265, ultrafast), to a Telegram sticker (its first
 3 s, Telegram's longest): the worker's peak RSS. Goal: at most 300 MiB.
+
+--4k --cancel N: the same 4K clip to a Telegram sticker cancelled N times, each after a delay drawn evenly over the
+job's length (measured first), so every stage is hit: decoding and scaling 4K frames, the key frames' cuts, the
+frames carried between them, the encoder. Prints the time from writing `$/cancelRequest` to reading -32800 (p50,
+p90, max), files left in the output folder and the worker's threads before and after. Goal: within 100 ms.
 """
 import argparse, json, os, pathlib, subprocess, sys, tempfile, time
 
@@ -89,11 +94,62 @@ def peer(clip, out, session):
     return time.monotonic() - start, frames
 
 
+def cancel_midway(binary, clip, count, tmp):
+    """`count` Telegram stickers of `clip`, each cancelled after a delay spread over the job's length."""
+    out = os.path.join(tmp, "cancelled")
+    os.mkdir(out)
+    proc = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True)
+
+    def send(message):
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+        proc.stdin.flush()
+
+    def reply(id):
+        while True:
+            m = json.loads(proc.stdout.readline())
+            if m.get("id") == id and "method" not in m:
+                return m
+
+    def threads():
+        return len(os.listdir(f"/proc/{proc.pid}/task"))
+
+    send({"id": 0, "method": "image.info", "params": {"source": {"path": clip}}})
+    reply(0)
+    before = threads()
+    start = time.monotonic()
+    send({"id": 1, "method": "image.animatedSticker",
+          "params": {"source": {"path": clip}, "output": {"path": os.path.join(tmp, "whole.webm")}, "target": "telegram"}})
+    reply(1)
+    length = time.monotonic() - start
+    latencies, finished = [], 0
+    for i in range(count):
+        id = 10 + i
+        send({"id": id, "method": "image.animatedSticker", "params": {
+            "source": {"path": clip}, "output": {"path": os.path.join(out, f"c{i}.webm")}, "target": "telegram"}})
+        time.sleep(length * (i + 0.5) / count)
+        sent = time.monotonic()
+        send({"method": "$/cancelRequest", "params": {"id": id}})
+        m = reply(id)
+        if m.get("error", {}).get("code") == -32800:
+            latencies.append((time.monotonic() - sent) * 1000)
+        else:
+            finished += 1
+    after = threads()
+    proc.stdin.close()
+    proc.wait()
+    lat = np.array(latencies)
+    print(f"4K HEVC -> telegram, {length:.2f} s a job, {len(lat)} cancelled ({finished} finished first): "
+          f"p50 {np.percentile(lat, 50):.1f} ms, p90 {np.percentile(lat, 90):.1f} ms, max {lat.max():.1f} ms; "
+          f"files left {sorted(os.listdir(out))}; threads {before} before, {after} after")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default=str(ROOT / ".build/release/photoworker"))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--4k", dest="four_k", action="store_true")
+    ap.add_argument("--cancel", type=int, default=0, help="with --4k: cancel the job this many times")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if args.four_k:
@@ -101,6 +157,9 @@ def main():
             ff("-loop", "1", "-i", str(ROOT / "corpus/photos/animal-1.jpg"), "-vf",
                "scale=4800:-2,crop=3840:2160:x='t*60':y=0,format=yuv420p", "-t", "10", "-r", "30", "-c:v", "libx265",
                "-preset", "ultrafast", "-x265-params", "log-level=error", "-crf", "28", "-tag:v", "hvc1", clip)
+            if args.cancel:
+                cancel_midway(args.bin, clip, args.cancel, tmp)
+                return
             for _ in range(args.rounds):
                 wall, rss, r = worker(args.bin, clip, os.path.join(tmp, "t.webm"))
                 print(f"4K HEVC 10 s -> telegram: {wall:.2f} s, peak RSS {rss:.0f} MiB, {r['frames']} frames, "
