@@ -3,7 +3,7 @@
 goals), on both halves of sticker-dev.
 
   .build/bench-venv/bin/python3 bench/animated_quality.py [--bin .build/release/photoworker] [--per-half 8]
-      [--intervals 0.25] [--half tuning|held-out|both] [--steady | --noisy] [-v]
+      [--intervals 0.25] [--half tuning|held-out|both] [--steady | --noisy] [--still-cache DIR] [-v]
 
 Each clip (made here with ffmpeg, 384x256, 15 fps, 2 s, H.264 crf 18): a sticker-dev subject (its photo under its
 human mask, 200 px high) drifting right and down over a corpus photo, out of focus, that pans the other way, so its true mask in
@@ -136,6 +136,8 @@ def main():
     ap.add_argument("--intervals", default="0.25")
     ap.add_argument("--steady", action="store_true", help="still scenes with fresh noise in every frame")
     ap.add_argument("--noisy", action="store_true", help="moving scenes with fresh noise in every frame")
+    ap.add_argument("--still-cache", help="a folder keeping the still stickers' scores per clip (they depend on the "
+                    "clip and image.sticker only), for runs that compare animated settings")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     names = sorted(p.stem for p in (ROOT / "corpus/sticker-dev/images").glob("*.jpg"))
@@ -149,17 +151,25 @@ def main():
             rows = []
             for i, name in enumerate(chosen):
                 d, truth = make_clip(name, i, tmp, steady=args.steady, noisy=args.noisy)
-                still = []
-                for k in range(FRAMES):
-                    out = d / f"still{k:02d}.png"
-                    worker.call("image.sticker", {"source": {"path": str(d / f"frames/{k:02d}.png")},
-                                                  "output": {"path": str(d / "s.png"), "overwrite": True},
-                                                  "maskOutput": {"path": str(out), "overwrite": True}})
-                    still.append(gray_frames(out, W, H)[0])
                 motion = (0, 0) if args.steady else (4, 1)  # make_clip's overlay position per frame
-                row = {"name": name, "still": (iou(still, truth), excess_flicker(still, truth),
-                                               flicker_over_truth(still, truth),
-                                               compensated_flicker(still, truth, motion))}
+                cached = None
+                if args.still_cache:
+                    cache = pathlib.Path(args.still_cache) / f"{d.name}.json"
+                    cached = json.loads(cache.read_text()) if cache.exists() else None
+                if cached is None:
+                    still = []
+                    for k in range(FRAMES):
+                        out = d / f"still{k:02d}.png"
+                        worker.call("image.sticker", {"source": {"path": str(d / f"frames/{k:02d}.png")},
+                                                      "output": {"path": str(d / "s.png"), "overwrite": True},
+                                                      "maskOutput": {"path": str(out), "overwrite": True}})
+                        still.append(gray_frames(out, W, H)[0])
+                    cached = [iou(still, truth), excess_flicker(still, truth), flicker_over_truth(still, truth),
+                              compensated_flicker(still, truth, motion)]
+                    if args.still_cache:
+                        cache.parent.mkdir(parents=True, exist_ok=True)
+                        cache.write_text(json.dumps(cached))
+                row = {"name": name, "still": tuple(cached)}
                 for interval in intervals:
                     mask = d / f"anim{interval}.png"
                     start = time.monotonic()

@@ -56,6 +56,33 @@ struct AnimatedStickerStageTests {
         #expect(finished[3].image[5, 5].a == 0 && finished[3].image[10 + 15 + 15, 45].a == 255)
     }
 
+    @Test("A key frame's cut of something else is set aside for the subject followed to it, twice at most")
+    func aCutThatDisagreesIsHeldOff() throws {
+        // Every key frame after the first is cut as another object (a square at the frame's far right). The subject
+        // moves 3 px a frame; key frames are every other frame.
+        func run(framesAreStickers: Bool) throws -> [Double] {
+            let stage = AnimatedStickerStage(width: Self.width, height: Self.height, keyInterval: 2, outline: nil,
+                                             target: nil, keepsMasks: true, framesAreStickers: framesAreStickers)
+            var finished: [AnimatedFrame] = []
+            for k in 0...8 {
+                let (image, mask) = Self.frame(10 + 3 * k)
+                if stage.nextIsKey {
+                    finished += try stage.addKey(image, duration: 0.1, mask: k == 0 ? mask : Self.frame(125).1)
+                } else {
+                    stage.addBetween(image, duration: 0.1)
+                }
+            }
+            return try finished.enumerated().map { k, frame in Self.iou(try #require(frame.mask), Self.frame(10 + 3 * k).1) }
+        }
+        let held = try run(framesAreStickers: false)
+        // Key frames 2 and 4 keep the subject; 6, the third in a row, takes the other object (the frames before it
+        // blend towards it).
+        #expect(held.count == 9 && held[...4].allSatisfy { $0 > 0.8 } && held[6] == 0 && held[8] == 0, "\(held)")
+        // A sticker's own alpha is its mask, never set aside.
+        let own = try run(framesAreStickers: true)
+        #expect(own[2] == 0 && own[4] == 0, "\(own)")
+    }
+
     @Test("The sink encodes batches in order and its first fitting attempt is the file when it fits")
     func sinkFirstAttempt() throws {
         let canvas = MessengerTarget.telegram.animatedCanvas(width: Self.width, height: Self.height)

@@ -25,6 +25,25 @@ final class AnimatedStickerStage: @unchecked Sendable {
     /// What ``follow(to:)`` found for the next key frame, until it is added.
     private var followed: (luma: MaskMotion.Luma, shifts: [MaskMotion.Shift])?
     private var previousMask: Mask?
+    /// Key frames in a row whose cut was set aside for the mask followed to them.
+    private var heldKeys = 0
+
+    /// A key frame's cut whose IoU with the last key frame's mask, followed to it, is under this is set aside
+    /// (bench/README.md, "Animated stickers, sixth pass").
+    static let leastKeyOverlap = 0.5
+    /// At most this many key frames in a row are set aside: a new subject (or a scene cut) takes over after them.
+    static let keysHeldAtMost = 2
+
+    /// IoU of the two masks' pixels at 128 and above (1 when both are empty).
+    static func overlap(_ a: Mask, _ b: Mask) -> Double {
+        var inter = 0, union = 0
+        for i in 0..<a.values.count {
+            let x = a.values[i] >= 128, y = b.values[i] >= 128
+            if x && y { inter += 1 }
+            if x || y { union += 1 }
+        }
+        return union == 0 ? 1 : Double(inter) / Double(union)
+    }
     /// The first output frame as written (on the file's canvas): what a pack's sheet shows of the sticker.
     private(set) var firstFrame: Image?
     private(set) var framesOut = 0
@@ -88,17 +107,31 @@ final class AnimatedStickerStage: @unchecked Sendable {
         return (luma, shifts)
     }
 
-    /// Adds a key frame with its mask: the frames waiting since the last key frame are finished with the two key
-    /// masks carried to them and blended, then this one; returns them in order.
-    func addKey(_ image: Image, duration: Double, mask: Mask) throws -> [AnimatedFrame] {
+    /// Adds a key frame with its mask (`cut`): the frames waiting since the last key frame are finished with the two
+    /// key masks carried to them and blended, then this one; returns them in order. A cut that disagrees with the
+    /// last key frame's mask followed to this frame (``leastKeyOverlap``) is set aside for that mask, for at most
+    /// ``keysHeldAtMost`` key frames in a row (not for frames that are stickers already: their alpha is their mask).
+    func addKey(_ image: Image, duration: Double, mask cut: Mask) throws -> [AnimatedFrame] {
         var finished: [AnimatedFrame] = []
         finished.reserveCapacity(pending.count + 1)
         let luma: MaskMotion.Luma
+        var mask = cut
         if let lastKey {
             // The subject followed from the last key frame through every frame to this one.
             let (keyLuma, shifts) = try followed ?? track(to: image, from: lastKey)
             luma = keyLuma
             let toKey = shifts.last!
+            // A cut that disagrees with the subject followed to it took something else for the subject (an unsure
+            // map changing its mind): the followed mask stands in, for a while; a change that lasts takes over.
+            if !framesAreStickers {
+                let carried = MaskMotion.translated(lastKey.mask, by: toKey)
+                if heldKeys < Self.keysHeldAtMost && Self.overlap(carried, cut) < Self.leastKeyOverlap {
+                    mask = carried
+                    heldKeys += 1
+                } else {
+                    heldKeys = 0
+                }
+            }
             let span = Double(pending.count + 1)
             for (k, frame) in pending.enumerated() {
                 try Cancellation.check()
