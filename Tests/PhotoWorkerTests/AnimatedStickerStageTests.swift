@@ -22,14 +22,7 @@ struct AnimatedStickerStageTests {
         return (image, mask)
     }
 
-    static func iou(_ a: Mask, _ b: Mask) -> Double {
-        var both = 0, either = 0
-        for (x, y) in zip(a.values, b.values) {
-            if x >= 128 && y >= 128 { both += 1 }
-            if x >= 128 || y >= 128 { either += 1 }
-        }
-        return either == 0 ? 1 : Double(both) / Double(either)
-    }
+    static func iou(_ a: Mask, _ b: Mask) -> Double { AnimatedStickerStage.overlap(a, b) }
 
     @Test("Between key frames the masks move with the subject instead of cross-fading between its two places")
     func masksFollowTheSubject() throws {

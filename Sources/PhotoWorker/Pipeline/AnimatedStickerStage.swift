@@ -6,6 +6,7 @@ import Imaging
 /// ``KeyFrameMasks`` (the network's cut on every `keyInterval`-th frame; between two key frames both key masks moved
 /// with the subject, ``MaskMotion``, and blended by the frame's place between them), outlined and laid out on the
 /// file's canvas, then handed back in batches for an ``AnimationSink``. Frames wait here only between two key frames.
+/// A key frame's cut that disagrees with the subject followed to it is set aside for a while (``addKey(_:duration:mask:)``).
 ///
 /// `@unchecked Sendable` is sound here: the request's handler owns the stage and touches it either itself or
 /// through one compute job at a time that it awaits before going on, so no two threads use it at once and every
@@ -27,23 +28,6 @@ final class AnimatedStickerStage: @unchecked Sendable {
     private var previousMask: Mask?
     /// Key frames in a row whose cut was set aside for the mask followed to them.
     private var heldKeys = 0
-
-    /// A key frame's cut whose IoU with the last key frame's mask, followed to it, is under this is set aside
-    /// (bench/README.md, "Animated stickers, sixth pass").
-    static let leastKeyOverlap = 0.5
-    /// At most this many key frames in a row are set aside: a new subject (or a scene cut) takes over after them.
-    static let keysHeldAtMost = 2
-
-    /// IoU of the two masks' pixels at 128 and above (1 when both are empty).
-    static func overlap(_ a: Mask, _ b: Mask) -> Double {
-        var inter = 0, union = 0
-        for i in 0..<a.values.count {
-            let x = a.values[i] >= 128, y = b.values[i] >= 128
-            if x && y { inter += 1 }
-            if x || y { union += 1 }
-        }
-        return union == 0 ? 1 : Double(inter) / Double(union)
-    }
     /// The first output frame as written (on the file's canvas): what a pack's sheet shows of the sticker.
     private(set) var firstFrame: Image?
     private(set) var framesOut = 0
@@ -56,6 +40,22 @@ final class AnimatedStickerStage: @unchecked Sendable {
         (self.width, self.height, self.keyInterval, self.outline, self.target) = (width, height, keyInterval, outline, target)
         self.keepsMasks = keepsMasks
         self.framesAreStickers = framesAreStickers
+    }
+
+    /// A key frame's cut whose IoU with the last key frame's mask, followed to it, is under this is set aside
+    /// (bench/README.md, "Animated stickers, sixth pass").
+    static let leastKeyOverlap = 0.5
+    /// At most this many key frames in a row are set aside: a new subject (or a scene cut) takes over after them.
+    static let keysHeldAtMost = 2
+
+    /// IoU of the two masks' pixels at 128 and above (1 when both are empty).
+    static func overlap(_ a: Mask, _ b: Mask) -> Double {
+        var inter = 0, union = 0
+        for (x, y) in zip(a.values, b.values) {
+            if x >= 128 && y >= 128 { inter += 1 }
+            if x >= 128 || y >= 128 { union += 1 }
+        }
+        return union == 0 ? 1 : Double(inter) / Double(union)
     }
 
     /// Mean flicker between consecutive output masks (``KeyFrameMasks/changedShare(_:_:)``).
