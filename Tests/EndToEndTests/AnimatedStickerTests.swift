@@ -313,6 +313,14 @@ struct AnimatedStickerTests {
                 "sources": .array(sources), "output": ["dir": .string(dir.path)], "animated": animated])
             #expect(r.errorCode == -32602 && r["error"]?["data"]?["path"]?.stringValue == path, "\(animated): \(r)")
         }
+        // A broken clip is its item's -32002, with what the video reader found (not the still decoder's guess).
+        w.request(20, "photos.process", ["sources": [["path": .string(Self.motion("hostile/truncated-moov-at-end.mp4"))]],
+                                         "output": ["dir": .string(dir.path)], "animated": ["size": 64]])
+        let (_, broken) = try await w.response(20)
+        let item = Self.items(broken, id: 20)[0]
+        let detail = item?["error"]?["data"]?["detail"]?.stringValue ?? ""
+        #expect(item?["error"]?["code"]?.intValue == -32002 && detail.hasPrefix("invalid video")
+                && !detail.contains("reads stills"), "\(String(describing: item))")
         try await w.expectServing()
     }
 
