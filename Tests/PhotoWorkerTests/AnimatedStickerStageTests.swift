@@ -22,7 +22,7 @@ struct AnimatedStickerStageTests {
         return (image, mask)
     }
 
-    static func iou(_ a: Mask, _ b: Mask) -> Double { AnimatedStickerStage.overlap(a, b) }
+    static func iou(_ a: Mask, _ b: Mask) -> Double { a.intersectionOverUnion(b) }
 
     @Test("Between key frames the masks move with the subject instead of cross-fading between its two places")
     func masksFollowTheSubject() throws {

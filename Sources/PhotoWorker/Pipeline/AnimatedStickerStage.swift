@@ -48,16 +48,6 @@ final class AnimatedStickerStage: @unchecked Sendable {
     /// At most this many key frames in a row are set aside: a new subject (or a scene cut) takes over after them.
     static let keysHeldAtMost = 2
 
-    /// IoU of the two masks' pixels at 128 and above (1 when both are empty).
-    static func overlap(_ a: Mask, _ b: Mask) -> Double {
-        var inter = 0, union = 0
-        for (x, y) in zip(a.values, b.values) {
-            if x >= 128 && y >= 128 { inter += 1 }
-            if x >= 128 || y >= 128 { union += 1 }
-        }
-        return union == 0 ? 1 : Double(inter) / Double(union)
-    }
-
     /// Mean flicker between consecutive output masks (``KeyFrameMasks/changedShare(_:_:)``).
     var flicker: Double { framesOut > 1 ? flickerSum / Double(framesOut - 1) : 0 }
 
@@ -125,7 +115,7 @@ final class AnimatedStickerStage: @unchecked Sendable {
             // map changing its mind): the followed mask stands in, for a while; a change that lasts takes over.
             if !framesAreStickers {
                 let carried = MaskMotion.translated(lastKey.mask, by: toKey)
-                if heldKeys < Self.keysHeldAtMost && Self.overlap(carried, cut) < Self.leastKeyOverlap {
+                if heldKeys < Self.keysHeldAtMost && carried.intersectionOverUnion(cut) < Self.leastKeyOverlap {
                     mask = carried
                     heldKeys += 1
                 } else {
