@@ -49,10 +49,9 @@ extension ImageLoader {
         case .path(let p):
             guard let fd = try? access.openForReading(p) else { return (false, source) }
             defer { close(fd) }
-            var head = [UInt8](repeating: 0, count: 16)
-            let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 16, 0) }
-            guard n > 0, MotionDecoder.recognizes(head.prefix(n)) else { return (false, source) }
-            if isVideo(head.prefix(n)) { return (true, source) }
+            let head = Self.head(of: fd)
+            guard MotionDecoder.recognizes(head) else { return (false, source) }
+            if isVideo(head) { return (true, source) }
             let info = try? await compute.run { try MotionDecoder.info(fileDescriptor: fd, limits: limits) }
             return (info.map(Self.moves) ?? false, source)
         case .data(let bytes), .fetched(_, let bytes):
@@ -105,6 +104,14 @@ extension ImageLoader {
         }
     }
 
+    /// An opened file's first 16 bytes (fewer for a shorter file, none when it cannot be read): enough to tell a video
+    /// container from a still format or an animation.
+    private static func head(of fd: Int32) -> [UInt8] {
+        var head = [UInt8](repeating: 0, count: 16)
+        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 16, 0) }
+        return Array(head.prefix(max(0, n)))
+    }
+
     /// The size of an opened regular file; directories, FIFOs and devices are refused as for stills.
     private static func regularFileSize(_ fd: Int32, path: String) throws -> Int {
         var st = stat()
@@ -130,9 +137,7 @@ extension ImageLoader {
         if case .path(let p) = source {
             opened = try access.openForReading(p)
             let size = try Self.regularFileSize(opened, path: p)
-            var head = [UInt8](repeating: 0, count: 16)
-            let n = head.withUnsafeMutableBytes { pread(opened, $0.baseAddress, 16, 0) }
-            if n > 0 && isVideo(head.prefix(n)) {
+            if isVideo(Self.head(of: opened)) {
                 let fd = opened
                 do {
                     return .clip(try await compute.run { try MotionDecoder.info(fileDescriptor: fd, limits: limits) }, bytes: size)
