@@ -3,7 +3,8 @@
 goals), on both halves of sticker-dev.
 
   .build/bench-venv/bin/python3 bench/animated_quality.py [--bin .build/release/photoworker] [--per-half 8]
-      [--intervals 0.25] [--half tuning|held-out|both] [--steady | --noisy] [--still-cache DIR] [-v]
+      [--intervals 0.25] [--half tuning|held-out|both] [--steady | --noisy] [--still-cache DIR]
+      [--background-offset 1|2] [-v]
 
 Each clip (made here with ffmpeg, 384x256, 15 fps, 2 s, H.264 crf 18): a sticker-dev subject (its photo under its
 human mask, 200 px high) drifting right and down over a corpus photo, out of focus, that pans the other way, so its true mask in
@@ -43,13 +44,13 @@ def gray_frames(path, w, h, decoder=()):
     return np.frombuffer(raw, np.uint8).reshape(-1, h, w) >= 128
 
 
-def make_clip(name, index, tmp, steady=False, noisy=False):
+def make_clip(name, index, tmp, steady=False, noisy=False, offset=0):
     """The clip, its frames as PNGs and the true masks (bool array frames x H x W). `steady`: nothing moves, and
     fresh sensor-like noise in every frame is all that changes (every change of a mask is flicker). `noisy`: the
     moving clip with that noise."""
     image, mask = ROOT / f"corpus/sticker-dev/images/{name}.jpg", ROOT / f"corpus/sticker-dev/masks/{name}.png"
-    bg = ROOT / "corpus/photos" / BACKGROUNDS[index % len(BACKGROUNDS)]
-    d = pathlib.Path(tmp) / (name + ("-steady" if steady else "-noisy" if noisy else ""))
+    bg = ROOT / "corpus/photos" / BACKGROUNDS[(index + offset) % len(BACKGROUNDS)]
+    d = pathlib.Path(tmp) / (name + ("-steady" if steady else "-noisy" if noisy else "") + (f"-bg{offset}" if offset else ""))
     (d / "frames").mkdir(parents=True)
     # The mask thresholded after scaling: the overlay's alpha and the truth are the same 0/255 mask.
     ff("-i", str(mask), "-vf", "scale=-2:200,format=gray,lut=y='if(gte(val,128),255,0)'", str(d / "m.png"))
@@ -138,6 +139,8 @@ def main():
     ap.add_argument("--noisy", action="store_true", help="moving scenes with fresh noise in every frame")
     ap.add_argument("--still-cache", help="a folder keeping the still stickers' scores per clip (they depend on the "
                     "clip and image.sticker only), for runs that compare animated settings")
+    ap.add_argument("--background-offset", type=int, default=0, help="each clip over the next background of the "
+                    "three (1 or 2): the same subjects over other scenes, more clips for tuning")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     names = sorted(p.stem for p in (ROOT / "corpus/sticker-dev/images").glob("*.jpg"))
@@ -150,7 +153,7 @@ def main():
                 continue
             rows = []
             for i, name in enumerate(chosen):
-                d, truth = make_clip(name, i, tmp, steady=args.steady, noisy=args.noisy)
+                d, truth = make_clip(name, i, tmp, steady=args.steady, noisy=args.noisy, offset=args.background_offset)
                 motion = (0, 0) if args.steady else (4, 1)  # make_clip's overlay position per frame
                 cached = None
                 if args.still_cache:

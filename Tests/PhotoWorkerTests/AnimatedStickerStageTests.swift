@@ -7,7 +7,7 @@ import Testing
 struct AnimatedStickerStageTests {
     static let (width, height, side) = (160, 96, 30)
 
-    /// A textured square at (x, 30) over flat grey, and its true mask.
+    /// A textured square at (x, 30) over flat grey, and its true mask; what lies past the right edge is cut off.
     static func frame(_ x: Int) -> (Image, Mask) {
         var image = Image(width: width, height: height, fill: RGBA(r: 120, g: 120, b: 120, a: 255))
         var random = SplitMix64(seed: 11)
@@ -15,6 +15,7 @@ struct AnimatedStickerStageTests {
         for v in 0..<side {
             for u in 0..<side {
                 let value = UInt8(truncatingIfNeeded: random.next())
+                guard x + u < width else { continue }
                 image[x + u, 30 + v] = RGBA(r: value, g: 255 - value, b: value / 2, a: 255)
                 mask.values[(30 + v) * width + x + u] = 255
             }
@@ -47,6 +48,25 @@ struct AnimatedStickerStageTests {
         }
         // What the frames show is the mask applied: clear outside the subject, opaque on it.
         #expect(finished[3].image[5, 5].a == 0 && finished[3].image[10 + 15 + 15, 45].a == 255)
+    }
+
+    @Test("A subject leaving the frame keeps what the frame still shows of it between key frames")
+    func aSubjectLeavingTheFrame() throws {
+        let stage = AnimatedStickerStage(width: Self.width, height: Self.height, keyInterval: 6, outline: nil,
+                                         target: nil, keepsMasks: true)
+        // 5 px a frame from x = 110: whole until frame 4, 10 px past the right edge at key frame 6. The frames nearer
+        // key frame 6 are given its mask moved back, which knows nothing of the 10 px it never saw.
+        var finished: [AnimatedFrame] = []
+        for k in 0...6 {
+            let (image, mask) = Self.frame(110 + 5 * k)
+            if stage.nextIsKey {
+                finished += try stage.addKey(image, duration: 0.1, mask: mask)
+            } else {
+                stage.addBetween(image, duration: 0.1)
+            }
+        }
+        let ious = try finished.enumerated().map { k, frame in Self.iou(try #require(frame.mask), Self.frame(110 + 5 * k).1) }
+        #expect(ious.count == 7 && ious.allSatisfy { $0 > 0.95 }, "\(ious)")
     }
 
     @Test("A key frame's cut of something else is set aside for the subject followed to it, twice at most")

@@ -15,8 +15,26 @@ public enum KeyFrameMasks {
     /// have stays soft), and where one says subject and the other background (values more than 128 apart) the
     /// nearer key frame's value: a linear blend there would show a see-through ghost of the subject for frames on
     /// end. Which side of 128 a pixel is on is the linear blend's (it crosses 128 at the middle too).
-    public static func blend(_ a: Mask, _ b: Mask, weight: Double) -> Mask {
-        mix(a, b, weight: weight, nearerAbove: 128)
+    ///
+    /// `aSeen` and `bSeen` are the parts of the frame each mask knows (``MaskMotion/Shift/seenPart(width:height:)``;
+    /// nil: the whole frame): outside its part a mask carried from another frame says background only because the subject
+    /// was off that frame there, so where only one mask knows a pixel, its value stands.
+    public static func blend(_ a: Mask, _ b: Mask, weight: Double, aSeen: PixelRect? = nil, bSeen: PixelRect? = nil)
+        -> Mask {
+        var out = mix(a, b, weight: weight, nearerAbove: 128)
+        let whole = PixelRect(x: 0, y: 0, width: a.width, height: a.height)
+        let (sa, sb) = (aSeen ?? whole, bSeen ?? whole)
+        guard sa != whole || sb != whole else { return out }
+        func inside(_ r: PixelRect, _ x: Int, _ y: Int) -> Bool {
+            x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height
+        }
+        for y in 0..<a.height {
+            for x in 0..<a.width {
+                let (ka, kb) = (inside(sa, x, y), inside(sb, x, y))
+                if ka != kb { out.values[y * a.width + x] = ka ? a.values[y * a.width + x] : b.values[y * a.width + x] }
+            }
+        }
+        return out
     }
 
     /// The linear blend, except where `a` and `b` differ by more than `nearerAbove`: there the nearer one's value.

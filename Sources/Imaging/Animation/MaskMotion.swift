@@ -17,6 +17,13 @@ public enum MaskMotion {
 
         public static func + (a: Shift, b: Shift) -> Shift { Shift(dx: a.dx + b.dx, dy: a.dy + b.dy) }
         public static func - (a: Shift, b: Shift) -> Shift { Shift(dx: a.dx - b.dx, dy: a.dy - b.dy) }
+
+        /// The part of a `width` x `height` frame that a mask moved by this shift carries from inside its own frame
+        /// (empty when none): elsewhere ``MaskMotion/translated(_:by:)`` can only say background.
+        public func seenPart(width: Int, height: Int) -> PixelRect {
+            let x0 = max(0, dx), y0 = max(0, dy), x1 = min(width, width + dx), y1 = min(height, height + dy)
+            return PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
+        }
     }
 
     /// A frame's luma at full size and at half size (means of 2x2 blocks), what ``shift(from:mask:to:radius:)``

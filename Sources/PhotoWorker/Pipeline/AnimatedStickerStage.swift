@@ -43,8 +43,8 @@ final class AnimatedStickerStage: @unchecked Sendable {
     }
 
     /// A key frame's cut whose IoU with the last key frame's mask, followed to it, is under this is set aside
-    /// (bench/README.md, "Animated stickers, sixth pass").
-    static let leastKeyOverlap = 0.5
+    /// (bench/README.md, "Animated stickers", sixth and seventh passes).
+    static let leastKeyOverlap = 0.6
     /// At most this many key frames in a row are set aside: a new subject (or a scene cut) takes over after them.
     static let keysHeldAtMost = 2
 
@@ -125,10 +125,14 @@ final class AnimatedStickerStage: @unchecked Sendable {
             let span = Double(pending.count + 1)
             for (k, frame) in pending.enumerated() {
                 try Cancellation.check()
-                let here = shifts[k + 1]
+                let (here, back) = (shifts[k + 1], shifts[k + 1] - toKey)
+                // A subject leaving the frame (or entering it) is whole in one key frame's mask and cut by the
+                // frame's edge in the other's: each mask's part from beyond its own frame is left to the other.
                 let blended = KeyFrameMasks.blend(MaskMotion.translated(lastKey.mask, by: here),
-                                                  MaskMotion.translated(mask, by: here - toKey),
-                                                  weight: Double(k + 1) / span)
+                                                  MaskMotion.translated(mask, by: back),
+                                                  weight: Double(k + 1) / span,
+                                                  aSeen: here.seenPart(width: width, height: height),
+                                                  bSeen: back.seenPart(width: width, height: height))
                 finished.append(try finish(frame.image, duration: frame.duration, mask: blended))
             }
         } else {

@@ -54,4 +54,17 @@ struct KeyFrameMasksTests {
                     "weight \(weight): \(blended.values) against \(linear.values)")
         }
     }
+
+    @Test("Where only one carried mask saw a pixel on its own frame, its value stands")
+    func blendingWhatOnlyOneSaw() {
+        // b's key frame had the bar cut by its right edge (x 15 on); carried back 5 px, b knows x 0 to 14 only.
+        let back = MaskMotion.Shift(dx: -5, dy: 0)
+        #expect(back.seenPart(width: 20, height: 4) == PixelRect(x: 0, y: 0, width: 15, height: 4))
+        #expect(MaskMotion.Shift(dx: 3, dy: 30).seenPart(width: 20, height: 4).height == 0)
+        let a = bar(10, 20), b = bar(10, 15)
+        let blended = KeyFrameMasks.blend(a, b, weight: 0.75, aSeen: nil, bSeen: back.seenPart(width: 20, height: 4))
+        #expect(blended == a, "\(blended.values.prefix(20))")
+        // Without it, the nearer mask's background wins where the bar ran off its frame.
+        #expect(KeyFrameMasks.blend(a, b, weight: 0.75) == b)
+    }
 }
