@@ -25,21 +25,28 @@ struct AnimatedStickerStageTests {
 
     static func iou(_ a: Mask, _ b: Mask) -> Double { a.intersectionOverUnion(b) }
 
+    /// Adds the frames with the square at each of `xs` to `stage`, each key frame cut as `keyMask(k)` (its true
+    /// mask unless told), and returns the frames it finished.
+    static func feed(_ stage: AnimatedStickerStage, _ xs: [Int], keyMask: ((Int) -> Mask)? = nil) throws -> [AnimatedFrame] {
+        var finished: [AnimatedFrame] = []
+        for (k, x) in xs.enumerated() {
+            let (image, mask) = frame(x)
+            if stage.nextIsKey {
+                finished += try stage.addKey(image, duration: 0.1, mask: keyMask?(k) ?? mask)
+            } else {
+                stage.addBetween(image, duration: 0.1)
+            }
+        }
+        return finished
+    }
+
     @Test("Between key frames the masks move with the subject instead of cross-fading between its two places")
     func masksFollowTheSubject() throws {
         let stage = AnimatedStickerStage(width: Self.width, height: Self.height, keyInterval: 6, outline: nil,
                                          target: nil, keepsMasks: true)
         // 5 px a frame: the key frames' masks 30 px apart do not overlap, so a cross-fade would lose the subject.
-        var finished: [AnimatedFrame] = []
-        for k in 0...6 {
-            let (image, mask) = Self.frame(10 + 5 * k)
-            #expect(stage.nextIsKey == (k % 6 == 0))
-            if stage.nextIsKey {
-                finished += try stage.addKey(image, duration: 0.1, mask: mask)
-            } else {
-                stage.addBetween(image, duration: 0.1)
-            }
-        }
+        #expect(stage.nextIsKey)
+        let finished = try Self.feed(stage, (0...6).map { 10 + 5 * $0 })
         #expect(finished.count == 7 && stage.keyFrames == 2)
         for (k, frame) in finished.enumerated() {
             let truth = Self.frame(10 + 5 * k).1
@@ -56,15 +63,7 @@ struct AnimatedStickerStageTests {
                                          target: nil, keepsMasks: true)
         // 5 px a frame from x = 110: whole until frame 4, 10 px past the right edge at key frame 6. The frames nearer
         // key frame 6 are given its mask moved back, which knows nothing of the 10 px it never saw.
-        var finished: [AnimatedFrame] = []
-        for k in 0...6 {
-            let (image, mask) = Self.frame(110 + 5 * k)
-            if stage.nextIsKey {
-                finished += try stage.addKey(image, duration: 0.1, mask: mask)
-            } else {
-                stage.addBetween(image, duration: 0.1)
-            }
-        }
+        let finished = try Self.feed(stage, (0...6).map { 110 + 5 * $0 })
         let ious = try finished.enumerated().map { k, frame in Self.iou(try #require(frame.mask), Self.frame(110 + 5 * k).1) }
         #expect(ious.count == 7 && ious.allSatisfy { $0 > 0.95 }, "\(ious)")
     }
@@ -76,14 +75,8 @@ struct AnimatedStickerStageTests {
         func run(framesAreStickers: Bool) throws -> [Double] {
             let stage = AnimatedStickerStage(width: Self.width, height: Self.height, keyInterval: 2, outline: nil,
                                              target: nil, keepsMasks: true, framesAreStickers: framesAreStickers)
-            var finished: [AnimatedFrame] = []
-            for k in 0...8 {
-                let (image, mask) = Self.frame(10 + 3 * k)
-                if stage.nextIsKey {
-                    finished += try stage.addKey(image, duration: 0.1, mask: k == 0 ? mask : Self.frame(125).1)
-                } else {
-                    stage.addBetween(image, duration: 0.1)
-                }
+            let finished = try Self.feed(stage, (0...8).map { 10 + 3 * $0 }) { k in
+                k == 0 ? Self.frame(10).1 : Self.frame(125).1
             }
             return try finished.enumerated().map { k, frame in Self.iou(try #require(frame.mask), Self.frame(10 + 3 * k).1) }
         }
