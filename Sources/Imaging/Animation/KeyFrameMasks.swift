@@ -17,8 +17,8 @@ public enum KeyFrameMasks {
     /// end. Which side of 128 a pixel is on is the linear blend's (it crosses 128 at the middle too).
     ///
     /// `aSeen` and `bSeen` are the parts of the frame each mask knows (``MaskMotion/Shift/seenPart(width:height:)``;
-    /// nil: the whole frame): outside its part a mask carried from another frame says background only because the subject
-    /// was off that frame there, so where only one mask knows a pixel, its value stands.
+    /// nil: the whole frame). Outside its part, a mask carried from another frame says background only because the
+    /// subject was off that frame there, so where only one mask knows a pixel, its value stands.
     public static func blend(_ a: Mask, _ b: Mask, weight: Double, aSeen: PixelRect? = nil, bSeen: PixelRect? = nil)
         -> Mask {
         var out = mix(a, b, weight: weight, nearerAbove: 128)
