@@ -37,7 +37,7 @@ struct AnimatedStickerStageTests {
                 stage.addBetween(image, duration: 0.1)
             }
         }
-        return finished
+        return finished + (try stage.finishClip())
     }
 
     @Test("Between key frames the masks move with the subject instead of cross-fading between its two places")
@@ -66,6 +66,23 @@ struct AnimatedStickerStageTests {
         let finished = try Self.feed(stage, (0...6).map { 110 + 5 * $0 })
         let ious = try finished.enumerated().map { k, frame in Self.iou(try #require(frame.mask), Self.frame(110 + 5 * k).1) }
         #expect(ious.count == 7 && ious.allSatisfy { $0 > 0.95 }, "\(ious)")
+    }
+
+    @Test("A key frame's cut that loses part of the subject for one key frame is outvoted by the key frames round it")
+    func aOneKeyChangeOfMindIsOutvoted() throws {
+        let stage = AnimatedStickerStage(width: Self.width, height: Self.height, keyInterval: 2, outline: nil,
+                                         target: nil, keepsMasks: true)
+        // Key frame 4's cut misses the subject's left 8 columns: IoU 0.73 with the truth, above the gate, so only the
+        // key frames on either side (2 and 6, which agree) can tell it changed its mind.
+        let finished = try Self.feed(stage, (0...8).map { 10 + 3 * $0 }) { k in
+            var mask = Self.frame(10 + 3 * k).1
+            if k == 4 {
+                for y in 0..<Self.height { for x in 0..<(10 + 3 * k + 8) { mask.values[y * Self.width + x] = 0 } }
+            }
+            return mask
+        }
+        let ious = try finished.enumerated().map { k, frame in Self.iou(try #require(frame.mask), Self.frame(10 + 3 * k).1) }
+        #expect(ious.count == 9 && ious.allSatisfy { $0 > 0.95 }, "\(ious)")
     }
 
     @Test("A key frame's cut of something else is set aside for the subject followed to it, twice at most")
@@ -100,6 +117,7 @@ struct AnimatedStickerStageTests {
             let (image, mask) = Self.frame(10 + 5 * k)
             try sink.add(try stage.addKey(image, duration: 1.0 / 12, mask: mask))
         }
+        try sink.add(try stage.finishClip())
         var steps: [String] = []
         let (bytes, fit, mask) = try sink.finish(path: "t.webm") { steps.append($0) }
         let chosen = try #require(fit?.chosen)

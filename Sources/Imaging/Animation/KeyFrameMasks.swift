@@ -37,6 +37,30 @@ public enum KeyFrameMasks {
         return out
     }
 
+    /// The per-pixel median of three masks of one frame: `middle` is its own, `first` and `last` are two others
+    /// carried to it. Where `first` or `last` never saw a pixel (outside `firstSeen` or `lastSeen`, nil: the whole
+    /// frame) `middle`'s value counts in its place. Where `first` and `last` agree against `middle`, theirs stands.
+    public static func median(_ first: Mask, _ middle: Mask, _ last: Mask, firstSeen: PixelRect? = nil,
+                              lastSeen: PixelRect? = nil) -> Mask {
+        precondition(first.width == middle.width && first.height == middle.height && last.width == middle.width
+                     && last.height == middle.height, "masks of different sizes")
+        let (w, h) = (middle.width, middle.height)
+        let whole = PixelRect(x: 0, y: 0, width: w, height: h)
+        let (sf, sl) = (firstSeen ?? whole, lastSeen ?? whole)
+        var out = middle
+        for y in 0..<h {
+            let fRow = y >= sf.y && y < sf.y + sf.height, lRow = y >= sl.y && y < sl.y + sl.height
+            for x in 0..<w {
+                let i = y * w + x
+                let m = middle.values[i]
+                let a = fRow && x >= sf.x && x < sf.x + sf.width ? first.values[i] : m
+                let b = lRow && x >= sl.x && x < sl.x + sl.width ? last.values[i] : m
+                out.values[i] = max(min(a, m), min(max(a, m), b))
+            }
+        }
+        return out
+    }
+
     /// The linear blend, except where `a` and `b` differ by more than `nearerAbove`: there the nearer one's value.
     private static func mix(_ a: Mask, _ b: Mask, weight: Double, nearerAbove limit: Int) -> Mask {
         precondition(a.width == b.width && a.height == b.height, "masks of different sizes")

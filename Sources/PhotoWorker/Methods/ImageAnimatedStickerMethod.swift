@@ -206,6 +206,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                 let mask = try await keyMask(last.image)
                 try await hand(try await compute.run { try stage.addKey(last.image, duration: last.duration, mask: mask) })
             }
+            try await hand(try await compute.run { try stage.finishClip() })
             try await encoding.waitForAll()
         }
         guard stage.framesOut > 0, let firstFrame = stage.firstFrame else {

@@ -5,8 +5,9 @@ import Imaging
 /// The frames of an animated sticker between decoding and encoding: each frame scaled, masked by
 /// ``KeyFrameMasks`` (the network's cut on every `keyInterval`-th frame; between two key frames both key masks moved
 /// with the subject, ``MaskMotion``, and blended by the frame's place between them), outlined and laid out on the
-/// file's canvas, then handed back in batches for an ``AnimationSink``. Frames wait here only between two key frames.
-/// A key frame's cut that disagrees with the subject followed to it is set aside for a while (``addKey(_:duration:mask:)``).
+/// file's canvas, then handed back in batches for an ``AnimationSink``. A key frame's mask is settled by a vote with the
+/// key frames on either side, and a cut that disagrees with the subject followed to it is set aside for a while
+/// (``addKey(_:duration:mask:)``): so frames wait here from a key frame until the one after the next is cut.
 ///
 /// `@unchecked Sendable` is sound here: the request's handler owns the stage and touches it either itself or
 /// through one compute job at a time that it awaits before going on, so no two threads use it at once and every
@@ -22,7 +23,20 @@ final class AnimatedStickerStage: @unchecked Sendable {
     let framesAreStickers: Bool
     /// Frames since the last key frame, waiting for the next key frame's mask.
     private var pending: [(image: Image, duration: Double)] = []
+    /// The last key frame whose mask is settled, and the frames after it are finished up to it.
     private var lastKey: (mask: Mask, luma: MaskMotion.Luma)?
+    /// The key frame after `lastKey`, cut but not yet settled: its mask waits for the next key frame's cut
+    /// (``addKey(_:duration:mask:)``), with the frames between `lastKey` and it and the subject's shifts through them.
+    private var candidate: Candidate?
+    private struct Candidate {
+        var image: Image
+        var duration: Double
+        var cut: Mask
+        var luma: MaskMotion.Luma
+        var frames: [(image: Image, duration: Double)]
+        /// The subject's shift at each frame from `lastKey`'s (zero) through `frames` to this key frame's.
+        var shifts: [MaskMotion.Shift]
+    }
     /// What ``follow(to:)`` found for the next key frame, until it is added.
     private var followed: (luma: MaskMotion.Luma, shifts: [MaskMotion.Shift])?
     private var previousMask: Mask?
@@ -52,7 +66,7 @@ final class AnimatedStickerStage: @unchecked Sendable {
     var flicker: Double { framesOut > 1 ? flickerSum / Double(framesOut - 1) : 0 }
 
     /// The frame index the next added frame will have.
-    var nextIndex: Int { framesOut + pending.count }
+    var nextIndex: Int { framesOut + (candidate.map { $0.frames.count + 1 } ?? 0) + pending.count }
 
     /// Whether the frame about to be added is a key frame.
     var nextIsKey: Bool { nextIndex % keyInterval == 0 }
@@ -71,11 +85,16 @@ final class AnimatedStickerStage: @unchecked Sendable {
     /// waiting between them), and the last key frame's mask moved by it; nil before the first key frame. What it
     /// followed is kept for ``addKey(_:duration:mask:)`` of the same frame.
     func follow(to image: Image) throws -> (shift: MaskMotion.Shift, carried: Mask)? {
-        guard let lastKey else { return nil }
-        let track = try followed ?? track(to: image, from: lastKey)
+        guard let key = latestKey else { return nil }
+        let track = try followed ?? track(to: image, from: key)
         followed = track
         let toKey = track.shifts.last!
-        return (toKey, MaskMotion.translated(lastKey.mask, by: toKey))
+        return (toKey, MaskMotion.translated(key.mask, by: toKey))
+    }
+
+    /// The latest key frame's mask and luma: the candidate's cut, or the settled key frame's mask.
+    private var latestKey: (mask: Mask, luma: MaskMotion.Luma)? {
+        candidate.map { ($0.cut, $0.luma) } ?? lastKey
     }
 
     /// The luma of `image` and the subject's shift at each frame from the last key frame's (zero) through the frames
@@ -97,52 +116,87 @@ final class AnimatedStickerStage: @unchecked Sendable {
         return (luma, shifts)
     }
 
-    /// Adds a key frame with its mask (`cut`): the frames waiting since the last key frame are finished with the two
-    /// key masks carried to them and blended, then this one; returns them in order. A cut that disagrees with the
-    /// last key frame's mask followed to this frame (``leastKeyOverlap``) is set aside for that mask, for at most
-    /// ``keysHeldAtMost`` key frames in a row (not for frames that are stickers already: their alpha is their mask).
+    /// Adds a key frame with its mask (`cut`) and returns the frames this settles, in order. A key frame's mask is
+    /// settled when the next one's cut is known: where the key frames on both sides agree, followed to it, their value
+    /// stands against its own cut (a median of the three), so a cut that changes its mind for one key frame is
+    /// outvoted without holding back a change that lasts. The frames between two settled key frames get both masks
+    /// carried to them and blended. A cut that disagrees with the latest key frame's mask followed to this frame
+    /// (``leastKeyOverlap``) is set aside for that mask first, for at most ``keysHeldAtMost`` key frames in a row.
+    /// Frames that are stickers already keep their own alpha: each is its own key frame, settled at once.
     func addKey(_ image: Image, duration: Double, mask cut: Mask) throws -> [AnimatedFrame] {
-        var finished: [AnimatedFrame] = []
-        finished.reserveCapacity(pending.count + 1)
-        let luma: MaskMotion.Luma
-        var mask = cut
-        if let lastKey {
-            // The subject followed from the last key frame through every frame to this one.
-            let (keyLuma, shifts) = try followed ?? track(to: image, from: lastKey)
-            luma = keyLuma
-            let toKey = shifts.last!
-            // A cut that disagrees with the subject followed to it took something else for the subject (an unsure
-            // map changing its mind): the followed mask stands in, for a while; a change that lasts takes over.
-            if !framesAreStickers {
-                let carried = MaskMotion.translated(lastKey.mask, by: toKey)
-                if heldKeys < Self.keysHeldAtMost && carried.intersectionOverUnion(cut) < Self.leastKeyOverlap {
-                    mask = carried
-                    heldKeys += 1
-                } else {
-                    heldKeys = 0
-                }
-            }
-            let span = Double(pending.count + 1)
-            for (k, frame) in pending.enumerated() {
-                try Cancellation.check()
-                let (here, back) = (shifts[k + 1], shifts[k + 1] - toKey)
-                // A subject leaving the frame (or entering it) is whole in one key frame's mask and cut by the
-                // frame's edge in the other's: each mask's part from beyond its own frame is left to the other.
-                let blended = KeyFrameMasks.blend(MaskMotion.translated(lastKey.mask, by: here),
-                                                  MaskMotion.translated(mask, by: back),
-                                                  weight: Double(k + 1) / span,
-                                                  aSeen: here.seenPart(width: width, height: height),
-                                                  bSeen: back.seenPart(width: width, height: height))
-                finished.append(try finish(frame.image, duration: frame.duration, mask: blended))
-            }
-        } else {
-            luma = MaskMotion.Luma(image)
+        guard let key = latestKey, !framesAreStickers else {
+            // The first key frame (nothing before it to vote with), or a sticker's frames: each its own alpha.
+            var finished = try pending.map { try finish($0.image, duration: $0.duration, mask: KeyFrameMasks.alpha(of: $0.image)) }
+            finished.append(try finish(image, duration: duration, mask: cut))
+            lastKey = (cut, MaskMotion.Luma(image))
+            pending = []
+            followed = nil
+            keyFrames += 1
+            return finished
         }
+        // The subject followed from the latest key frame through every frame to this one.
+        let (luma, shifts) = try followed ?? track(to: image, from: key)
+        let toKey = shifts.last!
+        var mask = cut
+        // A cut that disagrees with the subject followed to it took something else for the subject (an unsure map
+        // changing its mind): the followed mask stands in, for a while; a change that lasts takes over.
+        let carried = MaskMotion.translated(key.mask, by: toKey)
+        if heldKeys < Self.keysHeldAtMost && carried.intersectionOverUnion(cut) < Self.leastKeyOverlap {
+            mask = carried
+            heldKeys += 1
+        } else {
+            heldKeys = 0
+        }
+        var finished: [AnimatedFrame] = []
+        if let c = candidate, let settledBefore = lastKey {
+            // The candidate's mask: the median of the settled key frame's mask followed to it, its own cut, and this
+            // key frame's followed back to it (where one of those two never saw a pixel, the cut's value counts).
+            let (forward, back) = (c.shifts.last!, MaskMotion.Shift.zero - toKey)
+            let settledMask = KeyFrameMasks.median(MaskMotion.translated(settledBefore.mask, by: forward), c.cut,
+                                                   MaskMotion.translated(mask, by: back),
+                                                   firstSeen: forward.seenPart(width: width, height: height),
+                                                   lastSeen: back.seenPart(width: width, height: height))
+            finished = try settle(upTo: c.image, duration: c.duration, mask: settledMask, luma: c.luma, frames: c.frames,
+                                  from: settledBefore, shifts: c.shifts)
+        }
+        candidate = Candidate(image: image, duration: duration, cut: mask, luma: luma, frames: pending, shifts: shifts)
         pending = []
         followed = nil
+        keyFrames += 1
+        return finished
+    }
+
+    /// The frames still held when the clip has ended: the last key frame settled as cut (nothing after it to vote).
+    func finishClip() throws -> [AnimatedFrame] {
+        guard let c = candidate, let settledBefore = lastKey else { return [] }
+        candidate = nil
+        return try settle(upTo: c.image, duration: c.duration, mask: c.cut, luma: c.luma, frames: c.frames,
+                          from: settledBefore, shifts: c.shifts)
+    }
+
+    /// Finishes `frames` (those between `from` and the key frame `image`) with both key masks carried to them and
+    /// blended, then the key frame with `mask`, which becomes the settled key frame.
+    private func settle(upTo image: Image, duration: Double, mask: Mask, luma: MaskMotion.Luma,
+                        frames: [(image: Image, duration: Double)], from: (mask: Mask, luma: MaskMotion.Luma),
+                        shifts: [MaskMotion.Shift]) throws -> [AnimatedFrame] {
+        var finished: [AnimatedFrame] = []
+        finished.reserveCapacity(frames.count + 1)
+        let toKey = shifts.last!
+        let span = Double(frames.count + 1)
+        for (k, frame) in frames.enumerated() {
+            try Cancellation.check()
+            let (here, back) = (shifts[k + 1], shifts[k + 1] - toKey)
+            // A subject leaving the frame (or entering it) is whole in one key frame's mask and cut by the frame's
+            // edge in the other's: each mask's part from beyond its own frame is left to the other.
+            let blended = KeyFrameMasks.blend(MaskMotion.translated(from.mask, by: here),
+                                              MaskMotion.translated(mask, by: back),
+                                              weight: Double(k + 1) / span,
+                                              aSeen: here.seenPart(width: width, height: height),
+                                              bSeen: back.seenPart(width: width, height: height))
+            finished.append(try finish(frame.image, duration: frame.duration, mask: blended))
+        }
         finished.append(try finish(image, duration: duration, mask: mask))
         lastKey = (mask, luma)
-        keyFrames += 1
         return finished
     }
 

@@ -67,4 +67,15 @@ struct KeyFrameMasksTests {
         // Without it, the nearer mask's background wins where the bar ran off its frame.
         #expect(KeyFrameMasks.blend(a, b, weight: 0.75) == b)
     }
+
+    @Test("The median of three masks: the two carried ones outvote the frame's own where they agree, and count only where they saw")
+    func medianOfThree() {
+        let first = Mask(width: 4, height: 1, values: [255, 255, 0, 100])
+        let middle = Mask(width: 4, height: 1, values: [0, 255, 255, 200])
+        let last = Mask(width: 4, height: 1, values: [255, 0, 0, 150])
+        #expect(KeyFrameMasks.median(first, middle, last).values == [255, 255, 0, 150])
+        // `last` never saw x 2 and 3: there the frame's own value counts in its place.
+        let seen = PixelRect(x: 0, y: 0, width: 2, height: 1)
+        #expect(KeyFrameMasks.median(first, middle, last, lastSeen: seen).values == [255, 255, 255, 200])
+    }
 }
