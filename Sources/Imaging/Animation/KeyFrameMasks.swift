@@ -25,13 +25,11 @@ public enum KeyFrameMasks {
         let whole = PixelRect(x: 0, y: 0, width: a.width, height: a.height)
         let (sa, sb) = (aSeen ?? whole, bSeen ?? whole)
         guard sa != whole || sb != whole else { return out }
-        func inside(_ r: PixelRect, _ x: Int, _ y: Int) -> Bool {
-            x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height
-        }
         for y in 0..<a.height {
             for x in 0..<a.width {
-                let (ka, kb) = (inside(sa, x, y), inside(sb, x, y))
-                if ka != kb { out.values[y * a.width + x] = ka ? a.values[y * a.width + x] : b.values[y * a.width + x] }
+                let p = PixelPoint(x: x, y: y), i = y * a.width + x
+                let (ka, kb) = (sa.contains(p), sb.contains(p))
+                if ka != kb { out.values[i] = ka ? a.values[i] : b.values[i] }
             }
         }
         return out
@@ -49,12 +47,11 @@ public enum KeyFrameMasks {
         let (sf, sl) = (firstSeen ?? whole, lastSeen ?? whole)
         var out = middle
         for y in 0..<h {
-            let fRow = y >= sf.y && y < sf.y + sf.height, lRow = y >= sl.y && y < sl.y + sl.height
             for x in 0..<w {
-                let i = y * w + x
+                let p = PixelPoint(x: x, y: y), i = y * w + x
                 let m = middle.values[i]
-                let a = fRow && x >= sf.x && x < sf.x + sf.width ? first.values[i] : m
-                let b = lRow && x >= sl.x && x < sl.x + sl.width ? last.values[i] : m
+                let a = sf.contains(p) ? first.values[i] : m
+                let b = sl.contains(p) ? last.values[i] : m
                 out.values[i] = max(min(a, m), min(max(a, m), b))
             }
         }

@@ -359,8 +359,3 @@ extension StickerExtractor {
         }.max { $0.width * $0.height < $1.width * $1.height }
     }
 }
-
-extension PixelRect {
-    /// Whether `p` lies inside.
-    func contains(_ p: PixelPoint) -> Bool { p.x >= x && p.y >= y && p.x < x + width && p.y < y + height }
-}

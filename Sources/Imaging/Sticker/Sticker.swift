@@ -20,6 +20,9 @@ public struct PixelRect: Sendable, Equatable, Hashable {
         return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
+    /// Whether `p` lies inside.
+    public func contains(_ p: PixelPoint) -> Bool { p.x >= x && p.y >= y && p.x < x + width && p.y < y + height }
+
     /// Its part on a `width` x `height` photo; nil when no part of it lies on the photo.
     public func clipped(toWidth width: Int, height: Int) -> PixelRect? {
         let x0 = max(0, x), y0 = max(0, y), x1 = min(width, x + self.width), y1 = min(height, y + self.height)
