@@ -147,13 +147,13 @@ public enum MaskMotion {
         guard s != .zero else { return mask }
         let (w, h) = (mask.width, mask.height)
         var out = [UInt8](repeating: 0, count: w * h)
-        let x0 = max(0, s.dx), x1 = min(w, w + s.dx)
-        guard x0 < x1 else { return Mask(width: w, height: h, values: out) }
+        let seen = s.seenPart(width: w, height: h)
+        guard seen.width > 0 else { return Mask(width: w, height: h, values: out) }
         mask.values.withUnsafeBufferPointer { m in
             out.withUnsafeMutableBufferPointer { o in
-                for y in max(0, s.dy)..<max(max(0, s.dy), min(h, h + s.dy)) {
-                    let from = (y - s.dy) * w + (x0 - s.dx)
-                    (o.baseAddress! + y * w + x0).update(from: m.baseAddress! + from, count: x1 - x0)
+                for y in seen.y..<(seen.y + seen.height) {
+                    let from = (y - s.dy) * w + (seen.x - s.dx)
+                    (o.baseAddress! + y * w + seen.x).update(from: m.baseAddress! + from, count: seen.width)
                 }
             }
         }

@@ -156,8 +156,7 @@ final class AnimatedStickerStage: @unchecked Sendable {
                                                    MaskMotion.translated(mask, by: back),
                                                    firstSeen: forward.seenPart(width: width, height: height),
                                                    lastSeen: back.seenPart(width: width, height: height))
-            finished = try settle(upTo: c.image, duration: c.duration, mask: settledMask, luma: c.luma, frames: c.frames,
-                                  from: settledBefore, shifts: c.shifts)
+            finished = try settle(c, as: settledMask, after: settledBefore)
         }
         candidate = Candidate(image: image, duration: duration, cut: mask, luma: luma, frames: pending, shifts: shifts)
         pending = []
@@ -170,22 +169,20 @@ final class AnimatedStickerStage: @unchecked Sendable {
     func finishClip() throws -> [AnimatedFrame] {
         guard let c = candidate, let settledBefore = lastKey else { return [] }
         candidate = nil
-        return try settle(upTo: c.image, duration: c.duration, mask: c.cut, luma: c.luma, frames: c.frames,
-                          from: settledBefore, shifts: c.shifts)
+        return try settle(c, as: c.cut, after: settledBefore)
     }
 
-    /// Finishes `frames` (those between `from` and the key frame `image`) with both key masks carried to them and
-    /// blended, then the key frame with `mask`, which becomes the settled key frame.
-    private func settle(upTo image: Image, duration: Double, mask: Mask, luma: MaskMotion.Luma,
-                        frames: [(image: Image, duration: Double)], from: (mask: Mask, luma: MaskMotion.Luma),
-                        shifts: [MaskMotion.Shift]) throws -> [AnimatedFrame] {
+    /// Finishes the candidate's frames (those between `from`, the settled key frame, and the candidate) with both
+    /// key masks carried to them and blended, then the candidate with `mask`, which becomes the settled key frame.
+    private func settle(_ c: Candidate, as mask: Mask, after from: (mask: Mask, luma: MaskMotion.Luma))
+        throws -> [AnimatedFrame] {
         var finished: [AnimatedFrame] = []
-        finished.reserveCapacity(frames.count + 1)
-        let toKey = shifts.last!
-        let span = Double(frames.count + 1)
-        for (k, frame) in frames.enumerated() {
+        finished.reserveCapacity(c.frames.count + 1)
+        let toKey = c.shifts.last!
+        let span = Double(c.frames.count + 1)
+        for (k, frame) in c.frames.enumerated() {
             try Cancellation.check()
-            let (here, back) = (shifts[k + 1], shifts[k + 1] - toKey)
+            let (here, back) = (c.shifts[k + 1], c.shifts[k + 1] - toKey)
             // A subject leaving the frame (or entering it) is whole in one key frame's mask and cut by the frame's
             // edge in the other's: each mask's part from beyond its own frame is left to the other.
             let blended = KeyFrameMasks.blend(MaskMotion.translated(from.mask, by: here),
@@ -195,8 +192,8 @@ final class AnimatedStickerStage: @unchecked Sendable {
                                               bSeen: back.seenPart(width: width, height: height))
             finished.append(try finish(frame.image, duration: frame.duration, mask: blended))
         }
-        finished.append(try finish(image, duration: duration, mask: mask))
-        lastKey = (mask, luma)
+        finished.append(try finish(c.image, duration: c.duration, mask: mask))
+        lastKey = (mask, c.luma)
         return finished
     }
 
