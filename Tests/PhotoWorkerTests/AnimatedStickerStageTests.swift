@@ -85,6 +85,22 @@ struct AnimatedStickerStageTests {
         #expect(ious.count == 9 && ious.allSatisfy { $0 > 0.95 }, "\(ious)")
     }
 
+    @Test("The clip's last key frame, with none after it to confirm a change, keeps the subject followed to it")
+    func theLastKeyFrameIsNotTakenAlone() throws {
+        let stage = AnimatedStickerStage(width: Self.width, height: Self.height, keyInterval: 2, outline: nil,
+                                         target: nil, keepsMasks: true)
+        // The last key frame's cut (8) misses the subject's left 8 columns: IoU 0.73 with the truth, above the gate.
+        let finished = try Self.feed(stage, (0...8).map { 10 + 3 * $0 }) { k in
+            var mask = Self.frame(10 + 3 * k).1
+            if k == 8 {
+                for y in 0..<Self.height { for x in 0..<(10 + 3 * k + 8) { mask.values[y * Self.width + x] = 0 } }
+            }
+            return mask
+        }
+        let ious = try finished.enumerated().map { k, frame in Self.iou(try #require(frame.mask), Self.frame(10 + 3 * k).1) }
+        #expect(ious.count == 9 && ious.allSatisfy { $0 > 0.95 }, "\(ious)")
+    }
+
     @Test("A key frame's cut of something else is set aside for the subject followed to it, twice at most")
     func aCutThatDisagreesIsHeldOff() throws {
         // Every key frame after the first is cut as another object (a square at the frame's far right). The subject

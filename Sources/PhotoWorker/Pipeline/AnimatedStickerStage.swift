@@ -6,7 +6,8 @@ import Imaging
 /// ``KeyFrameMasks`` (the network's cut on every `keyInterval`-th frame; between two key frames both key masks moved
 /// with the subject, ``MaskMotion``, and blended by the frame's place between them), outlined and laid out on the
 /// file's canvas, then handed back in batches for an ``AnimationSink``. A key frame's mask is settled by a vote with the
-/// key frames on either side, and a cut that disagrees with the subject followed to it is set aside for a while
+/// key frames on either side (the clip's last key frame, with none after it, as if the next agreed with the one
+/// before: ``finishClip()``), and a cut that disagrees with the subject followed to it is set aside for a while
 /// (``addKey(_:duration:mask:)``): so frames wait here from a key frame until the one after the next is cut.
 ///
 /// `@unchecked Sendable` is sound here: the request's handler owns the stage and touches it either itself or
@@ -165,11 +166,17 @@ final class AnimatedStickerStage: @unchecked Sendable {
         return finished
     }
 
-    /// The frames still held when the clip has ended: the last key frame settled as cut (nothing after it to vote).
+    /// The frames still held when the clip has ended. No key frame comes after the last one to confirm that its cut
+    /// changed its mind, so the vote is taken as if the next one agreed with the settled key frame: the settled mask
+    /// followed to it stands wherever it saw, and the cut only where it did not (what came in past the frame's edge).
     func finishClip() throws -> [AnimatedFrame] {
         guard let c = candidate, let settledBefore = lastKey else { return [] }
         candidate = nil
-        return try settle(c, as: c.cut, after: settledBefore)
+        let forward = c.shifts.last!
+        let followed = MaskMotion.translated(settledBefore.mask, by: forward)
+        let seen = forward.seenPart(width: width, height: height)
+        return try settle(c, as: KeyFrameMasks.median(followed, c.cut, followed, firstSeen: seen, lastSeen: seen),
+                          after: settledBefore)
     }
 
     /// Finishes the candidate's frames (those between `from`, the settled key frame, and the candidate) with both
