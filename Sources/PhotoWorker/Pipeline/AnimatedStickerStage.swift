@@ -23,18 +23,17 @@ final class AnimatedStickerStage: @unchecked Sendable {
     /// Whether the frames are already stickers whose alpha is their mask (it is not applied again).
     let framesAreStickers: Bool
     /// Frames since the last key frame, waiting for the next key frame's mask.
-    private var pending: [(image: Image, duration: Double)] = []
+    private var pending: [WaitingFrame] = []
     /// The last key frame whose mask is settled, and the frames after it are finished up to it.
     private var lastKey: (mask: Mask, luma: MaskMotion.Luma)?
     /// The key frame after `lastKey`, cut but not yet settled: its mask waits for the next key frame's cut
     /// (``addKey(_:duration:mask:)``), with the frames between `lastKey` and it and the subject's shifts through them.
     private var candidate: Candidate?
     private struct Candidate {
-        var image: Image
-        var duration: Double
+        var key: WaitingFrame
         var cut: Mask
         var luma: MaskMotion.Luma
-        var frames: [(image: Image, duration: Double)]
+        var frames: [WaitingFrame]
         /// The subject's shift at each frame from `lastKey`'s (zero) through `frames` to this key frame's.
         var shifts: [MaskMotion.Shift]
     }
@@ -79,7 +78,7 @@ final class AnimatedStickerStage: @unchecked Sendable {
 
     /// Adds a frame that is not a key frame: it waits for the next key frame.
     func addBetween(_ image: Image, duration: Double) {
-        pending.append((image, duration))
+        pending.append(WaitingFrame(image, duration: duration))
     }
 
     /// The subject's motion from the last key frame to `image`, the next key frame (followed through every frame
@@ -127,7 +126,10 @@ final class AnimatedStickerStage: @unchecked Sendable {
     func addKey(_ image: Image, duration: Double, mask cut: Mask) throws -> [AnimatedFrame] {
         guard let key = latestKey, !framesAreStickers else {
             // The first key frame (nothing before it to vote with), or a sticker's frames: each its own alpha.
-            var finished = try pending.map { try finish($0.image, duration: $0.duration, mask: KeyFrameMasks.alpha(of: $0.image)) }
+            var finished = try pending.map { frame in
+                let image = frame.image
+                return try finish(image, duration: frame.duration, mask: KeyFrameMasks.alpha(of: image))
+            }
             finished.append(try finish(image, duration: duration, mask: cut))
             lastKey = (cut, MaskMotion.Luma(image))
             pending = []
@@ -159,7 +161,8 @@ final class AnimatedStickerStage: @unchecked Sendable {
                                                    lastSeen: back.seenPart(width: width, height: height))
             finished = try settle(c, as: settledMask, after: settledBefore)
         }
-        candidate = Candidate(image: image, duration: duration, cut: mask, luma: luma, frames: pending, shifts: shifts)
+        candidate = Candidate(key: WaitingFrame(image, duration: duration), cut: mask, luma: luma, frames: pending,
+                              shifts: shifts)
         pending = []
         followed = nil
         keyFrames += 1
@@ -199,7 +202,7 @@ final class AnimatedStickerStage: @unchecked Sendable {
                                               bSeen: back.seenPart(width: width, height: height))
             finished.append(try finish(frame.image, duration: frame.duration, mask: blended))
         }
-        finished.append(try finish(c.image, duration: c.duration, mask: mask))
+        finished.append(try finish(c.key.image, duration: c.key.duration, mask: mask))
         lastKey = (mask, c.luma)
         return finished
     }
@@ -207,11 +210,11 @@ final class AnimatedStickerStage: @unchecked Sendable {
     /// The last frame waiting, if the clip ended between key frames: it becomes a key frame.
     func takeLastPending() -> (image: Image, duration: Double)? {
         followed = nil
-        return pending.popLast()
+        return pending.popLast().map { ($0.image, $0.duration) }
     }
 
-    private func finish(_ image: Image, duration: Double, mask: Mask) throws -> AnimatedFrame {
-        var frame = image
+    private func finish(_ image: consuming Image, duration: Double, mask: Mask) throws -> AnimatedFrame {
+        var frame = consume image
         if !framesAreStickers { KeyFrameMasks.apply(mask, to: &frame) }
         if let outline, outline.width > 0 { try StickerOutline.apply(to: &frame, width: outline.width, color: outline.color) }
         if let target { frame = try target.layoutFrame(frame) }
