@@ -68,36 +68,31 @@ struct AnimatedStickerStageTests {
         #expect(ious.count == 7 && ious.allSatisfy { $0 > 0.95 }, "\(ious)")
     }
 
-    @Test("A key frame's cut that loses part of the subject for one key frame is outvoted by the key frames round it")
-    func aOneKeyChangeOfMindIsOutvoted() throws {
-        let stage = AnimatedStickerStage(width: Self.width, height: Self.height, keyInterval: 2, outline: nil,
-                                         target: nil, keepsMasks: true)
-        // Key frame 4's cut misses the subject's left 8 columns: IoU 0.73 with the truth, above the gate, so only the
-        // key frames on either side (2 and 6, which agree) can tell it changed its mind.
-        let finished = try Self.feed(stage, (0...8).map { 10 + 3 * $0 }) { k in
-            var mask = Self.frame(10 + 3 * k).1
-            if k == 4 {
-                for y in 0..<Self.height { for x in 0..<(10 + 3 * k + 8) { mask.values[y * Self.width + x] = 0 } }
+    /// The IoUs with the truth of nine frames of a subject moving 3 px a frame, key frames every other frame, where
+    /// key frame `wrong`'s cut misses the subject's left 8 columns (IoU 0.73 with the truth, above the gate).
+    static func iousWithACutMissingPart(atKey wrong: Int) throws -> [Double] {
+        let stage = AnimatedStickerStage(width: width, height: height, keyInterval: 2, outline: nil, target: nil,
+                                         keepsMasks: true)
+        let finished = try feed(stage, (0...8).map { 10 + 3 * $0 }) { k in
+            var mask = frame(10 + 3 * k).1
+            if k == wrong {
+                for y in 0..<height { for x in 0..<(10 + 3 * k + 8) { mask.values[y * width + x] = 0 } }
             }
             return mask
         }
-        let ious = try finished.enumerated().map { k, frame in Self.iou(try #require(frame.mask), Self.frame(10 + 3 * k).1) }
+        return try finished.enumerated().map { k, out in iou(try #require(out.mask), frame(10 + 3 * k).1) }
+    }
+
+    @Test("A key frame's cut that loses part of the subject for one key frame is outvoted by the key frames round it")
+    func aOneKeyChangeOfMindIsOutvoted() throws {
+        // Only the key frames on either side (2 and 6, which agree) can tell key frame 4's cut changed its mind.
+        let ious = try Self.iousWithACutMissingPart(atKey: 4)
         #expect(ious.count == 9 && ious.allSatisfy { $0 > 0.95 }, "\(ious)")
     }
 
     @Test("The clip's last key frame, with none after it to confirm a change, keeps the subject followed to it")
     func theLastKeyFrameIsNotTakenAlone() throws {
-        let stage = AnimatedStickerStage(width: Self.width, height: Self.height, keyInterval: 2, outline: nil,
-                                         target: nil, keepsMasks: true)
-        // The last key frame's cut (8) misses the subject's left 8 columns: IoU 0.73 with the truth, above the gate.
-        let finished = try Self.feed(stage, (0...8).map { 10 + 3 * $0 }) { k in
-            var mask = Self.frame(10 + 3 * k).1
-            if k == 8 {
-                for y in 0..<Self.height { for x in 0..<(10 + 3 * k + 8) { mask.values[y * Self.width + x] = 0 } }
-            }
-            return mask
-        }
-        let ious = try finished.enumerated().map { k, frame in Self.iou(try #require(frame.mask), Self.frame(10 + 3 * k).1) }
+        let ious = try Self.iousWithACutMissingPart(atKey: 8)
         #expect(ious.count == 9 && ious.allSatisfy { $0 > 0.95 }, "\(ious)")
     }
 
