@@ -21,8 +21,8 @@ public enum MaskMotion {
         /// The part of a `width` x `height` frame that a mask moved by this shift carries from inside its own frame
         /// (empty when none): elsewhere ``MaskMotion/translated(_:by:)`` can only say background.
         public func seenPart(width: Int, height: Int) -> PixelRect {
-            let x0 = max(0, dx), y0 = max(0, dy), x1 = min(width, width + dx), y1 = min(height, height + dy)
-            return PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
+            PixelRect(x: dx, y: dy, width: width, height: height).clipped(toWidth: width, height: height)
+                ?? PixelRect(x: 0, y: 0, width: 0, height: 0)
         }
     }
 
