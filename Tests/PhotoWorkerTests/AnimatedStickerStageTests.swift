@@ -31,6 +31,7 @@ struct AnimatedStickerStageTests {
         var finished: [AnimatedFrame] = []
         for (k, x) in xs.enumerated() {
             let (image, mask) = frame(x)
+            #expect(stage.nextIsKey == (k % stage.keyInterval == 0), "frame \(k)")
             if stage.nextIsKey {
                 finished += try stage.addKey(image, duration: 0.1, mask: keyMask?(k) ?? mask)
             } else {
