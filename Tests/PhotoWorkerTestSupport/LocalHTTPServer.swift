@@ -30,8 +30,14 @@ package final class LocalHTTPServer: Sendable {
     package var connections: Int { connectionCount.value.load(ordering: .acquiring) }
     private let connectionCount = Counter()
 
+    /// When each `.silence` connection was closed by its client, stamped on the serving thread as it saw the close:
+    /// a busy test process may resume an awaiting task seconds late, but this stamp is taken before any of that.
+    package var hangUps: [ContinuousClock.Instant] { hangUpTimes.value.withLock { $0 } }
+    private let hangUpTimes = HangUps()
+
     /// A reference the accepting thread shares with the server (an `Atomic` itself cannot be captured).
     private final class Counter: Sendable { let value = Atomic<Int>(0) }
+    private final class HangUps: Sendable { let value = Mutex<[ContinuousClock.Instant]>([]) }
 
     package init(routes: [String: Response], host: String = "127.0.0.1") throws {
         self.routes = routes
@@ -58,6 +64,7 @@ package final class LocalHTTPServer: Sendable {
         let (accepted, acceptedContinuation) = AsyncStream.makeStream(of: Void.self)
         self.accepted = accepted
         let count = connectionCount
+        let hangUps = hangUpTimes
         Thread.detachNewThread {
             while true {
                 let fd = accept(listener, nil, nil)
@@ -68,7 +75,7 @@ package final class LocalHTTPServer: Sendable {
                 }
                 count.value.add(1, ordering: .releasing)
                 acceptedContinuation.yield()
-                Thread.detachNewThread { LocalHTTPServer.serve(fd, routes: routes) }
+                Thread.detachNewThread { LocalHTTPServer.serve(fd, routes: routes, hangUps: hangUps) }
             }
         }
     }
@@ -80,7 +87,7 @@ package final class LocalHTTPServer: Sendable {
 
     package func url(_ path: String) -> String { "http://\(host):\(port)\(path)" }
 
-    private static func serve(_ fd: Int32, routes: [String: Response]) {
+    private static func serve(_ fd: Int32, routes: [String: Response], hangUps: HangUps) {
         defer { close(fd) }
         var request: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 4096)
@@ -100,6 +107,8 @@ package final class LocalHTTPServer: Sendable {
         case .silence:
             var b = [UInt8](repeating: 0, count: 16)
             _ = b.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }  // until the client gives up
+            let now = ContinuousClock.now
+            hangUps.value.withLock { $0.append(now) }
         case .endless:
             send(fd, "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nConnection: close\r\n\r\n")
             let chunk = [UInt8](repeating: 0xFF, count: 1 << 16)
