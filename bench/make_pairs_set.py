@@ -8,12 +8,14 @@ Writes, to OUT (default .build/pairs-set):
   NAME.png        the two photos side by side
   NAME.left.png   the left photo's human mask, placed on the pair (255 = subject)
   NAME.right.png  the right photo's
+  NAME.json       {"left": photo, "right": photo, "split": the left photo's width}
 Deterministic; needs numpy and opencv-python-headless (bench venv).
 
   .build/bench-venv/bin/python3 bench/make_pairs_set.py [--dir corpus/sticker-dev] [--out .build/pairs-set]
 """
 import argparse
 import glob
+import json
 import os
 
 import cv2
@@ -50,6 +52,8 @@ def main():
             cv2.imwrite(os.path.join(args.out, name + ".png"), pair)
             cv2.imwrite(os.path.join(args.out, name + ".left.png"), np.hstack([lm, zr]))
             cv2.imwrite(os.path.join(args.out, name + ".right.png"), np.hstack([zl, rm]))
+            with open(os.path.join(args.out, name + ".json"), "w") as f:
+                json.dump({"left": left, "right": right, "split": int(li.shape[1])}, f)
             count += 1
     print(f"make_pairs_set: {count} two-subject photos in {args.out}")
 

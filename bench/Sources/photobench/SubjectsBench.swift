@@ -3,7 +3,7 @@ import Imaging
 import PhotoWorker
 
 /// `photobench subjects [--dir .build/pairs-set] [--map-cache DIR] [--rounds N] [--no-own-cuts] [--point-one-cut]
-///  [--own-sizes P,PM] [--subjects-own-sizes P,PM] [--half T|H] [--verbose]`
+///  [--own-sizes P,PM] [--subjects-own-sizes P,PM] [--half T|H] [--alone] [--verbose]`
 ///
 /// The two-subject photos `bench/make_pairs_set.py` makes (two sticker-dev photos side by side, both human masks
 /// known), cut as the worker cuts by default (U²-Netp's map of the photo and its mirror image, square-rooted, weight
@@ -18,11 +18,14 @@ import PhotoWorker
 ///   `--own-sizes P,PM`: the point's own cut with the photo's pass at P and its mirror image's at PM, 0 for none,
 ///   by default the worker's 256, 0; `--subjects-own-sizes P,PM`: the subjects' own cuts' passes, by default the
 ///   worker's 256, 0 too, 320,256 for the search's two passes).
+/// `--alone`: each photo of the pairs also searched on its own (its part of the pair, from `NAME.json`), found when a
+/// subject's box has IoU >= 0.5 with its mask's: the share of pairs whose two photos are both found alone is what
+/// the pair's search could reach if putting two photos side by side cost nothing.
 /// `--half T` runs the tuning half alone (what a change is chosen on), `--half H` the held-out half.
 enum SubjectsBench {
     static func run(_ args: [String]) async throws {
         var dir = ".build/pairs-set", cache: String?, verbose = false, rounds = 3, refines = true, pointOwn = true
-        var ownSizes: [Int]?, subjectsOwnSizes: [Int]?, onlyHalf: String?
+        var ownSizes: [Int]?, subjectsOwnSizes: [Int]?, onlyHalf: String?, searchAlone = false
         var i = 0
         while i < args.count {
             switch args[i] {
@@ -35,6 +38,7 @@ enum SubjectsBench {
             case "--own-sizes": i += 1; ownSizes = args[i].split(separator: ",").compactMap { Int($0) }
             case "--subjects-own-sizes": i += 1; subjectsOwnSizes = args[i].split(separator: ",").compactMap { Int($0) }
             case "--half": i += 1; onlyHalf = args[i]
+            case "--alone": searchAlone = true
             default: throw StickerBench.BenchError("unknown argument \(args[i])")
             }
             i += 1
@@ -52,7 +56,11 @@ enum SubjectsBench {
             var half: String, both: Bool, own: [Double], other: [Double], count: Int
             /// The point's sticker as `image.sticker` cuts it (one cut of the whole photo, the point as its prompt).
             var alone: [(own: Double, other: Double)]
+            /// With `--alone`: whether each side's photo, searched on its own, is found.
+            var foundAlone: [Bool]?
         }
+        /// Whether each photo, searched on its own, is found (by photo name: each is in two pairs).
+        var foundAloneByPhoto: [String: (half: String, found: Bool)] = [:]
         var rows: [Row] = []
         // The own cuts' networks (resized weights), made once.
         let pointOwnCutMap = try StickerBench.ownCutMap(sizes: ownSizes)
@@ -96,11 +104,34 @@ enum SubjectsBench {
                     : try await StickerExtractor.extract(from: image, options: prompted, subjectMap: { first })
                 alone.append((cut.mask.intersectionOverUnion(truths[side]), cut.mask.intersectionOverUnion(truths[1 - side])))
             }
+            var foundAlone: [Bool]?
+            if searchAlone {
+                struct Split: Decodable { let left: String, right: String, split: Int }
+                guard let data = FileManager.default.contents(atPath: "\(dir)/\(name).json"),
+                      let split = try? JSONDecoder().decode(Split.self, from: data) else {
+                    throw StickerBench.BenchError("no \(name).json: run bench/make_pairs_set.py again")
+                }
+                var sides: [Bool] = []
+                for (side, photo) in [split.left, split.right].enumerated() {
+                    if let known = foundAloneByPhoto[photo] { sides.append(known.found); continue }
+                    let x = side == 0 ? 0 : split.split, w = side == 0 ? split.split : image.width - split.split
+                    let part = Compositing.crop(image, x: x, y: 0, width: w, height: image.height)
+                    let truth = StickerBench.boundingBox(of: truths[side])
+                    let moved = PixelRect(x: truth.x - x, y: truth.y, width: truth.width, height: truth.height)
+                    let own = try await StickerExtractor.subjects(in: part, options: options, subjectMap: mapOf, rounds: rounds,
+                                                                  refines: refines, ownCutMap: subjectsOwnCutMap)
+                    let found = own.subjects.contains { boxIoU($0.box, moved) >= 0.5 }
+                    foundAloneByPhoto[photo] = (String(name.prefix(1)), found)
+                    sides.append(found)
+                }
+                foundAlone = sides
+            }
             rows.append(Row(half: String(name.prefix(1)), both: both, own: own, other: other, count: found.subjects.count,
-                            alone: alone))
+                            alone: alone, foundAlone: foundAlone))
             if verbose {
-                print(String(format: "%@  subjects %d  both %@  left own %.3f other %.3f  right own %.3f other %.3f", name,
-                             found.subjects.count, both ? "yes" : "no", own[0], other[0], own[1], other[1]))
+                print(String(format: "%@  subjects %d  both %@  left own %.3f other %.3f  right own %.3f other %.3f%@", name,
+                             found.subjects.count, both ? "yes" : "no", own[0], other[0], own[1], other[1],
+                             foundAlone.map { "  alone " + $0.map { $0 ? "yes" : "no" }.joined(separator: "/") } ?? ""))
                 func text(_ b: PixelRect) -> String { "[\(b.x),\(b.y),\(b.x + b.width),\(b.y + b.height)]" }
                 print("    truth \(boxes.map(text).joined(separator: " "))  found "
                       + found.subjects.map { "\(text($0.box)) s\(String(format: "%.2f", $0.score))" }.joined(separator: " ")
@@ -118,6 +149,18 @@ enum SubjectsBench {
                          sides.map(\.0).reduce(0, +) / Double(sides.count), sides.map(\.1).reduce(0, +) / Double(sides.count),
                          100 * Double(ok) / Double(sides.count), sides.count,
                          Double(r.map(\.count).reduce(0, +)) / Double(r.count)))
+            let aloneRows = r.compactMap(\.foundAlone)
+            if !aloneRows.isEmpty {
+                let bothAlone = r.filter { $0.foundAlone == [true, true] }
+                let photos = foundAloneByPhoto.values.filter { half.isEmpty || $0.half == half }
+                print(String(format: "subjects: %@  each photo searched alone: %d of %d photos found, both in %.1f%% of the "
+                             + "pairs (the pair itself: %.1f%% of those, %.1f%% of the others)", label,
+                             photos.filter(\.found).count, photos.count,
+                             100 * Double(bothAlone.count) / Double(aloneRows.count),
+                             100 * Double(bothAlone.filter(\.both).count) / Double(max(1, bothAlone.count)),
+                             100 * Double(r.filter { $0.foundAlone != [true, true] && $0.both }.count)
+                                 / Double(max(1, r.count - bothAlone.count))))
+            }
             let alone = r.flatMap(\.alone)
             print(String(format: "subjects: %@  image.sticker with the point: own IoU %.3f, other's %.3f, own >= 0.7 and "
                          + "other's < 0.1 in %.1f%% of %d sides", label,
