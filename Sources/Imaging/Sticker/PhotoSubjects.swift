@@ -189,14 +189,17 @@ extension StickerExtractor {
         var options = options
         options.subject = nil
         var found: [DetectedSubject] = [], foundIn: [Int] = [], made: [PhotoSubjects.Round] = []
+        var searchRound: [Int] = []  // the round of the search that found each (foundIn moves to its own cut)
         var area = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         for round in 0..<max(1, rounds) {
             let cut = try await cutRound(of: area, in: image, options: options, subjectMap: subjectMap, on: stages)
             let parts = try await parts(of: cut, in: image, on: stages)
             // Not new: a part over a subject found before. A strip's map scales what is most salient in it to the top,
-            // so a later round's part must also stand out there (a strip of background scores low).
+            // so a later round's part must also stand out there (a strip of background scores low); with own cuts
+            // to come, it must stand out in its own cut instead (below): a subject at the strip's edge, where the
+            // strip's map is unsure, may be sure on its own part.
             let new = parts.filter { part in
-                (round == 0 || part.score >= laterRoundScore) && !found.contains { sameSubject($0, part) }
+                (round == 0 || refines || part.score >= laterRoundScore) && !found.contains { sameSubject($0, part) }
             }
             // The first round is kept even when it finds nothing: a prompt's sticker is cut from it.
             if new.isEmpty && round > 0 { break }
@@ -204,6 +207,7 @@ extension StickerExtractor {
             if new.isEmpty { break }
             found += new
             foundIn += Array(repeating: round, count: new.count)
+            searchRound += Array(repeating: round, count: new.count)
             guard let next = freeArea(image, boxes: found.map(\.box)) else { break }
             area = next
         }
@@ -232,7 +236,11 @@ extension StickerExtractor {
                 foundIn[i] = made.count - 1
             }
             var kept: [Int] = []
-            for i in found.indices where !kept.contains(where: { sameSubject(found[$0], found[i]) }) { kept.append(i) }
+            for i in found.indices where !kept.contains(where: { sameSubject(found[$0], found[i]) }) {
+                // A later round's part that stands out neither in its strip nor in its own cut is background.
+                if searchRound[i] > 0 && found[i].score < laterRoundScore { continue }
+                kept.append(i)
+            }
             (found, foundIn) = (kept.map { found[$0] }, kept.map { foundIn[$0] })
         }
         let order = found.indices.sorted { found[$0].area > found[$1].area }
@@ -342,7 +350,7 @@ extension StickerExtractor {
     /// A subject whose box covers this share of the photo or more is not cut again: its own part is nearly the photo.
     static let refinedBoxShare = 0.8
 
-    /// The least score of a subject found after the first round.
+    /// The least score of a subject found after the first round: in its own cut when it gets one, else in its strip.
     static let laterRoundScore = 0.3
 
     /// The largest strip of the photo beside the union of `boxes` (left, right, above or below it), if one is at

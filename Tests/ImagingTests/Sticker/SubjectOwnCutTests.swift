@@ -133,6 +133,37 @@ struct SubjectOwnCutTests {
         #expect(bar.x <= 22 && bar.x + bar.width >= 115, "\(bar)")
     }
 
+    /// A later round's part is judged by its own cut: the strip's map may be unsure of a subject (here the right
+    /// disc, faint in every map of a strip), its own part's sure of it. One faint in its own cut too stays out.
+    @Test(arguments: [(Float(1), true), (Float(0.01), false)])
+    func aLaterRoundsPartIsKeptWhenItsOwnCutIsSure(ownStrength: Float, kept: Bool) async throws {
+        let (image, _, right) = SubjectPromptTests.twoDiscs()
+        // The whole photo's map sees the left disc alone; a strip's, the right disc faintly.
+        let search: @Sendable (Image) async throws -> SubjectMap = { photo in
+            let strength: Float = photo.width == image.width ? 0 : 0.01
+            return SubjectMap(width: photo.width, height: photo.height, values: (0..<photo.pixelCount).map {
+                let c = photo[$0 % photo.width, $0 / photo.width]
+                return c.r > 150 && c.g < 100 ? 1 : c.r > 150 ? strength : 0
+            })
+        }
+        let own: @Sendable (Image) async throws -> SubjectMap = { photo in
+            SubjectMap(width: photo.width, height: photo.height, values: (0..<photo.pixelCount).map {
+                let c = photo[$0 % photo.width, $0 / photo.width]
+                return c.r > 150 && c.g < 100 ? 1 : c.r > 150 ? ownStrength : 0
+            })
+        }
+        let searchOnly = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: search,
+                                                             refines: false)
+        #expect(!searchOnly.subjects.contains { $0.point.x > 120 }, "the strip's part scores low: \(searchOnly.subjects)")
+        let found = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: search, ownCutMap: own)
+        let disc = found.subjects.firstIndex { $0.point.x > 120 }
+        #expect((disc != nil) == kept, "\(found.subjects)")
+        if let disc {
+            let iou = try found.sticker(of: disc, from: image).mask.intersectionOverUnion(right)
+            #expect(iou > 0.85, "IoU \(iou)")
+        }
+    }
+
     /// Widened only on the sides the subject reaches, and never past the photo.
     @Test func aPartIsWidenedOnlyWhereTheSubjectReachesItsEdge() {
         let image = Image(width: 200, height: 100)
