@@ -17,7 +17,10 @@ enum MaskUpsampler {
     ///     soft mask crosses halfway; lower levels move it outwards where the guide shows no edge
     ///     (soft or blurred outlines), by a fraction of a working pixel, and barely move it at a sharp
     ///     colour edge, where the fitted model steps from 0 to 1 across the edge.
-    /// - Returns: the full-resolution mask for `image`'s size, 255 where the filtered value is ≥ `level`.
+    ///   - region: the part of `image` the mask is for (its guide read in place: no copy of the part); nil for the
+    ///     whole image.
+    /// - Returns: the full-resolution mask for `region`'s size (`image`'s without one), 255 where the filtered value
+    ///   is ≥ `level`.
     /// - Throws: `CancellationError`, checked per plane and per band of pixels or output rows.
     ///
     /// The coefficient planes are enlarged one output row at a time, so beyond the returned mask the
@@ -25,10 +28,13 @@ enum MaskUpsampler {
     /// a 24-megapixel photo). In a compute-pool piece, idle threads of the pool take planes and bands too
     /// (``Parallel/forEach(_:_:)``): this is the end of a lone sticker, where the other core is otherwise idle.
     static func upsample(mask: [Float], guide: [Float], width w: Int, height h: Int, to image: Image,
-                         radius: Int, epsilon: Float, level: Float = 0.5) throws -> [UInt8] {
+                         region: PixelRect? = nil, radius: Int, epsilon: Float, level: Float = 0.5) throws -> [UInt8] {
         let n = w * h
         precondition(mask.count == n && guide.count == 3 * n)
-        let W = image.width, H = image.height
+        let part = region ?? PixelRect(x: 0, y: 0, width: image.width, height: image.height)
+        precondition(part.x >= 0 && part.y >= 0 && part.width > 0 && part.height > 0
+                     && part.x + part.width <= image.width && part.y + part.height <= image.height, "region off the image")
+        let W = part.width, H = part.height, stride = image.width
         var out = [UInt8](repeating: 0, count: W * H)
         let threads = Parallel.width
         let floats = UnsafeMutablePointer<Float>.allocate(capacity: Planes.statistics * n)
@@ -37,7 +43,7 @@ enum MaskUpsampler {
         try out.withUnsafeMutableBufferPointer { q in
             try image.pixels.withUnsafeBufferPointer { px in
                 let work = Planes(floats: floats, tables: tables, size: n, tableSize: (w + 1) * (h + 1),
-                                  rgba: px.baseAddress!, mask: q.baseAddress!)
+                                  rgba: px.baseAddress! + 4 * (part.y * stride + part.x), mask: q.baseAddress!)
                 let box: @Sendable (_ thread: Int, _ source: UnsafePointer<Float>, _ plane: Int) -> Void = {
                     ck_box_mean($1, w, h, radius, work.table($0), work.plane($2))
                 }
@@ -77,7 +83,7 @@ enum MaskUpsampler {
                     for y in index * rowsPerBand..<min(H, (index + 1) * rowsPerBand) {
                         let (r0, r1, wy) = enlarger.rows(y)
                         ck_guided_mask_row(smoothed, r0, r1, wy, enlarger.x0, enlarger.x1, enlarger.wx,
-                                           work.rgba + 4 * y * W, W, scale, level, work.mask + y * W)
+                                           work.rgba + 4 * y * stride, W, scale, level, work.mask + y * W)
                     }
                 }
             }
@@ -87,8 +93,8 @@ enum MaskUpsampler {
 
     /// The guided filter's working-size planes, one buffer shared by the threads of an upsampling: the thirteen
     /// window statistics (in the order `ck_guided_fit` takes them), of which the first four then hold the fit's
-    /// coefficients and then their box means; a summed-area table for each thread; the photo's colours and the
-    /// full-size mask.
+    /// coefficients and then their box means; a summed-area table for each thread; the photo's colours (the part's
+    /// first pixel, rows `image.width` apart) and the full-size mask.
     ///
     /// `@unchecked Sendable` is sound here: each index of a `spread` writes only its own plane, band of planes or
     /// band of mask rows (reading, in place, only what it writes), each thread number (used by one thread at a

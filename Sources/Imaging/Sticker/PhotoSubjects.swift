@@ -67,19 +67,9 @@ public struct PhotoSubjects: Sendable {
             plan.subject = prompt
             return try plan.sticker(from: image, cuts: r.cuts, options: r.options)
         }
-        // A later round cut a part of the photo: the prompt moved into it, the sticker and its mask moved back.
+        // A later round cut a part of the photo: the prompt moved into it, the sticker cut from the part in place.
         plan.subject = prompt.moved(by: -r.area.x, -r.area.y, within: r.area)
-        let part = Compositing.crop(image, x: r.area.x, y: r.area.y, width: r.area.width, height: r.area.height)
-        var sticker = try plan.sticker(from: part, cuts: r.cuts, options: r.options)
-        var full = Mask(width: image.width, height: image.height, repeating: 0)
-        for y in 0..<r.area.height {
-            for x in 0..<r.area.width { full.values[(y + r.area.y) * image.width + x + r.area.x] = sticker.mask.values[y * r.area.width + x] }
-        }
-        sticker.mask = full
-        sticker.boundingBox.x += r.area.x; sticker.boundingBox.y += r.area.y
-        sticker.origin = (sticker.origin.x + r.area.x, sticker.origin.y + r.area.y)
-        sticker.coverage = Double(full.count()) / Double(image.width * image.height)
-        return sticker
+        return try plan.sticker(from: image, region: r.area, cuts: r.cuts, options: r.options)
     }
 }
 

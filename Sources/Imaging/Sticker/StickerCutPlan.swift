@@ -50,12 +50,16 @@ public struct StickerCutPlan: Sendable {
 
     /// The subject mask at the photo's size (255 = subject) from the two cuts, and the confidence in it.
     /// - Parameters:
-    ///   - image: the photo the plan was made from (its colours guide the upsampling).
+    ///   - image: the photo the plan was made from (its colours guide the upsampling), or the larger photo it is
+    ///     `region` of.
+    ///   - region: the part of `image` the plan was made from, read in place; nil for the whole of `image`. The mask
+    ///     is then the region's size.
     ///   - cuts: `cut(.pixel)` and `cut(.region)`.
     ///   - feather: `StickerOptions.feather`.
     /// - Throws: `CancellationError`.
-    public func mask(of image: Image, cuts: (pixel: Cut, region: Cut), feather: Double) throws -> (mask: Mask, confidence: Double) {
-        let w = image.width, h = image.height
+    public func mask(of image: Image, region: PixelRect? = nil, cuts: (pixel: Cut, region: Cut),
+                     feather: Double) throws -> (mask: Mask, confidence: Double) {
+        let w = region?.width ?? image.width, h = region?.height ?? image.height
         guard case .cuts(let work, let saliency, _, let learned) = content else {
             guard case .decided(let mask, let confidence) = content else { preconditionFailure() }
             return (mask, confidence)
@@ -83,7 +87,8 @@ public struct StickerCutPlan: Sendable {
         // sharp ones. The split of a learned map has no such bias: half.
         let soft = labels.map(Float.init)
         var values = try MaskUpsampler.upsample(mask: soft, guide: work.rgb, width: work.width, height: work.height,
-                                                to: image, radius: 2, epsilon: 1e-3, level: learned ? 0.5 : 0.25)
+                                                to: image, region: region, radius: 2, epsilon: 1e-3,
+                                                level: learned ? 0.5 : 0.25)
         try MaskFeather.feather(&values, width: w, height: h, sigma: min(16, max(0, feather)))
         return (Mask(width: w, height: h, values: values), Self.confidence(saliency: saliency, labels: labels))
     }
@@ -113,6 +118,30 @@ public struct StickerCutPlan: Sendable {
     /// - Throws: `CancellationError`.
     public func sticker(from image: Image, cuts: (pixel: Cut, region: Cut), options: StickerOptions) throws -> Sticker {
         let (mask, confidence) = try self.mask(of: image, cuts: cuts, feather: options.feather)
+        return try sticker(from: image, mask: mask, confidence: confidence, options: options)
+    }
+
+    /// The cut-out of the plan made from `region` of `image`, as a sticker of the whole of `image` (its mask, box and
+    /// coverage in the photo's pixels). The region is read in place, not copied: on a large photo the copy would be
+    /// the largest buffer of the sticker after the photo itself.
+    /// - Throws: `CancellationError`.
+    public func sticker(from image: Image, region: PixelRect, cuts: (pixel: Cut, region: Cut),
+                        options: StickerOptions) throws -> Sticker {
+        let (part, confidence) = try self.mask(of: image, region: region, cuts: cuts, feather: options.feather)
+        var mask = Mask(width: image.width, height: image.height, repeating: 0)
+        mask.values.withUnsafeMutableBufferPointer { full in
+            part.values.withUnsafeBufferPointer { own in
+                for y in 0..<region.height {
+                    let from = y * region.width, to = (y + region.y) * image.width + region.x
+                    _ = UnsafeMutableBufferPointer(rebasing: full[to..<(to + region.width)])
+                        .update(fromContentsOf: own[from..<(from + region.width)])
+                }
+            }
+        }
+        return try sticker(from: image, mask: mask, confidence: confidence, options: options)
+    }
+
+    private func sticker(from image: Image, mask: Mask, confidence: Double, options: StickerOptions) throws -> Sticker {
         var options = options
         // A photo that is a cut-out already keeps its own colours: its soft edge is no mix with a background.
         if case .decided(_, let given) = content, given == 1 { options.decontaminatesEdges = false }

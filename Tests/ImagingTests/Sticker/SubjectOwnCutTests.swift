@@ -1,3 +1,4 @@
+import Compute
 import Testing
 @testable import Imaging
 
@@ -162,6 +163,45 @@ struct SubjectOwnCutTests {
             let iou = try found.sticker(of: disc, from: image).mask.intersectionOverUnion(right)
             #expect(iou > 0.85, "IoU \(iou)")
         }
+    }
+
+    /// A part's sticker is cut from the photo in place: the same cut-out, mask, box and coverage as from a copy of the
+    /// part, placed on the photo (with an outline, which reaches past the subject). The soft edge's colours are
+    /// estimated from the photo round them, which in place goes on past the part's edge: they may differ a little.
+    @Test(arguments: [false, true])
+    func aPartsStickerIsCutInPlaceAsFromACopy(decontaminates: Bool) async throws {
+        let (image, _, _) = SubjectPromptTests.twoDiscs()
+        let region = PixelRect(x: 131, y: 7, width: 97, height: 106)
+        let part = Compositing.crop(image, x: region.x, y: region.y, width: region.width, height: region.height)
+        var options = Self.options
+        options.outlineWidth = 3
+        options.feather = 1.5
+        options.decontaminatesEdges = decontaminates
+        let (plan, cuts, settled) = try await StickerExtractor.planAndCut(part, options: options,
+                                                                          subjectMap: { try await Self.map(part) },
+                                                                          on: InlineStages())
+        let copied = try plan.sticker(from: part, cuts: cuts, options: settled)
+        let inPlace = try plan.sticker(from: image, region: region, cuts: cuts, options: settled)
+        #expect(inPlace.image.width == copied.image.width && inPlace.image.height == copied.image.height)
+        let differences = zip(inPlace.image.pixels, copied.image.pixels).enumerated().map { i, p in
+            i % 4 == 3 ? (p.0 == p.1 ? 0 : 255) : abs(Int(p.0) - Int(p.1))
+        }
+        // Alpha the same everywhere; colour exactly without the estimate, within a few levels with it.
+        #expect(differences.max() ?? 255 <= (decontaminates ? 3 : 0), "largest difference \(differences.max() ?? -1)")
+        #expect(inPlace.boundingBox == PixelRect(x: copied.boundingBox.x + region.x, y: copied.boundingBox.y + region.y,
+                                                 width: copied.boundingBox.width, height: copied.boundingBox.height),
+                "\(inPlace.boundingBox) against \(copied.boundingBox)")
+        #expect(inPlace.origin.x == copied.origin.x + region.x && inPlace.origin.y == copied.origin.y + region.y,
+                "\(inPlace.origin) against \(copied.origin)")
+        var placed = Mask(width: image.width, height: image.height, repeating: 0)
+        for y in 0..<region.height {
+            for x in 0..<region.width {
+                placed.values[(y + region.y) * image.width + x + region.x] = copied.mask.values[y * region.width + x]
+            }
+        }
+        #expect(inPlace.mask == placed, "the mask, placed on the photo")
+        #expect(copied.mask.count() > 1000 && inPlace.coverage == Double(placed.count()) / Double(image.pixelCount),
+                "coverage \(inPlace.coverage)")
     }
 
     /// Widened only on the sides the subject reaches, and never past the photo.
