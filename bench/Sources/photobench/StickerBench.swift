@@ -5,7 +5,7 @@ import PhotoWorker
 
 /// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split] [--no-faces]
 ///  [--net [--mirror] [--net-weight W] [--net-exponent E] [--classical-when-undecided] [--map-cache DIR] | --net-only]
-///  [--prompt point|point-own|box|all|box-whole|box-net] [--focus-sizes P,PM,R,RM] [--own-sizes P,PM]`
+///  [--prompt point|point-own|box|all|box-whole|box-net|parts-oracle] [--focus-sizes P,PM,R,RM] [--own-sizes P,PM]`
 ///
 /// Runs `StickerExtractor.extract` over every image of the sticker-dev corpus (images/NAME.jpg,
 /// masks/NAME.png) and prints the mean IoU against the human masks (both thresholded at 128) and the
@@ -90,8 +90,8 @@ enum StickerBench {
             case "point", "point-own": options.subject = .points(include: [deepestPoint(of: pair.truth)], exclude: [])
             case "box", "box-net", "box-whole": options.subject = .box(boundingBox(of: pair.truth))
             case "all": options.subject = .all
-            case nil: break
-            default: throw BenchError("--prompt point|point-own|box|all|box-whole|box-net")
+            case nil, "parts-oracle": break
+            default: throw BenchError("--prompt point|point-own|box|all|box-whole|box-net|parts-oracle")
             }
             var used = map
             if prompt == "box", let sizes = focusSizes, sizes.count == 4,
@@ -111,7 +111,9 @@ enum StickerBench {
                                       longSide: options.workingSize)
             }
             let sticker: Sticker
-            if prompt == "point-own", let whole = used {
+            if prompt == "parts-oracle" {
+                sticker = try await partsOracle(pair, options: options, map: used)
+            } else if prompt == "point-own", let whole = used {
                 sticker = try await StickerExtractor.extract(from: pair.image, options: options, photoMap: { whole },
                                                              ownCutMap: pointOwnCutMap)
             } else {
@@ -151,6 +153,34 @@ enum StickerBench {
     }
 
     struct Pair { var name: String; var image: Image; var truth: Mask }
+
+    /// `--prompt parts-oracle`: the most any choice among the parts of the unprompted cut can give, so the most a
+    /// point (which selects parts, and cannot move the cut's edges) can gain: the parts the photo's cut lists
+    /// (`StickerExtractor.subjects`, one round, no own cuts) of which at least half lies in the true mask, kept
+    /// together as points do; the part with the most in the mask when none has half; the unprompted sticker when
+    /// there are no parts. It reads the true mask, so it is a bound, not a method.
+    static func partsOracle(_ pair: Pair, options: StickerOptions, map: SubjectMap?) async throws -> Sticker {
+        let found = try await StickerExtractor.subjects(in: pair.image, options: options,
+                                                        subjectMap: map.map { m in { @Sendable _ in m } }, rounds: 1,
+                                                        refines: false)
+        guard !found.subjects.isEmpty else {
+            return try await StickerExtractor.extract(from: pair.image, options: options,
+                                                      subjectMap: map.map { m in { @Sendable in m } })
+        }
+        let inside = try found.subjects.indices.map { i -> (share: Double, count: Int) in
+            let mask = try found.sticker(of: i, from: pair.image).mask
+            var all = 0, hit = 0
+            for (v, t) in zip(mask.values, pair.truth.values) where v >= 128 {
+                all += 1
+                if t >= 128 { hit += 1 }
+            }
+            return (all > 0 ? Double(hit) / Double(all) : 0, hit)
+        }
+        var chosen = found.subjects.indices.filter { inside[$0].share >= 0.5 }
+        if chosen.isEmpty, let best = found.subjects.indices.max(by: { inside[$0].count < inside[$1].count }) { chosen = [best] }
+        return try found.sticker(from: pair.image, subject: .points(include: chosen.map { found.subjects[$0].point },
+                                                                    exclude: []))
+    }
 
     /// `--prompt box-net` (an experiment, not the worker's): the network's map of the part of the photo inside the box
     /// (grown by a tenth of its size a side), placed on a map of the whole photo (480 px long side, 0 outside), so the
