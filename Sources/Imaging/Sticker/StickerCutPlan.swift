@@ -128,6 +128,9 @@ public struct StickerCutPlan: Sendable {
     public func sticker(from image: Image, region: PixelRect, cuts: (pixel: Cut, region: Cut),
                         options: StickerOptions) throws -> Sticker {
         let (part, confidence) = try self.mask(of: image, region: region, cuts: cuts, feather: options.feather)
+        precondition(part.width == region.width && part.height == region.height && region.x >= 0 && region.y >= 0
+                     && region.x + region.width <= image.width && region.y + region.height <= image.height,
+                     "a plan of another part, or a part off the photo")
         var mask = Mask(width: image.width, height: image.height, repeating: 0)
         mask.values.withUnsafeMutableBufferPointer { full in
             part.values.withUnsafeBufferPointer { own in
