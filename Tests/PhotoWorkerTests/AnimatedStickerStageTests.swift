@@ -118,14 +118,17 @@ struct AnimatedStickerStageTests {
         #expect(own[2] == 0 && own[4] == 0, "\(own)")
     }
 
-    @Test("A waiting frame gives back the frame it was given, opaque (held without its alpha) or not")
+    @Test("A waiting frame gives back the frame it was given and its luma, opaque (held without its alpha) or not")
     func waitingFramesRoundTrip() {
         let opaque = Self.frame(20).0
         #expect(WaitingFrame(opaque, duration: 0.1).image == opaque)
+        // Held as RGB, its luma taken from those bytes is the image's.
+        #expect(WaitingFrame(opaque, duration: 0.1).luma == MaskMotion.Luma(opaque))
         var seeThrough = opaque
         seeThrough[3, 4] = RGBA(r: 1, g: 2, b: 3, a: 40)
         let waiting = WaitingFrame(seeThrough, duration: 0.25)
         #expect(waiting.image == seeThrough && waiting.duration == 0.25)
+        #expect(waiting.luma == MaskMotion.Luma(seeThrough))
     }
 
     @Test("The sink encodes batches in order and its first fitting attempt is the file when it fits")

@@ -28,22 +28,26 @@ public enum MaskMotion {
 
     /// A frame's luma at full size and at half size (means of 2x2 blocks), what ``shift(from:mask:to:radius:)``
     /// compares.
-    public struct Luma: Sendable {
+    public struct Luma: Sendable, Equatable {
         public let width: Int, height: Int
         let full: [UInt8]
         let halfWidth: Int, halfHeight: Int
         let half: [UInt8]
 
         public init(_ image: Image) {
-            let (w, fh) = (image.width, image.height)
+            self = image.pixels.withUnsafeBufferPointer { Luma(pixels: $0, channels: 4, width: image.width, height: image.height) }
+        }
+
+        /// The luma of `width` x `height` pixels of `channels` interleaved bytes each, red, green and blue first
+        /// (RGBA, or RGB as a frame held without its alpha).
+        public init(pixels p: UnsafeBufferPointer<UInt8>, channels: Int, width w: Int, height fh: Int) {
+            precondition(channels >= 3 && p.count >= w * fh * channels)
             (width, height) = (w, fh)
             var full = [UInt8](repeating: 0, count: w * fh)
-            image.pixels.withUnsafeBufferPointer { p in
-                full.withUnsafeMutableBufferPointer { l in
-                    for i in 0..<l.count {
-                        let r = Int(p[i * 4]) * 77, g = Int(p[i * 4 + 1]) * 150, b = Int(p[i * 4 + 2]) * 29
-                        l[i] = UInt8((r + g + b + 128) >> 8)
-                    }
+            full.withUnsafeMutableBufferPointer { l in
+                for i in 0..<l.count {
+                    let r = Int(p[i * channels]) * 77, g = Int(p[i * channels + 1]) * 150, b = Int(p[i * channels + 2]) * 29
+                    l[i] = UInt8((r + g + b + 128) >> 8)
                 }
             }
             let (hw, hh) = (max(1, w / 2), max(1, fh / 2))

@@ -105,7 +105,7 @@ final class AnimatedStickerStage: @unchecked Sendable {
         var shifts = [MaskMotion.Shift.zero]
         for frame in pending {
             try Cancellation.check()
-            lumas.append(MaskMotion.Luma(frame.image))
+            lumas.append(frame.luma)
         }
         let luma = MaskMotion.Luma(image)
         lumas.append(luma)

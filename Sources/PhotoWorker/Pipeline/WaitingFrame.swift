@@ -37,6 +37,16 @@ struct WaitingFrame: Sendable {
         pixels = .opaque(rgb: rgb, width: image.width, height: image.height)
     }
 
+    /// The frame's luma, taken from the bytes as held (a frame held as RGB is not widened to RGBA for it).
+    var luma: MaskMotion.Luma {
+        switch pixels {
+        case .image(let image):
+            return MaskMotion.Luma(image)
+        case .opaque(let rgb, let width, let height):
+            return rgb.withUnsafeBufferPointer { MaskMotion.Luma(pixels: $0, channels: 3, width: width, height: height) }
+        }
+    }
+
     /// The frame as it was added.
     var image: Image {
         switch pixels {
