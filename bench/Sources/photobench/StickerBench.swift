@@ -5,7 +5,7 @@ import PhotoWorker
 
 /// `photobench sticker [--dir DIR] [--pnm DIR] [--verbose] [--working-size N] [--dump OUTDIR] [--split] [--no-faces]
 ///  [--net [--mirror] [--net-weight W] [--net-exponent E] [--classical-when-undecided] [--map-cache DIR] | --net-only]
-///  [--prompt point|point-own|box|all|box-whole|box-net|parts-oracle] [--focus-sizes P,PM,R,RM] [--own-sizes P,PM]`
+///  [--prompt point|point-own|box|all|box-whole|box-net|parts-oracle|box-oracle] [--focus-sizes P,PM,R,RM] [--own-sizes P,PM]`
 ///
 /// Runs `StickerExtractor.extract` over every image of the sticker-dev corpus (images/NAME.jpg,
 /// masks/NAME.png) and prints the mean IoU against the human masks (both thresholded at 128) and the
@@ -88,10 +88,10 @@ enum StickerBench {
             options.subjectMap = nil
             switch prompt {
             case "point", "point-own": options.subject = .points(include: [deepestPoint(of: pair.truth)], exclude: [])
-            case "box", "box-net", "box-whole": options.subject = .box(boundingBox(of: pair.truth))
+            case "box", "box-net", "box-whole", "box-oracle": options.subject = .box(boundingBox(of: pair.truth))
             case "all": options.subject = .all
             case nil, "parts-oracle": break
-            default: throw BenchError("--prompt point|point-own|box|all|box-whole|box-net|parts-oracle")
+            default: throw BenchError("--prompt point|point-own|box|all|box-whole|box-net|parts-oracle|box-oracle")
             }
             var used = map
             if prompt == "box", let sizes = focusSizes, sizes.count == 4,
@@ -100,7 +100,7 @@ enum StickerBench {
                 // Experiment: the photo's pass, its mirror's, the region's and its mirror's at these input sizes
                 // (0: left out).
                 used = try await sizedFocusMap(for: pair.image, region: focus, sizes: sizes, longSide: options.workingSize)
-            } else if prompt == "box", let whole = map,
+            } else if prompt == "box" || prompt == "box-oracle", let whole = map,
                let focus = SubjectNetwork.focusRegion(for: boundingBox(of: pair.truth), width: pair.image.width,
                                                       height: pair.image.height) {
                 // As the worker maps a box round a small subject (`StickerStage.extract`), the photo's map from the
@@ -111,7 +111,9 @@ enum StickerBench {
                                       longSide: options.workingSize)
             }
             let sticker: Sticker
-            if prompt == "parts-oracle" {
+            if prompt == "box-oracle", let used {
+                sticker = boxOracle(pair, map: used)
+            } else if prompt == "parts-oracle" {
                 sticker = try await partsOracle(pair, options: options, map: used)
             } else if prompt == "point-own", let whole = used {
                 sticker = try await StickerExtractor.extract(from: pair.image, options: options, photoMap: { whole },
@@ -153,6 +155,25 @@ enum StickerBench {
     }
 
     struct Pair { var name: String; var image: Image; var truth: Mask }
+
+    /// `--prompt box-oracle`: the map the worker cuts a box with (the photo's, averaged with the box's part's for a box
+    /// under half the photo), inside the box, split at the threshold (0.05 ... 0.95) that gives the best IoU with the
+    /// true mask: what a box could give by where it splits the map, with the true mask in hand (a bound, not a method).
+    static func boxOracle(_ pair: Pair, map: SubjectMap) -> Sticker {
+        let w = pair.image.width, h = pair.image.height, box = boundingBox(of: pair.truth)
+        let values = map.resized(width: w, height: h).values
+        var best = Mask(width: w, height: h, repeating: 0), bestIoU = -1.0
+        for step in 1...19 {
+            let t = Float(step) / 20
+            var mask = Mask(width: w, height: h, repeating: 0)
+            for y in box.y..<(box.y + box.height) {
+                for x in box.x..<(box.x + box.width) where values[y * w + x] >= t { mask.values[y * w + x] = 255 }
+            }
+            let iou = mask.intersectionOverUnion(pair.truth)
+            if iou > bestIoU { (best, bestIoU) = (mask, iou) }
+        }
+        return Sticker(image: pair.image, boundingBox: box, origin: (box.x, box.y), coverage: 0, confidence: 1, mask: best)
+    }
 
     /// `--prompt parts-oracle`: the most any choice among the parts of the unprompted cut can give, so the most a
     /// point (which selects parts, and cannot move the cut's edges) can gain: the parts the photo's cut lists
