@@ -30,7 +30,8 @@ package final class LocalHTTPServer: Sendable {
     package var connections: Int { connectionCount.value.load(ordering: .acquiring) }
     private let connectionCount = Counter()
 
-    /// When each `.silence` connection was closed by its client, stamped on the serving thread as it saw the close:
+    /// When each connection was closed by its client before its request was whole, or while a `.silence` route kept
+    /// it waiting, stamped on the serving thread as it saw the close:
     /// a busy test process may resume an awaiting task seconds late, but this stamp is taken before any of that.
     package var hangUps: [ContinuousClock.Instant] { hangUpTimes.value.withLock { $0 } }
     private let hangUpTimes = HangUps()
@@ -93,7 +94,12 @@ package final class LocalHTTPServer: Sendable {
         var buf = [UInt8](repeating: 0, count: 4096)
         while !request.containsHeaderEnd {
             let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-            if n <= 0 { return }
+            if n <= 0 {
+                // Closed before its request was whole (a fetch cancelled while it connected).
+                let now = ContinuousClock.now
+                hangUps.value.withLock { $0.append(now) }
+                return
+            }
             request.append(contentsOf: buf[0..<n])
         }
         let line = String(decoding: request.prefix { $0 != 0x0D }, as: UTF8.self)

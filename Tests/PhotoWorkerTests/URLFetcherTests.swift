@@ -100,7 +100,8 @@ struct URLFetcherTests {
         let server = try LocalHTTPServer(routes: ["/silent": .silence])
         let fetcher = URLFetcher(maxBytes: 1 << 20, timeout: .seconds(600))
         let task = Task { try await fetcher.fetch(URL(string: server.url("/silent"))!, policy: .any) }
-        // Cancel once the server has the connection (the fetch is then parked in poll, waiting for an answer).
+        // Cancel once the server has the connection (the fetch is then sending its request or waiting in poll for an
+        // answer: either way it closes the connection when it ends).
         var accepted = server.accepted.makeAsyncIterator()
         _ = await accepted.next()
         let start = ContinuousClock.now

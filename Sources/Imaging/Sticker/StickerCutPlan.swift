@@ -128,9 +128,10 @@ public struct StickerCutPlan: Sendable {
     public func sticker(from image: Image, region: PixelRect, cuts: (pixel: Cut, region: Cut),
                         options: StickerOptions) throws -> Sticker {
         let (part, confidence) = try self.mask(of: image, region: region, cuts: cuts, feather: options.feather)
+        // (The plan keeps no source size: a decided plan's mask is the one size it can be checked by.)
         precondition(part.width == region.width && part.height == region.height && region.x >= 0 && region.y >= 0
                      && region.x + region.width <= image.width && region.y + region.height <= image.height,
-                     "a plan of another part, or a part off the photo")
+                     "a decided plan of another part, or a part off the photo")
         var mask = Mask(width: image.width, height: image.height, repeating: 0)
         mask.values.withUnsafeMutableBufferPointer { full in
             part.values.withUnsafeBufferPointer { own in
@@ -141,14 +142,16 @@ public struct StickerCutPlan: Sendable {
                 }
             }
         }
-        return try sticker(from: image, mask: mask, confidence: confidence, options: options)
+        return try sticker(from: image, mask: mask, confidence: confidence, options: options, emptyBox: region)
     }
 
-    private func sticker(from image: Image, mask: Mask, confidence: Double, options: StickerOptions) throws -> Sticker {
+    private func sticker(from image: Image, mask: Mask, confidence: Double, options: StickerOptions,
+                         emptyBox: PixelRect? = nil) throws -> Sticker {
         var options = options
         // A photo that is a cut-out already keeps its own colours: its soft edge is no mix with a background.
         if case .decided(_, let given) = content, given == 1 { options.decontaminatesEdges = false }
-        return try StickerExtractor.makeSticker(image, mask: mask, confidence: confidence, options: options)
+        return try StickerExtractor.makeSticker(image, mask: mask, confidence: confidence, options: options,
+                                                emptyBox: emptyBox)
     }
 
     /// Saliency contrast between the two sides, scaled by agreement with the saliency's own split.

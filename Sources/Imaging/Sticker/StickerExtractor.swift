@@ -117,8 +117,10 @@ public enum StickerExtractor {
     }
 
     /// Crops the cut-out to the mask's bounding box plus a margin for the outline, applies the mask as
-    /// alpha and draws the outline.
-    static func makeSticker(_ image: Image, mask: Mask, confidence: Double, options: StickerOptions) throws -> Sticker {
+    /// alpha and draws the outline. An empty mask's box is `emptyBox` (the part of the photo cut), the whole photo
+    /// without one.
+    static func makeSticker(_ image: Image, mask: Mask, confidence: Double, options: StickerOptions,
+                            emptyBox: PixelRect? = nil) throws -> Sticker {
         let w = image.width, h = image.height
         var minX = w, minY = h, maxX = -1, maxY = -1
         var covered = 0
@@ -133,7 +135,10 @@ public enum StickerExtractor {
                 }
             }
         }
-        if maxX < 0 { minX = 0; minY = 0; maxX = w - 1; maxY = h - 1 }
+        if maxX < 0 {
+            let b = emptyBox ?? PixelRect(x: 0, y: 0, width: w, height: h)
+            minX = b.x; minY = b.y; maxX = b.x + b.width - 1; maxY = b.y + b.height - 1
+        }
         let box = PixelRect(x: minX, y: minY, width: maxX - minX + 1, height: maxY - minY + 1)
         let outline = max(0, options.outlineWidth)
         let pad = outline > 0 ? outline + 2 : 0
