@@ -179,34 +179,40 @@ extension StickerExtractor {
         var options = options
         options.subject = nil
         var found: [DetectedSubject] = [], foundIn: [Int] = [], made: [PhotoSubjects.Round] = []
-        var searchRound: [Int] = []  // the round of the search that found each (foundIn moves to its own cut)
+        // Parts a later round found that did not stand out in its strip: they take no part in the search (its strips,
+        // what counts as found), and become subjects only when their own cut is sure of them (below).
+        var unsure: [DetectedSubject] = []
         var area = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         for round in 0..<max(1, rounds) {
             let cut = try await cutRound(of: area, in: image, options: options, subjectMap: subjectMap, on: stages)
             let parts = try await parts(of: cut, in: image, on: stages)
             // Not new: a part over a subject found before. A strip's map scales what is most salient in it to the top,
-            // so a later round's part must also stand out there (a strip of background scores low); with own cuts
-            // to come, it must stand out in its own cut instead (below): a subject at the strip's edge, where the
-            // strip's map is unsure, may be sure on its own part.
-            let new = parts.filter { part in
-                (round == 0 || refines || part.score >= laterRoundScore) && !found.contains { sameSubject($0, part) }
+            // so a later round's part must also stand out there (a strip of background scores low).
+            let new = parts.filter { part in !found.contains { sameSubject($0, part) } }
+            let sure = new.filter { round == 0 || $0.score >= laterRoundScore }
+            if refines {
+                unsure += new.filter { part in round > 0 && part.score < laterRoundScore && !unsure.contains { sameSubject($0, part) } }
             }
             // The first round is kept even when it finds nothing: a prompt's sticker is cut from it.
-            if new.isEmpty && round > 0 { break }
+            if sure.isEmpty && round > 0 { break }
             made.append(cut)
-            if new.isEmpty { break }
-            found += new
-            foundIn += Array(repeating: round, count: new.count)
-            searchRound += Array(repeating: round, count: new.count)
+            if sure.isEmpty { break }
+            found += sure
+            foundIn += Array(repeating: round, count: sure.count)
             guard let next = freeArea(image, boxes: found.map(\.box)) else { break }
             area = next
         }
         if refines {
             // The largest subjects cut again, each from its own part of the photo, where the map sees it large and
             // alone: the subject is then that cut's part under its first box. A subject's new cut may have grown
-            // over another's: the one found first stays.
-            let largest = found.indices.sorted { found[$0].area > found[$1].area }.prefix(refinedSubjects)
-            for i in largest {
+            // over another's: the one found first stays. The unsure parts come after the subjects found: a subject
+            // at a strip's edge, where the strip's map is unsure, may be sure on its own part.
+            let searched = found.count
+            let largest = found.indices.sorted { found[$0].area > found[$1].area }
+            found += unsure
+            foundIn += Array(repeating: -1, count: unsure.count)
+            let candidates = (searched..<found.count).sorted { found[$0].area > found[$1].area }
+            for i in (largest + candidates).prefix(refinedSubjects) {
                 guard var part = ownCutArea(for: found[i].box, in: image) else { continue }
                 var best: (cut: PhotoSubjects.Round, own: DetectedSubject)?
                 for attempt in 0..<ownCutAttempts {
@@ -221,14 +227,14 @@ extension StickerExtractor {
                     part = wider
                 }
                 guard let (cut, own) = best else { continue }
+                // An unsure part its own cut is not sure of either is background: its cut is not kept.
+                if i >= searched && own.score < laterRoundScore { continue }
                 made.append(cut)
                 found[i] = own
                 foundIn[i] = made.count - 1
             }
             var kept: [Int] = []
-            for i in found.indices where !kept.contains(where: { sameSubject(found[$0], found[i]) }) {
-                // A later round's part that stands out neither in its strip nor in its own cut is background.
-                if searchRound[i] > 0 && found[i].score < laterRoundScore { continue }
+            for i in found.indices where foundIn[i] >= 0 && !kept.contains(where: { sameSubject(found[$0], found[i]) }) {
                 kept.append(i)
             }
             (found, foundIn) = (kept.map { found[$0] }, kept.map { foundIn[$0] })
@@ -340,7 +346,8 @@ extension StickerExtractor {
     /// A subject whose box covers this share of the photo or more is not cut again: its own part is nearly the photo.
     static let refinedBoxShare = 0.8
 
-    /// The least score of a subject found after the first round: in its own cut when it gets one, else in its strip.
+    /// The least score of a subject found after the first round, in its strip or, when it is cut again on its own,
+    /// in that own cut.
     static let laterRoundScore = 0.3
 
     /// The largest strip of the photo beside the union of `boxes` (left, right, above or below it), if one is at
