@@ -15,12 +15,7 @@ struct WaitingFrame: Sendable {
     init(_ image: Image, duration: Double) {
         self.duration = duration
         let count = image.pixelCount
-        let opaque = image.pixels.withUnsafeBufferPointer { p in
-            var i = 3
-            while i < p.count, p[i] == 255 { i += 4 }
-            return i >= p.count
-        }
-        guard opaque else {
+        guard image.isOpaque else {
             pixels = .image(image)
             return
         }
