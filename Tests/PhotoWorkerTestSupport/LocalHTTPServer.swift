@@ -38,7 +38,14 @@ package final class LocalHTTPServer: Sendable {
 
     /// A reference the accepting thread shares with the server (an `Atomic` itself cannot be captured).
     private final class Counter: Sendable { let value = Atomic<Int>(0) }
-    private final class HangUps: Sendable { let value = Mutex<[ContinuousClock.Instant]>([]) }
+    private final class HangUps: Sendable {
+        let value = Mutex<[ContinuousClock.Instant]>([])
+        /// Stamps a client's close now, on the serving thread.
+        func record() {
+            let now = ContinuousClock.now
+            value.withLock { $0.append(now) }
+        }
+    }
 
     package init(routes: [String: Response], host: String = "127.0.0.1") throws {
         self.routes = routes
@@ -95,9 +102,7 @@ package final class LocalHTTPServer: Sendable {
         while !request.containsHeaderEnd {
             let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
             if n <= 0 {
-                // Closed before its request was whole (a fetch cancelled while it connected).
-                let now = ContinuousClock.now
-                hangUps.value.withLock { $0.append(now) }
+                hangUps.record()  // closed before its request was whole (a fetch cancelled while it connected)
                 return
             }
             request.append(contentsOf: buf[0..<n])
@@ -113,8 +118,7 @@ package final class LocalHTTPServer: Sendable {
         case .silence:
             var b = [UInt8](repeating: 0, count: 16)
             _ = b.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }  // until the client gives up
-            let now = ContinuousClock.now
-            hangUps.value.withLock { $0.append(now) }
+            hangUps.record()
         case .endless:
             send(fd, "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nConnection: close\r\n\r\n")
             let chunk = [UInt8](repeating: 0xFF, count: 1 << 16)
