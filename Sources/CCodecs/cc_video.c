@@ -6,6 +6,7 @@
 #include "CCodecs.h"
 #include "cc_messages.h"
 #include "cc_ffmpeg_log.h"
+#include "cc_ffmpeg_compat.h"
 #include "cc_sws_rows.h"
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -208,7 +209,7 @@ static double cc_video_seconds(cc_video *v, int64_t pts) {
 /* Clockwise degrees that turn the stored picture upright, from the stream's display matrix. */
 static int cc_video_rotation(AVStream *st) {
     size_t size = 0;
-    const uint8_t *matrix = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    const uint8_t *matrix = cc_stream_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
     if (matrix == NULL || size < 9 * sizeof(int32_t)) return 0;
     double counterclockwise = av_display_rotation_get((const int32_t *)matrix);
     if (isnan(counterclockwise)) return 0;
@@ -291,8 +292,8 @@ static int cc_video_decode_kept(cc_video *v, int *got, cc_cancel_check check) {
         if (v->skip_before <= 0) return CC_OK;
         int64_t pts = v->upcoming->best_effort_timestamp;
         double time = pts == AV_NOPTS_VALUE ? v->last_time : cc_video_seconds(v, pts);
-        double duration = v->upcoming->pkt_duration > 0 ? v->upcoming->pkt_duration * av_q2d(v->time_base)
-                                                        : v->default_duration;
+        int64_t frame_duration = cc_frame_duration(v->upcoming);
+        double duration = frame_duration > 0 ? frame_duration * av_q2d(v->time_base) : v->default_duration;
         if (time + duration > v->skip_before + 1e-6) return CC_OK;
     }
 }
@@ -483,8 +484,8 @@ int cc_video_seek(cc_video *v, double start) {
         /* The frame kept from open is before the start unless it ends after it. */
         int64_t pts = v->pending->best_effort_timestamp;
         double time = pts == AV_NOPTS_VALUE ? 0 : cc_video_seconds(v, pts);
-        double duration = v->pending->pkt_duration > 0 ? v->pending->pkt_duration * av_q2d(v->time_base)
-                                                       : v->default_duration;
+        int64_t frame_duration = cc_frame_duration(v->pending);
+        double duration = frame_duration > 0 ? frame_duration * av_q2d(v->time_base) : v->default_duration;
         if (time + duration <= start + 1e-6) v->has_pending = 0;
     }
     cc_video_current = NULL;
@@ -571,7 +572,8 @@ int cc_video_next(cc_video *v, uint8_t *rgba, size_t row_bytes, cc_motion_frame 
     }
     int64_t pts = v->pending->best_effort_timestamp;
     double time = pts == AV_NOPTS_VALUE ? v->last_time : cc_video_seconds(v, pts);
-    double duration = v->pending->pkt_duration > 0 ? v->pending->pkt_duration * av_q2d(v->time_base) : v->default_duration;
+    int64_t frame_duration = cc_frame_duration(v->pending);
+    double duration = frame_duration > 0 ? frame_duration * av_q2d(v->time_base) : v->default_duration;
     /* Converted and let go before the next frame is decoded: the decoder's pool then never needs a buffer while
      * a frame that only waits for its duration holds one (a 4K frame is 12 MB). */
     status = cc_video_convert(v, v->pending, rgba, row_bytes);

@@ -9,6 +9,7 @@
 #include "CCodecsAnimation.h"
 #include "cc_messages.h"
 #include "cc_ffmpeg_log.h"
+#include "cc_ffmpeg_compat.h"
 #include "cc_sws_rows.h"
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -32,7 +33,7 @@ typedef struct cc_memory_file {
     const uint8_t *input; /* reading (cc_webm_inspect): the bytes read, `length` of them */
 } cc_memory_file;
 
-static int cc_memory_write(void *opaque, uint8_t *bytes, int count) {
+static int cc_memory_write(void *opaque, CC_AVIO_WRITTEN_BYTES bytes, int count) {
     cc_memory_file *f = (cc_memory_file *)opaque;
     if (count <= 0) return 0;
     size_t end = f->position + (size_t)count;
@@ -248,7 +249,7 @@ int cc_webm_add(cc_webm *w, const uint8_t *rgba, int64_t pts_ms, int64_t duratio
     const int stride[1] = {(int)padded};
     sws_scale(w->sws, src, stride, 0, (int)w->height, w->frame->data, w->frame->linesize);
     w->frame->pts = pts_ms;
-    w->frame->pkt_duration = duration_ms;
+    cc_frame_set_duration(w->frame, duration_ms);
     if (w->pending_count == CC_WEBM_PENDING) { /* the encoder never lags this far; drop the oldest guess */
         memmove(w->pending_pts, w->pending_pts + 1, (CC_WEBM_PENDING - 1) * sizeof(int64_t));
         memmove(w->pending_duration, w->pending_duration + 1, (CC_WEBM_PENDING - 1) * sizeof(int64_t));
