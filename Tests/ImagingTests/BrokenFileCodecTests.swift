@@ -51,6 +51,12 @@ struct BrokenFileCodecTests {
         "pngfix-x_unexpected_eof.png": .rejected(.invalid, "invalid chunk type"),
     ]
 
+    /// The same fault in another release's words: the messages are the library's own, and libpng 1.6.48 (Debian 13)
+    /// words a chunk type that is not four letters as a bad header.
+    static let otherWordings: [String: [String]] = [
+        "invalid chunk type": ["bad header (invalid type)"],
+    ]
+
     @Test("every file in broken/ has a decided expectation")
     func everyFileCovered() {
         let files = CodecCorpus.files(in: "broken")
@@ -77,7 +83,8 @@ struct BrokenFileCodecTests {
                 case (.invalid, .invalidImage), (.truncated, .truncated), (.unknown, .unknownFormat): break
                 default: Issue.record("\(file): expected \(kind), got \(error)")
                 }
-                #expect(error.message.contains(text), "\(file): \(error.message)")
+                let texts = [text] + (Self.otherWordings[text] ?? [])
+                #expect(texts.contains { error.message.contains($0) }, "\(file): \(error.message)")
             }
         }
     }

@@ -235,10 +235,15 @@ struct FormatDecodeTests {
         "header-only.gif": false, "header-only.webp": false,
         "huge-ispe-coffee-grid-avif": false, "huge-ispe-girl-heic": false, "huge-lossless.webp": false,
         "huge-screen.gif": false, "meta-size.heic": false,
-        "mutated-data.avif": true,          // flipped AV1 bits: dav1d/aom decode a damaged picture without error
+        "mutated-data.avif": true,          // flipped AV1 bits: see eitherOutcome
         "riff-size-lies.webp": true,        // the RIFF size overstates the file; the VP8 chunk is whole
         "truncated-girl-avif.avif": false, "truncated-girl-heic.heic": false, "truncated.gif": true, "truncated.webp": false,
     ]
+
+    /// Files for which decoding and refusing are both right, and releases differ: flipped AV1 bits decode to a damaged
+    /// picture without error through libheif 1.15 and dav1d 1.0 (Debian 12), and are refused by libheif 1.23's dav1d
+    /// plugin (Debian 13). Either way the other checks hold: within the budget, or an error naming the format.
+    static let eitherOutcome: Set<String> = ["mutated-data.avif"]
 
     @Test("every file in formats/broken has a decided expectation")
     func brokenCovered() {
@@ -249,15 +254,15 @@ struct FormatDecodeTests {
           arguments: CodecCorpus.files(in: "formats/broken"))
     func brokenRefused(_ name: String) throws {
         let bytes = try CodecCorpus.bytes("formats/broken/" + name)
-        let decodes = Self.brokenExpectations[name] ?? false
+        let decodes = Self.brokenExpectations[name] ?? false, either = Self.eitherOutcome.contains(name)
         do {
             let decoded = try ImageCodec.decode(bytes, options: DecodeOptions(maxPixels: 50_000_000))
-            #expect(decodes, "\(name) decoded to \(decoded.image.width)x\(decoded.image.height)")
+            #expect(decodes || either, "\(name) decoded to \(decoded.image.width)x\(decoded.image.height)")
             #expect(decoded.image.pixelCount <= 1_000_000)
             // What decodes must also be described by info (the fuzz harness's invariant).
             #expect(throws: Never.self, "\(name): info fails where decode succeeds") { _ = try ImageCodec.info(bytes) }
         } catch let error as ImagingError {
-            #expect(!decodes, "\(name): \(error)")
+            #expect(!decodes || either, "\(name): \(error)")
             switch error {
             case .tooLarge: break
             case .invalidImage, .truncated, .unsupported:
