@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sourced by scripts/test.sh: makes a fresh Debian machine with Swift ready for every suite.
-#   - Debian packages listed in scripts/test-deps/debian.txt: installed with apt-get when running as
-#     root, otherwise the script stops and says which `apt-get install` to run.
+#   - Debian packages: what the build needs (scripts/deps/debian-build.txt, README's set-up installs the same) and
+#     what the tests add (scripts/test-deps/debian-swift.txt for the Swift suite's build, debian.txt for the rest):
+#     installed with apt-get when running as root, otherwise the script stops and says which `apt-get install` to run.
 #   - Python tools listed in scripts/test-deps/python.txt: installed into a virtual environment in the
 #     ignored build area (.build/test-venv), never into the system Python; reinstalled only when the list
 #     changes. Its bin/ goes first on PATH, so `python3` below is the venv's.
@@ -27,7 +28,8 @@ apt_install() { # apt_install PKG... (root only)
 }
 
 missing_debian=()
-for pkg in $(list_of "$deps/debian.txt"); do
+for pkg in $(list_of "$test_env_root/scripts/deps/debian-build.txt") $(list_of "$deps/debian-swift.txt") \
+           $(list_of "$deps/debian.txt"); do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing_debian+=("$pkg")
 done
 if [ ${#missing_debian[@]} -gt 0 ]; then

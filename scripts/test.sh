@@ -94,6 +94,9 @@ background test-venv bash scripts/test-env.sh --venv
 export WHOLE_MODULE_FLAGS="-Xswiftc -wmo -Xswiftc -num-threads -Xswiftc $(nproc)"
 # What the sanitizer step's own `swift build --build-tests` and `swift test` use too, to find this build.
 export TEST_SWIFT_BUILD_FLAGS="--scratch-path .build-test -debug-info-format none $WHOLE_MODULE_FLAGS"
+# Every C shim against this machine's headers with deprecations as errors (seconds; scripts/test-distro.sh runs the
+# same in fresh Debian 12 and 13 roots).
+step bash scripts/check-shims.sh
 step swift build --build-tests $TEST_SWIFT_BUILD_FLAGS
 step swift test --skip-build $TEST_SWIFT_BUILD_FLAGS
 step await test-venv
