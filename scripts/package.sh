@@ -10,8 +10,10 @@
 #   2. .build/package/worker/: the stripped binary, its resource bundles (OpenRPC document, samples, U²-Netp
 #      weights, the face cascade), and every shared library it loads beyond the system's core ones, copied into lib/ with an
 #      $ORIGIN-relative RUNPATH (what auditwheel repair does for a wheel), plus those libraries' Debian copyright
-#      files in licenses/; checked with ldd: nothing from the Swift toolchain, nothing outside the folder but the
-#      core libraries;
+#      files, their Debian source packages (SOURCES.txt) and LICENSE in licenses/; checked with
+#      scripts/package/check_licences.py (each library's licence covered by the packages' declared one,
+#      scripts/package/LICENSE-EXPRESSION) and with ldd: nothing from the Swift toolchain, nothing outside the folder
+#      but the core libraries;
 #   3. the wheel (scripts/package/wheel.py, platform tag from the newest glibc symbol version any file needs) and
 #      the npm tarball (clients/node plus the worker in vendor/).
 # The version is the worker's own (`photoworker --version`, Worker.version): the one place it is set.
@@ -56,7 +58,7 @@ strip --strip-unneeded "$worker/photoworker"
 for bundle in PhotoWorker_PhotoWorker.resources PhotoWorker_Inference.resources PhotoWorker_Imaging.resources; do
     cp -R "$built/$bundle" "$worker/$bundle"
 done
-cp THIRD_PARTY_NOTICES.md "$worker/licenses/"
+cp LICENSE THIRD_PARTY_NOTICES.md "$worker/licenses/"
 # The protocol's guide beside the binary: `photoworker --help` names it, and a package user has no checkout.
 cp protocol/README.md "$worker/PROTOCOL.md"
 
@@ -70,6 +72,25 @@ ffmpeg_real='^(libvpx|libwebp|libwebpmux|libsharpyuv|libdav1d|libaom|libx265|lib
 stubs="$stage/ffmpeg-stubs"
 python3 scripts/package/ffmpeg_stubs.py "$stubs" "$built/photoworker" "$ffmpeg_real" > "$stage/ffmpeg-stubs.txt"
 echo "package: $(wc -l < "$stage/ffmpeg-stubs.txt") libraries FFmpeg names but the worker never calls replaced by stand-ins"
+# The Debian package (name:arch) that installed a library. dpkg knows a file by the path its package gave it: with
+# /lib merged into /usr, ldd's /lib/x86_64-linux-gnu/libbz2.so.1.0 resolves to /usr/lib/..., but bookworm's
+# libbz2-1.0 (like liblzma5, libcom-err2 and libkeyutils1) installed it under /lib.
+owner() {
+    local real candidate
+    real="$(readlink -f "$1")"
+    for candidate in "$1" "$real" "${real#/usr}" "/usr$real"; do
+        dpkg -S "$candidate" 2>/dev/null | head -1 | cut -d' ' -f1 | sed 's/:$//' | grep . && return 0
+    done
+    return 0
+}
+# Where the corresponding source of each bundled library is: its package's Debian source package and version.
+{
+    echo "# The libraries in lib/, each with the Debian binary package it was copied from and that package's source"
+    echo "# package and version: each library's corresponding source is that Debian source package (apt-get source"
+    echo "# <source>=<version>, or https://snapshot.debian.org/package/<source>/<version>/, which keeps every version)."
+    echo "# The other libraries in lib/ are this project's stand-ins for libraries FFmpeg names (MIT, see LICENSE)."
+    printf '# library\tbinary package\tsource package\tsource version\n'
+} > "$worker/licenses/SOURCES.txt"
 # ldd lists the whole closure (the libraries' own dependencies too), resolved the way the loader would; with the
 # stand-ins first on the search path, they take the place of the libraries they stand for.
 LD_LIBRARY_PATH="$stubs" ldd "$worker/photoworker" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read -r soname path; do
@@ -78,11 +99,18 @@ LD_LIBRARY_PATH="$stubs" ldd "$worker/photoworker" | awk '$2 == "=>" && $3 ~ /^\
     chmod 0644 "$worker/lib/$soname"
     patchelf --set-rpath '$ORIGIN' "$worker/lib/$soname"
     case "$path" in "$stubs"/*) continue ;; esac  # the stand-ins are this project's, with no other licence
-    package="$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1 || true)"
+    owned_by="$(owner "$path")"
+    package="${owned_by%%:*}"
     if [ -n "$package" ] && [ -f "/usr/share/doc/$package/copyright" ]; then
         cp "/usr/share/doc/$package/copyright" "$worker/licenses/$package.copyright"
     fi
+    printf '%s\t%s\t%s\n' "$soname" "${package:--}" \
+        "$([ -z "$owned_by" ] || dpkg-query -W -f '${source:Package}\t${source:Version}' "$owned_by")" \
+        >> "$worker/licenses/SOURCES.txt"
 done
+# Every library's licence must be one the packages' declared licence (scripts/package/LICENSE-EXPRESSION, which the
+# wheel's metadata and package.json state) covers, by scripts/package/licences.tsv, with its copyright file here.
+python3 scripts/package/check_licences.py "$worker" --stubs "$stage/ffmpeg-stubs.txt"
 patchelf --set-rpath '$ORIGIN/lib' "$worker/photoworker"
 
 # Every dependency must now resolve inside the folder or to a system library, and none to the toolchain.

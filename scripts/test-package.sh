@@ -20,6 +20,8 @@ repo="$PWD"
 for tool in npm unshare; do
     command -v "$tool" >/dev/null || { echo "test-package: $tool not found (scripts/test-env.sh installs npm as root)" >&2; exit 1; }
 done
+# The licence check package.sh ends its staging with (scripts/package/check_licences.py), on fake workers: no build.
+python3 -m pytest -q -p no:cacheprovider scripts/package/test_check_licences.py
 bash scripts/package.sh "$@"
 version="$(.build/package/worker/photoworker --version)"
 wheel="$(ls dist/photoworker-"$version"-py3-none-manylinux_*_x86_64.whl)"

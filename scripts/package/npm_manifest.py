@@ -4,6 +4,8 @@ with the worker's version, the `photoworker` command, and the platform the bundl
 import argparse
 import json
 
+import licence_expression  # beside this script: the packages' licence, stated once in LICENSE-EXPRESSION
+
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--version", required=True)
 parser.add_argument("--template", required=True, help="clients/node/package.json")
@@ -21,5 +23,7 @@ manifest.update({
     "files": ["index.js", "src/", "bin/", "vendor/", "README.md"],
     "os": ["linux"],
     "cpu": ["x64"],
+    # Not the client's own MIT (clients/node/package.json): the package carries the worker and its libraries.
+    "license": licence_expression.declared(),
 })
 print(json.dumps(manifest, indent=2))

@@ -14,6 +14,8 @@ import stat
 import zipfile
 from pathlib import Path
 
+import licence_expression  # beside this script: the packages' licence, stated once in LICENSE-EXPRESSION
+
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--version", required=True)
 parser.add_argument("--platform", required=True, help="for example manylinux_2_34_x86_64")
@@ -33,7 +35,7 @@ metadata = f"""Metadata-Version: 2.1
 Name: {name}
 Version: {args.version}
 Summary: photoworker, the stdio JSON-RPC photo worker (self-contained Linux x86-64 build), with its Python client
-License: MIT
+License: {licence_expression.declared()}
 Requires-Python: >=3.10
 Provides-Extra: ray
 Requires-Dist: ray[data]>=2.40; extra == "ray"
