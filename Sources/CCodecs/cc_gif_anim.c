@@ -2,6 +2,7 @@
  * the screen (and, for "restore to previous", one copy of it) is all that is kept between frames. */
 #include "CCodecs.h"
 #include "cc_messages.h"
+#include "cc_bounds.h"
 #include "cc_gif_palette.h"
 #include <gif_lib.h>
 #include <stdio.h>
@@ -199,11 +200,15 @@ static void cc_gif_anim_dispose(cc_gif_anim *a) {
     }
 }
 
-int cc_gif_anim_next(cc_gif_anim *a, uint8_t *rgba, size_t row_bytes, cc_motion_frame *frame, int *got,
+int cc_gif_anim_next(cc_gif_anim *a, uint8_t *rgba, size_t row_bytes, size_t capacity, cc_motion_frame *frame, int *got,
                      cc_cancel_check check) {
     *got = 0;
     memset(frame, 0, sizeof *frame);
     if (a->file == NULL || a->ended) return CC_OK;
+    if (!cc_rgba_fits(a->width, a->height, row_bytes, capacity)) {
+        cc_messages_set_error(&a->msg, "the frame buffer does not hold the screen");
+        return CC_INVALID;
+    }
     GifFileType *f = a->file;
     size_t screen_bytes = (size_t)a->width * (size_t)a->height * 4;
     if (a->canvas == NULL) {

@@ -5,6 +5,7 @@
  * stderr. Every FFmpeg status stays here and comes back as a CC_* status and a message. */
 #include "CCodecs.h"
 #include "cc_messages.h"
+#include "cc_bounds.h"
 #include "cc_ffmpeg_log.h"
 #include "cc_ffmpeg_compat.h"
 #include "cc_sws_rows.h"
@@ -477,8 +478,12 @@ done:
 int cc_video_seek(cc_video *v, double start) {
     if (v->codec == NULL || v->info_only) return cc_video_refuse(v, CC_INVALID, "cc_video_open did not succeed");
     if (start <= 0) return CC_OK;
+    /* In the stream's ticks, checked before the conversion: a double past int64's range has no defined conversion. */
+    double ticks = start / av_q2d(v->time_base);
+    if (!(ticks < (double)(INT64_MAX / 2)) || v->start_pts > INT64_MAX / 2 || v->start_pts < INT64_MIN / 2)
+        return cc_video_refuse(v, CC_INVALID, "the start is past any clip's length");
     cc_video_current = v;
-    int64_t target = v->start_pts + (int64_t)(start / av_q2d(v->time_base));
+    int64_t target = v->start_pts + (int64_t)ticks;
     int status = CC_OK;
     if (av_seek_frame(v->format, v->stream, target, AVSEEK_FLAG_BACKWARD) < 0) {
         /* Not seekable (a damaged index): decode from where we are and drop what comes before. */
@@ -553,21 +558,21 @@ static int cc_video_convert(cc_video *v, const AVFrame *frame, uint8_t *rgba, si
 
 int cc_video_set_output_size(cc_video *v, uint32_t width, uint32_t height) {
     if (v->codec == NULL || v->info_only) return cc_video_refuse(v, CC_INVALID, "cc_video_open did not succeed");
-    if (width == 0 || height == 0 || width > v->width || height > v->height) {
-        v->out_width = 0;
-        v->out_height = 0;
-        return CC_OK;
-    }
+    if (width == 0 || height == 0 || width > v->width || height > v->height)
+        return cc_video_refuse(v, CC_INVALID, "the output size is not within the stream's size");
     v->out_width = width;
     v->out_height = height;
     return CC_OK;
 }
 
-int cc_video_next(cc_video *v, uint8_t *rgba, size_t row_bytes, cc_motion_frame *frame, int *got,
+int cc_video_next(cc_video *v, uint8_t *rgba, size_t row_bytes, size_t capacity, cc_motion_frame *frame, int *got,
                   cc_cancel_check check) {
     *got = 0;
     memset(frame, 0, sizeof *frame);
     if (v->codec == NULL || v->info_only) return cc_video_refuse(v, CC_INVALID, "cc_video_open did not succeed");
+    uint32_t out_width = v->out_width ? v->out_width : v->width, out_height = v->out_height ? v->out_height : v->height;
+    if (!cc_rgba_fits(out_width, out_height, row_bytes, capacity))
+        return cc_video_refuse(v, CC_INVALID, "the frame buffer does not hold a frame at the output size");
     if (v->ended) return CC_OK;
     cc_video_current = v;
     int status = CC_OK, have = 0;

@@ -8,6 +8,7 @@
 #include "CCodecs.h"
 #include "CCodecsAnimation.h"
 #include "cc_messages.h"
+#include "cc_bounds.h"
 #include "cc_ffmpeg_log.h"
 #include "cc_ffmpeg_compat.h"
 #include "cc_sws_rows.h"
@@ -84,6 +85,7 @@ struct cc_webm {
     uint32_t width, height;
     int crf, cpu_used, gop;
     int opened, finished;
+    int open_status; /* what the one attempt to open returned (its message stays in msg) */
     AVFormatContext *format;
     AVIOContext *io;
     AVCodecContext *codec;
@@ -141,9 +143,17 @@ void cc_webm_destroy(cc_webm *w) {
     free(w);
 }
 
+static int cc_webm_open_once(cc_webm *w);
+
+/* Opens once: a later call returns what the first returned, so a failed open's own error is what callers see. */
 int cc_webm_open(cc_webm *w) {
-    if (w->opened) return CC_OK;
+    if (w->opened) return w->open_status;
     w->opened = 1;
+    w->open_status = cc_webm_open_once(w);
+    return w->open_status;
+}
+
+static int cc_webm_open_once(cc_webm *w) {
     cc_ffmpeg_clear_error();
     const AVCodec *vp9 = avcodec_find_encoder_by_name("libvpx-vp9");
     if (vp9 == NULL) {
@@ -229,9 +239,13 @@ static int cc_webm_drain(cc_webm *w) {
     }
 }
 
-int cc_webm_add(cc_webm *w, const uint8_t *rgba, int64_t pts_ms, int64_t duration_ms) {
+int cc_webm_add(cc_webm *w, const uint8_t *rgba, size_t size, int64_t pts_ms, int64_t duration_ms) {
     int s = cc_webm_open(w);
     if (s != CC_OK) return s;
+    if (rgba == NULL || !cc_rgba_fits(w->width, w->height, (size_t)w->width * 4, size)) {
+        cc_messages_set_error(&w->msg, "the frame is smaller than the WebM's size");
+        return CC_INVALID;
+    }
     if (w->finished || w->codec == NULL || w->frame == NULL) {
         cc_messages_set_error(&w->msg, "WebM encoder not usable");
         return CC_INVALID;
@@ -266,6 +280,7 @@ int cc_webm_add(cc_webm *w, const uint8_t *rgba, int64_t pts_ms, int64_t duratio
 int cc_webm_finish(cc_webm *w, uint8_t **out, size_t *out_length) {
     *out = NULL;
     *out_length = 0;
+    if (w->opened && w->open_status != CC_OK) return w->open_status;
     if (!w->opened || w->codec == NULL || w->finished) {
         cc_messages_set_error(&w->msg, "WebM has no frames");
         return CC_INVALID;

@@ -2,6 +2,7 @@
  * is allocated), WebPAnimDecoder (which holds the canvas and blends and disposes) created at the first frame. */
 #include "CCodecs.h"
 #include "cc_messages.h"
+#include "cc_bounds.h"
 #include <webp/decode.h>
 #include <webp/demux.h>
 #include <stdio.h>
@@ -69,11 +70,16 @@ int cc_webp_anim_open(cc_webp_anim *a, cc_motion_info *out) {
     return CC_OK;
 }
 
-int cc_webp_anim_next(cc_webp_anim *a, uint8_t *rgba, size_t row_bytes, cc_motion_frame *frame, int *got) {
+int cc_webp_anim_next(cc_webp_anim *a, uint8_t *rgba, size_t row_bytes, size_t capacity, cc_motion_frame *frame,
+                      int *got) {
     *got = 0;
     memset(frame, 0, sizeof *frame);
     if (a->demux == NULL) {
         cc_messages_set_error(&a->msg, "cc_webp_anim_open was not called");
+        return CC_INVALID;
+    }
+    if (!cc_rgba_fits(a->width, a->height, row_bytes, capacity)) {
+        cc_messages_set_error(&a->msg, "the frame buffer does not hold the canvas");
         return CC_INVALID;
     }
     if (a->decoder == NULL) {

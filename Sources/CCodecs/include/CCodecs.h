@@ -148,7 +148,8 @@ const char *cc_heif_message(const cc_heif *h);
 /* ---- Motion: every frame of a GIF, an animated WebP or a video, one at a time ----
  * Each reader has: create over the caller's bytes (or file descriptor), open (container facts only; no frame buffer
  * allocated, so the caller checks its limits between open and the first frame), next (the next frame as a full
- * RGBA8 canvas of the opened size, straight alpha, into the caller's buffer; *got = 0 at the end), message,
+ * RGBA8 canvas of the opened size, straight alpha, into the caller's buffer of `capacity` bytes, rows `row_bytes`
+ * apart: CC_INVALID, nothing written, when they do not hold it; *got = 0 at the end), message,
  * destroy. Times are seconds from the source's start. */
 typedef struct cc_motion_info {
     uint32_t width;           /* as stored (a video's rotation is not applied: see `rotation`) */
@@ -181,7 +182,7 @@ void cc_gif_anim_destroy(cc_gif_anim *a);
 /* Walks every record (image data skipped, never decompressed) for the frame count, the summed delays and the loop
  * count; stops after `max_frames` + 1 frames (frame_count then says max_frames + 1: over the limit). */
 int cc_gif_anim_open(cc_gif_anim *a, int32_t max_frames, cc_motion_info *out);
-int cc_gif_anim_next(cc_gif_anim *a, uint8_t *rgba, size_t row_bytes, cc_motion_frame *frame, int *got,
+int cc_gif_anim_next(cc_gif_anim *a, uint8_t *rgba, size_t row_bytes, size_t capacity, cc_motion_frame *frame, int *got,
                      cc_cancel_check check);
 const char *cc_gif_anim_message(const cc_gif_anim *a);
 
@@ -190,7 +191,8 @@ typedef struct cc_webp_anim cc_webp_anim;
 cc_webp_anim *cc_webp_anim_create(const uint8_t *data, size_t size);
 void cc_webp_anim_destroy(cc_webp_anim *a);
 int cc_webp_anim_open(cc_webp_anim *a, cc_motion_info *out);
-int cc_webp_anim_next(cc_webp_anim *a, uint8_t *rgba, size_t row_bytes, cc_motion_frame *frame, int *got);
+int cc_webp_anim_next(cc_webp_anim *a, uint8_t *rgba, size_t row_bytes, size_t capacity, cc_motion_frame *frame,
+                      int *got);
 const char *cc_webp_anim_message(const cc_webp_anim *a);
 
 /* Video (FFmpeg's libavformat/libavcodec/libswscale): MP4/MOV (H.264, HEVC) and WebM/Matroska (VP8, VP9, VP9 with
@@ -209,11 +211,12 @@ int cc_video_open(cc_video *v, int64_t max_pixels, int32_t count_frames, int32_t
 /* Skips to the first frame whose presentation ends after `start` (seconds): seeks to the key frame before it. */
 int cc_video_seek(cc_video *v, double start);
 /* Frames are handed out at `width` x `height` (stored orientation) instead of the opened size, scaled while they are
- * converted to RGBA; a size of 0 or larger than the opened one on either side keeps the opened size. */
+ * converted to RGBA: CC_INVALID, the output size unchanged, for a size of 0 or larger than the opened one. */
 int cc_video_set_output_size(cc_video *v, uint32_t width, uint32_t height);
 /* The next frame at the output size (the opened, unrotated size unless cc_video_set_output_size chose another);
- * a frame whose own size differs from the opened one is scaled to it. */
-int cc_video_next(cc_video *v, uint8_t *rgba, size_t row_bytes, cc_motion_frame *frame, int *got,
+ * a frame whose own size differs from the opened one is scaled to it. CC_INVALID, nothing written, when `capacity`
+ * bytes do not hold the output size's rows `row_bytes` apart. */
+int cc_video_next(cc_video *v, uint8_t *rgba, size_t row_bytes, size_t capacity, cc_motion_frame *frame, int *got,
                   cc_cancel_check check);
 const char *cc_video_message(const cc_video *v);
 const char *cc_video_warnings(const cc_video *v);

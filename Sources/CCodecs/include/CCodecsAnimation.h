@@ -47,10 +47,12 @@ typedef struct cc_webm cc_webm;
  * at most `gop` frames apart; pixels go RGBA -> yuva420p (BT.601, limited range) through libswscale. */
 cc_webm *cc_webm_create(uint32_t width, uint32_t height, int crf, int cpu_used, int gop);
 void cc_webm_destroy(cc_webm *w);
-/* Opens the encoder and muxer; the first cc_webm_add calls it when the caller has not. */
+/* Opens the encoder and muxer; the first cc_webm_add calls it when the caller has not. Opens once: a later call (and
+ * cc_webm_add, cc_webm_finish) returns what the first returned, its message kept. */
 int cc_webm_open(cc_webm *w);
-/* Adds an RGBA frame shown from `pts_ms` for `duration_ms`. */
-int cc_webm_add(cc_webm *w, const uint8_t *rgba, int64_t pts_ms, int64_t duration_ms);
+/* Adds an RGBA frame of the created size (`size` bytes: CC_INVALID when they are fewer) shown from `pts_ms` for
+ * `duration_ms`. */
+int cc_webm_add(cc_webm *w, const uint8_t *rgba, size_t size, int64_t pts_ms, int64_t duration_ms);
 /* Drains the encoder, writes the trailer (cues, duration) and hands the file over. */
 int cc_webm_finish(cc_webm *w, uint8_t **out, size_t *out_length);
 const char *cc_webm_message(const cc_webm *w);

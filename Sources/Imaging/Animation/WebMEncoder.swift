@@ -37,7 +37,7 @@ public final class WebMEncoder: AnimationEncoder {
         try checkFrame(frame, width: width, height: height, duration: duration, format: format)
         let start = Int64((elapsed * 1000).rounded()), end = Int64(((elapsed + duration) * 1000).rounded())
         let status = frame.pixels.withUnsafeBufferPointer {
-            cc_webm_add(handle, $0.baseAddress, start, max(1, end - start))
+            cc_webm_add(handle, $0.baseAddress, $0.count, start, max(1, end - start))
         }
         guard status == CC_OK else { throw failure(status) }
         elapsed += duration

@@ -30,8 +30,8 @@ final class GIFMotionReader: MotionReader {
     deinit { cc_gif_anim_destroy(handle) }
 
     func next() throws -> MotionFrame? {
-        let decoded = try decodeMotionFrame(width: info.width, height: info.height, { rgba, rowBytes, frame, got in
-            cc_gif_anim_next(handle, rgba, rowBytes, &frame, &got, motionCancelCheck)
+        let decoded = try decodeMotionFrame(width: info.width, height: info.height, { rgba, rowBytes, capacity, frame, got in
+            cc_gif_anim_next(handle, rgba, rowBytes, capacity, &frame, &got, motionCancelCheck)
         }, fail: { motionError($0, container: "GIF", message: cc_gif_anim_message(self.handle)) })
         guard let (image, frame) = decoded else { return nil }
         return MotionFrame(image: image, index: 0, time: frame.time, duration: frame.duration,

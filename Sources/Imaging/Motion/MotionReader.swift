@@ -51,15 +51,16 @@ func motionError(_ status: Int32, container: String, message: UnsafePointer<CCha
     }
 }
 
-/// Runs a shim's `next` into a new frame-sized buffer; nil when it had no frame left.
+/// Runs a shim's `next` into a new frame-sized buffer (given its row stride and its capacity in bytes, which the shim
+/// checks against what it writes); nil when it had no frame left.
 func decodeMotionFrame(width: Int, height: Int,
-                       _ call: (UnsafeMutablePointer<UInt8>, Int, inout cc_motion_frame, inout Int32) -> Int32,
+                       _ call: (UnsafeMutablePointer<UInt8>, Int, Int, inout cc_motion_frame, inout Int32) -> Int32,
                        fail: (Int32) -> any Error) throws -> (Image, cc_motion_frame)? {
     var frame = cc_motion_frame()
     var got: Int32 = 0
     let rowBytes = width * 4
     let pixels = try [UInt8](unsafeUninitializedCapacity: rowBytes * height) { buffer, initialized in
-        let status = call(buffer.baseAddress!, rowBytes, &frame, &got)
+        let status = call(buffer.baseAddress!, rowBytes, buffer.count, &frame, &got)
         guard status == CC_OK else { throw fail(status) }
         initialized = got != 0 ? rowBytes * height : 0
     }

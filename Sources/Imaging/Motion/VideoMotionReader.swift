@@ -51,8 +51,8 @@ final class VideoMotionReader: MotionReader {
     }
 
     func next() throws -> MotionFrame? {
-        let decoded = try decodeMotionFrame(width: frameSize.width, height: frameSize.height, { rgba, rowBytes, frame, got in
-            cc_video_next(handle, rgba, rowBytes, &frame, &got, motionCancelCheck)
+        let decoded = try decodeMotionFrame(width: frameSize.width, height: frameSize.height, { rgba, rowBytes, capacity, frame, got in
+            cc_video_next(handle, rgba, rowBytes, capacity, &frame, &got, motionCancelCheck)
         }, fail: { motionError($0, container: self.info.container, message: cc_video_message(self.handle)) })
         guard let (image, frame) = decoded else { return nil }
         return MotionFrame(image: image, index: 0, time: frame.time, duration: frame.duration,

@@ -32,8 +32,8 @@ final class WebPMotionReader: MotionReader {
 
     func next() throws -> MotionFrame? {
         try Cancellation.check()
-        let decoded = try decodeMotionFrame(width: info.width, height: info.height, { rgba, rowBytes, frame, got in
-            cc_webp_anim_next(handle, rgba, rowBytes, &frame, &got)
+        let decoded = try decodeMotionFrame(width: info.width, height: info.height, { rgba, rowBytes, capacity, frame, got in
+            cc_webp_anim_next(handle, rgba, rowBytes, capacity, &frame, &got)
         }, fail: { motionError($0, container: "WebP", message: cc_webp_anim_message(self.handle)) })
         guard let (image, frame) = decoded else { return nil }
         return MotionFrame(image: image, index: 0, time: frame.time, duration: frame.duration)

@@ -1,0 +1,137 @@
+import CCodecs
+import Testing
+@testable import Imaging
+
+/// The motion shims check a caller's buffer and sizes themselves (cc_bounds.h): a buffer too small, a size out of
+/// range or a start past any clip is refused with a message, and nothing is written, instead of being trusted.
+@Suite("Shim bounds", .timeLimit(.minutes(1)))
+struct ShimBoundsTests {
+    /// A guard byte past the given capacity must survive the call.
+    static let guardByte: UInt8 = 0xA5
+
+    @Test("cc_video_next refuses a buffer that does not hold a frame, and writes nothing")
+    func videoNextChecksCapacity() throws {
+        let bytes = try MotionCorpus.bytes("pan.mp4")  // 96x64
+        try bytes.withUnsafeBufferPointer { data in
+            let handle = try #require(cc_video_create(data.baseAddress, data.count))
+            defer { cc_video_destroy(handle) }
+            var info = cc_motion_info()
+            #expect(cc_video_open(handle, 1 << 30, 0, 10_000, nil, &info) == CC_OK)
+            let rowBytes = Int(info.width) * 4, whole = rowBytes * Int(info.height)
+            var buffer = [UInt8](repeating: Self.guardByte, count: whole)
+            var frame = cc_motion_frame(), got: Int32 = 0
+            for (stride, capacity) in [(rowBytes, whole - 1), (rowBytes - 4, whole), (rowBytes, 0)] {
+                let status = buffer.withUnsafeMutableBufferPointer {
+                    cc_video_next(handle, $0.baseAddress, stride, capacity, &frame, &got, nil)
+                }
+                #expect(status == CC_INVALID && got == 0, "row \(stride), capacity \(capacity): status \(status)")
+                #expect(String(cString: cc_video_message(handle)).contains("frame buffer"))
+            }
+            #expect(buffer.allSatisfy { $0 == Self.guardByte }, "a refused call wrote into the buffer")
+            // The refusals spent no frame: the whole buffer then takes the first one.
+            let status = buffer.withUnsafeMutableBufferPointer {
+                cc_video_next(handle, $0.baseAddress, rowBytes, whole, &frame, &got, nil)
+            }
+            #expect(status == CC_OK && got == 1 && frame.time == 0, "status \(status), got \(got), time \(frame.time)")
+        }
+    }
+
+    @Test("cc_video_set_output_size refuses sizes outside the stream's, and the size handed out stays")
+    func videoOutputSizeIsChecked() throws {
+        let bytes = try MotionCorpus.bytes("pan.mp4")
+        try bytes.withUnsafeBufferPointer { data in
+            let handle = try #require(cc_video_create(data.baseAddress, data.count))
+            defer { cc_video_destroy(handle) }
+            var info = cc_motion_info()
+            #expect(cc_video_open(handle, 1 << 30, 0, 10_000, nil, &info) == CC_OK)
+            for (width, height) in [(0, 10), (10, 0), (info.width + 1, info.height), (info.width, info.height + 1)] {
+                let status = cc_video_set_output_size(handle, UInt32(width), UInt32(height))
+                #expect(status == CC_INVALID, "\(width)x\(height): status \(status)")
+            }
+            #expect(cc_video_set_output_size(handle, 48, 32) == CC_OK)
+            // 48x32 now: a buffer for it is enough, one row short is not.
+            var buffer = [UInt8](repeating: 0, count: 48 * 4 * 32)
+            var frame = cc_motion_frame(), got: Int32 = 0
+            let short = buffer.withUnsafeMutableBufferPointer {
+                cc_video_next(handle, $0.baseAddress, 48 * 4, 48 * 4 * 31, &frame, &got, nil)
+            }
+            let whole = buffer.withUnsafeMutableBufferPointer {
+                cc_video_next(handle, $0.baseAddress, 48 * 4, $0.count, &frame, &got, nil)
+            }
+            #expect(short == CC_INVALID && whole == CC_OK && got == 1, "short \(short), whole \(whole), got \(got)")
+        }
+    }
+
+    @Test("a start past int64's ticks is refused, not converted", arguments: [1e300, Double.infinity, Double.nan])
+    func seekPastAnyClip(_ start: Double) throws {
+        let bytes = try MotionCorpus.bytes("pan.mp4")
+        try bytes.withUnsafeBufferPointer { data in
+            let handle = try #require(cc_video_create(data.baseAddress, data.count))
+            defer { cc_video_destroy(handle) }
+            var info = cc_motion_info()
+            #expect(cc_video_open(handle, 1 << 30, 0, 10_000, nil, &info) == CC_OK)
+            let status = cc_video_seek(handle, start)
+            #expect(status == CC_INVALID, "start \(start): status \(status)")
+            #expect(String(cString: cc_video_message(handle)).contains("past any clip"))
+        }
+        if start.isFinite {  // what a request's `start` reaches (a NaN one is never seeked: it is not > 0)
+            #expect(throws: MotionError.self) { _ = try MotionDecoder(bytes: bytes, start: start).next() }
+        }
+    }
+
+    @Test("the GIF and WebP readers refuse a buffer that does not hold the canvas")
+    func animationNextChecksCapacity() throws {
+        let gif = try MotionCorpus.bytes("cutout.gif"), webp = try MotionCorpus.bytes("cutout.webp")
+        var frame = cc_motion_frame(), got: Int32 = 0
+        try gif.withUnsafeBufferPointer { data in
+            let handle = try #require(cc_gif_anim_create(data.baseAddress, data.count))
+            defer { cc_gif_anim_destroy(handle) }
+            var info = cc_motion_info()
+            #expect(cc_gif_anim_open(handle, 10_000, &info) == CC_OK)
+            let rowBytes = Int(info.width) * 4
+            var buffer = [UInt8](repeating: Self.guardByte, count: rowBytes * Int(info.height))
+            let status = buffer.withUnsafeMutableBufferPointer {
+                cc_gif_anim_next(handle, $0.baseAddress, rowBytes, $0.count - 1, &frame, &got, nil)
+            }
+            #expect(status == CC_INVALID && got == 0, "GIF: status \(status)")
+            #expect(buffer.allSatisfy { $0 == Self.guardByte }, "a refused GIF call wrote into the buffer")
+        }
+        try webp.withUnsafeBufferPointer { data in
+            let handle = try #require(cc_webp_anim_create(data.baseAddress, data.count))
+            defer { cc_webp_anim_destroy(handle) }
+            var info = cc_motion_info()
+            #expect(cc_webp_anim_open(handle, &info) == CC_OK)
+            let rowBytes = Int(info.width) * 4
+            var buffer = [UInt8](repeating: Self.guardByte, count: rowBytes * Int(info.height))
+            let status = buffer.withUnsafeMutableBufferPointer {
+                cc_webp_anim_next(handle, $0.baseAddress, rowBytes, $0.count - 1, &frame, &got)
+            }
+            #expect(status == CC_INVALID && got == 0, "WebP: status \(status)")
+            #expect(buffer.allSatisfy { $0 == Self.guardByte }, "a refused WebP call wrote into the buffer")
+        }
+    }
+
+    @Test("a WebM encoder that fails to open says why each time it is used, and refuses a frame too small")
+    func webmOpenFailureIsKept() throws {
+        // A 0x0 stream: libvpx-vp9 refuses to open it.
+        let broken = try #require(cc_webm_create(0, 0, 30, 8, 60))
+        defer { cc_webm_destroy(broken) }
+        let first = cc_webm_open(broken)
+        let message = String(cString: cc_webm_message(broken))
+        let pixel: [UInt8] = [0, 0, 0, 0]
+        let again = cc_webm_open(broken)
+        let added = pixel.withUnsafeBufferPointer { cc_webm_add(broken, $0.baseAddress, $0.count, 0, 100) }
+        var out: UnsafeMutablePointer<UInt8>?, length = 0
+        let finished = cc_webm_finish(broken, &out, &length)
+        #expect(first != CC_OK && again == first && added == first && finished == first,
+                "open \(first), again \(again), add \(added), finish \(finished)")
+        #expect(!message.isEmpty && String(cString: cc_webm_message(broken)) == message, "\(message)")
+
+        let webm = try #require(cc_webm_create(16, 16, 30, 8, 60))
+        defer { cc_webm_destroy(webm) }
+        let frame = [UInt8](repeating: 255, count: 16 * 16 * 4)
+        let short = frame.withUnsafeBufferPointer { cc_webm_add(webm, $0.baseAddress, $0.count - 1, 0, 100) }
+        let whole = frame.withUnsafeBufferPointer { cc_webm_add(webm, $0.baseAddress, $0.count, 0, 100) }
+        #expect(short == CC_INVALID && whole == CC_OK, "short \(short), whole \(whole)")
+    }
+}
