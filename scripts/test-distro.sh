@@ -8,10 +8,11 @@
 #      scripts/test.sh builds it;
 #   4. with a wheel (--wheel, else the newest dist/photoworker-*.whl if any): installed into a venv there, and the
 #      README's Python example run under `env -i`, against the worker inside the wheel.
-# Usage: scripts/test-distro.sh debian-12|debian-13 [--no-tests] [--no-wheel] [--wheel PATH] [--keep] [--bench]
+# Usage: scripts/test-distro.sh debian-12|debian-13 [--no-tests] [--no-wheel] [--wheel PATH] [--keep] [--bench] [--package]
 #   --no-tests   stop after steps 1 and 2 (what to run after editing README's set-up or a shim)
 #   --bench      then bench/README.md's per-distribution figures: decode speed against Pillow on the files
-#                bench/formats_bench.py made here (run `--suite decode` once first), and the packages built there
+#                bench/formats_bench.py made here (bench/out/formats/: run `--suite decode` once first)
+#   --package    then scripts/package.sh there: the packages as that distribution's libraries make them
 #   --keep       leave the root in .build/distro/NAME for a look (it is removed at the next run)
 # Root only (debootstrap, chroot, mounts). Everything is mounted inside a private mount and PID namespace (unshare):
 # when the script ends, however it ends, its processes there die and the mounts vanish with them; the root is then
@@ -22,14 +23,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
 
+# All of it in one function, called on the last line: bash has then read the whole script before running any of it,
+# so editing this file while a run goes on (each takes minutes) cannot change what that run does.
+main() {
+
 usage() {
-    echo "usage: scripts/test-distro.sh debian-12|debian-13 [--no-tests] [--no-wheel] [--wheel PATH] [--keep] [--bench]" >&2
+    echo "usage: scripts/test-distro.sh debian-12|debian-13 [--no-tests] [--no-wheel] [--wheel PATH] [--keep] [--bench] [--package]" >&2
     exit 2
 }
 
 # The part that runs inside the namespaces: `test-distro.sh --inside NAME SUITE ROOT MIRROR TOOLCHAIN TESTS WHEEL`.
 if [ "${1:-}" = --inside ]; then
-    name="$2" suite="$3" root="$4" mirror="$5" toolchain="$6" tests="$7" wheel="$8" bench="$9"
+    name="$2" suite="$3" root="$4" mirror="$5" toolchain="$6" tests="$7" wheel="$8" bench="$9" package="${10}"
     log="$repo/.build/distro/$name.log"
     step_start=$SECONDS
     steps=0
@@ -111,7 +116,7 @@ PY
         echo "$palette"
         [ "$(echo "$palette" | grep -o "\"hex\"" | wc -l)" -ge 3 ] || { echo "the sheet has fewer than 3 colours"; exit 1; }'
     run "the C shims against $suite's headers" inside "cd /src/photoworker && bash scripts/check-shims.sh"
-    grep -h '^check-shims:' "$log" | tail -1
+    grep -h '^check-shims:' "$log" | tail -1 || true
 
     if [ "$tests" = 1 ]; then
         run "what the Swift suite's build adds" inside "export DEBIAN_FRONTEND=noninteractive
@@ -120,7 +125,7 @@ PY
         flags='--scratch-path .build-test -debug-info-format none -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc $(nproc)'
         run "the Swift test suite's build" inside "cd /src/photoworker && swift build --build-tests $flags"
         run "the Swift test suite" inside "cd /src/photoworker && swift test --skip-build $flags"
-        grep -E '^(Test run with|Executed) ' "$log" | tail -2
+        grep -E 'Test run with [0-9]+ tests|^Executed [0-9]+ tests' "$log" | tail -2 || true
     fi
 
     if [ -n "$wheel" ]; then
@@ -146,10 +151,13 @@ PY
         # of the packages scripts/package.sh builds from this distribution's libraries.
         mkdir -p "$root/tmp/formats"
         cp "$repo"/bench/out/formats/pic.* "$root/tmp/formats/"
+        # PyPI through the certificates this machine trusts (where HTTPS passes through a proxy of its own).
+        cp /etc/ssl/certs/ca-certificates.crt "$root/tmp/host-certificates.crt"
         run "the benchmarks' tools" inside "export DEBIAN_FRONTEND=noninteractive
-            apt-get install -y -qq --no-install-recommends python3 python3-venv libopenblas-dev patchelf npm file
+            apt-get install -y -qq --no-install-recommends python3 python3-venv libopenblas-dev
             python3 -m venv /opt/bench-venv
-            /opt/bench-venv/bin/pip install --quiet --disable-pip-version-check Pillow pillow-heif"
+            /opt/bench-venv/bin/pip install --quiet --disable-pip-version-check --cert /tmp/host-certificates.crt \\
+                Pillow pillow-heif"
         run "photobench" inside "cd /src/photoworker && swift build -c release --product photobench"
         run "decode against Pillow" inside "cd /src/photoworker
             dpkg-query -W libheif1 libde265-0 'libdav1d*' libgif7 libwebp7 'libpng16-16*' libjpeg62-turbo 'libavcodec[0-9]*'
@@ -159,11 +167,15 @@ PY
                     /tmp/formats/pic.jpg /tmp/formats/pic.png /tmp/formats/pic-lossy.webp /tmp/formats/pic-lossless.webp \
                     /tmp/formats/pic.gif /tmp/formats/pic.heic /tmp/formats/pic.avif
             done 2>&1 | tee /tmp/decode.txt"
-        run "the packages, built here" inside "cd /src/photoworker && bash scripts/package.sh 2>&1 | tee /tmp/package.txt"
         echo "-- decode (photobench decode --files, best of 7, two rounds):"
         cat "$root/tmp/decode.txt"
+    fi
+    if [ "$package" = 1 ]; then
+        run "the packages' tools" inside "export DEBIAN_FRONTEND=noninteractive
+            apt-get install -y -qq --no-install-recommends python3 patchelf npm file"
+        run "the packages, built here" inside "cd /src/photoworker && bash scripts/package.sh 2>&1 | tee /tmp/package.txt"
         echo "-- packages:"
-        tail -4 "$root/tmp/package.txt"
+        grep -E '^(package|check_licences):|MB$' "$root/tmp/package.txt" || true
     fi
     say "passed"
     echo "distro $name: $steps passed, 0 failed"
@@ -177,13 +189,14 @@ case "$name" in
     debian-13) suite=trixie ;;
     *) usage ;;
 esac
-tests=1 keep=0 wheel="" use_wheel=1 bench=0
+tests=1 keep=0 wheel="" use_wheel=1 bench=0 package=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --no-tests) tests=0 ;;
         --no-wheel) use_wheel=0 ;;
         --keep) keep=1 ;;
         --bench) bench=1 ;;
+        --package) package=1 ;;
         --wheel) [ $# -ge 2 ] || usage; wheel="$(readlink -f "$2")"; shift ;;
         *) usage ;;
     esac
@@ -242,9 +255,12 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 echo "== test-distro: $name ($suite) in $root, mirror $mirror, toolchain $toolchain${wheel:+, wheel $(basename "$wheel")}"
 unshare --mount --pid --fork --kill-child --propagation private -- \
-    bash "$repo/scripts/test-distro.sh" --inside "$name" "$suite" "$root" "$mirror" "$toolchain" "$tests" "$wheel" "$bench" &
+    bash "$repo/scripts/test-distro.sh" --inside "$name" "$suite" "$root" "$mirror" "$toolchain" "$tests" "$wheel" "$bench" "$package" &
 child=$!
 status=0
 wait "$child" || status=$?
 child=""
 exit "$status"
+}
+
+main "$@"; exit
