@@ -150,7 +150,7 @@ PY
         # (made on the host by bench/formats_bench.py, so every distribution decodes the same bytes), and the size
         # of the packages scripts/package.sh builds from this distribution's libraries.
         mkdir -p "$root/tmp/formats"
-        cp "$repo"/bench/out/formats/pic.* "$root/tmp/formats/"
+        cp "$repo"/bench/out/formats/pic* "$root/tmp/formats/"
         # PyPI through the certificates this machine trusts (where HTTPS passes through a proxy of its own).
         cp /etc/ssl/certs/ca-certificates.crt "$root/tmp/host-certificates.crt"
         run "the benchmarks' tools" inside "export DEBIAN_FRONTEND=noninteractive
