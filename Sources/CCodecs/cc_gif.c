@@ -2,6 +2,7 @@
  * frames are never decompressed), its rows decoded one at a time onto the logical screen. */
 #include "CCodecs.h"
 #include "cc_messages.h"
+#include "cc_bounds.h"
 #include "cc_gif_palette.h"
 #include <gif_lib.h>
 #include <stdio.h>
@@ -162,13 +163,17 @@ done:
     return CC_OK;
 }
 
-int cc_gif_decode(cc_gif *g, uint8_t *rgba, size_t row_bytes, cc_cancel_check check) {
+int cc_gif_decode(cc_gif *g, uint8_t *rgba, size_t row_bytes, size_t capacity, cc_cancel_check check) {
     if (!g->opened) {
         cc_messages_set_error(&g->msg, "cc_gif_open(count_frames: 0) was not called");
         return CC_INVALID;
     }
     GifFileType *f = g->file;
     int width = f->SWidth, height = f->SHeight;
+    if (width <= 0 || height <= 0 || !cc_rgba_fits((uint32_t)width, (uint32_t)height, row_bytes, capacity)) {
+        cc_messages_set_error(&g->msg, "the image buffer does not hold the screen");
+        return CC_INVALID;
+    }
     for (int y = 0; y < height; y++) memset(rgba + (size_t)y * row_bytes, 0, (size_t)width * 4);
     GifPixelType *line = (GifPixelType *)malloc((size_t)g->frame_width);
     if (line == NULL) {

@@ -1,6 +1,7 @@
 /* JPEG decoding through libjpeg(-turbo), in setjmp-protected steps, straight into RGBA. */
 #include "CCodecs.h"
 #include "cc_messages.h"
+#include "cc_bounds.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,10 +227,15 @@ static void cc_cmyk_row_to_rgba(uint8_t *row, uint32_t width, int inverted) {
     }
 }
 
-int cc_jpeg_read_rows(cc_jpeg *j, uint8_t *image, size_t row_bytes, uint32_t max_rows, uint32_t *remaining) {
+int cc_jpeg_read_rows(cc_jpeg *j, uint8_t *image, size_t row_bytes, size_t capacity, uint32_t max_rows,
+                      uint32_t *remaining) {
     struct jpeg_decompress_struct *c = &j->cinfo;
     *remaining = j->started ? c->output_height - c->output_scanline : 0;
     if (!j->started) return CC_INVALID;
+    if (!cc_rgba_fits(c->output_width, c->output_height, row_bytes, capacity)) {
+        cc_messages_set_error(&j->msg, "the image buffer does not hold the picture");
+        return CC_INVALID;
+    }
     if (setjmp(j->jmp)) return cc_jpeg_fail(j);
     uint32_t end = c->output_scanline + max_rows;
     if (end > c->output_height || end < c->output_scanline) end = c->output_height;

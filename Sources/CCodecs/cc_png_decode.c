@@ -1,6 +1,7 @@
 /* PNG decoding through libpng's sequential read API, in setjmp-protected steps. */
 #include "CCodecs.h"
 #include "cc_messages.h"
+#include "cc_bounds.h"
 #include <png.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -177,9 +178,14 @@ static uint32_t cc_png_remaining(const cc_png *p) {
     return left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
 }
 
-int cc_png_read_rows(cc_png *p, uint8_t *image, size_t row_bytes, uint32_t max_steps, uint32_t *remaining) {
+int cc_png_read_rows(cc_png *p, uint8_t *image, size_t row_bytes, size_t capacity, uint32_t max_steps,
+                     uint32_t *remaining) {
     *remaining = cc_png_remaining(p);
     if (!p->started) return CC_INVALID;
+    if (!cc_rgba_fits(p->width, p->height, row_bytes, capacity)) {
+        cc_messages_set_error(&p->msg, "the image buffer does not hold the picture");
+        return CC_INVALID;
+    }
     if (setjmp(png_jmpbuf(p->png))) return cc_png_fail(p);
     uint64_t end = p->steps_done + max_steps;
     if (end > p->steps_total) end = p->steps_total;

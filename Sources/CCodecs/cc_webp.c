@@ -2,6 +2,7 @@
  * cancellation check runs between input chunks), animations through WebPAnimDecoder (first frame only). */
 #include "CCodecs.h"
 #include "cc_messages.h"
+#include "cc_bounds.h"
 #include <webp/decode.h>
 #include <webp/demux.h>
 #include <webp/encode.h>
@@ -142,9 +143,13 @@ static int cc_webp_decode_animation(cc_webp *w, uint8_t *rgba, size_t row_bytes)
     return status;
 }
 
-int cc_webp_decode(cc_webp *w, uint8_t *rgba, size_t row_bytes, cc_cancel_check check) {
+int cc_webp_decode(cc_webp *w, uint8_t *rgba, size_t row_bytes, size_t capacity, cc_cancel_check check) {
     if (w->demux == NULL) {
         cc_messages_set_error(&w->msg, "cc_webp_open was not called");
+        return CC_INVALID;
+    }
+    if (!cc_rgba_fits(w->width, w->height, row_bytes, capacity)) {
+        cc_messages_set_error(&w->msg, "the image buffer does not hold the picture");
         return CC_INVALID;
     }
     if (w->animated) return cc_webp_decode_animation(w, rgba, row_bytes);

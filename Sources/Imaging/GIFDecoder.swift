@@ -35,7 +35,7 @@ enum GIFDecoder {
         var warnings: [String] = []
         let rowBytes = width * 4
         let pixels = try [UInt8](unsafeUninitializedCapacity: rowBytes * height) { buffer, initialized in
-            let s = cc_gif_decode(g, buffer.baseAddress!, rowBytes) { Cancellation.isRequested ? 1 : 0 }
+            let s = cc_gif_decode(g, buffer.baseAddress!, rowBytes, buffer.count) { Cancellation.isRequested ? 1 : 0 }
             // The shim clears the whole screen before the first row, so a partial frame is still initialised.
             initialized = rowBytes * height
             if s == CC_CANCELLED { throw CancellationError() }

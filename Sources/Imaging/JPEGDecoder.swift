@@ -99,7 +99,7 @@ enum JPEGDecoder {
                 var done = 0
                 while remaining > 0 {
                     if Cancellation.isRequested { throw CancellationError() }
-                    let s = cc_jpeg_read_rows(j, buffer.baseAddress!, rowBytes, band, &remaining)
+                    let s = cc_jpeg_read_rows(j, buffer.baseAddress!, rowBytes, buffer.count, band, &remaining)
                     guard s == CC_OK else { throw fail(s) }
                     try checkTruncation()
                     let rows = height - Int(remaining) - done

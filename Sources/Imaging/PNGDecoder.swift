@@ -55,7 +55,7 @@ enum PNGDecoder {
             var remaining = UInt32.max
             while remaining > 0 {
                 if Cancellation.isRequested { throw CancellationError() }
-                let s = cc_png_read_rows(p, out, rowBytes, band, &remaining)
+                let s = cc_png_read_rows(p, out, rowBytes, buffer.count, band, &remaining)
                 if s == CC_OK { continue }
                 guard s == CC_TRUNCATED, options.allowTruncated else { throw fail(s) }
                 warnings.append("truncated PNG accepted: \(String(cString: cc_png_message(p)))")

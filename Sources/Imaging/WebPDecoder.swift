@@ -41,7 +41,7 @@ enum WebPDecoder {
         try checkPixelBudget(width: width, height: height, options: options)
         let rowBytes = width * 4
         let pixels = try [UInt8](unsafeUninitializedCapacity: rowBytes * height) { buffer, initialized in
-            let s = cc_webp_decode(w, buffer.baseAddress!, rowBytes) { Cancellation.isRequested ? 1 : 0 }
+            let s = cc_webp_decode(w, buffer.baseAddress!, rowBytes, buffer.count) { Cancellation.isRequested ? 1 : 0 }
             guard s == CC_OK else { throw fail(s) }
             initialized = rowBytes * height
         }

@@ -50,7 +50,8 @@ int cc_png_read_header(cc_png *p, cc_header *out);
 int cc_png_start(cc_png *p);
 /* Reads at most `max_steps` rows (for Adam7 images a step is one row of one pass) into `image`, the base of
  * the whole width*height RGBA buffer with `row_bytes` per row. `*remaining` is set to the steps still left. */
-int cc_png_read_rows(cc_png *p, uint8_t *image, size_t row_bytes, uint32_t max_steps, uint32_t *remaining);
+int cc_png_read_rows(cc_png *p, uint8_t *image, size_t row_bytes, size_t capacity, uint32_t max_steps,
+                     uint32_t *remaining);
 /* Reads the chunks after the image data. */
 int cc_png_finish(cc_png *p);
 /* The iCCP profile (decompressed) or NULL; valid until cc_png_destroy. */
@@ -76,7 +77,8 @@ const uint8_t *cc_jpeg_icc(cc_jpeg *j, size_t *length);
 /* Starts decompression to RGBA8 at 1/scale_denom (1, 2, 4, 8) size; CMYK/YCCK are converted to RGB. */
 int cc_jpeg_start(cc_jpeg *j, int scale_denom, uint32_t *out_width, uint32_t *out_height);
 /* Reads at most `max_rows` rows into `image` (base of the whole output buffer). */
-int cc_jpeg_read_rows(cc_jpeg *j, uint8_t *image, size_t row_bytes, uint32_t max_rows, uint32_t *remaining);
+int cc_jpeg_read_rows(cc_jpeg *j, uint8_t *image, size_t row_bytes, size_t capacity, uint32_t max_rows,
+                      uint32_t *remaining);
 int cc_jpeg_finish(cc_jpeg *j);
 /* 1 once libjpeg has hit the end of the data and padded the rest of the image. */
 int cc_jpeg_truncated(const cc_jpeg *j);
@@ -110,7 +112,7 @@ int cc_webp_open(cc_webp *w, cc_frame_info *out);
 /* The ICCP and EXIF chunks (EXIF: TIFF header onwards), NULL when absent; valid until destroy. */
 const uint8_t *cc_webp_icc(cc_webp *w, size_t *length);
 const uint8_t *cc_webp_exif(cc_webp *w, size_t *length);
-int cc_webp_decode(cc_webp *w, uint8_t *rgba, size_t row_bytes, cc_cancel_check check);
+int cc_webp_decode(cc_webp *w, uint8_t *rgba, size_t row_bytes, size_t capacity, cc_cancel_check check);
 const char *cc_webp_message(const cc_webp *w);
 /* RGBA input. lossless: exact (alpha kept); else lossy at quality 0..100 (alpha compressed losslessly).
  * `method` is libwebp's speed/size trade-off 0..6. */
@@ -124,7 +126,7 @@ cc_gif *cc_gif_create(const uint8_t *data, size_t size);
 void cc_gif_destroy(cc_gif *g);
 /* `count_frames`: walk every record to count frames (image.info), else stop at the first image. */
 int cc_gif_open(cc_gif *g, int count_frames, cc_frame_info *out);
-int cc_gif_decode(cc_gif *g, uint8_t *rgba, size_t row_bytes, cc_cancel_check check);
+int cc_gif_decode(cc_gif *g, uint8_t *rgba, size_t row_bytes, size_t capacity, cc_cancel_check check);
 const char *cc_gif_message(const cc_gif *g);
 
 /* HEIF/HEIC/AVIF (libheif): the primary image with the container's transforms (irot, imir, clap) applied,

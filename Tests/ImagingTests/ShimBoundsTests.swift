@@ -2,8 +2,8 @@ import CCodecs
 import Testing
 @testable import Imaging
 
-/// The motion shims check a caller's buffer and sizes themselves (cc_bounds.h): a buffer too small, a size out of
-/// range or a start past any clip is refused with a message, and nothing is written, instead of being trusted.
+/// The shims check a caller's buffer and sizes themselves (cc_bounds.h): a buffer too small, a size out of range or
+/// a start past any clip is refused with a message, and nothing is written, instead of being trusted.
 @Suite("Shim bounds", .timeLimit(.minutes(1)))
 struct ShimBoundsTests {
     /// A guard byte past the given capacity must survive the call.
@@ -133,5 +133,57 @@ struct ShimBoundsTests {
         let short = frame.withUnsafeBufferPointer { cc_webm_add(webm, $0.baseAddress, $0.count - 1, 0, 100) }
         let whole = frame.withUnsafeBufferPointer { cc_webm_add(webm, $0.baseAddress, $0.count, 0, 100) }
         #expect(short == CC_INVALID && whole == CC_OK, "short \(short), whole \(whole)")
+    }
+
+    @Test("the still decoders refuse a buffer one byte short of the picture, and write nothing")
+    func stillDecodersCheckCapacity() throws {
+        func short(_ width: UInt32, _ height: UInt32) -> [UInt8] {
+            [UInt8](repeating: Self.guardByte, count: Int(width) * 4 * Int(height) - 1)
+        }
+        var remaining: UInt32 = 0
+        try CodecCorpus.bytes("photos/chelsea.png").withUnsafeBufferPointer { data in
+            let p = try #require(cc_png_create(data.baseAddress, data.count))
+            defer { cc_png_destroy(p) }
+            var header = cc_header()
+            #expect(cc_png_read_header(p, &header) == CC_OK && cc_png_start(p) == CC_OK)
+            let rowBytes = Int(header.width) * 4
+            var buffer = short(header.width, header.height)
+            let status = buffer.withUnsafeMutableBufferPointer {
+                cc_png_read_rows(p, $0.baseAddress, rowBytes, $0.count, 1_000_000, &remaining)
+            }
+            #expect(status == CC_INVALID && buffer.allSatisfy { $0 == Self.guardByte }, "PNG: status \(status)")
+        }
+        try CodecCorpus.bytes("photos/animal-1.jpg").withUnsafeBufferPointer { data in
+            let j = try #require(cc_jpeg_create(data.baseAddress, data.count, 1 << 30))
+            defer { cc_jpeg_destroy(j) }
+            var header = cc_header(), width: UInt32 = 0, height: UInt32 = 0
+            #expect(cc_jpeg_read_header(j, &header) == CC_OK && cc_jpeg_start(j, 8, &width, &height) == CC_OK)
+            let rowBytes = Int(width) * 4
+            var buffer = short(width, height)
+            let status = buffer.withUnsafeMutableBufferPointer {
+                cc_jpeg_read_rows(j, $0.baseAddress, rowBytes, $0.count, 1_000_000, &remaining)
+            }
+            #expect(status == CC_INVALID && buffer.allSatisfy { $0 == Self.guardByte }, "JPEG: status \(status)")
+        }
+        try CodecCorpus.bytes("formats/girl-lossy.webp").withUnsafeBufferPointer { data in
+            let w = try #require(cc_webp_create(data.baseAddress, data.count))
+            defer { cc_webp_destroy(w) }
+            var info = cc_frame_info()
+            #expect(cc_webp_open(w, &info) == CC_OK)
+            let rowBytes = Int(info.width) * 4
+            var buffer = short(info.width, info.height)
+            let status = buffer.withUnsafeMutableBufferPointer { cc_webp_decode(w, $0.baseAddress, rowBytes, $0.count, nil) }
+            #expect(status == CC_INVALID && buffer.allSatisfy { $0 == Self.guardByte }, "WebP: status \(status)")
+        }
+        try CodecCorpus.bytes("formats/girl.gif").withUnsafeBufferPointer { data in
+            let g = try #require(cc_gif_create(data.baseAddress, data.count))
+            defer { cc_gif_destroy(g) }
+            var info = cc_frame_info()
+            #expect(cc_gif_open(g, 0, &info) == CC_OK)
+            let rowBytes = Int(info.width) * 4
+            var buffer = short(info.width, info.height)
+            let status = buffer.withUnsafeMutableBufferPointer { cc_gif_decode(g, $0.baseAddress, rowBytes, $0.count, nil) }
+            #expect(status == CC_INVALID && buffer.allSatisfy { $0 == Self.guardByte }, "GIF: status \(status)")
+        }
     }
 }
