@@ -77,6 +77,8 @@ let package = Package(
         ),
         // In-process benchmarks: `swift run -c release photobench <suite>` (bench/README.md).
         .executableTarget(name: "photobench", dependencies: ["Compute", "Imaging", "Inference", "COpenBLAS", "PhotoWorker"], path: "bench/Sources/photobench"),
+        // Test support in C: a WebM read back through FFmpeg (CWebMInspection.h), kept out of the worker's CCodecs.
+        .target(name: "CWebMInspection", dependencies: ["CCodecs"], path: "Tests/CWebMInspection"),
         // Waits in tests that fail, saying what they waited for, when their deadline passes.
         .target(name: "Deadlines", path: "Tests/Deadlines"),
         .testTarget(name: "WaitingTests", dependencies: ["Waiting", "Deadlines"]),
@@ -84,8 +86,10 @@ let package = Package(
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSONRPCTransport", "Deadlines", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "ComputeTests", dependencies: ["Compute", "Deadlines"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "Compute", "CKernels", "Imaging", "Deadlines"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "Compute", "CKernels", "Deadlines"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker", "Compute", "JSONRPC", "JSONRPCTransport", "PhotoWorkerTestSupport", "Deadlines"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "Compute", "CKernels", "CWebMInspection", "Deadlines"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "PhotoWorkerTests", dependencies: ["PhotoWorker", "Compute", "JSONRPC", "JSONRPCTransport", "PhotoWorkerTestSupport",
+                                                      "CWebMInspection", "Deadlines"]),
         // Spawned-worker helpers, local HTTP servers, the corpus and hostile-input checks, shared by
         // the end-to-end tests and the in-process tests of the core.
         .target(name: "PhotoWorkerTestSupport", dependencies: ["JSONRPCTransport", "Imaging"], path: "Tests/PhotoWorkerTestSupport"),
@@ -94,7 +98,7 @@ let package = Package(
 )
 
 // Settings applied once to every Swift target (as sourcekit-lsp does).
-for target in package.targets where target.type != .system && !["CCodecs", "CSyscalls", "CCurl", "CKernels"].contains(target.name) {
+for target in package.targets where target.type != .system && !["CCodecs", "CSyscalls", "CCurl", "CKernels", "CWebMInspection"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings += [
         .swiftLanguageMode(.v6),

@@ -31,7 +31,6 @@ typedef struct cc_memory_file {
     uint8_t *data;
     size_t length, capacity, position;
     int failed_alloc;
-    const uint8_t *input; /* reading (cc_webm_inspect): the bytes read, `length` of them */
 } cc_memory_file;
 
 static int cc_memory_write(void *opaque, CC_AVIO_WRITTEN_BYTES bytes, int count) {
@@ -55,16 +54,6 @@ static int cc_memory_write(void *opaque, CC_AVIO_WRITTEN_BYTES bytes, int count)
     return count;
 }
 
-static int cc_memory_read(void *opaque, uint8_t *bytes, int count) {
-    cc_memory_file *f = (cc_memory_file *)opaque;
-    if (f->position >= f->length) return AVERROR_EOF;
-    size_t n = f->length - f->position;
-    if (n > (size_t)count) n = (size_t)count;
-    memcpy(bytes, f->input + f->position, n);
-    f->position += n;
-    return (int)n;
-}
-
 static int64_t cc_memory_seek(void *opaque, int64_t offset, int whence) {
     cc_memory_file *f = (cc_memory_file *)opaque;
     int64_t base;
@@ -76,7 +65,7 @@ static int64_t cc_memory_seek(void *opaque, int64_t offset, int whence) {
     default: return AVERROR(EINVAL);
     }
     int64_t target = base + offset;
-    if (target < 0 || (f->input != NULL && target > (int64_t)f->length)) return AVERROR(EINVAL);
+    if (target < 0) return AVERROR(EINVAL);
     f->position = (size_t)target;
     return target;
 }
@@ -302,119 +291,3 @@ int cc_webm_finish(cc_webm *w, uint8_t **out, size_t *out_length) {
 }
 
 const char *cc_webm_message(const cc_webm *w) { return w->msg.error; }
-
-int cc_webm_inspect(const uint8_t *data, size_t size, int index, uint8_t *alpha, uint8_t *luma, size_t capacity,
-                    cc_webm_facts *facts, char *error, size_t error_size) {
-    cc_ffmpeg_log_install();
-    memset(facts, 0, sizeof *facts);
-    facts->pts_ms = -1;
-    cc_memory_file file = {0};
-    file.input = data;
-    file.length = size;
-    AVFormatContext *format = avformat_alloc_context();
-    uint8_t *buffer = (uint8_t *)av_malloc(CC_WEBM_IO_BUFFER);
-    AVIOContext *io = buffer ? avio_alloc_context(buffer, CC_WEBM_IO_BUFFER, 0, &file, cc_memory_read, NULL,
-                                                  cc_memory_seek) : NULL;
-    AVCodecContext *decoder = NULL;
-    AVPacket *packet = av_packet_alloc();
-    AVFrame *frame = av_frame_alloc();
-    int status = CC_INVALID, e = 0, video = -1, decoded = 0;
-    const char *where = "setup";
-    if (format == NULL || io == NULL || packet == NULL || frame == NULL) goto done;
-    format->pb = io;
-    format->flags |= AVFMT_FLAG_CUSTOM_IO;
-    where = "opening";
-    e = avformat_open_input(&format, NULL, av_find_input_format("matroska"), NULL);
-    if (e < 0) goto done;
-    where = "stream info";
-    e = avformat_find_stream_info(format, NULL);
-    if (e < 0) goto done;
-    facts->duration_ms = format->duration == AV_NOPTS_VALUE ? -1 : format->duration / 1000;
-    for (unsigned i = 0; i < format->nb_streams; i++) {
-        AVStream *st = format->streams[i];
-        if (st->codecpar->codec_type == AVMEDIA_TYPE_AUDIO) facts->audio_streams++;
-        if (st->codecpar->codec_type != AVMEDIA_TYPE_VIDEO) continue;
-        facts->video_streams++;
-        if (video >= 0) continue;
-        video = (int)i;
-        facts->width = (uint32_t)st->codecpar->width;
-        facts->height = (uint32_t)st->codecpar->height;
-        snprintf(facts->codec, sizeof facts->codec, "%s", avcodec_get_name(st->codecpar->codec_id));
-        AVDictionaryEntry *tag = av_dict_get(st->metadata, "alpha_mode", NULL, 0);
-        facts->alpha_mode = tag ? atoi(tag->value) : 0;
-    }
-    where = "no video stream";
-    if (video < 0) goto done;
-    const AVCodec *vp9 = avcodec_find_decoder_by_name("libvpx-vp9");
-    where = "no libvpx-vp9 decoder";
-    if (vp9 == NULL) goto done;
-    decoder = avcodec_alloc_context3(vp9);
-    where = "decoder";
-    if (decoder == NULL) goto done;
-    e = avcodec_parameters_to_context(decoder, format->streams[video]->codecpar);
-    if (e < 0) goto done;
-    decoder->pkt_timebase = format->streams[video]->time_base;
-    e = avcodec_open2(decoder, vp9, NULL);
-    if (e < 0) goto done;
-    AVRational ms = {1, 1000};
-    int draining = 0;
-    for (;;) {
-        if (!draining) {
-            e = av_read_frame(format, packet);
-            if (e == AVERROR_EOF) {
-                draining = 1;
-                e = avcodec_send_packet(decoder, NULL);
-            } else if (e < 0) {
-                where = "reading";
-                goto done;
-            } else {
-                if (packet->stream_index == video) e = avcodec_send_packet(decoder, packet);
-                av_packet_unref(packet);
-            }
-            where = "decoding";
-            if (e < 0 && e != AVERROR(EAGAIN)) goto done;
-        }
-        for (;;) {
-            e = avcodec_receive_frame(decoder, frame);
-            if (e == AVERROR(EAGAIN)) break;
-            if (e == AVERROR_EOF) goto finished;
-            where = "decoding";
-            if (e < 0) goto done;
-            if (decoded == index) {
-                facts->has_alpha_plane = frame->format == AV_PIX_FMT_YUVA420P;
-                facts->pts_ms = av_rescale_q(frame->best_effort_timestamp, format->streams[video]->time_base, ms);
-                size_t need = (size_t)frame->width * (size_t)frame->height;
-                for (int plane = 0; plane < 2; plane++) {
-                    uint8_t *target = plane == 0 ? luma : alpha;
-                    int source = plane == 0 ? 0 : 3;
-                    if (target == NULL || capacity < need || (source == 3 && !facts->has_alpha_plane)) continue;
-                    for (int y = 0; y < frame->height; y++)
-                        memcpy(target + (size_t)y * (size_t)frame->width,
-                               frame->data[source] + (size_t)y * (size_t)frame->linesize[source], (size_t)frame->width);
-                }
-            }
-            decoded++;
-            av_frame_unref(frame);
-        }
-        if (draining && e == AVERROR(EAGAIN)) break;
-    }
-finished:
-    facts->frames = decoded;
-    status = CC_OK;
-done:
-    if (status != CC_OK && error != NULL && error_size > 0) {
-        char reason[AV_ERROR_MAX_STRING_SIZE] = "";
-        if (e < 0) av_strerror(e, reason, sizeof reason);
-        snprintf(error, error_size, "%s: %s %s", where, reason, cc_ffmpeg_last_error());
-    }
-    cc_ffmpeg_clear_error();
-    av_frame_free(&frame);
-    av_packet_free(&packet);
-    avcodec_free_context(&decoder);
-    if (format != NULL) avformat_close_input(&format);
-    if (io != NULL) {
-        av_freep(&io->buffer);
-        avio_context_free(&io);
-    }
-    return status;
-}

@@ -1,4 +1,5 @@
 import CCodecs
+import CWebMInspection
 import Imaging
 import Testing
 @testable import PhotoWorker
@@ -35,10 +36,10 @@ struct AnimatedMessengerTargetTests {
         #expect(spool.width == 512 && spool.height == 342)
         let result = try MessengerTarget.telegram.fitAnimation(spool, fps: nil, path: "t.webm")
         #expect(result.bytes.count <= 256 * 1024, "\(result.bytes.count) bytes")
-        var facts = cc_webm_facts()
+        var facts = cwi_webm_facts()
         var error = [CChar](repeating: 0, count: 256)
         let status = result.bytes.withUnsafeBufferPointer {
-            cc_webm_inspect($0.baseAddress, $0.count, 0, nil, nil, 0, &facts, &error, error.count)
+            cwi_webm_inspect($0.baseAddress, $0.count, 0, nil, nil, 0, &facts, &error, error.count)
         }
         #expect(status == CC_OK)
         #expect(facts.audio_streams == 0 && facts.video_streams == 1 && facts.alpha_mode == 1)

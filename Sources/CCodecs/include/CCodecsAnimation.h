@@ -57,23 +57,4 @@ int cc_webm_add(cc_webm *w, const uint8_t *rgba, size_t size, int64_t pts_ms, in
 int cc_webm_finish(cc_webm *w, uint8_t **out, size_t *out_length);
 const char *cc_webm_message(const cc_webm *w);
 
-/* What a WebM holds, read back with libavformat and decoded with libvpx-vp9 (which reads the BlockAdditional
- * alpha), for tests of the encoder. Frame `index`'s alpha plane and luma plane (width*height bytes each, either may
- * be NULL) and its pts in ms; counts of video/audio streams and frames; the stream's alpha_mode tag (0 when
- * absent); the container's duration in ms. */
-typedef struct cc_webm_facts {
-    int video_streams;
-    int audio_streams;
-    int frames;
-    int alpha_mode;
-    int has_alpha_plane;   /* the decoded frame of `index` came out as yuva420p */
-    uint32_t width;
-    uint32_t height;
-    int64_t duration_ms;
-    int64_t pts_ms;        /* of frame `index` */
-    char codec[32];
-} cc_webm_facts;
-int cc_webm_inspect(const uint8_t *data, size_t size, int index, uint8_t *alpha, uint8_t *luma, size_t capacity,
-                    cc_webm_facts *facts, char *error, size_t error_size);
-
 #endif

@@ -1,18 +1,19 @@
 import CCodecs
+import CWebMInspection
 import Testing
 @testable import Imaging
 
 /// A WebM read back through the shim (libavformat, libvpx-vp9 with its alpha): facts and frame `index`'s planes.
 func inspectWebM(_ bytes: [UInt8], frame index: Int, width: Int, height: Int)
-    throws -> (facts: cc_webm_facts, alpha: [UInt8], luma: [UInt8])
+    throws -> (facts: cwi_webm_facts, alpha: [UInt8], luma: [UInt8])
 {
-    var facts = cc_webm_facts()
+    var facts = cwi_webm_facts()
     var alpha = [UInt8](repeating: 0, count: width * height), luma = alpha
     var error = [CChar](repeating: 0, count: 256)
     let status = bytes.withUnsafeBufferPointer { data in
         alpha.withUnsafeMutableBufferPointer { a in
             luma.withUnsafeMutableBufferPointer { l in
-                cc_webm_inspect(data.baseAddress, data.count, Int32(index), a.baseAddress, l.baseAddress, a.count,
+                cwi_webm_inspect(data.baseAddress, data.count, Int32(index), a.baseAddress, l.baseAddress, a.count,
                                 &facts, &error, error.count)
             }
         }
