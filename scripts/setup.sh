@@ -1,25 +1,26 @@
 #!/usr/bin/env bash
-# README's first command: sets up a fresh Debian (12 or 13) or Ubuntu machine that has Swift 6 to build the worker,
+# README's first command: sets up a fresh Debian (12 or 13) machine that has Swift 6 to build the worker,
 # builds it and runs it on a real job:
 #   1. the Debian packages in scripts/deps/debian-build.txt, and only those: installed with apt-get when run as
 #      root, else with sudo when that works without a password, else the script prints the line to run and stops;
 #   2. `swift build -c release --product photoworker` (the worker alone: the benchmarks' OpenBLAS peer is the tests');
 #   3. `.build/release/photoworker demo`: stickers, gradients, a pack sheet, a chosen subject and an animated
-#      sticker, written to ./photoworker-demo/ (or DIR).
+#      sticker, written to the checkout's photoworker-demo/ (or DIR, relative to where you are).
 # Usage: bash scripts/setup.sh [--no-demo] [DIR]
 # scripts/test-distro.sh runs it as written in fresh Debian 12 and 13 roots.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 demo=1
-out=photoworker-demo
+out=photoworker-demo  # in the checkout
 for arg in "$@"; do
     case "$arg" in
         --no-demo) demo=0 ;;
-        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
         -*) echo "usage: bash scripts/setup.sh [--no-demo] [DIR]" >&2; exit 2 ;;
-        *) out="$arg" ;;
+        /*) out="$arg" ;;
+        *) out="$PWD/$arg" ;;  # where the caller is, not the checkout
     esac
 done
+cd "$(dirname "$0")/.."
 
 command -v swift >/dev/null || {
     echo "setup: swift is not on PATH; install a Swift 6 toolchain first (swift.org/install/linux) and try again" >&2

@@ -74,7 +74,7 @@ if [ "${1:-}" = --inside ]; then
     done
     cp /etc/resolv.conf "$root/etc/resolv.conf"
     # How git here finds the Swift packages (url.*.insteadOf): the same in the root.
-    git config --system --get-regexp '^url\.' | while read -r key value; do
+    { git config --system --get-regexp '^url\.' || true; } | while read -r key value; do
         git config --file "$root/etc/gitconfig" --add "$key" "$value"
     done
     mkdir -p "$root/src/photoworker"
@@ -214,17 +214,38 @@ command -v debootstrap >/dev/null || {
     echo "== test-distro: installing debootstrap"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap
 }
-swift="$(command -v swift)" || { echo "test-distro: no swift on PATH" >&2; exit 1; }
-toolchain="$(dirname "$(dirname "$(readlink -f "$swift")")")"  # the toolchain's usr/
+command -v swift >/dev/null || { echo "test-distro: no swift on PATH" >&2; exit 1; }
+# The toolchain's usr/, from where its runtime is (a `swift` on PATH may be a link or swiftly's proxy).
+toolchain="$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["paths"]["runtimeResourcePath"])')"
+toolchain="$(dirname "$(dirname "$(readlink -f "$toolchain")")")"
+if [ "$(dirname "$toolchain")" = / ] || [ ! -x "$toolchain/bin/swift" ]; then
+    echo "test-distro: the toolchain ($toolchain) is not in a folder of its own, which a root can be given read-only" >&2
+    echo "test-distro: (a swift.org tarball unpacked in e.g. /opt/swift, or one that swiftly installed)" >&2
+    exit 1
+fi
 # The mirror apt uses here for Debian itself (deb822 or one-line sources), else Debian's own.
 mirror="$(grep -rhoE '(URIs:[[:space:]]*|^deb[[:space:]]+)(\[[^]]*\][[:space:]]*)?[a-z]+://[^[:space:]]*/debian/?([[:space:]]|$)' \
     /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null | grep -oE '[a-z]+://[^[:space:]]*' | head -1 || true)"
 mirror="${mirror:-http://deb.debian.org/debian}"
 
 root="$repo/.build/distro/$name"
+# The script's own mounts live in its private namespace and vanish with it; this sees what someone mounted in the root
+# from outside (by hand, or a run of an older script), which a removal would go through.
 mounted_in_root() { grep -F " $root" /proc/self/mountinfo | awk -v r="$root" '$5 == r || index($5, r "/") == 1' || true; }
+# Processes whose root is the root's: the namespace's take a moment to die after its first process.
+running_in_root() {
+    local link
+    for link in /proc/[0-9]*/root; do
+        [ "$(readlink "$link" 2>/dev/null)" != "$root" ] || echo "${link%/root}"
+    done
+}
 remove_root() {
-    local mounts
+    local mounts waited=0
+    while [ -n "$(running_in_root)" ] && [ "$waited" -lt 20 ]; do sleep 0.5; waited=$((waited + 1)); done
+    if [ -n "$(running_in_root)" ]; then
+        echo "test-distro: not removing $root: processes still run in it: $(running_in_root | tr '\n' ' ')" >&2
+        return 1
+    fi
     mounts="$(mounted_in_root)"
     if [ -n "$mounts" ]; then
         echo "test-distro: not removing $root: something is still mounted in it:" >&2

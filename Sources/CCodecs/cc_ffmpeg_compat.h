@@ -2,8 +2,9 @@
 #define CC_FFMPEG_COMPAT_H
 /* The few places where FFmpeg 5.1 (Debian 12), 6.1 (Ubuntu 24.04) and 7.1 (Debian 13) share no API, named once.
  * Everything else the shims call is present, undeprecated, in all three; scripts/check-shims.sh compiles every shim
- * with deprecations as errors against each distribution's headers (scripts/test-distro.sh). The checks are on the
- * major versions of releases, never on a git snapshot's minor ones. */
+ * with deprecations as errors against each distribution's headers (scripts/test-distro.sh). The checks name the
+ * version where each API arrived as released (major versions, and lavc 60.30 for coded_side_data, which came
+ * within 60: FFmpeg 6.0 is 60.3, 6.1 is 60.31). */
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/frame.h>

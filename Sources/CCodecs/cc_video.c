@@ -427,13 +427,14 @@ int cc_video_open(cc_video *v, int64_t max_pixels, int32_t count_frames, int32_t
         out->duration = (double)f->duration / AV_TIME_BASE;
     /* And the samples' own span, by the container's index: FFmpeg 7's mov demuxer declares what the edit list
      * presents where 5.1 declared mvhd's duration, so samples running far past a short edit list would otherwise go
-     * unseen by the limits. Only a span more than a second past the declared duration counts: edit lists that phones
+     * unseen by the limits. Only a span more than a second past a declared duration counts (an undeclared one stays
+     * unknown, not a guess from the part of the index read so far): edit lists that phones
      * write trim a few frames, and the duration reported for every other clip stays the container's. */
     int entries = avformat_index_get_entries_count(st);
     const AVIndexEntry *last = entries > 0 ? avformat_index_get_entry(st, entries - 1) : NULL;
     if (last != NULL && last->timestamp != AV_NOPTS_VALUE) {
         double span = cc_video_seconds(v, last->timestamp) + v->default_duration;
-        if (span > out->duration + 1.0) out->duration = span;
+        if (out->duration > 0 && span > out->duration + 1.0) out->duration = span;
     }
     out->rotation = cc_video_rotation(st);
     out->has_alpha = wants_alpha && strncmp(decoder->name, "libvpx", 6) == 0;
