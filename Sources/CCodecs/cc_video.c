@@ -508,13 +508,16 @@ int cc_video_seek(cc_video *v, double start) {
     return status;
 }
 
+/* The size frames are handed out at: the opened size unless cc_video_set_output_size chose another. */
+static uint32_t cc_video_out_width(const cc_video *v) { return v->out_width ? v->out_width : v->width; }
+static uint32_t cc_video_out_height(const cc_video *v) { return v->out_height ? v->out_height : v->height; }
+
 /* Converts `frame` to RGBA at the output size (the opened size unless cc_video_set_output_size chose a smaller one;
  * a frame of another size is scaled to it). Scaling down in the same pass as the conversion costs about what the
  * conversion alone does, where converting at full size and resampling after would cost both. */
 static int cc_video_convert(cc_video *v, const AVFrame *frame, uint8_t *rgba, size_t row_bytes) {
     int range = frame->color_range == AVCOL_RANGE_JPEG;
-    int out_width = v->out_width ? (int)v->out_width : (int)v->width;
-    int out_height = v->out_height ? (int)v->out_height : (int)v->height;
+    int out_width = (int)cc_video_out_width(v), out_height = (int)cc_video_out_height(v);
     if (v->sws == NULL || v->sws_width != frame->width || v->sws_height != frame->height
         || v->sws_format != frame->format || v->sws_colorspace != (int)frame->colorspace || v->sws_range != range
         || v->sws_out_width != out_width || v->sws_out_height != out_height) {
@@ -571,8 +574,7 @@ int cc_video_next(cc_video *v, uint8_t *rgba, size_t row_bytes, size_t capacity,
     *got = 0;
     memset(frame, 0, sizeof *frame);
     if (v->codec == NULL || v->info_only) return cc_video_refuse(v, CC_INVALID, "cc_video_open did not succeed");
-    uint32_t out_width = v->out_width ? v->out_width : v->width, out_height = v->out_height ? v->out_height : v->height;
-    if (!cc_rgba_fits(out_width, out_height, row_bytes, capacity))
+    if (!cc_rgba_fits(cc_video_out_width(v), cc_video_out_height(v), row_bytes, capacity))
         return cc_video_refuse(v, CC_INVALID, "the frame buffer does not hold a frame at the output size");
     if (v->ended) return CC_OK;
     cc_video_current = v;

@@ -9,14 +9,20 @@ struct ShimBoundsTests {
     /// A guard byte past the given capacity must survive the call.
     static let guardByte: UInt8 = 0xA5
 
-    @Test("cc_video_next refuses a buffer that does not hold a frame, and writes nothing")
-    func videoNextChecksCapacity() throws {
-        let bytes = try MotionCorpus.bytes("pan.mp4")  // 96x64
-        try bytes.withUnsafeBufferPointer { data in
+    /// pan.mp4 (96x64) opened through the video shim, for the body; the handle is destroyed after it.
+    static func withOpenedPan(_ body: (OpaquePointer, cc_motion_info) throws -> Void) throws {
+        try MotionCorpus.bytes("pan.mp4").withUnsafeBufferPointer { data in
             let handle = try #require(cc_video_create(data.baseAddress, data.count))
             defer { cc_video_destroy(handle) }
             var info = cc_motion_info()
             #expect(cc_video_open(handle, 1 << 30, 0, 10_000, nil, &info) == CC_OK)
+            try body(handle, info)
+        }
+    }
+
+    @Test("cc_video_next refuses a buffer that does not hold a frame, and writes nothing")
+    func videoNextChecksCapacity() throws {
+        try Self.withOpenedPan { handle, info in
             let rowBytes = Int(info.width) * 4, whole = rowBytes * Int(info.height)
             var buffer = [UInt8](repeating: Self.guardByte, count: whole)
             var frame = cc_motion_frame(), got: Int32 = 0
@@ -38,12 +44,7 @@ struct ShimBoundsTests {
 
     @Test("cc_video_set_output_size refuses sizes outside the stream's, and the size handed out stays")
     func videoOutputSizeIsChecked() throws {
-        let bytes = try MotionCorpus.bytes("pan.mp4")
-        try bytes.withUnsafeBufferPointer { data in
-            let handle = try #require(cc_video_create(data.baseAddress, data.count))
-            defer { cc_video_destroy(handle) }
-            var info = cc_motion_info()
-            #expect(cc_video_open(handle, 1 << 30, 0, 10_000, nil, &info) == CC_OK)
+        try Self.withOpenedPan { handle, info in
             for (width, height) in [(0, 10), (10, 0), (info.width + 1, info.height), (info.width, info.height + 1)] {
                 let status = cc_video_set_output_size(handle, UInt32(width), UInt32(height))
                 #expect(status == CC_INVALID, "\(width)x\(height): status \(status)")
@@ -64,17 +65,13 @@ struct ShimBoundsTests {
 
     @Test("a start past int64's ticks is refused, not converted", arguments: [1e300, Double.infinity, Double.nan])
     func seekPastAnyClip(_ start: Double) throws {
-        let bytes = try MotionCorpus.bytes("pan.mp4")
-        try bytes.withUnsafeBufferPointer { data in
-            let handle = try #require(cc_video_create(data.baseAddress, data.count))
-            defer { cc_video_destroy(handle) }
-            var info = cc_motion_info()
-            #expect(cc_video_open(handle, 1 << 30, 0, 10_000, nil, &info) == CC_OK)
+        try Self.withOpenedPan { handle, _ in
             let status = cc_video_seek(handle, start)
             #expect(status == CC_INVALID, "start \(start): status \(status)")
             #expect(String(cString: cc_video_message(handle)).contains("past any clip"))
         }
         if start.isFinite {  // what a request's `start` reaches (a NaN one is never seeked: it is not > 0)
+            let bytes = try MotionCorpus.bytes("pan.mp4")
             #expect(throws: MotionError.self) { _ = try MotionDecoder(bytes: bytes, start: start).next() }
         }
     }
