@@ -55,22 +55,26 @@ if [ "${1:-}" = --inside ]; then
             PATH="$toolchain/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
             /bin/bash -euo pipefail -c "$1"
     }
+    install() { # install DESCRIPTION PACKAGE...: Debian packages into the root
+        local description="$1"; shift
+        run "$description" inside "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $*"
+    }
     mount --make-rprivate /
 
     run "debootstrap --variant=minbase $suite from $mirror" debootstrap --variant=minbase "$suite" "$root" "$mirror"
     mount -t proc proc "$root/proc"
     mount --rbind /dev "$root/dev"  # with /dev/pts: the tests open pseudo-terminals
     mount -t tmpfs tmpfs "$root/tmp"
-    bind_read_only() { # bind_read_only HOST_PATH: the same path inside the root
-        mkdir -p "$root$1"
-        mount --bind "$1" "$root$1"
-        mount -o remount,bind,ro "$root$1"
+    bind_read_only() { # bind_read_only HOST_PATH [PATH_IN_ROOT]: by default the same path inside the root
+        local target="$root${2:-$1}"
+        mkdir -p "$target"
+        mount --bind "$1" "$target"
+        mount -o remount,bind,ro "$target"
     }
     bind_read_only "$(dirname "$toolchain")"
     [ ! -d /opt/swift-packages ] || bind_read_only /opt/swift-packages
     for cache in "$HOME/.cache/org.swift.swiftpm" "$HOME/.swiftpm"; do
-        [ ! -d "$cache" ] || { mkdir -p "$root/root/${cache#"$HOME"/}"; mount --bind "$cache" "$root/root/${cache#"$HOME"/}"
-                               mount -o remount,bind,ro "$root/root/${cache#"$HOME"/}"; }
+        [ ! -d "$cache" ] || bind_read_only "$cache" "/root/${cache#"$HOME"/}"
     done
     cp /etc/resolv.conf "$root/etc/resolv.conf"
     # How git here finds the Swift packages (url.*.insteadOf): the same in the root.
@@ -87,9 +91,9 @@ if [ "${1:-}" = --inside ]; then
         bookworm) cxx=libstdc++-12-dev ;;
         *) cxx=libstdc++-14-dev ;;
     esac
-    run "Swift's own prerequisites" inside "export DEBIAN_FRONTEND=noninteractive; apt-get update -qq
-        apt-get install -y -qq --no-install-recommends binutils gcc git libc6-dev $cxx libedit2 libsqlite3-0 \
-            libncurses-dev libpython3-dev libxml2-dev pkg-config tzdata uuid-dev zlib1g-dev"
+    run "the package lists" inside "apt-get update -qq"
+    install "Swift's own prerequisites" binutils gcc git libc6-dev $cxx libedit2 libsqlite3-0 libncurses-dev \
+        libpython3-dev libxml2-dev pkg-config tzdata uuid-dev zlib1g-dev
 
     # README's first command: the first sh block under "## Try it", run as written.
     command="$(python3 - "$root/src/photoworker/README.md" <<'PY'
@@ -119,8 +123,7 @@ PY
     grep -h '^check-shims:' "$log" | tail -1 || true
 
     if [ "$tests" = 1 ]; then
-        run "what the Swift suite's build adds" inside "export DEBIAN_FRONTEND=noninteractive
-            apt-get install -y -qq --no-install-recommends \$(sed -e 's/#.*//' /src/photoworker/scripts/test-deps/debian-swift.txt)"
+        install "what the Swift suite's build adds" $(sed -e 's/#.*//' "$root/src/photoworker/scripts/test-deps/debian-swift.txt")
         # As scripts/test.sh builds and runs it (TEST_SWIFT_BUILD_FLAGS there).
         flags='--scratch-path .build-test -debug-info-format none -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc $(nproc)'
         run "the Swift test suite's build" inside "cd /src/photoworker && swift build --build-tests $flags"
@@ -130,8 +133,7 @@ PY
 
     if [ -n "$wheel" ]; then
         cp "$wheel" "$root/tmp/"
-        run "Python and a venv" inside "export DEBIAN_FRONTEND=noninteractive
-            apt-get install -y -qq --no-install-recommends python3 python3-venv"
+        install "Python and a venv" python3 python3-venv
         run "the wheel, $(basename "$wheel"), into a venv" inside "python3 -m venv /opt/venv
             /opt/venv/bin/pip install --quiet --no-index --disable-pip-version-check /tmp/$(basename "$wheel")"
         python3 - "$root/src/photoworker/README.md" > "$root/tmp/example.py" <<'PY'
@@ -153,9 +155,8 @@ PY
         cp "$repo"/bench/out/formats/pic* "$root/tmp/formats/"
         # PyPI through the certificates this machine trusts (where HTTPS passes through a proxy of its own).
         cp /etc/ssl/certs/ca-certificates.crt "$root/tmp/host-certificates.crt"
-        run "the benchmarks' tools" inside "export DEBIAN_FRONTEND=noninteractive
-            apt-get install -y -qq --no-install-recommends python3 python3-venv libopenblas-dev
-            python3 -m venv /opt/bench-venv
+        install "the benchmarks' tools" python3 python3-venv libopenblas-dev
+        run "Pillow and pillow-heif" inside "python3 -m venv /opt/bench-venv
             /opt/bench-venv/bin/pip install --quiet --disable-pip-version-check --cert /tmp/host-certificates.crt \\
                 Pillow pillow-heif"
         run "photobench" inside "cd /src/photoworker && swift build -c release --product photobench"
@@ -171,8 +172,7 @@ PY
         cat "$root/tmp/decode.txt"
     fi
     if [ "$package" = 1 ]; then
-        run "the packages' tools" inside "export DEBIAN_FRONTEND=noninteractive
-            apt-get install -y -qq --no-install-recommends python3 patchelf npm file"
+        install "the packages' tools" python3 patchelf npm file
         run "the packages, built here" inside "cd /src/photoworker && bash scripts/package.sh 2>&1 | tee /tmp/package.txt"
         echo "-- packages:"
         grep -E '^(package|check_licences):|MB$' "$root/tmp/package.txt" || true
