@@ -18,42 +18,61 @@ final class JobRunner {
     /// Callers of ``waitForTasks(upTo:)``, resumed when `activeTasks` reaches zero.
     private let taskWaiters: ConditionWaiters
     private let scope: ComputeJobScope?
+    /// The memory budget jobs are admitted against (nil: none).
+    let memory: MemoryBudget?
+    /// The tickets of jobs in line or running, by request id (so `jobs.list` can say which wait for memory).
+    private var tickets: [RequestID: JobLimiter.Ticket] = [:]
 
-    nonisolated init(slots: Int, timers: any TimerScheduler, scope: ComputeJobScope? = nil) {
-        limiter = JobLimiter(slots: slots)
+    nonisolated init(slots: Int, timers: any TimerScheduler, scope: ComputeJobScope? = nil, memory: MemoryBudget? = nil) {
+        limiter = JobLimiter(slots: slots, memory: memory)
+        self.memory = memory
         taskWaiters = ConditionWaiters(timers: timers)
         self.scope = scope
     }
 
-    /// Starts a job's task. A compute job takes its place in the slot queue here, synchronously and
-    /// in admission order: tasks started one after the other may begin running in either order, and
-    /// the queue's FIFO promise is about the order requests arrived in.
+    /// Starts a job's task. A compute job of a method that does not estimate its memory takes its place in line
+    /// here, synchronously and in admission order (tasks started one after the other may begin running in either
+    /// order, and the queue's FIFO promise is about the order requests arrived in); one that does, once its
+    /// estimate is made (headers read, so in the order they were read).
     /// - Parameter finish: called with the outcome when the job ends (not for notifications).
     func start(_ job: Job, running: @escaping @MainActor (RequestID) -> Void,
                finish: @escaping @MainActor (RequestID, Result<RawJSON, any Error>) -> Void) -> Task<Void, Never> {
         activeTasks += 1
-        let ticket = job.usesSlot ? limiter.enqueue() : nil
+        let ticket = job.usesSlot && !job.handler.estimatesMemory ? limiter.enqueue() : nil
         return Task {
             await self.run(job, ticket: ticket, running: running, finish: finish)
         }
     }
 
-    /// - Parameter ticket: the job's place in the slot queue (compute jobs), passed to
-    ///   `JobLimiter.acquire(_:)` before anything else so it is always either served or given up.
-    private func run(_ job: Job, ticket: JobLimiter.Ticket?, running: @MainActor (RequestID) -> Void,
+    /// - Parameter ticket: the job's place in line when it was taken at start, passed to `JobLimiter.acquire(_:)`
+    ///   before anything else so it is always either granted or given up.
+    private func run(_ job: Job, ticket early: JobLimiter.Ticket?, running: @MainActor (RequestID) -> Void,
                      finish: @MainActor (RequestID, Result<RawJSON, any Error>) -> Void) async {
         defer { activeTasks -= 1 }
         let outcome: Result<RawJSON, any Error>
         do {
-            if let ticket {
-                try await limiter.acquire(ticket)
-                if let id = job.context.id { running(id) }
+            var ticket = early
+            var prepared: PreparedCall?
+            if let early { try await wait(early, for: job, running: running) }
+            if ticket == nil && job.usesSlot {
+                // Estimated before it takes its place: the estimate is what it waits for.
+                let call = try await Self.prepareOffProtocolExecutor(job)
+                guard limiter.canEverFit(call.memoryBytes) else {
+                    throw RPCError.overMemoryBudget(neededBytes: call.memoryBytes, budget: memory)
+                }
+                let late = limiter.enqueue(bytes: call.memoryBytes)
+                ticket = late
+                prepared = call
+                try await wait(late, for: job, running: running)
             }
-            defer { if ticket != nil { limiter.release() } }
+            defer {
+                if let ticket { limiter.release(ticket) }
+                if let id = job.context.id { tickets[id] = nil }
+            }
             if job.handler.cost == .immediate {
-                outcome = .success(try await job.handler.run(job.params, job.context))
+                outcome = .success(try await job.handler.call(job.params, context: job.context))
             } else {
-                outcome = .success(try await Self.runOffProtocolExecutor(job, in: ticket.flatMap { t in
+                outcome = .success(try await Self.runOffProtocolExecutor(job, prepared: prepared, in: ticket.flatMap { t in
                     scope.map { scope in (t.number, scope) }
                 }))
             }
@@ -63,13 +82,53 @@ final class JobRunner {
         if let id = job.context.id { finish(id, outcome) }
     }
 
+    /// Waits for the ticket's grant, known to `jobs.list` meanwhile; tells the registry the job runs.
+    private func wait(_ ticket: JobLimiter.Ticket, for job: Job, running: @MainActor (RequestID) -> Void) async throws {
+        let id = job.context.id
+        if let id { tickets[id] = ticket }
+        do {
+            try await limiter.acquire(ticket)
+        } catch {
+            if let id { tickets[id] = nil }
+            throw error
+        }
+        if let id { running(id) }
+    }
+
+    /// Whether the job with this id waits in line for memory (its estimate does not fit beside the running jobs').
+    func waitsForMemory(_ id: RequestID) -> Bool {
+        tickets[id].map(limiter.waitsForMemory) ?? false
+    }
+
+    /// The estimate the job with this id was admitted (or waits) with; nil before it is made, and for jobs outside
+    /// the line.
+    func memoryBytes(of id: RequestID) -> Int? {
+        guard memory != nil, let ticket = tickets[id] else { return nil }
+        return ticket.bytes
+    }
+
+    /// What the budget's figures are now: running jobs' bytes and jobs waiting for memory.
+    var memoryCounts: (reservedBytes: Int, waitingForMemory: Int) { (limiter.reservedBytes, limiter.waitingForMemory) }
+
+    /// `@concurrent`: decoding the params and estimating the job's memory (headers read) happen off the protocol's
+    /// executor.
+    @concurrent
+    private static func prepareOffProtocolExecutor(_ job: Job) async throws -> PreparedCall {
+        try await job.handler.prepare(job.params, context: job.context)
+    }
+
     /// `@concurrent`: the handler's async work runs on the cooperative pool, not here; inside the application's
     /// scope for a compute job, when it has one.
     @concurrent
-    private static func runOffProtocolExecutor(_ job: Job, in scope: (admission: UInt64, ComputeJobScope)?)
-        async throws -> RawJSON {
-        guard let (admission, scope) = scope else { return try await job.handler.run(job.params, job.context) }
-        return try await scope(admission) { try await job.handler.run(job.params, job.context) }
+    /// - Parameter prepared: the call, when its estimate was made before it waited; nil: prepared here.
+    private static func runOffProtocolExecutor(_ job: Job, prepared: PreparedCall?,
+                                               in scope: (admission: UInt64, ComputeJobScope)?) async throws -> RawJSON {
+        func call() async throws -> RawJSON {
+            let call = if let prepared { prepared } else { try await job.handler.prepare(job.params, context: job.context) }
+            return try await call(context: job.context)
+        }
+        guard let (admission, scope) = scope else { return try await call() }
+        return try await scope(admission) { try await call() }
     }
 
     /// Waits (up to `limit`) until every job task has ended; resumed by the last task to end.

@@ -28,11 +28,33 @@ public protocol RPCMethod: Sendable {
     /// whose request only hands work on (MCP's `tools/call` starting a task, which answers at once while the
     /// task's own job queues) says no for those.
     func usesSlot(for params: JSONValue?) -> Bool
+    /// Whether the method estimates its requests' memory (``memoryEstimate(for:context:)``). A compute method that
+    /// does takes its place in line once the estimate is made; one that does not, as it arrives, with zero bytes.
+    static var estimatesMemory: Bool { get }
+    /// The most bytes a request with these params will hold at once while it runs, from what can be known before
+    /// the work starts (image headers, sizes asked for), for admission against the memory budget. Runs before the
+    /// job waits for a slot and may refuse the request (a missing source, a bad parameter). It may replace a source
+    /// it had to fetch to read its header, so that the work does not fetch it again.
+    func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int
 }
 
 extension RPCMethod {
     public static var summary: String { "" }
     public func usesSlot(for params: JSONValue?) -> Bool { Self.cost == .compute }
+    public static var estimatesMemory: Bool { false }
+    public func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int { 0 }
+}
+
+/// A request's params decoded and its memory estimated: what is left is to run it.
+public struct PreparedCall: Sendable {
+    /// The bytes it will hold while it runs (``RPCMethod/memoryEstimate(for:context:)``).
+    public let memoryBytes: Int
+    let run: @Sendable (RequestContext) async throws -> RawJSON
+
+    /// Runs the call, its progress and items going through `context`.
+    public func callAsFunction(context: RequestContext) async throws -> RawJSON {
+        try await run(context)
+    }
 }
 
 /// Params for methods that take none; any object is accepted.
@@ -50,7 +72,9 @@ public struct MethodHandler: Sendable {
     public let name: String
     public let cost: MethodCost
     public let summary: String
-    let run: @Sendable (JSONValue?, RequestContext) async throws -> RawJSON
+    /// Whether requests take their place in line only once ``prepare(_:context:)`` has estimated their memory.
+    public let estimatesMemory: Bool
+    let preparer: @Sendable (JSONValue?, RequestContext) async throws -> PreparedCall
     let usesSlot: @Sendable (JSONValue?) -> Bool
 
     /// - Parameter checkParams: runs on the raw params before they are decoded (the application's schema rules,
@@ -61,23 +85,33 @@ public struct MethodHandler: Sendable {
         cost = M.cost
         usesSlot = { method.usesSlot(for: $0) }
         summary = M.summary
-        run = { params, context in
+        estimatesMemory = M.estimatesMemory
+        preparer = { params, context in
             if let checkParams, let params { try checkParams(params) }
-            let decoded = try MethodHandler.decode(M.Params.self, from: params)
-            let result = try await method.handle(decoded, context: context)
-            if result is EmptyResult { return .emptyObject }
-            if let raw = result as? RawJSON {
-                assert(!raw.bytes.contains(0x0A), "a RawJSON result must be on one line")
-                return raw
+            var decoded = try MethodHandler.decode(M.Params.self, from: params)
+            let bytes = M.estimatesMemory ? try await method.memoryEstimate(for: &decoded, context: context) : 0
+            let ready = decoded
+            return PreparedCall(memoryBytes: bytes) { context in
+                let result = try await method.handle(ready, context: context)
+                if result is EmptyResult { return .emptyObject }
+                if let raw = result as? RawJSON {
+                    assert(!raw.bytes.contains(0x0A), "a RawJSON result must be on one line")
+                    return raw
+                }
+                return try RawJSON(encoding: result)
             }
-            return try RawJSON(encoding: result)
         }
+    }
+
+    /// Decodes and checks the params and estimates the call's memory, without running it.
+    public func prepare(_ params: JSONValue?, context: RequestContext) async throws -> PreparedCall {
+        try await preparer(params, context)
     }
 
     /// Runs the method with raw params in `context` (used to dispatch one method from another,
     /// such as MCP's `tools/call`).
     public func call(_ params: JSONValue?, context: RequestContext) async throws -> RawJSON {
-        try await run(params, context)
+        try await preparer(params, context)(context: context)
     }
 
     /// Params are by name: absent means `{}`, an array is refused with -32602. Decoded straight from the

@@ -16,7 +16,8 @@ import Logging
 public final class RequestRegistry {
     /// Where a job is in its life. `cancelling`: a cancel was asked for and the job has not ended yet (it ends
     /// at its next check, with -32800); `jobs.list` shows it so, never as still running.
-    public enum State: String, Sendable, Codable { case queued, running, cancelling }
+    /// `waitingForMemory`: in line, its estimate not fitting beside the running jobs' under the memory budget.
+    public enum State: String, Sendable, Codable { case queued, waitingForMemory, running, cancelling }
 
     /// What `jobs.list` shows of a job.
     public struct Snapshot: Sendable, Encodable {
@@ -27,6 +28,8 @@ public final class RequestRegistry {
         public var startedAt: String
         public var elapsedMs: Int
         public var progress: JSONValue?
+        /// The job's estimated peak memory, once estimated.
+        public var memoryBytes: Int?
     }
 
     /// The outcome of trying to admit a request.
@@ -65,7 +68,7 @@ public final class RequestRegistry {
 
     /// - Parameter timers: the timeouts' clock (the main queue; a manual one in tests).
     nonisolated init(writer: MessageWriter, stats: ServerStats, maxJobs: Int, maxQueue: Int,
-                     timers: any TimerScheduler, jobScope: ComputeJobScope? = nil,
+                     timers: any TimerScheduler, jobScope: ComputeJobScope? = nil, memory: MemoryBudget? = nil,
                      logger: Logger = Logger(label: "photoworker.requests", factory: { _ in SwiftLogNoOpLogHandler() })) {
         self.logger = logger
         self.writer = writer
@@ -73,7 +76,7 @@ public final class RequestRegistry {
         self.maxJobs = maxJobs
         self.maxQueue = maxQueue
         idleWaiters = ConditionWaiters(timers: timers)
-        runner = JobRunner(slots: maxJobs, timers: timers, scope: jobScope)
+        runner = JobRunner(slots: maxJobs, timers: timers, scope: jobScope, memory: memory)
     }
 
     /// Registers a request and starts its task, in one step, so a cancel processed after this
@@ -211,14 +214,24 @@ public final class RequestRegistry {
     public func snapshot(excluding: RequestID? = nil) -> [Snapshot] {
         let now = ContinuousClock.now
         return entries.filter { $0.key != excluding }.sorted { $0.value.startedAt < $1.value.startedAt }.map { id, e in
+            let state: State = if e.cancelRequested { .cancelling }
+                else if e.state == .queued && runner.waitsForMemory(id) { .waitingForMemory } else { e.state }
             return Snapshot(
-                id: id.json, method: e.method, state: e.cancelRequested ? .cancelling : e.state,
+                id: id.json, method: e.method, state: state,
                 startedAt: e.startedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
-                elapsedMs: Int((now - e.started).inSeconds * 1000), progress: e.progress)
+                elapsedMs: Int((now - e.started).inSeconds * 1000), progress: e.progress,
+                memoryBytes: runner.memoryBytes(of: id))
         }
     }
 
     public var counts: (running: Int, queued: Int) { (entries.count - queuedCount, queuedCount) }
+
+    /// The memory budget, if any, with what running jobs hold and how many jobs wait for memory.
+    var memory: (budget: MemoryBudget, reservedBytes: Int, waitingForMemory: Int)? {
+        guard let budget = runner.memory else { return nil }
+        let counts = runner.memoryCounts
+        return (budget, counts.reservedBytes, counts.waitingForMemory)
+    }
 
     /// Waits until no work (non-lifecycle entries) is in flight; false if `timeout` passed first (nil: no
     /// deadline) or the waiting task was cancelled.

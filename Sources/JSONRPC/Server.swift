@@ -50,7 +50,8 @@ public final class Server {
         writer = MessageWriter(fd: output, threadName: configuration.naming.writerThread)
         registry = RequestRegistry(writer: writer, stats: stats, maxJobs: configuration.maxJobs,
                                    maxQueue: configuration.maxQueue, timers: configuration.timers,
-                                   jobScope: configuration.computeJobScope, logger: logger)
+                                   jobScope: configuration.computeJobScope, memory: configuration.memoryBudget,
+                                   logger: logger)
         peer = Peer(writer: writer, timers: configuration.timers, idPrefix: configuration.naming.peerRequestIDPrefix)
 
         var table = methods

@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     public var framing: MessageFraming?
     /// Compute jobs running at once: one per core unless the application says otherwise.
     public var maxJobs = ProcessInfo.processInfo.activeProcessorCount
+    /// The memory compute jobs are admitted against by their estimates (nil: slots alone decide).
+    public var memoryBudget: MemoryBudget?
     /// Compute jobs waiting for a slot before new ones are refused with -32000.
     public var maxQueue = 10_000
     /// How long in-flight work may run after stdin closes before it is cancelled with -32802.

@@ -86,7 +86,11 @@ public enum ServerContract {
               "properties": {
                 "id": {"$ref": "#/components/schemas/RequestId"},
                 "method": {"type": "string"},
-                "state": {"enum": ["queued", "running"]},
+                "state": {
+                  "enum": ["queued", "waitingForMemory", "running", "cancelling"],
+                  "description": "queued: waiting for a job slot (or for its estimate); waitingForMemory: its estimate does not fit beside the running jobs' under the memory budget; cancelling: asked to stop, not ended yet."
+                },
+                "memoryBytes": {"type": "integer", "minimum": 0, "description": "The job's estimated peak memory, once estimated."},
                 "startedAt": {"type": "string", "format": "date-time", "description": "ISO 8601, UTC."},
                 "elapsedMs": {"type": "integer", "minimum": 0},
                 "progress": {"description": "The latest $/progress params, if any."}
@@ -186,6 +190,23 @@ public enum ServerContract {
                 "additionalProperties": false
               },
               "x-description": "Drain timeout after stdin closed, shutdown, or a signal."
+            }
+            """#),
+        ContractSchema("OverMemoryBudget", #"""
+            {
+              "code": -32007,
+              "message": "the job needs more memory than the worker may use",
+              "x-data-schema": {
+                "type": "object",
+                "properties": {
+                  "reason": {"type": "string"},
+                  "neededBytes": {"type": "integer", "minimum": 0},
+                  "budgetBytes": {"type": "integer", "minimum": 0}
+                },
+                "required": ["reason", "neededBytes", "budgetBytes"],
+                "additionalProperties": false
+              },
+              "x-description": "The job's estimated peak alone exceeds the memory budget (--max-memory, or the default from the machine's or the container's memory); refused before any pixel is decoded."
             }
             """#),
         ContractSchema("Overloaded", #"""

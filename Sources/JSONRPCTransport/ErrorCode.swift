@@ -18,6 +18,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let serverCancelled = ErrorCode(rawValue: -32802)
     /// The job queue is full; retry later.
     public static let overloaded = ErrorCode(rawValue: -32000)
+    /// The job's estimated memory alone is more than the server's whole memory budget (`--max-memory`).
+    public static let overMemoryBudget = ErrorCode(rawValue: -32007)
 
     public var description: String { String(rawValue) }
 }

@@ -1,8 +1,13 @@
 import Foundation
 import Imaging
+import JSONRPC
+import Synchronization
 import Waiting
 
 /// Decoded images keyed by source identity and decode variant, LRU-bounded in bytes.
+///
+/// Under a memory budget the cache is one of its holders: it keeps no more than the running jobs leave free, and
+/// gives back what a starting job needs (``MemoryBudget``), so it never makes a job wait.
 ///
 /// A hit returns without suspending inside the actor; concurrent misses for the same key share
 /// one decode (the second caller awaits the first caller's task, unless it is cancelled first).
@@ -34,13 +39,36 @@ public actor ImageCache {
     private var inFlight: [Key: [ContinuationQueue<DecodedImage>.Ticket]] = [:]
     /// The callers waiting for another's decode (one queue for every key: a ticket names one wait).
     private var waiters = ContinuationQueue<DecodedImage>()
-    private var bytes = 0
+    private var bytes = 0 {
+        didSet { heldBytes.value.store(bytes, ordering: .relaxed) }
+    }
+    /// `bytes`, readable outside the actor (the budget asks it from the protocol side).
+    private nonisolated let heldBytes = HeldBytes()
+    private final class HeldBytes: Sendable { let value = Atomic(0) }
+    private let budget: MemoryBudget?
     private var clock: UInt64 = 0
     private var hits = 0, misses = 0, evictions = 0
     public let capacityBytes: Int
 
-    public init(capacityBytes: Int) {
+    /// - Parameter budget: the memory budget the cache holds part of, if any (it registers itself).
+    public init(capacityBytes: Int, budget: MemoryBudget? = nil) {
         self.capacityBytes = max(0, capacityBytes)
+        self.budget = budget
+        guard let budget else { return }
+        let held = heldBytes
+        budget.register(MemoryBudget.Holder(name: "cache", held: { held.value.load(ordering: .relaxed) }, trim: { [weak self] atMost in
+            guard let self else { return }
+            Task { await self.trim(toAtMost: atMost) }
+        }))
+    }
+
+    /// Drops the least recently used entries until at most `atMost` bytes remain.
+    public func trim(toAtMost atMost: Int) {
+        while bytes > max(0, atMost), let victim = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            entries[victim.key] = nil
+            bytes -= victim.value.bytes
+            evictions += 1
+        }
     }
 
     /// The cached image for `key`, or the result of `load`, run by the first caller in that
@@ -99,12 +127,10 @@ public actor ImageCache {
 
     private func insert(_ image: DecodedImage, for key: Key) {
         let size = image.image.pixels.count + 256
-        guard size <= capacityBytes, entries[key] == nil else { return }
-        while bytes + size > capacityBytes, let victim = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-            entries[victim.key] = nil
-            bytes -= victim.value.bytes
-            evictions += 1
-        }
+        // Within what the running jobs leave of the budget, as well as the cache's own capacity.
+        let capacity = min(capacityBytes, budget?.freeBytes ?? .max)
+        guard size <= capacity, entries[key] == nil else { return }
+        trim(toAtMost: capacity - size)
         clock += 1
         entries[key] = Entry(image: image, bytes: size, lastUse: clock)
         bytes += size

@@ -79,8 +79,11 @@ public enum Worker {
         configuration.extraLimits["fetchTimeoutSeconds"] = .double(options.fetchTimeout.inSeconds)
         let session = SessionPolicy(configuration: options.access, timers: configuration.timers)
         configuration.sessionDelegate = session
+        let memory = WorkerMemoryBudget.make(options.maxMemory, limit: { options.memoryLimit ?? MemoryLimit.detect() },
+                                             residentBytes: WorkerMemoryBudget.residentBytes)
+        configuration.memoryBudget = memory
         // The server's job limit is the one limit: slots, compute threads and batch widths.
-        let services = WorkerServices(options: options, maxJobs: configuration.maxJobs, session: session)
+        let services = WorkerServices(options: options, maxJobs: configuration.maxJobs, session: session, memory: memory)
         configuration.components += [ComputeThreads(pool: services.compute), BlockingThreads(pool: services.blocking)]
         // A compute job's slot becomes its lease on the compute threads, carried by its task and child tasks.
         let idle = IdleMemoryRelease(after: options.idleMemoryDelay, timers: configuration.timers,
@@ -107,6 +110,11 @@ public struct WorkerOptions: Sendable {
     public var motionLimits: MotionLimits { MotionLimits(maxFrames: maxFrames, maxDuration: maxDuration, maxPixels: maxPixels) }
     /// Byte budget of the decoded-image cache.
     public var cacheBytes = 512 << 20
+    /// The memory budget (`--max-memory`): by default a share of the smaller of the machine's memory and the
+    /// cgroup's limit.
+    public var maxMemory = MemorySetting.standard
+    /// The limit a share of `maxMemory` is taken of (tests give their own; read from the system when nil).
+    public var memoryLimit: MemoryLimit?
     /// Largest body fetched for a URL source.
     public var maxFetchBytes = 100 << 20
     /// Timeout for URL fetches.

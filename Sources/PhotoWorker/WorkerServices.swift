@@ -1,6 +1,7 @@
 import Compute
 import Imaging
 import Inference
+import JSONRPC
 
 /// What image methods share: the options, the decoded-image cache and the loader.
 public struct WorkerServices: Sendable {
@@ -21,18 +22,26 @@ public struct WorkerServices: Sendable {
     /// ``SubjectNetwork/activationBudget(threads:)`` at once, and handed back when the worker has been idle for a
     /// while (``releaseIdleMemory()``).
     public let activations: ActivationMemory
+    /// The memory budget jobs are admitted against (nil: `--max-memory off`).
+    public let memory: MemoryBudget?
 
     /// The job limit (the server's `maxJobs`): compute threads, and the width of batch methods.
     public var maxJobs: Int { compute.threadCount }
 
     /// - Parameter urlTestHooks: the fetcher's test resolver (tests only; the executable has no way to set it).
-    public init(options: WorkerOptions, maxJobs: Int, session: SessionPolicy = SessionPolicy(),
+    /// - Parameter memory: the budget the cache and the idle activation blocks hold part of, if any.
+    public init(options: WorkerOptions, maxJobs: Int, session: SessionPolicy = SessionPolicy(), memory: MemoryBudget? = nil,
                 urlTestHooks: URLFetcher.TestHooks = URLFetcher.TestHooks()) {
         self.options = options
         self.session = session
-        cache = ImageCache(capacityBytes: options.cacheBytes)
+        self.memory = memory
+        cache = ImageCache(capacityBytes: options.cacheBytes, budget: memory)
         compute = ComputePool(threads: maxJobs)
-        activations = ActivationMemory(budget: { SubjectNetwork.activationBudget(threads: maxJobs) })
+        let activations = ActivationMemory(budget: { SubjectNetwork.activationBudget(threads: maxJobs) })
+        self.activations = activations
+        memory?.register(MemoryBudget.Holder(name: "activations", held: { activations.idleBytes }, trim: { _ in
+            Task.detached(priority: .userInitiated) { activations.release() }
+        }))
         blocking = BlockingPool(threads: Self.blockingThreads)
         loader = ImageLoader(options: options, cache: cache, compute: compute, blocking: blocking, urlTestHooks: urlTestHooks)
     }

@@ -23,7 +23,8 @@ struct PhotoWorkerCommand: AsyncParsableCommand {
               --framing auto|ndjson|content-length  --max-jobs N (default: cores)
               --max-queue N  --max-message-bytes N  --drain-timeout S  --max-pixels N
               --max-frames N  --max-duration S
-              --cache-bytes N  --max-fetch-bytes N  --fetch-timeout S
+              --cache-bytes N  --max-memory SIZE|PERCENT|off (default: 80%)
+              --max-fetch-bytes N  --fetch-timeout S  --roots-timeout S
               --allow-dir DIR  --allow-read-dir DIR  --allow-write-dir DIR
               --urls any|public|none  --log-level LEVEL  --diagnostics
             """,
@@ -67,6 +68,11 @@ struct WorkerFlags: ParsableArguments {
 
     @Option(help: "Byte budget of the decoded-image cache.")
     var cacheBytes: Int = WorkerOptions().cacheBytes
+
+    @Option(help: ArgumentHelp(
+        "Memory the whole worker may use: a size (1.5G, 768M; binary units) or a share of the smaller of the machine's memory and its cgroup's limit (75%). Jobs start only while their estimated peaks fit beside the running jobs'; a job that could never fit is refused with -32007. off: admit by --max-jobs alone.",
+        valueName: "size|percent|off"))
+    var maxMemory: MemorySetting = WorkerOptions().maxMemory
 
     @Option(help: "Largest body fetched for a URL source, in bytes.")
     var maxFetchBytes: Int = WorkerOptions().maxFetchBytes
@@ -132,6 +138,7 @@ struct WorkerFlags: ParsableArguments {
         o.maxFrames = maxFrames
         o.maxDuration = maxDuration
         o.cacheBytes = cacheBytes
+        o.maxMemory = maxMemory
         o.maxFetchBytes = maxFetchBytes
         o.fetchTimeout = .milliseconds(Int(fetchTimeout * 1000))
         if !(allowDirs + allowReadDirs + allowWriteDirs).isEmpty {
@@ -220,4 +227,9 @@ enum StdoutGuard {
         dup2(STDERR_FILENO, STDOUT_FILENO)
         return protocolFD
     }
+}
+
+extension MemorySetting: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+    public var defaultValueDescription: String { "\(self) of the machine's or the cgroup's memory" }
 }

@@ -56,6 +56,10 @@ struct InitializeMethod: RPCMethod {
             "maxQueue": .int(configuration.maxQueue),
             "drainTimeoutSeconds": .int(Int(configuration.drainTimeout.components.seconds)),
         ]
+        if let memory = configuration.memoryBudget {
+            limits["maxMemoryBytes"] = .int(memory.bytes)
+            limits["maxMemoryOrigin"] = .string(memory.origin)
+        }
         limits.merge(configuration.extraLimits) { _, new in new }
         return try RawJSON(encoding: NativeResult(
             serverInfo: ["name": configuration.name, "version": configuration.version],
@@ -164,7 +168,13 @@ extension InitializeMethod {
                         "drainTimeoutSeconds": {"type": "integer", "minimum": 0},
                         "maxPixels": {"type": "integer", "minimum": 0},
                         "maxFetchBytes": {"type": "integer", "minimum": 0},
-                        "cacheBytes": {"type": "integer", "minimum": 0}
+                        "cacheBytes": {"type": "integer", "minimum": 0},
+                        "maxMemoryBytes": {
+                          "type": "integer",
+                          "minimum": 0,
+                          "description": "The memory budget compute jobs are admitted against by their estimated peaks."
+                        },
+                        "maxMemoryOrigin": {"type": "string", "description": "How the memory budget was chosen."}
                       },
                       "required": ["maxMessageBytes", "maxLineBytes", "maxJobs", "maxQueue", "drainTimeoutSeconds"],
                       "additionalProperties": {"type": ["integer", "number", "string", "boolean"]}

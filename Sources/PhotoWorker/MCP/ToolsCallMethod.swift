@@ -24,6 +24,10 @@ struct ToolsCallMethod: RPCMethod {
         var _meta: JSONValue?
         /// MCP 2025-11-25 task augmentation: `{"ttl"?}`.
         var task: JSONValue?
+        /// The tool's method with its arguments decoded and its memory estimated, when the call runs here (not sent).
+        var prepared: PreparedCall?
+
+        private enum CodingKeys: String, CodingKey { case name, arguments, _meta, task }
     }
 
     let table: MethodTable
@@ -48,13 +52,29 @@ struct ToolsCallMethod: RPCMethod {
             if let taskId { tasks.progress(taskId, done: done, total: total) }
         }
         do {
-            let raw = try await handler.call(arguments, context: context.reporting(to: reporter))
+            let call = if let prepared = params.prepared { prepared } else { try await handler.prepare(arguments, context: context) }
+            let raw = try await call(context: context.reporting(to: reporter))
             return try Self.result(raw, method: method, arguments: arguments, items: reporter.collected, modern: modern)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
             return Self.toolError(RPCError(error), modern: modern)
         }
+    }
+
+    static let estimatesMemory = true
+
+    /// The tool's own estimate, its method prepared once (and kept for ``handle(_:context:)``); nothing for a call
+    /// that starts a task (the task's job makes its own). A call the tool's method refuses is answered as a tool error,
+    /// so its failure here is left for the call itself to report.
+    func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        guard let method = MCPToolCatalog.method(forTool: params.name), let handler = table[method] else { return 0 }
+        if !runsTask, (try? Self.taskRequested(params, method: method, envelope: MCPEnvelope.parse(meta: params._meta))) != nil {
+            return 0
+        }
+        guard let prepared = try? await handler.prepare(params.arguments ?? .object([:]), context: context) else { return 0 }
+        params.prepared = prepared
+        return prepared.memoryBytes
     }
 
     /// A call that starts a task only hands its work on (the task's job waits for its own slot), so it answers at

@@ -417,3 +417,23 @@ extension ImageAnimatedStickerMethod {
 extension ImageAnimatedStickerMethod: MCPToolMethod {
     static let tool = MCPTool(title: "Animated sticker", effects: .writesOutputs)
 }
+
+extension ImageAnimatedStickerMethod {
+    static let estimatesMemory = true
+
+    func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        let access = await services.access()
+        if case .url(let u) = params.source {
+            params.source = .fetched(u, try await services.loader.bytes(of: params.source, access: access))
+        }
+        return await Self.memoryEstimate(params.source, fitsTarget: params.target != nil, services: services, access: access)
+    }
+
+    /// A clip's estimate from its container's frame size; a clip whose container cannot be read is estimated as
+    /// a 1080p one (its cut then says what is wrong with it).
+    static func memoryEstimate(_ source: ImageSource, fitsTarget: Bool, services: WorkerServices, access: FileAccess) async -> Int {
+        let info = try? await services.loader.motionInfo(source, access: access)
+        return MemoryEstimate.animated(width: info?.0.width ?? 1920, height: info?.0.height ?? 1080,
+                                       encodedBytes: info?.bytes ?? 0, fitsTarget: fitsTarget)
+    }
+}

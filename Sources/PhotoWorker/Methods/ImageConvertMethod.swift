@@ -65,3 +65,13 @@ extension ImageConvertMethod {
 extension ImageConvertMethod: MCPToolMethod {
     static let tool = MCPTool(title: "Convert image", effects: .writesOutputs)
 }
+
+extension ImageConvertMethod {
+    static let estimatesMemory = true
+
+    func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
+        params.source = source
+        return MemoryEstimate.convert(facts, output: params.output.format)
+    }
+}

@@ -122,3 +122,13 @@ extension ImageEffectMethod {
 extension ImageEffectMethod: MCPToolMethod {
     static let tool = MCPTool(title: "Image effects", effects: .writesOutputs)
 }
+
+extension ImageEffectMethod {
+    static let estimatesMemory = true
+
+    func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
+        params.source = source
+        return MemoryEstimate.effect(facts, output: params.output.format)
+    }
+}

@@ -85,3 +85,13 @@ extension ImagePaletteMethod {
 extension ImagePaletteMethod: MCPToolMethod {
     static let tool = MCPTool(title: "Colour palette", effects: .readsSources)
 }
+
+extension ImagePaletteMethod {
+    static let estimatesMemory = true
+
+    func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
+        params.source = source
+        return MemoryEstimate.palette(facts)
+    }
+}

@@ -73,3 +73,14 @@ extension ImageScaleMethod {
 extension ImageScaleMethod: MCPToolMethod {
     static let tool = MCPTool(title: "Scale image", effects: .writesOutputs)
 }
+
+extension ImageScaleMethod {
+    static let estimatesMemory = true
+
+    func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
+        params.source = source
+        let factor = params.factor.isFinite ? min(max(params.factor, 0), 64) : 1
+        return MemoryEstimate.scale(facts, factor: factor, output: params.output.format)
+    }
+}

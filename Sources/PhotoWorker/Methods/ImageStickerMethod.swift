@@ -149,3 +149,13 @@ extension ImageStickerMethod {
 extension ImageStickerMethod: MCPToolMethod {
     static let tool = MCPTool(title: "Sticker cut-out", effects: .writesOutputs)
 }
+
+extension ImageStickerMethod {
+    static let estimatesMemory = true
+
+    func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
+        params.source = source
+        return MemoryEstimate.sticker(facts, segmenter: params.segmenter ?? .network)
+    }
+}

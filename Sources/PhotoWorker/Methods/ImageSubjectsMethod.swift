@@ -150,3 +150,13 @@ extension ImageSubjectsMethod {
 extension ImageSubjectsMethod: MCPToolMethod {
     static let tool = MCPTool(title: "Find subjects", effects: .writesOutputs)
 }
+
+extension ImageSubjectsMethod {
+    static let estimatesMemory = true
+
+    func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
+        params.source = source
+        return MemoryEstimate.subjects(facts)
+    }
+}

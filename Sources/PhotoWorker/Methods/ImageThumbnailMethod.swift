@@ -116,3 +116,14 @@ extension ImageThumbnailMethod {
 extension ImageThumbnailMethod: MCPToolMethod {
     static let tool = MCPTool(title: "Thumbnail", effects: .writesOutputs)
 }
+
+extension ImageThumbnailMethod {
+    static let estimatesMemory = true
+
+    func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
+        params.source = source
+        let side = max(params.size ?? 0, params.width ?? 0, params.height ?? 0, 1)
+        return MemoryEstimate.thumbnail(facts, size: min(side, 1 << 15))
+    }
+}

@@ -37,6 +37,14 @@ struct PackExportMethod: RPCMethod {
         /// With `filesDir`: each motion source is cut as an animated sticker (``AnimatedSpec``, fitted to `target`), and
         /// each animated sticker among `stickers` fitted again; its first frame on the sheet.
         var animated: AnimatedSpec?
+        /// How many stickers are made at once: the job limit, or fewer where the memory budget holds fewer (set by
+        /// the estimate, never by the client).
+        var width: Int?
+
+        private enum CodingKeys: String, CodingKey {
+            case stickers, sources, outline, segmenter, columns, cellSize, padding, background, output, filesDir, target,
+                 subjects, decontaminate, animated
+        }
     }
 
     struct Result: Encodable, Sendable {
@@ -116,7 +124,8 @@ struct PackExportMethod: RPCMethod {
             }
             motion = found
         }
-        let files = try await makeStickers(items, fromPhotos: fromPhotos, outline: params.outline, cuts: cuts,
+        let files = try await makeStickers(items, width: params.width ?? services.maxJobs, fromPhotos: fromPhotos,
+                                           outline: params.outline, cuts: cuts,
                                            segmenter: params.segmenter ?? .network, animated: animated, motion: motion,
                                            canvas: canvas, files: fileSpec, access: access, context: context)
         let outputSpec = params.output
@@ -225,7 +234,7 @@ struct PackExportMethod: RPCMethod {
     /// With `animated`, the items that move are made animated stickers (cut from a clip among `sources`, or a
     /// ready-made one among `stickers` fitted again), each written to its file and its first frame placed: those
     /// `motion` marks, or without it each item as its turn comes (a URL fetched once, for either path).
-    private func makeStickers(_ items: [ImageSource], fromPhotos: Bool, outline: OutlineSpec?, cuts: [StickerCutSpec],
+    private func makeStickers(_ items: [ImageSource], width: Int, fromPhotos: Bool, outline: OutlineSpec?, cuts: [StickerCutSpec],
                               segmenter: Segmenter, animated: AnimatedSpec?, motion: [Bool]?,
                               canvas: SheetCanvas, files spec: FileSpec?, access: FileAccess,
                               context: RequestContext) async throws -> [WrittenFile]? {
@@ -233,7 +242,7 @@ struct PackExportMethod: RPCMethod {
         let compute = services.compute, activations = services.activations
         var files = [WrittenFile?](repeating: nil, count: items.count)
         var done = 0
-        try await BoundedTaskGroup.run(count: items.count, width: services.maxJobs) { i -> WrittenFile? in
+        try await BoundedTaskGroup.run(count: items.count, width: width) { i -> WrittenFile? in
             var item = items[i], moves = false
             if animated != nil {
                 if let motion {
@@ -406,4 +415,39 @@ extension PackExportMethod {
 
 extension PackExportMethod: MCPToolMethod {
     static let tool = MCPTool(title: "Export a sticker pack", effects: .writesOutputs, runsAsTask: true)
+}
+
+extension PackExportMethod {
+    static let estimatesMemory = true
+
+    /// Stickers cut (or read) `maxJobs` at a time, as ``MemoryEstimate/batch(_:width:)`` counts them, and the sheet.
+    func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        let access = await services.access()
+        let segmenter = params.segmenter ?? .network
+        var children: [Int] = []
+        for (i, source) in (params.sources ?? []).enumerated() {
+            try Task.checkCancellation()
+            if params.animated != nil, await services.loader.probeMotion(source, access: access).moves {
+                children.append(await ImageAnimatedStickerMethod.memoryEstimate(source, fitsTarget: true, services: services,
+                                                                                 access: access))
+                continue
+            }
+            guard let (facts, read) = try? await services.loader.estimateSource(source, access: access) else {
+                children.append(MemoryEstimate.sticker(ImageLoader.unreadable(encodedBytes: 0), segmenter: segmenter))
+                continue
+            }
+            params.sources?[i] = read
+            children.append(MemoryEstimate.sticker(facts, segmenter: segmenter))
+        }
+        for sticker in params.stickers ?? [] {
+            let facts = (try? await services.loader.estimateSource(sticker, access: access).0)
+                ?? ImageLoader.unreadable(encodedBytes: 0)
+            children.append(MemoryEstimate.convert(facts, output: .png))
+        }
+        let cell = min(max(params.cellSize ?? 256, 1), 4096)
+        let sheet = children.count * cell * cell * 4
+        let width = MemoryEstimate.widthWithin(services.memory?.bytes, children: children, width: services.maxJobs, plus: sheet)
+        params.width = width
+        return MemoryEstimate.batch(children, width: width) + sheet
+    }
 }

@@ -144,3 +144,13 @@ extension PhotoProcessMethod {
 extension PhotoProcessMethod: MCPToolMethod {
     static let tool = MCPTool(title: "Process a photo", effects: .writesOutputs)
 }
+
+extension PhotoProcessMethod {
+    static let estimatesMemory = true
+
+    func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
+        params.source = source
+        return MemoryEstimate.photo(facts, segmenter: params.segmenter ?? .network)
+    }
+}

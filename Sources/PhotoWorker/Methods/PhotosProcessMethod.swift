@@ -64,7 +64,8 @@ struct PhotosProcessMethod: RPCMethod {
         guard params.sources.count <= 100_000 else {
             throw RPCError.invalidParams(path: "sources", "at most 100000 sources")
         }
-        // Children stay within the worker's job limit, which bounds memory on huge batches.
+        // Children stay within the worker's job limit (and the memory budget: the estimate may have lowered
+        // maxConcurrency to fit it).
         let limit = services.maxJobs
         let width = min(limit, max(1, params.maxConcurrency ?? limit))
         if let m = params.maxConcurrency, m < 1 {
@@ -215,4 +216,39 @@ extension PhotosProcessMethod {
 
 extension PhotosProcessMethod: MCPToolMethod {
     static let tool = MCPTool(title: "Process photos", effects: .writesOutputs, runsAsTask: true, batch: .init(sourcesKey: "sources", itemResult: "PhotosItem"))
+}
+
+extension PhotosProcessMethod {
+    static let estimatesMemory = true
+
+    /// The widest children's estimates together (``MemoryEstimate/batch(_:width:)``). A source that cannot be read
+    /// is estimated cautiously rather than refused: one bad photo never fails the batch.
+    func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        if let m = params.maxConcurrency, m < 1 {
+            throw RPCError.invalidParams(path: "maxConcurrency", "must be at least 1")
+        }
+        let access = await services.access()
+        let segmenter = params.segmenter ?? .network
+        var children: [Int] = []
+        children.reserveCapacity(params.sources.count)
+        for (i, source) in params.sources.enumerated() {
+            try Task.checkCancellation()
+            if params.animated != nil, await services.loader.probeMotion(source, access: access).moves {
+                children.append(await ImageAnimatedStickerMethod.memoryEstimate(
+                    source, fitsTarget: params.animated?.target != nil, services: services, access: access))
+                continue
+            }
+            guard let (facts, read) = try? await services.loader.estimateSource(source, access: access) else {
+                children.append(MemoryEstimate.photo(ImageLoader.unreadable(encodedBytes: 0), segmenter: segmenter))
+                continue
+            }
+            params.sources[i] = read
+            children.append(MemoryEstimate.photo(facts, segmenter: segmenter))
+        }
+        // As many children at once as asked (at most the job limit) while they fit the memory budget.
+        let width = MemoryEstimate.widthWithin(services.memory?.bytes, children: children,
+                                               width: min(services.maxJobs, params.maxConcurrency ?? services.maxJobs))
+        params.maxConcurrency = width
+        return MemoryEstimate.batch(children, width: width)
+    }
 }

@@ -1,0 +1,70 @@
+import Foundation
+import Imaging
+
+import Glibc
+
+extension ImageLoader {
+    /// How much of a file is read for its header before the whole of it: JPEG's frame header, PNG's, WebP's and
+    /// GIF's lie well inside it, as does a phone's HEIC or AVIF `meta` box.
+    static let headerPrefixBytes = 256 << 10
+
+    /// The facts a memory estimate starts from, reading as little as tells: a file's first bytes (the whole file
+    /// when its header lies further in), inline bytes, or a URL fetched once and handed back as `.fetched`, so the
+    /// work does not fetch it again. Throws what opening or fetching throws (the work would throw the same); a
+    /// header that cannot be read gives a cautious estimate from the file's size instead, and the work says what is
+    /// wrong with it.
+    func estimateSource(_ source: ImageSource, access: FileAccess) async throws -> (MemoryEstimate.Source, ImageSource) {
+        switch source {
+        case .path(let p):
+            let fd = try access.openForReading(p)
+            defer { close(fd) }
+            let facts = try await blocking.run { () throws -> MemoryEstimate.Source in
+                let (prefix, size) = try Self.readPrefix(fd, path: p, count: Self.headerPrefixBytes)
+                if let info = try? ImageCodec.info(prefix) { return MemoryEstimate.Source(info, encodedBytes: size) }
+                if size > prefix.count, let info = try? ImageCodec.info(try Self.readFile(fd, path: p)) {
+                    return MemoryEstimate.Source(info, encodedBytes: size)
+                }
+                return Self.unreadable(encodedBytes: size)
+            }
+            return (facts, source)
+        case .data(let bytes), .fetched(_, let bytes):
+            return (Self.facts(bytes), source)
+        case .url(let u):
+            let bytes = try await self.bytes(of: source, access: access)
+            return (Self.facts(bytes), .fetched(u, bytes))
+        }
+    }
+
+    private static func facts(_ bytes: [UInt8]) -> MemoryEstimate.Source {
+        (try? ImageCodec.info(bytes)).map { MemoryEstimate.Source($0, encodedBytes: bytes.count) }
+            ?? unreadable(encodedBytes: bytes.count)
+    }
+
+    /// A source whose header says nothing (a video, a damaged file): as many pixels as bytes, at least a megapixel.
+    static func unreadable(encodedBytes: Int) -> MemoryEstimate.Source {
+        let side = Int(Double(max(encodedBytes, 1 << 20)).squareRoot())
+        return MemoryEstimate.Source(width: side, height: side, format: .png, encodedBytes: encodedBytes)
+    }
+
+    /// The first `count` bytes of a regular file and its size.
+    static func readPrefix(_ fd: Int32, path: String, count: Int) throws -> ([UInt8], size: Int) {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno)))
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return try (readFile(fd, path: path), Int(st.st_size)) }
+        let size = Int(st.st_size), wanted = min(size, count)
+        let prefix = try [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
+            var offset = 0
+            while offset < wanted {
+                let n = pread(fd, buffer.baseAddress! + offset, wanted - offset, off_t(offset))
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno))) }
+                if n == 0 { break }
+                offset += n
+                initialized = offset
+            }
+        }
+        return (prefix, size)
+    }
+}

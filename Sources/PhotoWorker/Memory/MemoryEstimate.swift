@@ -1,0 +1,120 @@
+import Imaging
+
+/// A job's peak memory from what can be known before it starts: each stage's term from the sizes its source's
+/// header gives, in bytes. The coefficients are measured (one job alone in a fresh worker, its peak RSS less its RSS
+/// once initialised: bench/memory_bench.py) and rounded up; bench/README.md compares every estimate with the peak.
+///
+/// What a term covers, per pixel of the source as decoded (`px`):
+/// - the encoded bytes, which are read whole before decoding;
+/// - the decode: RGBA at 4 bytes a pixel, and the codec's own planes (libheif's, for HEIC and AVIF);
+/// - the stage's work: a resize's source and destination, a blur's float planes, a cut's maps, the encoder's buffers.
+/// The network's weights and activation blocks are part of the constant of every method that runs it.
+enum MemoryEstimate {
+    static let mib = 1 << 20
+
+    /// The facts an estimate starts from: the source's size as decoded, its format and its encoded bytes.
+    struct Source: Sendable {
+        var width: Int
+        var height: Int
+        var format: ImageFormat
+        var encodedBytes: Int
+        var pixels: Int { width * height }
+
+        init(width: Int, height: Int, format: ImageFormat, encodedBytes: Int) {
+            self.width = max(1, width)
+            self.height = max(1, height)
+            self.format = format
+            self.encodedBytes = max(0, encodedBytes)
+        }
+
+        init(_ info: ImageInfo, encodedBytes: Int) {
+            self.init(width: info.width, height: info.height, format: info.format, encodedBytes: encodedBytes)
+        }
+    }
+
+    /// Decoding at full size: the encoded bytes, RGBA, and libheif's own image for HEIC and AVIF.
+    static func decode(_ s: Source) -> Int {
+        let codec = switch s.format {
+        case .heif, .avif: 6
+        case .png: 2  // 16-bit rows, interlace passes
+        default: 0
+        }
+        return s.encodedBytes + s.pixels * (4 + codec)
+    }
+
+    /// Decoding shrunk for a small output (a thumbnail, a palette): JPEG decodes at down to an eighth of each side.
+    static func decodeShrunk(_ s: Source, toAtLeast side: Int) -> Int {
+        guard s.format == .jpeg else { return decode(s) }
+        var scale = 1
+        while scale < 8, min(s.width, s.height) / (scale * 2) >= max(1, side) { scale *= 2 }
+        return s.encodedBytes + (s.pixels / (scale * scale)) * 6
+    }
+
+    static func info(_ s: Source) -> Int { 2 * mib + s.encodedBytes }
+
+    static func thumbnail(_ s: Source, size: Int) -> Int { 6 * mib + decodeShrunk(s, toAtLeast: size) + size * size * 8 }
+
+    static func palette(_ s: Source) -> Int { 6 * mib + decodeShrunk(s, toAtLeast: 256) }
+
+    /// A resize by `factor`: the decode, float rows and the resized image, and its encoder.
+    static func scale(_ s: Source, factor: Double, output: ImageFormat) -> Int {
+        let out = Int(min(Double(1 << 40), Double(s.pixels) * factor * factor))
+        return 8 * mib + decode(s) + max(s.pixels, out) * 8 + encode(pixels: out, as: output)
+    }
+
+    /// The decoded image written in another format.
+    static func convert(_ s: Source, output: ImageFormat) -> Int { 8 * mib + decode(s) + encode(pixels: s.pixels, as: output) }
+
+    /// Blur and the rest: the decode, float planes and the result, and its encoder.
+    static func effect(_ s: Source, output: ImageFormat) -> Int {
+        8 * mib + decode(s) + s.pixels * 20 + encode(pixels: s.pixels, as: output)
+    }
+
+    /// An encoder's buffers: libwebp's encoders take about 20 bytes a pixel, PNG's filter rows and deflate output
+    /// about 6, JPEG's about one.
+    static func encode(pixels: Int, as format: ImageFormat) -> Int {
+        switch format {
+        case .webp: 20 * mib + pixels * 20
+        case .jpeg: 4 * mib + pixels
+        default: 8 * mib + pixels * 6
+        }
+    }
+
+    /// A still sticker: the network (weights, activations), the maps at full size, the cut RGBA and its encoder.
+    static func sticker(_ s: Source, segmenter: Segmenter) -> Int {
+        switch segmenter {
+        case .network: 80 * mib + decode(s) + s.pixels * 6
+        case .classical: 12 * mib + decode(s) + s.pixels * 4
+        }
+    }
+
+    /// Every subject found: the sticker's maps and the candidates' masks.
+    static func subjects(_ s: Source) -> Int { 104 * mib + decode(s) + s.pixels * 3 }
+
+    /// A photo's sticker, thumbnail and palette.
+    static func photo(_ s: Source, segmenter: Segmenter) -> Int { sticker(s, segmenter: segmenter) + 4 * mib }
+
+    /// A clip cut into an animated sticker: the network, the decoder's frames and reference pool (about six frames
+    /// of YUV and one RGBA at the source's size), the frames at working size waiting for their key frame, and the
+    /// encoder; fitting to a messenger's limit keeps its attempts.
+    static func animated(width: Int, height: Int, encodedBytes: Int, fitsTarget: Bool) -> Int {
+        let px = max(1, width) * max(1, height)
+        return 100 * mib + min(encodedBytes, 64 * mib) + px * 11 + (fitsTarget ? 56 * mib : 0)
+    }
+
+    /// The most children at once, up to `width`, whose ``batch(_:width:)`` estimate (with `plus`) fits `budget`; at
+    /// least one (a batch whose single child does not fit is then refused as any job that could never fit).
+    static func widthWithin(_ budget: Int?, children: [Int], width: Int, plus: Int = 0) -> Int {
+        var width = max(1, width)
+        guard let budget else { return width }
+        while width > 1, batch(children, width: width) + plus > budget { width -= 1 }
+        return width
+    }
+
+    /// Children run `width` at a time: the largest `width` children's estimates together, a tenth more for what
+    /// the allocator keeps between children, and a little per child for its result.
+    static func batch(_ children: [Int], width: Int) -> Int {
+        let largest = children.sorted(by: >).prefix(max(1, width)).reduce(0, +)
+        return largest + largest / 10 + 16 * mib + children.count * 64 * 1024
+    }
+}

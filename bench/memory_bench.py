@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Memory estimates against measured peaks, and mixed loads under a real memory limit (issue 63).
+
+  python3 bench/memory_bench.py estimates [--bin .build/release/photoworker] [--quick] [--json OUT]
+  python3 bench/memory_bench.py mixed [--bin ...] [--limit 768M] [--jobs 1,2,4,8]
+
+estimates: every method on the corpus's photos, the formats set, 24 MP mosaics and clips, one job at a time in one
+  worker (--max-jobs 1, --cache-bytes 0). Before each job the worker's peak RSS is reset (`5` written to
+  /proc/PID/clear_refs) and its RSS read; the job's measured peak is VmHWM after it less that RSS. The estimate is the
+  job's `memoryBytes` in `jobs.list`, polled while it runs. Prints each job, then the share of jobs whose estimate is
+  at least the measured peak and the share within 1.5x of it.
+mixed: the issue's mixed load (24 MP stickers, a 4K clip to Telegram, a photos.process batch, thumbnails, cancels)
+  in a cgroup v1/v2 with a memory limit: with the default budget and --max-jobs 8, and with --max-memory off at each
+  --jobs; wall time, answers, peak RSS (the cgroup's own high-water mark), OOM kills.
+Needs root for clear_refs on another process (same user suffices) and for the cgroup.
+"""
+import argparse, json, os, pathlib, subprocess, sys, tempfile, threading, time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from memory_load import Worker, make_inputs, mixed_load, run_in_cgroup  # noqa: E402
+
+
+def status(pid, key):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def measure(binary, method, params):
+    """(estimate, measured peak, outcome) for one job run alone in a fresh worker: its peak RSS less its RSS once
+    initialised (a worker that ran other jobs keeps memory malloc has not handed back, which would hide the job's)."""
+    worker = Worker(binary, "--max-jobs", "1", "--cache-bytes", "0", "--max-memory", "64G")
+    try:
+        worker.call("initialize", {})
+        return measure_in(worker, method, params)
+    finally:
+        worker.close()
+
+
+def measure_in(worker, method, params):
+    with open(f"/proc/{worker.pid}/clear_refs", "w") as f:
+        f.write("5")
+    base = status(worker.pid, "VmRSS")
+    rid = worker.send(method, params)
+    estimate = None
+    while True:
+        reply = worker.poll(rid, timeout=0.01)
+        if reply is not None:
+            break
+        if estimate is None:
+            jobs = worker.call("jobs.list")["jobs"]
+            for j in jobs:
+                if j["id"] == rid and j.get("memoryBytes") is not None:
+                    estimate = j["memoryBytes"]
+    peak = status(worker.pid, "VmHWM") - base
+    return estimate, peak, ("ok" if "result" in reply else reply["error"]["message"])
+
+
+def jobs_for(inputs, out, quick):
+    photos = inputs["photos"][:3] if quick else inputs["photos"]
+    large = inputs["large"][:1] if quick else inputs["large"]
+    jobs = []
+    for src in photos + inputs["formats"] + large:
+        name = pathlib.Path(src).name
+        s = {"path": src}
+        jobs += [
+            ("image.info", {"source": s}, name),
+            ("image.thumbnail", {"source": s, "size": 256, "output": {"path": f"{out}/t.jpg", "overwrite": True}}, name),
+            ("image.palette", {"source": s, "count": 5}, name),
+            ("image.scale", {"source": s, "factor": 0.5, "output": {"path": f"{out}/s.png", "overwrite": True}}, name),
+            ("image.convert", {"source": s, "output": {"path": f"{out}/c.webp", "overwrite": True}}, name),
+            ("image.effect", {"source": s, "effects": [{"blur": 4}], "output": {"path": f"{out}/e.jpg", "overwrite": True}}, name),
+            ("image.sticker", {"source": s, "outline": {"width": 8}, "output": {"path": f"{out}/k.png", "overwrite": True}}, name),
+            ("image.sticker", {"source": s, "segmenter": "classical", "output": {"path": f"{out}/kc.png", "overwrite": True}}, name + " classical"),
+            ("image.subjects", {"source": s}, name),
+            ("photo.process", {"source": s, "output": {"dir": out, "overwrite": True}}, name),
+        ]
+    for clip in inputs["clips"]:
+        name = pathlib.Path(clip).name
+        jobs += [
+            ("image.animatedSticker", {"source": {"path": clip}, "output": {"path": f"{out}/a.webp", "overwrite": True}}, name),
+            ("image.animatedSticker", {"source": {"path": clip}, "target": "telegram", "output": {"path": f"{out}/a.webm", "overwrite": True}}, name + " telegram"),
+        ]
+    batch = [{"path": p} for p in inputs["photos"][:20]]
+    jobs.append(("photos.process", {"sources": batch, "output": {"dir": f"{out}/batch", "overwrite": True}}, f"{len(batch)} photos"))
+    jobs.append(("photos.process", {"sources": [{"path": p} for p in large[:4]], "output": {"dir": f"{out}/batch", "overwrite": True}}, "4 x 24 MP"))
+    jobs.append(("pack.export", {"sources": [{"path": p} for p in inputs["photos"][:3]], "output": {"path": f"{out}/pack.png", "overwrite": True}}, "3 photos"))
+    jobs.append(("pack.export", {"sources": [{"path": p} for p in large[:2]], "output": {"path": f"{out}/pack.png", "overwrite": True}}, "2 x 24 MP"))
+    return jobs
+
+
+def estimates(args):
+    inputs = make_inputs(pathlib.Path(args.work), quick=args.quick)
+    rows = []
+    with tempfile.TemporaryDirectory() as out:
+        for method, params, name in jobs_for(inputs, out, args.quick):
+            est, peak, outcome = measure(args.bin, method, params)
+            rows.append({"method": method, "source": name, "estimate": est, "peak": peak, "outcome": outcome})
+            ratio = f"{est / peak:5.2f}" if est and peak > 0 else "  -  "
+            print(f"{method:22} {name[:34]:34} est {fmt(est):>9} peak {fmt(peak):>9} {ratio} {outcome[:40]}", flush=True)
+    judged = [r for r in rows if r["outcome"] == "ok" and r["estimate"] is not None and r["peak"] > 8 << 20]
+    covered = sum(r["estimate"] >= r["peak"] for r in judged)
+    tight = sum(r["estimate"] <= 1.5 * r["peak"] for r in judged)
+    print(f"\njobs with a peak over 8 MiB: {len(judged)}; estimate >= peak: {covered} ({100 * covered / max(1, len(judged)):.0f}%); "
+          f"estimate <= 1.5x peak: {tight} ({100 * tight / max(1, len(judged)):.0f}%)")
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps(rows, indent=1))
+
+
+def fmt(b):
+    return "-" if b is None else f"{b / 1048576:.1f}M"
+
+
+def mixed(args):
+    inputs = make_inputs(pathlib.Path(args.work))
+    runs = [("default budget", ["--max-jobs", "8"])]
+    runs += [(f"--max-memory off --max-jobs {j}", ["--max-memory", "off", "--max-jobs", str(j)]) for j in args.jobs.split(",")]
+    for label, flags in runs:
+        r = run_in_cgroup(args.bin, flags, args.limit, lambda w, out: mixed_load(w, inputs, out))
+        print(f"{label:36} {r['seconds']:7.1f} s  answered {r['answered']}/{r['sent']}  peak {fmt(r['peak'])}  "
+              f"killed: {r['killed']}", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("suite", choices=["estimates", "mixed"])
+    ap.add_argument("--bin", default=str(ROOT / ".build/release/photoworker"))
+    ap.add_argument("--work", default=str(ROOT / "bench/out/memory"))
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--json")
+    ap.add_argument("--limit", default="768M")
+    ap.add_argument("--jobs", default="1,2,4,8")
+    args = ap.parse_args()
+    (estimates if args.suite == "estimates" else mixed)(args)
+
+
+if __name__ == "__main__":
+    main()
