@@ -16,7 +16,7 @@ public enum OpenRPCDocument {
     /// order. `Worker.methods` registers each of these (a test checks the two agree).
     static let methods: [any RPCMethod.Type] = [
         RPCDiscoverMethod.self,
-        DiagnosticsSleepMethod.self, DiagnosticsSpinMethod.self, DiagnosticsFanoutMethod.self,
+        DiagnosticsSleepMethod.self, DiagnosticsSpinMethod.self, DiagnosticsFanoutMethod.self, DiagnosticsHoldMethod.self,
         ImageInfoMethod.self, ImageConvertMethod.self, ImageThumbnailMethod.self, ImageScaleMethod.self,
         ImagePaletteMethod.self, ImageEffectMethod.self, ImageStickerMethod.self, ImageSubjectsMethod.self,
         ImageAnimatedStickerMethod.self, PhotoProcessMethod.self, PhotosProcessMethod.self, PackExportMethod.self,

@@ -41,6 +41,7 @@ public enum Worker {
             table.register(DiagnosticsSleepMethod())
             table.register(DiagnosticsSpinMethod(compute: services.compute))
             table.register(DiagnosticsFanoutMethod())
+            table.register(DiagnosticsHoldMethod())
         }
         table.register(RPCDiscoverMethod())
         // MCP hosts drive the same methods as tools.

@@ -98,7 +98,8 @@ public enum WorkerError: Error, Sendable, RPCErrorConvertible {
 extension WorkerError {
     /// What every method that reads an image source can answer, in the order the contracts list it.
     private static let sourceJobErrors = ["InvalidParams", "SourceNotFound", "InvalidImage", "ImageTooLarge",
-                                          "FetchFailed", "RequestCancelled", "ServerCancelled", "Overloaded"]
+                                          "FetchFailed", "RequestCancelled", "ServerCancelled", "Overloaded",
+                                          "OverMemoryBudget"]
     /// The `errors` of a method that reads a source and writes nothing (`"errors": [\#(...)]` in its contract).
     static let sourceMethodErrors = ContractSchema.errorRefs(sourceJobErrors + ["AccessDenied"])
     /// The `errors` of a method that reads a source and writes an output.

@@ -101,4 +101,43 @@ struct JobLimiterTests {
         try await late.value
         #expect(limiter.waiting == 0)
     }
+
+    /// A job waiting for memory that is cancelled leaves the line, and what waited behind it starts; the budget is
+    /// told what the running jobs hold.
+    @Test func cancelWhileWaitingForMemoryFreesItsPlace() async throws {
+        let budget = MemoryBudget(bytes: 100, origin: "test")
+        let limiter = JobLimiter(slots: 4, memory: budget)
+        let running = limiter.enqueue(bytes: 70)
+        try await limiter.acquire(running)
+        #expect(budget.reservedBytes == 70)
+        let large = limiter.enqueue(bytes: 60)
+        #expect(limiter.waitsForMemory(large))
+        #expect(limiter.waitingForMemory == 1)
+        let waiter = Task { try await limiter.acquire(large) }
+        try await Deadline.until("the large job's task parked, \(limiter.arrived) parked") { limiter.arrived > 0 }
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        #expect(limiter.waitingForMemory == 0, "still waiting: \(limiter.waitingForMemory)")
+        let small = limiter.enqueue(bytes: 30)
+        try await limiter.acquire(small)  // granted at once: 70 + 30 fits
+        #expect(budget.reservedBytes == 100)
+        limiter.release(small)
+        limiter.release(running)
+        #expect(budget.reservedBytes == 0)
+    }
+
+    /// Holders outside jobs are asked to fit in what running jobs leave, when jobs start.
+    @Test func aStartingJobTrimsTheHolders() async throws {
+        let budget = MemoryBudget(bytes: 100, origin: "test")
+        let held = Order()
+        held.values.withLock { $0 = [80] }
+        budget.register(MemoryBudget.Holder(name: "cache", held: { held.values.withLock { $0[0] } },
+                                            trim: { atMost in held.values.withLock { $0[0] = min($0[0], atMost) } }))
+        let limiter = JobLimiter(slots: 2, memory: budget)
+        let job = limiter.enqueue(bytes: 60)
+        try await limiter.acquire(job)
+        #expect(held.values.withLock { $0[0] } == 40, "the cache kept \(held.values.withLock { $0[0] }) of 100 - 60")
+        #expect(budget.heldBytes == ["cache": 40])
+        limiter.release(job)
+    }
 }

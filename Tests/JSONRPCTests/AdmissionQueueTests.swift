@@ -1,0 +1,72 @@
+@testable import JSONRPC
+import Testing
+
+/// The admission rules without tasks: slots in order, memory with bounded overtaking, leaving frees a place.
+@Suite(.timeLimit(.minutes(1)))
+struct AdmissionQueueTests {
+    @Test func slotsGoInArrivalOrderWithoutABudget() {
+        var q = AdmissionQueue(slots: 1)
+        #expect(q.arrive(1, bytes: 0) == [1])
+        #expect(q.arrive(2, bytes: 0) == [])
+        #expect(q.arrive(3, bytes: 0) == [])
+        #expect(q.finish(bytes: 0) == [2])
+        #expect(q.finish(bytes: 0) == [3])
+    }
+
+    @Test func aPlaceWaitingForASlotIsNeverPassed() {
+        var q = AdmissionQueue(slots: 1, budgetBytes: 100)
+        #expect(q.arrive(1, bytes: 10) == [1])
+        #expect(q.arrive(2, bytes: 10) == [])  // waits for the slot
+        #expect(q.arrive(3, bytes: 1) == [])   // fits too, but may not pass 2
+        #expect(!q.waitsForMemory(2))
+        #expect(q.finish(bytes: 10) == [2])
+    }
+
+    @Test func aSmallJobPassesALargeOneThatDoesNotFitYet() {
+        var q = AdmissionQueue(slots: 4, budgetBytes: 100)
+        #expect(q.arrive(1, bytes: 60) == [1])
+        #expect(q.arrive(2, bytes: 60) == [])  // 120 > 100
+        #expect(q.waitsForMemory(2))
+        #expect(q.waitingForMemoryCount == 1)
+        #expect(q.arrive(3, bytes: 20) == [3])  // fits beside 1: goes ahead of 2
+        #expect(q.reservedBytes == 80)
+        #expect(q.finish(bytes: 60) == [2])  // 20 + 60 fits now
+        #expect(q.reservedBytes == 80)
+    }
+
+    @Test func theLargeJobStartsWhenRoomIsMade() {
+        var q = AdmissionQueue(slots: 4, budgetBytes: 100)
+        _ = q.arrive(1, bytes: 60)
+        _ = q.arrive(2, bytes: 60)
+        #expect(q.finish(bytes: 60) == [2])
+        #expect(q.reservedBytes == 60)
+    }
+
+    /// After `maxOvertakes` passes the line holds still for the large job: small ones wait behind it.
+    @Test func aLargeJobIsNotStarvedByAStreamOfSmallOnes() {
+        var q = AdmissionQueue(slots: 8, budgetBytes: 100, maxOvertakes: 2)
+        _ = q.arrive(1, bytes: 50)
+        #expect(q.arrive(2, bytes: 80) == [])     // waits for memory
+        #expect(q.arrive(3, bytes: 10) == [3])    // pass 1
+        #expect(q.arrive(4, bytes: 10) == [4])    // pass 2
+        #expect(q.arrive(5, bytes: 10) == [])     // no third pass: behind the large job now
+        #expect(q.finish(bytes: 50) == [2])       // 20 + 80 fits: the large one starts, the small one still waits
+        #expect(q.finish(bytes: 10) == [5])       // then the small one, beside it
+    }
+
+    @Test func leavingTheLineFreesThePlaceBehind() {
+        var q = AdmissionQueue(slots: 4, budgetBytes: 100, maxOvertakes: 0)
+        _ = q.arrive(1, bytes: 60)
+        _ = q.arrive(2, bytes: 60)
+        #expect(q.arrive(3, bytes: 10) == [])  // no overtaking at all
+        #expect(q.leave(2) == [3])
+        #expect(q.waitingCount == 0)
+    }
+
+    @Test func onlyWhatCouldEverFitMayArrive() {
+        let q = AdmissionQueue(slots: 1, budgetBytes: 100)
+        #expect(q.canEverFit(100))
+        #expect(!q.canEverFit(101))
+        #expect(AdmissionQueue(slots: 1).canEverFit(.max))
+    }
+}

@@ -1,0 +1,38 @@
+import Imaging
+@testable import PhotoWorker
+import Testing
+
+/// The estimates' shape: they grow with the pixels, a JPEG thumbnail decodes shrunk, a batch narrows to its budget.
+@Suite(.timeLimit(.minutes(1)))
+struct MemoryEstimateTests {
+    static func photo(_ w: Int, _ h: Int, _ format: ImageFormat = .jpeg) -> MemoryEstimate.Source {
+        MemoryEstimate.Source(width: w, height: h, format: format, encodedBytes: w * h / 8)
+    }
+
+    @Test func aStickerOf24MegapixelsIsEstimatedNearItsMeasuredPeak() {
+        let bytes = MemoryEstimate.sticker(Self.photo(6000, 4000), segmenter: .network)
+        // bench/README.md: 285 MiB measured alone; the estimate must cover it without doubling it.
+        #expect((285 << 20)...(428 << 20) ~= bytes, "\(bytes >> 20) MiB")
+        #expect(MemoryEstimate.sticker(Self.photo(600, 400), segmenter: .network) < bytes)
+    }
+
+    @Test func aJPEGThumbnailDecodesAtAnEighthOfEachSide() {
+        let jpeg = MemoryEstimate.thumbnail(Self.photo(6000, 4000), size: 256)
+        let png = MemoryEstimate.thumbnail(Self.photo(6000, 4000, .png), size: 256)
+        #expect(jpeg < 16 << 20, "\(jpeg >> 20) MiB")
+        #expect(png > 96 << 20, "\(png >> 20) MiB")
+    }
+
+    @Test func heifDecodesCostMoreThanJPEGOfTheSameSize() {
+        #expect(MemoryEstimate.decode(Self.photo(4000, 3000, .heif)) > MemoryEstimate.decode(Self.photo(4000, 3000)))
+    }
+
+    @Test func aBatchNarrowsToFitItsBudget() {
+        let children = [300 << 20, 300 << 20, 100 << 20, 50 << 20]
+        #expect(MemoryEstimate.widthWithin(nil, children: children, width: 4) == 4)
+        let two = MemoryEstimate.batch(children, width: 2)
+        #expect(MemoryEstimate.widthWithin(two, children: children, width: 4) == 2)
+        #expect(MemoryEstimate.widthWithin(1, children: children, width: 4) == 1)
+        #expect(MemoryEstimate.batch(children, width: 1) < two)
+    }
+}
