@@ -63,7 +63,7 @@ def jobs_for(inputs, out, quick):
     photos = inputs["photos"][:3] if quick else inputs["photos"]
     large = inputs["large"][:1] if quick else inputs["large"]
     jobs = []
-    for src in photos + inputs["formats"] + large:
+    for src in photos + inputs["formats"] + large + inputs["large_formats"]:
         name = pathlib.Path(src).name
         s = {"path": src}
         jobs += [

@@ -4,6 +4,7 @@ corpus, the mixed load, and a cgroup (v1 or v2) with a memory limit to run the w
 Inputs (made once into the given folder, from corpus/ with the worker itself and Debian's ffmpeg):
   large-N.jpg   6000x4000 (24 MP) JPEGs: corpus photos scaled up by ffmpeg
   clip-4k.mp4   3840x2160, 10 s, 24 fps H.264 (ultrafast): a pan across a corpus photo scaled to 7680 wide
+  large-0.{png,webp,heic,avif}  large-0.jpg in the other formats (ffmpeg, libheif's heif-enc), for the benchmark
   photos        corpus/photos/*.jpg, formats: a few of corpus/formats (HEIC, AVIF, WebP, PNG, GIF)
 """
 import json, os, pathlib, select, shutil, signal, subprocess, tempfile, time
@@ -105,11 +106,24 @@ def make_inputs(work, quick=False):
                         "-vf", "scale=7680:4320,crop=3840:2160:x='t*300':y='t*150',format=yuv420p",
                         "-c:v", "libx264", "-preset", "ultrafast", "-crf", "28", str(tmp)], check=True)
         tmp.rename(clip)
+    # The benchmark's 24 MP photo in the other still formats (each made from large-0.jpg, where the tool is there).
+    large_formats = []
+    for ext, command in [("png", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", "{src}", "{dst}"]),
+                         ("webp", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", "{src}", "-quality", "80", "{dst}"]),
+                         ("heic", ["heif-enc", "-q", "60", "-o", "{dst}", "{src}"]),
+                         ("avif", ["heif-enc", "--avif", "-q", "60", "-o", "{dst}", "{src}"])]:
+        dst = work / f"large-0.{ext}"
+        if not dst.exists() and shutil.which(command[0]) and not quick:
+            subprocess.run([a.format(src=large[0], dst=dst) for a in command], check=False,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if dst.exists():
+            large_formats.append(str(dst))
     photos = sorted(str(p) for p in (ROOT / "corpus/photos").glob("*.jpg"))
     formats = [str(ROOT / "corpus/formats" / n) for n in
                ["girl.heic", "girl.avif", "girl-lossy.webp", "coffee-adobergb.png", "girl.gif", "coffee-10bit.heic"]]
     clips = [str(clip), str(ROOT / "corpus/motion/cutout.mp4"), str(ROOT / "corpus/motion/cutout.gif")]
-    return {"photos": photos, "formats": formats, "large": [str(p) for p in large], "clips": clips}
+    return {"photos": photos, "formats": formats, "large": [str(p) for p in large], "large_formats": large_formats,
+            "clips": clips}
 
 
 def mixed_load(w, inputs, out, cancels=True):

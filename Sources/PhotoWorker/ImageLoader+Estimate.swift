@@ -14,6 +14,16 @@ extension ImageLoader {
     /// header that cannot be read gives a cautious estimate from the file's size instead, and the work says what is
     /// wrong with it.
     func estimateSource(_ source: ImageSource, access: FileAccess) async throws -> (MemoryEstimate.Source, ImageSource) {
+        let (facts, read) = try await headerFacts(source, access: access)
+        // The pixel limit is the first thing a header tells: refused as the decoder would refuse it.
+        guard !facts.fromHeader || facts.pixels <= options.maxPixels else {
+            throw WorkerError.tooLarge(source: source.description, width: facts.width, height: facts.height,
+                                       limit: options.maxPixels)
+        }
+        return (facts, read)
+    }
+
+    private func headerFacts(_ source: ImageSource, access: FileAccess) async throws -> (MemoryEstimate.Source, ImageSource) {
         switch source {
         case .path(let p):
             let fd = try access.openForReading(p)
@@ -35,6 +45,32 @@ extension ImageLoader {
         }
     }
 
+    /// The most bytes of URL downloads a batch's estimate keeps for its work (``batchChild(_:motion:access:held:)``).
+    static let heldDownloadBytes = 64 << 20
+
+    /// One child of a batch, as its estimate sees it: whether it moves (when `motion`, as `probeMotion` tells), its
+    /// header's facts (nil when it cannot be read: the child's own work says why; one bad photo never fails a
+    /// batch), and the source to read it by from now on. A URL's download is kept (`.fetched`) while the batch's
+    /// kept downloads, `held`, stay within ``heldDownloadBytes``; past that the child fetches it again in its turn,
+    /// so a batch of many URLs never holds them all.
+    func batchChild(_ source: ImageSource, motion: Bool, access: FileAccess, held: inout Int) async
+        -> (moves: Bool, facts: MemoryEstimate.Source?, source: ImageSource) {
+        var read = source, moves = false
+        if motion {
+            (moves, read) = await probeMotion(source, access: access)
+        }
+        var facts: MemoryEstimate.Source?
+        if !moves, let (f, r) = try? await estimateSource(read, access: access) {
+            facts = f
+            read = r
+        }
+        if case .url = source, case .fetched(_, let bytes) = read {
+            guard held + bytes.count <= Self.heldDownloadBytes else { return (moves, facts, source) }
+            held += bytes.count
+        }
+        return (moves, facts, read)
+    }
+
     private static func facts(_ bytes: [UInt8]) -> MemoryEstimate.Source {
         (try? ImageCodec.info(bytes)).map { MemoryEstimate.Source($0, encodedBytes: bytes.count) }
             ?? unreadable(encodedBytes: bytes.count)
@@ -43,7 +79,9 @@ extension ImageLoader {
     /// A source whose header says nothing (a video, a damaged file): as many pixels as bytes, at least a megapixel.
     static func unreadable(encodedBytes: Int) -> MemoryEstimate.Source {
         let side = Int(Double(max(encodedBytes, 1 << 20)).squareRoot())
-        return MemoryEstimate.Source(width: side, height: side, format: .png, encodedBytes: encodedBytes)
+        var facts = MemoryEstimate.Source(width: side, height: side, format: .png, encodedBytes: encodedBytes)
+        facts.fromHeader = false
+        return facts
     }
 
     /// The first `count` bytes of a regular file and its size.

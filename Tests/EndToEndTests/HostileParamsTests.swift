@@ -57,6 +57,8 @@ struct HostileParamsTests {
             "jobs.cancel": Signature(base: ["id": 424242], params: [p("id", .requestID, required: true)]),
             "diagnostics.sleep": Signature(base: ["ms": 0], params: [p("ms", .int, required: true)]),
             "diagnostics.spin": Signature(base: ["ms": 0], params: [p("ms", .int, required: true)]),
+            "diagnostics.hold": Signature(base: ["ms": 0, "bytes": 0],
+                                          params: [p("ms", .int, required: true), p("bytes", .int, required: true)]),
             "diagnostics.fanout": Signature(base: ["children": 0], params: [p("children", .int, required: true), p("ms", .int)]),
             "image.info": Signature(base: ["source": source], params: sourceParams),
             "image.convert": Signature(

@@ -1,6 +1,7 @@
 import Deadlines
 import Foundation
 import Imaging
+import JSONRPC
 @testable import PhotoWorker
 import Synchronization
 import Testing
@@ -93,5 +94,21 @@ struct ImageCacheTests {
         await #expect(throws: Boom.self) { try await cache.image(for: key) { throw Boom() } }
         let again = try await cache.image(for: key) { decoded(2) }
         #expect(again.image.width == 2)
+    }
+
+    /// Under a budget the cache keeps only what running jobs leave free, and gives it back when asked.
+    @Test func underABudgetTheCacheKeepsWhatJobsLeaveAndTrimsOnRequest() async throws {
+        let budget = MemoryBudget(bytes: 1 << 20, origin: "test")
+        let cache = ImageCache(capacityBytes: 1 << 30, budget: budget)
+        let image = decoded(256)  // 256 KiB
+        for i in 0..<8 {
+            _ = try await cache.image(for: .init(identity: "\(i)", variant: "full")) { image }
+        }
+        let held = await cache.stats().bytes
+        #expect(held <= 1 << 20, "the cache holds \(held) bytes of a 1 MiB budget")
+        #expect(budget.heldBytes["cache"] == held)
+        await cache.trim(toAtMost: 300 << 10)
+        let trimmed = await cache.stats()
+        #expect(trimmed.bytes <= 300 << 10 && trimmed.entries == 1, "\(trimmed)")
     }
 }

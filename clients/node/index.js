@@ -10,5 +10,5 @@ export { WorkerPool, createPool } from './src/pool.js';
 export {
   ErrorCode, WorkerError, ProtocolError, WorkerDiedError, WorkerClosedError, TimeoutError,
   ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError, RequestCancelled, ServerCancelled,
-  Overloaded, SourceNotFound, InvalidImage, ImageTooLarge, FetchFailed, OutputFailed,
+  Overloaded, SourceNotFound, InvalidImage, ImageTooLarge, FetchFailed, OutputFailed, OverMemoryBudget,
 } from './src/errors.js';

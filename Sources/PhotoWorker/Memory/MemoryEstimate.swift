@@ -18,7 +18,13 @@ enum MemoryEstimate {
         var height: Int
         var format: ImageFormat
         var encodedBytes: Int
-        var pixels: Int { width * height }
+        /// A progressive JPEG: libjpeg keeps every coefficient of the whole image, whatever the output scale.
+        var isProgressive = false
+        /// An embedded colour profile: the colour transform's tables.
+        var hasProfile = false
+        /// False for a guess from the encoded size, when the header could not be read.
+        var fromHeader = true
+        var pixels: Int { width.multipliedReportingOverflow(by: height).overflow ? .max : width * height }
 
         init(width: Int, height: Int, format: ImageFormat, encodedBytes: Int) {
             self.width = max(1, width)
@@ -29,7 +35,12 @@ enum MemoryEstimate {
 
         init(_ info: ImageInfo, encodedBytes: Int) {
             self.init(width: info.width, height: info.height, format: info.format, encodedBytes: encodedBytes)
+            isProgressive = info.isProgressive
+            hasProfile = info.iccProfileBytes > 0 || info.color != nil
         }
+
+        /// What decoding adds at any scale: a progressive JPEG's coefficients, a profile's transform.
+        var codecOverhead: Int { (isProgressive ? pixels * 3 : 0) + (hasProfile ? 4 * mib : 0) }
     }
 
     /// Decoding at full size: the encoded bytes, RGBA, and libheif's own image for HEIC and AVIF.
@@ -37,9 +48,10 @@ enum MemoryEstimate {
         let codec = switch s.format {
         case .heif, .avif: 6
         case .png: 2  // 16-bit rows, interlace passes
+        case .webp: 1  // libwebp's own rows
         default: 0
         }
-        return s.encodedBytes + s.pixels * (4 + codec)
+        return s.encodedBytes + s.pixels * (4 + codec) + s.codecOverhead
     }
 
     /// Decoding shrunk for a small output (a thumbnail, a palette): JPEG decodes at down to an eighth of each side.
@@ -47,14 +59,14 @@ enum MemoryEstimate {
         guard s.format == .jpeg else { return decode(s) }
         var scale = 1
         while scale < 8, min(s.width, s.height) / (scale * 2) >= max(1, side) { scale *= 2 }
-        return s.encodedBytes + (s.pixels / (scale * scale)) * 6
+        return s.encodedBytes + (s.pixels / (scale * scale)) * 6 + s.codecOverhead
     }
 
     static func info(_ s: Source) -> Int { 2 * mib + s.encodedBytes }
 
-    static func thumbnail(_ s: Source, size: Int) -> Int { 6 * mib + decodeShrunk(s, toAtLeast: size) + size * size * 8 }
+    static func thumbnail(_ s: Source, size: Int) -> Int { 8 * mib + decodeShrunk(s, toAtLeast: size) + size * size * 8 }
 
-    static func palette(_ s: Source) -> Int { 6 * mib + decodeShrunk(s, toAtLeast: 256) }
+    static func palette(_ s: Source) -> Int { 8 * mib + decodeShrunk(s, toAtLeast: 256) }
 
     /// A resize by `factor`: the decode, float rows and the resized image, and its encoder.
     static func scale(_ s: Source, factor: Double, output: ImageFormat) -> Int {
@@ -74,7 +86,7 @@ enum MemoryEstimate {
     /// about 6, JPEG's about one.
     static func encode(pixels: Int, as format: ImageFormat) -> Int {
         switch format {
-        case .webp: 20 * mib + pixels * 20
+        case .webp: 44 * mib + pixels * 20
         case .jpeg: 4 * mib + pixels
         default: 8 * mib + pixels * 6
         }
@@ -83,13 +95,13 @@ enum MemoryEstimate {
     /// A still sticker: the network (weights, activations), the maps at full size, the cut RGBA and its encoder.
     static func sticker(_ s: Source, segmenter: Segmenter) -> Int {
         switch segmenter {
-        case .network: 80 * mib + decode(s) + s.pixels * 6
-        case .classical: 12 * mib + decode(s) + s.pixels * 4
+        case .network: 100 * mib + decode(s) + s.pixels * 6
+        case .classical: 12 * mib + decode(s) + s.pixels * 5
         }
     }
 
-    /// Every subject found: the sticker's maps and the candidates' masks.
-    static func subjects(_ s: Source) -> Int { 104 * mib + decode(s) + s.pixels * 3 }
+    /// Every subject found: the network, and the candidates' maps at a working size of a few megapixels.
+    static func subjects(_ s: Source) -> Int { 112 * mib + decode(s) + min(s.pixels, 2_500_000) * 12 }
 
     /// A photo's sticker, thumbnail and palette.
     static func photo(_ s: Source, segmenter: Segmenter) -> Int { sticker(s, segmenter: segmenter) + 4 * mib }

@@ -422,6 +422,7 @@ extension ImageAnimatedStickerMethod {
     static let estimatesMemory = true
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        _ = try Self.validate(params)
         let access = await services.access()
         if case .url(let u) = params.source {
             params.source = .fetched(u, try await services.loader.bytes(of: params.source, access: access))

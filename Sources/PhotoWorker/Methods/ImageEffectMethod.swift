@@ -127,6 +127,7 @@ extension ImageEffectMethod {
     static let estimatesMemory = true
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        _ = try Self.effects(params.effects)
         let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
         params.source = source
         return MemoryEstimate.effect(facts, output: params.output.format)

@@ -90,6 +90,7 @@ extension ImagePaletteMethod {
     static let estimatesMemory = true
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        _ = try PaletteStage.validCount(params.count)
         let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
         params.source = source
         return MemoryEstimate.palette(facts)

@@ -25,9 +25,7 @@ struct ImageScaleMethod: RPCMethod {
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
         let access = await services.access()
         let start = ContinuousClock.now
-        guard params.factor.isFinite, params.factor > 0, params.factor <= 64 else {
-            throw RPCError.invalidParams(path: "factor", "must be a number greater than 0 and at most 64")
-        }
+        try Self.checkFactor(params.factor)
         let info = try await services.loader.info(params.source, access: access).0
         let w = max(1, Int((Double(info.width) * params.factor).rounded()))
         let h = max(1, Int((Double(info.height) * params.factor).rounded()))
@@ -77,7 +75,14 @@ extension ImageScaleMethod: MCPToolMethod {
 extension ImageScaleMethod {
     static let estimatesMemory = true
 
+    static func checkFactor(_ factor: Double) throws {
+        guard factor.isFinite, factor > 0, factor <= 64 else {
+            throw RPCError.invalidParams(path: "factor", "must be a number greater than 0 and at most 64")
+        }
+    }
+
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        try Self.checkFactor(params.factor)
         let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
         params.source = source
         let factor = params.factor.isFinite ? min(max(params.factor, 0), 64) : 1

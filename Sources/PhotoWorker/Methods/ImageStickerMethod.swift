@@ -41,9 +41,7 @@ struct ImageStickerMethod: RPCMethod {
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
         let access = await services.access()
         let start = ContinuousClock.now
-        if let m = params.maskOutput, m.format == .jpeg {
-            throw RPCError.invalidParams(path: "maskOutput.format", "the mask is written as PNG or lossless WebP")
-        }
+        try Self.checkMaskOutput(params)
         let decoded = try await services.loader.load(params.source, access: access)
         let (sticker, segmenter) = try await StickerStage.extract(decoded.image, outline: params.outline,
                                                                   segmenter: params.segmenter ?? .network, on: services.compute,
@@ -153,7 +151,14 @@ extension ImageStickerMethod: MCPToolMethod {
 extension ImageStickerMethod {
     static let estimatesMemory = true
 
+    static func checkMaskOutput(_ params: Params) throws {
+        if let m = params.maskOutput, m.format == .jpeg {
+            throw RPCError.invalidParams(path: "maskOutput.format", "the mask is written as PNG or lossless WebP")
+        }
+    }
+
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        try Self.checkMaskOutput(params)
         let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
         params.source = source
         return MemoryEstimate.sticker(facts, segmenter: params.segmenter ?? .network)

@@ -42,8 +42,7 @@ struct ImageSubjectsMethod: RPCMethod {
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
         let start = ContinuousClock.now
-        let limit = params.max ?? 8
-        guard (1...32).contains(limit) else { throw RPCError.invalidParams(path: "max", "must be between 1 and 32") }
+        let limit = try Self.checkedMax(params)
         let access = await services.access()
         if let dir = params.stickers { try access.prepareDirectory(dir.dir, create: dir.create ?? true) }
         let image = try await services.loader.load(params.source, access: access).image
@@ -154,7 +153,14 @@ extension ImageSubjectsMethod: MCPToolMethod {
 extension ImageSubjectsMethod {
     static let estimatesMemory = true
 
+    static func checkedMax(_ params: Params) throws -> Int {
+        let limit = params.max ?? 8
+        guard (1...32).contains(limit) else { throw RPCError.invalidParams(path: "max", "must be between 1 and 32") }
+        return limit
+    }
+
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        _ = try Self.checkedMax(params)
         let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
         params.source = source
         return MemoryEstimate.subjects(facts)

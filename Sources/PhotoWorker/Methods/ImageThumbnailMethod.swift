@@ -121,6 +121,7 @@ extension ImageThumbnailMethod {
     static let estimatesMemory = true
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        _ = try Self.box(params)
         let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
         params.source = source
         let side = max(params.size ?? 0, params.width ?? 0, params.height ?? 0, 1)

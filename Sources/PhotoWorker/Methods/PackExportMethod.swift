@@ -76,30 +76,15 @@ struct PackExportMethod: RPCMethod {
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
         let access = await services.access()
         let start = ContinuousClock.now
-        var (items, fromPhotos) = try Self.items(params)
-        let cell = params.cellSize ?? 256
-        guard (16...4096).contains(cell) else { throw RPCError.invalidParams(path: "cellSize", "must be between 16 and 4096") }
-        let padding = params.padding ?? cell / 16
-        guard padding >= 0, padding * 2 < cell else { throw RPCError.invalidParams(path: "padding", "must be at least 0 and less than half the cell") }
-        let columns = params.columns ?? Int(Double(items.count).squareRoot().rounded(.up))
-        guard (1...256).contains(columns) else { throw RPCError.invalidParams(path: "columns", "must be between 1 and 256") }
-        let layout = StickerSheet(columns: columns, cellSize: cell, padding: padding, background: try Self.background(params.background))
-        let (sheetWidth, sheetHeight) = layout.size(for: items.count)
-        guard sheetWidth * sheetHeight <= services.options.maxPixels else {
-            throw RPCError.invalidParams(path: "cellSize", "the sheet (\(sheetWidth)x\(sheetHeight)) would exceed the pixel limit")
-        }
-        if params.target != nil && params.filesDir == nil {
-            throw RPCError.invalidParams(path: "target", "needs \"filesDir\", the folder the messenger's files go to")
-        }
+        let checked = try Self.checked(params, maxPixels: services.options.maxPixels)
+        var items = checked.items
+        let fromPhotos = checked.fromPhotos, layout = checked.layout
         if let dir = params.filesDir { try access.prepareDirectory(dir, create: true) }
 
         // The background filled on a compute thread: a sheet may be up to the pixel limit.
         let count = items.count
         let canvas = try await services.compute.run { SheetCanvas(layout, count: count) }
         let fileSpec = params.filesDir.map { FileSpec(dir: $0, target: params.target, overwrite: params.output.overwrite) }
-        if params.subjects != nil && !fromPhotos {
-            throw RPCError.invalidParams(path: "subjects", "goes with \"sources\" (photos to cut stickers from)")
-        }
         let cuts = try StickerCutSpec.perSource(params.subjects, count: items.count,
                                                       decontaminate: params.decontaminate ?? true)
         let animated = try Self.animated(params)
@@ -138,7 +123,7 @@ struct PackExportMethod: RPCMethod {
                                         largestBytes: files.map(\.bytes).max() ?? 0, encodings: files.map(\.encoding),
                                         tray: target == .whatsapp ? Self.trayFile(dir) : nil)
         }
-        return Result(output: output, count: items.count, columns: columns, rows: layout.rows(for: items.count),
+        return Result(output: output, count: items.count, columns: layout.columns, rows: layout.rows(for: items.count),
                       files: files?.map(\.path), target: targetResult, ms: start.millisecondsElapsed)
     }
 
@@ -420,34 +405,65 @@ extension PackExportMethod: MCPToolMethod {
 extension PackExportMethod {
     static let estimatesMemory = true
 
-    /// Stickers cut (or read) `maxJobs` at a time, as ``MemoryEstimate/batch(_:width:)`` counts them, and the sheet.
+    /// The params' own rules, checked before any source is read: what the pack is made of, the sheet's layout.
+    static func checked(_ params: Params, maxPixels: Int) throws -> (items: [ImageSource], fromPhotos: Bool, layout: StickerSheet) {
+        let (items, fromPhotos) = try Self.items(params)
+        let cell = params.cellSize ?? 256
+        guard (16...4096).contains(cell) else { throw RPCError.invalidParams(path: "cellSize", "must be between 16 and 4096") }
+        let padding = params.padding ?? cell / 16
+        guard padding >= 0, padding * 2 < cell else { throw RPCError.invalidParams(path: "padding", "must be at least 0 and less than half the cell") }
+        let columns = params.columns ?? Int(Double(items.count).squareRoot().rounded(.up))
+        guard (1...256).contains(columns) else { throw RPCError.invalidParams(path: "columns", "must be between 1 and 256") }
+        let layout = StickerSheet(columns: columns, cellSize: cell, padding: padding, background: try Self.background(params.background))
+        let (sheetWidth, sheetHeight) = layout.size(for: items.count)
+        guard sheetWidth * sheetHeight <= maxPixels else {
+            throw RPCError.invalidParams(path: "cellSize", "the sheet (\(sheetWidth)x\(sheetHeight)) would exceed the pixel limit")
+        }
+        if params.target != nil && params.filesDir == nil {
+            throw RPCError.invalidParams(path: "target", "needs \"filesDir\", the folder the messenger's files go to")
+        }
+        if params.subjects != nil && !fromPhotos {
+            throw RPCError.invalidParams(path: "subjects", "goes with \"sources\" (photos to cut stickers from)")
+        }
+        _ = try StickerCutSpec.perSource(params.subjects, count: items.count, decontaminate: params.decontaminate ?? true)
+        _ = try Self.animated(params)
+        return (items, fromPhotos, layout)
+    }
+
+    /// Stickers cut (or read) `maxJobs` at a time, as ``MemoryEstimate/batch(_:width:)`` counts them, and the sheet;
+    /// the params checked first.
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        _ = try Self.checked(params, maxPixels: services.options.maxPixels)
         let access = await services.access()
         let segmenter = params.segmenter ?? .network
-        var children: [Int] = []
+        var children: [Int] = [], held = 0
         for (i, source) in (params.sources ?? []).enumerated() {
             try Task.checkCancellation()
-            if params.animated != nil, await services.loader.probeMotion(source, access: access).moves {
-                children.append(await ImageAnimatedStickerMethod.memoryEstimate(source, fitsTarget: true, services: services,
-                                                                                 access: access))
-                continue
+            let child = await services.loader.batchChild(source, motion: params.animated != nil, access: access, held: &held)
+            params.sources?[i] = child.source
+            if child.moves {
+                children.append(await ImageAnimatedStickerMethod.memoryEstimate(child.source, fitsTarget: true,
+                                                                                 services: services, access: access))
+            } else {
+                children.append(MemoryEstimate.sticker(child.facts ?? ImageLoader.unreadable(encodedBytes: 0),
+                                                       segmenter: segmenter))
             }
-            guard let (facts, read) = try? await services.loader.estimateSource(source, access: access) else {
-                children.append(MemoryEstimate.sticker(ImageLoader.unreadable(encodedBytes: 0), segmenter: segmenter))
-                continue
-            }
-            params.sources?[i] = read
-            children.append(MemoryEstimate.sticker(facts, segmenter: segmenter))
         }
-        for sticker in params.stickers ?? [] {
-            let facts = (try? await services.loader.estimateSource(sticker, access: access).0)
-                ?? ImageLoader.unreadable(encodedBytes: 0)
-            children.append(MemoryEstimate.convert(facts, output: .png))
+        for (i, sticker) in (params.stickers ?? []).enumerated() {
+            try Task.checkCancellation()
+            let child = await services.loader.batchChild(sticker, motion: params.animated != nil, access: access, held: &held)
+            params.stickers?[i] = child.source
+            if child.moves {
+                children.append(await ImageAnimatedStickerMethod.memoryEstimate(child.source, fitsTarget: true,
+                                                                                 services: services, access: access))
+            } else {
+                children.append(MemoryEstimate.convert(child.facts ?? ImageLoader.unreadable(encodedBytes: 0), output: .png))
+            }
         }
         let cell = min(max(params.cellSize ?? 256, 1), 4096)
         let sheet = children.count * cell * cell * 4
         let width = MemoryEstimate.widthWithin(services.memory?.bytes, children: children, width: services.maxJobs, plus: sheet)
         params.width = width
-        return MemoryEstimate.batch(children, width: width) + sheet
+        return MemoryEstimate.batch(children, width: width) + sheet + held
     }
 }

@@ -224,31 +224,34 @@ extension PhotosProcessMethod {
     /// The widest children's estimates together (``MemoryEstimate/batch(_:width:)``). A source that cannot be read
     /// is estimated cautiously rather than refused: one bad photo never fails the batch.
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        _ = try PaletteStage.validCount(params.count)
+        guard params.sources.count <= 100_000 else {
+            throw RPCError.invalidParams(path: "sources", "at most 100000 sources")
+        }
         if let m = params.maxConcurrency, m < 1 {
             throw RPCError.invalidParams(path: "maxConcurrency", "must be at least 1")
         }
+        _ = try StickerCutSpec.perSource(params.subjects, count: params.sources.count, decontaminate: params.decontaminate ?? true)
+        try params.animated?.validate()
         let access = await services.access()
         let segmenter = params.segmenter ?? .network
-        var children: [Int] = []
+        var children: [Int] = [], held = 0
         children.reserveCapacity(params.sources.count)
         for (i, source) in params.sources.enumerated() {
             try Task.checkCancellation()
-            if params.animated != nil, await services.loader.probeMotion(source, access: access).moves {
+            let child = await services.loader.batchChild(source, motion: params.animated != nil, access: access, held: &held)
+            params.sources[i] = child.source
+            if child.moves {
                 children.append(await ImageAnimatedStickerMethod.memoryEstimate(
-                    source, fitsTarget: params.animated?.target != nil, services: services, access: access))
-                continue
+                    child.source, fitsTarget: params.animated?.target != nil, services: services, access: access))
+            } else {
+                children.append(MemoryEstimate.photo(child.facts ?? ImageLoader.unreadable(encodedBytes: 0), segmenter: segmenter))
             }
-            guard let (facts, read) = try? await services.loader.estimateSource(source, access: access) else {
-                children.append(MemoryEstimate.photo(ImageLoader.unreadable(encodedBytes: 0), segmenter: segmenter))
-                continue
-            }
-            params.sources[i] = read
-            children.append(MemoryEstimate.photo(facts, segmenter: segmenter))
         }
         // As many children at once as asked (at most the job limit) while they fit the memory budget.
         let width = MemoryEstimate.widthWithin(services.memory?.bytes, children: children,
                                                width: min(services.maxJobs, params.maxConcurrency ?? services.maxJobs))
         params.maxConcurrency = width
-        return MemoryEstimate.batch(children, width: width)
+        return MemoryEstimate.batch(children, width: width) + held
     }
 }

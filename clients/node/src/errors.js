@@ -15,6 +15,7 @@ export const ErrorCode = Object.freeze({
   IMAGE_TOO_LARGE: -32003,
   FETCH_FAILED: -32004,
   OUTPUT_FAILED: -32005,
+  OVER_MEMORY_BUDGET: -32007,
 });
 
 /**
@@ -86,6 +87,11 @@ export const ImageTooLarge = subclass('ImageTooLarge', ErrorCode.IMAGE_TOO_LARGE
 /** `data.status` is the HTTP status when there was one. */
 export const FetchFailed = subclass('FetchFailed', ErrorCode.FETCH_FAILED);
 export const OutputFailed = subclass('OutputFailed', ErrorCode.OUTPUT_FAILED);
+/**
+ * The job's estimated peak memory alone is more than the worker may use (`--max-memory`, `maxMemory`), so it could
+ * never start; the same job on the same worker fails again. `data` is {reason, neededBytes, budgetBytes}.
+ */
+export const OverMemoryBudget = subclass('OverMemoryBudget', ErrorCode.OVER_MEMORY_BUDGET);
 
 /** The worker sent something the client cannot interpret. */
 export class ProtocolError extends WorkerError {

@@ -30,12 +30,44 @@ export function defaultExecutable() {
  * @param {number} [options.maxLineBytes] cap on one incoming message
  * @param {'ndjson'|'content-length'} [options.framing] one message per line (default), or LSP's
  *   `Content-Length` headers; the worker detects which and answers in kind
+ * @param {string|number} [options.maxMemory] the memory the whole worker may use (`--max-memory`): a number is
+ *   bytes, a string is `'1.5G'`, `'768M'` (binary units), `'60%'` (of the smaller of the machine's memory and its
+ *   cgroup's limit) or `'off'`. Unset, the worker takes 80% of that limit, which is right for one worker in a
+ *   container with a memory limit; set it when several workers share a machine (each one its share). Jobs wait
+ *   until their estimated peak fits; one that never could rejects with `OverMemoryBudget`. A value
+ *   `maxMemoryArgs` refuses throws here, before spawning.
  * @returns {Worker}
  */
-export function spawnWorker({ executable, args = [], env, cwd, ...options } = {}) {
-  checkFraming(options.framing ?? 'ndjson'); // before spawning: a refused option leaves no process behind
-  const child = spawn(executable ?? defaultExecutable(), args, { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+export function spawnWorker({ executable, args = [], env, cwd, maxMemory, ...options } = {}) {
+  // Before spawning: a refused option leaves no process behind.
+  checkFraming(options.framing ?? 'ndjson');
+  const flags = [...args, ...maxMemoryArgs(maxMemory, args)];
+  const child = spawn(executable ?? defaultExecutable(), flags, { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
   return new Worker(child, options);
+}
+
+/**
+ * The worker's flags for a `maxMemory` option: `['--max-memory', value]`, or `[]` when it is undefined or null.
+ * A number is bytes; a string goes to the worker as written (a string the worker cannot read ends it at start,
+ * with the reason on its stderr). Throws TypeError for another type, RangeError for a number that is not a whole
+ * count of bytes of at least 1 or a blank string, and Error when `args` already name `--max-memory` (two values
+ * for one flag, of which the worker would silently keep the last).
+ */
+export function maxMemoryArgs(maxMemory, args = []) {
+  if (maxMemory === undefined || maxMemory === null) return [];
+  if (typeof maxMemory === 'number') {
+    if (!Number.isSafeInteger(maxMemory) || maxMemory < 1) {
+      throw new RangeError(`maxMemory must be a whole number of bytes, at least 1, not ${maxMemory}`);
+    }
+  } else if (typeof maxMemory !== 'string') {
+    throw new TypeError(`maxMemory must be a string or a number (bytes), not ${typeof maxMemory}`);
+  } else if (maxMemory.trim() === '') {
+    throw new RangeError('maxMemory must not be blank');
+  }
+  if (args.some((arg) => arg === '--max-memory' || String(arg).startsWith('--max-memory='))) {
+    throw new Error('pass maxMemory or --max-memory in args, not both');
+  }
+  return ['--max-memory', String(maxMemory).trim()];
 }
 
 /**

@@ -108,3 +108,23 @@ test('leaving a pool stream early cancels the job', async () => {
     await pool.close();
   }
 });
+
+test('maxMemory goes to every worker of the pool, replacements too', async () => {
+  const pool = createPool({ size: 2, executable: workerBin(), maxMemory: '1G' });
+  const origins = async () => Promise.all(pool.workers.map(async (w) => (await w.initialize()).limits.maxMemoryOrigin));
+  try {
+    for (const origin of await origins()) assert.ok(origin.startsWith('--max-memory 1 GiB'), origin);
+    const first = pool.workers[0];
+    process.kill(first.pid, 'SIGKILL');
+    await eventually(replaced(pool, first.pid), 'a replacement worker');
+    for (const origin of await origins()) assert.ok(origin.startsWith('--max-memory 1 GiB'), origin);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a bad maxMemory fails the pool at once, with no child left', () => {
+  const before = new Set(children());
+  assert.throws(() => createPool({ size: 2, executable: workerBin(), maxMemory: 0 }), RangeError);
+  assert.deepEqual(children().filter((pid) => !before.has(pid)), []);
+});

@@ -3,11 +3,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
+import path from 'node:path';
+
 import {
-  ErrorCode, InvalidParams, MethodNotFound, ServerCancelled, SourceNotFound, TimeoutError, WorkerClosedError,
-  WorkerDiedError, spawnWorker,
+  ErrorCode, InvalidParams, MethodNotFound, OverMemoryBudget, ServerCancelled, SourceNotFound, TimeoutError,
+  WorkerClosedError, WorkerDiedError, spawnWorker,
 } from '../index.js';
-import { bothBins, children, eventually, jobCount, processExists, workerBin } from '../support/test-helpers.js';
+import {
+  bothBins, children, eventually, fakeBin, jobCount, processExists, repo, workerBin,
+} from '../support/test-helpers.js';
 
 for (const [kind, executable] of bothBins()) {
   describe(`Worker (${kind})`, () => {
@@ -240,6 +244,59 @@ describe('Worker (real only)', () => {
     await w.close();
     assert.ok(lines.length > 0, 'expected the worker to log at trace level');
     assert.equal(w.stderrTail(1), lines.at(-1));
+  });
+
+  test('maxMemory becomes the worker\'s budget', async () => {
+    // What the worker says it chose is the proof the flag arrived: its budget is the value less what it holds itself.
+    for (const [maxMemory, said] of [['1.5G', '--max-memory 1.5 GiB'], [768 * 2 ** 20, '--max-memory 768 MiB'],
+      ['60%', '60% of ']]) {
+      const w = spawnWorker({ executable: workerBin(), maxMemory });
+      try {
+        const { limits } = await w.initialize();
+        assert.ok(limits.maxMemoryOrigin.startsWith(said), JSON.stringify(limits));
+        assert.ok(limits.maxMemoryBytes > 0, JSON.stringify(limits));
+        const { memory } = await w.call('worker.stats');
+        assert.equal(memory.origin, limits.maxMemoryOrigin);
+      } finally {
+        await w.close();
+      }
+    }
+    const off = spawnWorker({ executable: workerBin(), maxMemory: 'off' });
+    try {
+      assert.equal((await off.initialize()).limits.maxMemoryBytes, undefined);
+    } finally {
+      await off.close();
+    }
+  });
+
+  test('a job over the memory budget rejects with OverMemoryBudget', async () => {
+    // 1 MiB is less than the worker holds itself: the budget left for jobs is 0, which no decoding job fits.
+    const w = spawnWorker({ executable: workerBin(), maxMemory: '1M' });
+    try {
+      const photo = path.join(repo, 'corpus', 'photos', 'girl-1.jpg');
+      await assert.rejects(w.call('image.palette', { source: { path: photo } }, { timeout: 20_000 }), (error) => {
+        assert.ok(error instanceof OverMemoryBudget);
+        assert.equal(error.code, ErrorCode.OVER_MEMORY_BUDGET);
+        assert.equal(error.code, -32007);
+        assert.ok(error.data.neededBytes > error.data.budgetBytes, JSON.stringify(error.data));
+        return true;
+      });
+      assert.deepEqual(await w.ping(), {}, 'the refusal is the job\'s, not the worker\'s');
+    } finally {
+      await w.close();
+    }
+  });
+
+  test('a bad maxMemory throws before spawning', () => {
+    const before = new Set(children());
+    for (const [maxMemory, args, error] of [
+      [0, [], RangeError], [-1, [], RangeError], [1.5, [], RangeError], ['  ', [], RangeError],
+      [true, [], TypeError], [1n, [], TypeError],
+      ['1G', ['--max-memory', '2G'], /not both/], ['1G', ['--max-memory=2G'], /not both/],
+    ]) {
+      assert.throws(() => spawnWorker({ executable: fakeBin, args, maxMemory }), error, String(maxMemory));
+    }
+    assert.deepEqual(children().filter((pid) => !before.has(pid)), []);
   });
 
   test('a missing executable fails the first call', async () => {

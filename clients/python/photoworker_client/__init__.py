@@ -17,6 +17,7 @@ from .errors import (
     InvalidRequest,
     MethodNotFound,
     OutputFailed,
+    OverMemoryBudget,
     Overloaded,
     ParseError,
     ProtocolError,
@@ -34,7 +35,7 @@ from .worker import Worker, default_executable
 
 __all__ = [
     "ClientError", "ErrorCode", "Event", "FetchFailed", "ImageTooLarge", "InternalError", "InvalidImage",
-    "InvalidParams", "InvalidRequest", "Item", "MethodNotFound", "OutputFailed", "Overloaded", "ParseError", "Progress",
-    "ProtocolError", "RequestCancelled", "Result", "ServerCancelled", "SourceNotFound", "SyncWorker", "Worker",
-    "WorkerClosed", "WorkerDied", "WorkerError", "WorkerPool", "default_executable",
+    "InvalidParams", "InvalidRequest", "Item", "MethodNotFound", "OutputFailed", "OverMemoryBudget", "Overloaded",
+    "ParseError", "Progress", "ProtocolError", "RequestCancelled", "Result", "ServerCancelled", "SourceNotFound",
+    "SyncWorker", "Worker", "WorkerClosed", "WorkerDied", "WorkerError", "WorkerPool", "default_executable",
 ]

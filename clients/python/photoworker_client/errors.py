@@ -21,6 +21,7 @@ class ErrorCode:
     IMAGE_TOO_LARGE = -32003
     FETCH_FAILED = -32004
     OUTPUT_FAILED = -32005
+    OVER_MEMORY_BUDGET = -32007
 
 
 class WorkerError(Exception):
@@ -124,6 +125,14 @@ class OutputFailed(WorkerError):
     """The output could not be written (missing folder, permissions, disk full); `data.path` says where."""
 
     code_value = ErrorCode.OUTPUT_FAILED
+
+
+class OverMemoryBudget(WorkerError):
+    """The job's estimated peak memory alone is more than the worker may use (`--max-memory`, `max_memory=`), so it
+    could never start; retrying the same job on the same worker fails again. `data` is
+    {"reason", "neededBytes", "budgetBytes"}: raise the budget, or ask for a smaller output."""
+
+    code_value = ErrorCode.OVER_MEMORY_BUDGET
 
 
 class ClientError(Exception):

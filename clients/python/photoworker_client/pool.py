@@ -11,7 +11,7 @@ from typing import Any, AsyncIterator, Sequence
 
 from .errors import WorkerClosed, WorkerDied
 from .events import Event
-from .worker import ProgressCallback, Worker
+from .worker import ProgressCallback, Worker, max_memory_args
 
 log = logging.getLogger("photoworker_client")
 
@@ -34,6 +34,10 @@ class WorkerPool:
       keep dying. `close()` ends every child, including one being started at that moment.
 
     `async with WorkerPool(4, executable=...) as pool: await pool.call("image.info", {...})`
+
+    `max_memory` is each worker's `--max-memory` (see `Worker.spawn`): the workers of a pool share one machine, and
+    each one left to its default budgets 80% of all of it, so give each its share, e.g. the memory meant for the
+    pool divided by `size`. Other keyword options go to `Worker.spawn` for every worker.
     """
 
     def __init__(
@@ -44,13 +48,15 @@ class WorkerPool:
         *,
         restart: bool = True,
         max_spawn_failures: int = 5,
+        max_memory: str | int | None = None,
         **spawn_options: Any,
     ):
         if size < 1:
             raise ValueError("size must be at least 1")
         self._size = size
         self._executable = executable
-        self._args = tuple(args)
+        # Made into the flag here, so that a bad value fails the constructor rather than start().
+        self._args = (*args, *max_memory_args(max_memory, args))
         self._restart = restart
         self._max_spawn_failures = max_spawn_failures
         self._spawn_options = spawn_options

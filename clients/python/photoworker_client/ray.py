@@ -15,7 +15,8 @@ Each row's `path`, `url` or `bytes` column becomes the request's `source` (`para
 keeps the input columns and adds `result` (the JSON result, as JSON text; "" when it failed) and `error` (the
 JSON-RPC error `{code, message, data}` as JSON text; "" when it worked). A bad photo is an error row, never a
 failed job. The requests of a batch run concurrently on the worker, which is parallel inside (`--max-jobs`, by
-default the CPUs Ray gave the actor).
+default the CPUs Ray gave the actor), within its memory budget (`--max-memory`, by default the memory Ray reserved
+for the actor: `memory=` in `map_batches` or the actor's options).
 
 `__call__` is a coroutine, so Ray runs the UDF in an async actor: cancelling the Ray task (or the dataset) raises
 CancelledError in it, the client sends `$/cancelRequest` for every request in flight, and the actor stays usable.
@@ -42,7 +43,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from .errors import WorkerError
-from .worker import Worker
+from .worker import Worker, max_memory_args, names_flag
 
 #: Image files `process_folder` picks up.
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".gif", ".heic", ".heif", ".avif")
@@ -60,12 +61,27 @@ def _assigned_cpus() -> int:
         return 1
 
 
+def _assigned_memory() -> int | None:
+    """The bytes of memory Ray reserved for this actor (`memory=`); None when it reserved none, or outside Ray."""
+    try:
+        import ray
+
+        memory = ray.get_runtime_context().get_assigned_resources().get("memory")
+    except Exception:  # outside Ray
+        return None
+    return int(memory) if memory and memory >= 1 else None
+
+
 class PhotoWorkerUDF:
     """A callable class for `Dataset.map_batches` that owns one photoworker process, created once per actor.
 
     - method, params: the request each row becomes (`params` is merged with the row's `source`).
     - executable, args: the worker binary (default `$PHOTOWORKER_BIN`, then PATH) and extra flags.
     - max_jobs: the worker's `--max-jobs` (default: the CPUs Ray assigned to this actor).
+    - max_memory: the worker's `--max-memory`, bytes or a str such as "1.5G" or "60%" (default: the memory Ray
+      reserved for this actor with `memory=`, in bytes; with none reserved, or `--max-memory` in `args`, the
+      worker's own default, 80% of the node's or its container's memory, which several actors on one node
+      overcommit). Jobs wait until their estimated peak fits; a row whose job never could is an error row, -32007.
     - timeout: seconds per request (None: no limit).
     """
 
@@ -77,12 +93,18 @@ class PhotoWorkerUDF:
         args: Sequence[str] = (),
         max_jobs: int | None = None,
         timeout: float | None = None,
+        max_memory: str | int | None = None,
     ):
         self.method = method
         self.params = dict(params or {})
         self.executable = executable
         self.args = list(args)
         self.max_jobs = max_jobs or _assigned_cpus()
+        if max_memory is None and not names_flag(self.args, "--max-memory"):
+            max_memory = _assigned_memory()
+        self.max_memory = max_memory
+        # Checked here, so that a bad value fails the actor's creation rather than its first batch.
+        self._memory_args = max_memory_args(max_memory, self.args)
         self.timeout = timeout
         self._worker: Worker | None = None
         self._starting: asyncio.Lock | None = None
@@ -97,7 +119,7 @@ class PhotoWorkerUDF:
         async with self._starting:
             if self._worker is None or not self._worker.alive:
                 self._worker = await Worker.spawn(
-                    self.executable, ["--max-jobs", str(self.max_jobs), *self.args],
+                    self.executable, ["--max-jobs", str(self.max_jobs), *self._memory_args, *self.args],
                     new_process_group=True)
                 self._reaper.detach()
                 self._reaper = weakref.finalize(self, _end_group, [self._worker.pid])
@@ -158,6 +180,10 @@ class PhotoWorkerUDF:
     async def jobs(self) -> list[dict[str, Any]]:
         return (await (await self._ensure_worker()).call("jobs.list"))["jobs"]
 
+    async def stats(self) -> dict[str, Any]:
+        """The worker's `worker.stats`; `memory` has its budget (`budgetBytes`, `origin`) and what holds it."""
+        return await (await self._ensure_worker()).call("worker.stats")
+
     async def close(self) -> None:
         """Ends the worker: its jobs are answered -32802 (SIGTERM), then its process group is ended."""
         worker, self._worker = self._worker, None
@@ -205,6 +231,7 @@ def process_folder(
     executable: str | os.PathLike[str] | None = None,
     actors: int = 2,
     cpus_per_actor: int = 1,
+    memory_per_actor: int | None = None,
     batch_size: int = 8,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, int]:
@@ -212,7 +239,9 @@ def process_folder(
 
     The manifest is JSON lines (`.jsonl`, one row a line as it arrives) or Parquet (`.parquet`), one row per
     image: `path` or `url`, `result`, `error` (see PhotoWorkerUDF). `progress(done, total)` is called as rows come
-    in (default: a line on stderr). Needs Ray started (`ray.init()`) or starts a local one. Returns the counts.
+    in (default: a line on stderr). `memory_per_actor` (bytes) is reserved from Ray for each actor (`memory=`) and
+    is its worker's `--max-memory`; None reserves nothing and leaves each worker its default. Needs Ray started
+    (`ray.init()`) or starts a local one. Returns the counts.
     """
     import ray
 
@@ -227,11 +256,12 @@ def process_folder(
         def progress(done: int, total: int) -> None:
             print(f"photoworker: {done}/{total}", file=sys.stderr, flush=True)
 
+    reserve = {} if memory_per_actor is None else {"memory": memory_per_actor}
     ds = ray.data.from_items(items).map_batches(
         PhotoWorkerUDF, batch_size=batch_size, num_cpus=cpus_per_actor,
-        compute=ray.data.ActorPoolStrategy(size=actors),
+        compute=ray.data.ActorPoolStrategy(size=actors), **reserve,
         fn_constructor_kwargs={"method": method, "params": params or {}, "executable": executable,
-                               "max_jobs": cpus_per_actor})
+                               "max_jobs": cpus_per_actor, "max_memory": memory_per_actor})
     manifest = Path(manifest)
     counts = {"total": len(items), "completed": 0, "failed": 0}
     rows: list[dict[str, Any]] = []

@@ -24,14 +24,26 @@ _DONE = object()
 
 
 class SyncWorker:
-    """A `Worker` driven from synchronous code; safe to use from several threads at once."""
+    """A `Worker` driven from synchronous code; safe to use from several threads at once.
 
-    def __init__(self, executable: str | None = None, args: tuple[str, ...] | list[str] = (), **options: Any):
+    The options are those of `Worker.spawn`, `max_memory` (the worker's `--max-memory`: bytes, or "1.5G", "60%",
+    "off"; None leaves the worker's default of 80% of the machine's or its container's memory) among them.
+    """
+
+    def __init__(
+        self,
+        executable: str | None = None,
+        args: tuple[str, ...] | list[str] = (),
+        *,
+        max_memory: str | int | None = None,
+        **options: Any,
+    ):
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="photoworker-client", daemon=True)
         self._thread.start()
         try:
-            self._worker: Worker = self._run(Worker.spawn(executable, args, **options))  # type: ignore[arg-type]
+            self._worker: Worker = self._run(
+                Worker.spawn(executable, args, max_memory=max_memory, **options))  # type: ignore[arg-type]
         except BaseException:
             self._stop_loop()
             raise

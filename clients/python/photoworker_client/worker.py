@@ -47,6 +47,33 @@ def default_executable() -> str:
     )
 
 
+def max_memory_args(max_memory: str | int | None, args: Sequence[str] = ()) -> list[str]:
+    """The worker's flags for a `max_memory` option: `["--max-memory", VALUE]`, or `[]` for None.
+
+    An int is bytes; a str goes to the worker as written, which reads a size in binary units ("1.5G", "768M"), a
+    share of the smaller of the machine's memory and its cgroup's limit ("60%"), or "off". Raises TypeError for
+    another type and ValueError for an int below 1, a blank str, or `args` that already name `--max-memory` (two
+    values for one flag, of which the worker would silently keep the last). A str the worker cannot read ends it
+    at start, with the reason on its stderr (`WorkerDied.stderr_tail`).
+    """
+    if max_memory is None:
+        return []
+    if isinstance(max_memory, bool) or not isinstance(max_memory, (int, str)):
+        raise TypeError(f"max_memory must be a str or an int (bytes), not {type(max_memory).__name__}")
+    if isinstance(max_memory, int) and max_memory < 1:
+        raise ValueError(f"max_memory must be at least 1 byte, not {max_memory}")
+    if isinstance(max_memory, str) and not max_memory.strip():
+        raise ValueError("max_memory must not be blank")
+    if names_flag(args, "--max-memory"):
+        raise ValueError("pass max_memory= or --max-memory in args, not both")
+    return ["--max-memory", str(max_memory).strip()]
+
+
+def names_flag(args: Sequence[str], flag: str) -> bool:
+    """True if `args` hold `flag`, as `flag VALUE` or `flag=VALUE`."""
+    return any(arg == flag or arg.startswith(flag + "=") for arg in map(str, args))
+
+
 @dataclass(eq=False)
 class _Call:
     id: int
@@ -139,6 +166,7 @@ class Worker:
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         initialize: bool = False,
         new_process_group: bool = False,
+        max_memory: str | int | None = None,
         **options: Any,
     ) -> _SpawnContext:
         """Starts a worker: `async with Worker.spawn(executable=...) as w:` or `w = await Worker.spawn(...)`.
@@ -151,11 +179,19 @@ class Worker:
         manages processes by group (Ray, a shell's job control) can end it as one unit, and signals meant for this
         process's group (Ctrl-C in a terminal) do not reach it. Should this process die without closing it, even by
         SIGKILL, the worker notices within half a second and exits (its parent watch).
+
+        `max_memory` is the memory the whole worker may use (`--max-memory`): an int is bytes, a str is "1.5G",
+        "768M" (binary units), "60%" (of the smaller of the machine's memory and its cgroup's limit) or "off".
+        None (the default) leaves it to the worker: 80% of that limit, which is right for one worker in a container
+        with a memory limit; set it when several workers share a machine (each one its share). Jobs wait until
+        their estimated peak fits; one that never could is refused with `OverMemoryBudget`. Raises TypeError or
+        ValueError for a value `max_memory_args` refuses, before spawning.
         """
 
         framing = options.get("framing", "ndjson")
         if framing not in FRAMINGS:  # refused before spawning: a bad option leaves no process behind
             raise ValueError(f"framing must be one of {FRAMINGS}, not {framing!r}")
+        args = [*args, *max_memory_args(max_memory, args)]
 
         async def open_worker() -> Worker:
             process = await asyncio.create_subprocess_exec(

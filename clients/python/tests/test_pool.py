@@ -108,3 +108,22 @@ async def test_leaving_a_pool_stream_early_cancels_the_job(worker_bin):
             break
         worker = pool.workers[0]
         await eventually(lambda: _running(worker, 0), what="the abandoned stream's job to be cancelled")
+
+
+@async_test
+async def test_max_memory_goes_to_every_worker_of_the_pool(worker_bin):
+    async with WorkerPool(2, worker_bin, max_memory="1G") as pool:
+        for worker in pool.workers:
+            limits = (await worker.initialize())["limits"]
+            assert limits["maxMemoryOrigin"].startswith("--max-memory 1 GiB"), limits
+        # A replacement is started with the same flag.
+        first = pool.workers[0]
+        os.kill(first.pid, signal.SIGKILL)
+        await eventually(lambda: _replaced(pool, first.pid), what="a replacement worker")
+        limits = (await pool.workers[0].initialize())["limits"]
+        assert limits["maxMemoryOrigin"].startswith("--max-memory 1 GiB"), limits
+
+
+def test_a_bad_max_memory_fails_the_pool_constructor(worker_bin):
+    with pytest.raises(ValueError):
+        WorkerPool(2, worker_bin, ["--max-memory", "1G"], max_memory="2G")

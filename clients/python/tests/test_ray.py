@@ -161,6 +161,17 @@ def test_cancelling_the_ray_task_cancels_the_worker_job_and_the_actor_stays_usab
     wait_for_workers_to_exit({pid}, worker_bin, "the killed actor's worker")
 
 
+def test_the_memory_reserved_for_the_actor_is_its_workers_budget(local_ray, worker_bin):
+    actor = ray.remote(PhotoWorkerUDF).options(num_cpus=0, memory=512 * 2**20).remote(
+        method="ping", executable=worker_bin)
+    memory = ray.get(actor.stats.remote())["memory"]
+    assert memory["origin"].startswith("--max-memory 512 MiB"), memory
+    pid = ray.get(actor.worker_pid.remote())
+    ray.get(actor.close.remote())
+    ray.kill(actor)
+    wait_for_workers_to_exit({pid}, worker_bin, "the closed actor's worker")
+
+
 CANCELLED_DRIVER = """
 import json, sys
 import ray

@@ -194,6 +194,7 @@ def recorded(worker_bin, tmp_path_factory):
         ("worker.stats", None),
         ("diagnostics.sleep", {"ms": 1}),
         ("diagnostics.spin", {"ms": 1}),
+        ("diagnostics.hold", {"ms": 1, "bytes": 1024}),
         ("diagnostics.fanout", {"children": 3, "ms": 5}),
         ("image.info", {"source": photo}),
         ("image.info", {"source": {"data": base64.b64encode(PNG.read_bytes()).decode()}}),

@@ -28,6 +28,15 @@ def test_sync_calls_streams_and_errors(worker_bin):
     assert not process_exists(pid)
 
 
+def test_sync_worker_passes_max_memory(worker_bin):
+    with SyncWorker(worker_bin, max_memory=2**30) as w:
+        memory = w.call("worker.stats")["memory"]
+        assert memory["origin"].startswith("--max-memory 1 GiB"), memory
+        assert 0 < memory["budgetBytes"] <= 2**30, memory
+    with pytest.raises(TypeError):
+        SyncWorker(worker_bin, max_memory=1.5)
+
+
 def test_sync_worker_is_usable_from_several_threads(worker_bin):
     with SyncWorker(worker_bin) as w:
         results: list = []

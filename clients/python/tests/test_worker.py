@@ -7,13 +7,14 @@ import os
 import signal
 
 import pytest
-from conftest import async_test, children, eventually, process_exists
+from conftest import CORPUS, async_test, children, eventually, process_exists
 
 from photoworker_client import (
     ErrorCode,
     InvalidParams,
     Item,
     MethodNotFound,
+    OverMemoryBudget,
     Progress,
     Result,
     ServerCancelled,
@@ -279,3 +280,43 @@ async def test_cancelling_a_queued_compute_job_answers_at_once(worker_bin):
             await eventually(lambda: states(["running"]), timeout=1.0, what="the cancelled queued job to go")
         finally:
             running.cancel()
+
+
+@async_test
+async def test_max_memory_becomes_the_workers_budget(worker_bin):
+    # What the worker says it chose is the proof the flag arrived: its budget is the value less what it holds itself.
+    for value, said in [("1.5G", "--max-memory 1.5 GiB"), (768 * 2**20, "--max-memory 768 MiB"), (" 60% ", "60% of ")]:
+        async with Worker.spawn(worker_bin, initialize=True, max_memory=value) as w:
+            limits = w.server_info["limits"]
+            assert limits["maxMemoryOrigin"].startswith(said), limits
+            assert 0 < limits["maxMemoryBytes"], limits
+            if not isinstance(value, str) or "%" not in value:
+                assert limits["maxMemoryBytes"] <= (value if isinstance(value, int) else 1.5 * 2**30), limits
+            memory = (await w.call("worker.stats"))["memory"]
+            assert memory["origin"] == limits["maxMemoryOrigin"], memory
+    async with Worker.spawn(worker_bin, initialize=True, max_memory="off") as w:
+        assert "maxMemoryBytes" not in w.server_info["limits"], w.server_info["limits"]
+
+
+@async_test
+async def test_a_job_over_the_memory_budget_is_over_memory_budget(worker_bin):
+    photo = str(CORPUS / "photos" / "girl-1.jpg")
+    # 1 MiB is less than the worker holds itself: the budget left for jobs is 0, which no decoding job fits.
+    async with Worker.spawn(worker_bin, max_memory="1M") as w:
+        with pytest.raises(OverMemoryBudget) as caught:
+            await w.call("image.palette", {"source": {"path": photo}}, timeout=20)
+        assert caught.value.code == ErrorCode.OVER_MEMORY_BUDGET == -32007
+        assert caught.value.data["neededBytes"] > caught.value.data["budgetBytes"], caught.value.data
+        assert await w.call("ping") == {}, "the refusal is the job's, not the worker's"
+
+
+@pytest.mark.parametrize(
+    "value, args, error",
+    [(0, (), ValueError), (-1, (), ValueError), ("  ", (), ValueError), (True, (), TypeError), (1.5, (), TypeError),
+     ("1G", ("--max-memory", "2G"), ValueError), ("1G", ("--max-memory=2G",), ValueError)],
+)
+def test_a_bad_max_memory_is_refused_before_spawning(fake_bin, value, args, error):
+    before = set(children())
+    with pytest.raises(error):
+        Worker.spawn(fake_bin, args, max_memory=value)
+    assert set(children()) - before == set()
