@@ -4,9 +4,11 @@
   python3 bench/memory_bench.py estimates [--bin .build/release/photoworker] [--quick] [--json OUT]
   python3 bench/memory_bench.py mixed [--bin ...] [--limit 768M] [--jobs 1,2,4,8]
 
-estimates: every method on the corpus's photos, the formats set, 24 MP mosaics and clips, one job at a time in one
-  worker (--max-jobs 1, --cache-bytes 0). Before each job the worker's peak RSS is reset (`5` written to
-  /proc/PID/clear_refs) and its RSS read; the job's measured peak is VmHWM after it less that RSS. The estimate is the
+estimates: every method on the corpus's photos, the formats set, 24 MP photos and clips (--set tuning, what the
+  coefficients of Sources/PhotoWorker/Memory/MemoryEstimate.swift were fitted on) or on sources they were not
+  (--set heldout: sticker-dev photos, the other formats, 12 MP photos in five encodings, other clips). Each job runs
+  alone in a fresh worker (--max-jobs 1, --cache-bytes 0): once it is initialised its peak RSS is reset (`5` written
+  to /proc/PID/clear_refs) and its RSS read; the job's measured peak is VmHWM after it less that RSS. The estimate is the
   job's `memoryBytes` in `jobs.list`, polled while it runs. Prints each job, then the share of jobs whose estimate is
   at least the measured peak and the share within 1.5x of it.
 mixed: the issue's mixed load (24 MP stickers, a 4K clip to Telegram, a photos.process batch, thumbnails, cancels)
@@ -18,7 +20,7 @@ import argparse, json, os, pathlib, subprocess, sys, tempfile, threading, time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from memory_load import Worker, make_inputs, mixed_load, run_in_cgroup  # noqa: E402
+from memory_load import Worker, heldout_inputs, make_inputs, mixed_load, run_in_cgroup  # noqa: E402
 
 
 def status(pid, key):
@@ -93,7 +95,8 @@ def jobs_for(inputs, out, quick):
 
 
 def estimates(args):
-    inputs = make_inputs(pathlib.Path(args.work), quick=args.quick)
+    inputs = (heldout_inputs(pathlib.Path(args.work) / "heldout") if args.set == "heldout"
+              else make_inputs(pathlib.Path(args.work), quick=args.quick, large_formats=True))
     rows = []
     with tempfile.TemporaryDirectory() as out:
         for method, params, name in jobs_for(inputs, out, args.quick):
@@ -130,6 +133,8 @@ def main():
     ap.add_argument("--bin", default=str(ROOT / ".build/release/photoworker"))
     ap.add_argument("--work", default=str(ROOT / "bench/out/memory"))
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--set", choices=["tuning", "heldout"], default="tuning",
+                    help="tuning: the sources the estimates were fitted on; heldout: others (scripts/memory_load.py)")
     ap.add_argument("--json")
     ap.add_argument("--limit", default="768M")
     ap.add_argument("--jobs", default="1,2,4,8")

@@ -2,14 +2,15 @@
 # Installs the peer tools the benchmarks compare against: vipsthumbnail (Debian's libvips-tools) and the
 # encoders bench/formats_bench.py makes its inputs with (webp, libheif-examples, libavif-bin, gifsicle,
 # imagemagick, liblcms2-utils and colord-data's profiles), ffmpeg (the animated sticker benchmarks make their
-# clips with it and it is part of their rembg-style peer), when root; and the Python peers of
+# clips with it and it is part of their rembg-style peer), jpegtran (memory_bench's progressive JPEG), when root; and the Python peers of
 # bench/requirements.txt in a venv at .build/bench-venv.
 # Then: .build/bench-venv/bin/python3 bench/worker_bench.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # command -> Debian package
 declare -A tools=([vipsthumbnail]=libvips-tools [cwebp]=webp [heif-enc]=libheif-examples [avifenc]=libavif-bin
-                  [gifsicle]=gifsicle [convert]=imagemagick [jpgicc]=liblcms2-utils [ffmpeg]=ffmpeg)
+                  [gifsicle]=gifsicle [convert]=imagemagick [jpgicc]=liblcms2-utils [ffmpeg]=ffmpeg
+                  [jpegtran]=libjpeg-turbo-progs)
 missing=()
 for tool in "${!tools[@]}"; do command -v "$tool" >/dev/null || missing+=("${tools[$tool]}"); done
 # A `convert` that is not ImageMagick's (some images ship a stand-in) does not count.

@@ -88,8 +88,9 @@ class Worker:
             return self.p.wait()
 
 
-def make_inputs(work, quick=False):
-    """The load's inputs, made into `work` once (kept between runs)."""
+def make_inputs(work, quick=False, large_formats=False):
+    """The load's inputs, made into `work` once (kept between runs); with `large_formats`, the 24 MP photo in the
+    other formats too (the benchmark's)."""
     work = work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     seeds = ["girl-1.jpg", "animal-1.jpg", "car-1.jpg", "anime-girl-1.jpg"]
@@ -113,6 +114,8 @@ def make_inputs(work, quick=False):
                          ("heic", ["heif-enc", "-q", "60", "-o", "{dst}", "{src}"]),
                          ("avif", ["heif-enc", "--avif", "-q", "60", "-o", "{dst}", "{src}"])]:
         dst = work / f"large-0.{ext}"
+        if not large_formats:
+            break
         if not dst.exists() and shutil.which(command[0]) and not quick:
             subprocess.run([a.format(src=large[0], dst=dst) for a in command], check=False,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -124,6 +127,42 @@ def make_inputs(work, quick=False):
     clips = [str(clip), str(ROOT / "corpus/motion/cutout.mp4"), str(ROOT / "corpus/motion/cutout.gif")]
     return {"photos": photos, "formats": formats, "large": [str(p) for p in large], "large_formats": large_formats,
             "clips": clips}
+
+
+def heldout_inputs(work):
+    """Sources the estimates were not fitted on (bench/memory_bench.py --set heldout): every third sticker-dev photo,
+    the formats set's other files, 12 MP photos made from a corpus photo the tuning set does not use (JPEG, progressive
+    JPEG, PNG, WebP, HEIC), and clips of other codecs and sizes."""
+    work = work.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    seed = str(ROOT / "corpus/photos/car-2.jpg")
+    made = []
+    for name, command in [
+        ("mid.jpg", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", seed, "-vf", "scale=4240:2832,format=yuvj420p", "-q:v", "3", "{dst}"]),
+        ("mid-progressive.jpg", ["jpegtran", "-progressive", "-outfile", "{dst}", "{mid}"]),
+        ("mid.png", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", "{mid}", "{dst}"]),
+        ("mid.webp", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", "{mid}", "-quality", "80", "{dst}"]),
+        ("mid.heic", ["heif-enc", "-q", "60", "-o", "{dst}", "{mid}"]),
+    ]:
+        dst = work / name
+        if not dst.exists() and shutil.which(command[0]):
+            subprocess.run([a.format(dst=dst, mid=work / "mid.jpg") for a in command], check=False,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if dst.exists():
+            made.append(str(dst))
+    clip = work / "clip-1080-hevc.mp4"
+    if not clip.exists() and shutil.which("ffmpeg"):
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-loop", "1", "-framerate", "30", "-i", seed, "-t", "4",
+                        "-vf", "scale=3840:2160,crop=1920:1080:x='t*200':y='t*100',format=yuv420p",
+                        "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
+                        str(clip)], check=False)
+    tuning = {"girl.heic", "girl.avif", "girl-lossy.webp", "coffee-adobergb.png", "girl.gif", "coffee-10bit.heic"}
+    formats = sorted(str(p) for p in (ROOT / "corpus/formats").iterdir() if p.is_file() and p.name not in tuning)
+    dev = sorted(str(p) for p in (ROOT / "corpus/sticker-dev/images").iterdir())[::3]
+    clips = [str(ROOT / "corpus/motion" / n) for n in ["pan.mp4", "zoom-hevc-rot90.mov", "cutout.webp", "cutout.webm"]]
+    if clip.exists():
+        clips.append(str(clip))
+    return {"photos": dev, "formats": formats, "large": made, "large_formats": [], "clips": clips}
 
 
 def mixed_load(w, inputs, out, cancels=True):

@@ -11,10 +11,9 @@ import Waiting
 /// cancelling a queued job never costs a slot or bytes. The parked tasks are a ``WaiterQueue``.
 @MainActor
 final class JobLimiter {
-    /// A place in line and the bytes its job will hold while it runs.
+    /// A place in line; its bytes are the admission queue's to know (given at once, or once estimated).
     struct Ticket: Sendable {
         fileprivate let parked: ContinuationQueue<Void>.Ticket
-        let bytes: Int
         /// The place in the order of arrival.
         var number: UInt64 { parked.number }
     }
@@ -46,25 +45,34 @@ final class JobLimiter {
     /// Tickets waiting because their bytes do not fit beside the running jobs'.
     var waitingForMemory: Int { admission.waitingForMemoryCount }
 
-    /// Whether `ticket` is waiting for memory (rather than for a slot).
+    /// Whether `ticket` is waiting for memory (rather than for a slot or its estimate).
     func waitsForMemory(_ ticket: Ticket) -> Bool { admission.waitsForMemory(ticket.number) }
 
     /// Whether a job of `bytes` could ever start: at most the whole budget.
     func canEverFit(_ bytes: Int) -> Bool { admission.canEverFit(bytes) }
 
-    /// Takes the next place in line for a job that will hold `bytes` (granted at once, for its task to find, when
-    /// a slot and the bytes are free).
+    /// Takes the next place in line for a job that will hold `bytes`, or nil until ``estimate(_:bytes:)`` says
+    /// (granted at once, for its task to find, when a slot and the bytes are free).
     /// - Precondition: `canEverFit(bytes)`.
-    func enqueue(bytes: Int = 0) -> Ticket {
-        let ticket = Ticket(parked: line.enqueue(), bytes: bytes)
+    func enqueue(bytes: Int? = 0) -> Ticket {
+        let ticket = Ticket(parked: line.enqueue())
         ungranted[ticket.number] = ticket.parked
         grant(admission.arrive(ticket.number, bytes: bytes))
         return ticket
     }
 
+    /// The bytes of a ticket taken without them.
+    /// - Precondition: `canEverFit(bytes)`.
+    func estimate(_ ticket: Ticket, bytes: Int) {
+        grant(admission.estimate(ticket.number, bytes: bytes))
+    }
+
     /// Takes a place in line and waits for a slot: `acquire(enqueue())` (tests).
-    package func acquire() async throws {
-        try await acquire(enqueue())
+    @discardableResult
+    package func acquire() async throws -> Ticket {
+        let ticket = enqueue()
+        try await acquire(ticket)
+        return ticket
     }
 
     /// Waits until the ticket is granted. Throws `CancellationError` if the task is cancelled while waiting (or
@@ -80,6 +88,15 @@ final class JobLimiter {
         }
     }
 
+    /// A ticket whose job ends before waiting for it (its estimate failed or was cancelled, or the job could never
+    /// fit): it leaves the line, or gives back the grant kept for it.
+    func giveUp(_ ticket: Ticket) {
+        let granted = !line.isWaiting(ticket.parked)
+        line.withdraw(ticket.parked)
+        ungranted[ticket.number] = nil
+        grant(granted ? admission.finish(ticket.number) : admission.leave(ticket.number))
+    }
+
     /// A waiting ticket's task was cancelled: it leaves the line (if it was still in it) and is told so.
     private func cancelWaiting(_ ticket: Ticket) {
         // Still in line: it leaves it. Already granted: `acquire` gives the grant back when it sees the cancellation.
@@ -89,14 +106,9 @@ final class JobLimiter {
         grant(admission.leave(ticket.number))
     }
 
-    /// Returns a granted ticket's slot and bytes (zero-byte tickets of tests: `release()`).
+    /// Returns a granted ticket's slot and bytes.
     func release(_ ticket: Ticket) {
-        grant(admission.finish(bytes: ticket.bytes))
-    }
-
-    /// Returns a zero-byte slot (tests).
-    package func release() {
-        grant(admission.finish(bytes: 0))
+        grant(admission.finish(ticket.number))
     }
 
     /// Tells the budget what running jobs hold (and its holders to make room when jobs started), then gives the

@@ -22,58 +22,92 @@ final class JobRunner {
     let memory: MemoryBudget?
     /// The tickets of jobs in line or running, by request id (so `jobs.list` can say which wait for memory).
     private var tickets: [RequestID: JobLimiter.Ticket] = [:]
+    /// The estimates of jobs in line or running, by place.
+    private var estimatedBytes: [UInt64: Int] = [:]
+    /// Turns to estimate: at most this many estimates at once.
+    private let estimateLine: JobLimiter
+    let estimatesAtOnce: Int
 
     nonisolated init(slots: Int, timers: any TimerScheduler, scope: ComputeJobScope? = nil, memory: MemoryBudget? = nil) {
         limiter = JobLimiter(slots: slots, memory: memory)
         self.memory = memory
+        estimatesAtOnce = max(2, slots)
+        estimateLine = JobLimiter(slots: estimatesAtOnce)
         taskWaiters = ConditionWaiters(timers: timers)
         self.scope = scope
     }
 
-    /// Starts a job's task. A compute job of a method that does not estimate its memory takes its place in line
-    /// here, synchronously and in admission order (tasks started one after the other may begin running in either
-    /// order, and the queue's FIFO promise is about the order requests arrived in); one that does, once its
-    /// estimate is made (headers read, so in the order they were read).
+    /// Starts a job's task. A compute job takes its place in line here, synchronously and in admission order
+    /// (tasks started one after the other may begin running in either order, and the queue's order is the order
+    /// requests arrived in); under a memory budget, a method that estimates its memory takes it without bytes, which
+    /// its estimate gives before it waits (the estimate's own turn comes from a second line, `estimates`).
     /// - Parameter finish: called with the outcome when the job ends (not for notifications).
     func start(_ job: Job, running: @escaping @MainActor (RequestID) -> Void,
                finish: @escaping @MainActor (RequestID, Result<RawJSON, any Error>) -> Void) -> Task<Void, Never> {
         activeTasks += 1
-        let ticket = job.usesSlot && !job.handler.estimatesMemory ? limiter.enqueue() : nil
+        var places: Places?
+        if job.usesSlot {
+            places = estimates(job)
+                ? Places(line: limiter.enqueue(bytes: nil), estimate: estimateLine.enqueue())
+                : Places(line: limiter.enqueue(), estimate: nil)
+        }
+        if let id = job.context.id, let places { tickets[id] = places.line }
         return Task {
-            await self.run(job, ticket: ticket, running: running, finish: finish)
+            await self.run(job, places: places, running: running, finish: finish)
         }
     }
 
-    /// - Parameter ticket: the job's place in line when it was taken at start, passed to `JobLimiter.acquire(_:)`
-    ///   before anything else so it is always either granted or given up.
-    private func run(_ job: Job, ticket early: JobLimiter.Ticket?, running: @MainActor (RequestID) -> Void,
+    /// A compute job's places: in the line for slots and memory, and (when it estimates) in the estimates' line.
+    private struct Places {
+        let line: JobLimiter.Ticket
+        let estimate: JobLimiter.Ticket?
+    }
+
+    /// Whether the job's memory is estimated before it waits: under a budget, for a method that estimates.
+    private func estimates(_ job: Job) -> Bool { memory != nil && job.handler.estimatesMemory }
+
+    /// - Parameter places: the job's places in line, taken at start, each always either granted or given up.
+    private func run(_ job: Job, places: Places?, running: @MainActor (RequestID) -> Void,
                      finish: @MainActor (RequestID, Result<RawJSON, any Error>) -> Void) async {
-        defer { activeTasks -= 1 }
+        defer {
+            activeTasks -= 1
+            if let places {
+                estimatedBytes[places.line.number] = nil
+                // A request id may be reused once answered (after a server-side cancel, before this task ends).
+                if let id = job.context.id, tickets[id]?.number == places.line.number { tickets[id] = nil }
+            }
+        }
         let outcome: Result<RawJSON, any Error>
         do {
-            var ticket = early
             var prepared: PreparedCall?
-            if let early { try await wait(early, for: job, running: running) }
-            if ticket == nil && job.usesSlot {
-                // Estimated before it takes its place: the estimate is what it waits for.
-                let call = try await Self.prepareOffProtocolExecutor(job)
-                guard limiter.canEverFit(call.memoryBytes) else {
-                    throw RPCError.overMemoryBudget(neededBytes: call.memoryBytes, budget: memory)
+            if let places, let turn = places.estimate {
+                // The turn is held until the job starts: what an estimate read (a header, a URL's download) is held by
+                // at most `estimatesAtOnce` jobs that have not started.
+                do {
+                    try await estimateLine.acquire(turn)
+                } catch {
+                    limiter.giveUp(places.line)
+                    throw error
                 }
-                let late = limiter.enqueue(bytes: call.memoryBytes)
-                ticket = late
-                prepared = call
-                try await wait(late, for: job, running: running)
+                do {
+                    prepared = try await estimate(job, line: places.line)
+                    try await limiter.acquire(places.line)
+                    estimateLine.release(turn)
+                } catch {
+                    estimateLine.release(turn)
+                    throw error
+                }
+                if let id = job.context.id { running(id) }
+            } else if let places {
+                try await limiter.acquire(places.line)
+                if let id = job.context.id { running(id) }
             }
-            defer {
-                if let ticket { limiter.release(ticket) }
-                if let id = job.context.id { tickets[id] = nil }
-            }
+            defer { if let places { limiter.release(places.line) } }
             if job.handler.cost == .immediate {
                 outcome = .success(try await job.handler.call(job.params, context: job.context))
             } else {
-                outcome = .success(try await Self.runOffProtocolExecutor(job, prepared: prepared, in: ticket.flatMap { t in
-                    scope.map { scope in (t.number, scope) }
+                outcome = .success(try await Self.runOffProtocolExecutor(job, prepared: prepared, in: places.flatMap { p in
+                    scope.map { scope in (p.line.number, scope) }
                 }))
             }
         } catch {
@@ -82,17 +116,25 @@ final class JobRunner {
         if let id = job.context.id { finish(id, outcome) }
     }
 
-    /// Waits for the ticket's grant, known to `jobs.list` meanwhile; tells the registry the job runs.
-    private func wait(_ ticket: JobLimiter.Ticket, for job: Job, running: @MainActor (RequestID) -> Void) async throws {
-        let id = job.context.id
-        if let id { tickets[id] = ticket }
+    /// Estimates the job's memory (in its turn among the estimates: at most ``estimatesAtOnce`` jobs estimated and
+    /// not started, in arrival order, so a burst of requests does not read every header, or fetch every URL, at once)
+    /// and gives its place in line the bytes. A job that could never fit, or whose estimate fails, gives its place up
+    /// and throws.
+    private func estimate(_ job: Job, line: JobLimiter.Ticket) async throws -> PreparedCall {
+        let call: PreparedCall
         do {
-            try await limiter.acquire(ticket)
+            call = try await Self.prepareOffProtocolExecutor(job)
         } catch {
-            if let id { tickets[id] = nil }
+            limiter.giveUp(line)
             throw error
         }
-        if let id { running(id) }
+        guard limiter.canEverFit(call.memoryBytes) else {
+            limiter.giveUp(line)
+            throw RPCError.overMemoryBudget(neededBytes: call.memoryBytes, budget: memory)
+        }
+        estimatedBytes[line.number] = call.memoryBytes
+        limiter.estimate(line, bytes: call.memoryBytes)
+        return call
     }
 
     /// Whether the job with this id waits in line for memory (its estimate does not fit beside the running jobs').
@@ -100,11 +142,10 @@ final class JobRunner {
         tickets[id].map(limiter.waitsForMemory) ?? false
     }
 
-    /// The estimate the job with this id was admitted (or waits) with; nil before it is made, and for jobs outside
-    /// the line.
+    /// The estimate the job with this id was admitted (or waits) with; nil before it is made, and for jobs that
+    /// make none.
     func memoryBytes(of id: RequestID) -> Int? {
-        guard memory != nil, let ticket = tickets[id] else { return nil }
-        return ticket.bytes
+        tickets[id].flatMap { estimatedBytes[$0.number] }
     }
 
     /// What the budget's figures are now: running jobs' bytes and jobs waiting for memory.
@@ -114,17 +155,19 @@ final class JobRunner {
     /// executor.
     @concurrent
     private static func prepareOffProtocolExecutor(_ job: Job) async throws -> PreparedCall {
-        try await job.handler.prepare(job.params, context: job.context)
+        try await job.handler.prepare(job.params, context: job.context, estimating: true)
     }
 
     /// `@concurrent`: the handler's async work runs on the cooperative pool, not here; inside the application's
     /// scope for a compute job, when it has one.
-    @concurrent
     /// - Parameter prepared: the call, when its estimate was made before it waited; nil: prepared here.
+    @concurrent
     private static func runOffProtocolExecutor(_ job: Job, prepared: PreparedCall?,
                                                in scope: (admission: UInt64, ComputeJobScope)?) async throws -> RawJSON {
         func call() async throws -> RawJSON {
-            let call = if let prepared { prepared } else { try await job.handler.prepare(job.params, context: job.context) }
+            let call = if let prepared { prepared } else {
+                try await job.handler.prepare(job.params, context: job.context, estimating: false)
+            }
             return try await call(context: job.context)
         }
         guard let (admission, scope) = scope else { return try await call() }

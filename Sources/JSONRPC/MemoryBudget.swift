@@ -62,7 +62,12 @@ public final class MemoryBudget: Sendable {
             $0.reserved = reserved
             return trim ? $0.holders : []
         }
-        let free = max(0, bytes - reserved)
-        for holder in holders where holder.held() > free { holder.trim(free) }
+        // Together, not each: what one holder keeps is not free for the next.
+        var free = max(0, bytes - reserved)
+        for holder in holders {
+            let held = holder.held()
+            if held > free { holder.trim(free) }
+            free -= min(held, free)
+        }
     }
 }

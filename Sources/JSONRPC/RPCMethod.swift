@@ -74,7 +74,7 @@ public struct MethodHandler: Sendable {
     public let summary: String
     /// Whether requests take their place in line only once ``prepare(_:context:)`` has estimated their memory.
     public let estimatesMemory: Bool
-    let preparer: @Sendable (JSONValue?, RequestContext) async throws -> PreparedCall
+    let preparer: @Sendable (JSONValue?, RequestContext, _ estimating: Bool) async throws -> PreparedCall
     let usesSlot: @Sendable (JSONValue?) -> Bool
 
     /// - Parameter checkParams: runs on the raw params before they are decoded (the application's schema rules,
@@ -86,10 +86,10 @@ public struct MethodHandler: Sendable {
         usesSlot = { method.usesSlot(for: $0) }
         summary = M.summary
         estimatesMemory = M.estimatesMemory
-        preparer = { params, context in
+        preparer = { params, context, estimating in
             if let checkParams, let params { try checkParams(params) }
             var decoded = try MethodHandler.decode(M.Params.self, from: params)
-            let bytes = M.estimatesMemory ? try await method.memoryEstimate(for: &decoded, context: context) : 0
+            let bytes = estimating && M.estimatesMemory ? try await method.memoryEstimate(for: &decoded, context: context) : 0
             let ready = decoded
             return PreparedCall(memoryBytes: bytes) { context in
                 let result = try await method.handle(ready, context: context)
@@ -103,15 +103,16 @@ public struct MethodHandler: Sendable {
         }
     }
 
-    /// Decodes and checks the params and estimates the call's memory, without running it.
-    public func prepare(_ params: JSONValue?, context: RequestContext) async throws -> PreparedCall {
-        try await preparer(params, context)
+    /// Decodes and checks the params and, when `estimating` (under a memory budget), estimates the call's memory,
+    /// without running it.
+    public func prepare(_ params: JSONValue?, context: RequestContext, estimating: Bool = true) async throws -> PreparedCall {
+        try await preparer(params, context, estimating)
     }
 
     /// Runs the method with raw params in `context` (used to dispatch one method from another,
     /// such as MCP's `tools/call`).
     public func call(_ params: JSONValue?, context: RequestContext) async throws -> RawJSON {
-        try await preparer(params, context)(context: context)
+        try await preparer(params, context, false)(context: context)
     }
 
     /// Params are by name: absent means `{}`, an array is refused with -32602. Decoded straight from the

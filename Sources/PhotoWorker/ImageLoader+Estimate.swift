@@ -9,10 +9,10 @@ extension ImageLoader {
     static let headerPrefixBytes = 256 << 10
 
     /// The facts a memory estimate starts from, reading as little as tells: a file's first bytes (the whole file
-    /// when its header lies further in), inline bytes, or a URL fetched once and handed back as `.fetched`, so the
-    /// work does not fetch it again. Throws what opening or fetching throws (the work would throw the same); a
-    /// header that cannot be read gives a cautious estimate from the file's size instead, and the work says what is
-    /// wrong with it.
+    /// only for a still format whose header lies further in), inline bytes, or a URL fetched once and handed back as
+    /// `.fetched`, so the work does not fetch it again. Throws what opening or fetching throws and the pixel limit
+    /// (the work would throw the same, later); a source whose header says nothing (not an image, or damaged) is
+    /// estimated as its bytes alone, which is what the work reads before it says what is wrong.
     func estimateSource(_ source: ImageSource, access: FileAccess) async throws -> (MemoryEstimate.Source, ImageSource) {
         let (facts, read) = try await headerFacts(source, access: access)
         // The pixel limit is the first thing a header tells: refused as the decoder would refuse it.
@@ -31,7 +31,8 @@ extension ImageLoader {
             let facts = try await blocking.run { () throws -> MemoryEstimate.Source in
                 let (prefix, size) = try Self.readPrefix(fd, path: p, count: Self.headerPrefixBytes)
                 if let info = try? ImageCodec.info(prefix) { return MemoryEstimate.Source(info, encodedBytes: size) }
-                if size > prefix.count, let info = try? ImageCodec.info(try Self.readFile(fd, path: p)) {
+                if size > prefix.count, ImageCodec.sniff(prefix) != nil,
+                   let info = try? ImageCodec.info(try Self.readFile(fd, path: p)) {
                     return MemoryEstimate.Source(info, encodedBytes: size)
                 }
                 return Self.unreadable(encodedBytes: size)
@@ -49,12 +50,14 @@ extension ImageLoader {
     static let heldDownloadBytes = 64 << 20
 
     /// One child of a batch, as its estimate sees it: whether it moves (when `motion`, as `probeMotion` tells), its
-    /// header's facts (nil when it cannot be read: the child's own work says why; one bad photo never fails a
-    /// batch), and the source to read it by from now on. A URL's download is kept (`.fetched`) while the batch's
+    /// header's facts (nil when it cannot be read, or when it moves: the child's own work says why; one bad photo
+    /// never fails a batch), and the source to read it by from now on. `whileHeld` runs on the source as read
+    /// (a clip's estimate, say), before a download that is not kept is dropped. A URL's download is kept (`.fetched`) while the batch's
     /// kept downloads, `held`, stay within ``heldDownloadBytes``; past that the child fetches it again in its turn,
     /// so a batch of many URLs never holds them all.
-    func batchChild(_ source: ImageSource, motion: Bool, access: FileAccess, held: inout Int) async
-        -> (moves: Bool, facts: MemoryEstimate.Source?, source: ImageSource) {
+    func batchChild(_ source: ImageSource, motion: Bool, access: FileAccess, held: inout Int,
+                    whileHeld: (_ moves: Bool, _ read: ImageSource) async -> Int) async
+        -> (moves: Bool, facts: MemoryEstimate.Source?, source: ImageSource, bytes: Int) {
         var read = source, moves = false
         if motion {
             (moves, read) = await probeMotion(source, access: access)
@@ -64,11 +67,12 @@ extension ImageLoader {
             facts = f
             read = r
         }
-        if case .url = source, case .fetched(_, let bytes) = read {
-            guard held + bytes.count <= Self.heldDownloadBytes else { return (moves, facts, source) }
-            held += bytes.count
+        let bytes = await whileHeld(moves, read)
+        if case .url = source, case .fetched(_, let download) = read {
+            guard held + download.count <= Self.heldDownloadBytes else { return (moves, facts, source, bytes) }
+            held += download.count
         }
-        return (moves, facts, read)
+        return (moves, facts, read, bytes)
     }
 
     private static func facts(_ bytes: [UInt8]) -> MemoryEstimate.Source {
@@ -76,10 +80,10 @@ extension ImageLoader {
             ?? unreadable(encodedBytes: bytes.count)
     }
 
-    /// A source whose header says nothing (a video, a damaged file): as many pixels as bytes, at least a megapixel.
+    /// A source whose header says nothing (a video, a damaged file): no decoder allocates pixels for it, so its
+    /// bytes alone (a method's constant covers the rest).
     static func unreadable(encodedBytes: Int) -> MemoryEstimate.Source {
-        let side = Int(Double(max(encodedBytes, 1 << 20)).squareRoot())
-        var facts = MemoryEstimate.Source(width: side, height: side, format: .png, encodedBytes: encodedBytes)
+        var facts = MemoryEstimate.Source(width: 1, height: 1, format: .png, encodedBytes: encodedBytes)
         facts.fromHeader = false
         return facts
     }
@@ -90,7 +94,11 @@ extension ImageLoader {
         guard fstat(fd, &st) == 0 else {
             throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno)))
         }
+        // Not a regular file: `readFile` throws the work's own error for it (a folder, a device).
         guard (st.st_mode & S_IFMT) == S_IFREG else { return try (readFile(fd, path: path), Int(st.st_size)) }
+        guard st.st_size <= maxFileBytes else {
+            throw WorkerError.sourceUnavailable(source: path, reason: "the file is larger than \(maxFileBytes) bytes")
+        }
         let size = Int(st.st_size), wanted = min(size, count)
         let prefix = try [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
             var offset = 0

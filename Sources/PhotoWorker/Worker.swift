@@ -83,6 +83,10 @@ public enum Worker {
         let memory = WorkerMemoryBudget.make(options.maxMemory, limit: { options.memoryLimit ?? MemoryLimit.detect() },
                                              residentBytes: WorkerMemoryBudget.residentBytes)
         configuration.memoryBudget = memory
+        if let memory, memory.bytes < WorkerMemoryBudget.smallestUsefulBytes {
+            logger.warning(
+                "the memory budget leaves \(MemorySize.describe(memory.bytes)) for jobs (\(memory.origin)); jobs that need more, such as a sticker (about 100 MiB), will be refused with -32007")
+        }
         // The server's job limit is the one limit: slots, compute threads and batch widths.
         let services = WorkerServices(options: options, maxJobs: configuration.maxJobs, session: session, memory: memory)
         configuration.components += [ComputeThreads(pool: services.compute), BlockingThreads(pool: services.blocking)]

@@ -99,6 +99,24 @@ public struct WaiterQueue<Waiter, Outcome> {
         }
     }
 
+    /// Drops a ticket whose task will never park (its owner gave up before waiting): a waiting entry leaves the
+    /// line, and an outcome kept for it is discarded.
+    /// - Precondition: the ticket's task has not parked.
+    public mutating func withdraw(_ ticket: Ticket) {
+        switch entries[ticket.number] {
+        case .expected:
+            entries[ticket.number] = nil
+            unresolvedCount -= 1
+            compactIfSparse()
+        case .resolved:
+            entries[ticket.number] = nil
+        case .parked:
+            preconditionFailure("ticket \(ticket.number) withdrawn while its task is parked")
+        case nil:
+            break
+        }
+    }
+
     /// Whether `ticket` still waits for an outcome.
     public func isWaiting(_ ticket: Ticket) -> Bool {
         switch entries[ticket.number] {

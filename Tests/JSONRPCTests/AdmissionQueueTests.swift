@@ -9,8 +9,8 @@ struct AdmissionQueueTests {
         #expect(q.arrive(1, bytes: 0) == [1])
         #expect(q.arrive(2, bytes: 0) == [])
         #expect(q.arrive(3, bytes: 0) == [])
-        #expect(q.finish(bytes: 0) == [2])
-        #expect(q.finish(bytes: 0) == [3])
+        #expect(q.finish(1) == [2])
+        #expect(q.finish(2) == [3])
     }
 
     @Test func aPlaceWaitingForASlotIsNeverPassed() {
@@ -19,7 +19,7 @@ struct AdmissionQueueTests {
         #expect(q.arrive(2, bytes: 10) == [])  // waits for the slot
         #expect(q.arrive(3, bytes: 1) == [])   // fits too, but may not pass 2
         #expect(!q.waitsForMemory(2))
-        #expect(q.finish(bytes: 10) == [2])
+        #expect(q.finish(1) == [2])
     }
 
     @Test func aSmallJobPassesALargeOneThatDoesNotFitYet() {
@@ -30,7 +30,7 @@ struct AdmissionQueueTests {
         #expect(q.waitingForMemoryCount == 1)
         #expect(q.arrive(3, bytes: 20) == [3])  // fits beside 1: goes ahead of 2
         #expect(q.reservedBytes == 80)
-        #expect(q.finish(bytes: 60) == [2])  // 20 + 60 fits now
+        #expect(q.finish(1) == [2])  // 20 + 60 fits now
         #expect(q.reservedBytes == 80)
     }
 
@@ -38,7 +38,7 @@ struct AdmissionQueueTests {
         var q = AdmissionQueue(slots: 4, budgetBytes: 100)
         _ = q.arrive(1, bytes: 60)
         _ = q.arrive(2, bytes: 60)
-        #expect(q.finish(bytes: 60) == [2])
+        #expect(q.finish(1) == [2])
         #expect(q.reservedBytes == 60)
     }
 
@@ -50,8 +50,8 @@ struct AdmissionQueueTests {
         #expect(q.arrive(3, bytes: 10) == [3])    // pass 1
         #expect(q.arrive(4, bytes: 10) == [4])    // pass 2
         #expect(q.arrive(5, bytes: 10) == [])     // no third pass: behind the large job now
-        #expect(q.finish(bytes: 50) == [2])       // 20 + 80 fits: the large one starts, the small one still waits
-        #expect(q.finish(bytes: 10) == [5])       // then the small one, beside it
+        #expect(q.finish(1) == [2])       // 20 + 80 fits: the large one starts, the small one still waits
+        #expect(q.finish(3) == [5])       // then the small one, beside it
     }
 
     @Test func leavingTheLineFreesThePlaceBehind() {
@@ -68,5 +68,27 @@ struct AdmissionQueueTests {
         #expect(q.canEverFit(100))
         #expect(!q.canEverFit(101))
         #expect(AdmissionQueue(slots: 1).canEverFit(.max))
+    }
+
+    /// A place whose estimate is being made waits, and may be passed like one waiting for memory; once it has been
+    /// passed as often as allowed, the line waits for its estimate.
+    @Test func aPlaceWithoutItsEstimateWaitsAndIsPassedAFewTimes() {
+        var q = AdmissionQueue(slots: 4, budgetBytes: 100, maxOvertakes: 1)
+        #expect(q.arrive(1, bytes: nil) == [])
+        #expect(!q.waitsForMemory(1))
+        #expect(q.arrive(2, bytes: 10) == [2])  // passes the pending place once
+        #expect(q.arrive(3, bytes: 10) == [])   // no second pass
+        #expect(q.estimate(1, bytes: 50) == [1, 3])
+        #expect(q.reservedBytes == 70)
+    }
+
+    /// Without a budget, bytes are clamped so that no number of places overflows their sum.
+    @Test func hugeEstimatesWithoutABudgetDoNotOverflow() {
+        var q = AdmissionQueue(slots: 4)
+        #expect(q.arrive(1, bytes: .max) == [1])
+        #expect(q.arrive(2, bytes: .max) == [2])
+        #expect(q.finish(1) == [])
+        #expect(q.finish(2) == [])
+        #expect(q.reservedBytes == 0)
     }
 }

@@ -12,38 +12,38 @@ struct JobLimiterTests {
 
     @Test func waitersAreServedInFIFOOrder() async throws {
         let limiter = JobLimiter(slots: 1)
-        try await limiter.acquire()
+        let held = try await limiter.acquire()
         let order = Order()
         let (started, startedCont) = AsyncStream.makeStream(of: Int.self)
         var tasks: [Task<Void, any Error>] = []
         for i in 0..<5 {
             tasks.append(Task {
                 startedCont.yield(i)
-                try await limiter.acquire()
+                let ticket = try await limiter.acquire()
                 order.values.withLock { $0.append(i) }
-                limiter.release()
+                limiter.release(ticket)
             })
             // Make sure waiter i is queued before i+1 is created.
             var it = started.makeAsyncIterator()
             _ = await it.next()
             try await Deadline.until("waiter \(i) in line, \(limiter.waiting) in line") { limiter.waiting >= i + 1 }
         }
-        limiter.release()
+        limiter.release(held)
         for t in tasks { try await t.value }
         #expect(order.values.withLock { $0 } == [0, 1, 2, 3, 4])
     }
 
     @Test func cancelledWaiterLeavesTheQueue() async throws {
         let limiter = JobLimiter(slots: 1)
-        try await limiter.acquire()
-        let waiter = Task { try await limiter.acquire() }
+        let held = try await limiter.acquire()
+        let waiter = Task { _ = try await limiter.acquire() }
         try await Deadline.until("the waiter in line") { limiter.waiting > 0 }
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(limiter.waiting == 0)
-        limiter.release()
+        limiter.release(held)
         // The slot was not lost to the cancelled waiter.
-        try await limiter.acquire()
+        _ = try await limiter.acquire()
     }
 
     /// The FIFO is the order tickets were taken (admission), not the order tasks reach `acquire`:
@@ -55,13 +55,13 @@ struct JobLimiterTests {
         let late = Task {
             try await limiter.acquire(second)
             order.values.withLock { $0.append(2) }
-            limiter.release()
+            limiter.release(second)
         }
         try await Deadline.until("the late ticket's task parked") { limiter.arrived > 0 }
         #expect(order.values.withLock { $0 }.isEmpty)  // the free slot is kept for the first ticket
         try await limiter.acquire(first)
         order.values.withLock { $0.append(1) }
-        limiter.release()
+        limiter.release(first)
         try await late.value
         #expect(order.values.withLock { $0 } == [1, 2])
         #expect(limiter.waiting == 0)
@@ -81,12 +81,12 @@ struct JobLimiterTests {
         await #expect(throws: CancellationError.self) { try await cancelled.value }
         try await late.value  // got the slot `first` gave back
         #expect(limiter.waiting == 0)
-        limiter.release()
+        limiter.release(second)
     }
 
     @Test func cancelledTicketStillInLineIsSkipped() async throws {
         let limiter = JobLimiter(slots: 1)
-        try await limiter.acquire()
+        let held = try await limiter.acquire()
         let first = limiter.enqueue(), second = limiter.enqueue()
         let cancelled = Task {
             while !Task.isCancelled { await Task.yield() }
@@ -97,7 +97,7 @@ struct JobLimiterTests {
         #expect(limiter.waiting == 1)
         let late = Task { try await limiter.acquire(second) }
         try await Deadline.until("the late ticket's task parked") { limiter.arrived > 0 }
-        limiter.release()
+        limiter.release(held)
         try await late.value
         #expect(limiter.waiting == 0)
     }
@@ -124,6 +124,27 @@ struct JobLimiterTests {
         limiter.release(small)
         limiter.release(running)
         #expect(budget.reservedBytes == 0)
+    }
+
+    /// A ticket taken before its bytes are known waits for them; one given up leaves the line.
+    @Test func aTicketWaitsForItsEstimateAndCanBeGivenUp() async throws {
+        let budget = MemoryBudget(bytes: 100, origin: "test")
+        let limiter = JobLimiter(slots: 2, memory: budget)
+        let pending = limiter.enqueue(bytes: nil)
+        let waiter = Task { try await limiter.acquire(pending) }
+        try await Deadline.until("the pending ticket's task parked") { limiter.arrived > 0 }
+        #expect(!limiter.waitsForMemory(pending))
+        limiter.estimate(pending, bytes: 40)
+        try await waiter.value
+        #expect(budget.reservedBytes == 40)
+        let abandoned = limiter.enqueue(bytes: nil)
+        limiter.giveUp(abandoned)
+        #expect(limiter.waiting == 0, "\(limiter.waiting) still in line")
+        let next = limiter.enqueue(bytes: 60)
+        try await limiter.acquire(next)  // the slot the abandoned ticket did not keep
+        #expect(budget.reservedBytes == 100)
+        limiter.release(next)
+        limiter.release(pending)
     }
 
     /// Holders outside jobs are asked to fit in what running jobs leave, when jobs start.

@@ -52,7 +52,9 @@ struct ToolsCallMethod: RPCMethod {
             if let taskId { tasks.progress(taskId, done: done, total: total) }
         }
         do {
-            let call = if let prepared = params.prepared { prepared } else { try await handler.prepare(arguments, context: context) }
+            let call = if let prepared = params.prepared { prepared } else {
+                try await handler.prepare(arguments, context: context, estimating: false)
+            }
             let raw = try await call(context: context.reporting(to: reporter))
             return try Self.result(raw, method: method, arguments: arguments, items: reporter.collected, modern: modern)
         } catch is CancellationError {

@@ -24,13 +24,15 @@ enum MemoryEstimate {
         var hasProfile = false
         /// False for a guess from the encoded size, when the header could not be read.
         var fromHeader = true
-        var pixels: Int { width.multipliedReportingOverflow(by: height).overflow ? .max : width * height }
+        var pixels: Int { width * height }
 
+        /// Sides and bytes are clamped (2^20 pixels a side, 2^40 bytes) so that no term can overflow: a header
+        /// may declare anything, and a sparse file may be as large as the file system allows.
         init(width: Int, height: Int, format: ImageFormat, encodedBytes: Int) {
-            self.width = max(1, width)
-            self.height = max(1, height)
+            self.width = min(max(1, width), 1 << 20)
+            self.height = min(max(1, height), 1 << 20)
             self.format = format
-            self.encodedBytes = max(0, encodedBytes)
+            self.encodedBytes = min(max(0, encodedBytes), 1 << 40)
         }
 
         init(_ info: ImageInfo, encodedBytes: Int) {
@@ -62,15 +64,17 @@ enum MemoryEstimate {
         return s.encodedBytes + (s.pixels / (scale * scale)) * 6 + s.codecOverhead
     }
 
-    static func info(_ s: Source) -> Int { 2 * mib + s.encodedBytes }
-
-    static func thumbnail(_ s: Source, size: Int) -> Int { 8 * mib + decodeShrunk(s, toAtLeast: size) + size * size * 8 }
+    /// A thumbnail of `width` x `height`: the shrunk decode, the resize's rows and the result, and its encoder.
+    static func thumbnail(_ s: Source, width: Int, height: Int) -> Int {
+        let out = min(max(1, width), 1 << 20) * min(max(1, height), 1 << 20)
+        return 8 * mib + decodeShrunk(s, toAtLeast: min(width, height)) + out * 8
+    }
 
     static func palette(_ s: Source) -> Int { 8 * mib + decodeShrunk(s, toAtLeast: 256) }
 
     /// A resize by `factor`: the decode, float rows and the resized image, and its encoder.
     static func scale(_ s: Source, factor: Double, output: ImageFormat) -> Int {
-        let out = Int(min(Double(1 << 40), Double(s.pixels) * factor * factor))
+        let out = Int(min(Double(1 << 40), Double(s.pixels) * factor * factor))  // factor is checked: at most 64
         return 8 * mib + decode(s) + max(s.pixels, out) * 8 + encode(pixels: out, as: output)
     }
 

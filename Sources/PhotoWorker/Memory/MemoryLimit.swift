@@ -29,7 +29,8 @@ public struct MemoryLimit: Sendable, Equatable, CustomStringConvertible {
     /// `MemTotal` from /proc/meminfo, in bytes.
     static func machineBytes(_ meminfo: String) -> Int? {
         guard let line = meminfo.split(separator: "\n").first(where: { $0.hasPrefix("MemTotal:") }),
-              let kB = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+              let kB = Int(line.split(separator: " ").dropFirst().first ?? ""),
+              !kB.multipliedReportingOverflow(by: 1024).overflow else { return nil }
         return kB * 1024
     }
 
@@ -120,7 +121,8 @@ public struct MemoryLimit: Sendable, Equatable, CustomStringConvertible {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 8192)
-        while bytes.count < 1 << 20 {
+        while true {
+            if bytes.count >= 1 << 20 { return nil }
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             if n < 0 { return nil }

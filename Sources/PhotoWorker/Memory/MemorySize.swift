@@ -51,6 +51,7 @@ public enum MemorySize {
             scale = unit
             t.removeLast()
         }
+        t = t.trimmingCharacters(in: .whitespaces)  // "1.5 GiB", as describe() writes it
         guard !t.isEmpty, let value = Double(t), value.isFinite, value >= 0 else { return nil }
         let bytes = value * scale
         guard bytes < Double(1 << 62) else { return nil }

@@ -21,13 +21,16 @@ struct DiagnosticsHoldMethod: RPCMethod {
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
         guard params.bytes >= 0 else { throw RPCError.invalidParams(path: "bytes", "must not be negative") }
+        try Self.checkMs(params.ms)
         return params.bytes
     }
 
+    static func checkMs(_ ms: Int) throws {
+        guard (0...3_600_000).contains(ms) else { throw RPCError.invalidParams(path: "ms", "must be between 0 and 3600000") }
+    }
+
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
-        guard (0...3_600_000).contains(params.ms) else {
-            throw RPCError.invalidParams(path: "ms", "must be between 0 and 3600000")
-        }
+        try Self.checkMs(params.ms)
         try await Task.sleep(for: .milliseconds(params.ms))
         return Result(held: params.bytes)
     }

@@ -121,10 +121,12 @@ extension ImageThumbnailMethod {
     static let estimatesMemory = true
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
-        _ = try Self.box(params)
+        let (bw, bh) = try Self.box(params)
         let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
         params.source = source
-        let side = max(params.size ?? 0, params.width ?? 0, params.height ?? 0, 1)
-        return MemoryEstimate.thumbnail(facts, size: min(side, 1 << 15))
+        // A one-sided box (only width, or only height) leaves the other side to the photo's shape.
+        let out = ThumbnailGeometry.target(sourceWidth: facts.width, sourceHeight: facts.height, width: bw, height: bh,
+                                           fit: params.fit ?? .contain)
+        return MemoryEstimate.thumbnail(facts, width: out.width, height: out.height)
     }
 }

@@ -437,32 +437,30 @@ extension PackExportMethod {
         let access = await services.access()
         let segmenter = params.segmenter ?? .network
         var children: [Int] = [], held = 0
+        let services = services
+        let clipEstimate = { (moves: Bool, read: ImageSource) async -> Int in
+            moves ? await ImageAnimatedStickerMethod.memoryEstimate(read, fitsTarget: true, services: services, access: access) : 0
+        }
         for (i, source) in (params.sources ?? []).enumerated() {
             try Task.checkCancellation()
-            let child = await services.loader.batchChild(source, motion: params.animated != nil, access: access, held: &held)
+            let child = await services.loader.batchChild(source, motion: params.animated != nil, access: access,
+                                                         held: &held, whileHeld: clipEstimate)
             params.sources?[i] = child.source
-            if child.moves {
-                children.append(await ImageAnimatedStickerMethod.memoryEstimate(child.source, fitsTarget: true,
-                                                                                 services: services, access: access))
-            } else {
-                children.append(MemoryEstimate.sticker(child.facts ?? ImageLoader.unreadable(encodedBytes: 0),
-                                                       segmenter: segmenter))
-            }
+            children.append(child.moves ? child.bytes
+                            : MemoryEstimate.sticker(child.facts ?? ImageLoader.unreadable(encodedBytes: 0), segmenter: segmenter))
         }
         for (i, sticker) in (params.stickers ?? []).enumerated() {
             try Task.checkCancellation()
-            let child = await services.loader.batchChild(sticker, motion: params.animated != nil, access: access, held: &held)
+            let child = await services.loader.batchChild(sticker, motion: params.animated != nil, access: access,
+                                                         held: &held, whileHeld: clipEstimate)
             params.stickers?[i] = child.source
-            if child.moves {
-                children.append(await ImageAnimatedStickerMethod.memoryEstimate(child.source, fitsTarget: true,
-                                                                                 services: services, access: access))
-            } else {
-                children.append(MemoryEstimate.convert(child.facts ?? ImageLoader.unreadable(encodedBytes: 0), output: .png))
-            }
+            children.append(child.moves ? child.bytes
+                            : MemoryEstimate.convert(child.facts ?? ImageLoader.unreadable(encodedBytes: 0), output: .png))
         }
         let cell = min(max(params.cellSize ?? 256, 1), 4096)
         let sheet = children.count * cell * cell * 4
-        let width = MemoryEstimate.widthWithin(services.memory?.bytes, children: children, width: services.maxJobs, plus: sheet)
+        let width = MemoryEstimate.widthWithin(services.memory?.bytes, children: children, width: services.maxJobs,
+                                                plus: sheet + held)
         params.width = width
         return MemoryEstimate.batch(children, width: width) + sheet + held
     }

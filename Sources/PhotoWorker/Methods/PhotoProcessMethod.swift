@@ -150,6 +150,9 @@ extension PhotoProcessMethod {
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
         _ = try PaletteStage.validCount(params.count)
+        if let name = params.name, name.isEmpty || name.contains("/") {
+            throw RPCError.invalidParams(path: "name", "must be a plain file name")
+        }
         let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
         params.source = source
         return MemoryEstimate.photo(facts, segmenter: params.segmenter ?? .network)

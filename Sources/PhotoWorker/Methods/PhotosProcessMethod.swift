@@ -239,18 +239,20 @@ extension PhotosProcessMethod {
         children.reserveCapacity(params.sources.count)
         for (i, source) in params.sources.enumerated() {
             try Task.checkCancellation()
-            let child = await services.loader.batchChild(source, motion: params.animated != nil, access: access, held: &held)
-            params.sources[i] = child.source
-            if child.moves {
-                children.append(await ImageAnimatedStickerMethod.memoryEstimate(
-                    child.source, fitsTarget: params.animated?.target != nil, services: services, access: access))
-            } else {
-                children.append(MemoryEstimate.photo(child.facts ?? ImageLoader.unreadable(encodedBytes: 0), segmenter: segmenter))
+            let fitsTarget = params.animated?.target != nil
+            let child = await services.loader.batchChild(source, motion: params.animated != nil, access: access,
+                                                         held: &held) { [services] moves, read in
+                moves ? await ImageAnimatedStickerMethod.memoryEstimate(read, fitsTarget: fitsTarget, services: services,
+                                                                        access: access) : 0
             }
+            params.sources[i] = child.source
+            children.append(child.moves ? child.bytes
+                            : MemoryEstimate.photo(child.facts ?? ImageLoader.unreadable(encodedBytes: 0), segmenter: segmenter))
         }
         // As many children at once as asked (at most the job limit) while they fit the memory budget.
         let width = MemoryEstimate.widthWithin(services.memory?.bytes, children: children,
-                                               width: min(services.maxJobs, params.maxConcurrency ?? services.maxJobs))
+                                               width: min(services.maxJobs, params.maxConcurrency ?? services.maxJobs),
+                                               plus: held)
         params.maxConcurrency = width
         return MemoryEstimate.batch(children, width: width) + held
     }

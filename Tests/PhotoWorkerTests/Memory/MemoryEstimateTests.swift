@@ -17,8 +17,8 @@ struct MemoryEstimateTests {
     }
 
     @Test func aJPEGThumbnailDecodesAtAnEighthOfEachSide() {
-        let jpeg = MemoryEstimate.thumbnail(Self.photo(6000, 4000), size: 256)
-        let png = MemoryEstimate.thumbnail(Self.photo(6000, 4000, .png), size: 256)
+        let jpeg = MemoryEstimate.thumbnail(Self.photo(6000, 4000), width: 256, height: 171)
+        let png = MemoryEstimate.thumbnail(Self.photo(6000, 4000, .png), width: 256, height: 171)
         #expect(jpeg < 16 << 20, "\(jpeg >> 20) MiB")
         #expect(png > 96 << 20, "\(png >> 20) MiB")
     }
@@ -34,5 +34,13 @@ struct MemoryEstimateTests {
         #expect(MemoryEstimate.widthWithin(two, children: children, width: 4) == 2)
         #expect(MemoryEstimate.widthWithin(1, children: children, width: 4) == 1)
         #expect(MemoryEstimate.batch(children, width: 1) < two)
+    }
+
+    /// A header may declare anything: the estimate neither traps nor wraps.
+    @Test func hostileSizesDoNotOverflow() {
+        let bomb = MemoryEstimate.Source(width: .max, height: .max, format: .heif, encodedBytes: .max)
+        #expect(MemoryEstimate.sticker(bomb, segmenter: .network) > 0)
+        #expect(MemoryEstimate.scale(bomb, factor: 64, output: .webp) > 0)
+        #expect(MemoryEstimate.thumbnail(bomb, width: .max, height: .max) > 0)
     }
 }
