@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Memory estimates against measured peaks, and mixed loads under a real memory limit (issue 63).
 
-  python3 bench/memory_bench.py estimates [--bin .build/release/photoworker] [--quick] [--json OUT]
+  python3 bench/memory_bench.py estimates [--bin .build/release/photoworker] [--quick] [--set tuning|heldout]
+        [--json OUT] [--reuse-peaks EARLIER.json]
   python3 bench/memory_bench.py mixed [--bin ...] [--limit 768M] [--jobs 1,2,4,8]
+  python3 bench/memory_bench.py report FILE.json...   # the tables bench/README.md shows
 
 estimates: every method on the corpus's photos, the formats set, 24 MP photos and clips (--set tuning, what the
   coefficients of Sources/PhotoWorker/Memory/MemoryEstimate.swift were fitted on) or on sources they were not
@@ -61,6 +63,14 @@ def measure_in(worker, method, params):
     return estimate, peak, ("ok" if "result" in reply else reply["error"]["message"])
 
 
+def estimate_only(worker, method, params):
+    """The worker's estimate for a job without running it: a worker whose budget is 0 refuses every job that makes
+    an estimate with -32007, whose data says how many bytes the job needs."""
+    reply = worker.wait(worker.send(method, params), timeout=120)
+    error = reply.get("error") or {}
+    return (error.get("data") or {}).get("neededBytes")
+
+
 def jobs_for(inputs, out, quick):
     photos = inputs["photos"][:3] if quick else inputs["photos"]
     large = inputs["large"][:1] if quick else inputs["large"]
@@ -98,12 +108,25 @@ def estimates(args):
     inputs = (heldout_inputs(pathlib.Path(args.work) / "heldout") if args.set == "heldout"
               else make_inputs(pathlib.Path(args.work), quick=args.quick, large_formats=True))
     rows = []
+    # --reuse-peaks: the peaks of an earlier run (the work is the same), the estimates of this binary.
+    earlier = {(r["method"], r["source"]): r for r in json.loads(pathlib.Path(args.reuse_peaks).read_text())} \
+        if args.reuse_peaks else None
+    refuser = Worker(args.bin, "--max-jobs", "1", "--cache-bytes", "0", "--max-memory", "1") if earlier else None
     with tempfile.TemporaryDirectory() as out:
         for method, params, name in jobs_for(inputs, out, args.quick):
-            est, peak, outcome = measure(args.bin, method, params)
+            if earlier is not None:
+                if (method, name) not in earlier:
+                    continue
+                old = earlier[(method, name)]
+                peak, outcome = old["peak"], old["outcome"]
+                est = estimate_only(refuser, method, params)
+            else:
+                est, peak, outcome = measure(args.bin, method, params)
             rows.append({"method": method, "source": name, "estimate": est, "peak": peak, "outcome": outcome})
             ratio = f"{est / peak:5.2f}" if est and peak > 0 else "  -  "
             print(f"{method:22} {name[:34]:34} est {fmt(est):>9} peak {fmt(peak):>9} {ratio} {outcome[:40]}", flush=True)
+    if refuser:
+        refuser.close()
     judged = [r for r in rows if r["outcome"] == "ok" and r["estimate"] is not None and r["peak"] > 8 << 20]
     covered = sum(r["estimate"] >= r["peak"] for r in judged)
     tight = sum(r["estimate"] <= 1.5 * r["peak"] for r in judged)
@@ -127,19 +150,44 @@ def mixed(args):
               f"killed: {r['killed']}", flush=True)
 
 
+def report(args):
+    """A markdown table per method of --json files: jobs, estimate >= peak, estimate <= 1.5x peak, ratio range."""
+    import statistics
+    for path in args.files:
+        rows = json.loads(pathlib.Path(path).read_text())
+        judged = [r for r in rows if r["outcome"] == "ok" and r["estimate"] is not None and r["peak"] > 8 << 20]
+        print(f"\n{path}: {len(judged)} jobs with a peak over 8 MiB\n")
+        print("| method | jobs | estimate >= peak | estimate <= 1.5x peak | ratio min / median / max | largest peak |")
+        print("|---|---|---|---|---|---|")
+        methods = sorted({r["method"] for r in judged})
+        for m in methods + ["all"]:
+            rs = judged if m == "all" else [r for r in judged if r["method"] == m]
+            ratios = [r["estimate"] / r["peak"] for r in rs]
+            cover = sum(x >= 1 for x in ratios)
+            tight = sum(x <= 1.5 for x in ratios)
+            print(f"| {m} | {len(rs)} | {cover} ({100 * cover / len(rs):.0f}%) | {tight} ({100 * tight / len(rs):.0f}%) | "
+                  f"{min(ratios):.2f} / {statistics.median(ratios):.2f} / {max(ratios):.2f} | "
+                  f"{max(r['peak'] for r in rs) / 2**20:.0f} MiB |")
+        under = sorted((r for r in judged if r["estimate"] < r["peak"]), key=lambda r: r["estimate"] / r["peak"])
+        for r in under:
+            print(f"under: {r['method']} {r['source']}: estimate {fmt(r['estimate'])}, peak {fmt(r['peak'])}")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("suite", choices=["estimates", "mixed"])
+    ap.add_argument("suite", choices=["estimates", "mixed", "report"])
+    ap.add_argument("files", nargs="*", help="report: the --json files to tabulate")
     ap.add_argument("--bin", default=str(ROOT / ".build/release/photoworker"))
     ap.add_argument("--work", default=str(ROOT / "bench/out/memory"))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--set", choices=["tuning", "heldout"], default="tuning",
                     help="tuning: the sources the estimates were fitted on; heldout: others (scripts/memory_load.py)")
     ap.add_argument("--json")
+    ap.add_argument("--reuse-peaks", help="a --json file of an earlier run: its peaks, this binary's estimates")
     ap.add_argument("--limit", default="768M")
     ap.add_argument("--jobs", default="1,2,4,8")
     args = ap.parse_args()
-    (estimates if args.suite == "estimates" else mixed)(args)
+    {"estimates": estimates, "mixed": mixed, "report": report}[args.suite](args)
 
 
 if __name__ == "__main__":

@@ -108,7 +108,7 @@ def make_inputs(work, quick=False, large_formats=False):
                         "-c:v", "libx264", "-preset", "ultrafast", "-crf", "28", str(tmp)], check=True)
         tmp.rename(clip)
     # The benchmark's 24 MP photo in the other still formats (each made from large-0.jpg, where the tool is there).
-    large_formats = []
+    other_formats = []
     for ext, command in [("png", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", "{src}", "{dst}"]),
                          ("webp", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", "{src}", "-quality", "80", "{dst}"]),
                          ("heic", ["heif-enc", "-q", "60", "-o", "{dst}", "{src}"]),
@@ -120,12 +120,12 @@ def make_inputs(work, quick=False, large_formats=False):
             subprocess.run([a.format(src=large[0], dst=dst) for a in command], check=False,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if dst.exists():
-            large_formats.append(str(dst))
+            other_formats.append(str(dst))
     photos = sorted(str(p) for p in (ROOT / "corpus/photos").glob("*.jpg"))
     formats = [str(ROOT / "corpus/formats" / n) for n in
                ["girl.heic", "girl.avif", "girl-lossy.webp", "coffee-adobergb.png", "girl.gif", "coffee-10bit.heic"]]
     clips = [str(clip), str(ROOT / "corpus/motion/cutout.mp4"), str(ROOT / "corpus/motion/cutout.gif")]
-    return {"photos": photos, "formats": formats, "large": [str(p) for p in large], "large_formats": large_formats,
+    return {"photos": photos, "formats": formats, "large": [str(p) for p in large], "large_formats": other_formats,
             "clips": clips}
 
 

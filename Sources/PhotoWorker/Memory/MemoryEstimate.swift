@@ -41,71 +41,90 @@ enum MemoryEstimate {
             hasProfile = info.iccProfileBytes > 0 || info.color != nil
         }
 
-        /// What decoding adds at any scale: a progressive JPEG's coefficients, a profile's transform.
-        var codecOverhead: Int { (isProgressive ? pixels * 3 : 0) + (hasProfile ? 4 * mib : 0) }
     }
 
-    /// Decoding at full size: the encoded bytes, RGBA, and libheif's own image for HEIC and AVIF.
-    static func decode(_ s: Source) -> Int {
+    /// What a full-size decode leaves held: the encoded bytes (read whole first) and the RGBA image.
+    static func decode(_ s: Source) -> Int { s.encodedBytes + s.pixels * 4 }
+
+    /// What a decode needs only while it runs, freed before the next stage: libheif's planes (and dav1d's pools
+    /// for AVIF), PNG's rows, libwebp's, a progressive JPEG's coefficients, a profile's transform tables. A job's
+    /// peak has either this or its own work on top of the decoded image, not both.
+    static func decodeTransient(_ s: Source, pixels: Int? = nil) -> Int {
+        let px = pixels ?? s.pixels
         let codec = switch s.format {
-        case .heif, .avif: 6
-        case .png: 2  // 16-bit rows, interlace passes
-        case .webp: 1  // libwebp's own rows
+        case .avif: 16 * mib + px * 6
+        case .heif: 8 * mib + px * 6
+        case .png: px * 2
+        case .webp: px
         default: 0
         }
-        return s.encodedBytes + s.pixels * (4 + codec) + s.codecOverhead
+        return codec + (s.isProgressive ? s.pixels * 3 : 0) + (s.hasProfile ? 4 * mib : 0)
     }
 
-    /// Decoding shrunk for a small output (a thumbnail, a palette): JPEG decodes at down to an eighth of each side.
-    static func decodeShrunk(_ s: Source, toAtLeast side: Int) -> Int {
-        guard s.format == .jpeg else { return decode(s) }
+    /// The pixels of a decode shrunk for a small output (a thumbnail, a palette): JPEG decodes at down to an eighth
+    /// of each side; other formats at full size.
+    static func shrunkPixels(_ s: Source, toAtLeast side: Int) -> Int {
+        guard s.format == .jpeg else { return s.pixels }
         var scale = 1
         while scale < 8, min(s.width, s.height) / (scale * 2) >= max(1, side) { scale *= 2 }
-        return s.encodedBytes + (s.pixels / (scale * scale)) * 6 + s.codecOverhead
+        return s.pixels / (scale * scale)
     }
 
-    /// A thumbnail of `width` x `height`: the shrunk decode, the resize's rows and the result, and its encoder.
+    /// A thumbnail of `width` x `height`: the shrunk decode, then the resize's rows and the result, and its encoder.
     static func thumbnail(_ s: Source, width: Int, height: Int) -> Int {
         let out = min(max(1, width), 1 << 20) * min(max(1, height), 1 << 20)
-        return 8 * mib + decodeShrunk(s, toAtLeast: min(width, height)) + out * 8
+        let px = shrunkPixels(s, toAtLeast: min(width, height))
+        return 7 * mib + s.encodedBytes + px * 6 + max(decodeTransient(s, pixels: px), out * 8)
     }
 
-    static func palette(_ s: Source) -> Int { 8 * mib + decodeShrunk(s, toAtLeast: 256) }
+    static func palette(_ s: Source) -> Int {
+        let px = shrunkPixels(s, toAtLeast: 256)
+        return 7 * mib + s.encodedBytes + px * 6 + decodeTransient(s, pixels: px)
+    }
 
     /// A resize by `factor`: the decode, float rows and the resized image, and its encoder.
     static func scale(_ s: Source, factor: Double, output: ImageFormat) -> Int {
         let out = Int(min(Double(1 << 40), Double(s.pixels) * factor * factor))  // factor is checked: at most 64
-        return 8 * mib + decode(s) + max(s.pixels, out) * 8 + encode(pixels: out, as: output)
+        return 4 * mib + decode(s) + max(decodeTransient(s), max(s.pixels, out) * 8 + encode(pixels: out, as: output))
     }
 
     /// The decoded image written in another format.
-    static func convert(_ s: Source, output: ImageFormat) -> Int { 8 * mib + decode(s) + encode(pixels: s.pixels, as: output) }
+    static func convert(_ s: Source, output: ImageFormat) -> Int {
+        4 * mib + decode(s) + max(decodeTransient(s), encode(pixels: s.pixels, as: output))
+    }
 
     /// Blur and the rest: the decode, float planes and the result, and its encoder.
     static func effect(_ s: Source, output: ImageFormat) -> Int {
-        8 * mib + decode(s) + s.pixels * 20 + encode(pixels: s.pixels, as: output)
+        4 * mib + decode(s) + max(decodeTransient(s), s.pixels * 20 + encode(pixels: s.pixels, as: output))
     }
 
-    /// An encoder's buffers: libwebp's encoders take about 20 bytes a pixel, PNG's filter rows and deflate output
-    /// about 6, JPEG's about one.
+    /// An encoder's buffers. libwebp's take less a pixel the larger the image (measured, not derived: 60-95 bytes
+    /// a pixel under half a megapixel, 35-43 at two, 18-20 at 24); PNG's filter rows and deflate output about 6;
+    /// JPEG's about one.
     static func encode(pixels: Int, as format: ImageFormat) -> Int {
         switch format {
-        case .webp: 44 * mib + pixels * 20
-        case .jpeg: 4 * mib + pixels
-        default: 8 * mib + pixels * 6
+        case .webp:
+            let first = min(pixels, 500_000), next = min(max(0, pixels - 500_000), 2_000_000)
+            return first * 96 + next * 40 + max(0, pixels - 2_500_000) * 20
+        case .jpeg:
+            return 2 * mib + pixels
+        default:
+            return 4 * mib + pixels * 6
         }
     }
 
     /// A still sticker: the network (weights, activations), the maps at full size, the cut RGBA and its encoder.
     static func sticker(_ s: Source, segmenter: Segmenter) -> Int {
         switch segmenter {
-        case .network: 100 * mib + decode(s) + s.pixels * 6
-        case .classical: 12 * mib + decode(s) + s.pixels * 5
+        case .network: 100 * mib + decode(s) + max(decodeTransient(s), s.pixels * 6)
+        case .classical: 10 * mib + decode(s) + max(decodeTransient(s), s.pixels * 5)
         }
     }
 
     /// Every subject found: the network, and the candidates' maps at a working size of a few megapixels.
-    static func subjects(_ s: Source) -> Int { 112 * mib + decode(s) + min(s.pixels, 2_500_000) * 12 }
+    static func subjects(_ s: Source) -> Int {
+        100 * mib + decode(s) + max(decodeTransient(s), min(s.pixels, 2_500_000) * 28)
+    }
 
     /// A photo's sticker, thumbnail and palette.
     static func photo(_ s: Source, segmenter: Segmenter) -> Int { sticker(s, segmenter: segmenter) + 4 * mib }

@@ -71,7 +71,7 @@ struct MemoryLimitTests {
 
     @Test(arguments: [
         ("1.5G", MemorySetting.bytes(1_610_612_736)), ("768M", .bytes(805_306_368)), ("512MiB", .bytes(536_870_912)),
-        ("2GB", .bytes(2_147_483_648)), ("1048576", .bytes(1_048_576)), ("75%", .share(0.75)), ("off", .off),
+        ("2GB", .bytes(2_147_483_648)), ("1.5 GiB", .bytes(1_610_612_736)), ("1048576", .bytes(1_048_576)), ("75%", .share(0.75)), ("off", .off),
     ])
     func maxMemoryAcceptsSizesSharesAndOff(text: String, expected: MemorySetting) {
         #expect(MemorySetting(text) == expected, "\(text) read as \(String(describing: MemorySetting(text)))")
