@@ -142,7 +142,8 @@ def fmt(b):
 
 def mixed(args):
     inputs = make_inputs(pathlib.Path(args.work))
-    runs = [("default budget", ["--max-jobs", "8"])]
+    runs = [("default budget, --max-jobs 8", ["--max-jobs", "8"]), ("default budget, --max-jobs 2", ["--max-jobs", "2"])]
+    runs += [(f"--max-memory {s} --max-jobs 8", ["--max-memory", s, "--max-jobs", "8"]) for s in args.shares.split(",") if s]
     runs += [(f"--max-memory off --max-jobs {j}", ["--max-memory", "off", "--max-jobs", str(j)]) for j in args.jobs.split(",")]
     for label, flags in runs:
         r = run_in_cgroup(args.bin, flags, args.limit, lambda w, out: mixed_load(w, inputs, out))
@@ -186,6 +187,7 @@ def main():
     ap.add_argument("--reuse-peaks", help="a --json file of an earlier run: its peaks, this binary's estimates")
     ap.add_argument("--limit", default="768M")
     ap.add_argument("--jobs", default="1,2,4,8")
+    ap.add_argument("--shares", default="", help="mixed: also these --max-memory values (90%%,95%%)")
     args = ap.parse_args()
     {"estimates": estimates, "mixed": mixed, "report": report}[args.suite](args)
 

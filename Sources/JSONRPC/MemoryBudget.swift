@@ -24,7 +24,7 @@ public final class MemoryBudget: Sendable {
 
     /// The budget in bytes.
     public let bytes: Int
-    /// How it was chosen, in words (`--max-memory 1.5G`; `80% of the cgroup v1 limit (768 MiB) less …`).
+    /// How it was chosen, in words (`--max-memory 1.5G`; `90% of the cgroup v1 limit (768 MiB) less …`).
     public let origin: String
 
     private struct State {

@@ -23,7 +23,7 @@ struct PhotoWorkerCommand: AsyncParsableCommand {
               --framing auto|ndjson|content-length  --max-jobs N (default: cores)
               --max-queue N  --max-message-bytes N  --drain-timeout S  --max-pixels N
               --max-frames N  --max-duration S
-              --cache-bytes N  --max-memory SIZE|PERCENT|off (default: 80%)
+              --cache-bytes N  --max-memory SIZE|PERCENT|off (default: 90%)
               --max-fetch-bytes N  --fetch-timeout S  --roots-timeout S
               --allow-dir DIR  --allow-read-dir DIR  --allow-write-dir DIR
               --urls any|public|none  --log-level LEVEL  --diagnostics

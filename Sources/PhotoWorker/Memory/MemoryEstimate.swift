@@ -113,10 +113,11 @@ enum MemoryEstimate {
         }
     }
 
-    /// A still sticker: the network (weights, activations), the maps at full size, the cut RGBA and its encoder.
+    /// A still sticker: the network (weights, activations), the maps at full size, the cut RGBA and its encoder. A
+    /// small photo's peak is the network's (75-100 MiB measured, whatever the photo), a large one's the maps'.
     static func sticker(_ s: Source, segmenter: Segmenter) -> Int {
         switch segmenter {
-        case .network: 100 * mib + decode(s) + max(decodeTransient(s), s.pixels * 6)
+        case .network: max(102 * mib, 75 * mib + decode(s) + max(decodeTransient(s), s.pixels * 6))
         case .classical: 10 * mib + decode(s) + max(decodeTransient(s), s.pixels * 5)
         }
     }

@@ -2,16 +2,16 @@ import Foundation
 
 /// What `--max-memory` says: a size, a share of the memory the process may use, or no budget at all.
 public enum MemorySetting: Sendable, Equatable, CustomStringConvertible {
-    /// A share of the smaller of the machine's memory and the cgroup's limit (the default: 80%).
+    /// A share of the smaller of the machine's memory and the cgroup's limit (the default: 90%).
     case share(Double)
     /// Exactly this many bytes for the whole worker.
     case bytes(Int)
     /// No budget: jobs are admitted by count alone (`--max-jobs`), as before the budget existed.
     case off
 
-    /// The default: 80% of what the process may use, leaving room for what no estimate sees (allocator slack,
+    /// The default: 90% of what the process may use, leaving room for what no estimate sees (allocator slack,
     /// thread stacks, the page cache the kernel charges to a cgroup).
-    public static let standard = MemorySetting.share(0.8)
+    public static let standard = MemorySetting.share(0.9)
 
     /// Parses `1.5G`, `768M`, `512MiB`, `2GB`, `1073741824`, `75%`, or `off`. Sizes are binary (`1G` is 2^30
     /// bytes, as Docker's `--memory` and Java's `-Xmx` read them).

@@ -25,7 +25,7 @@ export class WorkerPool {
    * @param {object} options `size` plus the options of `spawnWorker` (`executable`, `args`, `maxMemory`, ...);
    *   `maxQuickDeaths` (default 5): a slot whose workers die this many times in a row within a second of
    *   starting is given up. `maxMemory` is each worker's `--max-memory`: the workers of a pool share one
-   *   machine, and each one left to its default budgets 80% of all of it, so give each its share, e.g. the memory
+   *   machine, and each one left to its default budgets 90% of all of it, so give each its share, e.g. the memory
    *   meant for the pool divided by `size`.
    */
   constructor({ size, maxQuickDeaths = 5, ...workerOptions }) {

@@ -32,7 +32,7 @@ export function defaultExecutable() {
  *   `Content-Length` headers; the worker detects which and answers in kind
  * @param {string|number} [options.maxMemory] the memory the whole worker may use (`--max-memory`): a number is
  *   bytes, a string is `'1.5G'`, `'768M'` (binary units), `'60%'` (of the smaller of the machine's memory and its
- *   cgroup's limit) or `'off'`. Unset, the worker takes 80% of that limit, which is right for one worker in a
+ *   cgroup's limit) or `'off'`. Unset, the worker takes 90% of that limit, which is right for one worker in a
  *   container with a memory limit; set it when several workers share a machine (each one its share). Jobs wait
  *   until their estimated peak fits; one that never could rejects with `OverMemoryBudget`. A value
  *   `maxMemoryArgs` refuses throws here, before spawning.

@@ -36,7 +36,7 @@ class WorkerPool:
     `async with WorkerPool(4, executable=...) as pool: await pool.call("image.info", {...})`
 
     `max_memory` is each worker's `--max-memory` (see `Worker.spawn`): the workers of a pool share one machine, and
-    each one left to its default budgets 80% of all of it, so give each its share, e.g. the memory meant for the
+    each one left to its default budgets 90% of all of it, so give each its share, e.g. the memory meant for the
     pool divided by `size`. Other keyword options go to `Worker.spawn` for every worker.
     """
 

@@ -80,7 +80,7 @@ class PhotoWorkerUDF:
     - max_jobs: the worker's `--max-jobs` (default: the CPUs Ray assigned to this actor).
     - max_memory: the worker's `--max-memory`, bytes or a str such as "1.5G" or "60%" (default: the memory Ray
       reserved for this actor with `memory=`, in bytes; with none reserved, or `--max-memory` in `args`, the
-      worker's own default, 80% of the node's or its container's memory, which several actors on one node
+      worker's own default, 90% of the node's or its container's memory, which several actors on one node
       overcommit). Jobs wait until their estimated peak fits; a row whose job never could is an error row, -32007.
     - timeout: seconds per request (None: no limit).
     """

@@ -27,7 +27,7 @@ class SyncWorker:
     """A `Worker` driven from synchronous code; safe to use from several threads at once.
 
     The options are those of `Worker.spawn`, `max_memory` (the worker's `--max-memory`: bytes, or "1.5G", "60%",
-    "off"; None leaves the worker's default of 80% of the machine's or its container's memory) among them.
+    "off"; None leaves the worker's default of 90% of the machine's or its container's memory) among them.
     """
 
     def __init__(

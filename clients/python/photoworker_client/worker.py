@@ -182,7 +182,7 @@ class Worker:
 
         `max_memory` is the memory the whole worker may use (`--max-memory`): an int is bytes, a str is "1.5G",
         "768M" (binary units), "60%" (of the smaller of the machine's memory and its cgroup's limit) or "off".
-        None (the default) leaves it to the worker: 80% of that limit, which is right for one worker in a container
+        None (the default) leaves it to the worker: 90% of that limit, which is right for one worker in a container
         with a memory limit; set it when several workers share a machine (each one its share). Jobs wait until
         their estimated peak fits; one that never could is refused with `OverMemoryBudget`. Raises TypeError or
         ValueError for a value `max_memory_args` refuses, before spawning.

@@ -62,7 +62,7 @@ async def test_without_a_reservation_the_worker_keeps_its_default(monkeypatch, w
     udf = PhotoWorkerUDF(method="ping", executable=worker_bin)
     assert udf.max_memory is None
     memory = await budget_of(udf)
-    assert memory["origin"].startswith("80% of "), memory
+    assert memory["origin"].startswith("90% of "), memory
 
 
 def test_max_memory_both_as_an_argument_and_in_args_is_refused(monkeypatch):
