@@ -47,6 +47,19 @@ struct CommandLineTests {
         #expect(maxJobs.contains("number of") && !maxJobs.contains("(default: 2)"), "--max-jobs help: \(maxJobs)")
     }
 
+    /// The top-level help's list of serving flags is written by hand: every flag `serve --help` explains is in it.
+    @Test func helpListsEveryFlagServeTakes() throws {
+        let top = try Self.run(["--help"]).stdout
+        let serve = try Self.run(["serve", "--help"]).stdout
+        let flags = Set(serve.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," })
+            .filter { $0.hasPrefix("--") && $0.count > 2 }
+            .map { String($0.prefix { $0 == "-" || $0.isLetter }) })
+            .subtracting(["--help", "--version", "--max-line-bytes"])  // ArgumentParser's own, and an alias
+        #expect(flags.count >= 20, "serve --help names only \(flags.sorted())")
+        let missing = flags.filter { !top.contains($0) }.sorted()
+        #expect(missing.isEmpty, "photoworker --help lacks \(missing)")
+    }
+
     @Test func demoOnAMissingFolderSaysSoPlainly() throws {
         let r = try Self.run(["demo", "/definitely/not/here"])
         #expect(r.status != 0)
