@@ -14,7 +14,8 @@ extension RequestContext {
                                  reporter: (any ProgressReporter)? = nil,
                                  deliver: @escaping @Sendable @MainActor ([UInt8]) -> Void) async -> RequestRegistry.Admission {
         guard let registry else { return .overloaded }
-        let context = RequestContext(id: id, method: handler.name, registry: registry, reporter: reporter, peer: peer)
+        let context = RequestContext(id: id, method: handler.name, registry: registry, reporter: reporter, peer: peer,
+                                     memoryBudget: memoryBudget)
         return await registry.admit(Job(handler: handler, params: params, context: context), id: id, sink: .detached(deliver))
     }
 

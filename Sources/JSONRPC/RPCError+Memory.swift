@@ -3,7 +3,7 @@ import JSONRPCTransport
 extension RPCError {
     /// A job whose estimated memory alone is more than the whole budget: refused before it starts, since it could
     /// never be admitted. `data` says how many bytes it needs, the budget, and how the budget was chosen.
-    static func overMemoryBudget(neededBytes: Int, budget: MemoryBudget?) -> RPCError {
+    public static func overMemoryBudget(neededBytes: Int, budget: MemoryBudget?) -> RPCError {
         let mib = { (bytes: Int) in String(format: "%.0f MiB", Double(bytes) / 1_048_576) }
         let total = budget?.bytes ?? 0
         return RPCError(

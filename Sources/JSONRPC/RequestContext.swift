@@ -11,20 +11,24 @@ public struct RequestContext: Sendable {
     let reporter: (any ProgressReporter)?
     /// The client (nil in contexts built without a server, such as in-process tests).
     public let peer: Peer?
+    /// The memory budget jobs are admitted against (nil without one): what a method that runs another checks that
+    /// method's estimate against, to answer a refusal its own way (MCP's `tools/call` as a tool error).
+    public let memoryBudget: MemoryBudget?
 
     public init(id: RequestID?, method: String, registry: RequestRegistry?, reporter: (any ProgressReporter)? = nil,
-                peer: Peer? = nil) {
+                peer: Peer? = nil, memoryBudget: MemoryBudget? = nil) {
         self.id = id
         self.method = method
         self.registry = registry
         self.reporter = reporter
         self.peer = peer
+        self.memoryBudget = memoryBudget
     }
 
     /// This context with its progress and items going to `reporter` instead (a dialect's method that runs
     /// another method, such as MCP's `tools/call`, decides how that method's progress goes out).
     public func reporting(to reporter: any ProgressReporter) -> RequestContext {
-        RequestContext(id: id, method: method, registry: registry, reporter: reporter, peer: peer)
+        RequestContext(id: id, method: method, registry: registry, reporter: reporter, peer: peer, memoryBudget: memoryBudget)
     }
 
     /// Sends a notification that belongs to this request (a dialect's, such as MCP's acknowledgement of a

@@ -225,7 +225,8 @@ public final class Server {
             lifecycle.beginShutdown()
         }
         let reporter = configuration.dialects.lazy.compactMap { $0.progressReporter(for: params) }.first
-        let context = RequestContext(id: id, method: method, registry: registry, reporter: reporter, peer: peer)
+        let context = RequestContext(id: id, method: method, registry: registry, reporter: reporter, peer: peer,
+                                     memoryBudget: configuration.memoryBudget)
         let admission = registry.admit(Job(handler: handler, params: params, context: context), id: id, sink: sink,
                                        isLifecycle: method == ShutdownMethod.name)
         switch admission {

@@ -63,6 +63,20 @@ struct MemoryBudgetTests {
         #expect(info["result"]?["width"] != nil, "\(info)")
     }
 
+    /// Over MCP the budget's refusal is a tool error (`isError`), as every method's error is, not a protocol error.
+    @Test func aToolThatCannotFitIsAToolError() async throws {
+        let w = try WorkerProcess(["--max-memory", "100M"])
+        let out = try TempFolder("memory-budget-mcp")
+        defer { out.remove() }
+        let reply = try await w.call(1, "tools/call", ["name": "image_sticker", "arguments": [
+            "source": ["path": .string(Corpus.path("photos/girl-1.jpg"))], "output": ["path": .string(out.path + "/s.png")],
+        ]])
+        let result = try #require(reply["result"], "\(reply)")
+        #expect(result["isError"] == true, "\(result)")
+        #expect(result["structuredContent"]?["error"]?["code"] == -32007, "\(result)")
+        #expect(out.contents.isEmpty)
+    }
+
     @Test func aBadValueIsRefusedAtStart() throws {
         let r = try CommandLineTests.run(["--max-memory", "lots"])
         #expect(r.status != 0)

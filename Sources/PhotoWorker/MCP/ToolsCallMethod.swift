@@ -26,6 +26,8 @@ struct ToolsCallMethod: RPCMethod {
         var task: JSONValue?
         /// The tool's method with its arguments decoded and its memory estimated, when the call runs here (not sent).
         var prepared: PreparedCall?
+        /// The budget's refusal of the tool's call, answered as a tool error rather than a JSON-RPC error.
+        var refusal: RPCError?
 
         private enum CodingKeys: String, CodingKey { case name, arguments, _meta, task }
     }
@@ -51,6 +53,7 @@ struct ToolsCallMethod: RPCMethod {
         let reporter = MCPToolCallReporter(progressToken: params._meta?["progressToken"]) { [tasks] done, total in
             if let taskId { tasks.progress(taskId, done: done, total: total) }
         }
+        if let refusal = params.refusal { return Self.toolError(refusal, modern: modern) }
         do {
             let call = if let prepared = params.prepared { prepared } else {
                 try await handler.prepare(arguments, context: context, estimating: false)
@@ -75,6 +78,11 @@ struct ToolsCallMethod: RPCMethod {
             return 0
         }
         guard let prepared = try? await handler.prepare(params.arguments ?? .object([:]), context: context) else { return 0 }
+        if let budget = context.memoryBudget, prepared.memoryBytes > budget.bytes {
+            // A method's error becomes a tool result (isError): the budget's refusal too, as the tool contract says.
+            params.refusal = .overMemoryBudget(neededBytes: prepared.memoryBytes, budget: budget)
+            return 0
+        }
         params.prepared = prepared
         return prepared.memoryBytes
     }
