@@ -40,7 +40,8 @@ final class JobRunner {
     /// Starts a job's task. A compute job takes its place in line here, synchronously and in admission order
     /// (tasks started one after the other may begin running in either order, and the queue's order is the order
     /// requests arrived in); under a memory budget, a method that estimates its memory takes it without bytes, which
-    /// its estimate gives before it waits (the estimate's own turn comes from a second line, `estimates`).
+    /// its estimate gives before it waits (the estimate's own turn comes from a second line, `estimateLine`, in the
+    /// same order).
     /// - Parameter finish: called with the outcome when the job ends (not for notifications).
     func start(_ job: Job, running: @escaping @MainActor (RequestID) -> Void,
                finish: @escaping @MainActor (RequestID, Result<RawJSON, any Error>) -> Void) -> Task<Void, Never> {
