@@ -46,15 +46,16 @@ extension ImageLoader {
         }
     }
 
-    /// The most bytes of URL downloads a batch's estimate keeps for its work (``batchChild(_:motion:access:held:)``).
+    /// The most bytes of URL downloads a batch's estimate keeps for its work
+    /// (``batchChild(_:motion:access:held:whileHeld:)``).
     static let heldDownloadBytes = 64 << 20
 
     /// One child of a batch, as its estimate sees it: whether it moves (when `motion`, as `probeMotion` tells), its
     /// header's facts (nil when it cannot be read, or when it moves: the child's own work says why; one bad photo
-    /// never fails a batch), and the source to read it by from now on. `whileHeld` runs on the source as read
-    /// (a clip's estimate, say), before a download that is not kept is dropped. A URL's download is kept (`.fetched`) while the batch's
-    /// kept downloads, `held`, stay within ``heldDownloadBytes``; past that the child fetches it again in its turn,
-    /// so a batch of many URLs never holds them all.
+    /// never fails a batch), and the source to read it by from now on. `whileHeld` runs on the source as read (a
+    /// clip's estimate, say), before a download that is not kept is dropped. A URL's download is kept (`.fetched`)
+    /// while the batch's kept downloads, `held`, stay within ``heldDownloadBytes``; past that the child fetches it
+    /// again in its turn, so a batch of many URLs never holds them all.
     func batchChild(_ source: ImageSource, motion: Bool, access: FileAccess, held: inout Int,
                     whileHeld: (_ moves: Bool, _ read: ImageSource) async -> Int) async
         -> (moves: Bool, facts: MemoryEstimate.Source?, source: ImageSource, bytes: Int) {
