@@ -55,8 +55,8 @@ public final class MemoryBudget: Sendable {
         return Dictionary(holders.map { ($0.name, $0.held()) }, uniquingKeysWith: +)
     }
 
-    /// The limiter's report: running jobs now hold `reserved` bytes. When jobs have just started (`trim`), each
-    /// holder is asked to fit in what is left.
+    /// The limiter's report: running jobs now hold `reserved` bytes. When jobs have just started (`trim`), the
+    /// holders are asked to fit, together and in the order they registered, in what is left.
     func jobsHold(_ reserved: Int, trim: Bool) {
         let holders = state.withLock {
             $0.reserved = reserved
