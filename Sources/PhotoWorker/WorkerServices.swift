@@ -46,6 +46,14 @@ public struct WorkerServices: Sendable {
         loader = ImageLoader(options: options, cache: cache, compute: compute, blocking: blocking, urlTestHooks: urlTestHooks)
     }
 
+    /// The header facts a method's memory estimate starts from, with the session's access; `source` becomes what the
+    /// work reads it by (a URL fetched once: ``ImageLoader/estimateSource(_:access:)``).
+    func estimateFacts(of source: inout ImageSource) async throws -> MemoryEstimate.Source {
+        let (facts, read) = try await loader.estimateSource(source, access: await access())
+        source = read
+        return facts
+    }
+
     /// The file and URL access of a request starting now (waits while an MCP client's roots are
     /// being asked for).
     public func access() async -> FileAccess {

@@ -70,8 +70,7 @@ extension ImageConvertMethod {
     static let estimatesMemory = true
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
-        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
-        params.source = source
+        let facts = try await services.estimateFacts(of: &params.source)
         return MemoryEstimate.convert(facts, output: params.output.format)
     }
 }

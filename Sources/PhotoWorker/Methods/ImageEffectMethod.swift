@@ -128,8 +128,7 @@ extension ImageEffectMethod {
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
         _ = try Self.effects(params.effects)
-        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
-        params.source = source
+        let facts = try await services.estimateFacts(of: &params.source)
         return MemoryEstimate.effect(facts, output: params.output.format)
     }
 }

@@ -91,8 +91,7 @@ extension ImagePaletteMethod {
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
         _ = try PaletteStage.validCount(params.count)
-        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
-        params.source = source
+        let facts = try await services.estimateFacts(of: &params.source)
         return MemoryEstimate.palette(facts)
     }
 }

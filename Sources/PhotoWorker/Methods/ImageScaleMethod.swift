@@ -83,9 +83,7 @@ extension ImageScaleMethod {
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
         try Self.checkFactor(params.factor)
-        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
-        params.source = source
-        let factor = params.factor.isFinite ? min(max(params.factor, 0), 64) : 1
-        return MemoryEstimate.scale(facts, factor: factor, output: params.output.format)
+        let facts = try await services.estimateFacts(of: &params.source)
+        return MemoryEstimate.scale(facts, factor: params.factor, output: params.output.format)
     }
 }

@@ -159,8 +159,7 @@ extension ImageStickerMethod {
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
         try Self.checkMaskOutput(params)
-        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
-        params.source = source
+        let facts = try await services.estimateFacts(of: &params.source)
         return MemoryEstimate.sticker(facts, segmenter: params.segmenter ?? .network)
     }
 }

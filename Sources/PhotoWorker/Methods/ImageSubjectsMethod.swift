@@ -161,8 +161,7 @@ extension ImageSubjectsMethod {
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
         _ = try Self.checkedMax(params)
-        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
-        params.source = source
+        let facts = try await services.estimateFacts(of: &params.source)
         return MemoryEstimate.subjects(facts)
     }
 }

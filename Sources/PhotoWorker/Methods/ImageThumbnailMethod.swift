@@ -122,8 +122,7 @@ extension ImageThumbnailMethod {
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
         let (bw, bh) = try Self.box(params)
-        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
-        params.source = source
+        let facts = try await services.estimateFacts(of: &params.source)
         // A one-sided box (only width, or only height) leaves the other side to the photo's shape.
         let out = ThumbnailGeometry.target(sourceWidth: facts.width, sourceHeight: facts.height, width: bw, height: bh,
                                            fit: params.fit ?? .contain)

@@ -30,8 +30,7 @@ struct PhotoProcessMethod: RPCMethod {
         let count = try PaletteStage.validCount(params.count)
         let access = await services.access()
         try access.prepareDirectory(params.output.dir, create: params.output.create ?? true)
-        let name = params.name ?? PhotoProcessor.stem(for: params.source)
-        guard !name.isEmpty, !name.contains("/") else { throw RPCError.invalidParams(path: "name", "must be a plain file name") }
+        let name = try Self.checkedName(params.name ?? PhotoProcessor.stem(for: params.source))
         return try await PhotoProcessor(services: services, access: access).process(
             params.source, name: name, count: count, outline: params.outline ?? OutlineSpec(width: 8), directory: params.output.dir,
             segmenter: params.segmenter ?? .network,
@@ -146,15 +145,20 @@ extension PhotoProcessMethod: MCPToolMethod {
 }
 
 extension PhotoProcessMethod {
+    /// A file-name stem: not empty, no folder.
+    static func checkedName(_ name: String) throws -> String {
+        guard !name.isEmpty, !name.contains("/") else { throw RPCError.invalidParams(path: "name", "must be a plain file name") }
+        return name
+    }
+}
+
+extension PhotoProcessMethod {
     static let estimatesMemory = true
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
         _ = try PaletteStage.validCount(params.count)
-        if let name = params.name, name.isEmpty || name.contains("/") {
-            throw RPCError.invalidParams(path: "name", "must be a plain file name")
-        }
-        let (facts, source) = try await services.loader.estimateSource(params.source, access: await services.access())
-        params.source = source
+        if let name = params.name { _ = try Self.checkedName(name) }
+        let facts = try await services.estimateFacts(of: &params.source)
         return MemoryEstimate.photo(facts, segmenter: params.segmenter ?? .network)
     }
 }

@@ -60,17 +60,11 @@ struct PhotosProcessMethod: RPCMethod {
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
         let start = ContinuousClock.now
-        let count = try PaletteStage.validCount(params.count)
-        guard params.sources.count <= 100_000 else {
-            throw RPCError.invalidParams(path: "sources", "at most 100000 sources")
-        }
+        let count = try Self.checkedCount(params)
         // Children stay within the worker's job limit (and the memory budget: the estimate may have lowered
         // maxConcurrency to fit it).
         let limit = services.maxJobs
         let width = min(limit, max(1, params.maxConcurrency ?? limit))
-        if let m = params.maxConcurrency, m < 1 {
-            throw RPCError.invalidParams(path: "maxConcurrency", "must be at least 1")
-        }
         let access = await services.access()
         try access.prepareDirectory(params.output.dir, create: params.output.create ?? true)
         let processor = PhotoProcessor(services: services, access: access)
@@ -221,16 +215,22 @@ extension PhotosProcessMethod: MCPToolMethod {
 extension PhotosProcessMethod {
     static let estimatesMemory = true
 
-    /// The widest children's estimates together (``MemoryEstimate/batch(_:width:)``). A source that cannot be read
-    /// is estimated cautiously rather than refused: one bad photo never fails the batch.
-    func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
-        _ = try PaletteStage.validCount(params.count)
+    /// The palette's count, once the params' own limits are checked (before any source is read).
+    static func checkedCount(_ params: Params) throws -> Int {
+        let count = try PaletteStage.validCount(params.count)
         guard params.sources.count <= 100_000 else {
             throw RPCError.invalidParams(path: "sources", "at most 100000 sources")
         }
         if let m = params.maxConcurrency, m < 1 {
             throw RPCError.invalidParams(path: "maxConcurrency", "must be at least 1")
         }
+        return count
+    }
+
+    /// The widest children's estimates together (``MemoryEstimate/batch(_:width:)``). A source that cannot be read
+    /// is estimated cautiously rather than refused: one bad photo never fails the batch.
+    func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
+        _ = try Self.checkedCount(params)
         _ = try StickerCutSpec.perSource(params.subjects, count: params.sources.count, decontaminate: params.decontaminate ?? true)
         try params.animated?.validate()
         let access = await services.access()
