@@ -23,15 +23,15 @@ public final class ServerStats {
     /// (`VmHWM` in /proc/self/status). Not getrusage's `ru_maxrss`, which Linux carries across `execve`: a
     /// worker spawned by a 700 MB client reported a 713 MiB peak before it had done anything.
     public nonisolated static var peakRSSBytes: Int {
-        if let kB = highWaterMarkKiB() { return kB * 1024 }
+        if let kB = statusKiB("VmHWM") { return kB * 1024 }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Int(usage.ru_maxrss) * 1024
     }
 
-    /// `VmHWM` from /proc/self/status, read with `read(2)`: procfs files report a size of 0, which
-    /// Foundation's whole-file readers take at its word.
-    private nonisolated static func highWaterMarkKiB() -> Int? {
+    /// A field of /proc/self/status in KiB (`VmHWM`, `VmRSS`), read with `read(2)`: procfs files report a size of 0,
+    /// which Foundation's whole-file readers take at its word.
+    public nonisolated static func statusKiB(_ field: String) -> Int? {
         let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -43,7 +43,7 @@ public final class ServerStats {
             if n <= 0 { break }
             bytes += chunk[0..<n]
         }
-        let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-        return line.flatMap { Int($0.dropFirst("VmHWM:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") }
+        let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(field + ":") }
+        return line.flatMap { Int($0.dropFirst(field.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") }
     }
 }

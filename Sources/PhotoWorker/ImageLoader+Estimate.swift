@@ -10,7 +10,7 @@ extension ImageLoader {
 
     /// The facts a memory estimate starts from, reading as little as tells: a file's first bytes (the whole file
     /// only for a still format whose header lies further in), inline bytes, or a URL fetched once and handed back as
-    /// `.fetched`, so the work does not fetch it again. Throws what opening or fetching throws and the pixel limit
+    /// `.fetched`, so the work does not fetch it again. Throws what opening, reading or fetching throws and the pixel limit
     /// (the work would throw the same, later); a source whose header says nothing (not an image, or damaged) is
     /// estimated as its bytes alone, which is what the work reads before it says what is wrong.
     func estimateSource(_ source: ImageSource, access: FileAccess) async throws -> (MemoryEstimate.Source, ImageSource) {
@@ -29,7 +29,7 @@ extension ImageLoader {
             let fd = try access.openForReading(p)
             defer { close(fd) }
             let facts = try await blocking.run { () throws -> MemoryEstimate.Source in
-                let (prefix, size) = try Self.readPrefix(fd, path: p, count: Self.headerPrefixBytes)
+                let (prefix, size) = try Self.readFile(fd, path: p, upTo: Self.headerPrefixBytes)
                 if let info = try? ImageCodec.info(prefix) { return MemoryEstimate.Source(info, encodedBytes: size) }
                 if size > prefix.count, ImageCodec.sniff(prefix) != nil,
                    let info = try? ImageCodec.info(try Self.readFile(fd, path: p)) {
@@ -87,31 +87,5 @@ extension ImageLoader {
         var facts = MemoryEstimate.Source(width: 1, height: 1, format: .png, encodedBytes: encodedBytes)
         facts.fromHeader = false
         return facts
-    }
-
-    /// The first `count` bytes of a regular file and its size.
-    static func readPrefix(_ fd: Int32, path: String, count: Int) throws -> ([UInt8], size: Int) {
-        var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno)))
-        }
-        // Not a regular file: `readFile` throws the work's own error for it (a folder, a device).
-        guard (st.st_mode & S_IFMT) == S_IFREG else { return try (readFile(fd, path: path), Int(st.st_size)) }
-        guard st.st_size <= maxFileBytes else {
-            throw WorkerError.sourceUnavailable(source: path, reason: "the file is larger than \(maxFileBytes) bytes")
-        }
-        let size = Int(st.st_size), wanted = min(size, count)
-        let prefix = try [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
-            var offset = 0
-            while offset < wanted {
-                let n = pread(fd, buffer.baseAddress! + offset, wanted - offset, off_t(offset))
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 { throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno))) }
-                if n == 0 { break }
-                offset += n
-                initialized = offset
-            }
-        }
-        return (prefix, size)
     }
 }

@@ -110,6 +110,12 @@ public struct ImageLoader: Sendable {
     /// Reads an opened regular file from its start. Directories, FIFOs and devices are refused up
     /// front, so `/dev/zero` or a FIFO nobody writes cannot hang or exhaust the worker.
     static func readFile(_ fd: Int32, path: String) throws -> [UInt8] {
+        try readFile(fd, path: path, upTo: .max).bytes
+    }
+
+    /// Reads at most `limit` bytes of an opened regular file from its start (a header's prefix), with the file's
+    /// size; refuses what ``readFile(_:path:)`` refuses.
+    static func readFile(_ fd: Int32, path: String, upTo limit: Int) throws -> (bytes: [UInt8], size: Int) {
         var st = stat()
         guard fstat(fd, &st) == 0 else {
             throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno)))
@@ -127,10 +133,11 @@ public struct ImageLoader: Sendable {
         }
         // Read straight into uninitialised storage: zero-filling megabytes first only to overwrite
         // them was a measurable part of a thumbnail request.
-        return try [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+        let wanted = min(size, max(0, limit))
+        let bytes = try [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
             var offset = 0
-            while offset < size {
-                let n = pread(fd, buffer.baseAddress! + offset, size - offset, off_t(offset))
+            while offset < wanted {
+                let n = pread(fd, buffer.baseAddress! + offset, wanted - offset, off_t(offset))
                 if n < 0 && errno == EINTR { continue }
                 if n < 0 {
                     throw WorkerError.sourceUnavailable(source: path, reason: String(cString: strerror(errno)))
@@ -140,6 +147,7 @@ public struct ImageLoader: Sendable {
                 initialized = offset
             }
         }
+        return (bytes, size)
     }
 }
 

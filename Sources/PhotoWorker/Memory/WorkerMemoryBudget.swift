@@ -1,4 +1,3 @@
-import CSyscalls
 import Foundation
 import JSONRPC
 
@@ -33,11 +32,5 @@ enum WorkerMemoryBudget {
     }
 
     /// This process's resident set now, in bytes (`VmRSS`).
-    static var residentBytes: Int {
-        guard let status = MemoryLimit.readSmallFile("/proc/self/status"),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kB = Int(line.dropFirst("VmRSS:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
-        else { return 0 }
-        return kB * 1024
-    }
+    static var residentBytes: Int { (ServerStats.statusKiB("VmRSS") ?? 0) * 1024 }
 }
