@@ -124,4 +124,94 @@ void ck_guided_fit(long count, const float *const *mean, const float *const *cor
 void ck_guided_mask_row(const float *const *planes, long row0, long row1, float wy, const long *x0, const long *x1,
                         const float *wx, const uint8_t *rgba, long count, float scale, float level, uint8_t *out);
 
+/// Dense optical flow by Dense Inverse Search (Kroeger, Timofte, Dai & Van Gool, ECCV 2016) between two 8-bit luma
+/// planes, in ck_flow.c. Every function below validates its sizes (overflow-checked), writes only into buffers whose
+/// capacity it was given, and returns one of these codes; nothing runs on another thread, and the same inputs give
+/// the same floats at every instruction-set level.
+#define CK_FLOW_OK 0
+/// A null pointer, a size or count that is zero or negative, or a parameter outside its range.
+#define CK_FLOW_EINVAL (-1)
+/// A frame too small for one patch at the finest level, or too large (a side over ``CK_FLOW_MAX_SIDE``).
+#define CK_FLOW_ESIZE (-2)
+/// An output buffer smaller than the result (or an input shorter than its sizes say).
+#define CK_FLOW_ECAPACITY (-3)
+/// Scratch memory could not be allocated.
+#define CK_FLOW_ENOMEM (-4)
+/// Two fields that describe frames of different sizes.
+#define CK_FLOW_EMISMATCH (-5)
+
+/// The longest side a frame may have: coordinates up to it and a pixel's fraction stay exact in a float.
+#define CK_FLOW_MAX_SIDE 16384
+/// Levels the pyramid may have (the input and up to eleven halvings).
+#define CK_FLOW_MAX_LEVELS 12
+
+/// How ``ck_flow`` searches. ``ck_flow_default_params`` fills in the values the rest of this comment names.
+typedef struct ck_flow_params {
+    /// Side of a square patch: 8 or 16 (8).
+    long patch;
+    /// Pixels between neighbouring patches of the grid, 1 ... `patch` (4: each pixel is covered by about four patches).
+    long stride;
+    /// Gauss-Newton steps per patch at most, 1 ... 64 (12); a patch stops earlier when its residual stops falling.
+    long iterations;
+    /// The pyramid level the field is computed at and returned for: 0 the input size, 1 half, 2 a quarter (1).
+    long finest;
+    /// The coarsest level searched is the smallest whose shorter side is still at least this, `patch` ... 4096 (16).
+    long coarsest_side;
+} ck_flow_params;
+
+/// The default parameters (about DIS's fast operating point, without its variational refinement).
+void ck_flow_default_params(ck_flow_params *params);
+
+/// The size of the field ``ck_flow`` returns for a `width` x `height` frame: `columns = ceil(width / 2^finest)`,
+/// `rows` likewise (the sizes of the pyramid's level `finest`, each level half the one above, rounded up).
+/// Returns CK_FLOW_OK, or CK_FLOW_EINVAL / CK_FLOW_ESIZE as ``ck_flow`` would for these sizes and parameters.
+int ck_flow_field_size(long width, long height, const ck_flow_params *params, long *columns, long *rows);
+
+/// The flow from `from` to `to`, two `width` x `height` luma planes (`count` bytes each, at least
+/// `width * height`, row-major without padding): `from(p) ≈ to(p + F(p))`.
+///
+/// Coarse to fine over a pyramid (halvings by the 5-tap binomial filter, level `k`'s pixel `j` over the input's
+/// pixel `j · 2^k`; the coarsest level the smallest with a shorter side of `coarsest_side`): at each level,
+/// `patch` x `patch` patches on a grid `stride` apart start from the coarser level's field at their centre (zero at
+/// the coarsest) or from a neighbouring patch's vector where that fits clearly better (OpenCV's spatial
+/// propagation, a pass each way), and are refined by inverse-compositional Lucas-Kanade on mean-normalised
+/// intensities; a patch keeps the vector of least residual it visited, or its start when that moved further than
+/// `patch` pixels. Each pixel's flow is then the mean of the vectors of the patches over it, weighted by
+/// `1 / max(1, |to(x + u) - from(x)|)` (the paper's densification).
+///
+/// Writes the field at level `finest` (``ck_flow_field_size``'s `columns` x `rows`, row-major) into `u` and `v`
+/// (`capacity` floats each), in input pixels: cell `(i, j)` is the motion of input pixel `(j · 2^finest,
+/// i · 2^finest)`. Allocates its scratch (about 3 floats per input pixel at `finest` 1, 9 at `finest` 0) and frees
+/// it before returning.
+int ck_flow(const uint8_t *from, const uint8_t *to, long count, long width, long height, const ck_flow_params *params,
+            float *u, float *v, long capacity);
+
+/// A flow field as ``ck_flow`` returns it, with a reliability per cell: the motion of a `width` x `height` frame
+/// on a grid `step` pixels apart (`columns = ceil(width / step)`, `rows = ceil(height / step)`; cell `(i, j)` is
+/// pixel `(j · step, i · step)`), in frame pixels. `u`, `v` and `r` hold `count` floats each, at least
+/// `columns * rows`. Between cells a field is sampled bilinearly, beyond the last cell the last one's value holds.
+typedef struct ck_flow_field {
+    long width, height, step, count;
+    const float *u, *v, *r;
+} ck_flow_field;
+
+/// The composition of `ab` (the flow from frame a to frame b) with `bc` (from b to c), on `ab`'s grid:
+/// `F_ac(p) = F_ab(p) + F_bc(p + F_ab(p))`, with reliability `r_ab(p) · r_bc(p + F_ab(p))`, and 0 where
+/// `p + F_ab(p)` lies outside frame b (further than half a pixel beyond its edge pixels). Writes `ab`'s
+/// `columns * rows` cells into `u`, `v`, `r` (`capacity` floats each). The fields' frames must be the same size.
+int ck_flow_compose(const ck_flow_field *ab, const ck_flow_field *bc, float *u, float *v, float *r, long capacity);
+
+/// Forward-backward consistency (Sundaram, Brox & Keutzer, ECCV 2010): writes into `r` (`capacity` floats, `forward`'s
+/// cells) `forward`'s reliability, or 0 where `q = p + F(p)` leaves the frame or
+/// `|F(p) + B(q)|² > relative · (|F(p)|² + |B(q)|²) + absolute`, with `B = backward` sampled at `q`.
+int ck_flow_check(const ck_flow_field *forward, const ck_flow_field *backward, float relative, float absolute,
+                  float *r, long capacity);
+
+/// The backward warp of a `field.width` x `field.height` 8-bit `mask` (`count` bytes, at least a frame's pixels) by
+/// the field: `out(p) = mask(p + F(p))`, bilinear and rounded, and `reliability(p) = round(255 · r(p))`; both 0
+/// where `p + F(p)` lies outside the frame. Writes a frame's pixels into `out` and `reliability` (`capacity` bytes
+/// each).
+int ck_flow_warp(const ck_flow_field *field, const uint8_t *mask, long count, uint8_t *out, uint8_t *reliability,
+                 long capacity);
+
 #endif

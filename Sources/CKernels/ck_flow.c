@@ -1,0 +1,737 @@
+#include "ck_vector.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/// Pixels of replicated edge round each padded target plane: a patch's samples are read without a bounds check
+/// as long as its top-left corner stays within this far outside the frame (its position is clamped to that).
+enum { BORDER = 16 };
+
+/// The largest patch side (`ck_flow_params.patch`): the per-patch arrays below are sized for it.
+enum { MAX_PATCH = 16 };
+
+/// A neighbour's vector replaces a patch's own start only when its residual is this much lower: between vectors
+/// that fit about as well, the least residual favours positions where bilinear sampling blurs least (whole pixels),
+/// which biased subpixel motion by up to 0.06 pixels; a vector from another motion fits far worse.
+static const float clearly_better = 0.9f;
+
+/// The 5-tap binomial filter of each halving (Burt and Adelson's pyramid; OpenCV's pyrDown).
+static const float binomial[5] = {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f};
+
+void ck_flow_default_params(ck_flow_params *params) {
+    if (!params) return;
+    *params = (ck_flow_params){.patch = 8, .stride = 4, .iterations = 12, .finest = 1, .coarsest_side = 16};
+}
+
+/// `a * b` into `out`, nonzero on overflow or when either is negative.
+CK_INLINE int mul_checked(long a, long b, long *out) { return a < 0 || b < 0 || __builtin_mul_overflow(a, b, out); }
+
+/// The checks ``ck_flow`` makes of its sizes and parameters, and the levels they give: `levels` is the coarsest
+/// level searched plus one, `sizes[k]` level k's width and height.
+static int plan_levels(long width, long height, const ck_flow_params *p, long *levels, long sizes[][2]) {
+    if (!p || width <= 0 || height <= 0) return CK_FLOW_EINVAL;
+    if ((p->patch != 8 && p->patch != 16) || p->stride < 1 || p->stride > p->patch || p->iterations < 1 ||
+        p->iterations > 64 || p->finest < 0 || p->finest >= CK_FLOW_MAX_LEVELS || p->coarsest_side < p->patch ||
+        p->coarsest_side > 4096)
+        return CK_FLOW_EINVAL;
+    if (width > CK_FLOW_MAX_SIDE || height > CK_FLOW_MAX_SIDE) return CK_FLOW_ESIZE;
+    long w = width, h = height, k = 0;
+    sizes[0][0] = w;
+    sizes[0][1] = h;
+    while (k + 1 < CK_FLOW_MAX_LEVELS) {
+        const long nw = (w + 1) / 2, nh = (h + 1) / 2;
+        // Below the finest level every halving is made; past it, only while the next still has the coarsest side.
+        if (k + 1 > p->finest && (nw < p->coarsest_side || nh < p->coarsest_side)) break;
+        k++;
+        w = nw;
+        h = nh;
+        sizes[k][0] = w;
+        sizes[k][1] = h;
+        if (k == p->finest && (w < p->patch || h < p->patch)) return CK_FLOW_ESIZE;
+    }
+    if (k < p->finest) return CK_FLOW_ESIZE;
+    if (sizes[p->finest][0] < p->patch || sizes[p->finest][1] < p->patch) return CK_FLOW_ESIZE;
+    *levels = k + 1;
+    return CK_FLOW_OK;
+}
+
+int ck_flow_field_size(long width, long height, const ck_flow_params *params, long *columns, long *rows) {
+    long levels, sizes[CK_FLOW_MAX_LEVELS][2];
+    if (!columns || !rows) return CK_FLOW_EINVAL;
+    const int status = plan_levels(width, height, params, &levels, sizes);
+    if (status != CK_FLOW_OK) return status;
+    *columns = sizes[params->finest][0];
+    *rows = sizes[params->finest][1];
+    return CK_FLOW_OK;
+}
+
+/// One level of both frames' pyramids (`from` and `to` are null at level 0 unless the search runs there: that level
+/// is only read as bytes).
+struct level {
+    long w, h;
+    float *from, *to;
+};
+
+/// What a patch's search needs of its template (the `P` x `P` patch of `from` at (`px`, `py`)): the sums of its
+/// gradients and the inverse of the Hessian of the mean-normalised residual, computed once per patch and level.
+struct patch_template {
+    float Sx, Sy, i11, i12, i22;
+    /// Nonzero for a patch too flat to say which way it moved: it is not refined, only compared.
+    int flat;
+};
+
+/// Everything one ``ck_flow`` call works in: the pyramids, and per-level planes sized for the finest level
+/// searched (coarser levels use their first part).
+struct flow_work {
+    ck_flow_params p;
+    long levels;
+    const uint8_t *from, *to;
+    struct level level[CK_FLOW_MAX_LEVELS];
+    /// `from`'s gradients, `to` with its replicated border, the dense field and the coarser level's, the weights
+    /// of the densification, the patches' vectors and residuals, and the halving's intermediate rows.
+    float *gx, *gy, *padded, *u, *v, *coarse_u, *coarse_v, *weight, *patch_u, *patch_v, *patch_ssd, *rows;
+    struct patch_template *templates;
+    float *out_u, *out_v;
+};
+
+/// Row `y` clamped to `0 ..< h`.
+CK_INLINE long clamp_row(long y, long h) { return y < 0 ? 0 : y >= h ? h - 1 : y; }
+
+/// The vertical half of a halving: `rows` (`w` x `(h + 1) / 2`) gets the binomial taps down the columns of
+/// `bytes` or `floats` (whichever is not null, `w` x `h`) centred on its even rows, edges replicated; each
+/// output summed from zero in the order of the taps.
+CK_INLINE void halve_columns(const uint8_t *restrict bytes, const float *restrict floats, long w, long h,
+                             float *restrict rows) {
+    for (long i = 0; i < (h + 1) / 2; i++) {
+        float *o = rows + i * w;
+        for (long x = 0; x < w; x++) o[x] = 0;
+        for (long d = -2; d <= 2; d++) {
+            const long y = clamp_row(2 * i + d, h);
+            const float weight = binomial[d + 2];
+            if (bytes) {
+                const uint8_t *r = bytes + y * w;
+                for (long x = 0; x < w; x++) o[x] += weight * (float)r[x];
+            } else {
+                const float *r = floats + y * w;
+                for (long x = 0; x < w; x++) o[x] += weight * r[x];
+            }
+        }
+    }
+}
+
+/// The horizontal half: `dst` (`(w + 1) / 2` x `rh`) gets the taps along the rows of `rows` (`w` x `rh`) centred on
+/// its even columns, edges replicated; the clamp only where a window reaches past an edge.
+CK_INLINE void halve_rows(const float *restrict rows, long w, long rh, float *restrict dst) {
+    const long dw = (w + 1) / 2;
+    // Windows of columns 1 ... inner - 1 lie inside the row (2j - 2 >= 0, 2j + 2 <= w - 1).
+    const long inner = w >= 3 ? (w - 3) / 2 + 1 : 1;
+    for (long i = 0; i < rh; i++) {
+        const float *r = rows + i * w;
+        float *o = dst + i * dw;
+        for (long j = 1; j < inner; j++) {
+            o[j] = 0 + binomial[0] * r[2 * j - 2] + binomial[1] * r[2 * j - 1] + binomial[2] * r[2 * j] +
+                   binomial[3] * r[2 * j + 1] + binomial[4] * r[2 * j + 2];
+        }
+        for (long j = 0; j < dw; j = j == 0 && inner > 1 ? inner : j + 1) {
+            float sum = 0;
+            for (long d = -2; d <= 2; d++) sum += binomial[d + 2] * r[clamp_row(2 * j + d, w)];
+            o[j] = sum;
+        }
+    }
+}
+
+/// Sobel gradients of `a` (`w` x `h`, `w >= 2`) divided by 8, so they are the slope per pixel; edges replicated.
+CK_INLINE void gradients(const float *restrict a, long w, long h, float *restrict gx, float *restrict gy) {
+    for (long y = 0; y < h; y++) {
+        const float *t = a + (y > 0 ? y - 1 : 0) * w, *m = a + y * w, *b = a + (y + 1 < h ? y + 1 : y) * w;
+        float *ox = gx + y * w, *oy = gy + y * w;
+        for (long x = 1; x + 1 < w; x++) {
+            ox[x] = ((t[x + 1] - t[x - 1]) + 2 * (m[x + 1] - m[x - 1]) + (b[x + 1] - b[x - 1])) * 0.125f;
+            oy[x] = ((b[x - 1] - t[x - 1]) + 2 * (b[x] - t[x]) + (b[x + 1] - t[x + 1])) * 0.125f;
+        }
+        const long edges[2] = {0, w - 1};
+        for (int e = 0; e < 2; e++) {
+            const long x = edges[e], l = x > 0 ? x - 1 : 0, r = x + 1 < w ? x + 1 : x;
+            ox[x] = ((t[r] - t[l]) + 2 * (m[r] - m[l]) + (b[r] - b[l])) * 0.125f;
+            oy[x] = ((b[l] - t[l]) + 2 * (b[x] - t[x]) + (b[r] - t[r])) * 0.125f;
+        }
+    }
+}
+
+/// `src` (`w` x `h`) into `dst` with ``BORDER`` replicated pixels on every side (`w + 2 BORDER` floats a row).
+CK_INLINE void pad(const float *restrict src, long w, long h, float *restrict dst) {
+    const long pw = w + 2 * BORDER;
+    for (long y = 0; y < h; y++) {
+        float *o = dst + (y + BORDER) * pw;
+        const float *s = src + y * w;
+        for (long x = 0; x < BORDER; x++) o[x] = s[0];
+        memcpy(o + BORDER, s, (size_t)w * sizeof(float));
+        for (long x = BORDER + w; x < pw; x++) o[x] = s[w - 1];
+    }
+    for (long y = 0; y < BORDER; y++) {
+        memcpy(dst + y * pw, dst + BORDER * pw, (size_t)pw * sizeof(float));
+        memcpy(dst + (BORDER + h + y) * pw, dst + (BORDER + h - 1) * pw, (size_t)pw * sizeof(float));
+    }
+}
+
+/// `x` clamped to `lo ... hi`; NaN goes to `lo`.
+CK_INLINE float clampf(float x, float lo, float hi) { return !(x >= lo) ? lo : x > hi ? hi : x; }
+
+/// A `w` x `h` plane sampled bilinearly at (x, y), clamped to its pixels.
+CK_INLINE float sample(const float *a, long w, long h, float x, float y) {
+    x = clampf(x, 0, (float)(w - 1));
+    y = clampf(y, 0, (float)(h - 1));
+    const long x0 = (long)x, y0 = (long)y;
+    const long x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
+    const float fx = x - (float)x0, fy = y - (float)y0;
+    const float top = ck_lerp(a[y0 * w + x0], a[y0 * w + x1], fx);
+    const float bottom = ck_lerp(a[y1 * w + x0], a[y1 * w + x1], fx);
+    return ck_lerp(top, bottom, fy);
+}
+
+/// Where a patch at (`px`, `py`) moved by (`u`, `v`) is read from the padded target: its top-left corner clamped
+/// so that every sample and its right and lower neighbours lie inside the padding, as whole pixels and the four
+/// bilinear weights (the same for every pixel of a patch: a patch moves by a translation), one per lane.
+struct patch_read {
+    const float *origin;
+    v8 w00, w01, w10, w11;
+};
+
+CK_INLINE struct patch_read patch_position(const float *padded, long w, long h, long P, long px, long py, float u,
+                                           float v) {
+    const long pw = w + 2 * BORDER;
+    const float x = clampf((float)px + u, -(float)BORDER, (float)(w + BORDER - P - 1));
+    const float y = clampf((float)py + v, -(float)BORDER, (float)(h + BORDER - P - 1));
+    const float fx0 = floorf(x), fy0 = floorf(y);
+    const float ax = x - fx0, ay = y - fy0;
+    const long ix = (long)fx0, iy = (long)fy0;
+    const v8 zero = {0};
+    return (struct patch_read){
+        .origin = padded + (iy + BORDER) * pw + ix + BORDER,
+        .w00 = zero + (1 - ax) * (1 - ay), .w01 = zero + ax * (1 - ay), .w10 = zero + (1 - ax) * ay,
+        .w11 = zero + ax * ay,
+    };
+}
+
+/// The target under 8 pixels of a patch row (`top` and `bottom` the two rows it lies between).
+CK_INLINE v8 patch_sample(const struct patch_read *at, const float *top, const float *bottom) {
+    return at->w00 * load8(top) + at->w01 * load8(top + 1) + at->w10 * load8(bottom) + at->w11 * load8(bottom + 1);
+}
+
+/// The lanes of `x` added in order: every instruction set adds the same floats in the same order.
+CK_INLINE float lanes_sum(v8 x, float sum) {
+    for (int k = 0; k < 8; k++) sum += x[k];
+    return sum;
+}
+
+CK_INLINE struct patch_template patch_template(const float *gx, const float *gy, long w, long P, long px, long py) {
+    const float n = (float)(P * P);
+    // Per-column partial sums, a lane a column, added in the order of the columns at the end.
+    v8 sxx[MAX_PATCH / 8] = {{0}}, sxy[MAX_PATCH / 8] = {{0}}, syy[MAX_PATCH / 8] = {{0}};
+    v8 sx[MAX_PATCH / 8] = {{0}}, sy[MAX_PATCH / 8] = {{0}};
+    for (long r = 0; r < P; r++) {
+        for (long q = 0; q < P / 8; q++) {
+            const v8 ax = load8(gx + (py + r) * w + px + 8 * q), ay = load8(gy + (py + r) * w + px + 8 * q);
+            sxx[q] += ax * ax;
+            sxy[q] += ax * ay;
+            syy[q] += ay * ay;
+            sx[q] += ax;
+            sy[q] += ay;
+        }
+    }
+    float Sxx = 0, Sxy = 0, Syy = 0, Sx = 0, Sy = 0;
+    for (long q = 0; q < P / 8; q++) {
+        Sxx = lanes_sum(sxx[q], Sxx);
+        Sxy = lanes_sum(sxy[q], Sxy);
+        Syy = lanes_sum(syy[q], Syy);
+        Sx = lanes_sum(sx[q], Sx);
+        Sy = lanes_sum(sy[q], Sy);
+    }
+    // The gradients' covariance over the patch.
+    const float hxx = Sxx - Sx * Sx / n, hxy = Sxy - Sx * Sy / n, hyy = Syy - Sy * Sy / n;
+    const float trace = hxx + hyy;
+    // A thousandth of the trace on the diagonal keeps an edge's rank-one Hessian invertible: the step is then along
+    // the edge's normal only, its length hardly changed.
+    const float reg = 1e-3f * trace, a = hxx + reg, c = hyy + reg;
+    const float det = a * c - hxy * hxy;
+    // Flat: a mean slope under a hundredth of a grey level per pixel.
+    const int flat = !(trace > 1e-4f * n) || !(det > 0);
+    return (struct patch_template){
+        .Sx = Sx, .Sy = Sy, .flat = flat,
+        .i11 = flat ? 0 : c / det, .i12 = flat ? 0 : -hxy / det, .i22 = flat ? 0 : a / det,
+    };
+}
+
+/// The mean-normalised sum of squared differences between the template and the target under it moved by
+/// (`u`, `v`), and in (`*bx`, `*by`) the residual's projection on the template's centred gradients (the
+/// right-hand side of the Gauss-Newton step).
+CK_INLINE float patch_residual(const float *from, const float *gx, const float *gy, const float *padded, long w, long h,
+                               long P, long px, long py, const struct patch_template *t, float u, float v, float *bx,
+                               float *by) {
+    const float n = (float)(P * P);
+    const struct patch_read at = patch_position(padded, w, h, P, px, py, u, v);
+    const long pw = w + 2 * BORDER;
+    v8 sd[MAX_PATCH / 8] = {{0}}, sdd[MAX_PATCH / 8] = {{0}}, sdx[MAX_PATCH / 8] = {{0}}, sdy[MAX_PATCH / 8] = {{0}};
+    for (long r = 0; r < P; r++) {
+        const float *top = at.origin + r * pw;
+        const long row = (py + r) * w + px;
+        for (long q = 0; q < P / 8; q++) {
+            const v8 d = patch_sample(&at, top + 8 * q, top + pw + 8 * q) - load8(from + row + 8 * q);
+            sd[q] += d;
+            sdd[q] += d * d;
+            sdx[q] += d * load8(gx + row + 8 * q);
+            sdy[q] += d * load8(gy + row + 8 * q);
+        }
+    }
+    float D = 0, DD = 0, DX = 0, DY = 0;
+    for (long q = 0; q < P / 8; q++) {
+        D = lanes_sum(sd[q], D);
+        DD = lanes_sum(sdd[q], DD);
+        DX = lanes_sum(sdx[q], DX);
+        DY = lanes_sum(sdy[q], DY);
+    }
+    *bx = DX - t->Sx * D / n;
+    *by = DY - t->Sy * D / n;
+    return DD - D * D / n;
+}
+
+/// A patch's search (DIS's, with OpenCV's spatial propagation): of the vectors in `candidates`, the first with its
+/// residual `known` when that is not negative, the one whose residual is least (a later one only when clearly
+/// lower) is refined by inverse-compositional Lucas-Kanade for at most `iterations` steps. The patch keeps the
+/// vector of least residual it visited, or its start when that lies more than `P` pixels away; `refine_first` zero
+/// skips the refinement when the first candidate stays (it was refined already).
+CK_INLINE void search_patch(const float *from, const float *gx, const float *gy, const float *padded, long w, long h,
+                            long P, long iterations, long px, long py, const struct patch_template *t,
+                            const float (*candidates)[2], int count, float known, int refine_first, float *pu,
+                            float *pv, float *pssd) {
+    float u0 = candidates[0][0], v0 = candidates[0][1], bx = 0, by = 0;
+    float best = known >= 0 ? known : patch_residual(from, gx, gy, padded, w, h, P, px, py, t, u0, v0, &bx, &by);
+    int chosen = 0;
+    for (int k = 1; k < count; k++) {
+        float cx, cy;
+        const float ssd =
+            patch_residual(from, gx, gy, padded, w, h, P, px, py, t, candidates[k][0], candidates[k][1], &cx, &cy);
+        if (ssd < clearly_better * best) {
+            best = ssd;
+            u0 = candidates[k][0];
+            v0 = candidates[k][1];
+            bx = cx;
+            by = cy;
+            chosen = k;
+        }
+    }
+    float u = u0, v = v0, bestU = u0, bestV = v0;
+    if (!t->flat && (chosen > 0 || refine_first)) {
+        for (long step = 0; step < iterations; step++) {
+            const float du = t->i11 * bx + t->i12 * by, dv = t->i12 * bx + t->i22 * by;
+            u -= du;
+            v -= dv;
+            const float ssd = patch_residual(from, gx, gy, padded, w, h, P, px, py, t, u, v, &bx, &by);
+            if (!(ssd < best)) break;
+            best = ssd;
+            bestU = u;
+            bestV = v;
+            // A hundredth of a pixel changes nothing the densification could show.
+            if (du * du + dv * dv < 1e-4f) break;
+        }
+    }
+    const float mu = bestU - u0, mv = bestV - v0;
+    const int far = mu * mu + mv * mv > (float)(P * P);
+    *pu = far ? u0 : bestU;
+    *pv = far ? v0 : bestV;
+    if (far) best = patch_residual(from, gx, gy, padded, w, h, P, px, py, t, u0, v0, &bx, &by);
+    *pssd = best;
+}
+
+/// The patches' positions along one axis: `count` of them `stride` apart from 0, the last one moved back to end at
+/// the edge, so every pixel is covered.
+CK_INLINE long patch_count(long size, long P, long stride) { return (size - P + stride - 1) / stride + 1; }
+CK_INLINE long patch_at(long i, long size, long P, long stride) { return i * stride < size - P ? i * stride : size - P; }
+
+/// Both passes over the patches of level `L` (``flow_level``), for a patch side `P` the compiler knows.
+CK_INLINE void search_level(struct flow_work *work, const struct level *L, long P, long cw, long ch, int has_coarse) {
+    const long w = L->w, h = L->h, S = work->p.stride, iterations = work->p.iterations;
+    const long nx = patch_count(w, P, S), ny = patch_count(h, P, S);
+    float *pu = work->patch_u, *pv = work->patch_v, *pssd = work->patch_ssd;
+    const float *from = L->from, *gx = work->gx, *gy = work->gy, *padded = work->padded;
+    // The first pass starts each patch from the coarser field at its centre (in this level's pixels), or from its
+    // left or upper neighbour's vector; the second, in reverse order, moves a patch to its right or lower
+    // neighbour's vector where that fits clearly better, and refines it from there. A patch whose own start is
+    // wrong (one the coarser level blurred across the edge of a moving object, or one beyond the reach of its
+    // texture's gradients) takes its neighbour's.
+    for (long i = 0; i < ny; i++) {
+        const long py = patch_at(i, h, P, S);
+        for (long j = 0; j < nx; j++) {
+            const long px = patch_at(j, w, P, S), cell = i * nx + j;
+            work->templates[cell] = patch_template(gx, gy, w, P, px, py);
+            float candidates[3][2] = {{0, 0}};
+            int count = 1;
+            if (has_coarse) {
+                const float cx = ((float)px + 0.5f * (float)(P - 1)) * 0.5f;
+                const float cy = ((float)py + 0.5f * (float)(P - 1)) * 0.5f;
+                candidates[0][0] = 2 * sample(work->coarse_u, cw, ch, cx, cy);
+                candidates[0][1] = 2 * sample(work->coarse_v, cw, ch, cx, cy);
+            }
+            if (j > 0) {
+                candidates[count][0] = pu[cell - 1];
+                candidates[count++][1] = pv[cell - 1];
+            }
+            if (i > 0) {
+                candidates[count][0] = pu[cell - nx];
+                candidates[count++][1] = pv[cell - nx];
+            }
+            search_patch(from, gx, gy, padded, w, h, P, iterations, px, py, &work->templates[cell], candidates, count,
+                         -1, 1, &pu[cell], &pv[cell], &pssd[cell]);
+        }
+    }
+    for (long i = ny - 1; i >= 0; i--) {
+        const long py = patch_at(i, h, P, S);
+        for (long j = nx - 1; j >= 0; j--) {
+            const long px = patch_at(j, w, P, S), cell = i * nx + j;
+            float candidates[3][2] = {{pu[cell], pv[cell]}};
+            int count = 1;
+            if (j + 1 < nx) {
+                candidates[count][0] = pu[cell + 1];
+                candidates[count++][1] = pv[cell + 1];
+            }
+            if (i + 1 < ny) {
+                candidates[count][0] = pu[cell + nx];
+                candidates[count++][1] = pv[cell + nx];
+            }
+            search_patch(from, gx, gy, padded, w, h, P, iterations, px, py, &work->templates[cell], candidates, count,
+                         pssd[cell], 0, &pu[cell], &pv[cell], &pssd[cell]);
+        }
+    }
+}
+
+/// Densification of level `L` into `work->u`, `work->v`: every pixel the mean of its patches' vectors, each
+/// weighted by `1 / max(1, |to(x + u) - from(x)|)`, how well it explains the pixel.
+CK_INLINE void densify(struct flow_work *work, const struct level *L, long P) {
+    const long w = L->w, h = L->h, S = work->p.stride, nx = patch_count(w, P, S), ny = patch_count(h, P, S);
+    float *U = work->u, *V = work->v, *W = work->weight;
+    memset(U, 0, (size_t)(w * h) * sizeof(float));
+    memset(V, 0, (size_t)(w * h) * sizeof(float));
+    memset(W, 0, (size_t)(w * h) * sizeof(float));
+    const long pw = w + 2 * BORDER;
+    const v8 one = (v8){0} + 1.0f;
+    for (long i = 0; i < ny; i++) {
+        const long py = patch_at(i, h, P, S);
+        for (long j = 0; j < nx; j++) {
+            const long px = patch_at(j, w, P, S);
+            const float u = work->patch_u[i * nx + j], v = work->patch_v[i * nx + j];
+            const struct patch_read at = patch_position(work->padded, w, h, P, px, py, u, v);
+            for (long r = 0; r < P; r++) {
+                const float *top = at.origin + r * pw;
+                const long row = (py + r) * w + px;
+                for (long q = 0; q < P / 8; q++) {
+                    const long o = row + 8 * q;
+                    const v8 d = patch_sample(&at, top + 8 * q, top + pw + 8 * q) - load8(L->from + o);
+                    const v8 weight = one / __builtin_elementwise_max(__builtin_elementwise_abs(d), one);
+                    store8(W + o, load8(W + o) + weight);
+                    store8(U + o, load8(U + o) + weight * u);
+                    store8(V + o, load8(V + o) + weight * v);
+                }
+            }
+        }
+    }
+    for (long p = 0; p < w * h; p++) {
+        U[p] /= W[p];
+        V[p] /= W[p];
+    }
+}
+
+/// One level: the patches' search from the coarser field (`coarse_u`, `coarse_v`, `cw` x `ch`; none at the
+/// coarsest level), then the densification.
+CK_INLINE void flow_level(struct flow_work *work, long k, long cw, long ch, int has_coarse) {
+    const struct level *L = &work->level[k];
+    gradients(L->from, L->w, L->h, work->gx, work->gy);
+    pad(L->to, L->w, L->h, work->padded);
+    if (work->p.patch == 8) {
+        search_level(work, L, 8, cw, ch, has_coarse);
+        densify(work, L, 8);
+    } else {
+        search_level(work, L, 16, cw, ch, has_coarse);
+        densify(work, L, 16);
+    }
+}
+
+/// The pyramids, then the levels from the coarsest to `finest`, then the field in input pixels.
+CK_INLINE void flow_run_body(struct flow_work *work) {
+    const long width = work->level[0].w, height = work->level[0].h;
+    if (work->level[0].from) {
+        for (long p = 0; p < width * height; p++) {
+            work->level[0].from[p] = (float)work->from[p];
+            work->level[0].to[p] = (float)work->to[p];
+        }
+    }
+    for (long k = 1; k < work->levels; k++) {
+        const struct level *a = &work->level[k - 1];
+        const int bytes = k == 1;
+        halve_columns(bytes ? work->from : NULL, a->from, a->w, a->h, work->rows);
+        halve_rows(work->rows, a->w, (a->h + 1) / 2, work->level[k].from);
+        halve_columns(bytes ? work->to : NULL, a->to, a->w, a->h, work->rows);
+        halve_rows(work->rows, a->w, (a->h + 1) / 2, work->level[k].to);
+    }
+    long cw = 0, ch = 0;
+    for (long k = work->levels - 1; k >= work->p.finest; k--) {
+        const int has_coarse = k < work->levels - 1;
+        if (has_coarse) {
+            // The finer level's field is computed into `u`, `v`: the coarser one moves aside first.
+            memcpy(work->coarse_u, work->u, (size_t)(cw * ch) * sizeof(float));
+            memcpy(work->coarse_v, work->v, (size_t)(cw * ch) * sizeof(float));
+        }
+        flow_level(work, k, cw, ch, has_coarse);
+        cw = work->level[k].w;
+        ch = work->level[k].h;
+    }
+    const float scale = (float)(1L << work->p.finest);
+    for (long p = 0; p < cw * ch; p++) {
+        work->out_u[p] = work->u[p] * scale;
+        work->out_v[p] = work->v[p] * scale;
+    }
+}
+static void flow_run(struct flow_work *work);
+CK_DISPATCH(flow_run, (struct flow_work * work), (work))
+
+/// Adds `count` items of `size` bytes (rounded up to a 64-byte line) to `*total`; nonzero on overflow.
+static int reserve(long *total, long count, long size, long *offset) {
+    long bytes;
+    if (mul_checked(count, size, &bytes) || __builtin_add_overflow(bytes, 63L, &bytes)) return 1;
+    bytes &= ~63L;
+    *offset = *total;
+    return __builtin_add_overflow(*total, bytes, total);
+}
+
+int ck_flow(const uint8_t *from, const uint8_t *to, long count, long width, long height, const ck_flow_params *params,
+            float *u, float *v, long capacity) {
+    if (!from || !to || !u || !v || count <= 0 || capacity <= 0) return CK_FLOW_EINVAL;
+    struct flow_work work = {0};
+    long sizes[CK_FLOW_MAX_LEVELS][2];
+    int status = plan_levels(width, height, params, &work.levels, sizes);
+    if (status != CK_FLOW_OK) return status;
+    work.p = *params;
+    const long finest = params->finest, F = (long)sizeof(float);
+    long pixels, fine;
+    // Sides are at most CK_FLOW_MAX_SIDE, so these products fit; checked all the same.
+    if (mul_checked(width, height, &pixels) || mul_checked(sizes[finest][0], sizes[finest][1], &fine))
+        return CK_FLOW_ESIZE;
+    if (count < pixels || capacity < fine) return CK_FLOW_ECAPACITY;
+
+    // One block: the pyramids (level 0 as floats only when it is searched), then the working planes sized for
+    // the finest level searched.
+    long total = 0, offsets[2 * CK_FLOW_MAX_LEVELS] = {0};
+    long o_gx, o_gy, o_pad, o_u, o_v, o_cu, o_cv, o_w, o_pu, o_pv, o_ps, o_t, o_rows;
+    int overflow = 0;
+    for (long k = finest > 0 ? 1 : 0; k < work.levels; k++) {
+        long n;
+        overflow |= mul_checked(sizes[k][0], sizes[k][1], &n);
+        overflow |= reserve(&total, n, F, &offsets[2 * k]) | reserve(&total, n, F, &offsets[2 * k + 1]);
+    }
+    const long fw = sizes[finest][0], fh = sizes[finest][1], P = params->patch, S = params->stride;
+    long padded, patches, halving, coarse;
+    overflow |= mul_checked(fw + 2 * BORDER, fh + 2 * BORDER, &padded);
+    overflow |= mul_checked(patch_count(fw, P, S), patch_count(fh, P, S), &patches);
+    overflow |= mul_checked(width, (height + 1) / 2, &halving);
+    overflow |= mul_checked((fw + 1) / 2, (fh + 1) / 2, &coarse);
+    overflow |= reserve(&total, fine, F, &o_gx) | reserve(&total, fine, F, &o_gy) | reserve(&total, padded, F, &o_pad);
+    overflow |= reserve(&total, fine, F, &o_u) | reserve(&total, fine, F, &o_v) | reserve(&total, fine, F, &o_w);
+    overflow |= reserve(&total, coarse, F, &o_cu) | reserve(&total, coarse, F, &o_cv);
+    overflow |= reserve(&total, patches, F, &o_pu) | reserve(&total, patches, F, &o_pv);
+    overflow |= reserve(&total, patches, F, &o_ps) | reserve(&total, patches, sizeof(struct patch_template), &o_t);
+    overflow |= reserve(&total, halving, F, &o_rows);
+    if (overflow) return CK_FLOW_ESIZE;
+    char *block = aligned_alloc(64, (size_t)total);
+    if (!block) return CK_FLOW_ENOMEM;
+    for (long k = 0; k < work.levels; k++) {
+        const int floats = k > 0 || finest == 0;
+        work.level[k] = (struct level){.w = sizes[k][0], .h = sizes[k][1],
+                                       .from = floats ? (float *)(block + offsets[2 * k]) : NULL,
+                                       .to = floats ? (float *)(block + offsets[2 * k + 1]) : NULL};
+    }
+    work.from = from;
+    work.to = to;
+    work.gx = (float *)(block + o_gx);
+    work.gy = (float *)(block + o_gy);
+    work.padded = (float *)(block + o_pad);
+    work.u = (float *)(block + o_u);
+    work.v = (float *)(block + o_v);
+    work.weight = (float *)(block + o_w);
+    work.coarse_u = (float *)(block + o_cu);
+    work.coarse_v = (float *)(block + o_cv);
+    work.patch_u = (float *)(block + o_pu);
+    work.patch_v = (float *)(block + o_pv);
+    work.patch_ssd = (float *)(block + o_ps);
+    work.templates = (struct patch_template *)(block + o_t);
+    work.rows = (float *)(block + o_rows);
+    work.out_u = u;
+    work.out_v = v;
+    flow_run(&work);
+    free(block);
+    return CK_FLOW_OK;
+}
+
+// MARK: - Fields
+
+/// The checks of a field's description; its grid's `columns` and `rows`.
+static int field_grid(const ck_flow_field *f, long *columns, long *rows) {
+    if (!f || !f->u || !f->v || !f->r || f->width <= 0 || f->height <= 0 || f->step < 1 || f->step > 64 ||
+        f->count <= 0)
+        return CK_FLOW_EINVAL;
+    if (f->width > CK_FLOW_MAX_SIDE || f->height > CK_FLOW_MAX_SIDE) return CK_FLOW_ESIZE;
+    const long c = (f->width + f->step - 1) / f->step, r = (f->height + f->step - 1) / f->step;
+    long cells;
+    if (mul_checked(c, r, &cells)) return CK_FLOW_ESIZE;
+    if (f->count < cells) return CK_FLOW_ECAPACITY;
+    *columns = c;
+    *rows = r;
+    return CK_FLOW_OK;
+}
+
+/// A field's grid and where it is sampled from.
+struct grid {
+    const float *u, *v, *r;
+    long columns, rows;
+    float inverse_step;
+};
+
+CK_INLINE struct grid grid_of(const ck_flow_field *f, long columns, long rows) {
+    return (struct grid){.u = f->u, .v = f->v, .r = f->r, .columns = columns, .rows = rows,
+                         .inverse_step = 1.0f / (float)f->step};
+}
+
+/// The field bilinearly at frame point (x, y), clamped to the grid.
+CK_INLINE void grid_sample(const struct grid *g, float x, float y, float *u, float *v, float *r) {
+    const float gx = clampf(x * g->inverse_step, 0, (float)(g->columns - 1));
+    const float gy = clampf(y * g->inverse_step, 0, (float)(g->rows - 1));
+    const long x0 = (long)gx, y0 = (long)gy;
+    const long x1 = x0 + 1 < g->columns ? x0 + 1 : x0, y1 = y0 + 1 < g->rows ? y0 + 1 : y0;
+    const float fx = gx - (float)x0, fy = gy - (float)y0;
+    const long a = y0 * g->columns + x0, b = y0 * g->columns + x1, c = y1 * g->columns + x0, d = y1 * g->columns + x1;
+    *u = ck_lerp(ck_lerp(g->u[a], g->u[b], fx), ck_lerp(g->u[c], g->u[d], fx), fy);
+    *v = ck_lerp(ck_lerp(g->v[a], g->v[b], fx), ck_lerp(g->v[c], g->v[d], fx), fy);
+    if (r) *r = ck_lerp(ck_lerp(g->r[a], g->r[b], fx), ck_lerp(g->r[c], g->r[d], fx), fy);
+}
+
+/// Whether (x, y) lies on a `width` x `height` frame: within half a pixel of its pixels' centres.
+CK_INLINE int inside(float x, float y, long width, long height) {
+    return x >= -0.5f && y >= -0.5f && x <= (float)width - 0.5f && y <= (float)height - 0.5f;
+}
+
+CK_INLINE void compose_body(const struct grid *ab, long step, long width, long height, const struct grid *bc,
+                            float *out_u, float *out_v, float *out_r) {
+    for (long i = 0; i < ab->rows; i++) {
+        for (long j = 0; j < ab->columns; j++) {
+            const long cell = i * ab->columns + j;
+            const float x = (float)(j * step), y = (float)(i * step), u = ab->u[cell], v = ab->v[cell];
+            float nu, nv, nr;
+            grid_sample(bc, x + u, y + v, &nu, &nv, &nr);
+            out_u[cell] = u + nu;
+            out_v[cell] = v + nv;
+            out_r[cell] = inside(x + u, y + v, width, height) ? ab->r[cell] * nr : 0;
+        }
+    }
+}
+static void compose(const struct grid *ab, long step, long width, long height, const struct grid *bc, float *out_u,
+                    float *out_v, float *out_r);
+CK_DISPATCH(compose,
+            (const struct grid *ab, long step, long width, long height, const struct grid *bc, float *out_u,
+             float *out_v, float *out_r),
+            (ab, step, width, height, bc, out_u, out_v, out_r))
+
+/// The checks common to a pair of fields: both valid, of one frame size, and `capacity` enough for the first's cells.
+static int pair_grids(const ck_flow_field *a, const ck_flow_field *b, long capacity, long ca[2], long cb[2]) {
+    int status = field_grid(a, &ca[0], &ca[1]);
+    if (status != CK_FLOW_OK) return status;
+    status = field_grid(b, &cb[0], &cb[1]);
+    if (status != CK_FLOW_OK) return status;
+    if (a->width != b->width || a->height != b->height) return CK_FLOW_EMISMATCH;
+    if (capacity < ca[0] * ca[1]) return CK_FLOW_ECAPACITY;
+    return CK_FLOW_OK;
+}
+
+int ck_flow_compose(const ck_flow_field *ab, const ck_flow_field *bc, float *u, float *v, float *r, long capacity) {
+    long ca[2], cb[2];
+    if (!u || !v || !r) return CK_FLOW_EINVAL;
+    const int status = pair_grids(ab, bc, capacity, ca, cb);
+    if (status != CK_FLOW_OK) return status;
+    const struct grid gab = grid_of(ab, ca[0], ca[1]), gbc = grid_of(bc, cb[0], cb[1]);
+    compose(&gab, ab->step, ab->width, ab->height, &gbc, u, v, r);
+    return CK_FLOW_OK;
+}
+
+CK_INLINE void check_body(const struct grid *f, long step, long width, long height, const struct grid *b,
+                          float relative, float absolute, float *out_r) {
+    for (long i = 0; i < f->rows; i++) {
+        for (long j = 0; j < f->columns; j++) {
+            const long cell = i * f->columns + j;
+            const float x = (float)(j * step), y = (float)(i * step), u = f->u[cell], v = f->v[cell];
+            float bu, bv;
+            grid_sample(b, x + u, y + v, &bu, &bv, NULL);
+            const float su = u + bu, sv = v + bv;
+            const float mismatch = su * su + sv * sv, magnitude = u * u + v * v + bu * bu + bv * bv;
+            const int consistent = inside(x + u, y + v, width, height) && mismatch <= relative * magnitude + absolute;
+            out_r[cell] = consistent ? f->r[cell] : 0;
+        }
+    }
+}
+static void check(const struct grid *f, long step, long width, long height, const struct grid *b, float relative,
+                  float absolute, float *out_r);
+CK_DISPATCH(check,
+            (const struct grid *f, long step, long width, long height, const struct grid *b, float relative,
+             float absolute, float *out_r),
+            (f, step, width, height, b, relative, absolute, out_r))
+
+int ck_flow_check(const ck_flow_field *forward, const ck_flow_field *backward, float relative, float absolute,
+                  float *r, long capacity) {
+    long cf[2], cb[2];
+    if (!r || !(relative >= 0) || !(absolute >= 0)) return CK_FLOW_EINVAL;
+    const int status = pair_grids(forward, backward, capacity, cf, cb);
+    if (status != CK_FLOW_OK) return status;
+    const struct grid gf = grid_of(forward, cf[0], cf[1]), gb = grid_of(backward, cb[0], cb[1]);
+    check(&gf, forward->step, forward->width, forward->height, &gb, relative, absolute, r);
+    return CK_FLOW_OK;
+}
+
+CK_INLINE void warp_body(const struct grid *g, long width, long height, const uint8_t *mask, uint8_t *out,
+                         uint8_t *reliability) {
+    for (long y = 0; y < height; y++) {
+        for (long x = 0; x < width; x++) {
+            float u, v, r;
+            grid_sample(g, (float)x, (float)y, &u, &v, &r);
+            const float qx = (float)x + u, qy = (float)y + v;
+            const long p = y * width + x;
+            if (!inside(qx, qy, width, height)) {
+                out[p] = 0;
+                reliability[p] = 0;
+                continue;
+            }
+            const float cx = clampf(qx, 0, (float)(width - 1)), cy = clampf(qy, 0, (float)(height - 1));
+            const long x0 = (long)cx, y0 = (long)cy;
+            const long x1 = x0 + 1 < width ? x0 + 1 : x0, y1 = y0 + 1 < height ? y0 + 1 : y0;
+            const float fx = cx - (float)x0, fy = cy - (float)y0;
+            const float top = ck_lerp((float)mask[y0 * width + x0], (float)mask[y0 * width + x1], fx);
+            const float bottom = ck_lerp((float)mask[y1 * width + x0], (float)mask[y1 * width + x1], fx);
+            out[p] = (uint8_t)(clampf(ck_lerp(top, bottom, fy), 0, 255) + 0.5f);
+            reliability[p] = (uint8_t)(clampf(r, 0, 1) * 255 + 0.5f);
+        }
+    }
+}
+static void warp(const struct grid *g, long width, long height, const uint8_t *mask, uint8_t *out,
+                 uint8_t *reliability);
+CK_DISPATCH(warp,
+            (const struct grid *g, long width, long height, const uint8_t *mask, uint8_t *out, uint8_t *reliability),
+            (g, width, height, mask, out, reliability))
+
+int ck_flow_warp(const ck_flow_field *field, const uint8_t *mask, long count, uint8_t *out, uint8_t *reliability,
+                 long capacity) {
+    long columns, rows, pixels;
+    if (!mask || !out || !reliability) return CK_FLOW_EINVAL;
+    const int status = field_grid(field, &columns, &rows);
+    if (status != CK_FLOW_OK) return status;
+    if (mul_checked(field->width, field->height, &pixels)) return CK_FLOW_ESIZE;
+    if (count <= 0) return CK_FLOW_EINVAL;
+    if (count < pixels || capacity < pixels) return CK_FLOW_ECAPACITY;
+    const struct grid g = grid_of(field, columns, rows);
+    warp(&g, field->width, field->height, mask, out, reliability);
+    return CK_FLOW_OK;
+}
