@@ -12,6 +12,8 @@ public enum ImagingError: Error, Sendable, Equatable {
     case tooLarge(width: Int, height: Int, limit: Int)
     /// Encoding was refused (bad parameters) or the library failed.
     case encodingFailed(message: String)
+    /// Optical flow could not be measured between two frames (too small, too large, out of memory).
+    case flowFailed(message: String)
 
     /// Human-readable description used in error replies.
     public var message: String {
@@ -28,6 +30,8 @@ public enum ImagingError: Error, Sendable, Equatable {
             return "image too large: \(width)x\(height) exceeds the limit of \(limit) pixels"
         case .encodingFailed(let message):
             return "encoding failed: \(message)"
+        case .flowFailed(let message):
+            return "optical flow failed: \(message)"
         }
     }
 }
