@@ -17,6 +17,9 @@
 #                           (coffee.png): VP9, VP8, GIF (gifsicle), animated lossless WebP, H.264
 #   cutout-alpha.webm       the subject alone over transparency, VP9 with alpha (yuva420p, BlockAdditional)
 #   cutout-alpha.webp       the same as a lossless animated WebP (alpha exact)
+#   still.gif               sticker-dev 126039 at 192x128, six identical frames (a clip that does not move)
+#   pushin.mp4              the same photo pushed into, 1.0x to 1.33x about a centre drifting right, 12 frames, H.264
+#   pushin-masks/NN.png     each pushin frame's true mask (the photo's mask moved by the same zoom)
 #   cutout-masks/NN.png     each cutout frame's true mask (255 subject, 0 background), frame NN = 00..11
 #   cutout-frames/NN.png    each cutout frame as made, before any encoder (what lossless outputs must equal)
 #   disposal-{none,background,previous}.gif
@@ -40,7 +43,7 @@ sticker=corpus/sticker-dev
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$out"
-mkdir -p "$out/cutout-masks" "$out/cutout-frames" "$out/hostile"
+mkdir -p "$out/cutout-masks" "$out/cutout-frames" "$out/hostile" "$out/pushin-masks"
 ff() { ffmpeg -hide_banner -loglevel error -nostdin -y "$@"; }
 # Bit-exact, reproducible encodes: one thread, no encoder tag.
 common=(-threads 1 -fflags +bitexact -flags:v +bitexact -map_metadata -1)
@@ -98,6 +101,24 @@ ff -framerate 12 -start_number 0 -i "$tmp/a%02d.png" -vf format=yuva420p "${comm
 alpha_args=()
 for i in $(seq -w 0 11); do alpha_args+=(-d 83 "$tmp/a$i.png"); done
 img2webp -loop 0 -lossless "${alpha_args[@]}" -o "$out/cutout-alpha.webp" >/dev/null
+
+# --- A photo that does not move, and one pushed into (the animated sticker against the still, issue 64) ---
+# sticker-dev 126039 (its subject in the middle) and its mask, cropped to 480x320.
+ff -i "$sticker/images/126039.jpg" -vf "crop=480:320:0:0,scale=960:640:flags=bicubic,format=rgb24" "$tmp/still-big.png"
+ff -i "$sticker/masks/126039.png" -vf "crop=480:320:0:0,scale=960:640:flags=bicubic,format=gray" "$tmp/still-mask-big.png"
+ff -i "$tmp/still-big.png" -vf "scale=192:128:flags=area" "$tmp/still.png"
+# A GIF (WebP encoders merge identical frames into one): one palette for all six, so every frame decodes the same.
+ff -i "$tmp/still.png" -vf palettegen "$tmp/still-palette.png"
+ff -loop 1 -framerate 12 -t 0.5 -i "$tmp/still.png" -i "$tmp/still-palette.png" -lavfi "paletteuse=dither=none" \
+    -frames:v 6 -loop -1 "$out/still.gif"
+# A push-in from 1.0x to 1.33x over 12 frames about a centre drifting right, on the photo and its mask alike
+# (zoompan on the 960x640 copies, so its whole-pixel steps are a fifth of an output pixel), the mask thresholded.
+zoom="zoompan=z='1+0.03*on':x='(iw-iw/zoom)/2+on*6':y='(ih-ih/zoom)/2':d=12:s=192x128:fps=12"
+ff -i "$tmp/still-big.png" -vf "$zoom,format=rgb24" -frames:v 12 -start_number 0 "$tmp/push%02d.png"
+ff -i "$tmp/still-mask-big.png" -vf "format=gray,$zoom,format=gray,lut=y='if(gte(val,128),255,0)'" -frames:v 12 \
+    -start_number 0 "$out/pushin-masks/%02d.png"
+ff -framerate 12 -start_number 0 -i "$tmp/push%02d.png" -vf format=yuv420p "${common[@]}" -c:v libx264 \
+    -preset veryslow -crf 18 -movflags +faststart "$out/pushin.mp4"
 
 # --- Synthetic GIFs with known pixels, and hostile files ---
 python3 - "$out" "$tmp" <<'PY'
