@@ -60,6 +60,16 @@ public struct PhotoSubjects: Sendable {
         return try sticker(from: image, subject: prompt, round: round)
     }
 
+    /// The unprompted sticker of round `round`'s cut, which must be of the whole photo: the sticker the photo gets
+    /// without a subject.
+    func sticker(from image: Image, round: Int) throws -> Sticker {
+        precondition(rounds[round].area == PixelRect(x: 0, y: 0, width: image.width, height: image.height),
+                     "an unprompted sticker is the whole photo's")
+        var plan = rounds[round].plan
+        plan.subject = nil
+        return try plan.sticker(from: image, cuts: rounds[round].cuts, options: rounds[round].options)
+    }
+
     func sticker(from image: Image, subject prompt: SubjectPrompt, round: Int) throws -> Sticker {
         let r = rounds[round]
         var plan = r.plan
@@ -271,6 +281,30 @@ extension StickerExtractor {
         let photo = try await cutRound(of: whole, in: image, options: unprompted,
                                        subjectMap: photoMap.map { f in { @Sendable _ in try await f() } }, on: stages)
         let once = PhotoSubjects(subjects: [], foundIn: [], rounds: [photo])
+        // The cut without the points is their floor: where they lie on the subject it finds and the point's own cut
+        // is of that same subject (they overlap by ``sameSubjectOverlap``), the unprompted cut's edges stand, so a
+        // point never makes the cut worse; it still picks a subject the unprompted cut missed, or one inside a larger
+        // cut (bench/README.md, "A point never makes the cut worse"). Only a sample of the unprompted mask is held
+        // meanwhile (a large photo's sticker is not kept beside another).
+        let floor = try await stages.stage { () -> SampledMask? in
+            let plain = try once.sticker(from: image, round: 0)
+            return Self.points(of: prompt, lieOn: plain.mask) ? SampledMask(plain.mask) : nil
+        }
+        let pointed = try await pointSticker(image, prompt: prompt, first: first, photo: photo, unprompted: unprompted,
+                                             ownCutMap: ownCutMap, on: stages)
+        guard let floor, floor.intersectionOverUnion(SampledMask(pointed.mask)) >= Self.sameSubjectOverlap else {
+            return pointed
+        }
+        return try await stages.stage { try once.sticker(from: image, round: 0) }
+    }
+
+    /// The sticker of the subject under `first`: from the whole photo's cut (`photo`), then from its own part's cut
+    /// when its box is under ``refinedBoxShare`` of the photo.
+    private static func pointSticker(_ image: Image, prompt: SubjectPrompt, first: PixelPoint, photo: PhotoSubjects.Round,
+                                     unprompted: StickerOptions,
+                                     ownCutMap: (@Sendable (Image) async throws -> SubjectMap)?,
+                                     on stages: some StageRunner) async throws -> Sticker {
+        let once = PhotoSubjects(subjects: [], foundIn: [], rounds: [photo])
         let sticker = try await stages.stage { try once.sticker(from: image, subject: prompt, round: 0) }
         guard let part = ownCutArea(for: sticker.boundingBox, in: image), part.contains(first) else { return sticker }
         // The first sticker is not held through the own cut (a large photo's cut-out and mask on top of its
@@ -281,6 +315,18 @@ extension StickerExtractor {
         return try await stages.stage {
             try both.sticker(from: image, subject: prompt, round: own.hasPart(at: first) ? 1 : 0)
         }
+    }
+
+    /// How much a point's own cut must overlap the unprompted cut (IoU) to be taken for the same subject.
+    static let sameSubjectOverlap = 0.8
+
+    /// Whether every point of `prompt` to include lies on `mask`'s subject (>= 128) and none to exclude does.
+    static func points(of prompt: SubjectPrompt, lieOn mask: Mask) -> Bool {
+        guard case .points(let include, let exclude) = prompt, !include.isEmpty else { return false }
+        func on(_ p: PixelPoint) -> Bool {
+            p.x >= 0 && p.y >= 0 && p.x < mask.width && p.y < mask.height && mask.values[p.y * mask.width + p.x] >= 128
+        }
+        return include.allSatisfy(on) && !exclude.contains(where: on)
     }
 
     /// Whether `part` is a subject found before as `old`: it lies over `old`'s box.
