@@ -138,9 +138,9 @@ def animated(worker, clip, fmt, interval, target, truth, tmp):
     return row
 
 
-def score_clip(worker, clip, args, binary_sha, tmp):
+def score_clip(worker, clip, args, binary_sha, tmp, still_worker=None):
     truth = clip.truth()[:args.frames]
-    still, per_frame = still_masks(worker, clip, len(truth), binary_sha, tmp)
+    still, per_frame = still_masks(still_worker or worker, clip, len(truth), binary_sha, tmp)
     row = {"kind": clip.kind, "half": clip.half, "name": clip.name,
            "still": {"iou": iou(still, truth), "flicker": flicker_over_truth(still, truth),
                      "excess": excess_flicker(still, truth), "secondsPerFrame": per_frame}, "animated": {}}
@@ -218,6 +218,8 @@ def main():
     ap.add_argument("--target", choices=sorted(TARGET_FORMAT), help="fit a messenger and measure the subject fill")
     ap.add_argument("--frames", type=int, default=mc.FRAMES, help="score the first N frames only (quicker)")
     ap.add_argument("--clips-dir", default=str(mc.OUT))
+    ap.add_argument("--still-bin", help="the worker whose image.sticker makes the still stickers (default --bin): "
+                    "a change to the animated code only is compared against the still stickers already cached")
     ap.add_argument("--json", help="write every clip's scores and the summaries here")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
@@ -227,17 +229,20 @@ def main():
     clips = mc.clips(kinds, halves, args.per_half, args.formats, args.clips_dir)
     print(f"{len(clips)} clips ready in {time.monotonic() - started:.0f} s; scoring {args.frames} frames of each",
           flush=True)
-    binary_sha = sha256(args.bin)
+    binary_sha = sha256(args.still_bin or args.bin)
     worker, rows = Worker(args.bin), []
+    still_worker = Worker(args.still_bin) if args.still_bin else worker
     with tempfile.TemporaryDirectory() as tmp:
         # The network loaded before anything is timed.
         try_call(worker, "image.sticker", {"source": {"path": str(clips[0].frame(0))},
                                            "output": {"path": str(pathlib.Path(tmp) / "s.png")}})
         for clip in clips:
-            rows.append(score_clip(worker, clip, args, binary_sha, pathlib.Path(tmp)))
+            rows.append(score_clip(worker, clip, args, binary_sha, pathlib.Path(tmp), still_worker))
             if args.verbose:
                 print_clip(rows[-1])
     worker.close()
+    if still_worker is not worker:
+        still_worker.close()
     settings = list(rows[0]["animated"])
     summaries = {}
     for setting in settings:

@@ -692,12 +692,27 @@ int ck_flow_check(const ck_flow_field *forward, const ck_flow_field *backward, f
     return CK_FLOW_OK;
 }
 
+/// Row by row: the field's two grid rows round the pixel row are blended once into `row` (3 floats a grid column:
+/// u, v, r), so each pixel interpolates along its row only.
 CK_INLINE void warp_body(const struct grid *g, long width, long height, const uint8_t *mask, uint8_t *out,
-                         uint8_t *reliability) {
+                         uint8_t *reliability, float *row) {
+    const long columns = g->columns;
     for (long y = 0; y < height; y++) {
+        const float gy = clampf((float)y * g->inverse_step, 0, (float)(g->rows - 1));
+        const long i0 = (long)gy, i1 = i0 + 1 < g->rows ? i0 + 1 : i0;
+        const float fy = gy - (float)i0;
+        for (long j = 0; j < columns; j++) {
+            const long a = i0 * columns + j, c = i1 * columns + j;
+            row[3 * j] = ck_lerp(g->u[a], g->u[c], fy);
+            row[3 * j + 1] = ck_lerp(g->v[a], g->v[c], fy);
+            row[3 * j + 2] = ck_lerp(g->r[a], g->r[c], fy);
+        }
         for (long x = 0; x < width; x++) {
-            float u, v, r;
-            grid_sample(g, (float)x, (float)y, &u, &v, &r);
+            const float gx = clampf((float)x * g->inverse_step, 0, (float)(columns - 1));
+            const long j0 = (long)gx, j1 = j0 + 1 < columns ? j0 + 1 : j0;
+            const float fx = gx - (float)j0;
+            const float u = ck_lerp(row[3 * j0], row[3 * j1], fx), v = ck_lerp(row[3 * j0 + 1], row[3 * j1 + 1], fx);
+            const float r = ck_lerp(row[3 * j0 + 2], row[3 * j1 + 2], fx);
             const float qx = (float)x + u, qy = (float)y + v;
             const long p = y * width + x;
             if (!inside(qx, qy, width, height)) {
@@ -708,22 +723,23 @@ CK_INLINE void warp_body(const struct grid *g, long width, long height, const ui
             const float cx = clampf(qx, 0, (float)(width - 1)), cy = clampf(qy, 0, (float)(height - 1));
             const long x0 = (long)cx, y0 = (long)cy;
             const long x1 = x0 + 1 < width ? x0 + 1 : x0, y1 = y0 + 1 < height ? y0 + 1 : y0;
-            const float fx = cx - (float)x0, fy = cy - (float)y0;
-            const float top = ck_lerp((float)mask[y0 * width + x0], (float)mask[y0 * width + x1], fx);
-            const float bottom = ck_lerp((float)mask[y1 * width + x0], (float)mask[y1 * width + x1], fx);
-            out[p] = (uint8_t)(clampf(ck_lerp(top, bottom, fy), 0, 255) + 0.5f);
+            const float fx2 = cx - (float)x0, fy2 = cy - (float)y0;
+            const float top = ck_lerp((float)mask[y0 * width + x0], (float)mask[y0 * width + x1], fx2);
+            const float bottom = ck_lerp((float)mask[y1 * width + x0], (float)mask[y1 * width + x1], fx2);
+            out[p] = (uint8_t)(clampf(ck_lerp(top, bottom, fy2), 0, 255) + 0.5f);
             reliability[p] = (uint8_t)(clampf(r, 0, 1) * 255 + 0.5f);
         }
     }
 }
 static void warp(const struct grid *g, long width, long height, const uint8_t *mask, uint8_t *out,
-                 uint8_t *reliability);
+                 uint8_t *reliability, float *row);
 CK_DISPATCH(warp,
-            (const struct grid *g, long width, long height, const uint8_t *mask, uint8_t *out, uint8_t *reliability),
-            (g, width, height, mask, out, reliability))
+            (const struct grid *g, long width, long height, const uint8_t *mask, uint8_t *out, uint8_t *reliability,
+             float *row),
+            (g, width, height, mask, out, reliability, row))
 
 int ck_flow_warp(const ck_flow_field *field, const uint8_t *mask, long count, uint8_t *out, uint8_t *reliability,
-                 long capacity) {
+                 long capacity, float *row, long row_capacity) {
     long columns, rows, pixels;
     if (!mask || !out || !reliability) return CK_FLOW_EINVAL;
     const int status = field_grid(field, &columns, &rows);
@@ -731,7 +747,8 @@ int ck_flow_warp(const ck_flow_field *field, const uint8_t *mask, long count, ui
     if (mul_checked(field->width, field->height, &pixels)) return CK_FLOW_ESIZE;
     if (count <= 0) return CK_FLOW_EINVAL;
     if (count < pixels || capacity < pixels) return CK_FLOW_ECAPACITY;
+    if (!row || row_capacity < 3 * columns) return CK_FLOW_ECAPACITY;
     const struct grid g = grid_of(field, columns, rows);
-    warp(&g, field->width, field->height, mask, out, reliability);
+    warp(&g, field->width, field->height, mask, out, reliability, row);
     return CK_FLOW_OK;
 }

@@ -13,24 +13,26 @@ struct AnimatedSpec: Decodable, Sendable {
     var size: Int?
     var duration: Double?
     var keyFrameInterval: Double?
+    /// What each sticker shows: the subject's box over the clip (default) or the whole frame.
+    var canvas: ImageAnimatedStickerMethod.AnimatedCanvas?
 
     /// `format` on the wire is the format given (`given`); ``format`` is the one written.
-    private enum CodingKeys: String, CodingKey { case given = "format", target, size, duration, keyFrameInterval }
+    private enum CodingKeys: String, CodingKey { case given = "format", target, size, duration, keyFrameInterval, canvas }
 
     /// The request `image.animatedSticker` would get for `source`, its file at `path`.
     func params(source: ImageSource, path: String, overwrite: Bool, outline: OutlineSpec?,
-                subject: SubjectSpec?) -> ImageAnimatedStickerMethod.Params {
+                cut: StickerCutSpec) -> ImageAnimatedStickerMethod.Params {
         // The format as given, so a target's other format is refused (`validate`).
         var output = AnimatedOutputSpec(path: path, format: given ?? format)
         output.overwrite = overwrite
         return ImageAnimatedStickerMethod.Params(
             source: source, output: output, duration: duration, size: size, outline: outline, target: target,
-            keyFrameInterval: keyFrameInterval, subject: subject)
+            keyFrameInterval: keyFrameInterval, subject: cut.subject, decontaminate: cut.decontaminate, canvas: canvas)
     }
 
     /// - Throws: -32602 at `animated.size`, `animated.format`, ... for what `image.animatedSticker` would refuse.
     func validate() throws {
-        let probe = params(source: .path(""), path: "", overwrite: false, outline: nil, subject: nil)
+        let probe = params(source: .path(""), path: "", overwrite: false, outline: nil, cut: StickerCutSpec())
         _ = try ImageAnimatedStickerMethod.validate(probe) { $0 == "output.format" ? "animated.format" : "animated.\($0)" }
     }
 }
@@ -47,7 +49,8 @@ extension AnimatedSpec {
                 "target": {"type": "string", "enum": [\#(ContractSchema.list(MessengerTarget.allCases.map(\.rawValue)))], "description": "photos.process only: the messenger to fit (pack.export's own target applies there)."},
                 "size": {"type": "integer", "minimum": 16, "maximum": 2048, "default": 512, "description": "Long side of the frames the subject is cut in."},
                 "duration": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds from the clip's start (a target's longest by default)."},
-                "keyFrameInterval": {"type": "number", "minimum": 0, "maximum": 10, "default": 0.5, "description": "Seconds between the frames the network cuts."}
+                "keyFrameInterval": {"type": "number", "minimum": 0, "maximum": 10, "default": 0.5, "description": "Seconds between the frames the network cuts."},
+                "canvas": {"type": "string", "enum": ["subject", "frame"], "default": "subject", "description": "What each sticker shows: the subject's box over the whole clip, or the whole frame."}
               },
               "additionalProperties": false
             }

@@ -210,8 +210,8 @@ int ck_flow_check(const ck_flow_field *forward, const ck_flow_field *backward, f
 /// The backward warp of a `field.width` x `field.height` 8-bit `mask` (`count` bytes, at least a frame's pixels) by
 /// the field: `out(p) = mask(p + F(p))`, bilinear and rounded, and `reliability(p) = round(255 · r(p))`; both 0
 /// where `p + F(p)` lies outside the frame. Writes a frame's pixels into `out` and `reliability` (`capacity` bytes
-/// each).
+/// each). `row` is scratch of `row_capacity` floats, at least 3 per grid column (the field blended for one pixel row).
 int ck_flow_warp(const ck_flow_field *field, const uint8_t *mask, long count, uint8_t *out, uint8_t *reliability,
-                 long capacity);
+                 long capacity, float *row, long row_capacity);
 
 #endif

@@ -116,11 +116,15 @@ public struct FlowField: Sendable, Equatable {
         precondition(mask.width == width && mask.height == height, "the mask is not the flow field's frame size")
         var out = [UInt8](repeating: 0, count: width * height)
         var trust = [UInt8](repeating: 0, count: width * height)
+        var row = [Float](repeating: 0, count: 3 * columns)
         let status = withField { field in
             mask.values.withUnsafeBufferPointer { m in
                 out.withUnsafeMutableBufferPointer { o in
                     trust.withUnsafeMutableBufferPointer { t in
-                        ck_flow_warp(&field, m.baseAddress, m.count, o.baseAddress, t.baseAddress, o.count)
+                        row.withUnsafeMutableBufferPointer { r in
+                            ck_flow_warp(&field, m.baseAddress, m.count, o.baseAddress, t.baseAddress, o.count,
+                                         r.baseAddress, r.count)
+                        }
                     }
                 }
             }

@@ -4,7 +4,7 @@
 /// Why: a segmentation per frame decides each edge pixel afresh, so the edge shimmers where the scene is still
 /// (flicker); blending the key frames' masks makes consecutive frames differ by at most 1/k of what two key
 /// frames differ by, k frames apart. Blended where they stand, two key masks of a moving subject would cross-fade
-/// between its two places; the worker first moves both to where the subject is in the frame (``MaskMotion``).
+/// between its two places; the worker first carries both to where the subject is in the frame (``FlowField``).
 public enum KeyFrameMasks {
     /// `a` and `b` blended, `weight` 0 giving `a` and 1 giving `b`.
     public static func interpolate(_ a: Mask, _ b: Mask, weight: Double) -> Mask {
@@ -16,43 +16,42 @@ public enum KeyFrameMasks {
     /// nearer key frame's value: a linear blend there would show a see-through ghost of the subject for frames on
     /// end. Which side of 128 a pixel is on is the linear blend's (it crosses 128 at the middle too).
     ///
-    /// `aSeen` and `bSeen` are the parts of the frame each mask knows (``MaskMotion/Shift/seenPart(width:height:)``;
-    /// nil: the whole frame). Outside its part, a mask carried from another frame says background only because the
-    /// subject was off that frame there, so where only one mask knows a pixel, its value stands.
-    public static func blend(_ a: Mask, _ b: Mask, weight: Double, aSeen: PixelRect? = nil, bSeen: PixelRect? = nil)
+    /// `aReliability` and `bReliability` (0...255, a warp's: ``FlowField/warp(_:)``; nil: reliable everywhere) say
+    /// where each mask, carried from another frame, can be trusted: off its own frame, or where the motion was
+    /// occluded or uncovered, it says nothing. Where only one is trusted (at least 128), its value stands; where
+    /// neither is, the blend as above (what both carries lost is still somewhere near).
+    public static func blend(_ a: Mask, _ b: Mask, weight: Double, aReliability: Mask? = nil, bReliability: Mask? = nil)
         -> Mask {
+        precondition([aReliability, bReliability].allSatisfy { $0 == nil || $0!.values.count == a.values.count },
+                     "reliabilities of another size")
         var out = mix(a, b, weight: weight, nearerAbove: 128)
-        let whole = PixelRect(x: 0, y: 0, width: a.width, height: a.height)
-        let (sa, sb) = (aSeen ?? whole, bSeen ?? whole)
-        guard sa != whole || sb != whole else { return out }
-        for y in 0..<a.height {
-            for x in 0..<a.width {
-                let p = PixelPoint(x: x, y: y), i = y * a.width + x
-                let (ka, kb) = (sa.contains(p), sb.contains(p))
-                if ka != kb { out.values[i] = ka ? a.values[i] : b.values[i] }
+        guard aReliability != nil || bReliability != nil else { return out }
+        out.values.withUnsafeMutableBufferPointer { o in
+            for i in 0..<o.count {
+                let (ka, kb) = ((aReliability?.values[i] ?? 255) >= 128, (bReliability?.values[i] ?? 255) >= 128)
+                if ka != kb { o[i] = ka ? a.values[i] : b.values[i] }
             }
         }
         return out
     }
 
     /// The per-pixel median of three masks of one frame: `middle` is its own, `first` and `last` are two others
-    /// carried to it. Where `first` or `last` never saw a pixel (outside `firstSeen` or `lastSeen`, nil: the whole
-    /// frame) `middle`'s value counts in its place. Where `first` and `last` agree against `middle`, theirs stands.
-    public static func median(_ first: Mask, _ middle: Mask, _ last: Mask, firstSeen: PixelRect? = nil,
-                              lastSeen: PixelRect? = nil) -> Mask {
+    /// carried to it. Where `first` or `last` cannot be trusted (its reliability, 0...255, under 128; nil: reliable
+    /// everywhere) `middle`'s value counts in its place. Where `first` and `last` agree against `middle`, theirs
+    /// stands.
+    public static func median(_ first: Mask, _ middle: Mask, _ last: Mask, firstReliability: Mask? = nil,
+                              lastReliability: Mask? = nil) -> Mask {
         precondition(first.width == middle.width && first.height == middle.height && last.width == middle.width
-                     && last.height == middle.height, "masks of different sizes")
-        let (w, h) = (middle.width, middle.height)
-        let whole = PixelRect(x: 0, y: 0, width: w, height: h)
-        let (sf, sl) = (firstSeen ?? whole, lastSeen ?? whole)
+                     && last.height == middle.height
+                     && [firstReliability, lastReliability].allSatisfy { $0 == nil || $0!.values.count == middle.values.count },
+                     "masks of different sizes")
         var out = middle
-        for y in 0..<h {
-            for x in 0..<w {
-                let p = PixelPoint(x: x, y: y), i = y * w + x
+        out.values.withUnsafeMutableBufferPointer { o in
+            for i in 0..<o.count {
                 let m = middle.values[i]
-                let a = sf.contains(p) ? first.values[i] : m
-                let b = sl.contains(p) ? last.values[i] : m
-                out.values[i] = max(min(a, m), min(max(a, m), b))
+                let a = (firstReliability?.values[i] ?? 255) >= 128 ? first.values[i] : m
+                let b = (lastReliability?.values[i] ?? 255) >= 128 ? last.values[i] : m
+                o[i] = max(min(a, m), min(max(a, m), b))
             }
         }
         return out
@@ -98,6 +97,22 @@ public enum KeyFrameMasks {
                     if a == 0 { p[i * 4] = 0; p[i * 4 + 1] = 0; p[i * 4 + 2] = 0 }
                 }
             }
+        }
+    }
+
+    /// Cuts `image`'s subject out as a still sticker's is cut: ``apply(_:to:)``, and with `decontaminating` the soft
+    /// edge's colours replaced by the subject's own (``ForegroundEstimator``), so no frame keeps a fringe of the
+    /// background a still of it would not.
+    /// - Throws: `CancellationError`.
+    public static func cutOut(_ mask: Mask, from image: inout Image, decontaminating: Bool) throws {
+        guard decontaminating else { return apply(mask, to: &image) }
+        // The estimate reads the background's colours round the edge, which the mask is about to clear.
+        let original = image
+        apply(mask, to: &image)
+        let whole = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
+        try image.pixels.withUnsafeMutableBufferPointer { out in
+            try ForegroundEstimator.estimate(original, alpha: mask, in: whole, into: out.baseAddress!, origin: (0, 0),
+                                             width: original.width)
         }
     }
 

@@ -1,8 +1,8 @@
 import CKernels
 
 /// Dense optical flow between two frames of a clip: where every pixel of one frame is in the next, so that a key
-/// frame's mask can follow a subject that turns, bends or comes closer, which one translation per frame
-/// (``MaskMotion``) cannot follow.
+/// frame's mask can follow a subject that turns, bends or comes closer, which one translation per frame cannot
+/// follow.
 ///
 /// The method is Dense Inverse Search (Kroeger, Timofte, Dai and Van Gool, "Fast Optical Flow using Dense Inverse
 /// Search", ECCV 2016), coarse to fine over a pyramid of the luma, in CKernels' `ck_flow`: 8 x 8 patches 4 pixels
@@ -17,7 +17,7 @@ public enum OpticalFlow {
     /// - Throws: `ImagingError.flowFailed` when the frames are too small for one patch at that size (under 8 pixels
     ///   on a side once divided by `step`) or too large (a side over 16384), or when memory runs out.
     /// - Precondition: frames of the same size; `step` is 1, 2 or 4.
-    public static func between(_ from: MaskMotion.Luma, _ to: MaskMotion.Luma, step: Int = 2) throws(ImagingError)
+    public static func between(_ from: LumaPlane, _ to: LumaPlane, step: Int = 2) throws(ImagingError)
         -> FlowField
     {
         precondition(from.width == to.width && from.height == to.height, "frames of different sizes")
@@ -29,8 +29,8 @@ public enum OpticalFlow {
         let sized = ck_flow_field_size(from.width, from.height, &params, &columns, &rows)
         guard sized == CK_FLOW_OK else { throw failure(sized, from) }
         var u = [Float](repeating: 0, count: columns * rows), v = u
-        let status = from.full.withUnsafeBufferPointer { a in
-            to.full.withUnsafeBufferPointer { b in
+        let status = from.values.withUnsafeBufferPointer { a in
+            to.values.withUnsafeBufferPointer { b in
                 u.withUnsafeMutableBufferPointer { u in
                     v.withUnsafeMutableBufferPointer { v in
                         ck_flow(a.baseAddress, b.baseAddress, min(a.count, b.count), from.width, from.height, &params,
@@ -44,7 +44,7 @@ public enum OpticalFlow {
     }
 
     /// The error for a status of `ck_flow`.
-    private static func failure(_ status: Int32, _ frame: MaskMotion.Luma) -> ImagingError {
+    private static func failure(_ status: Int32, _ frame: LumaPlane) -> ImagingError {
         switch status {
         case CK_FLOW_ESIZE:
             .flowFailed(message: "a \(frame.width)x\(frame.height) frame is too small for the flow's patches or too large")

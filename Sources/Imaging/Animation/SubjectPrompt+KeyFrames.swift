@@ -3,14 +3,30 @@ extension SubjectPrompt {
     /// frame is cut of the subject a person chose on the first, not of whatever the network finds most salient.
     ///
     /// - Parameters:
-    ///   - shift: the subject's motion from the key frame before to this one (``MaskMotion``).
-    ///   - carried: the key frame before's mask moved by `shift`, at this frame's size: where the subject now is.
-    /// - Returns: for points, each point moved by `shift`, or, where that lands off the carried mask, the carried
-    ///   mask's pixel nearest to it (a subject that turns or bends does not move as one piece); the points to exclude
+    ///   - flow: the motion from the key frame before to this one (``FlowField``, in that frame's pixels).
+    ///   - carried: the key frame before's mask carried to this frame along the motion: where the subject now is.
+    /// - Returns: for points, each point moved by `flow`'s vector at it, or, where that lands off the carried mask,
+    ///   the carried mask's pixel nearest to it (the motion is smooth across a subject's edge); the points to exclude
     ///   where they were (what they mark need not move with the subject), less those the carried mask now covers.
-    ///   A box moved by `shift` and clipped to the frame (as it was, if nothing of it is left on the frame).
-    ///   `all` as it is. An empty carried mask moves the points and box alone.
-    public func carried(by shift: MaskMotion.Shift, onto carried: Mask) -> SubjectPrompt {
+    ///   A box: the box round its four corners so moved (a subject that grows under a push-in keeps its box round
+    ///   it), clipped to the frame (as it was, if nothing of it is left on the frame). `all` as it is. An empty
+    ///   carried mask moves the points and box alone.
+    public func carried(along flow: FlowField, onto carried: Mask) -> SubjectPrompt {
+        func move(_ p: PixelPoint) -> PixelPoint {
+            let v = flow.vector(atX: Double(p.x), y: Double(p.y))
+            return PixelPoint(x: Int((Double(p.x) + v.dx).rounded()), y: Int((Double(p.y) + v.dy).rounded()))
+        }
+        return self.carried(onto: carried, moving: move, box: { b in
+            let corners = [PixelPoint(x: b.x, y: b.y), PixelPoint(x: b.x + b.width - 1, y: b.y),
+                           PixelPoint(x: b.x, y: b.y + b.height - 1),
+                           PixelPoint(x: b.x + b.width - 1, y: b.y + b.height - 1)].map(move)
+            let x0 = corners.map(\.x).min()!, y0 = corners.map(\.y).min()!
+            return PixelRect(x: x0, y: y0, width: corners.map(\.x).max()! - x0 + 1, height: corners.map(\.y).max()! - y0 + 1)
+        })
+    }
+
+    private func carried(onto carried: Mask, moving: (PixelPoint) -> PixelPoint, box: (PixelRect) -> PixelRect)
+        -> SubjectPrompt {
         let w = carried.width, h = carried.height
         func inside(_ p: PixelPoint) -> Bool { carried.values[p.y * w + p.x] >= 128 }
         switch self {
@@ -18,7 +34,8 @@ extension SubjectPrompt {
             return .all
         case .points(let include, let exclude):
             let moved = include.map { p -> PixelPoint in
-                let q = PixelPoint(x: min(w - 1, max(0, p.x + shift.dx)), y: min(h - 1, max(0, p.y + shift.dy)))
+                let m = moving(p)
+                let q = PixelPoint(x: min(w - 1, max(0, m.x)), y: min(h - 1, max(0, m.y)))
                 guard !inside(q) else { return q }
                 // The carried mask is searched only for a point the move alone left off it.
                 let onSubject = carried.values.indices.lazy.filter { carried.values[$0] >= 128 }
@@ -31,8 +48,7 @@ extension SubjectPrompt {
             let kept = exclude.filter { $0.x < w && $0.y < h && !inside($0) }
             return .points(include: moved, exclude: kept)
         case .box(let b):
-            let moved = PixelRect(x: b.x + shift.dx, y: b.y + shift.dy, width: b.width, height: b.height)
-            return .box(moved.clipped(toWidth: w, height: h) ?? b)
+            return .box(box(b).clipped(toWidth: w, height: h) ?? b)
         }
     }
 }

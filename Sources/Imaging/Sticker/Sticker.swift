@@ -20,6 +20,13 @@ public struct PixelRect: Sendable, Equatable, Hashable {
         return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
+    /// The smallest rectangle holding both.
+    public func union(_ other: PixelRect) -> PixelRect {
+        let x0 = min(x, other.x), y0 = min(y, other.y)
+        let x1 = max(x + width, other.x + other.width), y1 = max(y + height, other.y + other.height)
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
     /// Whether `p` lies inside.
     public func contains(_ p: PixelPoint) -> Bool { p.x >= x && p.y >= y && p.x < x + width && p.y < y + height }
 

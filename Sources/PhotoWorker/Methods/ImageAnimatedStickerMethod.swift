@@ -4,7 +4,7 @@ import JSONRPC
 import JSONRPCTransport
 
 /// `image.animatedSticker {"source", "output", "start", "duration", "fps", "size", "outline", "maskOutput",
-/// "target", "keyFrameInterval", "subject"}`: the subject of a GIF, an animated WebP or a video cut out in every frame, written
+/// "target", "keyFrameInterval", "subject", "decontaminate", "canvas"}`: the subject of a GIF, an animated WebP or a video cut out in every frame, written
 /// as WebM (VP9 with alpha), animated WebP, APNG or GIF; with a `target`, fitted to that messenger's limits.
 ///
 /// Frames are decoded, scaled and masked one at a time (``AnimatedStickerStage``); the network cuts key frames only
@@ -36,8 +36,20 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         /// subject's motion and blended.
         var keyFrameInterval: Double?
         /// Which subject, in pixels of the first output frame as the source displays it; each later key frame is cut
-        /// of the same subject (the prompt carried with it, `SubjectPrompt.carried(by:onto:)`).
+        /// of the same subject (the prompt carried with it, `SubjectPrompt.carried(along:onto:)`).
         var subject: SubjectSpec?
+        /// Whether the soft edge takes the subject's own colour in every frame, as a still sticker's (default true).
+        var decontaminate: Bool?
+        /// What the sticker shows: the subject's box over the whole clip (default) or the whole frame.
+        var canvas: AnimatedCanvas?
+    }
+
+    /// `canvas`: the part of the frames an animated sticker shows.
+    enum AnimatedCanvas: String, Decodable, Sendable, CaseIterable {
+        /// The box of the subject over the whole clip, plus room for the outline: as a still sticker is cropped.
+        case subject
+        /// The whole frame, the subject where it is in it.
+        case frame
     }
 
     struct TargetResult: Encodable, Sendable {
@@ -108,7 +120,10 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         if format == .webm { side = (side.0 + side.0 % 2, side.1 + side.1 % 2) }
         let (width, height) = side
         let fps = params.fps ?? info.frameRate.flatMap { $0 > 30 ? 30 : nil }
-        let rate = fps ?? info.frameRate ?? 15
+        // A GIF or a WebP declares no frame rate: its mean over the whole animation stands in, so key frames are as
+        // many seconds apart as a video's.
+        let mean = info.frameCount.flatMap { n in info.duration.flatMap { $0 > 0 && n > 1 ? Double(n) / $0 : nil } }
+        let rate = fps ?? info.frameRate ?? mean ?? 15
         // A ready-made sticker's frames are each their own key frame: their masks are their alpha, nothing to carry.
         let keyInterval = cutsSubject ? max(1, Int((rate * (params.keyFrameInterval ?? 0.5)).rounded())) : 1
         let window = min(params.duration ?? target?.animatedMaxDuration ?? .infinity,
@@ -116,11 +131,15 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         var total = window.isFinite ? max(1, Int((window * rate).rounded(.up))) : (info.frameCount ?? 1)
 
         let stage = AnimatedStickerStage(width: width, height: height, keyInterval: keyInterval,
-                                         outline: cutsSubject ? params.outline : nil, target: target,
+                                         decontaminates: cutsSubject && params.decontaminate ?? true,
                                          keepsMasks: params.maskOutput != nil, framesAreStickers: !cutsSubject)
+        // A ready-made sticker keeps its own canvas: its frames are only laid out again.
+        let placement = FramePlacement(outline: cutsSubject ? params.outline : nil, target: target,
+                                       cropsToSubject: cutsSubject && (params.canvas ?? .subject) == .subject,
+                                       format: format)
         // Masks keep exact values: lossless APNG, or WebP at its best quality.
         let sink = try AnimationSink(
-            target: target, canvas: stage.outputCanvas,
+            placement: placement, frameWidth: width, frameHeight: height,
             output: AnimationSettings(format: format, width: width, height: height, quality: params.output.quality ?? 75),
             maskSettings: params.maskOutput.map {
                 AnimationSettings(format: $0.format ?? .apng, width: width, height: height, quality: 100)
@@ -133,20 +152,20 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         let memory = services.activations
         // The subject chosen, at the cut's size; each key frame's prompt is carried on to the next one.
         var prompt = chosen?.scaled(fromWidth: info.width, height: info.height, toWidth: width, height: height)
-        // The network's mask of a key frame: only the mask is kept (no edge colours to estimate), and one pass
-        // (the mirror image's steadies a still's map; here the masks are steadied across frames).
+        // A key frame is cut as a still is (both passes, the same maps): only its mask is kept here, the edge's colours
+        // are estimated on every frame as its mask is applied.
         func keyMask(_ image: Image) async throws -> Mask {
             guard cutsSubject else { return KeyFrameMasks.alpha(of: image) }
             var cut = StickerCutSpec(decontaminate: false)
             if let before = prompt {
                 let here = try await compute.run {
-                    try stage.follow(to: image).map { before.carried(by: $0.shift, onto: $0.carried) } ?? before
+                    try stage.followToLast().map { before.carried(along: $0.flow, onto: $0.carried) } ?? before
                 }
                 prompt = here
                 cut.subject = SubjectSpec(here)
             }
             let (sticker, used) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: compute,
-                                                                 memory: memory, cut: cut, mirrored: false)
+                                                                 memory: memory, cut: cut)
             segmenter = used
             return sticker.mask
         }
@@ -174,42 +193,42 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                 }
                 encodingBatch = true
             }
-            // Adds one output frame: a key frame is cut by the network first.
+            // Adds one output frame; a key frame is cut by the network as it comes.
             func add(_ image: Image, duration: Double) async throws {
                 try Task.checkCancellation()
-                if stage.nextIsKey {
-                    let mask = try await keyMask(image)
-                    try await hand(try await compute.run { try stage.addKey(image, duration: duration, mask: mask) })
-                } else {
-                    stage.addBetween(image, duration: duration)
-                }
-                total = max(total, stage.nextIndex)
-                await progress(stage.nextIndex, total, nil)
+                try await compute.run { try stage.add(image, duration: duration) }
+                if stage.lastIsKey { try await keyLast(image) }
+                total = max(total, stage.framesIn)
+                await progress(stage.framesIn, total, nil)
+            }
+            func keyLast(_ image: Image) async throws {
+                let mask = try await keyMask(image)
+                try await hand(try await compute.run { try stage.keyLast(cut: mask) })
             }
             var nextTick: Double?  // with `fps`: the next output frame's time
             while let frame = try await nextFrame() {
                 try Task.checkCancellation()
                 let scaled = try await compute.run { try Resampler.resize(frame.image, width: width, height: height) }
+                // A source of one still frame says nothing of how long to show it.
+                let shown = frame.duration > 0 ? frame.duration : 1 / rate
                 guard let fps else {
-                    try await add(scaled, duration: frame.duration)
+                    try await add(scaled, duration: shown)
                     continue
                 }
                 // Resampled: the frames whose ticks fall within this one's display time.
                 var tick = nextTick ?? frame.time
-                while tick < frame.time + frame.duration - 1e-6 {
+                while tick < frame.time + shown - 1e-6 {
                     try await add(scaled, duration: 1 / fps)
                     tick += 1 / fps
                 }
                 nextTick = tick
             }
-            if let last = stage.takeLastPending() {
-                let mask = try await keyMask(last.image)
-                try await hand(try await compute.run { try stage.addKey(last.image, duration: last.duration, mask: mask) })
-            }
+            // The clip ended between key frames: its last frame is one.
+            if stage.lastIsWaiting, let last = stage.lastImage { try await keyLast(last) }
             try await hand(try await compute.run { try stage.finishClip() })
             try await encoding.waitForAll()
         }
-        guard stage.framesOut > 0, let firstFrame = stage.firstFrame else {
+        guard stage.framesOut > 0 else {
             throw WorkerError.invalidImage(source: params.source.description, detail: "no frames in the requested window",
                                            truncated: false)
         }
@@ -222,7 +241,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         async let reported: Void = {
             for await summary in attempts { await progress(frames, frames, "fitting: \(summary)") }
         }()
-        let finished: Swift.Result<([UInt8], AnimationFitting.Result?, [UInt8]?), any Error>
+        let finished: Swift.Result<([UInt8], (width: Int, height: Int), Image?, AnimationFitting.Result?, [UInt8]?), any Error>
         do {
             finished = .success(try await compute.run {
                 do {
@@ -236,8 +255,11 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         }
         reporter.finish()
         await reported
-        let (bytes, fit, maskBytes) = try finished.get()
-        let canvas = stage.outputCanvas
+        let (bytes, canvas, first, fit, maskBytes) = try finished.get()
+        guard let firstFrame = first else {
+            throw WorkerError.invalidImage(source: params.source.description, detail: "no frames in the requested window",
+                                           truncated: false)
+        }
         let output = try Self.write(bytes, to: params.output, format: format, width: canvas.width, height: canvas.height,
                                     access: access)
         var mask: AnimatedOutputResult?
@@ -360,6 +382,18 @@ extension ImageAnimatedStickerMethod {
               "schema": {"$ref": "#/components/schemas/Subject"},
               "required": false,
               "description": "Which subject to cut out, in pixels of the first output frame (at `start`) as the source displays it (image.info's width and height); every later key frame is cut of the same subject, the prompt carried with its motion. Absent, the main subject of each key frame."
+            },
+            {
+              "name": "decontaminate",
+              "schema": {"type": "boolean", "default": true},
+              "required": false,
+              "description": "Whether the soft edge of every frame takes the subject's own colour (foreground estimation), as a still sticker's does: no fringe of the old background."
+            },
+            {
+              "name": "canvas",
+              "schema": {"type": "string", "enum": ["subject", "frame"], "default": "subject"},
+              "required": false,
+              "description": "What the sticker shows: subject, the box of the subject over the whole clip (plus room for the outline), as a still sticker is cropped; frame, the whole frame. A target then lays it out at its own size."
             }
           ],
           "result": {"name": "AnimatedSticker", "schema": {"$ref": "#/components/schemas/AnimatedSticker"}},

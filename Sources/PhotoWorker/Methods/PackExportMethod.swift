@@ -239,7 +239,7 @@ struct PackExportMethod: RPCMethod {
             if let animated, moves, let spec {
                 let path = Self.stickerFile(spec.dir, i, animated.format.fileExtension)
                 let request = animated.params(source: item, path: path, overwrite: spec.overwrite,
-                                              outline: outline ?? OutlineSpec(width: 8), subject: cuts[i].subject)
+                                              outline: outline ?? OutlineSpec(width: 8), cut: cuts[i])
                 // A ready-made animated sticker (`stickers`) is laid out and fitted again, not cut.
                 let (made, first) = try await ImageAnimatedStickerMethod.make(
                     request, services: services, access: access, subjectPath: cuts[i].subjectPath,

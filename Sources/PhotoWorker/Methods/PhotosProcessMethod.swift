@@ -89,7 +89,7 @@ struct PhotosProcessMethod: RPCMethod {
                 source = probe.source  // a URL fetched once, for either path
                 if probe.moves {
                     let request = animated.params(source: source, path: "\(dir)/\(name)-sticker.\(animated.format.fileExtension)",
-                                                  overwrite: overwrite, outline: outline, subject: cuts[index].subject)
+                                                  overwrite: overwrite, outline: outline, cut: cuts[index])
                     let made = try await ImageAnimatedStickerMethod.make(request, services: services, access: access,
                                                                          subjectPath: cuts[index].subjectPath) { _, _, _ in }
                     return .animated(AnimatedItem(source: source.description, animatedSticker: made.result))

@@ -2,13 +2,20 @@ import Compute
 import Foundation
 import Imaging
 
-/// The frames of an animated sticker between decoding and encoding: each frame scaled, masked by
-/// ``KeyFrameMasks`` (the network's cut on every `keyInterval`-th frame; between two key frames both key masks moved
-/// with the subject, ``MaskMotion``, and blended by the frame's place between them), outlined and laid out on the
-/// file's canvas, then handed back in batches for an ``AnimationSink``. A key frame's mask is settled by a vote with the
-/// key frames on either side (the clip's last key frame, with none after it, as if the next agreed with the one
-/// before: ``finishClip()``), and a cut that disagrees with the subject followed to it is set aside for a while
-/// (``addKey(_:duration:mask:)``): so frames wait here from a key frame until the one after the next is cut.
+/// The frames of an animated sticker between decoding and encoding: each frame's mask, then the frame cut out
+/// (``KeyFrameMasks/cutOut(_:from:decontaminating:)``) and handed back in batches for an ``AnimationSink``.
+///
+/// Every `keyInterval`-th frame is a key frame, cut by the network as a still is. The motion between consecutive
+/// frames is measured both ways (``OpticalFlow``, dense) and checked against itself, so every frame knows where each
+/// of its pixels was in the key frame before it and will be in the key frame after it (the flows composed frame by
+/// frame, ``FlowField/composed(with:)``). A frame between two key frames gets both key frames' masks carried to it
+/// along those motions (``FlowField/warp(_:)``) and blended by its place between them; where one carry is unreliable
+/// (occluded, uncovered, off the frame) the other's value stands (``KeyFrameMasks/blend(_:_:weight:aReliability:bReliability:)``).
+///
+/// A key frame's mask is settled by a vote with the key frames on either side, carried to it: the median of the
+/// three (the clip's last key frame, with none after it, as if the next agreed with the one before:
+/// ``finishClip()``); and a cut that disagrees with the mask carried to it is set aside for a while
+/// (``keyLast(cut:)``). So frames wait here from a key frame until the one after the next is cut.
 ///
 /// `@unchecked Sendable` is sound here: the request's handler owns the stage and touches it either itself or
 /// through one compute job at a time that it awaits before going on, so no two threads use it at once and every
@@ -16,47 +23,59 @@ import Imaging
 final class AnimatedStickerStage: @unchecked Sendable {
     let width: Int, height: Int
     let keyInterval: Int
-    let outline: OutlineSpec?
-    let target: MessengerTarget?
+    /// Whether a soft edge takes the subject's own colour in every frame (the still's `decontaminate`).
+    let decontaminates: Bool
     /// Whether each frame's mask goes with it (for the masks' file).
     let keepsMasks: Bool
-    /// Whether the frames are already stickers whose alpha is their mask (it is not applied again).
+    /// Whether the frames are already stickers whose alpha is their mask (each its own key frame, nothing carried).
     let framesAreStickers: Bool
-    /// Frames since the last key frame, waiting for the next key frame's mask.
-    private var pending: [WaitingFrame] = []
-    /// The last key frame whose mask is settled, and the frames after it are finished up to it.
-    private var lastKey: (mask: Mask, luma: MaskMotion.Luma)?
-    /// The key frame after `lastKey`, cut but not yet settled: its mask waits for the next key frame's cut
-    /// (``addKey(_:duration:mask:)``), with the frames between `lastKey` and it and the subject's shifts through them.
-    private var candidate: Candidate?
-    private struct Candidate {
-        var key: WaitingFrame
-        var cut: Mask
-        var luma: MaskMotion.Luma
-        var frames: [WaitingFrame]
-        /// The subject's shift at each frame from `lastKey`'s (zero) through `frames` to this key frame's.
-        var shifts: [MaskMotion.Shift]
+
+    /// Pixels between the cells of the motion fields: the masks are carried on a grid this coarse (bilinear between
+    /// cells), which keeps the fields held for two key intervals of frames small (bench/README.md, issue 64).
+    static let flowStep = 2
+
+    /// A frame held until its mask is known.
+    private struct Held {
+        var frame: WaitingFrame?
+        /// The frame's luma, until the motion to the next frame is measured.
+        var luma: LumaPlane?
+        /// Motion from this frame to the latest key frame at or before it (zero for a key frame itself).
+        var toKey: FlowField
+        /// Motion from this frame to the next one; nil until that frame comes.
+        var toNext: FlowField?
+        /// Motion from this frame to the next key frame after it; set when that key frame comes.
+        var toNextKey: FlowField?
+        /// For a key frame: the motion to the key frame before it, and its mask (its cut, or the mask that stood in).
+        var toPreviousKey: FlowField?
+        var keyMask: Mask?
     }
-    /// What ``follow(to:)`` found for the next key frame, until it is added.
-    private var followed: (luma: MaskMotion.Luma, shifts: [MaskMotion.Shift])?
+
+    /// The settled key frame (its mask final, its frame emitted), then every frame after it: the candidate key frame
+    /// (cut, not yet settled) and the frames between, then the frames after the candidate.
+    private var held: [Held] = []
+    /// Where in `held` the candidate key frame is (nil while there is none).
+    private var candidate: Int?
+    /// The settled key frame's mask.
+    private var settledMask: Mask?
+    /// What ``followToLast()`` found, until the last frame is made a key frame.
+    private var followed: [FlowField]?
     private var previousMask: Mask?
-    /// Key frames in a row whose cut was set aside for the mask followed to them.
+    /// Key frames in a row whose cut was set aside for the mask carried to them.
     private var heldKeys = 0
-    /// The first output frame as written (on the file's canvas): what a pack's sheet shows of the sticker.
-    private(set) var firstFrame: Image?
     private(set) var framesOut = 0
     private(set) var keyFrames = 0
+    /// Frames added so far.
+    private(set) var framesIn = 0
     private(set) var duration = 0.0
     private var flickerSum = 0.0
 
-    init(width: Int, height: Int, keyInterval: Int, outline: OutlineSpec?, target: MessengerTarget?, keepsMasks: Bool,
-         framesAreStickers: Bool = false) {
-        (self.width, self.height, self.keyInterval, self.outline, self.target) = (width, height, keyInterval, outline, target)
+    init(width: Int, height: Int, keyInterval: Int, decontaminates: Bool, keepsMasks: Bool, framesAreStickers: Bool = false) {
+        (self.width, self.height, self.keyInterval, self.decontaminates) = (width, height, keyInterval, decontaminates)
         self.keepsMasks = keepsMasks
         self.framesAreStickers = framesAreStickers
     }
 
-    /// A key frame's cut whose IoU with the last key frame's mask, followed to it, is under this is set aside
+    /// A key frame's cut whose IoU with the mask carried to it from the key frame before is under this is set aside
     /// (bench/README.md, "Animated stickers", sixth and seventh passes).
     static let leastKeyOverlap = 0.6
     /// At most this many key frames in a row are set aside: a new subject (or a scene cut) takes over after them.
@@ -65,164 +84,158 @@ final class AnimatedStickerStage: @unchecked Sendable {
     /// Mean flicker between consecutive output masks (``KeyFrameMasks/changedShare(_:_:)``).
     var flicker: Double { framesOut > 1 ? flickerSum / Double(framesOut - 1) : 0 }
 
-    /// The frame index the next added frame will have.
-    var nextIndex: Int { framesOut + (candidate.map { $0.frames.count + 1 } ?? 0) + pending.count }
+    /// Whether the last frame added is to be a key frame (every `keyInterval`-th, from the first).
+    var lastIsKey: Bool { framesIn > 0 && (framesIn - 1) % keyInterval == 0 }
 
-    /// Whether the frame about to be added is a key frame.
-    var nextIsKey: Bool { nextIndex % keyInterval == 0 }
+    /// Whether any frame added is still waiting for a key frame after it.
+    var lastIsWaiting: Bool { !held.isEmpty && held.last!.keyMask == nil }
 
-    /// The canvas of the sticker file.
-    var outputCanvas: (width: Int, height: Int) {
-        target.map { $0.animatedCanvas(width: width, height: height) } ?? (width, height)
+    /// The last frame added, as it was added.
+    var lastImage: Image? { held.last?.frame?.image }
+
+    /// Adds the next frame: the motion between it and the frame before, both ways, checked against each other and
+    /// followed to the latest key frame. A frame that is a sticker already needs none (its alpha is its mask).
+    /// - Throws: `ImagingError` from the flow, `CancellationError`.
+    func add(_ image: Image, duration: Double) throws {
+        try Cancellation.check()
+        let frame = WaitingFrame(image, duration: duration)
+        let luma = frame.luma
+        framesIn += 1
+        guard let previous = held.last, !framesAreStickers else {
+            held.append(Held(frame: frame, luma: luma, toKey: .zero(width: width, height: height, step: Self.flowStep)))
+            return
+        }
+        let forward = try OpticalFlow.between(previous.luma!, luma, step: Self.flowStep)
+        let backward = try OpticalFlow.between(luma, previous.luma!, step: Self.flowStep)
+        held[held.count - 1].toNext = forward.checked(against: backward)
+        held[held.count - 1].luma = nil
+        let back = backward.checked(against: forward)
+        held.append(Held(frame: frame, luma: luma, toKey: previous.keyMask != nil ? back : back.composed(with: previous.toKey)))
     }
 
-    /// Adds a frame that is not a key frame: it waits for the next key frame.
-    func addBetween(_ image: Image, duration: Double) {
-        pending.append(WaitingFrame(image, duration: duration))
+    /// The motion from the latest key frame to the last frame added, and the latest key frame's mask carried to
+    /// it: where a subject chosen on the key frame before is now (``SubjectPrompt/carried(along:onto:)``). Nil
+    /// before the first key frame. What it follows is kept for ``keyLast(cut:)``.
+    func followToLast() throws -> (flow: FlowField, carried: Mask)? {
+        guard let key = latestKeyIndex, key < held.count - 1, let mask = held[key].keyMask else { return nil }
+        let chain = try followed ?? forwardChain(from: key)
+        followed = chain
+        return (chain[0], held[held.count - 1].toKey.warp(mask).mask)
     }
 
-    /// The subject's motion from the last key frame to `image`, the next key frame (followed through every frame
-    /// waiting between them), and the last key frame's mask moved by it; nil before the first key frame. What it
-    /// followed is kept for ``addKey(_:duration:mask:)`` of the same frame.
-    func follow(to image: Image) throws -> (shift: MaskMotion.Shift, carried: Mask)? {
-        guard let key = latestKey else { return nil }
-        let track = try followed ?? track(to: image, from: key)
-        followed = track
-        let toKey = track.shifts.last!
-        return (toKey, MaskMotion.translated(key.mask, by: toKey))
-    }
+    /// Where the latest key frame is in `held` (the candidate, or the settled key frame).
+    private var latestKeyIndex: Int? { candidate ?? (held.first?.keyMask != nil ? 0 : nil) }
 
-    /// The latest key frame's mask and luma: the candidate's cut, or the settled key frame's mask.
-    private var latestKey: (mask: Mask, luma: MaskMotion.Luma)? {
-        candidate.map { ($0.cut, $0.luma) } ?? lastKey
-    }
-
-    /// The luma of `image` and the subject's shift at each frame from the last key frame's (zero) through the frames
-    /// waiting to `image`'s.
-    private func track(to image: Image, from lastKey: (mask: Mask, luma: MaskMotion.Luma))
-        throws -> (luma: MaskMotion.Luma, shifts: [MaskMotion.Shift]) {
-        var lumas = [lastKey.luma]
-        var shifts = [MaskMotion.Shift.zero]
-        for frame in pending {
+    /// The motion from each frame from `key` on to the last one: element k is frame `key + k`'s.
+    private func forwardChain(from key: Int) throws -> [FlowField] {
+        var chain = [FlowField.zero(width: width, height: height, step: Self.flowStep)]
+        for i in stride(from: held.count - 2, through: key, by: -1) {
             try Cancellation.check()
-            lumas.append(frame.luma)
+            chain.append(held[i].toNext!.composed(with: chain.last!))
         }
-        let luma = MaskMotion.Luma(image)
-        lumas.append(luma)
-        for i in 1..<lumas.count {
-            let carried = MaskMotion.translated(lastKey.mask, by: shifts[i - 1])
-            shifts.append(shifts[i - 1] + MaskMotion.shift(from: lumas[i - 1], mask: carried, to: lumas[i]))
-        }
-        return (luma, shifts)
+        return chain.reversed()
     }
 
-    /// Adds a key frame with its mask (`cut`) and returns the frames this settles, in order. A key frame's mask is
-    /// settled when the next one's cut is known: where the key frames on both sides agree, followed to it, their value
-    /// stands against its own cut (a median of the three), so a cut that changes its mind for one key frame is
-    /// outvoted without holding back a change that lasts. The frames between two settled key frames get both masks
-    /// carried to them and blended. A cut that disagrees with the latest key frame's mask followed to this frame
+    /// Makes the last frame added a key frame with `cut`, the network's mask of it, and returns the frames this
+    /// settles, in order. A cut that disagrees with the latest key frame's mask carried to this frame
     /// (``leastKeyOverlap``) is set aside for that mask first, for at most ``keysHeldAtMost`` key frames in a row.
-    /// Frames that are stickers already keep their own alpha: each is its own key frame, settled at once.
-    func addKey(_ image: Image, duration: Double, mask cut: Mask) throws -> [AnimatedFrame] {
-        guard let key = latestKey, !framesAreStickers else {
-            // The first key frame (nothing before it to vote with), or a sticker's frames: each its own alpha.
-            var finished = try pending.map { frame in
-                let image = frame.image
-                return try finish(image, duration: frame.duration, mask: KeyFrameMasks.alpha(of: image))
-            }
-            finished.append(try finish(image, duration: duration, mask: cut))
-            lastKey = (cut, MaskMotion.Luma(image))
-            pending = []
+    /// The candidate key frame before this one is then settled: where the key frames on both sides agree, carried to
+    /// it, their value stands against its own cut (a median of the three), so a cut that changes its mind for one key
+    /// frame is outvoted without holding back a change that lasts; the frames between the settled key frame and it
+    /// get both masks carried to them and blended. Frames that are stickers already keep their own alpha.
+    func keyLast(cut: Mask) throws -> [AnimatedFrame] {
+        precondition(!held.isEmpty && held.last!.keyMask == nil, "no frame waiting to be a key frame")
+        keyFrames += 1
+        let last = held.count - 1
+        guard !framesAreStickers, let key = latestKeyIndex, let keyMask = held[key].keyMask else {
+            // The first key frame (nothing before it to vote with), or a sticker's frame: settled at once.
+            let finished = try finish(held[last], mask: cut)
+            held = [Held(frame: nil, luma: held[last].luma, toKey: .zero(width: width, height: height, step: Self.flowStep),
+                         keyMask: cut)]
+            settledMask = cut
             followed = nil
-            keyFrames += 1
-            return finished
+            return [finished]
         }
-        // The subject followed from the latest key frame through every frame to this one.
-        let (luma, shifts) = try followed ?? track(to: image, from: key)
-        let toKey = shifts.last!
+        let chain = try followed ?? forwardChain(from: key)
+        followed = nil
+        for (k, flow) in chain.enumerated() where key + k < last {
+            held[key + k].toNextKey = flow
+            held[key + k].toNext = nil
+        }
         var mask = cut
-        // A cut that disagrees with the subject followed to it took something else for the subject (an unsure map
-        // changing its mind): the followed mask stands in, for a while; a change that lasts takes over.
-        let carried = MaskMotion.translated(key.mask, by: toKey)
+        // The mask carried here, where the carry is reliable, and the cut elsewhere (what came into view, or where the
+        // motion was lost: a wrong match must not make a good cut look like a change of mind).
+        let carry = held[last].toKey.warp(keyMask)
+        let carried = KeyFrameMasks.median(carry.mask, cut, carry.mask, firstReliability: carry.reliability,
+                                           lastReliability: carry.reliability)
         if heldKeys < Self.keysHeldAtMost && carried.intersectionOverUnion(cut) < Self.leastKeyOverlap {
             mask = carried
             heldKeys += 1
         } else {
             heldKeys = 0
         }
+        held[last].toPreviousKey = held[last].toKey
+        held[last].toKey = .zero(width: width, height: height, step: Self.flowStep)
+        held[last].keyMask = mask
         var finished: [AnimatedFrame] = []
-        if let c = candidate, let settledBefore = lastKey {
-            // The candidate's mask: the median of the settled key frame's mask followed to it, its own cut, and this
-            // key frame's followed back to it (where one of those two never saw a pixel, the cut's value counts).
-            let (forward, back) = (c.shifts.last!, MaskMotion.Shift.zero - toKey)
-            let settledMask = KeyFrameMasks.median(MaskMotion.translated(settledBefore.mask, by: forward), c.cut,
-                                                   MaskMotion.translated(mask, by: back),
-                                                   firstSeen: forward.seenPart(width: width, height: height),
-                                                   lastSeen: back.seenPart(width: width, height: height))
-            finished = try settle(c, as: settledMask, after: settledBefore)
+        if let c = candidate, let settled = settledMask {
+            // The candidate's mask: the median of the settled key frame's mask carried to it, its own cut, and this
+            // key frame's carried back to it (where one of those two is unreliable, the cut's value counts).
+            let before = held[c].toPreviousKey!.warp(settled)
+            let after = held[c].toNextKey!.warp(mask)
+            let voted = KeyFrameMasks.median(before.mask, held[c].keyMask!, after.mask, firstReliability: before.reliability,
+                                             lastReliability: after.reliability)
+            finished = try settle(upTo: c, as: voted)
         }
-        candidate = Candidate(key: WaitingFrame(image, duration: duration), cut: mask, luma: luma, frames: pending,
-                              shifts: shifts)
-        pending = []
-        followed = nil
-        keyFrames += 1
+        candidate = held.count - 1
         return finished
     }
 
     /// The frames still held when the clip has ended. No key frame comes after the last one to confirm that its cut
     /// changed its mind, so the vote is taken as if the next one agreed with the settled key frame: the settled mask
-    /// followed to it stands wherever it saw, and the cut only where it did not (what came in past the frame's edge).
+    /// carried to it stands wherever it is reliable, and the cut only where it is not (what came into view).
     func finishClip() throws -> [AnimatedFrame] {
-        guard let c = candidate, let settledBefore = lastKey else { return [] }
+        precondition(!lastIsWaiting, "a frame is waiting for a key frame")
+        guard let c = candidate, let settled = settledMask else { return [] }
+        let before = held[c].toPreviousKey!.warp(settled)
+        let voted = KeyFrameMasks.median(before.mask, held[c].keyMask!, before.mask, firstReliability: before.reliability,
+                                         lastReliability: before.reliability)
+        let finished = try settle(upTo: c, as: voted)
         candidate = nil
-        let forward = c.shifts.last!
-        let followed = MaskMotion.translated(settledBefore.mask, by: forward)
-        let seen = forward.seenPart(width: width, height: height)
-        return try settle(c, as: KeyFrameMasks.median(followed, c.cut, followed, firstSeen: seen, lastSeen: seen),
-                          after: settledBefore)
-    }
-
-    /// Finishes the candidate's frames (those between `from`, the settled key frame, and the candidate) with both
-    /// key masks carried to them and blended, then the candidate with `mask`, which becomes the settled key frame.
-    private func settle(_ c: Candidate, as mask: Mask, after from: (mask: Mask, luma: MaskMotion.Luma))
-        throws -> [AnimatedFrame] {
-        var finished: [AnimatedFrame] = []
-        finished.reserveCapacity(c.frames.count + 1)
-        let toKey = c.shifts.last!
-        let span = Double(c.frames.count + 1)
-        for (k, frame) in c.frames.enumerated() {
-            try Cancellation.check()
-            let (here, back) = (c.shifts[k + 1], c.shifts[k + 1] - toKey)
-            // A subject leaving the frame (or entering it) is whole in one key frame's mask and cut by the frame's
-            // edge in the other's: each mask's part from beyond its own frame is left to the other.
-            let blended = KeyFrameMasks.blend(MaskMotion.translated(from.mask, by: here),
-                                              MaskMotion.translated(mask, by: back),
-                                              weight: Double(k + 1) / span,
-                                              aSeen: here.seenPart(width: width, height: height),
-                                              bSeen: back.seenPart(width: width, height: height))
-            finished.append(try finish(frame.image, duration: frame.duration, mask: blended))
-        }
-        finished.append(try finish(c.key.image, duration: c.key.duration, mask: mask))
-        lastKey = (mask, c.luma)
         return finished
     }
 
-    /// The last frame waiting, if the clip ended between key frames: it becomes a key frame.
-    func takeLastPending() -> (image: Image, duration: Double)? {
-        followed = nil
-        return pending.popLast().map { ($0.image, $0.duration) }
+    /// Finishes the frames between the settled key frame (`held[0]`) and the candidate at `c`, both key frames'
+    /// masks carried to each and blended, then the candidate with `mask`, which becomes the settled key frame.
+    private func settle(upTo c: Int, as mask: Mask) throws -> [AnimatedFrame] {
+        var finished: [AnimatedFrame] = []
+        finished.reserveCapacity(c)
+        let settled = settledMask!
+        for k in 1..<c {
+            try Cancellation.check()
+            let from = held[k].toKey.warp(settled), to = held[k].toNextKey!.warp(mask)
+            let blended = KeyFrameMasks.blend(from.mask, to.mask, weight: Double(k) / Double(c),
+                                              aReliability: from.reliability, bReliability: to.reliability)
+            finished.append(try finish(held[k], mask: blended))
+        }
+        finished.append(try finish(held[c], mask: mask))
+        held[c].frame = nil
+        held[c].keyMask = mask
+        held.removeFirst(c)
+        settledMask = mask
+        return finished
     }
 
-    private func finish(_ image: consuming Image, duration: Double, mask: Mask) throws -> AnimatedFrame {
-        var frame = consume image
-        if !framesAreStickers { KeyFrameMasks.apply(mask, to: &frame) }
-        if let outline, outline.width > 0 { try StickerOutline.apply(to: &frame, width: outline.width, color: outline.color) }
-        if let target { frame = try target.layoutFrame(frame) }
+    /// The frame with its mask applied as alpha and, with ``decontaminates``, its soft edge in the subject's own
+    /// colour (as a still sticker's): placing it on the file's canvas is ``FramePlacement``'s.
+    private func finish(_ held: Held, mask: Mask) throws -> AnimatedFrame {
+        let waiting = held.frame!
+        var frame = waiting.image
+        if !framesAreStickers { try KeyFrameMasks.cutOut(mask, from: &frame, decontaminating: decontaminates) }
         if let previousMask { flickerSum += KeyFrameMasks.changedShare(previousMask, mask) }
         previousMask = mask
-        if framesOut == 0 { firstFrame = frame }
         framesOut += 1
-        self.duration += duration
-        return AnimatedFrame(image: frame, mask: keepsMasks ? mask : nil, duration: duration)
+        self.duration += waiting.duration
+        return AnimatedFrame(image: frame, mask: keepsMasks ? mask : nil, duration: waiting.duration)
     }
 }

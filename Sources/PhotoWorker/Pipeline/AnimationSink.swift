@@ -2,83 +2,130 @@ import Compute
 import Imaging
 import Synchronization
 
-/// One finished frame of an animated sticker: masked, outlined and on the file's canvas; its mask over the whole
-/// frame (at the cut's size) when the masks are written too.
+/// One cut frame of an animated sticker: the whole frame at the cut's size with its subject's alpha applied (not yet
+/// cropped, outlined or laid out: ``FramePlacement``); its mask when the masks are written too.
 struct AnimatedFrame: Sendable {
     var image: Image
     var mask: Mask?
     var duration: Double
 }
 
-/// Where an animated sticker's finished frames are encoded, away from the cut, so that encoding one batch runs
-/// beside the decoding and cutting of the next rather than after the last: the file's encoder, or for a messenger
-/// the spool kept for fitting and its first attempt (the first quality at the frames' own timing), encoded as the
-/// frames come; the masks' encoder when asked for.
+/// Where an animated sticker's cut frames go, away from the cut, so that this work for one batch runs beside the
+/// decoding and cutting of the next rather than after the last.
+///
+/// With the canvas the whole frame, each frame is placed (``FramePlacement``) and encoded as it comes: the file's
+/// encoder, or for a messenger the spool kept for fitting and its first attempt (the first quality at the frames'
+/// own timing). Cropped to the subject, the canvas is only known after the last frame: the cut frames are kept
+/// compressed (``FrameSpool``) and placed and encoded in ``finish(path:attempted:)``. The masks' encoder, when asked
+/// for, takes every mask as it comes.
 ///
 /// Frames must be added in order: the caller awaits each ``add(_:)`` before the next. The encoders are held
 /// behind the mutex, so whichever compute thread adds a batch has them to itself.
 final class AnimationSink: Sendable {
     private struct State: ~Copyable {
-        /// Without a target the file's encoder; with one, the first fitting attempt's.
-        var encoder: any AnimationEncoder
-        var spool: FrameSpool?
+        var canvas: ClipCanvas
+        /// The file's encoder (with a target, the first fitting attempt's); made once the canvas is known.
+        var encoder: (any AnimationEncoder)?
+        /// With a target: the placed frames, for fitting.
+        var fitting: FrameSpool?
+        /// Cropped to the subject: the cut frames, until the canvas is known.
+        var cut: FrameSpool?
         var maskEncoder: (any AnimationEncoder)?
+        var firstFrame: Image?
     }
 
     private let state: Mutex<State>
-    let target: MessengerTarget?
-    /// The first fitting attempt's quality (with a target).
-    private let firstQuality: Int?
+    let placement: FramePlacement
+    let output: AnimationSettings
 
     /// - Parameters:
-    ///   - canvas: the file's canvas (a target's, where frames are laid out).
-    ///   - output: the file's settings without a target (its format, size and quality).
+    ///   - frameWidth, frameHeight: the cut frames' size.
+    ///   - output: the file's format and quality without a target (its canvas is the placement's).
     ///   - maskSettings: the masks' encoding, nil when they are not written.
-    init(target: MessengerTarget?, canvas: (width: Int, height: Int), output: AnimationSettings,
+    init(placement: FramePlacement, frameWidth: Int, frameHeight: Int, output: AnimationSettings,
          maskSettings: AnimationSettings?) throws {
-        self.target = target
-        let maskEncoder = try maskSettings?.makeEncoder()
-        if let target {
-            let fitting = target.animationFitting(width: canvas.width, height: canvas.height)
+        self.placement = placement
+        self.output = output
+        let canvas = ClipCanvas(frameWidth: frameWidth, frameHeight: frameHeight)
+        var state = State(canvas: canvas, maskEncoder: try maskSettings?.makeEncoder())
+        if placement.cropsToSubject {
+            state.cut = FrameSpool(width: frameWidth, height: frameHeight)
+        } else {
+            try Self.open(&state, placement: placement, output: output, rect: placement.rect(canvas))
+        }
+        self.state = Mutex(state)
+    }
+
+    /// The encoder (and the fitting's spool) for frames placed in `rect`.
+    private static func open(_ state: inout State, placement: FramePlacement, output: AnimationSettings,
+                             rect: PixelRect) throws {
+        let (width, height) = placement.fileCanvas(rect)
+        if let target = placement.target {
+            let fitting = target.animationFitting(width: width, height: height)
             var first = fitting.settings
             first.quality = fitting.qualities[0]
-            firstQuality = first.quality
-            state = Mutex(State(encoder: try first.makeEncoder(), spool: FrameSpool(width: canvas.width, height: canvas.height),
-                                maskEncoder: maskEncoder))
+            state.encoder = try first.makeEncoder()
+            state.fitting = FrameSpool(width: width, height: height)
         } else {
-            firstQuality = nil
-            state = Mutex(State(encoder: try output.makeEncoder(), spool: nil, maskEncoder: maskEncoder))
+            var settings = output
+            (settings.width, settings.height) = (width, height)
+            state.encoder = try settings.makeEncoder()
         }
     }
 
-    /// Encodes `frames` (in order, after those added before). Runs on a compute thread.
+    /// Takes `frames` (in order, after those added before). Runs on a compute thread.
     /// - Throws: `ImagingError` from the encoders, `CancellationError`.
     func add(_ frames: [AnimatedFrame]) throws {
         try state.withLock { state in
             for frame in frames {
                 try Cancellation.check()
-                try state.spool?.append(frame.image, duration: frame.duration)
-                try state.encoder.add(frame.image, duration: frame.duration)
                 if let mask = frame.mask, let maskEncoder = state.maskEncoder {
                     try maskEncoder.add(mask.greyImage, duration: frame.duration)
+                }
+                if state.cut != nil {
+                    state.canvas.include(frame.image)
+                    try state.cut!.append(frame.image, duration: frame.duration)
+                } else {
+                    try Self.encode(&state, placement.place(frame.image, in: placement.rect(state.canvas)),
+                                    duration: frame.duration)
                 }
             }
         }
     }
 
-    /// The sticker file and its fitting (nil without a target), and the masks' file if asked for.
+    private static func encode(_ state: inout State, _ placed: Image, duration: Double) throws {
+        if state.firstFrame == nil { state.firstFrame = placed }
+        try state.fitting?.append(placed, duration: duration)
+        try state.encoder!.add(placed, duration: duration)
+    }
+
+    /// The sticker file, its canvas, its first frame as written (what a pack's sheet shows) and its fitting (nil
+    /// without a target), and the masks' file if asked for.
     /// - Parameter attempted: called with each fitting attempt's summary as it ends.
     /// - Throws: `ImagingError`, ``WorkerError`` from fitting (`size-limit`), `CancellationError`.
     func finish(path: String, attempted: (String) -> Void = { _ in }) throws
-        -> (bytes: [UInt8], fit: AnimationFitting.Result?, mask: [UInt8]?)
+        -> (bytes: [UInt8], canvas: (width: Int, height: Int), firstFrame: Image?, fit: AnimationFitting.Result?,
+            mask: [UInt8]?)
     {
         try state.withLock { state in
             let mask = try state.maskEncoder?.finish()
-            let bytes = try state.encoder.finish()
-            guard let target, let spool = state.spool, let firstQuality else { return (bytes, nil, mask) }
-            let first = AnimationFitting.Encoded(bytes: bytes, frames: state.encoder.frameCount, quality: firstQuality)
+            let rect = placement.rect(state.canvas)
+            if let cut = state.cut {
+                state.cut = nil
+                try Self.open(&state, placement: placement, output: output, rect: rect)
+                try cut.replay(fps: nil, length: cut.duration) { frame, duration in
+                    try Self.encode(&state, placement.place(frame, in: rect), duration: duration)
+                }
+            }
+            let bytes = try state.encoder!.finish()
+            let canvas = placement.fileCanvas(rect)
+            guard let target = placement.target, let spool = state.fitting else {
+                return (bytes, canvas, state.firstFrame, nil, mask)
+            }
+            let first = AnimationFitting.Encoded(bytes: bytes, frames: state.encoder!.frameCount,
+                                                 quality: target.animationFitting(width: canvas.width, height: canvas.height).qualities[0])
             let fit = try target.fitAnimation(spool, fps: nil, path: path, encoded: first) { attempted($0.summary) }
-            return (fit.bytes, fit, mask)
+            return (fit.bytes, canvas, state.firstFrame, fit, mask)
         }
     }
 }

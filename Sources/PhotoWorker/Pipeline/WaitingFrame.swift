@@ -33,12 +33,12 @@ struct WaitingFrame: Sendable {
     }
 
     /// The frame's luma, taken from the bytes as held (a frame held as RGB is not widened to RGBA for it).
-    var luma: MaskMotion.Luma {
+    var luma: LumaPlane {
         switch pixels {
         case .image(let image):
-            return MaskMotion.Luma(image)
+            return LumaPlane(image)
         case .opaque(let rgb, let width, let height):
-            return rgb.withUnsafeBufferPointer { MaskMotion.Luma(pixels: $0, channels: 3, width: width, height: height) }
+            return rgb.withUnsafeBufferPointer { LumaPlane(pixels: $0, channels: 3, width: width, height: height) }
         }
     }
 

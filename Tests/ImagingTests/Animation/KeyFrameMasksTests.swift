@@ -58,11 +58,9 @@ struct KeyFrameMasksTests {
     @Test("Where only one carried mask saw a pixel on its own frame, its value stands")
     func blendingWhatOnlyOneSaw() {
         // b's key frame had the bar cut by its right edge (x 15 on); carried back 5 px, b knows x 0 to 14 only.
-        let back = MaskMotion.Shift(dx: -5, dy: 0)
-        #expect(back.seenPart(width: 20, height: 4) == PixelRect(x: 0, y: 0, width: 15, height: 4))
-        #expect(MaskMotion.Shift(dx: 3, dy: 30).seenPart(width: 20, height: 4).height == 0)
+        let bKnows = Mask(width: 20, height: 4, values: (0..<80).map { ($0 % 20) < 15 ? 255 : 0 })
         let a = bar(10, 20), b = bar(10, 15)
-        let blended = KeyFrameMasks.blend(a, b, weight: 0.75, aSeen: nil, bSeen: back.seenPart(width: 20, height: 4))
+        let blended = KeyFrameMasks.blend(a, b, weight: 0.75, aReliability: nil, bReliability: bKnows)
         #expect(blended == a, "\(blended.values.prefix(20))")
         // Without it, the nearer mask's background wins where the bar ran off its frame.
         #expect(KeyFrameMasks.blend(a, b, weight: 0.75) == b)
@@ -74,8 +72,8 @@ struct KeyFrameMasksTests {
         let middle = Mask(width: 4, height: 1, values: [0, 255, 255, 200])
         let last = Mask(width: 4, height: 1, values: [255, 0, 0, 150])
         #expect(KeyFrameMasks.median(first, middle, last).values == [255, 255, 0, 150])
-        // `last` never saw x 2 and 3: there the frame's own value counts in its place.
-        let seen = PixelRect(x: 0, y: 0, width: 2, height: 1)
-        #expect(KeyFrameMasks.median(first, middle, last, lastSeen: seen).values == [255, 255, 255, 200])
+        // `last` cannot be trusted at x 2 and 3: there the frame's own value counts in its place.
+        let trusted = Mask(width: 4, height: 1, values: [255, 200, 127, 0])
+        #expect(KeyFrameMasks.median(first, middle, last, lastReliability: trusted).values == [255, 255, 255, 200])
     }
 }

@@ -1,7 +1,7 @@
 import Testing
 @testable import Imaging
 
-/// `SubjectPrompt.carried(by:onto:)` and `scaled(fromWidth:height:toWidth:height:)`: how a subject chosen on a clip's
+/// `SubjectPrompt.carried(along:onto:)` and `scaled(fromWidth:height:toWidth:height:)`: how a subject chosen on a clip's
 /// first frame is said again on each later key frame, and in the cut's pixels.
 @Suite("A subject prompt carried between key frames")
 struct KeyFramePromptTests {
@@ -12,15 +12,21 @@ struct KeyFramePromptTests {
         })
     }
 
+    /// The same motion (dx, dy) everywhere on a 20x10 frame.
+    func shift(_ dx: Int, _ dy: Int) -> FlowField {
+        FlowField(width: 20, height: 10, step: 2, u: Array(repeating: Float(dx), count: 50),
+                  v: Array(repeating: Float(dy), count: 50))
+    }
+
     @Test("A point moves with the subject, and onto it where the move alone would miss it")
     func points() {
-        let moved = SubjectPrompt.point(4, 5).carried(by: .init(dx: 3, dy: 1), onto: block(5, 10))
+        let moved = SubjectPrompt.point(4, 5).carried(along: shift(3, 1), onto: block(5, 10))
         #expect(moved == .point(7, 6), "\(moved)")
         // The subject did not move as one piece: the moved point (12, 5) is off it; the nearest pixel on it is (9, 5).
-        let snapped = SubjectPrompt.point(10, 5).carried(by: .init(dx: 2, dy: 0), onto: block(5, 10))
+        let snapped = SubjectPrompt.point(10, 5).carried(along: shift(2, 0), onto: block(5, 10))
         #expect(snapped == .point(9, 5), "\(snapped)")
         // Off the frame: clamped to its edge, then onto the subject.
-        let edge = SubjectPrompt.point(18, 2).carried(by: .init(dx: 6, dy: -4), onto: block(15, 20, 3, 6))
+        let edge = SubjectPrompt.point(18, 2).carried(along: shift(6, -4), onto: block(15, 20, 3, 6))
         #expect(edge == .point(19, 3), "\(edge)")
     }
 
@@ -28,18 +34,18 @@ struct KeyFramePromptTests {
     func excluded() {
         let prompt = SubjectPrompt.points(include: [PixelPoint(x: 6, y: 5)],
                                           exclude: [PixelPoint(x: 1, y: 1), PixelPoint(x: 12, y: 5)])
-        let moved = prompt.carried(by: .init(dx: 4, dy: 0), onto: block(9, 15))
+        let moved = prompt.carried(along: shift(4, 0), onto: block(9, 15))
         #expect(moved == .points(include: [PixelPoint(x: 10, y: 5)], exclude: [PixelPoint(x: 1, y: 1)]), "\(moved)")
     }
 
     @Test("A box moves with the subject, clipped to the frame; all stays all; an empty mask moves the point alone")
     func boxesAndAll() {
         let box = SubjectPrompt.box(PixelRect(x: 2, y: 2, width: 6, height: 4))
-        #expect(box.carried(by: .init(dx: 15, dy: -1), onto: block(0, 0))
+        #expect(box.carried(along: shift(15, -1), onto: block(0, 0))
                 == .box(PixelRect(x: 17, y: 1, width: 3, height: 4)))
-        #expect(box.carried(by: .init(dx: 30, dy: 0), onto: block(0, 0)) == box)
-        #expect(SubjectPrompt.all.carried(by: .init(dx: 1, dy: 1), onto: block(5, 10)) == .all)
-        #expect(SubjectPrompt.point(4, 5).carried(by: .init(dx: 2, dy: 0), onto: block(0, 0)) == .point(6, 5))
+        #expect(box.carried(along: shift(30, 0), onto: block(0, 0)) == box)
+        #expect(SubjectPrompt.all.carried(along: shift(1, 1), onto: block(5, 10)) == .all)
+        #expect(SubjectPrompt.point(4, 5).carried(along: shift(2, 0), onto: block(0, 0)) == .point(6, 5))
     }
 
     @Test("Scaled to the cut's size: a point keeps the pixel its centre falls in, a box every pixel it touched")

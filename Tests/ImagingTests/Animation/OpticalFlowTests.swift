@@ -57,7 +57,7 @@ struct OpticalFlowTests {
     static let background = Texture(width: width, height: height, seed: 23)
 
     /// A frame whose pixel (x, y) shows `value(x, y)`, rounded to 8 bits (as a decoded frame is).
-    static func frame(width: Int = Self.width, height: Int = Self.height, _ value: (Double, Double) -> Float) -> MaskMotion.Luma {
+    static func frame(width: Int = Self.width, height: Int = Self.height, _ value: (Double, Double) -> Float) -> LumaPlane {
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
         for y in 0..<height {
             for x in 0..<width {
@@ -65,7 +65,7 @@ struct OpticalFlowTests {
                 (rgb[(y * width + x) * 3], rgb[(y * width + x) * 3 + 1], rgb[(y * width + x) * 3 + 2]) = (v, v, v)
             }
         }
-        return rgb.withUnsafeBufferPointer { MaskMotion.Luma(pixels: $0, channels: 3, width: width, height: height) }
+        return rgb.withUnsafeBufferPointer { LumaPlane(pixels: $0, channels: 3, width: width, height: height) }
     }
 
     /// A motion `p -> a · (p - c) + c + t` about the frame's centre `c`.
@@ -97,7 +97,7 @@ struct OpticalFlowTests {
     }
 
     /// The first frame (the texture) and the second (the texture moved by `motion`, rendered by bilinear sampling).
-    static func pair(_ motion: Affine, texture: Texture = texture) -> (MaskMotion.Luma, MaskMotion.Luma) {
+    static func pair(_ motion: Affine, texture: Texture = texture) -> (LumaPlane, LumaPlane) {
         (frame { texture.sample($0, $1) }, frame { x, y in
             let (sx, sy) = motion.invert(x, y)
             return texture.sample(sx, sy)
@@ -204,8 +204,8 @@ struct OpticalFlowTests {
 
     /// Frame pair for the consistency check: a textured square moving `dx` pixels right over a static textured
     /// background.
-    static func movingSquare(x: Int, y: Int, side: Int, dx: Int) -> (MaskMotion.Luma, MaskMotion.Luma) {
-        func scene(_ left: Int) -> MaskMotion.Luma {
+    static func movingSquare(x: Int, y: Int, side: Int, dx: Int) -> (LumaPlane, LumaPlane) {
+        func scene(_ left: Int) -> LumaPlane {
             frame { px, py in
                 let inside = Int(px) >= left && Int(px) < left + side && Int(py) >= y && Int(py) < y + side
                 return inside ? texture.sample(px - Double(left), py - Double(y)) : background.sample(px, py)
@@ -272,7 +272,7 @@ struct OpticalFlowTests {
         let field = FlowField(width: w, height: h, step: 2, u: .init(repeating: -5, count: cells),
                               v: .init(repeating: 3, count: cells))
         let (warped, reliability) = field.warp(mask)
-        #expect(warped == MaskMotion.translated(mask, by: MaskMotion.Shift(dx: 5, dy: -3)))
+        #expect(warped == Self.squareMask(x: 8, y: 7, side: 12, width: w, height: h))
         for y in 0..<h {
             for x in 0..<w {
                 let expected: UInt8 = x - 5 >= 0 && y + 3 < h ? 255 : 0
@@ -392,18 +392,23 @@ struct OpticalFlowTests {
         #expect(checked == CK_FLOW_EMISMATCH)
         let mask = [UInt8](repeating: 255, count: 64 * 48)
         var warped = [UInt8](repeating: 0, count: 64 * 48), trust = warped
-        func warp(count: Int, capacity: Int) -> Int32 {
+        var row = [Float](repeating: 0, count: 3 * 32)
+        func warp(count: Int, capacity: Int, rowCapacity: Int = 3 * 32) -> Int32 {
             field(64, 48, 2, count: 32 * 24) { f in
                 mask.withUnsafeBufferPointer { m in
                     warped.withUnsafeMutableBufferPointer { w in
                         trust.withUnsafeMutableBufferPointer { t in
-                            ck_flow_warp(&f, m.baseAddress, count, w.baseAddress, t.baseAddress, capacity)
+                            row.withUnsafeMutableBufferPointer { r in
+                                ck_flow_warp(&f, m.baseAddress, count, w.baseAddress, t.baseAddress, capacity, r.baseAddress,
+                                             rowCapacity)
+                            }
                         }
                     }
                 }
             }
         }
         #expect(warp(count: 64 * 48, capacity: 64 * 48) == CK_FLOW_OK)
+        #expect(warp(count: 64 * 48, capacity: 64 * 48, rowCapacity: 3 * 32 - 1) == CK_FLOW_ECAPACITY)
         #expect(warp(count: 64 * 48 - 1, capacity: 64 * 48) == CK_FLOW_ECAPACITY)
         #expect(warp(count: 64 * 48, capacity: 64 * 48 - 1) == CK_FLOW_ECAPACITY)
         #expect(warp(count: 0, capacity: 64 * 48) == CK_FLOW_EINVAL)
