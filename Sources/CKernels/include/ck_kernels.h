@@ -157,9 +157,12 @@ typedef struct ck_flow_params {
     long finest;
     /// The coarsest level searched is the smallest whose shorter side is still at least this, `patch` ... 4096 (16).
     long coarsest_side;
+    /// Fixed-point iterations of the variational refinement of the finest level's field, 0 ... 16 (3; 0 = none),
+    /// of five red-black relaxation sweeps each.
+    long refinement;
 } ck_flow_params;
 
-/// The default parameters (about DIS's fast operating point, without its variational refinement).
+/// The default parameters (about DIS's fast operating point, its variational refinement at the finest level only).
 void ck_flow_default_params(ck_flow_params *params);
 
 /// The size of the field ``ck_flow`` returns for a `width` x `height` frame: `columns = ceil(width / 2^finest)`,
@@ -177,12 +180,14 @@ int ck_flow_field_size(long width, long height, const ck_flow_params *params, lo
 /// propagation, a pass each way), and are refined by inverse-compositional Lucas-Kanade on mean-normalised
 /// intensities; a patch keeps the vector of least residual it visited, or its start when that moved further than
 /// `patch` pixels. Each pixel's flow is then the mean of the vectors of the patches over it, weighted by
-/// `1 / max(1, |to(x + u) - from(x)|)` (the paper's densification).
+/// `1 / max(1, |to(x + u) - from(x)|)` (the paper's densification). At the finest level the field is then refined
+/// variationally (`refinement`; Brox et al.'s energy with OpenCV's weights: brightness and gradient constancy and a
+/// robust smoothness term), which fills in what flat patches could not tell and lets the motion vary within a patch.
 ///
 /// Writes the field at level `finest` (``ck_flow_field_size``'s `columns` x `rows`, row-major) into `u` and `v`
 /// (`capacity` floats each), in input pixels: cell `(i, j)` is the motion of input pixel `(j · 2^finest,
-/// i · 2^finest)`. Allocates its scratch (about 3 floats per input pixel at `finest` 1, 9 at `finest` 0) and frees
-/// it before returning.
+/// i · 2^finest)`. Allocates its scratch (about 12 floats per input pixel at `finest` 1, 4 without the refinement;
+/// four times that at `finest` 0) and frees it before returning.
 int ck_flow(const uint8_t *from, const uint8_t *to, long count, long width, long height, const ck_flow_params *params,
             float *u, float *v, long capacity);
 
