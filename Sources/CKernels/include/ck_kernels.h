@@ -192,8 +192,8 @@ int ck_flow(const uint8_t *from, const uint8_t *to, long count, long width, long
             float *u, float *v, long capacity);
 
 /// A flow field as ``ck_flow`` returns it, with a reliability per cell: the motion of a `width` x `height` frame
-/// on a grid `step` pixels apart (`columns = ceil(width / step)`, `rows = ceil(height / step)`; cell `(i, j)` is
-/// pixel `(j · step, i · step)`), in frame pixels. `u`, `v` and `r` hold `count` floats each, at least
+/// on a grid `step` (1 ... 64) pixels apart (`columns = ceil(width / step)`, `rows = ceil(height / step)`; cell
+/// `(i, j)` is pixel `(j · step, i · step)`), in frame pixels. `u`, `v` and `r` hold `count` floats each, at least
 /// `columns * rows`. Between cells a field is sampled bilinearly, beyond the last cell the last one's value holds.
 typedef struct ck_flow_field {
     long width, height, step, count;
@@ -215,7 +215,7 @@ int ck_flow_check(const ck_flow_field *forward, const ck_flow_field *backward, f
 /// The backward warp of a `field.width` x `field.height` 8-bit `mask` (`count` bytes, at least a frame's pixels) by
 /// the field: `out(p) = mask(p + F(p))`, bilinear and rounded, and `reliability(p) = round(255 · r(p))`; both 0
 /// where `p + F(p)` lies outside the frame. Writes a frame's pixels into `out` and `reliability` (`capacity` bytes
-/// each).
+/// each). Allocates a few rows' worth of scratch and frees it before returning (CK_FLOW_ENOMEM when it cannot).
 int ck_flow_warp(const ck_flow_field *field, const uint8_t *mask, long count, uint8_t *out, uint8_t *reliability,
                  long capacity);
 

@@ -36,9 +36,10 @@ public struct FlowField: Sendable, Equatable {
     }
 
     /// No motion anywhere, fully reliable: the field between a frame and itself.
+    /// - Precondition: as ``init(width:height:step:u:v:reliability:)``'s.
     public static func zero(width: Int, height: Int, step: Int) -> FlowField {
-        let cells = ((width + step - 1) / step) * ((height + step - 1) / step)
-        let zeros = [Float](repeating: 0, count: max(0, cells))
+        precondition(width > 0 && height > 0 && [1, 2, 4].contains(step), "flow field dimensions or step out of range")
+        let zeros = [Float](repeating: 0, count: ((width + step - 1) / step) * ((height + step - 1) / step))
         return FlowField(width: width, height: height, step: step, u: zeros, v: zeros)
     }
 
