@@ -20,7 +20,8 @@ static const float binomial[5] = {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f};
 
 void ck_flow_default_params(ck_flow_params *params) {
     if (!params) return;
-    *params = (ck_flow_params){.patch = 8, .stride = 4, .iterations = 12, .finest = 1, .coarsest_side = 16};
+    *params = (ck_flow_params){
+        .patch = 8, .stride = 4, .iterations = 12, .finest = 1, .coarsest_side = 16, .refinement = 3};
 }
 
 /// `a * b` into `out`, nonzero on overflow or when either is negative.
@@ -32,7 +33,7 @@ static int plan_levels(long width, long height, const ck_flow_params *p, long *l
     if (!p || width <= 0 || height <= 0) return CK_FLOW_EINVAL;
     if ((p->patch != 8 && p->patch != 16) || p->stride < 1 || p->stride > p->patch || p->iterations < 1 ||
         p->iterations > 64 || p->finest < 0 || p->finest >= CK_FLOW_MAX_LEVELS || p->coarsest_side < p->patch ||
-        p->coarsest_side > 4096)
+        p->coarsest_side > 4096 || p->refinement < 0 || p->refinement > 16)
         return CK_FLOW_EINVAL;
     if (width > CK_FLOW_MAX_SIDE || height > CK_FLOW_MAX_SIDE) return CK_FLOW_ESIZE;
     long w = width, h = height, k = 0;
@@ -80,6 +81,27 @@ struct patch_template {
     int flat;
 };
 
+/// The variational refinement's planes at the finest level (`n` pixels): the image terms, fixed for the refinement,
+/// and the linear system of one fixed-point iteration. The planes ``refine_system`` reads at a pixel's neighbours
+/// (`u`, `v` and their increments, the edge weights) have `w + 16` zeros before and after, so the neighbours above
+/// and below the frame, and eight lanes read past its end, are inside the allocation; where a neighbour lies outside
+/// the frame its edge's weight is zero. The others have 16 floats to spare after their end.
+///
+/// The colour planes hold row `y`'s pixels of one colour of the checkerboard (`x + y` even for colour 0, odd for
+/// 1), `x = 2k + ((y + colour) & 1)` at `[y * stride + k]`, with a row of zeros above and below, a zero before each
+/// row and at least 15 after its last pixel (an edge or padding weighs nothing there).
+struct refinement {
+    float *ix, *iy, *iz, *n0, *ixx, *ixy, *iyy, *ixz, *iyz, *n1, *n2;
+    float *u, *v, *du, *dv, *wx, *wy;
+    float *inv11, *inv22, *a12, *b1, *b2, *smooth;
+    /// What the sweeps read and write, split by the colours of a checkerboard (``refine_pack``).
+    struct checkerboard {
+        float *du, *dv, *wx, *wy, *a12, *b1, *b2, *inv11, *inv22;
+    } colour[2];
+    /// Floats between the rows of a colour's planes.
+    long stride;
+};
+
 /// Everything one ``ck_flow`` call works in: the pyramids, and per-level planes sized for the finest level
 /// searched (coarser levels use their first part).
 struct flow_work {
@@ -91,6 +113,8 @@ struct flow_work {
     /// of the densification, the patches' vectors and residuals, and the halving's intermediate rows.
     float *gx, *gy, *padded, *u, *v, *coarse_u, *coarse_v, *weight, *patch_u, *patch_v, *patch_ssd, *rows;
     struct patch_template *templates;
+    /// The variational refinement's planes (``refine``), null when it does not run.
+    struct refinement *refinement;
     float *out_u, *out_v;
 };
 
@@ -440,8 +464,235 @@ CK_INLINE void densify(struct flow_work *work, const struct level *L, long P) {
     }
 }
 
+
+// MARK: - Variational refinement
+
+/// The refinement's energy (Brox, Bruhn, Papenberg & Weickert, ECCV 2004, in the normalised form OpenCV's
+/// VariationalRefinement minimises, with its weights): brightness constancy `delta`, gradient constancy `gamma`,
+/// smoothness `alpha`, each under the robust penalty `sqrt(s² + epsilon²)`, the data terms normalised by the
+/// squared gradient plus `zeta²`.
+static const float refine_alpha = 20, refine_gamma = 10, refine_delta = 5, refine_zeta2 = 0.01f,
+                   refine_epsilon2 = 1e-6f;
+/// Over-relaxation of the sweeps, and red-black sweeps per fixed-point iteration (OpenCV's).
+static const float refine_omega = 1.6f;
+enum { REFINE_SWEEPS = 5 };
+
+/// Central differences of `a` (`w` x `h`) along x and y, edges replicated.
+CK_INLINE void central(const float *restrict a, long w, long h, float *restrict dx, float *restrict dy) {
+    for (long y = 0; y < h; y++) {
+        const float *t = a + (y > 0 ? y - 1 : 0) * w, *m = a + y * w, *b = a + (y + 1 < h ? y + 1 : y) * w;
+        float *ox = dx + y * w, *oy = dy + y * w;
+        for (long x = 0; x < w; x++) oy[x] = 0.5f * (b[x] - t[x]);
+        for (long x = 1; x + 1 < w; x++) ox[x] = 0.5f * (m[x + 1] - m[x - 1]);
+        ox[0] = 0.5f * (m[1] - m[0]);
+        ox[w - 1] = 0.5f * (m[w - 1] - m[w - 2]);
+    }
+}
+
+/// The image terms at the current field (`work->u`, `work->v`): the target warped by it, the derivatives of the mean
+/// of the two frames (as OpenCV takes them), the temporal difference and its derivatives, and the normalisations.
+CK_INLINE void refine_prepare(const struct flow_work *work, const struct level *L, const struct refinement *R) {
+    const long w = L->w, h = L->h, n = w * h, pw = w + 2 * BORDER;
+    // Locals, not the structs' fields: a store through a float pointer could otherwise be a store to them.
+    const float *restrict from = L->from, *restrict fu = work->u, *restrict fv = work->v;
+    // The target with its replicated border (``pad``, still this level's): a point clamped to the border reads
+    // what `sample` reads at the edge, without a clamp per tap.
+    const float *restrict to = work->padded + BORDER * pw + BORDER;
+    float *restrict iz = R->iz, *restrict ix = R->ix, *restrict iy = R->iy, *restrict ixx = R->ixx;
+    float *restrict ixy = R->ixy, *restrict iyy = R->iyy;
+    // `smooth` and `inv11` hold the mean and the warped target while the terms are made.
+    float *restrict mean = R->smooth, *restrict warped = R->inv11;
+    const float lo = -(float)BORDER, hx = (float)(w + BORDER - 2), hy = (float)(h + BORDER - 2);
+    for (long y = 0; y < h; y++) {
+        for (long x = 0; x < w; x++) {
+            const long p = y * w + x;
+            const float sx = clampf((float)x + fu[p], lo, hx), sy = clampf((float)y + fv[p], lo, hy);
+            const float x0 = floorf(sx), y0 = floorf(sy), ax = sx - x0, ay = sy - y0;
+            const float *a = to + (long)y0 * pw + (long)x0;
+            warped[p] = ck_lerp(ck_lerp(a[0], a[1], ax), ck_lerp(a[pw], a[pw + 1], ax), ay);
+        }
+    }
+    for (long p = 0; p < n; p++) {
+        mean[p] = 0.5f * (from[p] + warped[p]);
+        iz[p] = warped[p] - from[p];
+    }
+    central(mean, w, h, ix, iy);
+    central(iz, w, h, R->ixz, R->iyz);
+    central(ix, w, h, ixx, ixy);
+    // d/dy of Iy; its d/dx (the same Ixy up to rounding) lands in `warped`, unused.
+    central(iy, w, h, warped, iyy);
+    float *restrict n0 = R->n0, *restrict n1 = R->n1, *restrict n2 = R->n2, *restrict u = R->u, *restrict v = R->v;
+    float *restrict du = R->du, *restrict dv = R->dv;
+    for (long p = 0; p < n; p++) {
+        n0[p] = 1 / (ix[p] * ix[p] + iy[p] * iy[p] + refine_zeta2);
+        n1[p] = 1 / (ixx[p] * ixx[p] + ixy[p] * ixy[p] + refine_zeta2);
+        n2[p] = 1 / (iyy[p] * iyy[p] + ixy[p] * ixy[p] + refine_zeta2);
+        u[p] = fu[p];
+        v[p] = fv[p];
+        du[p] = 0;
+        dv[p] = 0;
+    }
+}
+
+/// The smoothness weight of pixel `p`'s right and lower edges (`e`, `d`: its right and lower neighbours' offsets,
+/// 0 at the frame's edge) at `u + du`.
+CK_INLINE float smoothness(const float *u, const float *v, const float *du, const float *dv, long p, long e, long d) {
+    const float ux = (u[p + e] + du[p + e]) - (u[p] + du[p]), vx = (v[p + e] + dv[p + e]) - (v[p] + dv[p]);
+    const float uy = (u[p + d] + du[p + d]) - (u[p] + du[p]), vy = (v[p + d] + dv[p + d]) - (v[p] + dv[p]);
+    return 0.5f * refine_alpha / sqrtf(ux * ux + vx * vx + uy * uy + vy * vy + refine_epsilon2);
+}
+
+/// One fixed-point iteration's linear system at the increments so far: the data terms' robust weights at the
+/// linearised residuals, the smoothness weight of each pixel's right and lower edges at `u + du`, and the
+/// inverses of the diagonal the sweeps divide by.
+CK_INLINE void refine_system(const struct refinement *R, long w, long h) {
+    const long n = w * h;
+    // Locals, not R's fields: a store through a float pointer could otherwise be a store to them.
+    const float *restrict u = R->u, *restrict v = R->v, *restrict du = R->du, *restrict dv = R->dv;
+    const float *restrict ix = R->ix, *restrict iy = R->iy, *restrict iz = R->iz, *restrict n0 = R->n0;
+    const float *restrict ixx = R->ixx, *restrict ixy = R->ixy, *restrict iyy = R->iyy, *restrict ixz = R->ixz;
+    const float *restrict iyz = R->iyz, *restrict n1 = R->n1, *restrict n2 = R->n2;
+    float *restrict s = R->smooth, *restrict wx = R->wx, *restrict wy = R->wy, *restrict a12 = R->a12;
+    float *restrict b1 = R->b1, *restrict b2 = R->b2, *restrict inv11 = R->inv11, *restrict inv22 = R->inv22;
+    const v8 zero = {0}, half_alpha = zero + 0.5f * refine_alpha, half_delta = zero + 0.5f * refine_delta;
+    const v8 half_gamma = zero + 0.5f * refine_gamma, eps2 = zero + refine_epsilon2, zeta2 = zero + refine_zeta2;
+    // Eight pixels at a time over the whole plane (the planes have room past their end; the neighbours past the
+    // last column and row are corrected after).
+    for (long p = 0; p < n; p += 8) {
+        const v8 t = load8(u + p) + load8(du + p), q = load8(v + p) + load8(dv + p);
+        const v8 ux = (load8(u + p + 1) + load8(du + p + 1)) - t, vx = (load8(v + p + 1) + load8(dv + p + 1)) - q;
+        const v8 uy = (load8(u + p + w) + load8(du + p + w)) - t, vy = (load8(v + p + w) + load8(dv + p + w)) - q;
+        store8(s + p, half_alpha / __builtin_elementwise_sqrt(ux * ux + vx * vx + uy * uy + vy * vy + eps2));
+    }
+    for (long y = 0; y < h; y++) s[y * w + w - 1] = smoothness(u, v, du, dv, y * w + w - 1, 0, y + 1 < h ? w : 0);
+    for (long x = 0; x < w; x++) s[n - w + x] = smoothness(u, v, du, dv, n - w + x, x + 1 < w ? 1 : 0, 0);
+    memcpy(wx, s, (size_t)n * sizeof(float));
+    memcpy(wy, s, (size_t)(n - w) * sizeof(float));
+    for (long y = 0; y < h; y++) wx[y * w + w - 1] = 0;
+    for (long x = 0; x < w; x++) wy[n - w + x] = 0;
+    for (long p = 0; p < n; p += 8) {
+        const v8 Ix = load8(ix + p), Iy = load8(iy + p), Iz = load8(iz + p), N0 = load8(n0 + p);
+        const v8 Du = load8(du + p), Dv = load8(dv + p), N1 = load8(n1 + p), N2 = load8(n2 + p);
+        const v8 Ixx = load8(ixx + p), Ixy = load8(ixy + p), Iyy = load8(iyy + p), Ixz = load8(ixz + p);
+        const v8 Iyz = load8(iyz + p);
+        const v8 r0 = Iz + Ix * Du + Iy * Dv;
+        const v8 k0 = half_delta / __builtin_elementwise_sqrt(r0 * r0 * N0 + eps2) * N0;
+        const v8 rx = Ixz + Ixx * Du + Ixy * Dv, ry = Iyz + Ixy * Du + Iyy * Dv;
+        const v8 k1 = half_gamma / __builtin_elementwise_sqrt(rx * rx * N1 + ry * ry * N2 + eps2);
+        const v8 gx1 = Ixx * N1, gy1 = Ixy * N1, gx2 = Ixy * N2, gy2 = Iyy * N2;
+        const v8 wl = load8(wx + p - 1), wr = load8(wx + p), wu = load8(wy + p - w), wd = load8(wy + p);
+        const v8 around = wl + wr + wu + wd, U = load8(u + p), V = load8(v + p);
+        const v8 a11 = k0 * Ix * Ix + zeta2 + k1 * (Ixx * gx1 + Ixy * gx2) + around;
+        const v8 a22 = k0 * Iy * Iy + zeta2 + k1 * (Ixy * gy1 + Iyy * gy2) + around;
+        store8(a12 + p, k0 * Ix * Iy + k1 * (Ixy * gx1 + Iyy * gx2));
+        store8(b1 + p, zero - k0 * Iz * Ix - k1 * (Ixz * gx1 + Iyz * gx2) + wr * (load8(u + p + 1) - U) +
+                           wl * (load8(u + p - 1) - U) + wd * (load8(u + p + w) - U) + wu * (load8(u + p - w) - U));
+        store8(b2 + p, zero - k0 * Iz * Iy - k1 * (Ixz * gy1 + Iyz * gy2) + wr * (load8(v + p + 1) - V) +
+                           wl * (load8(v + p - 1) - V) + wd * (load8(v + p + w) - V) + wu * (load8(v + p - w) - V));
+        store8(inv11 + p, (zero + 1) / a11);
+        store8(inv22 + p, (zero + 1) / a22);
+    }
+}
+
+/// The first column of colour `colour` in row `y`, and the number of its pixels there.
+CK_INLINE long colour_start(long y, int colour) { return (y + colour) & 1; }
+CK_INLINE long colour_count(long w, long y, int colour) { return (w - colour_start(y, colour) + 1) / 2; }
+
+/// The system's planes into the colour planes, for the sweeps.
+CK_INLINE void refine_pack(const struct refinement *R, long w, long h) {
+    for (int c = 0; c < 2; c++) {
+        const struct checkerboard *B = &R->colour[c];
+        float *const to[] = {B->wx, B->wy, B->a12, B->b1, B->b2, B->inv11, B->inv22};
+        const float *const from[] = {R->wx, R->wy, R->a12, R->b1, R->b2, R->inv11, R->inv22};
+        for (int i = 0; i < 7; i++) {
+            for (long y = 0; y < h; y++) {
+                const long t = colour_start(y, c), count = colour_count(w, y, c);
+                float *restrict o = to[i] + y * R->stride;
+                const float *restrict a = from[i] + y * w + t;
+                for (long k = 0; k < count; k++) o[k] = a[2 * k];
+            }
+        }
+    }
+}
+
+/// The increments from the colour planes into `du`, `dv`.
+CK_INLINE void refine_unpack(const struct refinement *R, long w, long h) {
+    for (int c = 0; c < 2; c++) {
+        for (long y = 0; y < h; y++) {
+            const long t = colour_start(y, c), count = colour_count(w, y, c);
+            const float *restrict su = R->colour[c].du + y * R->stride, *restrict sv = R->colour[c].dv + y * R->stride;
+            float *restrict u = R->du + y * w + t, *restrict v = R->dv + y * w + t;
+            for (long k = 0; k < count; k++) {
+                u[2 * k] = su[k];
+                v[2 * k] = sv[k];
+            }
+        }
+    }
+}
+
+/// Red-black successive over-relaxation of the system: the pixels of one colour of the checkerboard depend only on
+/// the other's, so a colour's pass over a row is computed eight pixels at a time. This is colour `c`'s pass over
+/// row `y`: pixel `k`'s left and right neighbours are the other colour's `k - 1 + t` and `k + t` (`t` the row's
+/// first column of colour `c`), those above and below its `k` in the rows above and below.
+CK_INLINE void refine_row(const struct refinement *R, long w, long y, int c) {
+    const v8 omega = (v8){0} + refine_omega, keep = (v8){0} + (1 - refine_omega);
+    const long S = R->stride, t = colour_start(y, c), count = colour_count(w, y, c);
+    const struct checkerboard *own = &R->colour[c], *other = &R->colour[1 - c];
+    // Locals, not the structs' fields: a store through a float pointer could otherwise be a store to them.
+    float *restrict du = own->du + y * S, *restrict dv = own->dv + y * S;
+    const float *restrict ou = other->du + y * S, *restrict ov = other->dv + y * S;
+    const float *restrict wx = own->wx + y * S, *restrict wy = own->wy + y * S;
+    const float *restrict owx = other->wx + y * S, *restrict owy = other->wy + (y - 1) * S;
+    const float *restrict a12 = own->a12 + y * S, *restrict b1 = own->b1 + y * S, *restrict b2 = own->b2 + y * S;
+    const float *restrict inv11 = own->inv11 + y * S, *restrict inv22 = own->inv22 + y * S;
+    for (long k = 0; k < count; k += 8) {
+        const v8 wl = load8(owx + k - 1 + t), wr = load8(wx + k), wu = load8(owy + k), wd = load8(wy + k);
+        const v8 u0 = load8(du + k), v0 = load8(dv + k), a = load8(a12 + k);
+        const v8 su = wr * load8(ou + k + t) + wl * load8(ou + k - 1 + t) + wd * load8(ou + S + k) +
+                      wu * load8(ou - S + k);
+        const v8 sv = wr * load8(ov + k + t) + wl * load8(ov + k - 1 + t) + wd * load8(ov + S + k) +
+                      wu * load8(ov - S + k);
+        const v8 u1 = keep * u0 + omega * ((load8(b1 + k) + su - a * v0) * load8(inv11 + k));
+        const v8 v1 = keep * v0 + omega * ((load8(b2 + k) + sv - a * u1) * load8(inv22 + k));
+        store8(du + k, u1);
+        store8(dv + k, v1);
+    }
+}
+
+/// One red-black sweep, as a wavefront: colour 0's pass over row `y`, then colour 1's over row `y - 1`, whose
+/// neighbours of colour 0 are then all done. The same floats as a pass over every row per colour, with the rows
+/// in cache while they are needed.
+CK_INLINE void refine_sweep(const struct refinement *R, long w, long h) {
+    for (long y = 0; y < h; y++) {
+        refine_row(R, w, y, 0);
+        if (y > 0) refine_row(R, w, y - 1, 1);
+    }
+    refine_row(R, w, h - 1, 1);
+}
+
+/// The variational refinement of the densified field at level `L`: `fixed` fixed-point iterations of
+/// ``REFINE_SWEEPS`` red-black sweeps each, from the image terms of the field as DIS left it (the target warped
+/// once, as OpenCV does); the increments are then added to it. The smoothness term fills what the patches could not
+/// tell (flat regions) from around them and lets the motion vary within a patch (a zoom, a turn).
+CK_INLINE void refine(struct flow_work *work, const struct level *L, long fixed) {
+    struct refinement *R = work->refinement;
+    const long w = L->w, h = L->h, n = w * h;
+    refine_prepare(work, L, R);
+    for (long f = 0; f < fixed; f++) {
+        if (f > 0) refine_unpack(R, w, h);
+        refine_system(R, w, h);
+        refine_pack(R, w, h);
+        for (int s = 0; s < REFINE_SWEEPS; s++) refine_sweep(R, w, h);
+    }
+    refine_unpack(R, w, h);
+    for (long p = 0; p < n; p++) {
+        work->u[p] += R->du[p];
+        work->v[p] += R->dv[p];
+    }
+}
+
 /// One level: the patches' search from the coarser field (`coarse_u`, `coarse_v`, `cw` x `ch`; none at the
-/// coarsest level), then the densification.
+/// coarsest level), then the densification, then at the finest level the variational refinement.
 CK_INLINE void flow_level(struct flow_work *work, long k, long cw, long ch, int has_coarse) {
     const struct level *L = &work->level[k];
     gradients(L->from, L->w, L->h, work->gx, work->gy);
@@ -453,6 +704,7 @@ CK_INLINE void flow_level(struct flow_work *work, long k, long cw, long ch, int 
         search_level(work, L, 16, cw, ch, has_coarse);
         densify(work, L, 16);
     }
+    if (k == work->p.finest && work->p.refinement > 0) refine(work, L, work->p.refinement);
 }
 
 /// The pyramids, then the levels from the coarsest to `finest`, then the field in input pixels.
@@ -537,8 +789,21 @@ int ck_flow(const uint8_t *from, const uint8_t *to, long count, long width, long
     overflow |= reserve(&total, fine, F, &o_u) | reserve(&total, fine, F, &o_v) | reserve(&total, fine, F, &o_w);
     overflow |= reserve(&total, coarse, F, &o_cu) | reserve(&total, coarse, F, &o_cv);
     overflow |= reserve(&total, patches, F, &o_pu) | reserve(&total, patches, F, &o_pv);
-    overflow |= reserve(&total, patches, F, &o_ps) | reserve(&total, patches, sizeof(struct patch_template), &o_t);
+    overflow |= reserve(&total, patches, F, &o_ps) | reserve(&total, patches, (long)sizeof(struct patch_template), &o_t);
     overflow |= reserve(&total, halving, F, &o_rows);
+    // The refinement: 17 planes of the finest level, and 6 with `fw + 16` floats of zeros either side.
+    long o_r = 0, o_rp = 0, o_rc = 0, rpadded = 0, rplane = 0, rstride = (fw + 1) / 2 + 16, rcolour = 0;
+    struct refinement refinement;
+    if (params->refinement > 0) {
+        long planes, padded_planes, colour_planes;
+        overflow |= __builtin_add_overflow(fine, 2 * (fw + 16), &rpadded);
+        overflow |= __builtin_add_overflow(fine, 16L, &rplane);
+        overflow |= mul_checked(rstride, fh + 2, &rcolour);
+        overflow |= mul_checked(rplane, 17, &planes) | mul_checked(rpadded, 6, &padded_planes);
+        overflow |= mul_checked(rcolour, 18, &colour_planes);
+        overflow |= reserve(&total, planes, F, &o_r) | reserve(&total, padded_planes, F, &o_rp);
+        overflow |= reserve(&total, colour_planes, F, &o_rc);
+    }
     if (overflow) return CK_FLOW_ESIZE;
     char *block = aligned_alloc(64, (size_t)total);
     if (!block) return CK_FLOW_ENOMEM;
@@ -563,6 +828,30 @@ int ck_flow(const uint8_t *from, const uint8_t *to, long count, long width, long
     work.patch_ssd = (float *)(block + o_ps);
     work.templates = (struct patch_template *)(block + o_t);
     work.rows = (float *)(block + o_rows);
+    if (params->refinement > 0) {
+        float *plane = (float *)(block + o_r), *padded_plane = (float *)(block + o_rp);
+        // The padding must read as zeros (weights) and finite values (what they weigh).
+        memset(padded_plane, 0, (size_t)(6 * rpadded) * sizeof(float));
+        memset(plane, 0, (size_t)(17 * rplane) * sizeof(float));
+        float **planes[] = {&refinement.ix, &refinement.iy, &refinement.iz, &refinement.n0, &refinement.ixx,
+                            &refinement.ixy, &refinement.iyy, &refinement.ixz, &refinement.iyz, &refinement.n1,
+                            &refinement.n2, &refinement.inv11, &refinement.inv22, &refinement.a12, &refinement.b1,
+                            &refinement.b2, &refinement.smooth};
+        for (int i = 0; i < 17; i++) *planes[i] = plane + i * rplane;
+        float **padded_planes[] = {&refinement.u, &refinement.v, &refinement.du, &refinement.dv, &refinement.wx,
+                                   &refinement.wy};
+        for (int i = 0; i < 6; i++) *padded_planes[i] = padded_plane + i * rpadded + fw + 16;
+        float *colour_plane = (float *)(block + o_rc);
+        memset(colour_plane, 0, (size_t)(18 * rcolour) * sizeof(float));
+        for (int c = 0; c < 2; c++) {
+            struct checkerboard *B = &refinement.colour[c];
+            float **colour_planes[] = {&B->du, &B->dv, &B->wx, &B->wy, &B->a12, &B->b1, &B->b2, &B->inv11, &B->inv22};
+            // Row 0 after the row of zeros above, pixel 0 after the zero before it.
+            for (int i = 0; i < 9; i++) *colour_planes[i] = colour_plane + (9 * c + i) * rcolour + rstride + 1;
+        }
+        refinement.stride = rstride;
+        work.refinement = &refinement;
+    }
     work.out_u = u;
     work.out_v = v;
     flow_run(&work);
@@ -692,54 +981,92 @@ int ck_flow_check(const ck_flow_field *forward, const ck_flow_field *backward, f
     return CK_FLOW_OK;
 }
 
-/// Row by row: the field's two grid rows round the pixel row are blended once into `row` (3 floats a grid column:
-/// u, v, r), so each pixel interpolates along its row only.
+/// Where each column of the frame falls on the grid (the two cells it lies between and its weight), and one row's
+/// worth of working values.
+struct warp_taps {
+    int32_t *x0, *x1;
+    float *fx;
+    /// The field's three planes blended down to the row being warped (a cell each).
+    float *u, *v, *r;
+    /// Per pixel of the row: its reliability; then where it samples the mask (the top-left tap's index and the two
+    /// weights), or -1 where it leaves the frame.
+    float *rel, *ax, *ay;
+    int32_t *at;
+};
+
+/// The backward warp of the mask by the field, a row at a time in four passes, so that the arithmetic runs eight
+/// pixels at a time and only the gathers (of the field's cells and the mask's pixels) one at a time.
 CK_INLINE void warp_body(const struct grid *g, long width, long height, const uint8_t *mask, uint8_t *out,
-                         uint8_t *reliability, float *row) {
+                         uint8_t *reliability, const struct warp_taps *t) {
+    // Locals, not the structs' fields: a store through a pointer could otherwise be a store to them.
+    const int32_t *restrict x0s = t->x0, *restrict x1s = t->x1;
+    const float *restrict fxs = t->fx;
+    float *restrict ru = t->u, *restrict rv = t->v, *restrict rr = t->r, *restrict rel = t->rel;
+    float *restrict axs = t->ax, *restrict ays = t->ay;
+    int32_t *restrict at = t->at;
+    const uint8_t *restrict m = mask;
     const long columns = g->columns;
+    const float right = (float)width - 0.5f, bottom = (float)height - 0.5f;
+    // The right and lower taps' offsets (none in a frame one pixel wide or high).
+    const int32_t dx = width > 1 ? 1 : 0, dy = height > 1 ? (int32_t)width : 0;
     for (long y = 0; y < height; y++) {
+        // The field down to this row (the vertical half of its bilinear sampling).
         const float gy = clampf((float)y * g->inverse_step, 0, (float)(g->rows - 1));
-        const long i0 = (long)gy, i1 = i0 + 1 < g->rows ? i0 + 1 : i0;
-        const float fy = gy - (float)i0;
-        for (long j = 0; j < columns; j++) {
-            const long a = i0 * columns + j, c = i1 * columns + j;
-            row[3 * j] = ck_lerp(g->u[a], g->u[c], fy);
-            row[3 * j + 1] = ck_lerp(g->v[a], g->v[c], fy);
-            row[3 * j + 2] = ck_lerp(g->r[a], g->r[c], fy);
+        const long y0 = (long)gy, y1 = y0 + 1 < g->rows ? y0 + 1 : y0;
+        const float fy = gy - (float)y0;
+        const float *restrict u0 = g->u + y0 * columns, *restrict u1 = g->u + y1 * columns;
+        const float *restrict v0 = g->v + y0 * columns, *restrict v1 = g->v + y1 * columns;
+        const float *restrict r0 = g->r + y0 * columns, *restrict r1 = g->r + y1 * columns;
+        for (long c = 0; c < columns; c++) {
+            ru[c] = ck_lerp(u0[c], u1[c], fy);
+            rv[c] = ck_lerp(v0[c], v1[c], fy);
+            rr[c] = ck_lerp(r0[c], r1[c], fy);
         }
+        // Along the row: each pixel's vector (the horizontal half), then where it lands.
         for (long x = 0; x < width; x++) {
-            const float gx = clampf((float)x * g->inverse_step, 0, (float)(columns - 1));
-            const long j0 = (long)gx, j1 = j0 + 1 < columns ? j0 + 1 : j0;
-            const float fx = gx - (float)j0;
-            const float u = ck_lerp(row[3 * j0], row[3 * j1], fx), v = ck_lerp(row[3 * j0 + 1], row[3 * j1 + 1], fx);
-            const float r = ck_lerp(row[3 * j0 + 2], row[3 * j1 + 2], fx);
-            const float qx = (float)x + u, qy = (float)y + v;
-            const long p = y * width + x;
-            if (!inside(qx, qy, width, height)) {
-                out[p] = 0;
-                reliability[p] = 0;
+            const int32_t a = x0s[x], b = x1s[x];
+            const float fx = fxs[x];
+            axs[x] = ck_lerp(ru[a], ru[b], fx);
+            ays[x] = ck_lerp(rv[a], rv[b], fx);
+            rel[x] = ck_lerp(rr[a], rr[b], fx);
+        }
+        // A point on the last column or row takes its left or upper neighbour as the first tap, with all the weight
+        // on the second, so that both taps are on the frame (the same value).
+        const float lastx = (float)(width - 1), lasty = (float)(height - 1);
+        const float topx = (float)(width > 1 ? width - 2 : 0), topy = (float)(height > 1 ? height - 2 : 0);
+        for (long x = 0; x < width; x++) {
+            const float qx = (float)x + axs[x], qy = (float)y + ays[x];
+            const int on = qx >= -0.5f && qy >= -0.5f && qx <= right && qy <= bottom;
+            const float cx = qx < 0 ? 0 : qx > lastx ? lastx : qx, cy = qy < 0 ? 0 : qy > lasty ? lasty : qy;
+            const float fx0 = floorf(cx) < topx ? floorf(cx) : topx, fy0 = floorf(cy) < topy ? floorf(cy) : topy;
+            axs[x] = cx - fx0;
+            ays[x] = cy - fy0;
+            at[x] = on ? (int32_t)fy0 * (int32_t)width + (int32_t)fx0 : -1;
+        }
+        uint8_t *restrict o = out + y * width, *restrict q = reliability + y * width;
+        for (long x = 0; x < width; x++) {
+            const int32_t i = at[x];
+            if (i < 0) {
+                o[x] = 0;
+                q[x] = 0;
                 continue;
             }
-            const float cx = clampf(qx, 0, (float)(width - 1)), cy = clampf(qy, 0, (float)(height - 1));
-            const long x0 = (long)cx, y0 = (long)cy;
-            const long x1 = x0 + 1 < width ? x0 + 1 : x0, y1 = y0 + 1 < height ? y0 + 1 : y0;
-            const float fx2 = cx - (float)x0, fy2 = cy - (float)y0;
-            const float top = ck_lerp((float)mask[y0 * width + x0], (float)mask[y0 * width + x1], fx2);
-            const float bottom = ck_lerp((float)mask[y1 * width + x0], (float)mask[y1 * width + x1], fx2);
-            out[p] = (uint8_t)(clampf(ck_lerp(top, bottom, fy2), 0, 255) + 0.5f);
-            reliability[p] = (uint8_t)(clampf(r, 0, 1) * 255 + 0.5f);
+            const float top = ck_lerp((float)m[i], (float)m[i + dx], axs[x]);
+            const float low = ck_lerp((float)m[i + dy], (float)m[i + dy + dx], axs[x]);
+            o[x] = (uint8_t)(clampf(ck_lerp(top, low, ays[x]), 0, 255) + 0.5f);
+            q[x] = (uint8_t)(clampf(rel[x], 0, 1) * 255 + 0.5f);
         }
     }
 }
 static void warp(const struct grid *g, long width, long height, const uint8_t *mask, uint8_t *out,
-                 uint8_t *reliability, float *row);
+                 uint8_t *reliability, const struct warp_taps *t);
 CK_DISPATCH(warp,
             (const struct grid *g, long width, long height, const uint8_t *mask, uint8_t *out, uint8_t *reliability,
-             float *row),
-            (g, width, height, mask, out, reliability, row))
+             const struct warp_taps *t),
+            (g, width, height, mask, out, reliability, t))
 
 int ck_flow_warp(const ck_flow_field *field, const uint8_t *mask, long count, uint8_t *out, uint8_t *reliability,
-                 long capacity, float *row, long row_capacity) {
+                 long capacity) {
     long columns, rows, pixels;
     if (!mask || !out || !reliability) return CK_FLOW_EINVAL;
     const int status = field_grid(field, &columns, &rows);
@@ -747,8 +1074,27 @@ int ck_flow_warp(const ck_flow_field *field, const uint8_t *mask, long count, ui
     if (mul_checked(field->width, field->height, &pixels)) return CK_FLOW_ESIZE;
     if (count <= 0) return CK_FLOW_EINVAL;
     if (count < pixels || capacity < pixels) return CK_FLOW_ECAPACITY;
-    if (!row || row_capacity < 3 * columns) return CK_FLOW_ECAPACITY;
+    // Sides are at most CK_FLOW_MAX_SIDE: the taps and a row's working values are small.
+    const long width = field->width;
+    char *block = malloc((size_t)(7 * width + 3 * columns) * 4);
+    if (!block) return CK_FLOW_ENOMEM;
+    struct warp_taps taps = {.x0 = (int32_t *)block, .x1 = (int32_t *)block + width};
+    taps.fx = (float *)(taps.x1 + width);
+    taps.u = taps.fx + width;
+    taps.v = taps.u + columns;
+    taps.r = taps.v + columns;
+    taps.rel = taps.r + columns;
+    taps.ax = taps.rel + width;
+    taps.ay = taps.ax + width;
+    taps.at = (int32_t *)(taps.ay + width);
     const struct grid g = grid_of(field, columns, rows);
-    warp(&g, field->width, field->height, mask, out, reliability, row);
+    for (long x = 0; x < width; x++) {
+        const float gx = clampf((float)x * g.inverse_step, 0, (float)(columns - 1));
+        taps.x0[x] = (int32_t)gx;
+        taps.x1[x] = taps.x0[x] + 1 < columns ? taps.x0[x] + 1 : taps.x0[x];
+        taps.fx[x] = gx - (float)taps.x0[x];
+    }
+    warp(&g, width, field->height, mask, out, reliability, &taps);
+    free(block);
     return CK_FLOW_OK;
 }

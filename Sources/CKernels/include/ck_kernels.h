@@ -157,9 +157,12 @@ typedef struct ck_flow_params {
     long finest;
     /// The coarsest level searched is the smallest whose shorter side is still at least this, `patch` ... 4096 (16).
     long coarsest_side;
+    /// Fixed-point iterations of the variational refinement of the finest level's field, 0 ... 16 (3; 0 = none),
+    /// of five red-black relaxation sweeps each.
+    long refinement;
 } ck_flow_params;
 
-/// The default parameters (about DIS's fast operating point, without its variational refinement).
+/// The default parameters (about DIS's fast operating point, its variational refinement at the finest level only).
 void ck_flow_default_params(ck_flow_params *params);
 
 /// The size of the field ``ck_flow`` returns for a `width` x `height` frame: `columns = ceil(width / 2^finest)`,
@@ -177,18 +180,20 @@ int ck_flow_field_size(long width, long height, const ck_flow_params *params, lo
 /// propagation, a pass each way), and are refined by inverse-compositional Lucas-Kanade on mean-normalised
 /// intensities; a patch keeps the vector of least residual it visited, or its start when that moved further than
 /// `patch` pixels. Each pixel's flow is then the mean of the vectors of the patches over it, weighted by
-/// `1 / max(1, |to(x + u) - from(x)|)` (the paper's densification).
+/// `1 / max(1, |to(x + u) - from(x)|)` (the paper's densification). At the finest level the field is then refined
+/// variationally (`refinement`; Brox et al.'s energy with OpenCV's weights: brightness and gradient constancy and a
+/// robust smoothness term), which fills in what flat patches could not tell and lets the motion vary within a patch.
 ///
 /// Writes the field at level `finest` (``ck_flow_field_size``'s `columns` x `rows`, row-major) into `u` and `v`
 /// (`capacity` floats each), in input pixels: cell `(i, j)` is the motion of input pixel `(j · 2^finest,
-/// i · 2^finest)`. Allocates its scratch (about 3 floats per input pixel at `finest` 1, 9 at `finest` 0) and frees
-/// it before returning.
+/// i · 2^finest)`. Allocates its scratch (about 12 floats per input pixel at `finest` 1, 4 without the refinement;
+/// four times that at `finest` 0) and frees it before returning.
 int ck_flow(const uint8_t *from, const uint8_t *to, long count, long width, long height, const ck_flow_params *params,
             float *u, float *v, long capacity);
 
 /// A flow field as ``ck_flow`` returns it, with a reliability per cell: the motion of a `width` x `height` frame
-/// on a grid `step` pixels apart (`columns = ceil(width / step)`, `rows = ceil(height / step)`; cell `(i, j)` is
-/// pixel `(j · step, i · step)`), in frame pixels. `u`, `v` and `r` hold `count` floats each, at least
+/// on a grid `step` (1 ... 64) pixels apart (`columns = ceil(width / step)`, `rows = ceil(height / step)`; cell
+/// `(i, j)` is pixel `(j · step, i · step)`), in frame pixels. `u`, `v` and `r` hold `count` floats each, at least
 /// `columns * rows`. Between cells a field is sampled bilinearly, beyond the last cell the last one's value holds.
 typedef struct ck_flow_field {
     long width, height, step, count;
@@ -210,8 +215,8 @@ int ck_flow_check(const ck_flow_field *forward, const ck_flow_field *backward, f
 /// The backward warp of a `field.width` x `field.height` 8-bit `mask` (`count` bytes, at least a frame's pixels) by
 /// the field: `out(p) = mask(p + F(p))`, bilinear and rounded, and `reliability(p) = round(255 · r(p))`; both 0
 /// where `p + F(p)` lies outside the frame. Writes a frame's pixels into `out` and `reliability` (`capacity` bytes
-/// each). `row` is scratch of `row_capacity` floats, at least 3 per grid column (the field blended for one pixel row).
+/// each). Allocates a few rows' worth of scratch and frees it before returning (CK_FLOW_ENOMEM when it cannot).
 int ck_flow_warp(const ck_flow_field *field, const uint8_t *mask, long count, uint8_t *out, uint8_t *reliability,
-                 long capacity, float *row, long row_capacity);
+                 long capacity);
 
 #endif

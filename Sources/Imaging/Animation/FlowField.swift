@@ -36,9 +36,10 @@ public struct FlowField: Sendable, Equatable {
     }
 
     /// No motion anywhere, fully reliable: the field between a frame and itself.
+    /// - Precondition: as ``init(width:height:step:u:v:reliability:)``'s.
     public static func zero(width: Int, height: Int, step: Int) -> FlowField {
-        let cells = ((width + step - 1) / step) * ((height + step - 1) / step)
-        let zeros = [Float](repeating: 0, count: max(0, cells))
+        precondition(width > 0 && height > 0 && [1, 2, 4].contains(step), "flow field dimensions or step out of range")
+        let zeros = [Float](repeating: 0, count: ((width + step - 1) / step) * ((height + step - 1) / step))
         return FlowField(width: width, height: height, step: step, u: zeros, v: zeros)
     }
 
@@ -116,15 +117,11 @@ public struct FlowField: Sendable, Equatable {
         precondition(mask.width == width && mask.height == height, "the mask is not the flow field's frame size")
         var out = [UInt8](repeating: 0, count: width * height)
         var trust = [UInt8](repeating: 0, count: width * height)
-        var row = [Float](repeating: 0, count: 3 * columns)
         let status = withField { field in
             mask.values.withUnsafeBufferPointer { m in
                 out.withUnsafeMutableBufferPointer { o in
                     trust.withUnsafeMutableBufferPointer { t in
-                        row.withUnsafeMutableBufferPointer { r in
-                            ck_flow_warp(&field, m.baseAddress, m.count, o.baseAddress, t.baseAddress, o.count,
-                                         r.baseAddress, r.count)
-                        }
+                        ck_flow_warp(&field, m.baseAddress, m.count, o.baseAddress, t.baseAddress, o.count)
                     }
                 }
             }

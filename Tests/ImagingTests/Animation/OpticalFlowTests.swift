@@ -119,7 +119,7 @@ struct OpticalFlowTests {
         return sum / Double(count)
     }
 
-    @Test("Known motions of a textured frame are measured within a fifth of a pixel", .timeLimit(.minutes(1)),
+    @Test("Known motions of a textured frame are measured to about a tenth of a pixel", .timeLimit(.minutes(1)),
           arguments: [Affine.translation(2.5, -1.25), .zoom(1.04), .rotation(degrees: 2), .translation(12, 0),
                       .translation(-6, 9)])
     func measuresKnownMotion(_ motion: Affine) throws {
@@ -135,7 +135,7 @@ struct OpticalFlowTests {
             let (mx, my) = motion.apply(x, y)
             return (mx - x, my - y)
         }
-        #expect(error < 0.2, "\(motion): mean endpoint error \(error) px (no motion: \(still) px)")
+        #expect(error < 0.12, "\(motion): mean endpoint error \(error) px (no motion: \(still) px)")
     }
 
     @Test("Every step gives the field on its own grid, and identical frames give no motion", .timeLimit(.minutes(1)))
@@ -153,6 +153,22 @@ struct OpticalFlowTests {
         #expect(still.reliability.allSatisfy { $0 == 1 })
     }
 
+    @Test("Every instruction-set level computes the same field, bit for bit", .timeLimit(.minutes(1)))
+    func sameAtEveryLevel() throws {
+        let (a, b) = Self.pair(.rotation(degrees: 2))
+        let supported = ck_supported_level()
+        defer { ck_use_level(supported) }
+        var fields: [FlowField] = []
+        for level in CK_BASELINE...supported {
+            ck_use_level(level)
+            fields.append(try OpticalFlow.between(a, b))
+        }
+        for (level, field) in fields.enumerated().dropFirst() {
+            let differing = zip(field.u + field.v, fields[0].u + fields[0].v).filter { $0.bitPattern != $1.bitPattern }
+            #expect(differing.isEmpty, "level \(level): \(differing.count) values differ from the baseline's")
+        }
+    }
+
     @Test("Flows of two translations compose to their sum", .timeLimit(.minutes(1)))
     func composesMeasuredTranslations() throws {
         let first = Affine.translation(4, -3), both = Affine.translation(4 - 2.5, -3 + 5)
@@ -161,7 +177,7 @@ struct OpticalFlowTests {
         let c = Self.frame { x, y in let p = both.invert(x, y); return Self.texture.sample(p.0, p.1) }
         let ac = try OpticalFlow.between(a, b).composed(with: try OpticalFlow.between(b, c))
         let error = Self.endpointError(ac) { _, _ in (1.5, 2) }
-        #expect(error < 0.2, "mean endpoint error of the composed field: \(error) px")
+        #expect(error < 0.12, "mean endpoint error of the composed field: \(error) px")
     }
 
     @Test("Composition samples the second field where the first one lands, and leaving the frame is unreliable",
@@ -311,7 +327,7 @@ struct OpticalFlowTests {
             reliable += 1
             if (checked.values[i] >= 128) != (truth.values[i] >= 128) { wrong += 1 }
         }
-        #expect(reliable > truth.values.count * 9 / 10 && wrong * 1000 < reliable,
+        #expect(reliable > truth.values.count * 9 / 10 && wrong * 300 < reliable,
                 "\(wrong) of \(reliable) reliable pixels wrong (of \(truth.values.count))")
     }
 
@@ -392,23 +408,18 @@ struct OpticalFlowTests {
         #expect(checked == CK_FLOW_EMISMATCH)
         let mask = [UInt8](repeating: 255, count: 64 * 48)
         var warped = [UInt8](repeating: 0, count: 64 * 48), trust = warped
-        var row = [Float](repeating: 0, count: 3 * 32)
-        func warp(count: Int, capacity: Int, rowCapacity: Int = 3 * 32) -> Int32 {
+        func warp(count: Int, capacity: Int) -> Int32 {
             field(64, 48, 2, count: 32 * 24) { f in
                 mask.withUnsafeBufferPointer { m in
                     warped.withUnsafeMutableBufferPointer { w in
                         trust.withUnsafeMutableBufferPointer { t in
-                            row.withUnsafeMutableBufferPointer { r in
-                                ck_flow_warp(&f, m.baseAddress, count, w.baseAddress, t.baseAddress, capacity, r.baseAddress,
-                                             rowCapacity)
-                            }
+                            ck_flow_warp(&f, m.baseAddress, count, w.baseAddress, t.baseAddress, capacity)
                         }
                     }
                 }
             }
         }
         #expect(warp(count: 64 * 48, capacity: 64 * 48) == CK_FLOW_OK)
-        #expect(warp(count: 64 * 48, capacity: 64 * 48, rowCapacity: 3 * 32 - 1) == CK_FLOW_ECAPACITY)
         #expect(warp(count: 64 * 48 - 1, capacity: 64 * 48) == CK_FLOW_ECAPACITY)
         #expect(warp(count: 64 * 48, capacity: 64 * 48 - 1) == CK_FLOW_ECAPACITY)
         #expect(warp(count: 0, capacity: 64 * 48) == CK_FLOW_EINVAL)

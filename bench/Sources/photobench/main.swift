@@ -1,7 +1,7 @@
 // Entry point: `photobench <suite> [args...]`. Each suite lives in its own file.
 import Foundation
 
-let suiteNames = ["decode", "thumbnail", "palette", "sticker", "faces", "u2net", "gemm", "motion", "animation", "halo", "subjects"]
+let suiteNames = ["decode", "thumbnail", "palette", "sticker", "faces", "u2net", "gemm", "motion", "animation", "halo", "subjects", "flow"]
 
 /// Runs one suite (the sticker suite is async: it runs the sticker's stage graph).
 func run(suite: String, _ args: [String]) async throws {
@@ -17,6 +17,7 @@ func run(suite: String, _ args: [String]) async throws {
     case "animation": try AnimationBench.run(args)
     case "halo": try HaloBench.run(args)
     case "subjects": try await SubjectsBench.run(args)
+    case "flow": try FlowBench.run(args)
     default: preconditionFailure("unknown suite \(suite)")
     }
 }
