@@ -14,9 +14,24 @@ public struct FrameSpool: Sendable {
     public let width: Int
     public let height: Int
     private(set) var frames: [Frame] = []
+    /// What each stored frame becomes when replayed (``replayed(as:_:by:)``), nil: the frame as stored.
+    private var transform: (@Sendable (Image) throws -> Image)?
 
     public init(width: Int, height: Int) {
         (self.width, self.height) = (width, height)
+    }
+
+    /// These frames as `transform` makes them, `width` x `height`, when replayed: a crop and a layout applied as the
+    /// frames are encoded again, rather than a second spool of the frames so made. Nothing can be appended to it.
+    public func replayed(as width: Int, _ height: Int, by transform: @escaping @Sendable (Image) throws -> Image) -> FrameSpool {
+        var spool = FrameSpool(width: width, height: height)
+        spool.frames = frames
+        if let before = self.transform {
+            spool.transform = { @Sendable image in try transform(try before(image)) }
+        } else {
+            spool.transform = transform
+        }
+        return spool
     }
 
     public var count: Int { frames.count }
@@ -30,6 +45,7 @@ public struct FrameSpool: Sendable {
     /// Appends a frame that follows the last one.
     /// - Throws: `ImagingError.encodingFailed` for a frame of another size or a bad duration.
     public mutating func append(_ image: Image, duration: Double) throws(ImagingError) {
+        precondition(transform == nil, "frames are appended to a spool as stored, not to a replayed view of one")
         try checkFrame(image, width: width, height: height, duration: duration, format: .apng)
         let png = try image.pixels.withUnsafeBufferPointer { p in
             PNGEncoder.write(p, width: width, height: height, inChannels: 4, outChannels: 4, level: 1)
@@ -46,7 +62,8 @@ public struct FrameSpool: Sendable {
         var decoded: Image?
         func image(_ index: Int) throws -> Image {
             if index != decodedIndex {
-                decoded = try ImageCodec.decode(frames[index].png, options: DecodeOptions(convertToSRGB: false)).image
+                let stored = try ImageCodec.decode(frames[index].png, options: DecodeOptions(convertToSRGB: false)).image
+                decoded = try transform.map { try $0(stored) } ?? stored
                 decodedIndex = index
             }
             return decoded!

@@ -281,18 +281,20 @@ extension StickerExtractor {
         let photo = try await cutRound(of: whole, in: image, options: unprompted,
                                        subjectMap: photoMap.map { f in { @Sendable _ in try await f() } }, on: stages)
         let once = PhotoSubjects(subjects: [], foundIn: [], rounds: [photo])
-        // The cut without the points is their floor: where they lie on the subject it finds and the point's own cut
-        // is of that same subject (they overlap by ``sameSubjectOverlap``), the unprompted cut's edges stand, so a
-        // point never makes the cut worse; it still picks a subject the unprompted cut missed, or one inside a larger
-        // cut (bench/README.md, "A point never makes the cut worse"). Only a sample of the unprompted mask is held
-        // meanwhile (a large photo's sticker is not kept beside another).
+        // The cut without the points is their floor where a point would only shrink the one subject it finds: the
+        // points lie on it, it is one part (the parts under the points hold ``pointsFloorShare`` of it), and the
+        // point's cut keeps under ``pointsFloorArea`` of its area. A point still picks a subject the unprompted cut
+        // missed, one of two it took together, and refines the edges of the one it took (bench/README.md, "A point
+        // never makes the cut worse"). Only a sample of the unprompted mask is held meanwhile.
         let floor = try await stages.stage { () -> SampledMask? in
             let plain = try once.sticker(from: image, round: 0)
-            return Self.points(of: prompt, lieOn: plain.mask) ? SampledMask(plain.mask) : nil
+            guard Self.points(of: prompt, lieOn: plain.mask) else { return nil }
+            let sample = SampledMask(plain.mask)
+            return sample.shareOfParts(under: include) >= Self.pointsFloorShare ? sample : nil
         }
         let pointed = try await pointSticker(image, prompt: prompt, first: first, photo: photo, unprompted: unprompted,
                                              ownCutMap: ownCutMap, on: stages)
-        guard let floor, floor.intersectionOverUnion(SampledMask(pointed.mask)) >= Self.sameSubjectOverlap else {
+        guard let floor, Double(SampledMask(pointed.mask).count) < Self.pointsFloorArea * Double(floor.count) else {
             return pointed
         }
         return try await stages.stage { try once.sticker(from: image, round: 0) }
@@ -317,8 +319,11 @@ extension StickerExtractor {
         }
     }
 
-    /// How much a point's own cut must overlap the unprompted cut (IoU) to be taken for the same subject.
-    static let sameSubjectOverlap = 0.8
+    /// The share of the unprompted cut the parts under the points must hold for it to be one subject (the floor).
+    static let pointsFloorShare = 0.8
+    /// A point's cut keeping under this share of the unprompted cut's area has lost the subject rather than chosen
+    /// it (chosen on the tuning half of sticker-dev: bench/README.md).
+    static let pointsFloorArea = 0.65
 
     /// Whether every point of `prompt` to include lies on `mask`'s subject (>= 128) and none to exclude does.
     static func points(of prompt: SubjectPrompt, lieOn mask: Mask) -> Bool {

@@ -26,7 +26,7 @@ final class AnimationSink: Sendable {
         var canvas: ClipCanvas
         /// The file's encoder (with a target, the first fitting attempt's); made once the canvas is known.
         var encoder: (any AnimationEncoder)?
-        /// With a target: the placed frames, for fitting.
+        /// With a target: the placed frames, for fitting (cropped to the subject, the cut frames replayed placed).
         var fitting: FrameSpool?
         /// Cropped to the subject: the cut frames, until the canvas is known.
         var cut: FrameSpool?
@@ -65,7 +65,8 @@ final class AnimationSink: Sendable {
             var first = fitting.settings
             first.quality = fitting.qualities[0]
             state.encoder = try first.makeEncoder()
-            state.fitting = FrameSpool(width: width, height: height)
+            // Cropped to the subject, the fitting replays the cut frames, placed again (`finish`).
+            state.fitting = state.cut == nil ? FrameSpool(width: width, height: height) : nil
         } else {
             var settings = output
             (settings.width, settings.height) = (width, height)
@@ -111,10 +112,15 @@ final class AnimationSink: Sendable {
             let mask = try state.maskEncoder?.finish()
             let rect = placement.rect(state.canvas)
             if let cut = state.cut {
-                state.cut = nil
                 try Self.open(&state, placement: placement, output: output, rect: rect)
+                state.cut = nil
                 try cut.replay(fps: nil, length: cut.duration) { frame, duration in
                     try Self.encode(&state, placement.place(frame, in: rect), duration: duration)
+                }
+                if placement.target != nil {
+                    let (width, height) = placement.fileCanvas(rect)
+                    let placement = self.placement
+                    state.fitting = cut.replayed(as: width, height) { try placement.place($0, in: rect) }
                 }
             }
             let bytes = try state.encoder!.finish()

@@ -125,10 +125,10 @@ enum FlowBench {
     }
 
     /// The first frame (the middle of `plane`) and the second (it moved by `motion` about the frame's centre).
-    static func frames(_ plane: Plane, _ m: Motion, width: Int, height: Int) -> (MaskMotion.Luma, MaskMotion.Luma) {
+    static func frames(_ plane: Plane, _ m: Motion, width: Int, height: Int) -> (LumaPlane, LumaPlane) {
         let (ox, oy) = (Double(plane.width - width) / 2, Double(plane.height - height) / 2)
         let (cx, cy) = (Double(width - 1) / 2, Double(height - 1) / 2)
-        func frame(_ at: (Double, Double) -> (Double, Double)) -> MaskMotion.Luma {
+        func frame(_ at: (Double, Double) -> (Double, Double)) -> LumaPlane {
             var rgb = [UInt8](repeating: 0, count: width * height * 3)
             for y in 0..<height {
                 for x in 0..<width {
@@ -137,7 +137,7 @@ enum FlowBench {
                     (rgb[3 * (y * width + x)], rgb[3 * (y * width + x) + 1], rgb[3 * (y * width + x) + 2]) = (v, v, v)
                 }
             }
-            return rgb.withUnsafeBufferPointer { MaskMotion.Luma(pixels: $0, channels: 3, width: width, height: height) }
+            return rgb.withUnsafeBufferPointer { LumaPlane(pixels: $0, channels: 3, width: width, height: height) }
         }
         let det = m.a * m.d - m.b * m.c
         return (frame { ($0, $1) }, frame { x, y in
