@@ -131,11 +131,12 @@ enum MemoryEstimate {
     static func photo(_ s: Source, segmenter: Segmenter) -> Int { sticker(s, segmenter: segmenter) + 4 * mib }
 
     /// A clip cut into an animated sticker: the network, the decoder's frames and reference pool (about six frames
-    /// of YUV and one RGBA at the source's size), the frames at working size waiting for their key frame, and the
-    /// encoder; fitting to a messenger's limit keeps its attempts.
+    /// of YUV and one RGBA at the source's size), the frames at working size waiting for their key frame with their
+    /// motion fields (two a frame, at most two key intervals of them: 32 MiB at 512 px), the cut frames spooled until
+    /// the subject's box is known, and the encoder; fitting to a messenger's limit keeps its attempts.
     static func animated(width: Int, height: Int, encodedBytes: Int, fitsTarget: Bool) -> Int {
         let px = max(1, width) * max(1, height)
-        return 100 * mib + min(encodedBytes, 64 * mib) + px * 11 + (fitsTarget ? 56 * mib : 0)
+        return 132 * mib + min(encodedBytes, 64 * mib) + px * 11 + (fitsTarget ? 56 * mib : 0)
     }
 
     /// The most children at once, up to `width`, whose ``batch(_:width:)`` estimate (with `plus`) fits `budget`; at
