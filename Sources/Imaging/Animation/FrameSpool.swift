@@ -23,14 +23,12 @@ public struct FrameSpool: Sendable {
 
     /// These frames as `transform` makes them, `width` x `height`, when replayed: a crop and a layout applied as the
     /// frames are encoded again, rather than a second spool of the frames so made. Nothing can be appended to it.
+    /// - Precondition: this spool is not such a view itself.
     public func replayed(as width: Int, _ height: Int, by transform: @escaping @Sendable (Image) throws -> Image) -> FrameSpool {
+        precondition(self.transform == nil, "a replayed view of a spool is not replayed again")
         var spool = FrameSpool(width: width, height: height)
         spool.frames = frames
-        if let before = self.transform {
-            spool.transform = { @Sendable image in try transform(try before(image)) }
-        } else {
-            spool.transform = transform
-        }
+        spool.transform = transform
         return spool
     }
 

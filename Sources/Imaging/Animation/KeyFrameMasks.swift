@@ -57,6 +57,19 @@ public enum KeyFrameMasks {
         return out
     }
 
+    /// `carried` where its `reliability` (0...255, a warp's) is at least 128, and `elsewhere`'s value where it is not
+    /// (what came into view, or where the motion was lost): a mask carried from another frame standing in for this
+    /// frame's own.
+    public static func carried(_ carried: Mask, reliability: Mask, elsewhere: Mask) -> Mask {
+        precondition(carried.values.count == elsewhere.values.count && reliability.values.count == elsewhere.values.count,
+                     "masks of different sizes")
+        var out = elsewhere
+        out.values.withUnsafeMutableBufferPointer { o in
+            for i in 0..<o.count where reliability.values[i] >= 128 { o[i] = carried.values[i] }
+        }
+        return out
+    }
+
     /// The linear blend, except where `a` and `b` differ by more than `nearerAbove`: there the nearer one's value.
     private static func mix(_ a: Mask, _ b: Mask, weight: Double, nearerAbove limit: Int) -> Mask {
         precondition(a.width == b.width && a.height == b.height, "masks of different sizes")

@@ -292,7 +292,7 @@ extension StickerExtractor {
             let sample = SampledMask(plain.mask)
             return sample.shareOfParts(under: include) >= Self.pointsFloorShare ? sample : nil
         }
-        let pointed = try await pointSticker(image, prompt: prompt, first: first, photo: photo, unprompted: unprompted,
+        let pointed = try await pointSticker(image, prompt: prompt, first: first, once: once, unprompted: unprompted,
                                              ownCutMap: ownCutMap, on: stages)
         guard let floor, Double(SampledMask(pointed.mask).count) < Self.pointsFloorArea * Double(floor.count) else {
             return pointed
@@ -300,20 +300,19 @@ extension StickerExtractor {
         return try await stages.stage { try once.sticker(from: image, round: 0) }
     }
 
-    /// The sticker of the subject under `first`: from the whole photo's cut (`photo`), then from its own part's cut
-    /// when its box is under ``refinedBoxShare`` of the photo.
-    private static func pointSticker(_ image: Image, prompt: SubjectPrompt, first: PixelPoint, photo: PhotoSubjects.Round,
+    /// The sticker of the subject under `first`: from the whole photo's cut (`once`, its one round), then from its own
+    /// part's cut when its box is under ``refinedBoxShare`` of the photo.
+    private static func pointSticker(_ image: Image, prompt: SubjectPrompt, first: PixelPoint, once: PhotoSubjects,
                                      unprompted: StickerOptions,
                                      ownCutMap: (@Sendable (Image) async throws -> SubjectMap)?,
                                      on stages: some StageRunner) async throws -> Sticker {
-        let once = PhotoSubjects(subjects: [], foundIn: [], rounds: [photo])
         let sticker = try await stages.stage { try once.sticker(from: image, subject: prompt, round: 0) }
         guard let part = ownCutArea(for: sticker.boundingBox, in: image), part.contains(first) else { return sticker }
         // The first sticker is not held through the own cut (a large photo's cut-out and mask on top of its
         // buffers): in the rare case the own cut has nothing under the point, it is made again.
         let own = try await cutRound(of: part, in: image, options: unprompted, subjectMap: ownCutMap, on: stages,
                                      ownCut: true)
-        let both = PhotoSubjects(subjects: [], foundIn: [], rounds: [photo, own])
+        let both = PhotoSubjects(subjects: [], foundIn: [], rounds: [once.rounds[0], own])
         return try await stages.stage {
             try both.sticker(from: image, subject: prompt, round: own.hasPart(at: first) ? 1 : 0)
         }

@@ -18,17 +18,6 @@ struct SampledMask: Sendable, Equatable {
         self.inside = inside
     }
 
-    /// Intersection over union of the two samples (of masks of one size); 0 when both are empty.
-    func intersectionOverUnion(_ other: SampledMask) -> Double {
-        precondition(width == other.width && height == other.height, "samples of masks of different sizes")
-        var both = 0, either = 0
-        for i in inside.indices {
-            if inside[i] && other.inside[i] { both += 1 }
-            if inside[i] || other.inside[i] { either += 1 }
-        }
-        return either == 0 ? 0 : Double(both) / Double(either)
-    }
-
     /// Samples inside.
     var count: Int { inside.reduce(0) { $0 + ($1 ? 1 : 0) } }
 

@@ -39,8 +39,9 @@ final class AnimatedStickerStage: @unchecked Sendable {
         var frame: WaitingFrame?
         /// The frame's luma, until the motion to the next frame is measured.
         var luma: LumaPlane?
-        /// Motion from this frame to the latest key frame at or before it (zero for a key frame itself).
-        var toKey: FlowField
+        /// Motion from this frame to the latest key frame before it; nil for a key frame itself (and for a frame
+        /// that is a sticker already, which needs none).
+        var toKey: FlowField?
         /// Motion from this frame to the next one; nil until that frame comes.
         var toNext: FlowField?
         /// Motion from this frame to the next key frame after it; set when that key frame comes.
@@ -99,18 +100,16 @@ final class AnimatedStickerStage: @unchecked Sendable {
     func add(_ image: Image, duration: Double) throws {
         try Cancellation.check()
         let frame = WaitingFrame(image, duration: duration)
-        let luma = frame.luma
         framesIn += 1
-        guard let previous = held.last, !framesAreStickers else {
-            held.append(Held(frame: frame, luma: luma, toKey: .zero(width: width, height: height, step: Self.flowStep)))
-            return
-        }
+        guard !framesAreStickers else { return held.append(Held(frame: frame)) }
+        let luma = frame.luma
+        guard let previous = held.last else { return held.append(Held(frame: frame, luma: luma)) }
         let forward = try OpticalFlow.between(previous.luma!, luma, step: Self.flowStep)
         let backward = try OpticalFlow.between(luma, previous.luma!, step: Self.flowStep)
         held[held.count - 1].toNext = forward.checked(against: backward)
         held[held.count - 1].luma = nil
         let back = backward.checked(against: forward)
-        held.append(Held(frame: frame, luma: luma, toKey: previous.keyMask != nil ? back : back.composed(with: previous.toKey)))
+        held.append(Held(frame: frame, luma: luma, toKey: previous.toKey.map { back.composed(with: $0) } ?? back))
     }
 
     /// The motion from the latest key frame to the last frame added, and the latest key frame's mask carried to
@@ -120,7 +119,7 @@ final class AnimatedStickerStage: @unchecked Sendable {
         guard let key = latestKeyIndex, key < held.count - 1, let mask = held[key].keyMask else { return nil }
         let chain = try followed ?? forwardChain(from: key)
         followed = chain
-        return (chain[0], held[held.count - 1].toKey.warp(mask).mask)
+        return (chain[0], held[held.count - 1].toKey!.warp(mask).mask)
     }
 
     /// Where the latest key frame is in `held` (the candidate, or the settled key frame).
@@ -150,8 +149,7 @@ final class AnimatedStickerStage: @unchecked Sendable {
         guard !framesAreStickers, let key = latestKeyIndex, let keyMask = held[key].keyMask else {
             // The first key frame (nothing before it to vote with), or a sticker's frame: settled at once.
             let finished = try finish(held[last], mask: cut)
-            held = [Held(frame: nil, luma: held[last].luma, toKey: .zero(width: width, height: height, step: Self.flowStep),
-                         keyMask: cut)]
+            held = [Held(frame: nil, luma: held[last].luma, keyMask: cut)]
             settledMask = cut
             followed = nil
             return [finished]
@@ -163,11 +161,9 @@ final class AnimatedStickerStage: @unchecked Sendable {
             held[key + k].toNext = nil
         }
         var mask = cut
-        // The mask carried here, where the carry is reliable, and the cut elsewhere (what came into view, or where the
-        // motion was lost: a wrong match must not make a good cut look like a change of mind).
-        let carry = held[last].toKey.warp(keyMask)
-        let carried = KeyFrameMasks.median(carry.mask, cut, carry.mask, firstReliability: carry.reliability,
-                                           lastReliability: carry.reliability)
+        // Only where the carry is reliable: a wrong match must not make a good cut look like a change of mind.
+        let carry = held[last].toKey!.warp(keyMask)
+        let carried = KeyFrameMasks.carried(carry.mask, reliability: carry.reliability, elsewhere: cut)
         if heldKeys < Self.keysHeldAtMost && carried.intersectionOverUnion(cut) < Self.leastKeyOverlap {
             mask = carried
             heldKeys += 1
@@ -175,7 +171,7 @@ final class AnimatedStickerStage: @unchecked Sendable {
             heldKeys = 0
         }
         held[last].toPreviousKey = held[last].toKey
-        held[last].toKey = .zero(width: width, height: height, step: Self.flowStep)
+        held[last].toKey = nil
         held[last].keyMask = mask
         var finished: [AnimatedFrame] = []
         if let c = candidate, let settled = settledMask {
@@ -198,8 +194,7 @@ final class AnimatedStickerStage: @unchecked Sendable {
         precondition(!lastIsWaiting, "a frame is waiting for a key frame")
         guard let c = candidate, let settled = settledMask else { return [] }
         let before = held[c].toPreviousKey!.warp(settled)
-        let voted = KeyFrameMasks.median(before.mask, held[c].keyMask!, before.mask, firstReliability: before.reliability,
-                                         lastReliability: before.reliability)
+        let voted = KeyFrameMasks.carried(before.mask, reliability: before.reliability, elsewhere: held[c].keyMask!)
         let finished = try settle(upTo: c, as: voted)
         candidate = nil
         return finished
@@ -213,7 +208,7 @@ final class AnimatedStickerStage: @unchecked Sendable {
         let settled = settledMask!
         for k in 1..<c {
             try Cancellation.check()
-            let from = held[k].toKey.warp(settled), to = held[k].toNextKey!.warp(mask)
+            let from = held[k].toKey!.warp(settled), to = held[k].toNextKey!.warp(mask)
             let blended = KeyFrameMasks.blend(from.mask, to.mask, weight: Double(k) / Double(c),
                                               aReliability: from.reliability, bReliability: to.reliability)
             finished.append(try finish(held[k], mask: blended))
