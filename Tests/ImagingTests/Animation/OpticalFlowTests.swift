@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import Imaging
 
-@Suite("Optical flow")
+@Suite("Optical flow", .timeLimit(.minutes(5)))
 struct OpticalFlowTests {
     static let (width, height) = (512, 288)
 
@@ -119,7 +119,7 @@ struct OpticalFlowTests {
         return sum / Double(count)
     }
 
-    @Test("Known motions of a textured frame are measured to about a tenth of a pixel", .timeLimit(.minutes(1)),
+    @Test("Known motions of a textured frame are measured to about a tenth of a pixel",
           arguments: [Affine.translation(2.5, -1.25), .zoom(1.04), .rotation(degrees: 2), .translation(12, 0),
                       .translation(-6, 9)])
     func measuresKnownMotion(_ motion: Affine) throws {
@@ -138,7 +138,7 @@ struct OpticalFlowTests {
         #expect(error < 0.12, "\(motion): mean endpoint error \(error) px (no motion: \(still) px)")
     }
 
-    @Test("Every step gives the field on its own grid, and identical frames give no motion", .timeLimit(.minutes(1)))
+    @Test("Every step gives the field on its own grid, and identical frames give no motion")
     func stepsAndStillness() throws {
         let (a, b) = Self.pair(.translation(3, 2))
         for step in [1, 2, 4] {
@@ -153,7 +153,7 @@ struct OpticalFlowTests {
         #expect(still.reliability.allSatisfy { $0 == 1 })
     }
 
-    @Test("Every instruction-set level computes the same field, bit for bit", .timeLimit(.minutes(1)))
+    @Test("Every instruction-set level computes the same field, bit for bit")
     func sameAtEveryLevel() throws {
         let (a, b) = Self.pair(.rotation(degrees: 2))
         let supported = ck_supported_level()
@@ -169,7 +169,7 @@ struct OpticalFlowTests {
         }
     }
 
-    @Test("Flows of two translations compose to their sum", .timeLimit(.minutes(1)))
+    @Test("Flows of two translations compose to their sum")
     func composesMeasuredTranslations() throws {
         let first = Affine.translation(4, -3), both = Affine.translation(4 - 2.5, -3 + 5)
         let a = Self.frame { Self.texture.sample($0, $1) }
@@ -180,8 +180,7 @@ struct OpticalFlowTests {
         #expect(error < 0.12, "mean endpoint error of the composed field: \(error) px")
     }
 
-    @Test("Composition samples the second field where the first one lands, and leaving the frame is unreliable",
-          .timeLimit(.minutes(1)))
+    @Test("Composition samples the second field where the first one lands, and leaving the frame is unreliable")
     func composesWhereTheFirstFieldLands() {
         // Two zooms about the centre: F_ab(p) = 0.1 (p - c), F_bc(q) = 0.1 (q - c), so F_ac(p) = 0.21 (p - c); a
         // composition that sampled F_bc at p would give 0.2 (p - c).
@@ -230,8 +229,7 @@ struct OpticalFlowTests {
         return (scene(x), scene(x + dx))
     }
 
-    @Test("The background a moving square occludes or uncovers fails the forward-backward check, the rest passes",
-          .timeLimit(.minutes(1)))
+    @Test("The background a moving square occludes or uncovers fails the forward-backward check, the rest passes")
     func consistency() throws {
         let (x, y, side, dx) = (200, 100, 96, 10)
         let (a, b) = Self.movingSquare(x: x, y: y, side: side, dx: dx)
@@ -278,8 +276,7 @@ struct OpticalFlowTests {
         })
     }
 
-    @Test("A mask warped by a translation's field is the mask translated; what comes from outside is unreliable",
-          .timeLimit(.minutes(1)))
+    @Test("A mask warped by a translation's field is the mask translated; what comes from outside is unreliable")
     func warpsByATranslation() {
         let (w, h) = (40, 30)
         let mask = Self.squareMask(x: 3, y: 10, side: 12, width: w, height: h)
@@ -302,7 +299,7 @@ struct OpticalFlowTests {
                 "\(half.values[(15 * w)..<(15 * w + 16)])")
     }
 
-    @Test("A subject's mask follows the measured flow to the next frame", .timeLimit(.minutes(1)))
+    @Test("A subject's mask follows the measured flow to the next frame")
     func warpsByAMeasuredFlow() throws {
         let (x, y, side) = (200, 100, 96)
         // The key frame has the square at x; in the next one it is 7 to the right and 4 up.
@@ -331,7 +328,7 @@ struct OpticalFlowTests {
                 "\(wrong) of \(reliable) reliable pixels wrong (of \(truth.values.count))")
     }
 
-    @Test("The C side refuses bad sizes, short buffers and fields of different frames", .timeLimit(.minutes(1)))
+    @Test("The C side refuses bad sizes, short buffers and fields of different frames")
     func argumentChecks() throws {
         var p = ck_flow_params()
         ck_flow_default_params(&p)
