@@ -7,9 +7,10 @@ import JSONRPCTransport
 /// "target", "keyFrameInterval", "subject", "decontaminate", "canvas"}`: the subject of a GIF, an animated WebP or a video cut out in every frame, written
 /// as WebM (VP9 with alpha), animated WebP, APNG or GIF; with a `target`, fitted to that messenger's limits.
 ///
-/// Frames are decoded, scaled and masked one at a time (``AnimatedStickerStage``); the network cuts key frames only
-/// and the masks between are carried with the subject's motion and blended, so the edge does not flicker; each
-/// batch of finished frames is encoded (``AnimationSink``) while the next is decoded and cut. `$/progress` counts
+/// Frames are decoded, scaled and masked one at a time by `ClipCut` (Imaging's state machine, driven here): the
+/// network cuts key frames only (``KeyFrameCutter``), beside the next frames' motion, and the masks between are
+/// carried with the subject's motion and blended, so the edge does not flicker; each batch of settled frames is cut
+/// out and encoded (``AnimationSink``) while the next is decoded and cut. `$/progress` counts
 /// frames; a cancelled request stops at the next frame and writes nothing (files are written once, atomically, at
 /// the end, before the reply).
 struct ImageAnimatedStickerMethod: RPCMethod {
@@ -130,9 +131,9 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                          max(0, (info.duration ?? .infinity) - (params.start ?? 0)))
         var total = window.isFinite ? max(1, Int((window * rate).rounded(.up))) : (info.frameCount ?? 1)
 
-        let stage = AnimatedStickerStage(width: width, height: height, keyInterval: keyInterval,
-                                         decontaminates: cutsSubject && params.decontaminate ?? true,
-                                         keepsMasks: params.maskOutput != nil, framesAreStickers: !cutsSubject)
+        var machine = ClipCut(width: width, height: height, keyInterval: keyInterval,
+                              decontaminates: cutsSubject && params.decontaminate ?? true, framesAreStickers: !cutsSubject,
+                              followsPrompt: chosen != nil)
         // A ready-made sticker keeps its own canvas: its frames are only laid out again.
         let placement = FramePlacement(outline: cutsSubject ? params.outline : nil, target: target,
                                        cropsToSubject: cutsSubject && (params.canvas ?? .subject) == .subject,
@@ -147,28 +148,11 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         // A video hands out its frames at the cut's size, scaled as they are converted. A reader that cannot (GIF,
         // WebP, a clip smaller than the cut) or fails to leaves them at full size: they are resized below either way.
         _ = try? decoder.scaleFrames(toWidth: width, height: height)
-        var segmenter = Segmenter.network
         let compute = services.compute
-        let memory = services.activations
+        let cutter = KeyFrameCutter(compute: compute, memory: services.activations)
+        var segmenter = Segmenter.network
         // The subject chosen, at the cut's size; each key frame's prompt is carried on to the next one.
         var prompt = chosen?.scaled(fromWidth: info.width, height: info.height, toWidth: width, height: height)
-        // A key frame is cut as a still is (both passes, the same maps): only its mask is kept here, the edge's colours
-        // are estimated on every frame as its mask is applied.
-        func keyMask(_ image: Image) async throws -> Mask {
-            guard cutsSubject else { return KeyFrameMasks.alpha(of: image) }
-            var cut = StickerCutSpec(decontaminate: false)
-            if let before = prompt {
-                let here = try await compute.run {
-                    try stage.followToLast().map { before.carried(along: $0.flow, onto: $0.carried) } ?? before
-                }
-                prompt = here
-                cut.subject = SubjectSpec(here)
-            }
-            let (sticker, used) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: compute,
-                                                                 memory: memory, cut: cut)
-            segmenter = used
-            return sticker.mask
-        }
         // A decoder error mid-clip (a hostile or broken file) is the source's error, as at open.
         let sourceName = params.source.description
         func nextFrame() async throws -> MotionFrame? {
@@ -178,11 +162,21 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                 throw WorkerError(error, source: sourceName)
             }
         }
-        // Each key frame finishes a batch of frames; the sink encodes it on another compute job while the next
-        // batch is decoded and cut (at most one batch encoding at a time, in order).
+        /// Runs one step of the machine on a compute thread.
+        func step(_ body: @escaping @Sendable (inout ClipCut) throws -> [ClipCut.Action]) async throws -> [ClipCut.Action] {
+            let current = machine
+            let (next, actions) = try await compute.run { var m = current; let a = try body(&m); return (m, a) }
+            machine = next
+            return actions
+        }
+        // The driver of `ClipCut`: emitted frames go to the sink, encoded on another compute job beside the next
+        // frames' motion (at most one batch at a time, in order); a key frame is cut by the network beside the next
+        // frames' motion too (one cut at a time, handed in in order), so the two cores share the network's passes and
+        // the flow.
         try await withThrowingTaskGroup(of: Void.self) { encoding in
             var encodingBatch = false
             func hand(_ batch: [AnimatedFrame]) async throws {
+                guard !batch.isEmpty else { return }
                 if encodingBatch { try await encoding.next() }
                 encoding.addTask {
                     try await compute.run {
@@ -193,51 +187,75 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                 }
                 encodingBatch = true
             }
-            // Adds one output frame; a key frame is cut by the network as it comes.
-            func add(_ image: Image, duration: Double) async throws {
-                try Task.checkCancellation()
-                try await compute.run { try stage.add(image, duration: duration) }
-                if stage.lastIsKey { try await keyLast(image) }
-                total = max(total, stage.framesIn)
-                await progress(stage.framesIn, total, nil)
-            }
-            func keyLast(_ image: Image) async throws {
-                let mask = try await keyMask(image)
-                try await hand(try await compute.run { try stage.keyLast(cut: mask) })
-            }
-            var nextTick: Double?  // with `fps`: the next output frame's time
-            while let frame = try await nextFrame() {
-                try Task.checkCancellation()
-                let scaled = try await compute.run { try Resampler.resize(frame.image, width: width, height: height) }
-                // A source of one still frame says nothing of how long to show it.
-                let shown = frame.duration > 0 ? frame.duration : 1 / rate
-                guard let fps else {
-                    try await add(scaled, duration: shown)
-                    continue
+            try await withThrowingTaskGroup(of: (frame: Int, mask: Mask, segmenter: Segmenter).self) { cuts in
+                var cutting = false
+                func perform(_ actions: [ClipCut.Action]) async throws {
+                    for action in actions {
+                        switch action {
+                        case .emit(let frames):
+                            try await hand(frames)
+                        case .cutKeyFrame(let request):
+                            if cutting { try await handInCut() }
+                            if let before = prompt, let motion = request.motion {
+                                prompt = try await cutter.carry(before, along: motion)
+                            }
+                            let here = prompt
+                            cuts.addTask {
+                                let (mask, used) = try await cutter.mask(request.image, prompt: here)
+                                return (request.frame, mask, used)
+                            }
+                            cutting = true
+                        }
+                    }
                 }
-                // Resampled: the frames whose ticks fall within this one's display time.
-                var tick = nextTick ?? frame.time
-                while tick < frame.time + shown - 1e-6 {
-                    try await add(scaled, duration: 1 / fps)
-                    tick += 1 / fps
+                func handInCut() async throws {
+                    guard let (frame, mask, used) = try await cuts.next() else { return }
+                    cutting = false
+                    segmenter = used
+                    try await perform(try await step { try $0.keyFrameCut(frame, mask: mask) })
                 }
-                nextTick = tick
+                // Adds one output frame.
+                func add(_ image: Image, duration: Double) async throws {
+                    try Task.checkCancellation()
+                    try await perform(try await step { try $0.add(image, duration: duration) })
+                    if cutting && machine.waitsForCut { try await handInCut() }
+                    total = max(total, machine.framesIn)
+                    await progress(machine.framesIn, total, nil)
+                }
+                var nextTick: Double?  // with `fps`: the next output frame's time
+                while let frame = try await nextFrame() {
+                    try Task.checkCancellation()
+                    let scaled = try await compute.run { try Resampler.resize(frame.image, width: width, height: height) }
+                    // A source of one still frame says nothing of how long to show it.
+                    let shown = frame.duration > 0 ? frame.duration : 1 / rate
+                    guard let fps else {
+                        try await add(scaled, duration: shown)
+                        continue
+                    }
+                    // Resampled: the frames whose ticks fall within this one's display time.
+                    var tick = nextTick ?? frame.time
+                    while tick < frame.time + shown - 1e-6 {
+                        try await add(scaled, duration: 1 / fps)
+                        tick += 1 / fps
+                    }
+                    nextTick = tick
+                }
+                try await perform(try await step { try $0.finishClip() })
+                while cutting { try await handInCut() }
             }
-            // The clip ended between key frames: its last frame is one.
-            if stage.lastIsWaiting, let last = stage.lastImage { try await keyLast(last) }
-            try await hand(try await compute.run { try stage.finishClip() })
             try await encoding.waitForAll()
         }
-        guard stage.framesOut > 0 else {
+        precondition(machine.isFinished, "frames left in the clip's cut")
+        guard machine.framesOut > 0 else {
             throw WorkerError.invalidImage(source: params.source.description, detail: "no frames in the requested window",
                                            truncated: false)
         }
-        await progress(stage.framesOut, stage.framesOut, nil)
+        await progress(machine.framesOut, machine.framesOut, nil)
         let outputPath = params.output.path ?? "inline output"
         // A target's fitting may encode the clip several times: each attempt is reported as it ends (a progress
         // message at all frames done), from a consumer that ends before the reply.
         let (attempts, reporter) = AsyncStream<String>.makeStream()
-        let frames = stage.framesOut
+        let frames = machine.framesOut
         async let reported: Void = {
             for await summary in attempts { await progress(frames, frames, "fitting: \(summary)") }
         }()
@@ -268,9 +286,9 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                                   access: access)
         }
         let result = Result(
-            output: output, mask: mask, frames: fit?.chosen.frames ?? stage.framesOut,
-            duration: ((fit.map { $0.chosen.length } ?? stage.duration) * 1000).rounded() / 1000, keyFrames: stage.keyFrames,
-            flicker: (stage.flicker * 10000).rounded() / 10000, segmenter: segmenter,
+            output: output, mask: mask, frames: fit?.chosen.frames ?? machine.framesOut,
+            duration: ((fit.map { $0.chosen.length } ?? machine.duration) * 1000).rounded() / 1000,
+            keyFrames: machine.keyFrames, flicker: (machine.flicker * 10000).rounded() / 10000, segmenter: segmenter,
             target: fit.map { fit in
                 TargetResult(name: target!, maxBytes: target!.animatedMaxBytes, maxDuration: target!.animatedMaxDuration,
                              encoding: fit.chosen.summary, encodings: fit.attempts.map(\.summary))

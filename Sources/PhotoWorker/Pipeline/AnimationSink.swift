@@ -2,16 +2,9 @@ import Compute
 import Imaging
 import Synchronization
 
-/// One cut frame of an animated sticker: the whole frame at the cut's size with its subject's alpha applied (not yet
-/// cropped, outlined or laid out: ``FramePlacement``); its mask when the masks are written too.
-struct AnimatedFrame: Sendable {
-    var image: Image
-    var mask: Mask?
-    var duration: Double
-}
-
-/// Where an animated sticker's cut frames go, away from the cut, so that this work for one batch runs beside the
-/// decoding and cutting of the next rather than after the last.
+/// Where an animated sticker's settled frames go, away from the cut, so that this work for one batch runs beside the
+/// decoding and cutting of the next rather than after the last: each frame's subject cut out with its mask
+/// (``AnimatedFrame/cutOut()``, its edge's colours estimated), then placed and encoded.
 ///
 /// With the canvas the whole frame, each frame is placed (``FramePlacement``) and encoded as it comes: the file's
 /// encoder, or for a messenger the spool kept for fitting and its first attempt (the first quality at the frames'
@@ -80,14 +73,15 @@ final class AnimationSink: Sendable {
         try state.withLock { state in
             for frame in frames {
                 try Cancellation.check()
-                if let mask = frame.mask, let maskEncoder = state.maskEncoder {
-                    try maskEncoder.add(mask.greyImage, duration: frame.duration)
+                if let maskEncoder = state.maskEncoder {
+                    try maskEncoder.add(frame.mask.greyImage, duration: frame.duration)
                 }
+                let image = try frame.cutOut()
                 if state.cut != nil {
-                    state.canvas.include(frame.image)
-                    try state.cut!.append(frame.image, duration: frame.duration)
+                    state.canvas.include(image)
+                    try state.cut!.append(image, duration: frame.duration)
                 } else {
-                    try Self.encode(&state, placement.place(frame.image, in: placement.rect(state.canvas)),
+                    try Self.encode(&state, placement.place(image, in: placement.rect(state.canvas)),
                                     duration: frame.duration)
                 }
             }

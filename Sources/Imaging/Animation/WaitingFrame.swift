@@ -1,5 +1,3 @@
-import Imaging
-
 /// A frame of an animated sticker waiting for its mask, held in three bytes a pixel when it is opaque throughout (a
 /// video's frames always are): the vote on key frames' masks holds up to two key intervals of frames, and this is a
 /// quarter less of that memory. A frame with any transparency (a GIF's or a WebP's) is held as it is.
