@@ -184,7 +184,9 @@ struct AnimatedStickerTests {
         let w = try WorkerProcess()
         let source: JSONValue = ["path": .string(Self.motion("cutout.gif"))]
         let cases: [(JSONValue, String)] = [
-            (["source": source, "output": ["path": "/tmp/x.gif"], "target": "telegram"], "output.format"),
+            // The format the path's extension names is the path's error.
+            (["source": source, "output": ["path": "/tmp/x.gif"], "target": "telegram"], "output.path"),
+            (["source": source, "output": ["path": "/tmp/x", "format": "gif"], "target": "telegram"], "output.format"),
             (["source": source, "output": ["path": "/tmp/x.bin"]], "output.format"),
             (["source": source, "output": ["path": "/tmp/x.webm"], "maskOutput": ["path": "/tmp/m.gif"]], "maskOutput.format"),
             (["source": source, "output": ["path": "/tmp/x.webm"], "fps": 0], "fps"),
