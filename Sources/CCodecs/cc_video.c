@@ -52,6 +52,7 @@ struct cc_video {
     double last_time;
     double skip_before;      /* frames ending at or before this time are dropped (seek) */
     int drained, ended, bad_packets, truncated, info_only;
+    int index_missing;       /* an ISO file cut off before (or inside) its index: cc_video_index_missing */
     uint32_t width, height;
     uint32_t out_width, out_height; /* frames handed out; 0: the opened size */
     cc_messages msg;
@@ -313,6 +314,52 @@ static const AVInputFormat *cc_video_demuxer(AVIOContext *io) {
     return NULL;
 }
 
+/* `n` bytes of the source from `offset` (fewer at its end); -1 when they cannot be read. */
+static int64_t cc_video_pread(cc_video *v, uint8_t *out, int64_t n, int64_t offset) {
+    if (offset >= v->size) return 0;
+    if (n > v->size - offset) n = v->size - offset;
+    if (v->data != NULL) {
+        memcpy(out, v->data + offset, (size_t)n);
+        return n;
+    }
+    ssize_t r;
+    do { r = pread(v->fd, out, (size_t)n, (off_t)offset); } while (r < 0 && errno == EINTR);
+    return r;
+}
+
+/* Whether an ISO file (MP4/MOV) that FFmpeg could not open is one cut off before the end of its index: its top-level
+ * boxes are well formed (four printable letters each, sizes that chain), and either no `moov` box arrived (a camera's
+ * or an encoder's file written with the index last, cut short) or the file ends inside the `moov` box. Noise after a
+ * valid `ftyp` is not: its "boxes" have no names. Reads at most 256 box headers. */
+static int cc_video_iso_index_missing(cc_video *v) {
+    int64_t offset = 0;
+    int has_moov = 0, boxes = 0;
+    while (offset < v->size && boxes < 256) {
+        uint8_t head[16];
+        int64_t n = cc_video_pread(v, head, sizeof head, offset);
+        if (n < 8) return boxes > 0 && !has_moov;  /* ends inside a box header */
+        for (int i = 4; i < 8; i++)
+            if (head[i] < 0x20 || head[i] > 0x7E) return 0;
+        uint64_t size = ((uint64_t)head[0] << 24) | ((uint64_t)head[1] << 16) | ((uint64_t)head[2] << 8) | head[3];
+        int64_t header = 8;
+        if (size == 1) {
+            if (n < 16) return !has_moov;
+            size = 0;
+            for (int i = 8; i < 16; i++) size = (size << 8) | head[i];
+            header = 16;
+        } else if (size == 0) {
+            size = (uint64_t)(v->size - offset);  /* to the end of the file */
+        }
+        if (size < (uint64_t)header) return 0;
+        int moov = memcmp(head + 4, "moov", 4) == 0;
+        if (size > (uint64_t)(v->size - offset)) return moov || !has_moov;  /* the file ends inside this box */
+        if (moov) has_moov = 1;
+        offset += (int64_t)size;
+        boxes++;
+    }
+    return boxes > 0 && !has_moov;
+}
+
 int cc_video_open(cc_video *v, int64_t max_pixels, int32_t count_frames, int32_t max_frames, cc_cancel_check check,
                   cc_motion_info *out) {
     memset(out, 0, sizeof *out);
@@ -358,6 +405,11 @@ int cc_video_open(cc_video *v, int64_t max_pixels, int32_t count_frames, int32_t
         status = r == AVERROR_INVALIDDATA && v->last_log[0] == '\0'
             ? cc_video_refuse(v, CC_INVALID, "not an MP4, MOV, WebM or Matroska file")
             : cc_video_fail(v, r, "reading the container");
+        /* A cut-off file is told apart from a damaged one by its shape, not by FFmpeg's words (which change). */
+        if ((status == CC_INVALID || status == CC_TRUNCATED) && strncmp(container->name, "mov", 3) == 0 && cc_video_iso_index_missing(v)) {
+            v->index_missing = 1;
+            status = CC_TRUNCATED;
+        }
         goto done;
     }
     f = v->format;
@@ -378,6 +430,36 @@ int cc_video_open(cc_video *v, int64_t max_pixels, int32_t count_frames, int32_t
         status = cc_video_refuse(v, CC_UNSUPPORTED, text);
         goto done;
     }
+    /* What the container declares, read before the size is checked: a clip refused for its size is still described
+     * (`out` is filled in on CC_LIMIT too, with the declared size). */
+    v->time_base = st->time_base;
+    v->start_pts = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
+    AVRational rate = st->avg_frame_rate.num > 0 && st->avg_frame_rate.den > 0 ? st->avg_frame_rate : st->r_frame_rate;
+    double fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : -1;
+    if (fps > 1000) fps = -1;  /* a timescale, not a rate (MOV's r_frame_rate guess) */
+    v->default_duration = fps > 0 ? 1.0 / fps : 1.0 / 30.0;
+    out->frame_rate = fps;
+    out->frame_count = st->nb_frames > 0 && st->nb_frames < INT32_MAX ? (int32_t)st->nb_frames : -1;
+    /* The longer of the stream's and the container's: limits are checked against what either declares (an audio
+     * track may make the container a little longer; a lying header much longer). */
+    out->duration = -1;
+    if (st->duration != AV_NOPTS_VALUE && st->duration > 0) out->duration = st->duration * av_q2d(st->time_base);
+    if (f->duration != AV_NOPTS_VALUE && f->duration > 0 && (double)f->duration / AV_TIME_BASE > out->duration)
+        out->duration = (double)f->duration / AV_TIME_BASE;
+    /* And the samples' own span, by the container's index: FFmpeg 7's mov demuxer declares what the edit list
+     * presents where 5.1 declared mvhd's duration, so samples running far past a short edit list would otherwise go
+     * unseen by the limits. Only a span more than a second past a declared duration counts (an undeclared one stays
+     * unknown, not a guess from the part of the index read so far): edit lists that phones
+     * write trim a few frames, and the duration reported for every other clip stays the container's. */
+    int entries = avformat_index_get_entries_count(st);
+    const AVIndexEntry *last = entries > 0 ? avformat_index_get_entry(st, entries - 1) : NULL;
+    if (last != NULL && last->timestamp != AV_NOPTS_VALUE) {
+        double span = cc_video_seconds(v, last->timestamp) + v->default_duration;
+        if (out->duration > 0 && span > out->duration + 1.0) out->duration = span;
+    }
+    out->rotation = cc_video_rotation(st);
+    snprintf(out->codec, sizeof out->codec, "%s", avcodec_get_name(id));
+    cc_video_container(v, out->container, sizeof out->container);
     if (par->width < 0 || par->height < 0 || (int64_t)par->width * par->height > max_pixels) {
         char text[120];
         snprintf(text, sizeof text, "declared frame size %dx%d", par->width, par->height);
@@ -411,35 +493,7 @@ int cc_video_open(cc_video *v, int64_t max_pixels, int32_t count_frames, int32_t
         status = cc_video_fail(v, r, "opening the decoder");
         goto done;
     }
-    v->time_base = st->time_base;
-    v->start_pts = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
-    AVRational rate = st->avg_frame_rate.num > 0 && st->avg_frame_rate.den > 0 ? st->avg_frame_rate : st->r_frame_rate;
-    double fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : -1;
-    if (fps > 1000) fps = -1;  /* a timescale, not a rate (MOV's r_frame_rate guess) */
-    v->default_duration = fps > 0 ? 1.0 / fps : 1.0 / 30.0;
-    out->frame_rate = fps;
-    out->frame_count = st->nb_frames > 0 && st->nb_frames < INT32_MAX ? (int32_t)st->nb_frames : -1;
-    /* The longer of the stream's and the container's: limits are checked against what either declares (an audio
-     * track may make the container a little longer; a lying header much longer). */
-    out->duration = -1;
-    if (st->duration != AV_NOPTS_VALUE && st->duration > 0) out->duration = st->duration * av_q2d(st->time_base);
-    if (f->duration != AV_NOPTS_VALUE && f->duration > 0 && (double)f->duration / AV_TIME_BASE > out->duration)
-        out->duration = (double)f->duration / AV_TIME_BASE;
-    /* And the samples' own span, by the container's index: FFmpeg 7's mov demuxer declares what the edit list
-     * presents where 5.1 declared mvhd's duration, so samples running far past a short edit list would otherwise go
-     * unseen by the limits. Only a span more than a second past a declared duration counts (an undeclared one stays
-     * unknown, not a guess from the part of the index read so far): edit lists that phones
-     * write trim a few frames, and the duration reported for every other clip stays the container's. */
-    int entries = avformat_index_get_entries_count(st);
-    const AVIndexEntry *last = entries > 0 ? avformat_index_get_entry(st, entries - 1) : NULL;
-    if (last != NULL && last->timestamp != AV_NOPTS_VALUE) {
-        double span = cc_video_seconds(v, last->timestamp) + v->default_duration;
-        if (out->duration > 0 && span > out->duration + 1.0) out->duration = span;
-    }
-    out->rotation = cc_video_rotation(st);
     out->has_alpha = wants_alpha && strncmp(decoder->name, "libvpx", 6) == 0;
-    snprintf(out->codec, sizeof out->codec, "%s", avcodec_get_name(id));
-    cc_video_container(v, out->container, sizeof out->container);
     /* The first frame, decoded now: its size is the stream's (a header may say anything), and a stream that
      * does not decode is refused here rather than at the first frame. */
     int got = 0;
@@ -626,3 +680,4 @@ done:
 const char *cc_video_message(const cc_video *v) { return v->msg.error; }
 const char *cc_video_warnings(const cc_video *v) { return v->msg.warnings; }
 int cc_video_warning_count(const cc_video *v) { return v->msg.warning_count; }
+int cc_video_index_missing(const cc_video *v) { return v->index_missing; }

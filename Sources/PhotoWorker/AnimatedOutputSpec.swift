@@ -1,4 +1,5 @@
 import JSONRPC
+import JSONRPCTransport
 import Foundation
 import Imaging
 
@@ -28,20 +29,30 @@ public struct AnimatedOutputSpec: Sendable, Decodable {
                 codingPath: decoder.codingPath, debugDescription: "an output needs either \"path\" or \"inline\": true"))
         }
         format = try c.decodeIfPresent(AnimationFormat.self, forKey: .format)
-        if format == nil, let path {
-            switch (path as NSString).pathExtension.lowercased() {
-            case "webm": format = .webm
-            case "webp": format = .webp
-            case "gif": format = .gif
-            case "png", "apng": format = .apng
-            default: break
-            }
-        }
+        if format == nil, let path { format = Self.extensions[(path as NSString).pathExtension.lowercased()] }
         quality = try c.decodeIfPresent(Int.self, forKey: .quality)
         if let quality, !(0...100).contains(quality) {
             throw DecodingError.dataCorruptedError(forKey: .quality, in: c, debugDescription: "quality must be between 0 and 100")
         }
         overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false
+    }
+}
+
+extension AnimatedOutputSpec {
+    /// File name extensions of the animation formats.
+    static let extensions: [String: AnimationFormat] = ["webm": .webm, "webp": .webp, "gif": .gif, "png": .apng, "apng": .apng]
+
+    /// The animation format a path's extension names; nil for a name without one or with one that names no image
+    /// format. An extension of a still format (`.jpg`, `.heic`) is refused at `param`: an animation written under it
+    /// would be bytes of another format under its name.
+    static func format(namedBy path: String, at param: String) throws -> AnimationFormat? {
+        let ext = (path as NSString).pathExtension.lowercased()
+        if let format = extensions[ext] { return format }
+        if let still = OutputSpec.extensions[ext]?.displayName ?? OutputSpec.unwritableExtensions[ext] {
+            throw RPCError.invalidParams(path: param,
+                ".\(ext) names \(still), a still image; an animated sticker is .webm, .webp, .png (APNG) or .gif")
+        }
+        return nil
     }
 }
 

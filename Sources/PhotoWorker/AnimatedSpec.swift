@@ -33,8 +33,11 @@ struct AnimatedSpec: Decodable, Sendable {
     /// - Throws: -32602 at `animated.size`, `animated.format`, ... for what `image.animatedSticker` would refuse.
     func validate() throws {
         let probe = params(source: .path(""), path: "", overwrite: false, outline: nil, cut: StickerCutSpec())
-        _ = try ImageAnimatedStickerMethod.validate(probe) { $0 == "output.format" ? "animated.format" : "animated.\($0)" }
+        _ = try ImageAnimatedStickerMethod.validate(probe, path: Self.paramPath)
     }
+
+    /// Where an `image.animatedSticker` parameter sits in a batch's request: under `animated`.
+    static let paramPath: @Sendable (String) -> String = { $0 == "output.format" ? "animated.format" : "animated.\($0)" }
 }
 
 extension AnimatedSpec {

@@ -37,6 +37,18 @@ extension ImageLoader {
         return (info, size)
     }
 
+    /// A motion source's facts whatever the limits, with the limits it is over (``MotionSurvey``): what `image.info`
+    /// reports.
+    public func motionSurvey(_ source: ImageSource, access: FileAccess) async throws -> MotionSurvey {
+        let limits = options.motionLimits
+        return try await openMotion(source, access: access) { input in
+            switch input {
+            case .file(let fd): try MotionDecoder.survey(fileDescriptor: fd, limits: limits)
+            case .bytes(let bytes): try MotionDecoder.survey(bytes: bytes, limits: limits)
+            }
+        }
+    }
+
     /// Whether `source` moves (a video, or a GIF or WebP of more than one frame), and the source to read it by from
     /// now on: a URL is fetched once and handed back as `.fetched`, so the job that reads it next does not fetch it
     /// again. Only what tells is read: a file's first bytes (and a GIF's or WebP's records, nothing decoded); no
@@ -127,8 +139,9 @@ extension ImageLoader {
     }
 
     /// What a source is, from its first bytes: a still format (GIF and WebP included, animated or not) is
-    /// described by its header as before; a video container (MP4/MOV, WebM/Matroska) by its motion facts. A path is
-    /// opened once and only a video's descriptor is handed to FFmpeg; a URL is fetched once.
+    /// described by its header as before; a video container (MP4/MOV, WebM/Matroska) by its motion facts, whatever
+    /// the limits (``motionSurvey(_:access:)``). A path is opened once and only a video's descriptor is handed to
+    /// FFmpeg; a URL is fetched once.
     public func describe(_ source: ImageSource, access: FileAccess) async throws -> SourceDescription {
         let limits = options.motionLimits
         let data: [UInt8]
@@ -140,7 +153,7 @@ extension ImageLoader {
             if isVideo(Self.head(of: opened)) {
                 let fd = opened
                 do {
-                    return .clip(try await compute.run { try MotionDecoder.info(fileDescriptor: fd, limits: limits) }, bytes: size)
+                    return .clip(try await compute.run { try MotionDecoder.survey(fileDescriptor: fd, limits: limits) }, bytes: size)
                 } catch let error as MotionError {
                     throw WorkerError(error, source: source.description)
                 }
@@ -151,7 +164,7 @@ extension ImageLoader {
         }
         do {
             if isVideo(data.prefix(16)) {
-                return .clip(try await compute.run { try MotionDecoder.info(bytes: data, limits: limits) }, bytes: data.count)
+                return .clip(try await compute.run { try MotionDecoder.survey(bytes: data, limits: limits) }, bytes: data.count)
             }
             return .still(try ImageCodec.info(data), bytes: data.count)
         } catch let error as MotionError {
@@ -171,5 +184,5 @@ func isVideo(_ head: some Collection<UInt8>) -> Bool {
 /// What ``ImageLoader/describe(_:access:)`` found; `bytes` is the encoded source's size.
 public enum SourceDescription: Sendable {
     case still(ImageInfo, bytes: Int)
-    case clip(MotionInfo, bytes: Int)
+    case clip(MotionSurvey, bytes: Int)
 }

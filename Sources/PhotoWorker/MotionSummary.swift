@@ -36,7 +36,7 @@ extension MotionSummary {
         ContractSchema("MotionInfo", #"""
             {
               "type": "object",
-              "description": "A motion source's facts, for a clip, an animated GIF or WebP, or the `motion` param's clip. Fields the container does not declare are absent. Limits: `--max-frames`, `--max-duration` (and `--max-pixels` per frame) refuse a source at open from what it declares, else at the first frame past them (-32002, or -32003 for a frame over the pixel limit).",
+              "description": "A motion source's facts, for a clip, an animated GIF or WebP, or the `motion` param's clip. Fields the container does not declare are absent. image.info describes a source whatever the limits and lists those it is over in `exceeds`. A job's limits: `--max-frames`, `--max-duration` (on the part decoded: the window used must fit) and `--max-pixels` per frame refuse a source at open from what it declares, else at the first frame past them (-32002 in words naming the flag, or -32003 for a frame over the pixel limit).",
               "properties": {
                 "width": {"type": "integer", "minimum": 1, "description": "As displayed (after rotation)."},
                 "height": {"type": "integer", "minimum": 1},

@@ -23,6 +23,9 @@ extension ErrorCode {
 public enum WorkerError: Error, Sendable, RPCErrorConvertible {
     case sourceUnavailable(source: String, reason: String)
     case invalidImage(source: String, detail: String, truncated: Bool)
+    /// A clip or an animation refused (-32002): `failure` says what is wrong in a person's words (the message), the
+    /// library's own words go to `data.detail`, and a limit it is over is named in `data.limit` with its values.
+    case invalidClip(source: String, failure: MotionError)
     case tooLarge(source: String, width: Int, height: Int, limit: Int)
     case fetchFailed(url: String, status: Int?, reason: String)
     /// `rule` names a refusal by policy (`not-an-image`, `exists`, `not-a-file`); nil for I/O failures.
@@ -50,16 +53,15 @@ public enum WorkerError: Error, Sendable, RPCErrorConvertible {
     }
 
     /// Maps a motion decoder's refusal for the named source: a frame over the pixel limit is -32003 as for
-    /// stills; everything else (damaged, truncated, unsupported, too many frames, too long) is -32002 with the
-    /// decoder's words as `detail`.
+    /// stills; everything else (damaged, cut off, unsupported, too many frames, too long, a window outside the clip)
+    /// is -32002 in plain words (``invalidClip(source:failure:)``). A method that knows which of its parameters asked
+    /// for the window answers `startPastEnd` and `windowTooLong` as -32602 at that parameter instead.
     public init(_ error: MotionError, source: String) {
         switch error {
         case .tooLarge(let w, let h, let limit):
             self = .tooLarge(source: source, width: w, height: h, limit: limit)
-        case .truncated:
-            self = .invalidImage(source: source, detail: error.message, truncated: true)
         default:
-            self = .invalidImage(source: source, detail: error.message, truncated: false)
+            self = .invalidClip(source: source, failure: error)
         }
     }
 
@@ -71,6 +73,11 @@ public enum WorkerError: Error, Sendable, RPCErrorConvertible {
         case .invalidImage(let source, let detail, let truncated):
             RPCError(code: .invalidImage, message: "not a valid or supported image",
                      data: ["source": .string(source), "detail": .string(detail), "truncated": .bool(truncated)])
+        case .invalidClip(let source, let failure):
+            RPCError(code: .invalidImage, message: failure.summary,
+                     data: .object(["source": .string(source), "detail": .string(failure.message),
+                                    "truncated": .bool(failure.isTruncated), "reason": .string(failure.reason)]
+                        .merging(Self.limitData(failure)) { a, _ in a }))
         case .tooLarge(let source, let w, let h, let limit):
             RPCError(code: .imageTooLarge, message: "image over the pixel limit",
                      data: ["source": .string(source), "width": .int(w), "height": .int(h), "maxPixels": .int(limit)])
@@ -96,6 +103,22 @@ public enum WorkerError: Error, Sendable, RPCErrorConvertible {
 }
 
 extension WorkerError {
+    /// A limit a clip is over, as `data` members: `limit` (initialize's name for it), `flag`, the clip's `value` and
+    /// the limit's `maximum`.
+    private static func limitData(_ failure: MotionError) -> [String: JSONValue] {
+        let excess: MotionSurvey.Excess
+        switch failure {
+        case .tooManyFrames(let count, let limit):
+            excess = .init(limit: .maxFrames, value: Double(count), maximum: Double(limit))
+        case .tooLong(let seconds, let limit), .windowTooLong(let seconds, let limit):
+            excess = .init(limit: .maxDurationSeconds, value: (seconds * 1000).rounded() / 1000, maximum: limit)
+        default:
+            return [:]
+        }
+        return ["limit": .string(excess.limit.rawValue), "flag": .string(excess.flag),
+                "value": .double(excess.value), "maximum": .double(excess.maximum)]
+    }
+
     /// What every method that reads an image source can answer, in the order the contracts list it.
     private static let sourceJobErrors = ["InvalidParams", "SourceNotFound", "InvalidImage", "ImageTooLarge",
                                           "FetchFailed", "RequestCancelled", "ServerCancelled", "Overloaded",
@@ -128,13 +151,24 @@ extension WorkerError {
                 "type": "object",
                 "properties": {
                   "source": {"type": "string"},
-                  "detail": {"type": "string"},
-                  "truncated": {"type": "boolean"}
+                  "detail": {"type": "string", "description": "The codec's or FFmpeg's own message."},
+                  "truncated": {"type": "boolean", "description": "The file ends early (cut off)."},
+                  "reason": {
+                    "enum": ["not-a-clip", "damaged", "cut-off", "unsupported", "too-many-frames", "too-long", "start-past-end"],
+                    "description": "Clips and animations: what is wrong, for programs (the message says it for people)."
+                  },
+                  "limit": {
+                    "enum": ["maxFrames", "maxDurationSeconds"],
+                    "description": "The limit the clip is over, as initialize's limits name it."
+                  },
+                  "flag": {"enum": ["--max-frames", "--max-duration"]},
+                  "value": {"type": "number", "description": "The clip's frames, or seconds to be decoded."},
+                  "maximum": {"type": "number", "description": "The limit's value."}
                 },
                 "required": ["source", "detail", "truncated"],
                 "additionalProperties": false
               },
-              "x-description": "`detail` is the codec's message."
+              "x-description": "A still: the message is \"not a valid or supported image\" and `detail` the codec's message. A clip or an animation: the message says what is wrong in a person's words (\"the file is cut off: its index (moov) is missing\", \"the clip is 6.0 s; this worker allows 4 s (--max-duration)\"), `reason` names it, `detail` keeps FFmpeg's (or the codec's) own text, and a limit it is over is named with its values."
             }
             """#),
         ContractSchema("ImageTooLarge", #"""

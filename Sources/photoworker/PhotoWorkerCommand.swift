@@ -63,7 +63,7 @@ struct WorkerFlags: ParsableArguments {
     @Option(help: "Most frames a motion source (GIF, animated WebP, video) may have, checked from its container and again while decoding.")
     var maxFrames: Int = WorkerOptions().maxFrames
 
-    @Option(help: "Longest motion source in seconds, checked from its container and again while decoding.")
+    @Option(help: "Longest part of a motion source a job decodes, in seconds: the window it uses (start to start + duration, or to a target's longest, or to the clip's end) must fit, however long the clip; checked from its container before any frame, and again while decoding. image.info describes longer sources and names the limit in `exceeds`.")
     var maxDuration: Double = WorkerOptions().maxDuration
 
     @Option(help: "Byte budget of the decoded-image cache.")

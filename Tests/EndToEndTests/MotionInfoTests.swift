@@ -77,19 +77,25 @@ struct MotionInfoTests {
         #expect(big["error"]?["code"]?.intValue == -32004, "\(big)")
     }
 
+    /// image.info describes a source over the limits and names them; a job reading it whole is refused from what its
+    /// container declares, before any frame.
     @Test func limitsRefuseFromTheContainer() async throws {
         let w = try WorkerProcess(["--max-frames", "5", "--max-duration", "30"])
         let initialize = try await w.call(1, "initialize")
         #expect(initialize["result"]?["limits"]?["maxFrames"]?.intValue == 5, "\(initialize)")
         #expect(initialize["result"]?["limits"]?["maxDurationSeconds"]?.doubleValue == 30, "\(initialize)")
         let frames = try await w.call(2, "image.info", ["source": ["path": .string(Self.motion("pan.mp4"))]])
-        #expect(frames["error"]?["code"]?.intValue == -32002, "\(frames)")
-        #expect(frames["error"]?["data"]?["detail"]?.stringValue?.contains("--max-frames") == true, "\(frames)")
+        #expect(frames["result"]?["exceeds"]?.jsonString.contains("--max-frames") == true, "\(frames)")
+        let job = try await w.call(5, "image.animatedSticker", ["source": ["path": .string(Self.motion("pan.mp4"))],
+                                                                "output": ["inline": true, "format": "webp"]])
+        #expect(job["error"]?["code"]?.intValue == -32002, "\(job)")
+        #expect(job["error"]?["message"] == "the clip has 12 frames; this worker allows 5 (--max-frames)", "\(job)")
         let short = try WorkerProcess(["--max-duration", "0.5"])
         let long = try await short.call(3, "image.info", ["source": ["path": .string(Self.motion("pan.mp4"))]])
-        #expect(long["error"]?["data"]?["detail"]?.stringValue?.contains("--max-duration") == true, "\(long)")
+        #expect(long["result"]?["exceeds"]?.jsonString.contains("--max-duration") == true, "\(long)")
         let gif = try await w.call(4, "image.info", ["source": ["path": .string(Self.motion("hostile/many-frames.gif"))]])
-        #expect(gif["error"]?["data"]?["detail"]?.stringValue?.contains("too many frames") == true, "\(gif)")
+        #expect(gif["result"]?["motion"]?["frameCount"]?.intValue == 1000, "\(gif)")
+        #expect(gif["result"]?["exceeds"]?.jsonString.contains("--max-frames") == true, "\(gif)")
     }
 
     @Test func hostileClipsAreRefusedAndTheWorkerKeepsServing() async throws {
@@ -97,7 +103,9 @@ struct MotionInfoTests {
         let names = Corpus.files(in: Corpus.path("motion/hostile"))
         #expect(names.count >= 10)
         // What still gives a picture: the frames or rows that arrived, a grey ramp, 1000 frames under the limit.
-        let answered: Set<String> = ["truncated.gif", "truncated.mp4", "truncated.webm", "no-colormap.gif", "many-frames.gif"]
+        // (And what image.info describes over the limits: a lying size or duration, named in `exceeds`.)
+        let answered: Set<String> = ["truncated.gif", "truncated.mp4", "truncated.webm", "no-colormap.gif", "many-frames.gif",
+                                     "lying-size.mp4", "lying-duration.mp4"]
         for (i, name) in names.enumerated() {
             let r = try await w.call(i + 1, "image.info", ["source": ["path": .string(Self.motion("hostile/\(name)"))]])
             let code = r["error"]?["code"]?.intValue
@@ -108,17 +116,20 @@ struct MotionInfoTests {
                 if code == -32002 { #expect(r["error"]?["data"]?["detail"]?.stringValue?.isEmpty == false, "\(name): \(r)") }
             }
         }
-        let lie = try await w.call(99, "image.info", ["source": ["path": .string(Self.motion("hostile/lying-duration.mp4"))]])
+        let lie = try await w.call(99, "image.animatedSticker", ["source": ["path": .string(Self.motion("hostile/lying-duration.mp4"))],
+                                                                 "output": ["inline": true, "format": "webp"]])
         // FFmpeg 5.1 takes the clip's length from mvhd (100000 s); 7.1 from the edit list, and the worker then from the
         // samples' span (91667.6 s): refused either way, saying how long.
         let detail = lie["error"]?["data"]?["detail"]?.stringValue ?? ""
-        let seconds = detail.split(separator: " ").firstIndex(of: "s").flatMap { Double(detail.split(separator: " ")[$0 - 1]) }
-        #expect(detail.contains("s exceeds the limit of 600 s") && (seconds ?? 0) > 90_000, "\(lie)")
+        let seconds = lie["error"]?["data"]?["value"]?.doubleValue ?? 0
+        #expect(detail.contains("s exceeds the limit of 600 s") && seconds > 90_000, "\(lie)")
+        #expect(lie["error"]?["message"]?.stringValue?.hasSuffix("s; this worker allows 600 s (--max-duration)") == true, "\(lie)")
         // A still method given a clip says what it is.
         let thumb = try await w.call(98, "image.thumbnail", ["source": ["path": .string(Self.motion("pan.mp4"))], "size": 32,
                                                             "output": ["inline": true]])
         #expect(thumb["error"]?["data"]?["detail"]?.stringValue?.contains("a video clip") == true, "\(thumb)")
-        let size = try await w.call(100, "image.info", ["source": ["path": .string(Self.motion("hostile/lying-size.mp4"))]])
+        let size = try await w.call(100, "image.animatedSticker", ["source": ["path": .string(Self.motion("hostile/lying-size.mp4"))],
+                                                                   "output": ["inline": true, "format": "webp"]])
         #expect(size["error"]?["code"]?.intValue == -32003 && size["error"]?["data"]?["width"]?.intValue == 30000, "\(size)")
         #expect(try await w.call(1000, "ping")["result"] == [:])
     }

@@ -205,7 +205,8 @@ typedef struct cc_video cc_video;
 cc_video *cc_video_create(const uint8_t *data, size_t size);
 cc_video *cc_video_create_fd(int fd);
 void cc_video_destroy(cc_video *v);
-/* `max_pixels` bounds each decoded picture (given to the decoder as its own limit too). `count_frames`: when the
+/* `max_pixels` bounds each decoded picture (given to the decoder as its own limit too); on CC_LIMIT (a declared
+ * frame size over it) `out` still holds what the container declares, with that size. `count_frames`: when the
  * container does not declare the frame count, count the video packets (demuxing only; stops after
  * `max_frames` + 1) and start again. */
 int cc_video_open(cc_video *v, int64_t max_pixels, int32_t count_frames, int32_t max_frames, cc_cancel_check check,
@@ -223,6 +224,9 @@ int cc_video_next(cc_video *v, uint8_t *rgba, size_t row_bytes, size_t capacity,
 const char *cc_video_message(const cc_video *v);
 const char *cc_video_warnings(const cc_video *v);
 int cc_video_warning_count(const cc_video *v);
+/* 1 when cc_video_open refused an MP4/MOV (CC_TRUNCATED) because the file ends before its index (the `moov` box)
+ * does: it was cut off, or its writer never finished it. */
+int cc_video_index_missing(const cc_video *v);
 
 /* ---- Colour management (lcms2) ---- *
  * A transform from an embedded profile to sRGB on RGBA8 pixels (alpha copied). Created once per profile and

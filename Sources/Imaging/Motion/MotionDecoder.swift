@@ -59,23 +59,52 @@ public final class MotionDecoder: Sendable {
     public static func info(bytes: [UInt8], limits: MotionLimits = MotionLimits()) throws -> MotionInfo {
         guard let container = MotionContainer(sniffing: bytes) else { throw MotionError.unknownFormat }
         let reader = try open(container, bytes: MotionBytes(bytes), fd: -1, limits: limits, countFrames: true)
-        return try checked(reader.info, limits: limits, whole: true)
+        return try checked(reader.info, limits: limits, window: (0, nil))
     }
 
     /// ``info(bytes:limits:)`` for an opened file (the caller keeps its descriptor).
     public static func info(fileDescriptor fd: Int32, limits: MotionLimits = MotionLimits()) throws -> MotionInfo {
         let reader = try open(fileDescriptor: fd, limits: limits, countFrames: true)
-        return try checked(reader.info, limits: limits, whole: true)
+        return try checked(reader.info, limits: limits, window: (0, nil))
+    }
+
+    /// What a source held in memory is, whatever the limits, and which of them it is over (``MotionSurvey``): frames
+    /// are counted up to ``MotionSurvey/countedFrames``, and a clip whose declared frame size is over the pixel limit
+    /// is described from its container without decoding a frame.
+    public static func survey(bytes: [UInt8], limits: MotionLimits = MotionLimits()) throws -> MotionSurvey {
+        guard let container = MotionContainer(sniffing: bytes) else { throw MotionError.unknownFormat }
+        let source = MotionBytes(bytes)
+        return try survey(limits: limits) { counting in
+            try open(container, bytes: source, fd: -1, limits: counting, countFrames: true, describesOversize: true)
+        }
+    }
+
+    /// ``survey(bytes:limits:)`` for an opened file (the caller keeps its descriptor).
+    public static func survey(fileDescriptor fd: Int32, limits: MotionLimits = MotionLimits()) throws -> MotionSurvey {
+        try survey(limits: limits) { counting in
+            try open(fileDescriptor: fd, limits: counting, countFrames: true, describesOversize: true)
+        }
+    }
+
+    private static func survey(limits: MotionLimits, _ open: (MotionLimits) throws -> any MotionReader) throws -> MotionSurvey {
+        var counting = limits
+        counting.maxFrames = max(limits.maxFrames, MotionSurvey.countedFrames)
+        let stored: MotionInfo
+        do {
+            stored = try open(counting).info
+        } catch let oversized as VideoMotionReader.Oversized {
+            stored = oversized.info
+        }
+        return MotionSurvey(info: displayed(stored), exceeded: MotionSurvey.excesses(of: stored, limits: limits))
     }
 
     /// True when the first bytes are a GIF, WebP, MP4/MOV or WebM/Matroska (a HEIF/AVIF still is not).
     public static func recognizes(_ head: some Collection<UInt8>) -> Bool { MotionContainer(sniffing: head) != nil }
 
     private init(reader: sending any MotionReader, limits: MotionLimits, start: Double, duration: Double?) throws {
-        let whole = start <= 0 && duration == nil
-        info = try Self.checked(reader.info, limits: limits, whole: whole)
-        self.limits = limits
         window = (max(start, 0), duration)
+        info = try Self.checked(reader.info, limits: limits, window: window)
+        self.limits = limits
         if start > 0 { _ = try reader.seek(to: start) }
         state = Mutex(State(reader: reader))
     }
@@ -132,19 +161,23 @@ public final class MotionDecoder: Sendable {
 
     // MARK: - Opening
 
+    /// - Parameter describesOversize: see ``VideoMotionReader/open(bytes:fd:limits:countFrames:describesOversize:)``.
     private static func open(_ container: MotionContainer, bytes: MotionBytes?, fd: Int32, limits: MotionLimits,
-                             countFrames: Bool) throws -> any MotionReader {
+                             countFrames: Bool, describesOversize: Bool = false) throws -> any MotionReader {
         switch container {
         case .gif: return try GIFMotionReader.open(bytes!, limits: limits)
         case .webp: return try WebPMotionReader.open(bytes!)
-        case .video: return try VideoMotionReader.open(bytes: bytes, fd: fd, limits: limits, countFrames: countFrames)
+        case .video:
+            return try VideoMotionReader.open(bytes: bytes, fd: fd, limits: limits, countFrames: countFrames,
+                                              describesOversize: describesOversize)
         }
     }
 
     /// Largest GIF or WebP file read whole.
     static let maxFileBytes = 1 << 31
 
-    private static func open(fileDescriptor fd: Int32, limits: MotionLimits, countFrames: Bool) throws -> any MotionReader {
+    private static func open(fileDescriptor fd: Int32, limits: MotionLimits, countFrames: Bool,
+                             describesOversize: Bool = false) throws -> any MotionReader {
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
             throw MotionError.invalid(container: "file", message: "not a regular file")
@@ -156,7 +189,8 @@ public final class MotionDecoder: Sendable {
         if container == .video {
             let own = dup(fd)
             guard own >= 0 else { throw MotionError.invalid(container: "file", message: "cannot duplicate the descriptor") }
-            return try open(.video, bytes: nil, fd: own, limits: limits, countFrames: countFrames)
+            return try open(.video, bytes: nil, fd: own, limits: limits, countFrames: countFrames,
+                            describesOversize: describesOversize)
         }
         guard size <= maxFileBytes else {
             throw MotionError.invalid(container: container == .gif ? "GIF" : "WebP", message: "the file is larger than \(maxFileBytes) bytes")
@@ -172,21 +206,41 @@ public final class MotionDecoder: Sendable {
                 initialized = offset
             }
         }
-        return try open(container, bytes: MotionBytes(bytes), fd: -1, limits: limits, countFrames: countFrames)
+        return try open(container, bytes: MotionBytes(bytes), fd: -1, limits: limits, countFrames: countFrames,
+                        describesOversize: describesOversize)
     }
 
-    /// The reader's facts as displayed, refused when over a limit. `whole`: the whole source will be decoded,
-    /// so its declared duration counts (with a window only the frames handed out do).
-    private static func checked(_ stored: MotionInfo, limits: MotionLimits, whole: Bool) throws -> MotionInfo {
+    /// The reader's facts as displayed, refused when over a limit or when the window cannot be read.
+    ///
+    /// The duration limit is on what is decoded: the part of the source from `window.start`, `window.duration`
+    /// seconds long or to the end the container declares, whichever comes first. A source that declares no
+    /// duration is held to the limit frame by frame (``next()``). Frames count against their limit for the whole
+    /// source only (and always for a GIF, whose count is its walk's).
+    private static func checked(_ stored: MotionInfo, limits: MotionLimits,
+                                window: (start: Double, duration: Double?)) throws -> MotionInfo {
         guard pixelCount(stored.width, stored.height) <= limits.maxPixels else {
             throw MotionError.tooLarge(width: stored.width, height: stored.height, limit: limits.maxPixels)
         }
+        let whole = window.start <= 0 && window.duration == nil
         if let count = stored.frameCount, count > limits.maxFrames, whole || stored.codec == "gif" {
             throw MotionError.tooManyFrames(count: count, limit: limits.maxFrames)
         }
-        if whole, let duration = stored.duration, duration > limits.maxDuration + 1e-3 {
-            throw MotionError.tooLong(seconds: duration, limit: limits.maxDuration)
+        if let length = stored.duration {
+            if window.start > 0 && window.start >= length - 1e-6 {
+                throw MotionError.startPastEnd(start: window.start, length: length)
+            }
+            let rest = length - window.start
+            let used = min(window.duration ?? .infinity, rest)
+            if used > limits.maxDuration + 1e-3 {
+                throw whole ? MotionError.tooLong(seconds: length, limit: limits.maxDuration)
+                            : MotionError.windowTooLong(seconds: used, limit: limits.maxDuration)
+            }
         }
+        return displayed(stored)
+    }
+
+    /// Facts as stored, turned as displayed (a quarter turn swaps the sides).
+    private static func displayed(_ stored: MotionInfo) -> MotionInfo {
         var info = stored
         if stored.rotation == 90 || stored.rotation == 270 { swap(&info.width, &info.height) }
         return info

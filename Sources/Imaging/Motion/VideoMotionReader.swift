@@ -25,7 +25,10 @@ final class VideoMotionReader: MotionReader {
     ///   - fd: a descriptor the reader now owns (closed on failure too).
     ///   - countFrames: when the container does not declare the frame count, count the packets (`info` only:
     ///     the reader hands out no frames afterwards).
-    static func open(bytes: MotionBytes?, fd: Int32, limits: MotionLimits, countFrames: Bool) throws -> VideoMotionReader {
+    ///   - describesOversize: a clip whose declared frame size is over the pixel limit throws ``Oversized`` with what
+    ///     its container declares (for a description), instead of ``MotionError/tooLarge(width:height:limit:)``.
+    static func open(bytes: MotionBytes?, fd: Int32, limits: MotionLimits, countFrames: Bool,
+                     describesOversize: Bool = false) throws -> VideoMotionReader {
         let created = bytes.map { cc_video_create($0.base, $0.count) } ?? cc_video_create_fd(fd)
         guard let handle = created else {
             if fd >= 0 { close(fd) }
@@ -35,14 +38,24 @@ final class VideoMotionReader: MotionReader {
         let status = cc_video_open(handle, Int64(clamping: limits.maxPixels), countFrames ? 1 : 0,
                                    Int32(clamping: limits.maxFrames), motionCancelCheck, &raw)
         guard status == CC_OK else {
-            let error: any Error = status == CC_LIMIT
-                ? MotionError.tooLarge(width: Int(raw.width), height: Int(raw.height), limit: limits.maxPixels)
-                : motionError(status, container: "video", message: cc_video_message(handle))
+            let error: any Error = if status == CC_LIMIT {
+                describesOversize ? Oversized(info: MotionInfo(raw))
+                    : MotionError.tooLarge(width: Int(raw.width), height: Int(raw.height), limit: limits.maxPixels)
+            } else if status == CC_TRUNCATED && cc_video_index_missing(handle) != 0 {
+                MotionError.indexMissing(container: "MP4/MOV", message: String(cString: cc_video_message(handle)))
+            } else {
+                motionError(status, container: "video", message: cc_video_message(handle))
+            }
             cc_video_destroy(handle)
             if fd >= 0 { close(fd) }
             throw error
         }
         return VideoMotionReader(bytes: bytes, fd: fd, handle: handle, info: MotionInfo(raw))
+    }
+
+    /// A clip refused for its declared frame size, with what its container declares (as stored).
+    struct Oversized: Error {
+        var info: MotionInfo
     }
 
     deinit {

@@ -67,21 +67,7 @@ public struct FileAccess: Sendable {
     /// the file it named, so a hard link to a file elsewhere is unlinked, never written through.
     /// - Parameter overwrite: the request's `"overwrite": true`.
     public func writeAtomically(_ bytes: [UInt8], to path: String, overwrite: Bool = false) throws {
-        let name = (path as NSString).lastPathComponent
-        guard !path.hasSuffix("/"), !name.isEmpty, name != ".", name != ".." else {
-            throw WorkerError.outputFailed(path: path, reason: "the path names no file")
-        }
-        let parent = (path as NSString).deletingLastPathComponent
-        let dir: Int32
-        do {
-            dir = try Self.open(parent.isEmpty ? "." : parent, in: policy.write, flags: O_PATH | O_DIRECTORY)
-        } catch let failure as Failure {
-            switch failure {
-            case .system(ENOENT): throw WorkerError.outputFailed(path: path, reason: "the folder \(parent) does not exist")
-            case .system(ENOTDIR): throw WorkerError.outputFailed(path: path, reason: "\(parent) is not a folder")
-            default: throw failure.error(path: path, reading: false)
-            }
-        }
+        let (dir, name) = try openFolder(of: path)
         defer { close(dir) }
         let existed = try checkReplaceable(name, in: dir, path: path, overwrite: overwrite)
         let temp = ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -120,6 +106,34 @@ public struct FileAccess: Sendable {
             throw WorkerError.outputFailed(path: path, reason: String(cString: strerror(-result)))
         }
         renamed = true
+    }
+
+    /// Checks, writing nothing, that ``writeAtomically(_:to:overwrite:)`` could write `path` now: the path names a
+    /// file, its folder exists inside what the session may write, and what the path holds (if anything) may be
+    /// replaced. The same checks, in the same words, as the write makes (which makes them again: the folder may go
+    /// meanwhile); run before a job's work so that an output it could never write is refused first.
+    public func checkWritable(_ path: String, overwrite: Bool = false) throws {
+        let (dir, name) = try openFolder(of: path)
+        defer { close(dir) }
+        _ = try checkReplaceable(name, in: dir, path: path, overwrite: overwrite)
+    }
+
+    /// The folder that holds `path`, opened (`O_PATH`) within the write scope, and the file's name in it.
+    private func openFolder(of path: String) throws -> (dir: Int32, name: String) {
+        let name = (path as NSString).lastPathComponent
+        guard !path.hasSuffix("/"), !name.isEmpty, name != ".", name != ".." else {
+            throw WorkerError.outputFailed(path: path, reason: "the path names no file")
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        do {
+            return (try Self.open(parent.isEmpty ? "." : parent, in: policy.write, flags: O_PATH | O_DIRECTORY), name)
+        } catch let failure as Failure {
+            switch failure {
+            case .system(ENOENT): throw WorkerError.outputFailed(path: path, reason: "the folder \(parent) does not exist")
+            case .system(ENOTDIR): throw WorkerError.outputFailed(path: path, reason: "\(parent) is not a folder")
+            default: throw failure.error(path: path, reading: false)
+            }
+        }
     }
 
     /// Whether `name` exists in `dir`; throws when it exists and must not be replaced.

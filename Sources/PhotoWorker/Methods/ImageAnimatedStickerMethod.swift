@@ -93,26 +93,35 @@ struct ImageAnimatedStickerMethod: RPCMethod {
     /// and `pack.export` with `animated` (which pass no progress on: theirs counts sources).
     /// - Parameters:
     ///   - subjectPath: where `params.subject` sits in the request, for its errors (`subjects[2]` in a batch).
+    ///   - paramPath: where the other params sit (`animated.duration` in a batch).
     ///   - cutsSubject: false for a source that is already a sticker (`pack.export`'s `stickers`): each frame keeps its
     ///     own alpha as its mask, and is only laid out, encoded and fitted again (no network, no outline, no subject).
     static func make(_ params: Params, services: WorkerServices, access: FileAccess, subjectPath: String = "subject",
-                     cutsSubject: Bool = true,
+                     paramPath: @escaping @Sendable (String) -> String = { $0 }, cutsSubject: Bool = true,
                      progress: @escaping Progress) async throws -> (result: Result, firstFrame: Image) {
         try await MallocThresholdScope.motion.during {
-            try await cut(params, services: services, access: access, subjectPath: subjectPath, cutsSubject: cutsSubject,
-                          progress: progress)
+            try await cut(params, services: services, access: access, subjectPath: subjectPath, paramPath: paramPath,
+                          cutsSubject: cutsSubject, progress: progress)
         }
     }
 
     private static func cut(_ params: Params, services: WorkerServices, access: FileAccess, subjectPath: String,
-                            cutsSubject: Bool,
+                            paramPath: @escaping @Sendable (String) -> String, cutsSubject: Bool,
                             progress: @escaping Progress) async throws -> (result: Result, firstFrame: Image) {
         let clock = ContinuousClock.now
-        let format = try Self.validate(params)
+        // Everything that can be checked before the work is, before any frame is decoded: the params, the outputs,
+        // then (at open) the window against what the container declares and the limits.
+        let format = try Self.validate(params, path: paramPath)
+        try Self.checkOutputs(params, access: access)
         let target = params.target
-        let decoder = try await services.loader.motionDecoder(
-            params.source, access: access, start: params.start ?? 0,
-            duration: params.duration ?? target?.animatedMaxDuration)
+        let decoder: MotionDecoder
+        do {
+            decoder = try await services.loader.motionDecoder(
+                params.source, access: access, start: params.start ?? 0,
+                duration: params.duration ?? target?.animatedMaxDuration)
+        } catch WorkerError.invalidClip(let source, let failure) {
+            throw Self.windowError(failure, params: params, path: paramPath) ?? WorkerError.invalidClip(source: source, failure: failure)
+        }
         let info = decoder.info
         let chosen = cutsSubject ? try params.subject?.validated(width: info.width, height: info.height, path: subjectPath) : nil
         let long = params.size ?? 512
@@ -130,6 +139,11 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         let window = min(params.duration ?? target?.animatedMaxDuration ?? .infinity,
                          max(0, (info.duration ?? .infinity) - (params.start ?? 0)))
         var total = window.isFinite ? max(1, Int((window * rate).rounded(.up))) : (info.frameCount ?? 1)
+        // Resampled frames are frames made, cut and encoded: as many as --max-frames allows a source.
+        if let fps, window.isFinite, total > services.options.maxFrames {
+            throw RPCError.invalidParams(path: paramPath("fps"),
+                "at \(MotionError.seconds(fps)) fps the \(MotionError.tenths(window)) s to be read are \(total) frames; this worker allows \(services.options.maxFrames) (--max-frames)")
+        }
 
         var machine = ClipCut(width: width, height: height, keyInterval: keyInterval,
                               decontaminates: cutsSubject && params.decontaminate ?? true, framesAreStickers: !cutsSubject,
@@ -247,6 +261,11 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         }
         precondition(machine.isFinished, "frames left in the clip's cut")
         guard machine.framesOut > 0 else {
+            // A start past the end of a clip that declares no length is found only now.
+            if let start = params.start, start > 0 {
+                throw RPCError.invalidParams(path: paramPath("start"),
+                                             "the clip ends before \(MotionError.seconds(start)) s: no frame starts after it")
+            }
             throw WorkerError.invalidImage(source: params.source.description, detail: "no frames in the requested window",
                                            truncated: false)
         }
@@ -297,16 +316,43 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         return (result, firstFrame)
     }
 
+    /// The outputs checked as every method checks them before its work (``OutputCheck``).
+    static func checkOutputs(_ params: Params, access: FileAccess) throws {
+        try OutputCheck.check(params.output, access: access)
+        if let mask = params.maskOutput { try OutputCheck.check(mask, access: access) }
+    }
+
+    /// A clip's refusal of the window asked for, as -32602 at the parameter that asked for it: `start` past the
+    /// clip's end, or a `duration` longer than --max-duration allows (of a clip that holds that much from `start`).
+    /// Nil for a refusal that is the clip's own (a clip longer than the limit with no window asked for).
+    static func windowError(_ failure: MotionError, params: Params, path: (String) -> String) -> RPCError? {
+        switch failure {
+        case .startPastEnd:
+            return RPCError.invalidParams(path: path("start"), failure.summary)
+        case .windowTooLong(_, let limit) where params.duration != nil:
+            return RPCError.invalidParams(path: path("duration"),
+                                          "\(failure.summary): give a duration of at most \(MotionError.seconds(limit)) s")
+        default:
+            return nil
+        }
+    }
+
     /// The output format, after the checks the decoder cannot make.
     /// - Parameter path: a parameter's path in the request (`photos.process` puts these under `animated`).
     static func validate(_ params: Params, path: (String) -> String = { $0 }) throws -> AnimationFormat {
+        let named = try params.output.path.flatMap { try AnimatedOutputSpec.format(namedBy: $0, at: path("output.path")) }
         if let target = params.target, let f = params.output.format, f != target.animatedFormat {
-            throw RPCError.invalidParams(path: path("output.format"),
+            // The format the path's extension names, or one given.
+            throw RPCError.invalidParams(path: path(named == f ? "output.path" : "output.format"),
                                          "\(target.rawValue) takes \(target.animatedFormat.rawValue), not \(f.rawValue)")
         }
         guard let format = params.target?.animatedFormat ?? params.output.format else {
             throw RPCError.invalidParams(path: path("output.format"),
                                          "give webm, webp, apng or gif (or a path ending in one of them, or a target)")
+        }
+        if let named, named != format, let file = params.output.path {
+            throw RPCError.invalidParams(path: path("output.path"),
+                ".\((file as NSString).pathExtension) names \(named.rawValue), but the sticker is written as \(format.rawValue); name the file .\(format.fileExtension) (or leave format out)")
         }
         if let m = params.maskOutput?.format, m != .apng, m != .webp {
             throw RPCError.invalidParams(path: path("maskOutput.format"), "the masks are written as apng or webp")
@@ -476,6 +522,8 @@ extension ImageAnimatedStickerMethod {
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
         _ = try Self.validate(params)
         let access = await services.access()
+        // Before the job waits in line: an output it could never write is refused now.
+        try Self.checkOutputs(params, access: access)
         if case .url(let u) = params.source {
             params.source = .fetched(u, try await services.loader.bytes(of: params.source, access: access))
         }

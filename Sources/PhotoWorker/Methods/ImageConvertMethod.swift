@@ -25,6 +25,7 @@ struct ImageConvertMethod: RPCMethod {
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
         let access = await services.access()
+        try OutputCheck.check(params.output, access: access)
         let decoded = try await services.loader.load(params.source, access: access, allowTruncated: params.allowTruncated ?? false)
         let output = try await OutputWriter.write(decoded.image, to: params.output, access: access, on: services.compute)
         return Result(output: output, sourceFormat: decoded.metadata.format, warnings: decoded.warnings)

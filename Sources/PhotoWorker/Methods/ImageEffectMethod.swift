@@ -32,6 +32,7 @@ struct ImageEffectMethod: RPCMethod {
         let access = await services.access()
         let start = ContinuousClock.now
         let effects = try Self.effects(params.effects)
+        try OutputCheck.check(params.output, access: access)
         let decoded = try await services.loader.load(params.source, access: access)
         let result = try await Self.apply(effects, to: decoded.image, on: services.compute)
         return Result(output: try await OutputWriter.write(result, to: params.output, access: access, on: services.compute), ms: start.millisecondsElapsed)

@@ -38,13 +38,43 @@ struct ImageInfoMethod: RPCMethod {
         var bytes: Int
         /// A clip's or an animation's facts, or those of the `motion` param's clip.
         var motion: MotionSummary?
+        /// The worker's limits the source (or the `motion` clip) is over: a job reading it whole would be refused.
+        /// Absent when none.
+        var exceeds: [LimitExcess]?
+    }
+
+    /// One limit a source is over, as `image.info` reports it.
+    struct LimitExcess: Encodable, Sendable {
+        /// `source`, or `motion` for the Live Photo's clip.
+        var of: String
+        /// As `initialize`'s limits name it: `maxPixels`, `maxFrames`, `maxDurationSeconds`.
+        var limit: String
+        /// The command-line flag that sets it.
+        var flag: String
+        /// The source's: pixels of a frame, frames, or seconds.
+        var value: Double
+        var maximum: Double
+        /// In a person's words: "the clip is 6.0 s; this worker allows 4 s (--max-duration)".
+        var message: String
+
+        init(_ excess: MotionSurvey.Excess, of param: String) {
+            of = param
+            limit = excess.limit.rawValue
+            flag = excess.flag
+            value = (excess.value * 1000).rounded() / 1000
+            maximum = excess.maximum
+            message = excess.summary
+        }
     }
 
     let services: WorkerServices
 
+    /// Describes whatever it can read, the worker's limits or not (a description is not a job), and lists the limits
+    /// the source is over in `exceeds`.
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
         let access = await services.access()
         var result: Result
+        var exceeds: [LimitExcess] = []
         switch try await services.loader.describe(params.source, access: access) {
         case .still(let info, let bytes):
             result = Result(
@@ -53,19 +83,30 @@ struct ImageInfoMethod: RPCMethod {
                 progressive: info.isProgressive, interlaced: info.isInterlaced,
                 iccProfileBytes: info.iccProfileBytes, frames: info.frameCount,
                 colorProfile: info.color?.description, bytes: bytes)
-            if (info.format == .gif || info.format == .webp) && info.frameCount > 1 && params.motion == nil {
-                result.motion = MotionSummary(try await services.loader.motionInfo(params.source, access: access).0)
+            let pixels = Double(info.width) * Double(info.height), limit = Double(services.options.maxPixels)
+            if pixels > limit {
+                exceeds.append(LimitExcess(.init(limit: .maxPixels, value: pixels, maximum: limit), of: "source"))
             }
-        case .clip(let info, let bytes):
+            if (info.format == .gif || info.format == .webp) && info.frameCount > 1 && params.motion == nil {
+                let survey = try await services.loader.motionSurvey(params.source, access: access)
+                result.motion = MotionSummary(survey.info)
+                exceeds += survey.exceeded.filter { $0.limit != .maxPixels }.map { LimitExcess($0, of: "source") }
+            }
+        case .clip(let survey, let bytes):
+            let info = survey.info
             result = Result(
                 format: info.container, width: info.width, height: info.height, channels: info.hasAlpha ? 4 : 3,
                 bitDepth: 8, hasAlpha: info.hasAlpha, orientation: 1, progressive: false, interlaced: false,
                 iccProfileBytes: 0, frames: max(info.frameCount ?? 1, 1), colorProfile: nil, bytes: bytes,
                 motion: MotionSummary(info))
+            exceeds += survey.exceeded.map { LimitExcess($0, of: "source") }
         }
         if let motion = params.motion {
-            result.motion = MotionSummary(try await services.loader.motionInfo(motion, access: access).0)
+            let survey = try await services.loader.motionSurvey(motion, access: access)
+            result.motion = MotionSummary(survey.info)
+            exceeds += survey.exceeded.map { LimitExcess($0, of: "motion") }
         }
+        result.exceeds = exceeds.isEmpty ? nil : exceeds
         return result
     }
 }
@@ -122,7 +163,24 @@ extension ImageInfoMethod {
                   "type": "string",
                   "description": "The colour space the file declares: an ICC profile's description (\"Adobe RGB (1998)\", \"Display P3\") or CICP code points. Absent: none, read as sRGB. Every job works on the pixels converted to sRGB."
                 },
-                "motion": {"$ref": "#/components/schemas/MotionInfo"}
+                "motion": {"$ref": "#/components/schemas/MotionInfo"},
+                "exceeds": {
+                  "type": "array",
+                  "description": "The worker's limits the source (or the motion clip) is over: it is described all the same, and a job reading it whole is refused (a clip's job may still use a part within --max-duration with start and duration). Absent when none.",
+                  "items": {
+                    "type": "object",
+                    "properties": {
+                      "of": {"enum": ["source", "motion"]},
+                      "limit": {"enum": ["maxPixels", "maxFrames", "maxDurationSeconds"], "description": "As initialize's limits name it."},
+                      "flag": {"enum": ["--max-pixels", "--max-frames", "--max-duration"]},
+                      "value": {"type": "number", "description": "The source's: pixels of a frame, frames, or seconds."},
+                      "maximum": {"type": "number"},
+                      "message": {"type": "string", "description": "In a person's words."}
+                    },
+                    "required": ["of", "limit", "flag", "value", "maximum", "message"],
+                    "additionalProperties": false
+                  }
+                }
               },
               "required": [
                 "format",

@@ -26,6 +26,7 @@ struct ImageScaleMethod: RPCMethod {
         let access = await services.access()
         let start = ContinuousClock.now
         try Self.checkFactor(params.factor)
+        try OutputCheck.check(params.output, access: access)
         let info = try await services.loader.info(params.source, access: access).0
         let w = max(1, Int((Double(info.width) * params.factor).rounded()))
         let h = max(1, Int((Double(info.height) * params.factor).rounded()))

@@ -42,6 +42,8 @@ struct ImageStickerMethod: RPCMethod {
         let access = await services.access()
         let start = ContinuousClock.now
         try Self.checkMaskOutput(params)
+        try OutputCheck.check(params.output, access: access)
+        if let mask = params.maskOutput { try OutputCheck.check(mask, access: access) }
         let decoded = try await services.loader.load(params.source, access: access)
         let (sticker, segmenter) = try await StickerStage.extract(decoded.image, outline: params.outline,
                                                                   segmenter: params.segmenter ?? .network, on: services.compute,

@@ -44,7 +44,7 @@ struct ImageSubjectsMethod: RPCMethod {
         let start = ContinuousClock.now
         let limit = try Self.checkedMax(params)
         let access = await services.access()
-        if let dir = params.stickers { try access.prepareDirectory(dir.dir, create: dir.create ?? true) }
+        if let dir = params.stickers { try OutputCheck.prepare(dir, access: access) }
         let image = try await services.loader.load(params.source, access: access).image
         let (found, segmenter) = try await StickerStage.subjects(image, outline: params.outline,
                                                                  segmenter: params.segmenter ?? .network,

@@ -36,6 +36,7 @@ struct ImageThumbnailMethod: RPCMethod {
         let access = await services.access()
         let start = ContinuousClock.now
         let (bw, bh) = try Self.box(params)
+        try OutputCheck.check(params.output, access: access)
         let fit = params.fit ?? .contain
         // The decode needs twice the thumbnail's own size (libvips' rule), not twice the box: a
         // 6000x4000 photo for a 256 px box decodes at 1/8 (750x500 >= 2 x 256x171).

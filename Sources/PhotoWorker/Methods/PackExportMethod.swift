@@ -80,6 +80,8 @@ struct PackExportMethod: RPCMethod {
         var items = checked.items
         let fromPhotos = checked.fromPhotos, layout = checked.layout
         if let dir = params.filesDir { try access.prepareDirectory(dir, create: true) }
+        // After the files' folder is made: the sheet may go in it.
+        try OutputCheck.check(params.output, access: access)
 
         // The background filled on a compute thread: a sheet may be up to the pixel limit.
         let count = items.count
@@ -243,7 +245,7 @@ struct PackExportMethod: RPCMethod {
                 // A ready-made animated sticker (`stickers`) is laid out and fitted again, not cut.
                 let (made, first) = try await ImageAnimatedStickerMethod.make(
                     request, services: services, access: access, subjectPath: cuts[i].subjectPath,
-                    cutsSubject: fromPhotos) { _, _, _ in }
+                    paramPath: AnimatedSpec.paramPath, cutsSubject: fromPhotos) { _, _, _ in }
                 return try await compute.run {
                     try canvas.place(first, at: i)
                     try Self.writeTray(from: first, index: i, spec: spec, access: access)

@@ -29,7 +29,7 @@ struct PhotoProcessMethod: RPCMethod {
     func handle(_ params: Params, context: RequestContext) async throws -> PhotoProcessor.Result {
         let count = try PaletteStage.validCount(params.count)
         let access = await services.access()
-        try access.prepareDirectory(params.output.dir, create: params.output.create ?? true)
+        try OutputCheck.prepare(params.output, access: access)
         let name = try Self.checkedName(params.name ?? PhotoProcessor.stem(for: params.source))
         return try await PhotoProcessor(services: services, access: access).process(
             params.source, name: name, count: count, outline: params.outline ?? OutlineSpec(width: 8), directory: params.output.dir,

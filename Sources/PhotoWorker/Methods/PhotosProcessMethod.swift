@@ -66,7 +66,7 @@ struct PhotosProcessMethod: RPCMethod {
         let limit = services.maxJobs
         let width = min(limit, max(1, params.maxConcurrency ?? limit))
         let access = await services.access()
-        try access.prepareDirectory(params.output.dir, create: params.output.create ?? true)
+        try OutputCheck.prepare(params.output, access: access)
         let processor = PhotoProcessor(services: services, access: access)
         let outline = params.outline ?? OutlineSpec(width: 8)
         let digits = String(max(0, params.sources.count - 1)).count
@@ -91,7 +91,8 @@ struct PhotosProcessMethod: RPCMethod {
                     let request = animated.params(source: source, path: "\(dir)/\(name)-sticker.\(animated.format.fileExtension)",
                                                   overwrite: overwrite, outline: outline, cut: cuts[index])
                     let made = try await ImageAnimatedStickerMethod.make(request, services: services, access: access,
-                                                                         subjectPath: cuts[index].subjectPath) { _, _, _ in }
+                                                                         subjectPath: cuts[index].subjectPath,
+                                                                         paramPath: AnimatedSpec.paramPath) { _, _, _ in }
                     return .animated(AnimatedItem(source: source.description, animatedSticker: made.result))
                 }
             }

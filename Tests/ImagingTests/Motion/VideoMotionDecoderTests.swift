@@ -165,11 +165,55 @@ struct VideoMotionDecoderTests {
         } catch let error as MotionError {
             switch (name, error) {
             case ("lying-size.mp4", .tooLarge(30000, 30000, _)), ("lying-duration.mp4", .tooLong),
-                 ("truncated-moov-at-end.mp4", .invalid), ("not-a-video.mp4", .invalid): break
+                 ("truncated-moov-at-end.mp4", .indexMissing), ("not-a-video.mp4", .invalid): break
             default: Issue.record("\(name): \(error)")
             }
             #expect(!error.message.isEmpty)
         }
+    }
+
+    @Test("the duration limit holds the part decoded: a window within it is read from a longer clip")
+    func durationLimitHoldsTheWindow() throws {
+        let pan = try MotionCorpus.bytes("pan.mp4")  // 1 s
+        let limits = MotionLimits(maxDuration: 0.5)
+        #expect(throws: MotionError.tooLong(seconds: 1, limit: 0.5)) { _ = try MotionDecoder(bytes: pan, limits: limits) }
+        #expect(throws: MotionError.windowTooLong(seconds: 0.75, limit: 0.5)) {
+            _ = try MotionDecoder(bytes: pan, limits: limits, start: 0.25)
+        }
+        #expect(throws: MotionError.windowTooLong(seconds: 0.75, limit: 0.5)) {
+            _ = try MotionDecoder(bytes: pan, limits: limits, duration: 0.75)
+        }
+        let window = try MotionDecoder(bytes: pan, limits: limits, start: 0.5)
+        var frames = 0
+        while try window.next() != nil { frames += 1 }
+        #expect(frames == 6, "\(frames) frames in the last half second")
+        #expect(throws: MotionError.startPastEnd(start: 2, length: 1)) { _ = try MotionDecoder(bytes: pan, start: 2) }
+    }
+
+    @Test("a survey describes a clip over the limits and names them; a declared size over --max-pixels is not decoded")
+    func surveyNamesTheLimits() throws {
+        let pan = try MotionCorpus.bytes("pan.mp4")
+        let survey = try MotionDecoder.survey(bytes: pan, limits: MotionLimits(maxFrames: 5, maxDuration: 0.5, maxPixels: 1000))
+        #expect(survey.info.frameCount == 12 && survey.info.width == 96, "\(survey)")
+        #expect(survey.exceeded.map(\.limit) == [.maxPixels, .maxFrames, .maxDurationSeconds], "\(survey.exceeded)")
+        #expect(survey.exceeded.map(\.value) == [96 * 64, 12, 1], "\(survey.exceeded)")
+        let lying = try MotionDecoder.survey(bytes: MotionCorpus.bytes("hostile/lying-size.mp4"))
+        #expect(lying.info.width == 30000 && lying.info.codec == "h264", "\(lying)")
+        #expect(lying.exceeded.first?.limit == .maxPixels, "\(lying.exceeded)")
+        #expect(try MotionDecoder.survey(bytes: pan).exceeded.isEmpty)
+    }
+
+    @Test("errors in a person's words; the library's kept as the message")
+    func plainWords() throws {
+        do {
+            _ = try MotionDecoder(bytes: MotionCorpus.bytes("hostile/truncated-moov-at-end.mp4"))
+            Issue.record("a file without its index opened")
+        } catch let error as MotionError {
+            #expect(error.summary == "the file is cut off: its index (moov) is missing", "\(error)")
+            #expect(error.isTruncated && error.reason == "cut-off" && error.message.contains("moov"), "\(error)")
+        }
+        #expect(MotionError.tooLong(seconds: 6.006, limit: 4).summary == "the clip is 6.0 s; this worker allows 4 s (--max-duration)")
+        #expect(MotionError.tooManyFrames(count: 6, limit: 5).summary == "the clip has more than 5 frames; this worker allows 5 (--max-frames)")
     }
 
     @Test("truncated clips give the frames that arrived", arguments: ["truncated.mp4", "truncated.webm"])
