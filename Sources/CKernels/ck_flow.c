@@ -1,5 +1,6 @@
 #include "ck_vector.h"
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -754,83 +755,129 @@ static int reserve(long *total, long count, long size, long *offset) {
     return __builtin_add_overflow(*total, bytes, total);
 }
 
-int ck_flow(const uint8_t *from, const uint8_t *to, long count, long width, long height, const ck_flow_params *params,
-            float *u, float *v, long capacity) {
-    if (!from || !to || !u || !v || count <= 0 || capacity <= 0) return CK_FLOW_EINVAL;
-    struct flow_work work = {0};
+/// Where each buffer of a flow's scratch lies (byte offsets from its start, each on a 64-byte line), and its size.
+struct flow_layout {
+    long levels;
     long sizes[CK_FLOW_MAX_LEVELS][2];
-    int status = plan_levels(width, height, params, &work.levels, sizes);
+    long offsets[2 * CK_FLOW_MAX_LEVELS];
+    long o_gx, o_gy, o_pad, o_u, o_v, o_cu, o_cv, o_w, o_pu, o_pv, o_ps, o_t, o_rows;
+    long o_r, o_rp, o_rc, rpadded, rplane, rstride, rcolour;
+    long total;
+};
+
+/// Plans the scratch of a flow between `width` x `height` frames, after checking the sizes and parameters.
+static int flow_layout(long width, long height, const ck_flow_params *params, struct flow_layout *L) {
+    *L = (struct flow_layout){0};
+    int status = plan_levels(width, height, params, &L->levels, L->sizes);
     if (status != CK_FLOW_OK) return status;
-    work.p = *params;
     const long finest = params->finest, F = (long)sizeof(float);
     long pixels, fine;
     // Sides are at most CK_FLOW_MAX_SIDE, so these products fit; checked all the same.
-    if (mul_checked(width, height, &pixels) || mul_checked(sizes[finest][0], sizes[finest][1], &fine))
+    if (mul_checked(width, height, &pixels) || mul_checked(L->sizes[finest][0], L->sizes[finest][1], &fine))
         return CK_FLOW_ESIZE;
-    if (count < pixels || capacity < fine) return CK_FLOW_ECAPACITY;
-
     // One block: the pyramids (level 0 as floats only when it is searched), then the working planes sized for
     // the finest level searched.
-    long total = 0, offsets[2 * CK_FLOW_MAX_LEVELS] = {0};
-    long o_gx, o_gy, o_pad, o_u, o_v, o_cu, o_cv, o_w, o_pu, o_pv, o_ps, o_t, o_rows;
+    long total = 0;
     int overflow = 0;
-    for (long k = finest > 0 ? 1 : 0; k < work.levels; k++) {
+    for (long k = finest > 0 ? 1 : 0; k < L->levels; k++) {
         long n;
-        overflow |= mul_checked(sizes[k][0], sizes[k][1], &n);
-        overflow |= reserve(&total, n, F, &offsets[2 * k]) | reserve(&total, n, F, &offsets[2 * k + 1]);
+        overflow |= mul_checked(L->sizes[k][0], L->sizes[k][1], &n);
+        overflow |= reserve(&total, n, F, &L->offsets[2 * k]) | reserve(&total, n, F, &L->offsets[2 * k + 1]);
     }
-    const long fw = sizes[finest][0], fh = sizes[finest][1], P = params->patch, S = params->stride;
+    const long fw = L->sizes[finest][0], fh = L->sizes[finest][1], P = params->patch, S = params->stride;
     long padded, patches, halving, coarse;
     overflow |= mul_checked(fw + 2 * BORDER, fh + 2 * BORDER, &padded);
     overflow |= mul_checked(patch_count(fw, P, S), patch_count(fh, P, S), &patches);
     overflow |= mul_checked(width, (height + 1) / 2, &halving);
     overflow |= mul_checked((fw + 1) / 2, (fh + 1) / 2, &coarse);
-    overflow |= reserve(&total, fine, F, &o_gx) | reserve(&total, fine, F, &o_gy) | reserve(&total, padded, F, &o_pad);
-    overflow |= reserve(&total, fine, F, &o_u) | reserve(&total, fine, F, &o_v) | reserve(&total, fine, F, &o_w);
-    overflow |= reserve(&total, coarse, F, &o_cu) | reserve(&total, coarse, F, &o_cv);
-    overflow |= reserve(&total, patches, F, &o_pu) | reserve(&total, patches, F, &o_pv);
-    overflow |= reserve(&total, patches, F, &o_ps) | reserve(&total, patches, (long)sizeof(struct patch_template), &o_t);
-    overflow |= reserve(&total, halving, F, &o_rows);
+    overflow |= reserve(&total, fine, F, &L->o_gx) | reserve(&total, fine, F, &L->o_gy) | reserve(&total, padded, F, &L->o_pad);
+    overflow |= reserve(&total, fine, F, &L->o_u) | reserve(&total, fine, F, &L->o_v) | reserve(&total, fine, F, &L->o_w);
+    overflow |= reserve(&total, coarse, F, &L->o_cu) | reserve(&total, coarse, F, &L->o_cv);
+    overflow |= reserve(&total, patches, F, &L->o_pu) | reserve(&total, patches, F, &L->o_pv);
+    overflow |= reserve(&total, patches, F, &L->o_ps) | reserve(&total, patches, (long)sizeof(struct patch_template), &L->o_t);
+    overflow |= reserve(&total, halving, F, &L->o_rows);
     // The refinement: 17 planes of the finest level, and 6 with `fw + 16` floats of zeros either side.
-    long o_r = 0, o_rp = 0, o_rc = 0, rpadded = 0, rplane = 0, rstride = (fw + 1) / 2 + 16, rcolour = 0;
-    struct refinement refinement;
+    L->rstride = (fw + 1) / 2 + 16;
     if (params->refinement > 0) {
         long planes, padded_planes, colour_planes;
-        overflow |= __builtin_add_overflow(fine, 2 * (fw + 16), &rpadded);
-        overflow |= __builtin_add_overflow(fine, 16L, &rplane);
-        overflow |= mul_checked(rstride, fh + 2, &rcolour);
-        overflow |= mul_checked(rplane, 17, &planes) | mul_checked(rpadded, 6, &padded_planes);
-        overflow |= mul_checked(rcolour, 18, &colour_planes);
-        overflow |= reserve(&total, planes, F, &o_r) | reserve(&total, padded_planes, F, &o_rp);
-        overflow |= reserve(&total, colour_planes, F, &o_rc);
+        overflow |= __builtin_add_overflow(fine, 2 * (fw + 16), &L->rpadded);
+        overflow |= __builtin_add_overflow(fine, 16L, &L->rplane);
+        overflow |= mul_checked(L->rstride, fh + 2, &L->rcolour);
+        overflow |= mul_checked(L->rplane, 17, &planes) | mul_checked(L->rpadded, 6, &padded_planes);
+        overflow |= mul_checked(L->rcolour, 18, &colour_planes);
+        overflow |= reserve(&total, planes, F, &L->o_r) | reserve(&total, padded_planes, F, &L->o_rp);
+        overflow |= reserve(&total, colour_planes, F, &L->o_rc);
     }
     if (overflow) return CK_FLOW_ESIZE;
-    char *block = aligned_alloc(64, (size_t)total);
+    L->total = total;
+    return CK_FLOW_OK;
+}
+
+int ck_flow_scratch_size(long width, long height, const ck_flow_params *params, long *bytes) {
+    if (!params || !bytes) return CK_FLOW_EINVAL;
+    struct flow_layout L;
+    int status = flow_layout(width, height, params, &L);
+    if (status != CK_FLOW_OK) return status;
+    *bytes = L.total;
+    return CK_FLOW_OK;
+}
+
+int ck_flow(const uint8_t *from, const uint8_t *to, long count, long width, long height, const ck_flow_params *params,
+            float *u, float *v, long capacity) {
+    if (!from || !to || !u || !v || !params || count <= 0 || capacity <= 0) return CK_FLOW_EINVAL;
+    long bytes;
+    int status = ck_flow_scratch_size(width, height, params, &bytes);
+    if (status != CK_FLOW_OK) return status;
+    void *block = aligned_alloc(64, (size_t)bytes);
     if (!block) return CK_FLOW_ENOMEM;
+    status = ck_flow_with_scratch(from, to, count, width, height, params, u, v, capacity, block, bytes);
+    free(block);
+    return status;
+}
+
+int ck_flow_with_scratch(const uint8_t *from, const uint8_t *to, long count, long width, long height,
+                         const ck_flow_params *params, float *u, float *v, long capacity, void *scratch,
+                         long scratch_bytes) {
+    if (!from || !to || !u || !v || !params || !scratch || count <= 0 || capacity <= 0) return CK_FLOW_EINVAL;
+    if (((uintptr_t)scratch & 63) != 0) return CK_FLOW_EINVAL;
+    struct flow_work work = {0};
+    struct flow_layout L;
+    int status = flow_layout(width, height, params, &L);
+    if (status != CK_FLOW_OK) return status;
+    work.levels = L.levels;
+    work.p = *params;
+    const long finest = params->finest;
+    const long fw = L.sizes[finest][0];
+    if (count < width * height || capacity < L.sizes[finest][0] * L.sizes[finest][1] || scratch_bytes < L.total)
+        return CK_FLOW_ECAPACITY;
+    char *block = (char *)scratch;
+    struct refinement refinement;
     for (long k = 0; k < work.levels; k++) {
         const int floats = k > 0 || finest == 0;
-        work.level[k] = (struct level){.w = sizes[k][0], .h = sizes[k][1],
-                                       .from = floats ? (float *)(block + offsets[2 * k]) : NULL,
-                                       .to = floats ? (float *)(block + offsets[2 * k + 1]) : NULL};
+        work.level[k] = (struct level){.w = L.sizes[k][0], .h = L.sizes[k][1],
+                                       .from = floats ? (float *)(block + L.offsets[2 * k]) : NULL,
+                                       .to = floats ? (float *)(block + L.offsets[2 * k + 1]) : NULL};
     }
     work.from = from;
     work.to = to;
-    work.gx = (float *)(block + o_gx);
-    work.gy = (float *)(block + o_gy);
-    work.padded = (float *)(block + o_pad);
-    work.u = (float *)(block + o_u);
-    work.v = (float *)(block + o_v);
-    work.weight = (float *)(block + o_w);
-    work.coarse_u = (float *)(block + o_cu);
-    work.coarse_v = (float *)(block + o_cv);
-    work.patch_u = (float *)(block + o_pu);
-    work.patch_v = (float *)(block + o_pv);
-    work.patch_ssd = (float *)(block + o_ps);
-    work.templates = (struct patch_template *)(block + o_t);
-    work.rows = (float *)(block + o_rows);
+    work.gx = (float *)(block + L.o_gx);
+    work.gy = (float *)(block + L.o_gy);
+    work.padded = (float *)(block + L.o_pad);
+    work.u = (float *)(block + L.o_u);
+    work.v = (float *)(block + L.o_v);
+    work.weight = (float *)(block + L.o_w);
+    work.coarse_u = (float *)(block + L.o_cu);
+    work.coarse_v = (float *)(block + L.o_cv);
+    work.patch_u = (float *)(block + L.o_pu);
+    work.patch_v = (float *)(block + L.o_pv);
+    work.patch_ssd = (float *)(block + L.o_ps);
+    work.templates = (struct patch_template *)(block + L.o_t);
+    work.rows = (float *)(block + L.o_rows);
     if (params->refinement > 0) {
-        float *plane = (float *)(block + o_r), *padded_plane = (float *)(block + o_rp);
-        // The padding must read as zeros (weights) and finite values (what they weigh).
+        const long rpadded = L.rpadded, rplane = L.rplane, rstride = L.rstride, rcolour = L.rcolour;
+        float *plane = (float *)(block + L.o_r), *padded_plane = (float *)(block + L.o_rp);
+        // The padding must read as zeros (weights) and finite values (what they weigh): a reused scratch holds the
+        // last flow's values.
         memset(padded_plane, 0, (size_t)(6 * rpadded) * sizeof(float));
         memset(plane, 0, (size_t)(17 * rplane) * sizeof(float));
         float **planes[] = {&refinement.ix, &refinement.iy, &refinement.iz, &refinement.n0, &refinement.ixx,
@@ -841,7 +888,7 @@ int ck_flow(const uint8_t *from, const uint8_t *to, long count, long width, long
         float **padded_planes[] = {&refinement.u, &refinement.v, &refinement.du, &refinement.dv, &refinement.wx,
                                    &refinement.wy};
         for (int i = 0; i < 6; i++) *padded_planes[i] = padded_plane + i * rpadded + fw + 16;
-        float *colour_plane = (float *)(block + o_rc);
+        float *colour_plane = (float *)(block + L.o_rc);
         memset(colour_plane, 0, (size_t)(18 * rcolour) * sizeof(float));
         for (int c = 0; c < 2; c++) {
             struct checkerboard *B = &refinement.colour[c];
@@ -855,7 +902,6 @@ int ck_flow(const uint8_t *from, const uint8_t *to, long count, long width, long
     work.out_u = u;
     work.out_v = v;
     flow_run(&work);
-    free(block);
     return CK_FLOW_OK;
 }
 

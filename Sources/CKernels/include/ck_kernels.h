@@ -186,10 +186,21 @@ int ck_flow_field_size(long width, long height, const ck_flow_params *params, lo
 ///
 /// Writes the field at level `finest` (``ck_flow_field_size``'s `columns` x `rows`, row-major) into `u` and `v`
 /// (`capacity` floats each), in input pixels: cell `(i, j)` is the motion of input pixel `(j · 2^finest,
-/// i · 2^finest)`. Allocates its scratch (about 12 floats per input pixel at `finest` 1, 4 without the refinement;
-/// four times that at `finest` 0) and frees it before returning.
+/// i · 2^finest)`. Allocates its scratch (``ck_flow_scratch_size``: about 12 floats per input pixel at `finest` 1, 4
+/// without the refinement; four times that at `finest` 0) and frees it before returning.
 int ck_flow(const uint8_t *from, const uint8_t *to, long count, long width, long height, const ck_flow_params *params,
             float *u, float *v, long capacity);
+
+/// The bytes of scratch ``ck_flow_with_scratch`` needs for `width` x `height` frames with `params`, in `*bytes`.
+/// Returns CK_FLOW_OK, or CK_FLOW_EINVAL / CK_FLOW_ESIZE as ``ck_flow`` would.
+int ck_flow_scratch_size(long width, long height, const ck_flow_params *params, long *bytes);
+
+/// ``ck_flow`` in a scratch the caller keeps (`scratch_bytes` bytes at a 64-byte-aligned `scratch`, at least
+/// ``ck_flow_scratch_size``'s; its contents before and after mean nothing), so a clip's flows fault no fresh pages in.
+/// Returns what ``ck_flow`` returns, CK_FLOW_ECAPACITY for a scratch too small, CK_FLOW_EINVAL for one misaligned.
+int ck_flow_with_scratch(const uint8_t *from, const uint8_t *to, long count, long width, long height,
+                         const ck_flow_params *params, float *u, float *v, long capacity, void *scratch,
+                         long scratch_bytes);
 
 /// A flow field as ``ck_flow`` returns it, with a reliability per cell: the motion of a `width` x `height` frame
 /// on a grid `step` (1 ... 64) pixels apart (`columns = ceil(width / step)`, `rows = ceil(height / step)`; cell

@@ -25,6 +25,9 @@ import Compute
 ///   request carries the motion from that key frame (``KeyFrameMotion``), to carry a chosen subject along: such cuts
 ///   come one after another. Without it, a key frame is asked for as soon as it comes.
 /// - Frames that are stickers already (`framesAreStickers`) are emitted as they come, their alpha their mask.
+///
+/// A value: a copy goes on from where the original was, independently. Only the flows' scratch
+/// (``OpticalFlow/Scratch``, whose contents mean nothing between flows) is shared by copies.
 public struct ClipCut: Sendable {
     /// What the driver is to do next.
     public enum Action: Sendable {
@@ -98,6 +101,8 @@ public struct ClipCut: Sendable {
     /// Key frames in a row whose cut was set aside for the mask carried to them.
     private var heldKeys = 0
     private var ended = false
+    /// Where the two flows of a frame work, kept from frame to frame.
+    private let scratch = (forward: OpticalFlow.Scratch(), backward: OpticalFlow.Scratch())
 
     public private(set) var framesIn = 0
     public private(set) var framesOut = 0
@@ -146,8 +151,10 @@ public struct ClipCut: Sendable {
         let frame = WaitingFrame(image, duration: duration)
         let luma = frame.luma
         if let previous = held.last {
-            let forward = try OpticalFlow.between(previous.luma!, luma, step: Self.flowStep)
-            let backward = try OpticalFlow.between(luma, previous.luma!, step: Self.flowStep)
+            let (before, scratch) = (previous.luma!, scratch)
+            let (forward, backward) = try Parallel.both(
+                { try OpticalFlow.between(before, luma, step: Self.flowStep, scratch: scratch.forward) },
+                { try OpticalFlow.between(luma, before, step: Self.flowStep, scratch: scratch.backward) })
             held[held.count - 1].toNext = forward.checked(against: backward)
             held[held.count - 1].luma = nil
             let back = backward.checked(against: forward)

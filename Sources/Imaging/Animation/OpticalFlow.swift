@@ -1,4 +1,5 @@
 import CKernels
+import Synchronization
 
 /// Dense optical flow between two frames of a clip: where every pixel of one frame is in the next, so that a key
 /// frame's mask can follow a subject that turns, bends or comes closer, which one translation per frame cannot
@@ -19,8 +20,9 @@ public enum OpticalFlow {
     /// - Throws: `ImagingError.flowFailed` when the frames are too small for one patch at that size (under 8 pixels
     ///   on a side once divided by `step`) or too large (a side over 16384), or when memory runs out.
     /// - Precondition: frames of the same size; `step` is 1, 2 or 4.
-    public static func between(_ from: LumaPlane, _ to: LumaPlane, step: Int = 2) throws(ImagingError)
-        -> FlowField
+    /// - Parameter scratch: where the flow works, kept from one call to the next (nil: allocated for this call).
+    public static func between(_ from: LumaPlane, _ to: LumaPlane, step: Int = 2, scratch: Scratch? = nil)
+        throws(ImagingError) -> FlowField
     {
         precondition(from.width == to.width && from.height == to.height, "frames of different sizes")
         precondition([1, 2, 4].contains(step), "the flow's step is 1, 2 or 4")
@@ -35,14 +37,53 @@ public enum OpticalFlow {
             to.values.withUnsafeBufferPointer { b in
                 u.withUnsafeMutableBufferPointer { u in
                     v.withUnsafeMutableBufferPointer { v in
-                        ck_flow(a.baseAddress, b.baseAddress, min(a.count, b.count), from.width, from.height, &params,
-                                u.baseAddress, v.baseAddress, u.count)
+                        guard let scratch else {
+                            return ck_flow(a.baseAddress, b.baseAddress, min(a.count, b.count), from.width, from.height,
+                                           &params, u.baseAddress, v.baseAddress, u.count)
+                        }
+                        return scratch.with(width: from.width, height: from.height, params: params) { block in
+                            ck_flow_with_scratch(a.baseAddress, b.baseAddress, min(a.count, b.count), from.width,
+                                                 from.height, &params, u.baseAddress, v.baseAddress, u.count,
+                                                 block.baseAddress, block.count)
+                        }
                     }
                 }
             }
         }
         guard status == CK_FLOW_OK else { throw failure(status, from) }
         return FlowField(width: from.width, height: from.height, step: step, u: u, v: v)
+    }
+
+    /// The scratch of a clip's flows, kept between them: a flow of a 512 x 288 frame works in about 6.7 MB, which
+    /// allocated afresh for every flow (two a frame) is mapped and faulted in page by page each time.
+    ///
+    /// Grows to the largest flow asked of it and is freed with it. One flow uses it at a time (the lock): a scratch
+    /// shared by copies of a value that holds it is shared safely, only not in parallel.
+    public final class Scratch: Sendable {
+        private let block = Mutex<UnsafeMutableRawBufferPointer?>(nil)
+
+        public init() {}
+
+        deinit { block.withLock { $0?.deallocate() } }
+
+        /// Calls `body` with a block of at least the bytes `ck_flow_with_scratch` needs for these frames, aligned to
+        /// 64 bytes; `CK_FLOW_ENOMEM` without calling it when that cannot be had, or `ck_flow_scratch_size`'s
+        /// refusal.
+        func with(width: Int, height: Int, params: ck_flow_params, _ body: (UnsafeMutableRawBufferPointer) -> Int32)
+            -> Int32
+        {
+            var params = params
+            var bytes = 0
+            let sized = ck_flow_scratch_size(width, height, &params, &bytes)
+            guard sized == CK_FLOW_OK else { return sized }
+            return block.withLock { held in
+                if let current = held, current.count >= bytes { return body(current) }
+                held?.deallocate()
+                held = nil
+                held = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes, alignment: 64)
+                return body(held!)
+            }
+        }
     }
 
     /// The error for a status of `ck_flow`.

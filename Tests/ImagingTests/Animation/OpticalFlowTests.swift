@@ -169,6 +169,26 @@ struct OpticalFlowTests {
         }
     }
 
+    @Test("A flow in a kept scratch is the flow in its own, bit for bit, whatever the scratch held and however it grew")
+    func aKeptScratchChangesNothing() throws {
+        let scratch = OpticalFlow.Scratch()
+        let (a, b) = Self.pair(.rotation(degrees: 2))
+        // The top left 200 x 120 of a plane (grey as RGB, whose luma is the grey).
+        func corner(_ plane: LumaPlane) -> LumaPlane {
+            let grey = (0..<120).flatMap { y in (0..<200).flatMap { x in Array(repeating: plane.values[y * plane.width + x], count: 3) } }
+            return grey.withUnsafeBufferPointer { LumaPlane(pixels: $0, channels: 3, width: 200, height: 120) }
+        }
+        let (small, smallB) = (corner(a), corner(b))
+        // Small first (the scratch grows for the large pair), then the large pair twice (the second time on what the
+        // first left), then small again in the large scratch.
+        let pairs = [(small, smallB), (a, b), (b, a), (a, b), (small, smallB)]
+        for (k, (from, to)) in pairs.enumerated() {
+            let kept = try OpticalFlow.between(from, to, scratch: scratch), own = try OpticalFlow.between(from, to)
+            let differing = zip(kept.u + kept.v, own.u + own.v).filter { $0.bitPattern != $1.bitPattern }
+            #expect(differing.isEmpty && kept.u.count == own.u.count, "pair \(k): \(differing.count) values differ")
+        }
+    }
+
     @Test("Flows of two translations compose to their sum")
     func composesMeasuredTranslations() throws {
         let first = Affine.translation(4, -3), both = Affine.translation(4 - 2.5, -3 + 5)
@@ -345,6 +365,24 @@ struct OpticalFlowTests {
             }
         }
         #expect(flow(64, 48) == CK_FLOW_OK)
+        // With the caller's scratch: too small or misaligned is refused, never written past.
+        var bytes = 0
+        #expect(ck_flow_scratch_size(64, 48, &p, &bytes) == CK_FLOW_OK && bytes > 0, "\(bytes)")
+        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes + 64, alignment: 64)
+        defer { block.deallocate() }
+        func flow(scratch: UnsafeMutableRawPointer, bytes: Int) -> Int32 {
+            frame.withUnsafeBufferPointer { f in
+                u.withUnsafeMutableBufferPointer { u in
+                    v.withUnsafeMutableBufferPointer { v in
+                        ck_flow_with_scratch(f.baseAddress, f.baseAddress, f.count, 64, 48, &p, u.baseAddress,
+                                             v.baseAddress, u.count, scratch, bytes)
+                    }
+                }
+            }
+        }
+        #expect(flow(scratch: block.baseAddress!, bytes: bytes) == CK_FLOW_OK)
+        #expect(flow(scratch: block.baseAddress!, bytes: bytes - 1) == CK_FLOW_ECAPACITY)
+        #expect(flow(scratch: block.baseAddress! + 4, bytes: bytes) == CK_FLOW_EINVAL)
         #expect(flow(64, 48, capacity: 32 * 24 - 1) == CK_FLOW_ECAPACITY)
         #expect(flow(64, 48, count: 64 * 48 - 1) == CK_FLOW_ECAPACITY)
         #expect(flow(0, 48) == CK_FLOW_EINVAL && flow(64, -1) == CK_FLOW_EINVAL && flow(64, 48, count: 0) == CK_FLOW_EINVAL)
