@@ -22,6 +22,10 @@ public struct AnimationFitting: Sendable {
         public var bytes: Int
         public var fits: Bool
 
+        public init(quality: Int, fps: Double, length: Double, frames: Int, bytes: Int, fits: Bool) {
+            (self.quality, self.fps, self.length, self.frames, self.bytes, self.fits) = (quality, fps, length, frames, bytes, fits)
+        }
+
         /// "quality 60, 15 fps, 3 s: 201344 bytes" as `encodings` reports it.
         public var summary: String {
             "quality \(quality), \(Self.format(fps)) fps, \(Self.format(length)) s: \(bytes) bytes"
@@ -98,9 +102,10 @@ public struct AnimationFitting: Sendable {
     ///   - encoded: the first attempt made already, taken as it when it is that attempt (`fps` nil, `length` the
     ///     whole spool, ``qualities``' first, the spool's frame count) and otherwise ignored.
     ///   - progress: called after each attempt.
+    ///   - encodedFrame: called after each frame encoded (every attempt's, and the probes').
     /// - Throws: ``TooLarge`` when no step fits, `ImagingError` from the encoders, `CancellationError`.
     public func fit(_ spool: FrameSpool, fps: Double?, length: Double, encoded: Encoded? = nil,
-                    progress: (Attempt) -> Void = { _ in }) throws -> Result {
+                    progress: (Attempt) -> Void = { _ in }, encodedFrame: () -> Void = {}) throws -> Result {
         let whole = length >= spool.duration - 1e-9
         let encoded = encoded.flatMap { e in
             fps == nil && whole && e.quality == qualities.first && e.frames == spool.count ? e : nil
@@ -136,7 +141,8 @@ public struct AnimationFitting: Sendable {
                 if let made = encoded, attempts.isEmpty {  // the first attempt only
                     (bytes, count) = (made.bytes, made.frames)
                 } else {
-                    (bytes, count) = try encode(spool, quality: quality, fps: level.fps, length: level.length)
+                    (bytes, count) = try encode(spool, quality: quality, fps: level.fps, length: level.length,
+                                                 encodedFrame: encodedFrame)
                 }
                 let attempt = Attempt(quality: quality, fps: level.fps ?? spool.frameRate, length: level.length,
                                       frames: count, bytes: bytes.count, fits: bytes.count <= maxBytes)
@@ -150,7 +156,10 @@ public struct AnimationFitting: Sendable {
                     // it (ratios of equal lengths, so an inter-frame codec's key frame weighs the same in each).
                     let probeLength = level.length * Double(probe) / Double(count)
                     var sizes: [Int: Int] = [:]
-                    for q in qualities { sizes[q] = try encode(spool, quality: q, fps: level.fps, length: probeLength).0.count }
+                    for q in qualities {
+                        sizes[q] = try encode(spool, quality: q, fps: level.fps, length: probeLength,
+                                              encodedFrame: encodedFrame).0.count
+                    }
                     let top = Double(max(1, sizes[quality] ?? 1))
                     for q in qualities where q != quality {
                         current[q] = Attempt(quality: q, fps: attempt.fps, length: level.length, frames: count,
@@ -174,12 +183,17 @@ public struct AnimationFitting: Sendable {
     }
 
     /// One encoding of the spool's frames at `quality`: the file and its frame count.
-    private func encode(_ spool: FrameSpool, quality: Int, fps: Double?, length: Double) throws -> ([UInt8], Int) {
+    private func encode(_ spool: FrameSpool, quality: Int, fps: Double?, length: Double, encodedFrame: () -> Void) throws
+        -> ([UInt8], Int)
+    {
         try Cancellation.check()
         var settings = self.settings
         settings.quality = quality
         let encoder = try settings.makeEncoder()
-        try spool.replay(fps: fps, length: length) { image, duration in try encoder.add(image, duration: duration) }
+        try spool.replay(fps: fps, length: length) { image, duration in
+            try encoder.add(image, duration: duration)
+            encodedFrame()
+        }
         return (try encoder.finish(), encoder.frameCount)
     }
 }

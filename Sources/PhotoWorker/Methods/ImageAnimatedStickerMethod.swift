@@ -138,7 +138,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         let keyInterval = cutsSubject ? max(1, Int((rate * (params.keyFrameInterval ?? 0.5)).rounded())) : 1
         let window = min(params.duration ?? target?.animatedMaxDuration ?? .infinity,
                          max(0, (info.duration ?? .infinity) - (params.start ?? 0)))
-        var total = window.isFinite ? max(1, Int((window * rate).rounded(.up))) : (info.frameCount ?? 1)
+        let total = window.isFinite ? max(1, Int((window * rate).rounded(.up))) : (info.frameCount ?? 1)
         // Resampled frames are frames made, cut and encoded: as many as --max-frames allows a source.
         if let fps, window.isFinite, total > services.options.maxFrames {
             throw RPCError.invalidParams(path: paramPath("fps"),
@@ -152,13 +152,23 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         let placement = FramePlacement(outline: cutsSubject ? params.outline : nil, target: target,
                                        cropsToSubject: cutsSubject && (params.canvas ?? .subject) == .subject,
                                        format: format)
+        // Every step's progress goes through one stream to one consumer (`AnimatedProgress` counts frames cut, then
+        // encoded), which ends before the reply.
+        let (steps, step) = AsyncStream<AnimatedProgress.Event>.makeStream()
+        async let reported: Void = {
+            var count = AnimatedProgress()
+            for await event in steps {
+                if let (done, total, message) = count.apply(event) { await progress(done, total, message) }
+            }
+        }()
+        defer { step.finish() }
         // Masks keep exact values: lossless APNG, or WebP at its best quality.
         let sink = try AnimationSink(
             placement: placement, frameWidth: width, frameHeight: height,
             output: AnimationSettings(format: format, width: width, height: height, quality: params.output.quality ?? 75),
             maskSettings: params.maskOutput.map {
                 AnimationSettings(format: $0.format ?? .apng, width: width, height: height, quality: 100)
-            })
+            }, encodedFrame: { step.yield(.encoded) })
         // A video hands out its frames at the cut's size, scaled as they are converted. A reader that cannot (GIF,
         // WebP, a clip smaller than the cut) or fails to leaves them at full size: they are resized below either way.
         _ = try? decoder.scaleFrames(toWidth: width, height: height)
@@ -177,7 +187,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             }
         }
         /// Runs one step of the machine on a compute thread.
-        func step(_ body: @escaping @Sendable (inout ClipCut) throws -> [ClipCut.Action]) async throws -> [ClipCut.Action] {
+        func advance(_ body: @escaping @Sendable (inout ClipCut) throws -> [ClipCut.Action]) async throws -> [ClipCut.Action] {
             let current = machine
             let (next, actions) = try await compute.run { var m = current; let a = try body(&m); return (m, a) }
             machine = next
@@ -226,15 +236,14 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                     guard let (frame, mask, used) = try await cuts.next() else { return }
                     cutting = false
                     segmenter = used
-                    try await perform(try await step { try $0.keyFrameCut(frame, mask: mask) })
+                    try await perform(try await advance { try $0.keyFrameCut(frame, mask: mask) })
                 }
                 // Adds one output frame.
                 func add(_ image: Image, duration: Double) async throws {
                     try Task.checkCancellation()
-                    try await perform(try await step { try $0.add(image, duration: duration) })
+                    try await perform(try await advance { try $0.add(image, duration: duration) })
                     if cutting && machine.waitsForCut { try await handInCut() }
-                    total = max(total, machine.framesIn)
-                    await progress(machine.framesIn, total, nil)
+                    step.yield(.cut(framesIn: machine.framesIn, expected: total))
                 }
                 var nextTick: Double?  // with `fps`: the next output frame's time
                 while let frame = try await nextFrame() {
@@ -254,7 +263,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                     }
                     nextTick = tick
                 }
-                try await perform(try await step { try $0.finishClip() })
+                try await perform(try await advance { try $0.finishClip() })
                 while cutting { try await handInCut() }
             }
             try await encoding.waitForAll()
@@ -269,20 +278,14 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             throw WorkerError.invalidImage(source: params.source.description, detail: "no frames in the requested window",
                                            truncated: false)
         }
-        await progress(machine.framesOut, machine.framesOut, nil)
+        step.yield(.cutEnded(frames: machine.framesOut))
         let outputPath = params.output.path ?? "inline output"
-        // A target's fitting may encode the clip several times: each attempt is reported as it ends (a progress
-        // message at all frames done), from a consumer that ends before the reply.
-        let (attempts, reporter) = AsyncStream<String>.makeStream()
-        let frames = machine.framesOut
-        async let reported: Void = {
-            for await summary in attempts { await progress(frames, frames, "fitting: \(summary)") }
-        }()
+        // A target's fitting may encode the clip several times: each attempt is reported as it ends.
         let finished: Swift.Result<([UInt8], (width: Int, height: Int), Image?, AnimationFitting.Result?, [UInt8]?), any Error>
         do {
             finished = .success(try await compute.run {
                 do {
-                    return try sink.finish(path: outputPath) { reporter.yield($0) }
+                    return try sink.finish(path: outputPath) { step.yield(.attempt($0)) }
                 } catch let error as ImagingError {
                     throw WorkerError.encodingFailed(detail: error.message)
                 }
@@ -290,7 +293,8 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         } catch {
             finished = .failure(error)
         }
-        reporter.finish()
+        if case .success = finished { step.yield(.finished) }
+        step.finish()
         await reported
         let (bytes, canvas, first, fit, maskBytes) = try finished.get()
         guard let firstFrame = first else {

@@ -30,15 +30,18 @@ final class AnimationSink: Sendable {
     private let state: Mutex<State>
     let placement: FramePlacement
     let output: AnimationSettings
+    /// Called on the encoding thread after each frame encoded into the file (or a fitting attempt), for progress.
+    let encodedFrame: @Sendable () -> Void
 
     /// - Parameters:
     ///   - frameWidth, frameHeight: the cut frames' size.
     ///   - output: the file's format and quality without a target (its canvas is the placement's).
     ///   - maskSettings: the masks' encoding, nil when they are not written.
     init(placement: FramePlacement, frameWidth: Int, frameHeight: Int, output: AnimationSettings,
-         maskSettings: AnimationSettings?) throws {
+         maskSettings: AnimationSettings?, encodedFrame: @escaping @Sendable () -> Void = {}) throws {
         self.placement = placement
         self.output = output
+        self.encodedFrame = encodedFrame
         let canvas = ClipCanvas(frameWidth: frameWidth, frameHeight: frameHeight)
         var state = State(canvas: canvas, maskEncoder: try maskSettings?.makeEncoder())
         if placement.cropsToSubject {
@@ -83,6 +86,7 @@ final class AnimationSink: Sendable {
                 } else {
                     try Self.encode(&state, placement.place(image, in: placement.rect(state.canvas)),
                                     duration: frame.duration)
+                    encodedFrame()
                 }
             }
         }
@@ -96,9 +100,9 @@ final class AnimationSink: Sendable {
 
     /// The sticker file, its canvas, its first frame as written (what a pack's sheet shows) and its fitting (nil
     /// without a target), and the masks' file if asked for.
-    /// - Parameter attempted: called with each fitting attempt's summary as it ends.
+    /// - Parameter attempted: called with each fitting attempt as it ends.
     /// - Throws: `ImagingError`, ``WorkerError`` from fitting (`size-limit`), `CancellationError`.
-    func finish(path: String, attempted: (String) -> Void = { _ in }) throws
+    func finish(path: String, attempted: (AnimationFitting.Attempt) -> Void = { _ in }) throws
         -> (bytes: [UInt8], canvas: (width: Int, height: Int), firstFrame: Image?, fit: AnimationFitting.Result?,
             mask: [UInt8]?)
     {
@@ -110,6 +114,7 @@ final class AnimationSink: Sendable {
                 state.cut = nil
                 try cut.replay(fps: nil, length: cut.duration) { frame, duration in
                     try Self.encode(&state, placement.place(frame, in: rect), duration: duration)
+                    encodedFrame()
                 }
                 if placement.target != nil {
                     let (width, height) = placement.fileCanvas(rect)
@@ -124,7 +129,8 @@ final class AnimationSink: Sendable {
             }
             let first = AnimationFitting.Encoded(bytes: bytes, frames: state.encoder!.frameCount,
                                                  quality: target.animationFitting(width: canvas.width, height: canvas.height).qualities[0])
-            let fit = try target.fitAnimation(spool, fps: nil, path: path, encoded: first) { attempted($0.summary) }
+            let fit = try target.fitAnimation(spool, fps: nil, path: path, encoded: first, progress: attempted,
+                                              encodedFrame: encodedFrame)
             return (fit.bytes, canvas, state.firstFrame, fit, mask)
         }
     }

@@ -81,7 +81,8 @@ extension MessengerTarget {
     /// - Throws: ``WorkerError/outputFailed(path:reason:rule:)`` with rule `size-limit` naming the limit when
     ///   nothing fits; `CancellationError`.
     public func fitAnimation(_ spool: FrameSpool, fps: Double?, path: String, encoded: AnimationFitting.Encoded? = nil,
-                             progress: (AnimationFitting.Attempt) -> Void = { _ in }) throws -> AnimationFitting.Result {
+                             progress: (AnimationFitting.Attempt) -> Void = { _ in },
+                             encodedFrame: () -> Void = {}) throws -> AnimationFitting.Result {
         let length = min(spool.duration, animatedMaxDuration)
         let rate = min(fps ?? spool.frameRate, animatedMaxFrameRate, 1 / animatedMinFrameDuration)
         // Replayed as stored (its own timing kept) when no frame is shorter than the frame rate and the messenger allow.
@@ -90,7 +91,8 @@ extension MessengerTarget {
         let replayRate: Double? = asStored ? nil : rate
         let fitting = animationFitting(width: spool.width, height: spool.height)
         do {
-            return try fitting.fit(spool, fps: replayRate, length: length, encoded: encoded, progress: progress)
+            return try fitting.fit(spool, fps: replayRate, length: length, encoded: encoded, progress: progress,
+                                   encodedFrame: encodedFrame)
         } catch let tooLarge as AnimationFitting.TooLarge {
             throw WorkerError.outputFailed(path: path, reason:
                 "the \(rawValue) animated sticker does not fit the limit of \(tooLarge.limit) bytes (\(animatedMaxBytes / 1024) KB): "

@@ -49,7 +49,7 @@ struct AnimationSinkTests {
             try sink.add([AnimatedFrame(image: image, mask: mask, duration: 1.0 / 12, edge: .plain)])
         }
         var steps: [String] = []
-        let (bytes, canvas, first, fit, mask) = try sink.finish(path: "t.webm") { steps.append($0) }
+        let (bytes, canvas, first, fit, mask) = try sink.finish(path: "t.webm") { steps.append($0.summary) }
         let chosen = try #require(fit?.chosen)
         #expect(mask == nil && fit?.attempts.count == 1 && steps.count == 1, "\(steps)")
         #expect(chosen.frames == 6 && chosen.quality == 75 && bytes.count == chosen.bytes, "\(chosen.summary)")
