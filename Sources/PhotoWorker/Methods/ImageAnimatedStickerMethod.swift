@@ -149,13 +149,13 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                               decontaminates: cutsSubject && params.decontaminate ?? true, framesAreStickers: !cutsSubject,
                               followsPrompt: chosen != nil)
         // A ready-made sticker keeps its own canvas: its frames are only laid out again.
-        let placement = FramePlacement(outline: cutsSubject ? params.outline : nil, target: target,
+        let placement = FramePlacement(outline: cutsSubject ? .orStandard(params.outline) : nil, target: target,
                                        cropsToSubject: cutsSubject && (params.canvas ?? .subject) == .subject,
                                        format: format)
         // Masks keep exact values: lossless APNG, or WebP at its best quality.
         let sink = try AnimationSink(
             placement: placement, frameWidth: width, frameHeight: height,
-            output: AnimationSettings(format: format, width: width, height: height, quality: params.output.quality ?? 75),
+            output: AnimationSettings(format: format, width: width, height: height, quality: params.output.quality ?? AnimatedOutputSpec.standardQuality),
             maskSettings: params.maskOutput.map {
                 AnimationSettings(format: $0.format ?? .apng, width: width, height: height, quality: 100)
             })

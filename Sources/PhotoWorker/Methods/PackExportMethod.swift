@@ -241,7 +241,7 @@ struct PackExportMethod: RPCMethod {
             if let animated, moves, let spec {
                 let path = Self.stickerFile(spec.dir, i, animated.format.fileExtension)
                 let request = animated.params(source: item, path: path, overwrite: spec.overwrite,
-                                              outline: outline ?? OutlineSpec(width: 8), cut: cuts[i])
+                                              outline: .orStandard(outline), cut: cuts[i])
                 // A ready-made animated sticker (`stickers`) is laid out and fitted again, not cut.
                 let (made, first) = try await ImageAnimatedStickerMethod.make(
                     request, services: services, access: access, subjectPath: cuts[i].subjectPath,
@@ -258,7 +258,7 @@ struct PackExportMethod: RPCMethod {
             // batch's decodes bypass the cache, as photos.process's do.
             let sticker = fromPhotos
                 ? try await StickerStage.extract(try await loader.load(item, access: access, cached: false).image,
-                                                 outline: outline ?? OutlineSpec(width: 8), segmenter: segmenter,
+                                                 outline: .orStandard(outline), segmenter: segmenter,
                                                  on: compute, memory: activations, cut: cuts[i]).sticker.image
                 : try await loader.load(item, access: access, cached: false).image
             return try await compute.run {

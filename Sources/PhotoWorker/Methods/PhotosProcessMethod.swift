@@ -68,7 +68,7 @@ struct PhotosProcessMethod: RPCMethod {
         let access = await services.access()
         try OutputCheck.prepare(params.output, access: access)
         let processor = PhotoProcessor(services: services, access: access)
-        let outline = params.outline ?? OutlineSpec(width: 8)
+        let outline = OutlineSpec.orStandard(params.outline)
         let digits = String(max(0, params.sources.count - 1)).count
         var completed = 0, failed = 0
         let sources = params.sources
