@@ -10,8 +10,11 @@ public struct AnimatedOutputSpec: Sendable, Decodable {
     public var path: String?
     public var inline: Bool
     public var format: AnimationFormat?
-    /// 0...100 (``AnimationSettings/quality``); without a target, default 75. A target steps its own qualities.
+    /// 0...100 (``AnimationSettings/quality``); without a target, ``standardQuality``. A target steps its own qualities.
     public var quality: Int?
+    /// The quality of an animated sticker written without a target, whichever door it comes through (every one
+    /// makes it with `image.animatedSticker`'s cut, which alone reads this).
+    public static let standardQuality = 75
     public var overwrite: Bool
 
     private enum Key: String, CodingKey { case path, inline, format, quality, overwrite }

@@ -20,13 +20,14 @@ struct AnimatedSpec: Decodable, Sendable {
     private enum CodingKeys: String, CodingKey { case given = "format", target, size, duration, keyFrameInterval, canvas }
 
     /// The request `image.animatedSticker` would get for `source`, its file at `path`.
-    func params(source: ImageSource, path: String, overwrite: Bool, outline: OutlineSpec?,
+    /// `motion`: a Live Photo's clip beside its still `source`.
+    func params(source: ImageSource, motion: ImageSource? = nil, path: String, overwrite: Bool, outline: OutlineSpec?,
                 cut: StickerCutSpec) -> ImageAnimatedStickerMethod.Params {
         // The format as given, so a target's other format is refused (`validate`).
         var output = AnimatedOutputSpec(path: path, format: given ?? format)
         output.overwrite = overwrite
         return ImageAnimatedStickerMethod.Params(
-            source: source, output: output, duration: duration, size: size, outline: outline, target: target,
+            source: source, motion: motion, output: output, duration: duration, size: size, outline: outline, target: target,
             keyFrameInterval: keyFrameInterval, subject: cut.subject, decontaminate: cut.decontaminate, canvas: canvas)
     }
 

@@ -33,7 +33,7 @@ public enum OpenRPCDocument {
         + OutlineSpec.contractSchemas + OutputDirectorySpec.contractSchemas + ImagePaletteMethod.contractSchemas
         + ImageStickerMethod.contractSchemas + PhotoProcessMethod.contractSchemas
         + MCPProgressReporter.contractSchemas + MCPEnvelope.contractSchemas + SessionPolicy.contractSchemas
-        + MotionSummary.contractSchemas
+        + MotionSummary.contractSchemas + BatchSource.contractSchemas + LivePhotoPairing.contractSchemas
         + AnimatedOutputSpec.contractSchemas + AnimatedOutputResult.contractSchemas + SubjectSpec.contractSchemas
         + ImageAnimatedStickerMethod.contractSchemas + PhotosProcessMethod.contractSchemas + AnimatedSpec.contractSchemas
 

@@ -2,7 +2,20 @@ import JSONRPC
 import Imaging
 
 /// The sticker border: `{"width": px, "color": "#FFFFFF"}`.
+///
+/// - Important: ``standard`` is the one default of every door that cuts a sticker (`image.sticker`,
+///   `image.subjects`, `image.animatedSticker`, `photo.process`, `photos.process`, `pack.export`): an absent
+///   `outline` and `{}` both mean it, and `{"width": 0}` means none. Each door reads it through ``orStandard(_:)``,
+///   never a literal of its own, so the same photo or clip gets the same border whichever door it comes through.
 public struct OutlineSpec: Sendable, Decodable {
+    /// 8 px of white: the border WhatsApp's sticker guidelines recommend ("a 8px #FFFFFF stroke to the outside of
+    /// each sticker", so it stands out on white, black, coloured and patterned chats), and what the app's
+    /// photo.process gave from the start.
+    public static let standard = OutlineSpec(width: 8)
+
+    /// The outline a request asked for, or the standard one when it said nothing.
+    public static func orStandard(_ given: OutlineSpec?) -> OutlineSpec { given ?? standard }
+
     public var width: Int
     public var color: RGBA
 
@@ -15,15 +28,18 @@ public struct OutlineSpec: Sendable, Decodable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
-        width = try c.decodeIfPresent(Int.self, forKey: .width) ?? 8
+        width = try c.decodeIfPresent(Int.self, forKey: .width) ?? Self.standard.width
         guard (0...200).contains(width) else {
             throw DecodingError.dataCorruptedError(forKey: .width, in: c, debugDescription: "must be between 0 and 200")
         }
-        let hex = try c.decodeIfPresent(String.self, forKey: .color) ?? "#FFFFFF"
-        guard let rgba = RGBA(hex: hex) else {
-            throw DecodingError.dataCorruptedError(forKey: .color, in: c, debugDescription: "must be #RRGGBB or #RRGGBBAA")
+        if let hex = try c.decodeIfPresent(String.self, forKey: .color) {
+            guard let rgba = RGBA(hex: hex) else {
+                throw DecodingError.dataCorruptedError(forKey: .color, in: c, debugDescription: "must be #RRGGBB or #RRGGBBAA")
+            }
+            color = rgba
+        } else {
+            color = Self.standard.color
         }
-        color = rgba
     }
 
     var stickerOptions: StickerOptions {
@@ -43,7 +59,7 @@ extension OutlineSpec {
               },
               "required": [],
               "additionalProperties": false,
-              "description": "The sticker border."
+              "description": "The sticker border. Absent, every method that cuts a sticker draws the same one: 8 px of white (WhatsApp's recommended stroke, so a sticker stands out on any chat background); {\"width\": 0} for none."
             }
             """#),
     ]

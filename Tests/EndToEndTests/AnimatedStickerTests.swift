@@ -176,7 +176,9 @@ struct AnimatedStickerTests {
         let w = try WorkerProcess()
         let r = try await w.call(1, "image.animatedSticker", [
             "source": ["path": .string(Self.motion("odd-width.mp4"))], "output": ["inline": true, "format": "webp"]])
-        #expect(r["result"]?["frames"]?.intValue == 12 && r["result"]?["output"]?["width"]?.intValue == 512, "\(r)")
+        // The frames are cut 512 wide; the subject spans them, and the standard outline's room (8 px and 2) is added
+        // on either side.
+        #expect(r["result"]?["frames"]?.intValue == 12 && r["result"]?["output"]?["width"]?.intValue == 512 + 2 * 10, "\(r)")
         try await w.expectServing()
     }
 
@@ -202,9 +204,11 @@ struct AnimatedStickerTests {
             #expect(reply.errorCode == -32602, "\(params): \(reply)")
             #expect(reply["error"]?["data"]?["path"]?.stringValue?.contains(path) == true, "\(params): \(reply)")
         }
+        // A still is not a clip: -32602 at source, saying how a Live Photo's clip is passed (LivePhotoTests has more).
         let still = try await w.call(20, "image.animatedSticker", [
             "source": ["path": .string(Corpus.path("photos/coffee.png"))], "output": ["path": "/tmp/x.webm"]])
-        #expect(still.errorCode == -32002, "\(still)")
+        #expect(still.errorCode == -32602 && still["error"]?["data"]?["path"] == "source"
+                && still["error"]?["data"]?["reason"]?.stringValue?.contains("`motion`") == true, "\(still)")
         try await w.expectServing()
     }
 

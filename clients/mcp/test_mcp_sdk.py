@@ -365,8 +365,8 @@ def test_every_tool_result_matches_its_output_schema(mode):
                              "output": {"path": f"{out}/e.png"}},
             "image_sticker": {"source": {"path": photo}, "output": {"path": f"{out}/st.png"}},
             "image_subjects": {"source": {"path": f"{out}/pair.jpg"}, "max": 2},
-            "image_animatedSticker": {"source": {"path": f"{out}/cutout.gif"}, "output": {"path": f"{out}/a.webp"},
-                                      "size": 64},
+            "image_animated_sticker": {"source": {"path": f"{out}/cutout.gif"}, "output": {"path": f"{out}/a.webp"},
+                                       "size": 64},
             "photo_process": {"source": {"path": photo}, "output": {"dir": f"{out}/one"}},
             "photos_process": {"sources": [{"path": photo}], "output": {"dir": f"{out}/many"}},
             "pack_export": {"stickers": [{"path": photo}], "cellSize": 64, "output": {"path": f"{out}/sheet.png"}},
@@ -379,6 +379,11 @@ def test_every_tool_result_matches_its_output_schema(mode):
             r = await client.call_tool(name, arguments)  # raises if the result does not match the schema
             assert not r.is_error, (name, r.content[0].text)
             assert r.structured_content is not None
+        # A tool's name from before every name was snake_case still calls it for one release; it is not listed
+        # (asserted above), so the SDK has no output schema to check this result against.
+        old = dict(calls["image_animated_sticker"], output={"path": f"{out}/b.webp"})
+        r = await client.call_tool("image_animatedSticker", old)
+        assert not r.is_error and r.structured_content["frames"] > 1, r
     run(with_client(mode, body))
 
 

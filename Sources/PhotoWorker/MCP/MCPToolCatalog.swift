@@ -24,12 +24,36 @@ enum MCPToolCatalog {
 
     static let jsonSchemaDialect = "https://json-schema.org/draft/2020-12/schema"
 
-    /// MCP hosts commonly restrict tool names to `[A-Za-z0-9_-]`: `image.thumbnail` -> `image_thumbnail`.
-    static func toolName(_ method: String) -> String { method.replacingOccurrences(of: ".", with: "_") }
+    /// A method's tool name, in snake_case throughout: MCP hosts commonly restrict tool names to `[A-Za-z0-9_-]`, and
+    /// one case reads as one family (`image.thumbnail` -> `image_thumbnail`, `image.animatedSticker` ->
+    /// `image_animated_sticker`).
+    static func toolName(_ method: String) -> String {
+        var name = ""
+        for c in method {
+            if c == "." {
+                name.append("_")
+            } else if c.isUppercase {
+                name.append("_")
+                name.append(contentsOf: c.lowercased())
+            } else {
+                name.append(c)
+            }
+        }
+        return name
+    }
 
-    /// The method for a tool name (either spelling is accepted).
+    /// The name a tool had before tool names were all snake_case (`image_animatedSticker`): still accepted by
+    /// tools/call for one release, never listed by tools/list (a host would see the same tool twice). Nil where it
+    /// is the same as ``toolName(_:)``.
+    static func deprecatedToolName(_ method: String) -> String? {
+        let old = method.replacingOccurrences(of: ".", with: "_")
+        return old == toolName(method) ? nil : old
+    }
+
+    /// The method for a tool name: its tool name, the method's own name, or a deprecated tool name
+    /// (``deprecatedToolName(_:)``).
     static func method(forTool name: String) -> String? {
-        methods.first { $0 == name || toolName($0) == name }
+        methods.first { $0 == name || toolName($0) == name || deprecatedToolName($0) == name }
     }
 
     /// Every tool's name as tools/list gives it.

@@ -3,9 +3,10 @@ import Imaging
 import JSONRPC
 import JSONRPCTransport
 
-/// `image.animatedSticker {"source", "output", "start", "duration", "fps", "size", "outline", "maskOutput",
+/// `image.animatedSticker {"source", "motion", "output", "start", "duration", "fps", "size", "outline", "maskOutput",
 /// "target", "keyFrameInterval", "subject", "decontaminate", "canvas"}`: the subject of a GIF, an animated WebP or a video cut out in every frame, written
-/// as WebM (VP9 with alpha), animated WebP, APNG or GIF; with a `target`, fitted to that messenger's limits.
+/// as WebM (VP9 with alpha), animated WebP, APNG or GIF; with a `target`, fitted to that messenger's limits. A Live
+/// Photo is its still as `source` and its clip as `motion` (``LivePhoto``): the clip is what is cut.
 ///
 /// Frames are decoded, scaled and masked one at a time by `ClipCut` (Imaging's state machine, driven here): the
 /// network cuts key frames only (``KeyFrameCutter``), beside the next frames' motion, and the masks between are
@@ -20,6 +21,8 @@ struct ImageAnimatedStickerMethod: RPCMethod {
 
     struct Params: Decodable, Sendable {
         var source: ImageSource
+        /// A Live Photo's clip beside its still `source`: the frames cut are the clip's.
+        var motion: ImageSource?
         var output: AnimatedOutputSpec
         /// Seconds from the source's start.
         var start: Double?
@@ -92,21 +95,24 @@ struct ImageAnimatedStickerMethod: RPCMethod {
     /// (what `pack.export`'s sheet shows of it): the request's whole job, and each motion source's in `photos.process`
     /// and `pack.export` with `animated` (which pass no progress on: theirs counts sources).
     /// - Parameters:
-    ///   - subjectPath: where `params.subject` sits in the request, for its errors (`subjects[2]` in a batch).
+    ///   - subjectPath: where `params.subject` sits in the request, for its errors (`subjects[2]` in a batch);
+    ///     `sourcePath` and `motionPath` likewise for `params.source` and `params.motion` (`sources[2].motion`).
     ///   - paramPath: where the other params sit (`animated.duration` in a batch).
     ///   - cutsSubject: false for a source that is already a sticker (`pack.export`'s `stickers`): each frame keeps its
     ///     own alpha as its mask, and is only laid out, encoded and fitted again (no network, no outline, no subject).
     static func make(_ params: Params, services: WorkerServices, access: FileAccess, subjectPath: String = "subject",
+                     sourcePath: String = "source", motionPath: String = "motion",
                      paramPath: @escaping @Sendable (String) -> String = { $0 }, cutsSubject: Bool = true,
                      progress: @escaping Progress) async throws -> (result: Result, firstFrame: Image) {
         try await MallocThresholdScope.motion.during {
-            try await cut(params, services: services, access: access, subjectPath: subjectPath, paramPath: paramPath,
+            try await cut(params, services: services, access: access, subjectPath: subjectPath,
+                          clipPath: params.motion == nil ? sourcePath : motionPath, paramPath: paramPath,
                           cutsSubject: cutsSubject, progress: progress)
         }
     }
 
     private static func cut(_ params: Params, services: WorkerServices, access: FileAccess, subjectPath: String,
-                            paramPath: @escaping @Sendable (String) -> String, cutsSubject: Bool,
+                            clipPath: String, paramPath: @escaping @Sendable (String) -> String, cutsSubject: Bool,
                             progress: @escaping Progress) async throws -> (result: Result, firstFrame: Image) {
         let clock = ContinuousClock.now
         // Everything that can be checked before the work is, before any frame is decoded: the params, the outputs,
@@ -114,13 +120,23 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         let format = try Self.validate(params, path: paramPath)
         try Self.checkOutputs(params, access: access)
         let target = params.target
+        // A Live Photo's still is only named, not read, but the session must be allowed to read it as any source.
+        if params.motion != nil, case .path(let still) = params.source { close(try access.openForReading(still)) }
+        let clip = params.motion ?? params.source
         let decoder: MotionDecoder
         do {
             decoder = try await services.loader.motionDecoder(
-                params.source, access: access, start: params.start ?? 0,
+                clip, access: access, start: params.start ?? 0,
                 duration: params.duration ?? target?.animatedMaxDuration)
-        } catch WorkerError.invalidClip(let source, let failure) {
-            throw Self.windowError(failure, params: params, path: paramPath) ?? WorkerError.invalidClip(source: source, failure: failure)
+        } catch {
+            // A photo where a clip is needed: say how to give its clip rather than what the clip reader found.
+            if let still = LivePhoto.stillFormat(of: clip, access: access) {
+                throw LivePhoto.stillIsNotAClip(clip, format: still, path: clipPath, access: access)
+            }
+            if case WorkerError.invalidClip(let source, let failure) = error {
+                throw Self.windowError(failure, params: params, path: paramPath) ?? WorkerError.invalidClip(source: source, failure: failure)
+            }
+            throw error
         }
         let info = decoder.info
         let chosen = cutsSubject ? try params.subject?.validated(width: info.width, height: info.height, path: subjectPath) : nil
@@ -149,7 +165,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                               decontaminates: cutsSubject && params.decontaminate ?? true, framesAreStickers: !cutsSubject,
                               followsPrompt: chosen != nil)
         // A ready-made sticker keeps its own canvas: its frames are only laid out again.
-        let placement = FramePlacement(outline: cutsSubject ? params.outline : nil, target: target,
+        let placement = FramePlacement(outline: cutsSubject ? .orStandard(params.outline) : nil, target: target,
                                        cropsToSubject: cutsSubject && (params.canvas ?? .subject) == .subject,
                                        format: format)
         // Every step's progress goes through one stream to one consumer (`AnimatedProgress` counts frames cut, then
@@ -165,7 +181,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         // Masks keep exact values: lossless APNG, or WebP at its best quality.
         let sink = try AnimationSink(
             placement: placement, frameWidth: width, frameHeight: height,
-            output: AnimationSettings(format: format, width: width, height: height, quality: params.output.quality ?? 75),
+            output: AnimationSettings(format: format, width: width, height: height, quality: params.output.quality ?? AnimatedOutputSpec.standardQuality),
             maskSettings: params.maskOutput.map {
                 AnimationSettings(format: $0.format ?? .apng, width: width, height: height, quality: 100)
             }, encodedFrame: { step.yield(.encoded) })
@@ -178,7 +194,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         // The subject chosen, at the cut's size; each key frame's prompt is carried on to the next one.
         var prompt = chosen?.scaled(fromWidth: info.width, height: info.height, toWidth: width, height: height)
         // A decoder error mid-clip (a hostile or broken file) is the source's error, as at open.
-        let sourceName = params.source.description
+        let sourceName = clip.description
         func nextFrame() async throws -> MotionFrame? {
             do {
                 return try await compute.run { try decoder.next() }
@@ -275,7 +291,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                 throw RPCError.invalidParams(path: paramPath("start"),
                                              "the clip ends before \(MotionError.seconds(start)) s: no frame starts after it")
             }
-            throw WorkerError.invalidImage(source: params.source.description, detail: "no frames in the requested window",
+            throw WorkerError.invalidImage(source: clip.description, detail: "no frames in the requested window",
                                            truncated: false)
         }
         step.yield(.cutEnded(frames: machine.framesOut))
@@ -298,7 +314,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         await reported
         let (bytes, canvas, first, fit, maskBytes) = try finished.get()
         guard let firstFrame = first else {
-            throw WorkerError.invalidImage(source: params.source.description, detail: "no frames in the requested window",
+            throw WorkerError.invalidImage(source: clip.description, detail: "no frames in the requested window",
                                            truncated: false)
         }
         let output = try Self.write(bytes, to: params.output, format: format, width: canvas.width, height: canvas.height,
@@ -400,7 +416,13 @@ extension ImageAnimatedStickerMethod {
               "name": "source",
               "schema": {"$ref": "#/components/schemas/Source"},
               "required": true,
-              "description": "A GIF, animated WebP, MP4/MOV or WebM/Matroska clip."
+              "description": "A GIF, animated WebP, MP4/MOV or WebM/Matroska clip; or a Live Photo's still (HEIC, JPEG) with its clip as `motion`. A still photo alone is -32602 at source, naming the clip to pass."
+            },
+            {
+              "name": "motion",
+              "schema": {"$ref": "#/components/schemas/Source"},
+              "required": false,
+              "description": "A Live Photo's clip (IMG_1234.MOV beside IMG_1234.HEIC): the frames cut are the clip's, the still `source` is only named (and read as the session's policy allows)."
             },
             {"name": "output", "schema": {"$ref": "#/components/schemas/AnimatedOutput"}, "required": true},
             {
@@ -528,10 +550,14 @@ extension ImageAnimatedStickerMethod {
         let access = await services.access()
         // Before the job waits in line: an output it could never write is refused now.
         try Self.checkOutputs(params, access: access)
-        if case .url(let u) = params.source {
+        // The clip is what is read: a Live Photo's `motion`, else `source`.
+        if let motion = params.motion {
+            if case .url(let u) = motion { params.motion = .fetched(u, try await services.loader.bytes(of: motion, access: access)) }
+        } else if case .url(let u) = params.source {
             params.source = .fetched(u, try await services.loader.bytes(of: params.source, access: access))
         }
-        return await Self.memoryEstimate(params.source, fitsTarget: params.target != nil, services: services, access: access)
+        return await Self.memoryEstimate(params.motion ?? params.source, fitsTarget: params.target != nil, services: services,
+                                         access: access)
     }
 
     /// A clip's estimate from its container's frame size; a clip whose container cannot be read is estimated as

@@ -45,7 +45,7 @@ struct ImageStickerMethod: RPCMethod {
         try OutputCheck.check(params.output, access: access)
         if let mask = params.maskOutput { try OutputCheck.check(mask, access: access) }
         let decoded = try await services.loader.load(params.source, access: access)
-        let (sticker, segmenter) = try await StickerStage.extract(decoded.image, outline: params.outline,
+        let (sticker, segmenter) = try await StickerStage.extract(decoded.image, outline: .orStandard(params.outline),
                                                                   segmenter: params.segmenter ?? .network, on: services.compute,
                                                                   memory: services.activations,
                                                                   cut: .init(subject: params.subject,

@@ -46,7 +46,7 @@ struct ImageSubjectsMethod: RPCMethod {
         let access = await services.access()
         if let dir = params.stickers { try OutputCheck.prepare(dir, access: access) }
         let image = try await services.loader.load(params.source, access: access).image
-        let (found, segmenter) = try await StickerStage.subjects(image, outline: params.outline,
+        let (found, segmenter) = try await StickerStage.subjects(image, outline: .orStandard(params.outline),
                                                                  segmenter: params.segmenter ?? .network,
                                                                  decontaminate: params.decontaminate ?? true,
                                                                  on: services.compute, memory: services.activations)
@@ -95,7 +95,7 @@ extension ImageSubjectsMethod {
               "name": "outline",
               "schema": {"$ref": "#/components/schemas/Outline"},
               "required": false,
-              "description": "The stickers' outline (none by default)."
+              "description": "The stickers' outline (8 px of white by default, as every sticker's; {\"width\": 0} for none)."
             },
             {
               "name": "decontaminate",

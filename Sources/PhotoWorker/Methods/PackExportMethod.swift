@@ -7,7 +7,8 @@ import JSONRPCTransport
 /// "target", "subjects", "decontaminate", "animated"}`: the app's sticker grid as one sheet, and optionally each
 /// sticker as its own file for sharing: PNG, or with a `target` (``MessengerTarget``) WebP files made to the
 /// messenger's size and byte limits; with `animated`, the clips among `sources` as animated stickers (a Telegram video
-/// pack, an animated WhatsApp or Signal pack).
+/// pack, an animated WhatsApp or Signal pack). A Live Photo among `sources` (its clip given as `motion` or found by
+/// name: ``LivePhotoPairing``) is one sticker: its clip's with `animated`, its still's without.
 struct PackExportMethod: RPCMethod {
     static let name = "pack.export"
     static let cost = MethodCost.compute
@@ -16,8 +17,8 @@ struct PackExportMethod: RPCMethod {
     struct Params: Decodable, Sendable {
         /// Ready-made stickers (RGBA images).
         var stickers: [ImageSource]?
-        /// Photos to cut stickers from first.
-        var sources: [ImageSource]?
+        /// Photos (and clips, and Live Photos) to cut stickers from first.
+        var sources: [BatchSource]?
         var outline: OutlineSpec?
         /// `network` (default) or `classical` (see ``Segmenter``).
         var segmenter: Segmenter?
@@ -55,6 +56,8 @@ struct PackExportMethod: RPCMethod {
         var files: [String]?
         /// With a `target`: what was written for the messenger.
         var target: TargetResult?
+        /// The Live Photos among `sources`, when there are any.
+        var paired: [LivePhotoPairing.Pair]?
         var ms: Double
     }
 
@@ -77,8 +80,11 @@ struct PackExportMethod: RPCMethod {
         let access = await services.access()
         let start = ContinuousClock.now
         let checked = try Self.checked(params, maxPixels: services.options.maxPixels)
-        var items = checked.items
-        let fromPhotos = checked.fromPhotos, layout = checked.layout
+        let fromPhotos = checked.fromPhotos
+        // A Live Photo's clip listed beside its still is not a sticker of its own: the sheet lays out the items.
+        let pairing = Self.pairing(checked.items, fromPhotos: fromPhotos, access: access)
+        var items = pairing.items
+        let layout = try Self.layout(params, count: items.count, maxPixels: services.options.maxPixels)
         if let dir = params.filesDir { try access.prepareDirectory(dir, create: true) }
         // After the files' folder is made: the sheet may go in it.
         try OutputCheck.check(params.output, access: access)
@@ -87,7 +93,7 @@ struct PackExportMethod: RPCMethod {
         let count = items.count
         let canvas = try await services.compute.run { SheetCanvas(layout, count: count) }
         let fileSpec = params.filesDir.map { FileSpec(dir: $0, target: params.target, overwrite: params.output.overwrite) }
-        let cuts = try StickerCutSpec.perSource(params.subjects, count: items.count,
+        let cuts = try StickerCutSpec.perSource(params.subjects, count: checked.items.count,
                                                       decontaminate: params.decontaminate ?? true)
         let animated = try Self.animated(params)
         // WhatsApp takes a pack of animated stickers or of still ones, not both: its sources are looked at before
@@ -96,18 +102,26 @@ struct PackExportMethod: RPCMethod {
         if animated != nil && params.target == .whatsapp {
             var found: [Bool] = [], held = 0
             for (i, item) in items.enumerated() {
-                let probe = await services.loader.probeMotion(item, access: access)
+                // A Live Photo moves by its clip.
+                guard item.motion == nil else {
+                    found.append(true)
+                    continue
+                }
+                let probe = await services.loader.probeMotion(item.source, access: access)
                 found.append(probe.moves)
                 // The items are held until the export ends, so only clips' downloads are kept for their cuts, up to
                 // a budget; the rest are fetched again when their turn comes.
                 if probe.moves, case .fetched(_, let bytes) = probe.source, held + bytes.count <= Self.heldDownloads {
-                    items[i] = probe.source
+                    items[i].source = probe.source
                     held += bytes.count
                 }
             }
             if found.contains(true), let still = found.firstIndex(of: false) {
-                throw RPCError.invalidParams(path: "\(fromPhotos ? "sources" : "stickers")[\(still)]",
-                                             "a WhatsApp pack is all animated or all still: this source is a still among clips")
+                var reason = "a WhatsApp pack is all animated or all still: this source is a still among clips"
+                if case .path(let p) = items[still].source, LivePhoto.isStill(p) {
+                    reason += "; for a Live Photo, pass its clip as `motion` (or keep it beside the still with its name: IMG_1234.MOV)"
+                }
+                throw RPCError.invalidParams(path: "\(fromPhotos ? "sources" : "stickers")[\(items[still].index)]", reason)
             }
             motion = found
         }
@@ -126,7 +140,16 @@ struct PackExportMethod: RPCMethod {
                                         tray: target == .whatsapp ? Self.trayFile(dir) : nil)
         }
         return Result(output: output, count: items.count, columns: layout.columns, rows: layout.rows(for: items.count),
-                      files: files?.map(\.path), target: targetResult, ms: start.millisecondsElapsed)
+                      files: files?.map(\.path), target: targetResult,
+                      paired: pairing.pairs.isEmpty ? nil : pairing.pairs, ms: start.millisecondsElapsed)
+    }
+
+    /// The pack's items: `sources` paired into Live Photos (``LivePhotoPairing``); ready-made `stickers` as given.
+    static func pairing(_ given: [BatchSource], fromPhotos: Bool, access: FileAccess) -> LivePhotoPairing {
+        guard fromPhotos else {
+            return LivePhotoPairing(items: given.enumerated().map { .init(index: $0, source: $1.source) }, pairs: [])
+        }
+        return LivePhotoPairing.pair(given, access: access)
     }
 
     /// `animated` checked, with the pack's target: nil without it.
@@ -193,12 +216,12 @@ struct PackExportMethod: RPCMethod {
         try access.writeAtomically(try MessengerTarget.trayIcon(sticker, path: tray), to: tray, overwrite: spec.overwrite)
     }
 
-    static func items(_ p: Params) throws -> ([ImageSource], Bool) {
+    static func items(_ p: Params) throws -> ([BatchSource], Bool) {
         switch (p.stickers, p.sources) {
         case (let s?, nil):
             guard !s.isEmpty else { throw RPCError.invalidParams(path: "stickers", "must not be empty") }
             guard s.count <= 1000 else { throw RPCError.invalidParams(path: "stickers", "at most 1000") }
-            return (s, false)
+            return (s.map { BatchSource($0) }, false)
         case (nil, let s?):
             guard !s.isEmpty else { throw RPCError.invalidParams(path: "sources", "must not be empty") }
             guard s.count <= 1000 else { throw RPCError.invalidParams(path: "sources", "at most 1000") }
@@ -221,7 +244,7 @@ struct PackExportMethod: RPCMethod {
     /// With `animated`, the items that move are made animated stickers (cut from a clip among `sources`, or a
     /// ready-made one among `stickers` fitted again), each written to its file and its first frame placed: those
     /// `motion` marks, or without it each item as its turn comes (a URL fetched once, for either path).
-    private func makeStickers(_ items: [ImageSource], width: Int, fromPhotos: Bool, outline: OutlineSpec?, cuts: [StickerCutSpec],
+    private func makeStickers(_ items: [LivePhotoPairing.Item], width: Int, fromPhotos: Bool, outline: OutlineSpec?, cuts: [StickerCutSpec],
                               segmenter: Segmenter, animated: AnimatedSpec?, motion: [Bool]?,
                               canvas: SheetCanvas, files spec: FileSpec?, access: FileAccess,
                               context: RequestContext) async throws -> [WrittenFile]? {
@@ -230,21 +253,25 @@ struct PackExportMethod: RPCMethod {
         var files = [WrittenFile?](repeating: nil, count: items.count)
         var done = 0
         try await BoundedTaskGroup.run(count: items.count, width: width) { i -> WrittenFile? in
-            var item = items[i], moves = false
+            var item = items[i].source, moves = false
+            let clip = items[i].motion, index = items[i].index  // index: the item's place in `sources`
             if animated != nil {
                 if let motion {
                     moves = motion[i]
+                } else if clip != nil {
+                    moves = true  // a Live Photo moves by its clip
                 } else {
                     (moves, item) = await loader.probeMotion(item, access: access)
                 }
             }
             if let animated, moves, let spec {
                 let path = Self.stickerFile(spec.dir, i, animated.format.fileExtension)
-                let request = animated.params(source: item, path: path, overwrite: spec.overwrite,
-                                              outline: outline ?? OutlineSpec(width: 8), cut: cuts[i])
+                let request = animated.params(source: item, motion: clip, path: path, overwrite: spec.overwrite,
+                                              outline: .orStandard(outline), cut: cuts[index])
                 // A ready-made animated sticker (`stickers`) is laid out and fitted again, not cut.
                 let (made, first) = try await ImageAnimatedStickerMethod.make(
-                    request, services: services, access: access, subjectPath: cuts[i].subjectPath,
+                    request, services: services, access: access, subjectPath: cuts[index].subjectPath,
+                    sourcePath: "\(fromPhotos ? "sources" : "stickers")[\(index)]", motionPath: "sources[\(index)].motion",
                     paramPath: AnimatedSpec.paramPath, cutsSubject: fromPhotos) { _, _, _ in }
                 return try await compute.run {
                     try canvas.place(first, at: i)
@@ -258,8 +285,8 @@ struct PackExportMethod: RPCMethod {
             // batch's decodes bypass the cache, as photos.process's do.
             let sticker = fromPhotos
                 ? try await StickerStage.extract(try await loader.load(item, access: access, cached: false).image,
-                                                 outline: outline ?? OutlineSpec(width: 8), segmenter: segmenter,
-                                                 on: compute, memory: activations, cut: cuts[i]).sticker.image
+                                                 outline: .orStandard(outline), segmenter: segmenter,
+                                                 on: compute, memory: activations, cut: cuts[index]).sticker.image
                 : try await loader.load(item, access: access, cached: false).image
             return try await compute.run {
                 try canvas.place(sticker, at: i)
@@ -293,12 +320,12 @@ extension PackExportMethod {
               "name": "sources",
               "schema": {
                 "type": "array",
-                "items": {"$ref": "#/components/schemas/Source"},
+                "items": {"$ref": "#/components/schemas/BatchSource"},
                 "minItems": 1,
                 "maxItems": 1000
               },
               "required": false,
-              "description": "Photos to cut stickers from first."
+              "description": "Photos to cut stickers from first (and clips, with `animated`). A Live Photo is its still with its clip as `motion`, or the still's path alone (or beside its clip's) when the clip has its name: IMG_1234.HEIC or .JPG with IMG_1234.MOV or .MP4 (any case) in its folder. It is one sticker: its clip's with `animated`, its still's without; `paired` in the result lists each, `count` counts stickers."
             },
             {"name": "outline", "schema": {"$ref": "#/components/schemas/Outline"}, "required": false},
             {"name": "columns", "schema": {"type": "integer", "minimum": 1, "maximum": 256}, "required": false},
@@ -363,6 +390,11 @@ extension PackExportMethod {
                 "columns": {"type": "integer", "minimum": 0},
                 "rows": {"type": "integer", "minimum": 0},
                 "files": {"type": "array", "items": {"type": "string"}},
+                "paired": {
+                  "type": "array",
+                  "items": {"$ref": "#/components/schemas/LivePhotoPair"},
+                  "description": "The Live Photos among sources (absent when none), in sources order."
+                },
                 "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."},
                 "target": {
                   "type": "object",
@@ -408,19 +440,10 @@ extension PackExportMethod {
     static let estimatesMemory = true
 
     /// The params' own rules, checked before any source is read: what the pack is made of, the sheet's layout.
-    static func checked(_ params: Params, maxPixels: Int) throws -> (items: [ImageSource], fromPhotos: Bool, layout: StickerSheet) {
+    /// The layout is for every source given; a pack with Live Photos lays out fewer items (``layout(_:count:maxPixels:)``).
+    static func checked(_ params: Params, maxPixels: Int) throws -> (items: [BatchSource], fromPhotos: Bool, layout: StickerSheet) {
         let (items, fromPhotos) = try Self.items(params)
-        let cell = params.cellSize ?? 256
-        guard (16...4096).contains(cell) else { throw RPCError.invalidParams(path: "cellSize", "must be between 16 and 4096") }
-        let padding = params.padding ?? cell / 16
-        guard padding >= 0, padding * 2 < cell else { throw RPCError.invalidParams(path: "padding", "must be at least 0 and less than half the cell") }
-        let columns = params.columns ?? Int(Double(items.count).squareRoot().rounded(.up))
-        guard (1...256).contains(columns) else { throw RPCError.invalidParams(path: "columns", "must be between 1 and 256") }
-        let layout = StickerSheet(columns: columns, cellSize: cell, padding: padding, background: try Self.background(params.background))
-        let (sheetWidth, sheetHeight) = layout.size(for: items.count)
-        guard sheetWidth * sheetHeight <= maxPixels else {
-            throw RPCError.invalidParams(path: "cellSize", "the sheet (\(sheetWidth)x\(sheetHeight)) would exceed the pixel limit")
-        }
+        let layout = try Self.layout(params, count: items.count, maxPixels: maxPixels)
         if params.target != nil && params.filesDir == nil {
             throw RPCError.invalidParams(path: "target", "needs \"filesDir\", the folder the messenger's files go to")
         }
@@ -430,6 +453,22 @@ extension PackExportMethod {
         _ = try StickerCutSpec.perSource(params.subjects, count: items.count, decontaminate: params.decontaminate ?? true)
         _ = try Self.animated(params)
         return (items, fromPhotos, layout)
+    }
+
+    /// The sheet for `count` stickers: the cell, padding and columns asked for (columns by default the square root).
+    static func layout(_ params: Params, count: Int, maxPixels: Int) throws -> StickerSheet {
+        let cell = params.cellSize ?? 256
+        guard (16...4096).contains(cell) else { throw RPCError.invalidParams(path: "cellSize", "must be between 16 and 4096") }
+        let padding = params.padding ?? cell / 16
+        guard padding >= 0, padding * 2 < cell else { throw RPCError.invalidParams(path: "padding", "must be at least 0 and less than half the cell") }
+        let columns = params.columns ?? Int(Double(count).squareRoot().rounded(.up))
+        guard (1...256).contains(columns) else { throw RPCError.invalidParams(path: "columns", "must be between 1 and 256") }
+        let layout = StickerSheet(columns: columns, cellSize: cell, padding: padding, background: try Self.background(params.background))
+        let (sheetWidth, sheetHeight) = layout.size(for: count)
+        guard sheetWidth * sheetHeight <= maxPixels else {
+            throw RPCError.invalidParams(path: "cellSize", "the sheet (\(sheetWidth)x\(sheetHeight)) would exceed the pixel limit")
+        }
+        return layout
     }
 
     /// Stickers cut (or read) `maxJobs` at a time, as ``MemoryEstimate/batch(_:width:)`` counts them, and the sheet;
@@ -443,11 +482,18 @@ extension PackExportMethod {
         let clipEstimate = { (moves: Bool, read: ImageSource) async -> Int in
             moves ? await ImageAnimatedStickerMethod.memoryEstimate(read, fitsTarget: true, services: services, access: access) : 0
         }
-        for (i, source) in (params.sources ?? []).enumerated() {
+        // As the job will see them: a Live Photo is one child, its clip's with `animated`, else its still's.
+        for item in LivePhotoPairing.pair(params.sources ?? [], access: access).items {
             try Task.checkCancellation()
-            let child = await services.loader.batchChild(source, motion: params.animated != nil, access: access,
+            let clip = params.animated == nil ? nil : item.motion
+            let child = await services.loader.batchChild(clip ?? item.source, motion: params.animated != nil, access: access,
                                                          held: &held, whileHeld: clipEstimate)
-            params.sources?[i] = child.source
+            // A URL read once is kept for the job (a clip found by its name is a path, and stays found by it).
+            if clip == nil {
+                params.sources?[item.index].source = child.source
+            } else if params.sources?[item.index].motion != nil {
+                params.sources?[item.index].motion = child.source
+            }
             children.append(child.moves ? child.bytes
                             : MemoryEstimate.sticker(child.facts ?? ImageLoader.unreadable(encodedBytes: 0), segmenter: segmenter))
         }

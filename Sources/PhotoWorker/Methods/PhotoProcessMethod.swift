@@ -32,7 +32,7 @@ struct PhotoProcessMethod: RPCMethod {
         try OutputCheck.prepare(params.output, access: access)
         let name = try Self.checkedName(params.name ?? PhotoProcessor.stem(for: params.source))
         return try await PhotoProcessor(services: services, access: access).process(
-            params.source, name: name, count: count, outline: params.outline ?? OutlineSpec(width: 8), directory: params.output.dir,
+            params.source, name: name, count: count, outline: .orStandard(params.outline), directory: params.output.dir,
             segmenter: params.segmenter ?? .network,
             overwrite: params.output.overwrite ?? false,
             cut: .init(subject: params.subject, decontaminate: params.decontaminate ?? true))

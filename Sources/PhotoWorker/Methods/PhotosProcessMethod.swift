@@ -7,13 +7,15 @@ import JSONRPCTransport
 /// "segmenter", "animated"}`: the app's "process all photos". Every photo runs in a TaskGroup; each result (or error)
 /// streams as an item notification the moment it finishes; one bad photo never fails the batch. With `animated`,
 /// each motion source (a video, or a GIF or WebP of more than one frame) is cut as `image.animatedSticker` cuts it.
+/// A Live Photo (a still with its clip, given as `motion` or found by name: ``LivePhotoPairing``) is one item: its
+/// clip cut with `animated`, its still processed without; the result's `paired` lists each.
 struct PhotosProcessMethod: RPCMethod {
     static let name = "photos.process"
     static let cost = MethodCost.compute
     static let summary = "Many photos in parallel; each photo's result (or error) is streamed as an item the moment it finishes."
 
     struct Params: Decodable, Sendable {
-        var sources: [ImageSource]
+        var sources: [BatchSource]
         var count: Int?
         var outline: OutlineSpec?
         /// `network` (default) or `classical` (see ``Segmenter``).
@@ -45,14 +47,19 @@ struct PhotosProcessMethod: RPCMethod {
     /// A motion source's item.
     struct AnimatedItem: Encodable, Sendable {
         var source: String
+        /// A Live Photo's clip (the frames cut), beside its still `source`.
+        var motion: String?
         var animatedSticker: ImageAnimatedStickerMethod.Result
     }
 
     struct Result: Encodable, Sendable {
+        /// Items: the sources, less the clips a still took.
         var total: Int
         var completed: Int
         var failed: Int
         var cancelled: Int
+        /// The Live Photos, when there are any.
+        var paired: [LivePhotoPairing.Pair]?
         var ms: Double
     }
 
@@ -68,57 +75,65 @@ struct PhotosProcessMethod: RPCMethod {
         let access = await services.access()
         try OutputCheck.prepare(params.output, access: access)
         let processor = PhotoProcessor(services: services, access: access)
-        let outline = params.outline ?? OutlineSpec(width: 8)
+        let outline = OutlineSpec.orStandard(params.outline)
         let digits = String(max(0, params.sources.count - 1)).count
         var completed = 0, failed = 0
-        let sources = params.sources
+        let pairing = LivePhotoPairing.pair(params.sources, access: access)
+        let items = pairing.items
         let dir = params.output.dir, overwrite = params.output.overwrite ?? false
         let segmenter = params.segmenter ?? .network
-        let cuts = try StickerCutSpec.perSource(params.subjects, count: sources.count,
+        let cuts = try StickerCutSpec.perSource(params.subjects, count: params.sources.count,
                                                       decontaminate: params.decontaminate ?? true)
         let animated = params.animated
         if let animated {
             try animated.validate()
         }
         let services = services
-        try await BoundedTaskGroup.run(count: sources.count, width: width) { index -> Item in
-            let name = String(repeating: "0", count: digits - String(index).count) + "\(index)-" + PhotoProcessor.stem(for: sources[index])
-            var source = sources[index]
+        try await BoundedTaskGroup.run(count: items.count, width: width) { k -> Item in
+            let index = items[k].index, motion = items[k].motion
+            let name = String(repeating: "0", count: digits - String(index).count) + "\(index)-" + PhotoProcessor.stem(for: items[k].source)
+            var source = items[k].source
             if let animated {
-                let probe = await services.loader.probeMotion(source, access: access)
-                source = probe.source  // a URL fetched once, for either path
-                if probe.moves {
-                    let request = animated.params(source: source, path: "\(dir)/\(name)-sticker.\(animated.format.fileExtension)",
+                // A Live Photo moves by its clip; any other source as the look at its bytes tells.
+                var moves = motion != nil
+                if !moves { (moves, source) = await services.loader.probeMotion(source, access: access) }  // a URL fetched once, for either path
+                if moves {
+                    let request = animated.params(source: source, motion: motion,
+                                                  path: "\(dir)/\(name)-sticker.\(animated.format.fileExtension)",
                                                   overwrite: overwrite, outline: outline, cut: cuts[index])
                     let made = try await ImageAnimatedStickerMethod.make(request, services: services, access: access,
                                                                          subjectPath: cuts[index].subjectPath,
+                                                                         sourcePath: "sources[\(index)]",
+                                                                         motionPath: "sources[\(index)].motion",
                                                                          paramPath: AnimatedSpec.paramPath) { _, _, _ in }
-                    return .animated(AnimatedItem(source: source.description, animatedSticker: made.result))
+                    return .animated(AnimatedItem(source: source.description, motion: motion?.description,
+                                                  animatedSticker: made.result))
                 }
             }
             return .photo(try await processor.process(source, name: name, count: count, outline: outline,
                                                        directory: dir, segmenter: segmenter, cached: false,
                                                        overwrite: overwrite, cut: cuts[index]))
-        } handle: { index, outcome in
+        } handle: { k, outcome in
             // Progress first, then the item: an MCP host, which sees both as
             // notifications/progress, then gets strictly increasing values with the total.
             switch outcome {
             case .success(let r):
                 completed += 1
-                await context.progress(done: completed + failed, total: sources.count)
-                await context.item(index: index, result: r)
+                await context.progress(done: completed + failed, total: items.count)
+                await context.item(index: items[k].index, result: r)
             case .failure(let e) where e is CancellationError:
                 break
             case .failure(let e):
                 failed += 1
-                await context.progress(done: completed + failed, total: sources.count)
-                await context.item(index: index, error: e)
+                await context.progress(done: completed + failed, total: items.count)
+                await context.item(index: items[k].index, error: e)
             }
         }
         try Task.checkCancellation()
         return Result(
-            total: params.sources.count, completed: completed, failed: failed,
-            cancelled: params.sources.count - completed - failed, ms: start.millisecondsElapsed)
+            total: items.count, completed: completed, failed: failed,
+            cancelled: items.count - completed - failed, paired: pairing.pairs.isEmpty ? nil : pairing.pairs,
+            ms: start.millisecondsElapsed)
     }
 }
 
@@ -128,8 +143,9 @@ extension PhotosProcessMethod {
           "params": [
             {
               "name": "sources",
-              "schema": {"type": "array", "items": {"$ref": "#/components/schemas/Source"}, "maxItems": 100000},
-              "required": true
+              "schema": {"type": "array", "items": {"$ref": "#/components/schemas/BatchSource"}, "maxItems": 100000},
+              "required": true,
+              "description": "The photos and clips; a Live Photo as its still with its clip as `motion`, or as the still's path alone (or beside its clip's) when the clip has its name: IMG_1234.HEIC or .JPG with IMG_1234.MOV or .MP4 (any case) in its folder. A Live Photo is one item, its still's: with `animated` its clip is cut, without it its still is processed. `paired` in the result lists each."
             },
             {
               "name": "count",
@@ -171,10 +187,15 @@ extension PhotosProcessMethod {
             "schema": {
               "type": "object",
               "properties": {
-                "total": {"type": "integer", "minimum": 0},
+                "total": {"type": "integer", "minimum": 0, "description": "Items: the sources, less the clips a Live Photo's still took."},
                 "completed": {"type": "integer", "minimum": 0},
                 "failed": {"type": "integer", "minimum": 0},
                 "cancelled": {"type": "integer", "minimum": 0},
+                "paired": {
+                  "type": "array",
+                  "items": {"$ref": "#/components/schemas/LivePhotoPair"},
+                  "description": "The Live Photos among the sources (absent when none), in sources order."
+                },
                 "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."}
               },
               "required": ["total", "completed", "failed", "cancelled", "ms"],
@@ -191,9 +212,10 @@ extension PhotosProcessMethod {
         ContractSchema("AnimatedItem", #"""
             {
               "type": "object",
-              "description": "A motion source's item in photos.process with `animated`: the source as given and its animated sticker, as image.animatedSticker answers.",
+              "description": "A motion source's item in photos.process with `animated`: the source as given and its animated sticker, as image.animatedSticker answers; for a Live Photo, its still as source and the clip cut as motion.",
               "properties": {
                 "source": {"type": "string"},
+                "motion": {"type": "string", "description": "A Live Photo's clip, the frames cut (given as motion or found beside the still)."},
                 "animatedSticker": {"$ref": "#/components/schemas/AnimatedSticker"}
               },
               "required": ["source", "animatedSticker"],
@@ -238,15 +260,22 @@ extension PhotosProcessMethod {
         let segmenter = params.segmenter ?? .network
         var children: [Int] = [], held = 0
         children.reserveCapacity(params.sources.count)
-        for (i, source) in params.sources.enumerated() {
+        // As the job will see them: a Live Photo is one child, its clip's with `animated`, else its still's.
+        for item in LivePhotoPairing.pair(params.sources, access: access).items {
             try Task.checkCancellation()
             let fitsTarget = params.animated?.target != nil
-            let child = await services.loader.batchChild(source, motion: params.animated != nil, access: access,
+            let clip = params.animated == nil ? nil : item.motion
+            let child = await services.loader.batchChild(clip ?? item.source, motion: params.animated != nil, access: access,
                                                          held: &held) { [services] moves, read in
                 moves ? await ImageAnimatedStickerMethod.memoryEstimate(read, fitsTarget: fitsTarget, services: services,
                                                                         access: access) : 0
             }
-            params.sources[i] = child.source
+            // A URL read once is kept for the job (a clip found by its name is a path, and stays found by it).
+            if clip == nil {
+                params.sources[item.index].source = child.source
+            } else if params.sources[item.index].motion != nil {
+                params.sources[item.index].motion = child.source
+            }
             children.append(child.moves ? child.bytes
                             : MemoryEstimate.photo(child.facts ?? ImageLoader.unreadable(encodedBytes: 0), segmenter: segmenter))
         }
