@@ -101,8 +101,8 @@ public struct ClipCut: Sendable {
     /// Key frames in a row whose cut was set aside for the mask carried to them.
     private var heldKeys = 0
     private var ended = false
-    /// Where the two flows of a frame work, kept from frame to frame.
-    private let scratch = (forward: OpticalFlow.Scratch(), backward: OpticalFlow.Scratch())
+    /// Where the flows work, kept from frame to frame.
+    private let scratch = OpticalFlow.Scratch()
 
     public private(set) var framesIn = 0
     public private(set) var framesOut = 0
@@ -151,10 +151,10 @@ public struct ClipCut: Sendable {
         let frame = WaitingFrame(image, duration: duration)
         let luma = frame.luma
         if let previous = held.last {
-            let (before, scratch) = (previous.luma!, scratch)
-            let (forward, backward) = try Parallel.both(
-                { try OpticalFlow.between(before, luma, step: Self.flowStep, scratch: scratch.forward) },
-                { try OpticalFlow.between(luma, before, step: Self.flowStep, scratch: scratch.backward) })
+            // One after the other in one scratch: side by side (`Parallel.both`, a second scratch) was within the
+            // noise on two cores and held 6 MiB more (bench/README.md).
+            let forward = try OpticalFlow.between(previous.luma!, luma, step: Self.flowStep, scratch: scratch)
+            let backward = try OpticalFlow.between(luma, previous.luma!, step: Self.flowStep, scratch: scratch)
             held[held.count - 1].toNext = forward.checked(against: backward)
             held[held.count - 1].luma = nil
             let back = backward.checked(against: forward)

@@ -210,9 +210,10 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             return actions
         }
         // The driver of `ClipCut`: emitted frames go to the sink, encoded on another compute job beside the next
-        // frames' motion (at most one batch at a time, in order); a key frame is cut by the network beside the next
-        // frames' motion too (one cut at a time, handed in in order), so the two cores share the network's passes and
-        // the flow.
+        // frames' motion (at most one batch at a time, in order). A key frame's cut is awaited as it is asked for:
+        // cut beside the next frames' motion it was no faster on two cores (its two passes take both threads) and held
+        // a key interval more of frames (bench/README.md); `ClipCut` takes a cut whenever it comes, so that stays the
+        // driver's choice.
         try await withThrowingTaskGroup(of: Void.self) { encoding in
             var encodingBatch = false
             func hand(_ batch: [AnimatedFrame]) async throws {
@@ -227,61 +228,46 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                 }
                 encodingBatch = true
             }
-            try await withThrowingTaskGroup(of: (frame: Int, mask: Mask, segmenter: Segmenter).self) { cuts in
-                var cutting = false
-                func perform(_ actions: [ClipCut.Action]) async throws {
-                    for action in actions {
-                        switch action {
-                        case .emit(let frames):
-                            try await hand(frames)
-                        case .cutKeyFrame(let request):
-                            if cutting { try await handInCut() }
-                            if let before = prompt, let motion = request.motion {
-                                prompt = try await cutter.carry(before, along: motion)
-                            }
-                            let here = prompt
-                            cuts.addTask {
-                                let (mask, used) = try await cutter.mask(request.image, prompt: here)
-                                return (request.frame, mask, used)
-                            }
-                            cutting = true
+            func perform(_ actions: [ClipCut.Action]) async throws {
+                for action in actions {
+                    switch action {
+                    case .emit(let frames):
+                        try await hand(frames)
+                    case .cutKeyFrame(let request):
+                        if let before = prompt, let motion = request.motion {
+                            prompt = try await cutter.carry(before, along: motion)
                         }
+                        let (mask, used) = try await cutter.mask(request.image, prompt: prompt)
+                        segmenter = used
+                        try await perform(try await advance { try $0.keyFrameCut(request.frame, mask: mask) })
                     }
                 }
-                func handInCut() async throws {
-                    guard let (frame, mask, used) = try await cuts.next() else { return }
-                    cutting = false
-                    segmenter = used
-                    try await perform(try await advance { try $0.keyFrameCut(frame, mask: mask) })
-                }
-                // Adds one output frame.
-                func add(_ image: Image, duration: Double) async throws {
-                    try Task.checkCancellation()
-                    try await perform(try await advance { try $0.add(image, duration: duration) })
-                    if cutting && machine.waitsForCut { try await handInCut() }
-                    step.yield(.cut(framesIn: machine.framesIn, expected: total))
-                }
-                var nextTick: Double?  // with `fps`: the next output frame's time
-                while let frame = try await nextFrame() {
-                    try Task.checkCancellation()
-                    let scaled = try await compute.run { try Resampler.resize(frame.image, width: width, height: height) }
-                    // A source of one still frame says nothing of how long to show it.
-                    let shown = frame.duration > 0 ? frame.duration : 1 / rate
-                    guard let fps else {
-                        try await add(scaled, duration: shown)
-                        continue
-                    }
-                    // Resampled: the frames whose ticks fall within this one's display time.
-                    var tick = nextTick ?? frame.time
-                    while tick < frame.time + shown - 1e-6 {
-                        try await add(scaled, duration: 1 / fps)
-                        tick += 1 / fps
-                    }
-                    nextTick = tick
-                }
-                try await perform(try await advance { try $0.finishClip() })
-                while cutting { try await handInCut() }
             }
+            // Adds one output frame.
+            func add(_ image: Image, duration: Double) async throws {
+                try Task.checkCancellation()
+                try await perform(try await advance { try $0.add(image, duration: duration) })
+                step.yield(.cut(framesIn: machine.framesIn, expected: total))
+            }
+            var nextTick: Double?  // with `fps`: the next output frame's time
+            while let frame = try await nextFrame() {
+                try Task.checkCancellation()
+                let scaled = try await compute.run { try Resampler.resize(frame.image, width: width, height: height) }
+                // A source of one still frame says nothing of how long to show it.
+                let shown = frame.duration > 0 ? frame.duration : 1 / rate
+                guard let fps else {
+                    try await add(scaled, duration: shown)
+                    continue
+                }
+                // Resampled: the frames whose ticks fall within this one's display time.
+                var tick = nextTick ?? frame.time
+                while tick < frame.time + shown - 1e-6 {
+                    try await add(scaled, duration: 1 / fps)
+                    tick += 1 / fps
+                }
+                nextTick = tick
+            }
+            try await perform(try await advance { try $0.finishClip() })
             try await encoding.waitForAll()
         }
         precondition(machine.isFinished, "frames left in the clip's cut")
