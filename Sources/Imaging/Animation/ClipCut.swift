@@ -107,6 +107,8 @@ public struct ClipCut: Sendable {
     public private(set) var framesIn = 0
     public private(set) var framesOut = 0
     public private(set) var keyFrames = 0
+    /// Frames emitted with no subject at all (no pixel of their mask at half or more).
+    public private(set) var framesWithoutSubject = 0
     /// Seconds of the frames emitted.
     public private(set) var duration = 0.0
     private var flickerSum = 0.0
@@ -315,6 +317,7 @@ public struct ClipCut: Sendable {
     /// The frame with its settled mask, counted.
     private mutating func emitted(_ image: Image, duration shown: Double, mask: Mask) -> AnimatedFrame {
         if let previousMask { flickerSum += KeyFrameMasks.changedShare(previousMask, mask) }
+        if !mask.values.contains(where: { $0 >= 128 }) { framesWithoutSubject += 1 }
         previousMask = mask
         framesOut += 1
         duration += shown

@@ -187,7 +187,11 @@ struct ToolsCallMethod: RPCMethod {
     /// content; parsed once, only to find the files and images it names) and a batch's `items`.
     static func result(_ raw: RawJSON, method: String, arguments: JSONValue,
                        items: [(index: Int, item: MCPToolCallReporter.Item)], modern: Bool) throws -> RawJSON {
-        var media = mediaContent(in: try JSONParser.parse(raw.bytes))
+        let parsed = try JSONParser.parse(raw.bytes)
+        var media = mediaContent(in: parsed)
+        // What the method changed of what was asked, said in the content too, where a host shows it to a person.
+        var warnings: [String] = []
+        if case .array(let list)? = parsed["warnings"] { warnings = list.compactMap(\.stringValue) }
         var structured = raw.bytes
         var failures: [String] = []
         if let batch = MCPToolCatalog.tool(for: method)?.batch {
@@ -223,6 +227,10 @@ struct ToolsCallMethod: RPCMethod {
         out += Array(#","type":"text"}"#.utf8)
         if !failures.isEmpty {
             let text = "\(failures.count) source\(failures.count == 1 ? "" : "s") failed:\n" + failures.joined(separator: "\n")
+            out += [UInt8(ascii: ",")] + JSONValue.object(["type": "text", "text": .string(text)]).serialized
+        }
+        if !warnings.isEmpty {
+            let text = "Warnings:\n" + warnings.map { "- " + $0 }.joined(separator: "\n")
             out += [UInt8(ascii: ",")] + JSONValue.object(["type": "text", "text": .string(text)]).serialized
         }
         for item in media { out += [UInt8(ascii: ",")] + item.serialized }

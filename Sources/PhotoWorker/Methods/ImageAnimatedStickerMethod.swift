@@ -76,6 +76,8 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         var flicker: Double
         var segmenter: Segmenter
         var target: TargetResult?
+        /// What was changed of what was asked, in words (`ClipWarnings`); empty when nothing was.
+        var warnings: [String]
         var ms: Double
     }
 
@@ -161,6 +163,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                 "at \(MotionError.seconds(fps)) fps the \(MotionError.tenths(window)) s to be read are \(total) frames; this worker allows \(services.options.maxFrames) (--max-frames)")
         }
 
+        var (framesRead, readUntil, endsInsideFrame) = (0, 0.0, false)
         var machine = ClipCut(width: width, height: height, keyInterval: keyInterval,
                               decontaminates: cutsSubject && params.decontaminate ?? true, framesAreStickers: !cutsSubject,
                               followsPrompt: chosen != nil)
@@ -252,6 +255,9 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             var nextTick: Double?  // with `fps`: the next output frame's time
             while let frame = try await nextFrame() {
                 try Task.checkCancellation()
+                framesRead += 1
+                readUntil = max(readUntil, frame.time + frame.duration)
+                endsInsideFrame = endsInsideFrame || frame.truncated
                 let scaled = try await compute.run { try Resampler.resize(frame.image, width: width, height: height) }
                 // A source of one still frame says nothing of how long to show it.
                 let shown = frame.duration > 0 ? frame.duration : 1 / rate
@@ -310,6 +316,17 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             mask = try Self.write(maskBytes, to: spec, format: spec.format ?? .apng, width: width, height: height,
                                   access: access)
         }
+        var facts = ClipWarnings.Facts(sourceWidth: info.width, sourceHeight: info.height, cutLongSide: max(width, height),
+                                       declaredDuration: info.duration, declaredFrameRate: info.frameRate,
+                                       start: params.start ?? 0, duration: params.duration, fps: params.fps,
+                                       target: target, outputFrameRate: fps)
+        (facts.framesRead, facts.readUntil, facts.endsInsideFrame) = (framesRead, readUntil, endsInsideFrame)
+        (facts.framesOut, facts.framesWithoutSubject) = (machine.framesOut, cutsSubject ? machine.framesWithoutSubject : 0)
+        (facts.madeFrameRate, facts.madeDuration) = (machine.duration > 0 ? Double(machine.framesOut) / machine.duration : 0,
+                                                     machine.duration)
+        facts.chosen = fit?.chosen
+        facts.firstQuality = fit?.attempts.first?.quality
+        facts.decoderMessages = decoder.warnings
         let result = Result(
             output: output, mask: mask, frames: fit?.chosen.frames ?? machine.framesOut,
             duration: ((fit.map { $0.chosen.length } ?? machine.duration) * 1000).rounded() / 1000,
@@ -318,7 +335,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                 TargetResult(name: target!, maxBytes: target!.animatedMaxBytes, maxDuration: target!.animatedMaxDuration,
                              encoding: fit.chosen.summary, encodings: fit.attempts.map(\.summary))
             },
-            ms: clock.millisecondsElapsed)
+            warnings: ClipWarnings.warnings(facts), ms: clock.millisecondsElapsed)
         return (result, firstFrame)
     }
 
@@ -496,6 +513,11 @@ extension ImageAnimatedStickerMethod {
                   "description": "Mean share of the subject's pixels that change side between consecutive frames' masks (the subject's own motion included)."
                 },
                 "segmenter": {"$ref": "#/components/schemas/Segmenter"},
+                "warnings": {
+                  "type": "array",
+                  "items": {"type": "string"},
+                  "description": "What was changed of what was asked, in words: a clip cut off (frames read against its declared length), trimmed to a target's length, scaled up, resampled to 30 fps, its quality, frame rate or length lowered to fit a target, frames with no subject; then the decoder's own messages (FFmpeg's), never on stderr. Empty when nothing was."
+                },
                 "target": {
                   "type": "object",
                   "properties": {
@@ -517,7 +539,7 @@ extension ImageAnimatedStickerMethod {
                 },
                 "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."}
               },
-              "required": ["output", "frames", "duration", "keyFrames", "flicker", "segmenter", "ms"],
+              "required": ["output", "frames", "duration", "keyFrames", "flicker", "segmenter", "warnings", "ms"],
               "additionalProperties": false
             }
             """#),
