@@ -61,7 +61,7 @@ struct MCPDialect: ProtocolDialect {
     }
 
     func progressReporter(for params: JSONValue?) -> (any ProgressReporter)? {
-        params?["_meta"]?["progressToken"].map(MCPProgressReporter.init(token:))
+        params?["_meta"]?["progressToken"].map { MCPProgressReporter(token: $0) }
     }
 
     /// A request whose envelope names a modern revision the worker speaks opens a modern session; a malformed

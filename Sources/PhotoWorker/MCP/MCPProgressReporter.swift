@@ -5,6 +5,9 @@ import Synchronization
 /// One request's `notifications/progress` for its `progressToken`. MCP wants values that only
 /// increase; updates closer than `minimumInterval` are dropped unless they complete the total, so a
 /// batch of thousands does not flood the host. Items without a count advance the value by one.
+///
+/// A message at the same count (a batch saying how far a clip inside it is, `BatchHeartbeat`) goes out at a value
+/// half-way from the last one to the next whole count: still increasing, never reaching the next item's.
 final class MCPProgressReporter: ProgressReporter {
     private struct State {
         var lastValue = 0.0
@@ -16,15 +19,15 @@ final class MCPProgressReporter: ProgressReporter {
     let minimumInterval: Duration
     private let state = Mutex(State())
 
-    init(token: JSONValue) {
+    init(token: JSONValue, minimumInterval: Duration = .milliseconds(50)) {
         self.token = token
-        minimumInterval = .milliseconds(50)
+        self.minimumInterval = minimumInterval
     }
 
     func notification(done: Int?, total: Int?, message: String?) -> (method: String, params: JSONValue)? {
         let now = ContinuousClock.now
         let value: Double? = state.withLock { s in
-            let value: Double
+            var value: Double
             if let done {
                 value = Double(done)
             } else {
@@ -32,7 +35,11 @@ final class MCPProgressReporter: ProgressReporter {
                 value = Double(s.items)
             }
             let completes = total.map { value >= Double($0) } ?? false
-            if value <= s.lastValue { return nil }
+            if value <= s.lastValue {
+                // Only a message at the count already reported moves on, by half the way to the next count.
+                guard message != nil, value == s.lastValue.rounded(.down) else { return nil }
+                value = s.lastValue + (value + 1 - s.lastValue) / 2
+            }
             if let last = s.lastAt, now - last < minimumInterval, !completes { return nil }
             s.lastValue = value
             s.lastAt = now

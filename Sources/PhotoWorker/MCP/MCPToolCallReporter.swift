@@ -20,7 +20,7 @@ final class MCPToolCallReporter: ProgressReporter {
     private let onProgress: (@Sendable (_ done: Int?, _ total: Int?) -> Void)?
 
     init(progressToken: JSONValue?, onProgress: (@Sendable (_ done: Int?, _ total: Int?) -> Void)? = nil) {
-        progress = progressToken.map(MCPProgressReporter.init(token:))
+        progress = progressToken.map { MCPProgressReporter(token: $0) }
         self.onProgress = onProgress
     }
 

@@ -251,7 +251,7 @@ struct PackExportMethod: RPCMethod {
         let services = services, loader = services.loader
         let compute = services.compute, activations = services.activations
         var files = [WrittenFile?](repeating: nil, count: items.count)
-        var done = 0
+        let heartbeat = BatchHeartbeat(context: context, total: items.count)
         try await BoundedTaskGroup.run(count: items.count, width: width) { i -> WrittenFile? in
             var item = items[i].source, moves = false
             let clip = items[i].motion, index = items[i].index  // index: the item's place in `sources`
@@ -272,7 +272,8 @@ struct PackExportMethod: RPCMethod {
                 let (made, first) = try await ImageAnimatedStickerMethod.make(
                     request, services: services, access: access, subjectPath: cuts[index].subjectPath,
                     sourcePath: "\(fromPhotos ? "sources" : "stickers")[\(index)]", motionPath: "sources[\(index)].motion",
-                    paramPath: AnimatedSpec.paramPath, cutsSubject: fromPhotos) { _, _, _ in }
+                    paramPath: AnimatedSpec.paramPath, cutsSubject: fromPhotos,
+                    progress: heartbeat.clip("\(fromPhotos ? "sources" : "stickers")[\(index)]"))
                 return try await compute.run {
                     try canvas.place(first, at: i)
                     try Self.writeTray(from: first, index: i, spec: spec, access: access)
@@ -294,8 +295,7 @@ struct PackExportMethod: RPCMethod {
             }
         } handle: { i, outcome in
             files[i] = try outcome.get()  // the first failure fails the export
-            done += 1
-            await context.progress(done: done, total: items.count, message: fromPhotos ? "cut out" : "loaded")
+            await context.progress(done: heartbeat.itemEnded(), total: items.count, message: fromPhotos ? "cut out" : "loaded")
         }
         return spec.map { _ in files.map { $0! } }
     }

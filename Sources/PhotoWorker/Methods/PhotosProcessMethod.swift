@@ -89,6 +89,7 @@ struct PhotosProcessMethod: RPCMethod {
             try animated.validate()
         }
         let services = services
+        let heartbeat = BatchHeartbeat(context: context, total: items.count)
         try await BoundedTaskGroup.run(count: items.count, width: width) { k -> Item in
             let index = items[k].index, motion = items[k].motion
             let name = String(repeating: "0", count: digits - String(index).count) + "\(index)-" + PhotoProcessor.stem(for: items[k].source)
@@ -105,7 +106,8 @@ struct PhotosProcessMethod: RPCMethod {
                                                                          subjectPath: cuts[index].subjectPath,
                                                                          sourcePath: "sources[\(index)]",
                                                                          motionPath: "sources[\(index)].motion",
-                                                                         paramPath: AnimatedSpec.paramPath) { _, _, _ in }
+                                                                         paramPath: AnimatedSpec.paramPath,
+                                                                         progress: heartbeat.clip("sources[\(index)]"))
                     return .animated(AnimatedItem(source: source.description, motion: motion?.description,
                                                   animatedSticker: made.result))
                 }
@@ -119,13 +121,13 @@ struct PhotosProcessMethod: RPCMethod {
             switch outcome {
             case .success(let r):
                 completed += 1
-                await context.progress(done: completed + failed, total: items.count)
+                await context.progress(done: heartbeat.itemEnded(), total: items.count)
                 await context.item(index: items[k].index, result: r)
             case .failure(let e) where e is CancellationError:
                 break
             case .failure(let e):
                 failed += 1
-                await context.progress(done: completed + failed, total: items.count)
+                await context.progress(done: heartbeat.itemEnded(), total: items.count)
                 await context.item(index: items[k].index, error: e)
             }
         }
