@@ -13,16 +13,24 @@ struct BatchProgressTests {
         let dir = try TempFolder("batch-progress")
         defer { dir.remove() }
         let w = try WorkerProcess()
-        w.request(1, "photos.process", ["sources": Self.sources, "output": ["dir": .string("\(dir.path)/a")],
-                                        "animated": ["size": 64], "maxConcurrency": 1])
+        // Two at a time: stills end while the clip is made, and its messages never carry a count gone by.
+        let stills = ["photos/animal-1.jpg", "photos/animal-2.jpg", "photos/animal-1.jpg"].map { JSONValue.object(["path": .string(Corpus.path($0))]) }
+        w.request(1, "photos.process", ["sources": .array([["path": .string(Corpus.path("motion/pan.mp4"))]] + stills),
+                                        "output": ["dir": .string("\(dir.path)/a")], "animated": ["size": 64],
+                                        "maxConcurrency": 2])
         let (reply, before) = try await w.response(1)
-        #expect(reply["result"]?["completed"]?.intValue == 2, "\(reply)")
+        #expect(reply["result"]?["completed"]?.intValue == 4, "\(reply)")
         let progress = before.filter { $0["method"] == "$/progress" && $0["params"]?["kind"] == "progress" }
             .compactMap { $0["params"] }
         let steps = progress.compactMap { $0["message"]?.stringValue }.filter { $0.hasPrefix("sources[0]: ") }
         #expect(!steps.isEmpty && steps.allSatisfy { $0.contains(" steps") }, "\(progress)")
         let done = progress.compactMap { $0["done"]?.intValue }
-        #expect(done == done.sorted() && done.last == 2, "\(done)")
+        #expect(done == done.sorted() && done.last == 4, "\(done)")
+        // Each item's count before its item.
+        let kinds = before.filter { $0["method"] == "$/progress" }.compactMap { m -> String? in
+            m["params"]?["kind"] == "item" ? "item" : m["params"]?["message"] == nil ? "count" : nil
+        }
+        #expect(kinds == Array(repeating: ["count", "item"], count: 4).flatMap { $0 }, "\(kinds)")
     }
 
     @Test func packExportSaysHowFarItsClipIsOverMCP() async throws {

@@ -251,7 +251,10 @@ struct PackExportMethod: RPCMethod {
         let services = services, loader = services.loader
         let compute = services.compute, activations = services.activations
         var files = [WrittenFile?](repeating: nil, count: items.count)
-        let heartbeat = BatchHeartbeat(context: context, total: items.count)
+        // Progress goes out in order through one stream, ended (and sent) before the files are listed.
+        let heartbeat = BatchHeartbeat<Int>(context: context, total: items.count, itemMessage: fromPhotos ? "cut out" : "loaded")
+        async let forwarded: Void = heartbeat.forward()
+        defer { heartbeat.finish() }
         try await BoundedTaskGroup.run(count: items.count, width: width) { i -> WrittenFile? in
             var item = items[i].source, moves = false
             let clip = items[i].motion, index = items[i].index  // index: the item's place in `sources`
@@ -295,8 +298,10 @@ struct PackExportMethod: RPCMethod {
             }
         } handle: { i, outcome in
             files[i] = try outcome.get()  // the first failure fails the export
-            await context.progress(done: heartbeat.itemEnded(), total: items.count, message: fromPhotos ? "cut out" : "loaded")
+            heartbeat.itemEnded()
         }
+        heartbeat.finish()
+        await forwarded
         return spec.map { _ in files.map { $0! } }
     }
 }

@@ -89,7 +89,10 @@ struct PhotosProcessMethod: RPCMethod {
             try animated.validate()
         }
         let services = services
-        let heartbeat = BatchHeartbeat(context: context, total: items.count)
+        // Progress and items go out in order through one stream, ended (and sent) before the reply.
+        let heartbeat = BatchHeartbeat<Item>(context: context, total: items.count)
+        async let forwarded: Void = heartbeat.forward()
+        defer { heartbeat.finish() }
         try await BoundedTaskGroup.run(count: items.count, width: width) { k -> Item in
             let index = items[k].index, motion = items[k].motion
             let name = String(repeating: "0", count: digits - String(index).count) + "\(index)-" + PhotoProcessor.stem(for: items[k].source)
@@ -121,16 +124,16 @@ struct PhotosProcessMethod: RPCMethod {
             switch outcome {
             case .success(let r):
                 completed += 1
-                await context.progress(done: heartbeat.itemEnded(), total: items.count)
-                await context.item(index: items[k].index, result: r)
+                heartbeat.itemEnded(.result(index: items[k].index, r))
             case .failure(let e) where e is CancellationError:
                 break
             case .failure(let e):
                 failed += 1
-                await context.progress(done: heartbeat.itemEnded(), total: items.count)
-                await context.item(index: items[k].index, error: e)
+                heartbeat.itemEnded(.failure(index: items[k].index, RPCError(e)))
             }
         }
+        heartbeat.finish()
+        await forwarded
         try Task.checkCancellation()
         return Result(
             total: items.count, completed: completed, failed: failed,
