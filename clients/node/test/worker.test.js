@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import {
@@ -297,6 +299,33 @@ describe('Worker (real only)', () => {
       assert.throws(() => spawnWorker({ executable: fakeBin, args, maxMemory }), error, String(maxMemory));
     }
     assert.deepEqual(children().filter((pid) => !before.has(pid)), []);
+  });
+
+  test('a Live Photo: its clip cut with motion, what changed in warnings, a still alone told how to pass its clip', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-live-'));
+    const still = path.join(dir, 'IMG_0001.HEIC');
+    const clip = path.join(dir, 'IMG_0001.MOV');
+    fs.copyFileSync(path.join(repo, 'corpus', 'formats', 'girl.heic'), still);
+    fs.copyFileSync(path.join(repo, 'corpus', 'motion', 'zoom-hevc-rot90.mov'), clip);
+    const w = spawnWorker({ executable: workerBin() });
+    try {
+      const r = await w.call('image.animatedSticker', {
+        source: { path: still }, motion: { path: clip }, output: { path: path.join(dir, 'a.webp') }, size: 128,
+        keyFrameInterval: 10,
+      });
+      assert.ok(r.frames > 1, JSON.stringify(r));
+      assert.ok(r.warnings.some((x) => x.startsWith('the 64x96 source was scaled up 1.3x to 128 px')), JSON.stringify(r.warnings));
+      await assert.rejects(w.call('image.animatedSticker', { source: { path: still }, output: { path: path.join(dir, 'b.webp') } }),
+        (error) => error instanceof InvalidParams && error.data.path === 'source' && error.data.reason.includes('IMG_0001.MOV'));
+      const batch = await w.call('photos.process', {
+        sources: [{ path: still }], output: { dir: path.join(dir, 'out') }, animated: { size: 64, keyFrameInterval: 10 },
+      });
+      assert.equal(batch.completed, 1, JSON.stringify(batch));
+      assert.ok(batch.paired[0].found && batch.paired[0].motion.endsWith('IMG_0001.MOV'), JSON.stringify(batch));
+    } finally {
+      await w.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a missing executable fails the first call', async () => {

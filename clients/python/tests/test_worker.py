@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 
 import pytest
@@ -104,6 +105,30 @@ async def test_errors_are_typed(any_bin):
         assert caught.value.data["path"] == "ms"
         assert isinstance(caught.value.data["reason"], str)
         assert await w.call("ping") == {}  # an error does not disturb the connection
+
+
+@async_test
+async def test_a_live_photo_through_the_client(worker_bin, tmp_path):
+    """A Live Photo (a still and its clip, Apple's names): its clip cut with `motion`, what that changed said in
+    `warnings`; the still alone where a clip is needed is InvalidParams naming the clip beside it; a batch pairs the
+    two by name and says so."""
+    still, clip = tmp_path / "IMG_0001.HEIC", tmp_path / "IMG_0001.MOV"
+    shutil.copy(CORPUS / "formats" / "girl.heic", still)
+    shutil.copy(CORPUS / "motion" / "zoom-hevc-rot90.mov", clip)
+    async with Worker.spawn(worker_bin) as w:
+        r = await w.call("image.animatedSticker", {"source": {"path": str(still)}, "motion": {"path": str(clip)},
+                                                   "output": {"path": str(tmp_path / "a.webp")}, "size": 128,
+                                                   "keyFrameInterval": 10})
+        assert r["frames"] > 1, r
+        assert any(x.startswith("the 64x96 source was scaled up 1.3x to 128 px") for x in r["warnings"]), r["warnings"]
+        with pytest.raises(InvalidParams) as caught:
+            await w.call("image.animatedSticker", {"source": {"path": str(still)}, "output": {"path": str(tmp_path / "b.webp")}})
+        assert caught.value.data["path"] == "source", caught.value.data
+        assert "IMG_0001.MOV" in caught.value.data["reason"], caught.value.data
+        batch = await w.call("photos.process", {"sources": [{"path": str(still)}], "output": {"dir": str(tmp_path / "out")},
+                                                "animated": {"size": 64, "keyFrameInterval": 10}})
+        assert batch["completed"] == 1 and batch["paired"][0]["found"] is True, batch
+        assert batch["paired"][0]["motion"].endswith("IMG_0001.MOV"), batch
 
 
 @async_test
