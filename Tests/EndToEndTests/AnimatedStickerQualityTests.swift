@@ -7,7 +7,7 @@ import Testing
 /// The animated sticker against the still sticker of its frames (issue 64): a clip that does not move is the still
 /// sticker in every frame; a clip with a known camera motion keeps the cut between its key frames; the canvas is the
 /// subject's box over the clip.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct AnimatedStickerQualityTests {
     static func motion(_ name: String) -> String { Corpus.path("motion/\(name)") }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// `image.animatedSticker` through the real binary: clips of every kind into every format, with their masks; each
 /// messenger's limits held; progress per frame; cancellation leaving no file; bad params refused.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct AnimatedStickerTests {
     static func motion(_ name: String) -> String { Corpus.path("motion/\(name)") }
 

@@ -5,7 +5,7 @@ import Testing
 
 /// A batch with a clip in it says how far the clip is while it is made (not only when it ends), natively and over
 /// MCP, and its progress never goes back.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct BatchProgressTests {
     static let sources: JSONValue = [["path": .string(Corpus.path("motion/pan.mp4"))], ["path": .string(Corpus.path("photos/animal-1.jpg"))]]
 

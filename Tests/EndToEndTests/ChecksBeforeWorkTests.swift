@@ -8,7 +8,7 @@ import Testing
 /// an extension naming another format) and a window the clip or the limits do not allow are refused before any frame
 /// is cut. "Before" is seen in what the worker says, not in how long it takes: no progress precedes the refusal, and
 /// no file of the request is left; the same request with a good output does report progress.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct ChecksBeforeWorkTests {
     static func motion(_ name: String) -> String { Corpus.path("motion/\(name)") }
 

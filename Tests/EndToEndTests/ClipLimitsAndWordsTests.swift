@@ -8,7 +8,7 @@ import Testing
 /// clip over a limit says how long it is and what the worker allows; the limit is on the part decoded, so a window
 /// within it is accepted however long the clip; `image.info` describes any clip it can read and names the limits it
 /// breaks.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct ClipLimitsAndWordsTests {
     static func progress(_ messages: [JSONValue], id: Int) -> [JSONValue] {
         ChecksBeforeWorkTests.progress(messages, id: id)

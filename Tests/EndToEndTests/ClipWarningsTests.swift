@@ -5,7 +5,7 @@ import Testing
 
 /// An animated sticker's `warnings`: what it changed of what was asked, in words, in the result and in an MCP tool's
 /// content; none when nothing was changed. Clips made by the tests (``MadeClips``).
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct ClipWarningsTests {
     static func warnings(_ r: JSONValue) -> [String] {
         if case .array(let list)? = r["result"]?["warnings"] { return list.compactMap(\.stringValue) }

@@ -7,7 +7,7 @@ import Glibc
 /// `photoworker call ... | true` and `photoworker demo | head -2`: a reader that goes away ends `call` and `demo`
 /// quietly, as a process killed by SIGPIPE ends (a shell shows 141), whether the process was started with SIGPIPE
 /// at its default or ignored (Python's launcher execs the worker with it ignored; `try!` on the write crashed then).
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct ClosedOutputTests {
     enum Disposition: String, CaseIterable, Sendable {
         case defaultAction = "--default-signal=PIPE"

@@ -5,7 +5,7 @@ import Testing
 import Glibc
 
 /// The executable's one-shot modes: `call` for shell scripts and `demo`.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct CommandLineTests {
     struct Run {
         var status: Int32

@@ -3,7 +3,7 @@ import JSONRPCTransport
 import PhotoWorkerTestSupport
 import Testing
 
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct ConcurrencyTests {
     @Test func thousandConcurrentSleepsAreAllAnswered() async throws {
         let w = try WorkerProcess()

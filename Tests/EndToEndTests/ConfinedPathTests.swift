@@ -39,7 +39,7 @@ struct ConfinedTree {
 }
 
 /// `--allow-dir` and MCP roots: every source and output must resolve inside an allowed folder.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct ConfinedPathTests {
     /// Sources: (path relative to the tree's root, expected outcome).
     static let reads: [(String, Outcome)] = [

@@ -5,7 +5,7 @@ import Testing
 
 /// The worker spoken to with LSP's Content-Length framing, as editors' stock clients do: it
 /// detects the framing, answers in it, and keeps every guarantee it gives NDJSON clients.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct ContentLengthWireTests {
     @Test func answersInTheFramingItWasSpokenTo() async throws {
         let w = try WorkerProcess(framing: .contentLength)

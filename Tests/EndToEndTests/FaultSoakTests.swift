@@ -7,7 +7,7 @@ import Testing
 
 /// The short variant of scripts/soak.py: 5,000 mixed requests, up to 1,000 in flight, 10% cancelled.
 /// Every request gets exactly one final reply and nothing about it arrives afterwards.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct FaultSoakTests {
     struct Ledger {
         var finals: [Int: Int] = [:]

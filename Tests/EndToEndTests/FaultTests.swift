@@ -11,7 +11,7 @@ import Glibc
 ///
 /// Serialized: each test runs a batch that keeps both cores busy, and under ThreadSanitizer three such
 /// batches at once (beside the other suites) starved each other past the time guards.
-@Suite(.serialized, .timeLimit(TestTiming.minutes(5)))
+@Suite(.serialized, .timeLimit(TestTiming.minutes(10)))
 struct FaultTests {
     /// Enough corpus photos that the batch is still running when the fault hits (after the first
     /// item at least two photos remain per core), all small so the batch stays cheap.

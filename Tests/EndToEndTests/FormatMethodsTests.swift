@@ -6,7 +6,7 @@ import Testing
 
 /// The new formats through the real binary: every method takes every format, broken files are -32002 (or
 /// -32003 for sizes over the limit) and the worker keeps serving, WebP outputs, messenger-ready packs.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct FormatMethodsTests {
     static func format(_ name: String) -> String { Corpus.path("formats/\(name)") }
 

@@ -5,7 +5,7 @@ import Testing
 
 /// Wrong types in every parameter of every method: generated from `initialize`'s method list and a
 /// table of each method's parameters. Every mistyped value is -32602 naming its parameter path.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct HostileParamsTests {
     enum Kind { case int, number, bool, string, object, array, requestID }
 

@@ -7,7 +7,7 @@ import Glibc
 
 /// Hostile image sources: damaged files, pixel bombs, special files and misbehaving servers all get
 /// their documented error code, and the worker keeps serving.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct HostileSourceTests {
     /// What `image.info` and `image.convert` answer for each file of corpus/broken (nil: success).
     /// Files added to the corpus later must still get a success, -32002 or -32003.

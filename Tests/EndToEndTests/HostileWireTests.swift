@@ -7,7 +7,7 @@ import Testing
 import Glibc
 
 /// Hostile bytes on the wire: every line gets its documented answer and the worker keeps serving.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct HostileWireTests {
     /// Each line is answered -32700 with id null, in order, then a ping is still served.
     private func expectParseErrors(_ w: WorkerProcess, lines: [[UInt8]], pingID: Int,

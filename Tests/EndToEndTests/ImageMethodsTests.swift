@@ -5,7 +5,7 @@ import PhotoWorkerTestSupport
 import Testing
 
 /// Every image method over the real binary: results, options and errors.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct ImageMethodsTests {
     static func base64PNG(_ image: Image) throws -> String {
         Data(try ImageCodec.encodePNG(image)).base64EncodedString()

@@ -7,7 +7,7 @@ import Testing
 /// checkout it was built from: with its bundles the sticker cut is the network's, without them the worker says
 /// what is missing on stderr and still serves (classical cut; the OpenRPC document is compiled in) instead of
 /// reaching back into the source tree or stopping.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct InstalledCopyTests {
     static let bundles = ["PhotoWorker_PhotoWorker.resources", "PhotoWorker_Inference.resources", "PhotoWorker_Imaging.resources"]
 

@@ -5,7 +5,7 @@ import Testing
 
 import Glibc
 
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct LifecycleTests {
     @Test func initializeDescribesTheServer() async throws {
         let w = try WorkerProcess()

@@ -8,7 +8,7 @@ import Testing
 /// answered with how to pass its clip, `photos.process` and `pack.export` pairing a folder's stills with their clips
 /// by name and reporting it, the session's policy on the clip; and the defaults every door shares (the outline) and
 /// the MCP tools' one case of names.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct LivePhotoTests {
     /// A folder as a phone's export leaves it, made from the corpus: two Live Photos (a HEIC with its `.MOV`, a JPEG
     /// with its `.mp4`, extensions in either case; clips whose subject moves), a HEIC alone, and a clip of no photo's

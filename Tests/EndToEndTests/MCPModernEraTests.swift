@@ -6,7 +6,7 @@ import Testing
 /// MCP 2026-07-28 on the wire, hand-written (the SDK-level tests are in clients/mcp): no handshake, every request
 /// carries its envelope, `server/discover`, the unsupported-version error, `resultType` and cache hints, silent
 /// cancellation, and confinement without roots. Plus 2025-11-25's `initialize`.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct MCPModernEraTests {
     static let version = "2026-07-28"
 

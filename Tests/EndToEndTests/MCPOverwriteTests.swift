@@ -7,7 +7,7 @@ import Testing
 import Glibc
 
 /// In MCP sessions an output replaces an existing file only with `"overwrite": true`.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct MCPOverwriteTests {
     @Test func anyExistingFileNeedsOverwrite() async throws {
         let tree = try ConfinedTree()

@@ -4,7 +4,7 @@ import PhotoWorkerTestSupport
 import Testing
 
 /// MCP conventions over the same stdio (the SDK-level tests live in clients/mcp).
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct MCPTests {
     @Test func mcpInitializeSwitchesConventions() async throws {
         // The batch must be allowed to run: an output outside the session's folders is refused at

@@ -5,7 +5,7 @@ import Testing
 
 /// Tools as MCP hosts expect them: a batch's result carries every item, only MCP notifications go out in
 /// an MCP session, unknown tools are named, every tool has an output schema and truthful annotations.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct MCPToolResultTests {
     /// An MCP session (2025-06-18) confined to the corpus and `out`.
     private func session(writing out: String) async throws -> WorkerProcess {

@@ -5,7 +5,7 @@ import Testing
 
 /// The memory budget through the binary: reported, jobs queued for memory (and passed, and cancelled there), jobs
 /// that could never fit refused before they start. `diagnostics.hold` claims bytes without images of that size.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct MemoryBudgetTests {
     @Test func jobsWaitForMemoryAndAreRefusedWhenTheyCouldNeverFit() async throws {
         let w = try WorkerProcess(["--diagnostics", "--max-jobs", "4", "--max-memory", "1G"])

@@ -6,7 +6,7 @@ import Testing
 /// Motion sources through the real binary: `image.info` on every kind (by path and inline), a Live Photo's
 /// `motion` clip, the `--max-frames`/`--max-duration` limits, and hostile clips answered -32002/-32003 while the
 /// worker keeps serving (FFmpeg's log never reaches stdout, the JSON-RPC channel).
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct MotionInfoTests {
     static func motion(_ name: String) -> String { Corpus.path("motion/\(name)") }
 

@@ -4,7 +4,7 @@ import PhotoWorkerTestSupport
 import Testing
 
 /// Outputs never replace a file the worker could not have made unless the request says `"overwrite": true`.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct OutputOverwriteTests {
     @Test func aTextFileAtTheOutputPathIsRefusedThenReplacedWithOverwrite() async throws {
         let dir = try Corpus.scratch()

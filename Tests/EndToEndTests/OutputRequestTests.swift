@@ -5,7 +5,7 @@ import Testing
 
 /// Through the binary: an output whose name, format and options disagree is refused with the field named and
 /// nothing written; an enum value the worker does not have is refused with the values it has.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct OutputRequestTests {
     @Test(arguments: [
         (#"{"path":"D/x.gif"}"#, "output.path", ".gif names GIF"),

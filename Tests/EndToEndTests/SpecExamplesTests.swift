@@ -3,7 +3,7 @@ import PhotoWorkerTestSupport
 import Testing
 
 /// The examples section of the JSON-RPC 2.0 specification, with our method names substituted.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct SpecExamplesTests {
     @Test func namedParams() async throws {
         let w = try WorkerProcess()

@@ -5,7 +5,7 @@ import Testing
 
 /// `image.sticker` cuts with U²-Netp fused with the classical cut by default; `"segmenter":
 /// "classical"` keeps the network out; the result names the one that ran.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct StickerSegmenterTests {
     @Test func theNetworkRunsByDefaultAndTheClassicalCutOnRequest() async throws {
         let dir = try Corpus.scratch()

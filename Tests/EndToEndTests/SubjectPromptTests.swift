@@ -5,7 +5,7 @@ import Testing
 
 /// `subject` on the sticker methods, through the binary: a point or box that does not fit the photo is -32602
 /// naming it, a point or box picks the subject.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct SubjectPromptTests {
     static let photo = Corpus.photo("animal-2.jpg")
 

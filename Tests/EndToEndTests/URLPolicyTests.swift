@@ -6,7 +6,7 @@ import Testing
 /// `--urls public` (MCP sessions' default) and `--urls none`, through the real binary, which has no test
 /// hooks: every host here is refused for what it is. Public names, redirects and rebinding need a test
 /// resolver, given to the fetcher in process (PhotoWorkerTests' URLFetcherTests).
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct URLPolicyTests {
     static let refusedHosts = [
         "127.0.0.1", "localhost", "[::1]", "[::ffff:127.0.0.1]", "169.254.169.254", "10.1.2.3", "172.16.0.1",

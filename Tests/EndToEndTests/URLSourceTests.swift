@@ -4,7 +4,7 @@ import PhotoWorkerTestSupport
 import Testing
 
 /// URL sources against a local HTTP server the test starts on 127.0.0.1.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct URLSourceTests {
     @Test func fetchesDecodesAndReportsHTTPErrors() async throws {
         let photo = Array(try Data(contentsOf: URL(fileURLWithPath: Corpus.photo("rocket.jpg"))))

@@ -4,7 +4,7 @@ import PhotoWorkerTestSupport
 import Testing
 
 /// Names an image method does not take are refused, at any depth, with the name in `data.path`.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct UnknownParamTests {
     @Test(arguments: [
         ("image.sticker", #"{"source":{"path":"P"},"segmentor":"classical","output":{"inline":true}}"#, "segmentor"),

@@ -4,7 +4,7 @@ import PhotoWorkerTestSupport
 import Testing
 
 /// Framing and hostile input: the worker answers precisely and keeps serving.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct WireTests {
     @Test func malformedLineThenGoodLine() async throws {
         let w = try WorkerProcess()

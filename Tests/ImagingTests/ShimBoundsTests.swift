@@ -4,7 +4,7 @@ import Testing
 
 /// The shims check a caller's buffer and sizes themselves (cc_bounds.h): a buffer too small, a size out of range or
 /// a start past any clip is refused with a message, and nothing is written, instead of being trusted.
-@Suite("Shim bounds", .timeLimit(.minutes(5)))
+@Suite("Shim bounds", .timeLimit(.minutes(10)))
 struct ShimBoundsTests {
     /// A guard byte past the given capacity must survive the call.
     static let guardByte: UInt8 = 0xA5

@@ -2,7 +2,7 @@
 import Testing
 
 /// The admission rules without tasks: slots in order, memory with bounded overtaking, leaving frees a place.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct AdmissionQueueTests {
     @Test func slotsGoInArrivalOrderWithoutABudget() {
         var q = AdmissionQueue(slots: 1)

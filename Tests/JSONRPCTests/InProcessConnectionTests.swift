@@ -5,7 +5,7 @@ import Logging
 import Testing
 
 /// A server in process, over pipes: what it starts ends when it stops.
-@MainActor @Suite(.timeLimit(.minutes(5)))
+@MainActor @Suite(.timeLimit(.minutes(10)))
 struct InProcessConnectionTests {
     /// Every connection starts three threads (the server's reader and writer, the client's reader); each used to
     /// outlive it (the writer polled forever, the client's reader waited for an end of output that never came).

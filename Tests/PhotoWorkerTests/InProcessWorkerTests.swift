@@ -6,7 +6,7 @@ import PhotoWorkerTestSupport
 import Testing
 
 /// The whole worker in process, as `photoworker call` and `demo` run it: what it starts ends when it stops.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct InProcessWorkerTests {
     /// Each worker starts the server's reader and writer, its compute threads, a blocking-pool thread for the file it
     /// reads and the client's reader. Without their ends, two hundred workers would leave hundreds of threads (the

@@ -8,7 +8,7 @@ import Testing
 /// Every method family through the whole protocol path (framing, registry, job runner, writer) in this
 /// process: the worker's server over a pair of pipes, with a clock the test advances. What only a real
 /// process can show (signals, exit codes, the parent going away, stdout protection) stays end to end.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct MethodFamilyTests {
     /// A worker in process; `diagnostics` offers the scheduler probes.
     static func connect(diagnostics: Bool = false, timers: ManualTimers = ManualTimers()) throws -> InProcessConnection {

@@ -5,7 +5,7 @@ import Testing
 
 /// The fetcher in process, with the test resolver the shipped binary cannot turn on: names answered
 /// with loopback addresses, and 127.0.0.2 standing in for a public one.
-@Suite(.timeLimit(TestTiming.minutes(5)))
+@Suite(.timeLimit(TestTiming.minutes(10)))
 struct URLFetcherTests {
     static let hooks = URLFetcher.TestHooks(
         hosts: ["evil.test": "127.0.0.1", "photos.test": "127.0.0.2"], publicAddresses: ["127.0.0.2"])

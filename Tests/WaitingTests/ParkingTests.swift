@@ -5,7 +5,7 @@ import Testing
 import Waiting
 
 /// `Parking.wait` runs `park` in the caller's isolation: an actor's queue is touched only on that actor.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ParkingTests {
     /// A serial executor with a thread of its own, which knows whether code runs on it: the standard library can
     /// only trap when code is off an actor (`preconditionIsolated`), and a test must fail saying so instead. Its own

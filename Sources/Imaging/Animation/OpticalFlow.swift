@@ -1,4 +1,7 @@
 import CKernels
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// Dense optical flow between two frames of a clip: where every pixel of one frame is in the next, so that a key
@@ -64,7 +67,7 @@ public enum OpticalFlow {
 
         public init() {}
 
-        deinit { block.withLock { $0?.deallocate() } }
+        deinit { block.withLock { free($0?.baseAddress) } }
 
         /// Calls `body` with a block of at least the bytes `ck_flow_with_scratch` needs for these frames, aligned to
         /// 64 bytes; `CK_FLOW_ENOMEM` without calling it when that cannot be had, or `ck_flow_scratch_size`'s
@@ -78,9 +81,11 @@ public enum OpticalFlow {
             guard sized == CK_FLOW_OK else { return sized }
             return block.withLock { held in
                 if let current = held, current.count >= bytes { return body(current) }
-                held?.deallocate()
+                free(held?.baseAddress)
                 held = nil
-                held = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes, alignment: 64)
+                // aligned_alloc, not `allocate`: running out of memory is this request's error, not the worker's trap.
+                guard let raw = aligned_alloc(64, (bytes + 63) & ~63) else { return CK_FLOW_ENOMEM }
+                held = UnsafeMutableRawBufferPointer(start: raw, count: bytes)
                 return body(held!)
             }
         }

@@ -129,7 +129,10 @@ public final class MotionDecoder: Sendable {
                     state.ended = true
                     throw MotionError.tooManyFrames(count: state.handedOut + 1, limit: limits.maxFrames)
                 }
-                let end = frame.time + frame.duration - window.start
+                // What the window holds counts, not the last frame's overhang past its end (the window passed the
+                // limit at open; a frame straddling its end must not fail it).
+                var end = frame.time + frame.duration - window.start
+                if let length = window.duration { end = min(end, length) }
                 guard end <= limits.maxDuration + 1e-3 else {
                     state.ended = true
                     throw MotionError.tooLong(seconds: end, limit: limits.maxDuration)

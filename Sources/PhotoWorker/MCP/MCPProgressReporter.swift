@@ -7,12 +7,15 @@ import Synchronization
 /// batch of thousands does not flood the host. Items without a count advance the value by one.
 ///
 /// A message at the same count (a batch saying how far a clip inside it is, `BatchHeartbeat`) goes out at a value
-/// half-way from the last one to the next whole count: still increasing, never reaching the next item's.
+/// between it and the next whole count (count + 1/2, + 2/3, + 3/4, ...): still increasing, never reaching the next
+/// item's.
 final class MCPProgressReporter: ProgressReporter {
     private struct State {
         var lastValue = 0.0
         var lastAt: ContinuousClock.Instant?
         var items = 0
+        /// Messages sent at the last whole count.
+        var beats = 0
     }
 
     let token: JSONValue
@@ -35,12 +38,18 @@ final class MCPProgressReporter: ProgressReporter {
                 value = Double(s.items)
             }
             let completes = total.map { value >= Double($0) } ?? false
+            var beats = 0
             if value <= s.lastValue {
-                // Only a message at the count already reported moves on, by half the way to the next count.
+                // Only a message at the count already reported moves on: the n-th to count + 1 - 1/(n + 2), ever
+                // closer to the next count and never at it (halving the way would reach it in about fifty).
                 guard message != nil, value == s.lastValue.rounded(.down) else { return nil }
-                value = s.lastValue + (value + 1 - s.lastValue) / 2
+                beats = s.beats + 1
+                let count = value
+                value = count + 1 - 1 / Double(beats + 1)
+                guard value > s.lastValue, value < count + 1 else { return nil }
             }
             if let last = s.lastAt, now - last < minimumInterval, !completes { return nil }
+            s.beats = beats
             s.lastValue = value
             s.lastAt = now
             return value

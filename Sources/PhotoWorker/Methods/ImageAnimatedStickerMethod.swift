@@ -159,7 +159,8 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         let total = window.isFinite ? max(1, Int((window * rate).rounded(.up))) : (info.frameCount ?? 1)
         // Resampled frames are frames made, cut and encoded: as many as --max-frames allows a source.
         if let fps, window.isFinite, total > services.options.maxFrames {
-            throw RPCError.invalidParams(path: paramPath("fps"),
+            // The rate asked for, or the 30 fps a faster source is made at: then the length is what to change.
+            throw RPCError.invalidParams(path: paramPath(params.fps == nil ? "duration" : "fps"),
                 "at \(MotionError.seconds(fps)) fps the \(MotionError.tenths(window)) s to be read are \(total) frames; this worker allows \(services.options.maxFrames) (--max-frames)")
         }
 

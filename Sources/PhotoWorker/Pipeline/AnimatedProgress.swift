@@ -24,10 +24,13 @@ struct AnimatedProgress: Sendable, Equatable {
     /// Frames of the attempts after the first, announced as each attempt before them failed to fit.
     private(set) var further = 0
     private(set) var isFinished = false
+    /// The last `done` reported: a count learnt smaller (the clip had fewer frames than its container said) never
+    /// takes the count back.
+    private(set) var mark = 0
 
-    var total: Int { 2 * expected + further }
+    var total: Int { isFinished ? max(2 * expected + further, mark) : max(2 * expected + further, mark + 1) }
     /// The total only once the file is made: until then what is left may be less than expected, not nothing.
-    var done: Int { isFinished ? total : min(cut + encoded, total - 1) }
+    var done: Int { isFinished ? total : max(mark, min(cut + encoded, total - 1)) }
 
     /// Takes `event` and returns the progress to report: done, total and a message (nil when there is nothing new).
     mutating func apply(_ event: Event) -> (done: Int, total: Int, message: String?)? {
@@ -48,6 +51,7 @@ struct AnimatedProgress: Sendable, Equatable {
         case .finished:
             isFinished = true
         }
+        mark = done
         guard message != nil || (done, total) != before else { return nil }
         return (done, total, message)
     }

@@ -2,7 +2,7 @@ import Testing
 @testable import Imaging
 
 /// `ClipCanvas`: the subject's box over a whole clip, and frames cropped to it (past the frame's edge transparent).
-@Suite("The canvas of a clip cropped to its subject", .timeLimit(.minutes(5)))
+@Suite("The canvas of a clip cropped to its subject", .timeLimit(.minutes(10)))
 struct ClipCanvasTests {
     /// A 40x30 frame, clear but for an opaque w x h block at (x, y).
     static func frame(_ x: Int, _ y: Int, _ w: Int, _ h: Int) -> Image {

@@ -4,7 +4,7 @@ import Testing
 
 /// `ClipCut`, the animated sticker's cut as a state machine: the frames between two key frames get their masks
 /// carried with the subject, whenever the key frames' cuts come; tested without tasks.
-@Suite("The cut of a clip", .timeLimit(.minutes(5)))
+@Suite("The cut of a clip", .timeLimit(.minutes(10)))
 struct ClipCutTests {
     /// Frames of 320 x 192 with a 60-px square: the test's positions are in half pixels (x is drawn at 2x), so a
     /// subject the size of a phone clip's at the cut's 512 px moves as in the positions given.

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import Imaging
 
-@Suite("Optical flow", .timeLimit(.minutes(5)))
+@Suite("Optical flow", .timeLimit(.minutes(10)))
 struct OpticalFlowTests {
     static let (width, height) = (512, 288)
 

@@ -187,6 +187,12 @@ struct VideoMotionDecoderTests {
         var frames = 0
         while try window.next() != nil { frames += 1 }
         #expect(frames == 6, "\(frames) frames in the last half second")
+        // A window of exactly the limit starting between two frames (12 fps: 0.0833 s apart): its last frame runs past
+        // its end, which is no reason to refuse a window the open let through.
+        let between = try MotionDecoder(bytes: pan, limits: limits, start: 0.05, duration: 0.5)
+        var inside = 0
+        while try between.next() != nil { inside += 1 }
+        #expect(inside == 7, "\(inside) frames from 0.05 s to 0.55 s")
         #expect(throws: MotionError.startPastEnd(start: 2, length: 1)) { _ = try MotionDecoder(bytes: pan, start: 2) }
     }
 

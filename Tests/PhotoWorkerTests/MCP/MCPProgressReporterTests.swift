@@ -2,17 +2,24 @@ import JSONRPCTransport
 import Testing
 @testable import PhotoWorker
 
-/// `MCPProgressReporter`: values that only increase, and a batch's message between two counts half-way to the next.
-@Suite("MCP progress", .timeLimit(.minutes(5)))
+/// `MCPProgressReporter`: values that only increase, and a batch's messages between two counts.
+@Suite("MCP progress", .timeLimit(.minutes(10)))
 struct MCPProgressReporterTests {
-    @Test("Messages at the same count move half-way to the next; a stale count is dropped; counts go on as they come")
+    @Test("Messages at the same count move towards the next, never to it; a stale count is dropped; counts go on")
     func halfWayToTheNext() {
         let reporter = MCPProgressReporter(token: "t", minimumInterval: .zero)
         func value(_ done: Int, _ message: String?) -> Double? {
             reporter.notification(done: done, total: 2, message: message)?.params["progress"]?.doubleValue
         }
         #expect(value(0, "sources[0]: 3 of 40 steps") == 0.5)
-        #expect(value(0, "sources[0]: 9 of 40 steps") == 0.75)
+        #expect(value(0, "sources[0]: 9 of 40 steps") == 1 - 1.0 / 3)
+        // However many come at one count, each is above the last and below the next count.
+        var last = 1 - 1.0 / 3
+        for k in 0..<200 {
+            let v = value(0, "beat \(k)")
+            #expect(v.map { $0 > last && $0 < 1 } == true, "beat \(k): \(String(describing: v)) after \(last)")
+            last = v ?? last
+        }
         #expect(value(0, nil) == nil)  // nothing new without a message
         #expect(value(1, nil) == 1)
         #expect(value(0, "late") == nil)  // a count already passed

@@ -3,7 +3,7 @@ import Imaging
 import Testing
 
 /// The estimates' shape: they grow with the pixels, a JPEG thumbnail decodes shrunk, a batch narrows to its budget.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct MemoryEstimateTests {
     static func photo(_ w: Int, _ h: Int, _ format: ImageFormat = .jpeg) -> MemoryEstimate.Source {
         MemoryEstimate.Source(width: w, height: h, format: format, encodedBytes: w * h / 8)

@@ -5,7 +5,7 @@ import Testing
 
 /// Where the worker finds its memory limit: /proc/meminfo, and cgroup v1 and v2 as mountinfo and /proc/self/cgroup
 /// place them; and what `--max-memory` accepts.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct MemoryLimitTests {
     static let mountinfo = """
         22 1 0:21 / /sys rw,nosuid shared:7 - sysfs sysfs rw

@@ -4,7 +4,7 @@ import Testing
 @testable import PhotoWorker
 
 /// `AnimationSink`: settled frames cut out, placed and encoded in order.
-@Suite("Animation sink", .timeLimit(.minutes(5)))
+@Suite("Animation sink", .timeLimit(.minutes(10)))
 struct AnimationSinkTests {
     /// Frames of 320 x 192 with a 60-px square: the test's positions are in half pixels (x is drawn at 2x), so a
     /// subject the size of a phone clip's at the cut's 512 px moves as in the positions given.

@@ -3,7 +3,7 @@ import Testing
 @testable import PhotoWorker
 
 /// `ClipWarnings`: each fact that changed what was asked, in words, and none when nothing did.
-@Suite("Clip warnings", .timeLimit(.minutes(5)))
+@Suite("Clip warnings", .timeLimit(.minutes(10)))
 struct ClipWarningsUnitTests {
     static func facts() -> ClipWarnings.Facts {
         var f = ClipWarnings.Facts(sourceWidth: 1920, sourceHeight: 1080, cutLongSide: 512, declaredDuration: 3,
