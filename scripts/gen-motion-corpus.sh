@@ -7,6 +7,7 @@
 # What is where (every clip 12 frames at 12 fps unless said):
 #   pan.mp4                 H.264, a 96x64 window panning across girl-1.jpg, moov first (faststart)
 #   pan-moov-at-end.mp4     the same with the moov box after the media data (ffmpeg's default)
+#   six-seconds.mp4         pan.mp4 six times over (stream copy): 6 s, 72 frames
 #   odd-width.mp4           H.264, 90x60 (a width no multiple of 8): swscale's vector loops write past such rows,
 #                           which corrupted the heap until the conversion wrote into padded rows
 #   zoom-hevc-rot90.mov     HEVC (hvc1) zooming into coffee.png, stored 96x64 with a 90-degree display matrix:
@@ -56,6 +57,9 @@ ff -loop 1 -framerate 12 -i "$tmp/wide.png" -vf "crop=96:64:x='n*8':y=0,format=y
     "${common[@]}" -c:v libx264 -preset veryslow -crf 30 "$out/pan-moov-at-end.mp4"
 ff -loop 1 -framerate 12 -i "$tmp/wide.png" -vf "crop=90:60:x='n*8':y=2,format=yuv420p" -frames:v 12 \
     "${common[@]}" -c:v libx264 -preset veryslow -crf 30 -movflags +faststart "$out/odd-width.mp4"
+# pan.mp4 played six times over, its stream copied: a 6 s clip (72 frames) for the length limits and the trim to a
+# messenger's 3 s, without an encoder at test time.
+ff -stream_loop 5 -i "$out/pan.mp4" -c copy -fflags +bitexact -map_metadata -1 -movflags +faststart "$out/six-seconds.mp4"
 ff -i "$photos/coffee.png" -vf "scale=192:128" "$tmp/coffee.png"
 # Zoom: a window shrinking from 192x128 to 120x80 around the centre, scaled to 96x64.
 ff -loop 1 -framerate 12 -i "$tmp/coffee.png" \

@@ -1,14 +1,14 @@
 import Foundation
 import PhotoWorkerTestSupport
 
-/// Clips the tests make from corpus/ with Debian's ffmpeg (installed with the build's packages) or by cutting a file:
-/// inputs no corpus file is, made fresh in a test's folder.
+/// Clips the tests make from corpus/ by copying or cutting a file (no encoder at test time: a fresh root's test run
+/// has no ffmpeg): inputs made fresh in a test's folder.
 enum MadeClips {
-    /// corpus/motion/pan.mp4 (1 s, 12 fps, 96x64, moov first) played six times over, copied without re-encoding: a
-    /// 6 s clip of 72 frames.
+    /// corpus/motion/six-seconds.mp4 (pan.mp4 played six times over, its stream copied by scripts/gen-motion-corpus.sh:
+    /// 6 s, 72 frames), copied into the test's folder.
     static func sixSeconds(in dir: String) throws -> String {
         let path = "\(dir)/six-seconds.mp4"
-        try ffmpeg(["-stream_loop", "5", "-i", Corpus.path("motion/pan.mp4"), "-c", "copy", path])
+        try FileManager.default.copyItem(atPath: Corpus.path("motion/six-seconds.mp4"), toPath: path)
         return path
     }
 
@@ -28,23 +28,5 @@ enum MadeClips {
         let path = "\(dir)/truncated.mp4"
         try whole.prefix(whole.count * 9 / 10).write(to: URL(fileURLWithPath: path))
         return path
-    }
-
-    struct Failed: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    static func ffmpeg(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let said = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failed(description: "ffmpeg \(arguments): \(process.terminationStatus) \(String(decoding: said, as: UTF8.self))")
-        }
     }
 }
