@@ -40,7 +40,7 @@ final class MCPProgressReporter: ProgressReporter {
             let completes = total.map { value >= Double($0) } ?? false
             var beats = 0
             if value <= s.lastValue {
-                // Only a message at the count already reported moves on: the n-th to count + 1 - 1/(n + 2), ever
+                // Only a message at the count already reported moves on: the n-th to count + 1 - 1/(n + 1), ever
                 // closer to the next count and never at it (halving the way would reach it in about fifty).
                 guard message != nil, value == s.lastValue.rounded(.down) else { return nil }
                 beats = s.beats + 1
