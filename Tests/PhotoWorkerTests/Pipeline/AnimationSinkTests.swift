@@ -6,34 +6,17 @@ import Testing
 /// `AnimationSink`: settled frames cut out, placed and encoded in order.
 @Suite("Animation sink", .timeLimit(.minutes(10)))
 struct AnimationSinkTests {
-    /// Frames of 320 x 192 with a 60-px square: the test's positions are in half pixels (x is drawn at 2x), so a
-    /// subject the size of a phone clip's at the cut's 512 px moves as in the positions given.
+    /// Frames of 320 x 192 with a 60-px square at (2x, 60) over grey, and its mask. The sink needs no texture (the
+    /// motion is `ClipCutTests`'s): a flat square is enough to see it cut out, placed and encoded.
     static let (width, height, side) = (320, 192, 60)
 
-    /// Blotches 8 px apart (random values, blended between), the square's texture at a coarse scale.
-    static let blotches: [Double] = {
-        var random = SplitMix64(seed: 5)
-        return (0..<(9 * 9)).map { _ in Double(random.next() % 201) - 100 }
-    }()
-
-    /// A textured square at (2x, 60) over flat grey, and its true mask; what lies past the right edge is cut off. The
-    /// texture has structure at every scale (blotches and grain) and repeats nowhere, as a subject's, for the flow
-    /// to follow.
     static func frame(_ x: Int) -> (Image, Mask) {
         var image = Image(width: width, height: height, fill: RGBA(r: 120, g: 120, b: 120, a: 255))
-        var random = SplitMix64(seed: 11)
         var mask = Mask(width: width, height: height, repeating: 0)
-        for v in 0..<side {
-            for u in 0..<side {
-                let (gx, gy) = (Double(u) / 8, Double(v) / 8)
-                let (i, j) = (Int(gx), Int(gy))
-                let (fx, fy) = (gx - Double(i), gy - Double(j))
-                let b = { (a: Int, c: Int) in Self.blotches[c * 9 + a] }
-                let blotch = (b(i, j) * (1 - fx) + b(i + 1, j) * fx) * (1 - fy) + (b(i, j + 1) * (1 - fx) + b(i + 1, j + 1) * fx) * fy
-                let value = UInt8(clamping: 128 + Int(blotch) + Int(random.next() % 41) - 20)
-                guard 2 * x + u < width else { continue }
-                image[2 * x + u, 60 + v] = RGBA(r: value, g: 255 - value, b: value / 2, a: 255)
-                mask.values[(60 + v) * width + 2 * x + u] = 255
+        for v in 60..<(60 + side) {
+            for u in (2 * x)..<min(width, 2 * x + side) {
+                image[u, v] = RGBA(r: 200, g: 60, b: 90, a: 255)
+                mask.values[v * width + u] = 255
             }
         }
         return (image, mask)
