@@ -20,13 +20,4 @@ enum MadeClips {
         try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: path))
         return path
     }
-
-    /// corpus/motion/pan.mp4 (moov first: 1 s, 12 frames declared) cut to its first 90%: its index is whole, its frames
-    /// stop a few in (4 decode), as when a copy or a download stops early. (Cut shorter, no frame decodes at all.)
-    static func truncated(in dir: String) throws -> String {
-        let whole = try Data(contentsOf: URL(fileURLWithPath: Corpus.path("motion/pan.mp4")))
-        let path = "\(dir)/truncated.mp4"
-        try whole.prefix(whole.count * 9 / 10).write(to: URL(fileURLWithPath: path))
-        return path
-    }
 }
