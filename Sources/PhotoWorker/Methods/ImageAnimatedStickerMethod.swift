@@ -193,7 +193,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         // WebP, a clip smaller than the cut) or fails to leaves them at full size: they are resized below either way.
         _ = try? decoder.scaleFrames(toWidth: width, height: height)
         let compute = services.compute
-        let cutter = KeyFrameCutter(compute: compute, memory: services.activations)
+        let cutter = KeyFrameCutter(compute: compute, memory: services.activations, sourcePixels: info.width * info.height)
         var segmenter = Segmenter.network
         // The subject chosen, at the cut's size; each key frame's prompt is carried on to the next one.
         var prompt = chosen?.scaled(fromWidth: info.width, height: info.height, toWidth: width, height: height)
@@ -274,6 +274,9 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                 }
                 nextTick = tick
             }
+            // The last frame is read: the decoder's state (a 4K HEVC stream's reference frames) goes before the last
+            // key frame's cut and the encode, which held the clip's peak beside it.
+            decoder.close()
             try await perform(try await advance { try $0.finishClip() })
             try await encoding.waitForAll()
         }
