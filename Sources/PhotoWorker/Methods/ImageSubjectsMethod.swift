@@ -79,12 +79,7 @@ extension ImageSubjectsMethod {
               "schema": {"$ref": "#/components/schemas/Segmenter"},
               "description": "`network` (default) or `classical`."
             },
-            {
-              "name": "max",
-              "schema": {"type": "integer", "minimum": 1, "maximum": 32, "default": 8},
-              "required": false,
-              "description": "At most this many subjects."
-            },
+            \#(Self.subjectLimit.entry(description: "At most this many subjects.")),
             {
               "name": "stickers",
               "schema": {"$ref": "#/components/schemas/OutputDirectory"},
@@ -153,10 +148,11 @@ extension ImageSubjectsMethod: MCPToolMethod {
 extension ImageSubjectsMethod {
     static let estimatesMemory = true
 
+    /// How many subjects at most.
+    static let subjectLimit = NumberParam<Int>("max", 1...32, default: 8)
+
     static func checkedMax(_ params: Params) throws -> Int {
-        let limit = params.max ?? 8
-        guard (1...32).contains(limit) else { throw RPCError.invalidParams(path: "max", "must be between 1 and 32") }
-        return limit
+        try Self.subjectLimit.value(params.max)
     }
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
