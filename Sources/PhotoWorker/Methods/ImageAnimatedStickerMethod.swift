@@ -87,6 +87,8 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         /// Mean share of the subject's pixels that change side between consecutive frames' masks.
         var flicker: Double
         var segmenter: Segmenter
+        /// Why it is that one, or what it ran without; absent when nothing is missing (or no frame was cut).
+        var segmenterReason: String?
         var target: TargetResult?
         /// What was changed of what was asked, in words (`ClipWarnings`); empty when nothing was.
         var warnings: [String]
@@ -344,6 +346,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             output: output, mask: mask, frames: fit?.chosen.frames ?? machine.framesOut,
             duration: ((fit.map { $0.chosen.length } ?? machine.duration) * 1000).rounded() / 1000,
             keyFrames: machine.keyFrames, flicker: (machine.flicker * 10000).rounded() / 10000, segmenter: segmenter,
+            segmenterReason: cutsSubject ? segmenter.reason(asked: .network) : nil,
             target: fit.map { fit in
                 TargetResult(name: target!, maxBytes: target!.animatedMaxBytes, maxDuration: target!.animatedMaxDuration,
                              encoding: fit.chosen.summary, encodings: fit.attempts.map(\.summary))
@@ -493,6 +496,7 @@ extension ImageAnimatedStickerMethod {
                   "description": "Mean share of the subject's pixels that change side between consecutive frames' masks (the subject's own motion included)."
                 },
                 "segmenter": {"$ref": "#/components/schemas/Segmenter"},
+                "segmenterReason": \#(Segmenter.reasonSchema),
                 "warnings": {
                   "type": "array",
                   "items": {"type": "string"},

@@ -35,6 +35,8 @@ struct ImageSubjectsMethod: RPCMethod {
     struct Result: Encodable, Sendable {
         var subjects: [Subject]
         var segmenter: Segmenter
+        /// Why it is that one, or what it ran without; absent when nothing is missing.
+        var segmenterReason: String?
         var ms: Double
     }
 
@@ -64,7 +66,8 @@ struct ImageSubjectsMethod: RPCMethod {
             subjects.append(Subject(box: Box(s.box), area: (s.area * 10_000).rounded() / 10_000,
                                     score: (s.score * 1000).rounded() / 1000, point: [s.point.x, s.point.y], sticker: file))
         }
-        return Result(subjects: subjects, segmenter: segmenter, ms: start.millisecondsElapsed)
+        return Result(subjects: subjects, segmenter: segmenter,
+                      segmenterReason: segmenter.reason(asked: params.segmenter ?? .network), ms: start.millisecondsElapsed)
     }
 }
 
@@ -130,6 +133,7 @@ extension ImageSubjectsMethod {
                   }
                 },
                 "segmenter": {"$ref": "#/components/schemas/Segmenter"},
+                "segmenterReason": \#(Segmenter.reasonSchema),
                 "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."}
               },
               "required": ["subjects", "segmenter", "ms"],

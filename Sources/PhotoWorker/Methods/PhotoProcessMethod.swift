@@ -117,7 +117,8 @@ extension PhotoProcessMethod {
                   "required": ["decodeMs", "stickerMs", "paletteMs", "gradientMs", "writeMs", "totalMs"],
                   "additionalProperties": false
                 },
-                "segmenter": {"$ref": "#/components/schemas/Segmenter"}
+                "segmenter": {"$ref": "#/components/schemas/Segmenter"},
+                "segmenterReason": \#(Segmenter.reasonSchema)
               },
               "required": [
                 "source",
