@@ -3,7 +3,7 @@ import Glibc
 import Testing
 @testable import Imaging
 
-@Suite("Video motion decoding")
+@Suite("Video motion decoding", .timeLimit(.minutes(10)))
 struct VideoMotionDecoderTests {
     @Test("H.264 in MP4, moov first or last: 12 frames at 1/12 s, close to the frames they were made from",
           arguments: ["pan.mp4", "pan-moov-at-end.mp4"])
