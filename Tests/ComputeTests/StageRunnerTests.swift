@@ -1,0 +1,83 @@
+@testable import Compute
+import Deadlines
+import Synchronization
+import Testing
+
+/// ``StageRunner``: the same stages give the same results whichever runner runs them; a concurrent runner runs a
+/// pair's stages at the same time, an inline one in the order named; a guess not needed is never part of the result.
+@Suite(.timeLimit(.minutes(10)))
+struct StageRunnerTests {
+    final class Log: Sendable {
+        private let entries = Mutex<[String]>([])
+        func add(_ entry: String) { entries.withLock { $0.append(entry) } }
+        var all: [String] { entries.withLock { $0 } }
+    }
+
+    @Test("A pair in turn runs its stages in the order named; at once, each stage sees the other running")
+    func pairs() async throws {
+        let inline = Log()
+        let r = try await InlineStages().pair({ inline.add("a"); return 1 }, { inline.add("b"); return "two" })
+        #expect(r.0 == 1 && r.1 == "two" && inline.all == ["a", "b"], "\(r), \(inline.all)")
+
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let inTurn = Log()
+        let s = try await PoolStages(pool, concurrent: false).pair({
+            try await PoolStages(pool).stage { inTurn.add("a"); return 1 }
+        }, {
+            try await PoolStages(pool).stage { inTurn.add("b"); return 2 }
+        })
+        #expect(s == (1, 2) && inTurn.all == ["a", "b"], "\(s), \(inTurn.all)")
+
+        // At once: `a` finishes only after `b` has started, which a runner in turn could never do (it would wait for
+        // the deadline and fail).
+        let bStarted = Mutex(false)
+        let atOnce = try await PoolStages(pool).pair({
+            try await Deadline.until("the pair's second stage to start beside the first") { bStarted.withLock { $0 } }
+            return "a"
+        }, {
+            bStarted.withLock { $0 = true }
+            return "b"
+        })
+        #expect(atOnce == ("a", "b"), "\(atOnce)")
+    }
+
+    @Test("A guess is kept only when needed, whichever runner runs it")
+    func speculation() async throws {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let runners: [(String, any StageRunner)] = [("inline", InlineStages()), ("in turn", PoolStages(pool, concurrent: false)),
+                                                    ("at once", PoolStages(pool))]
+        for (name, runner) in runners {
+            let guesses = Log()
+            let kept = try await runner.speculate({ 5 }, then: { guesses.add("guess"); return "guess" }, if: { $0 > 3 })
+            #expect(kept.0 == 5 && kept.1 == "guess", "\(name): \(kept)")
+            let dropped = try await runner.speculate({ 1 }, then: { guesses.add("guess"); return "guess" }, if: { $0 > 3 })
+            #expect(dropped.0 == 1 && dropped.1 == nil, "\(name): \(dropped)")
+            if !runner.runsConcurrently {
+                #expect(guesses.all == ["guess"], "\(name): a guess not needed was run in turn: \(guesses.all)")
+            }
+        }
+    }
+
+    @Test("An inline loop calls every index on thread 0; a pool's loop covers every index once")
+    func loops() async throws {
+        let seen = Log()
+        try InlineStages().forEach(5) { thread, index in seen.add("\(thread):\(index)") }
+        #expect(seen.all == ["0:0", "0:1", "0:2", "0:3", "0:4"], "\(seen.all)")
+
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let stages = PoolStages(pool)
+        #expect(stages.width == 2, "width \(stages.width)")
+        let indices = try await stages.stage { () -> [Int] in
+            let got = Mutex<[Int]>([])
+            try stages.forEach(64) { _, index in got.withLock { $0.append(index) } }
+            return got.withLock { $0 }.sorted()
+        }
+        #expect(indices == Array(0..<64), "indices covered: \(indices.count)")
+    }
+}
