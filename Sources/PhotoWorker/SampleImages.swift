@@ -11,6 +11,10 @@ public enum SampleImages {
             .sorted().map { dir.appendingPathComponent($0).path }
     }
 
+    /// File-name extensions of the formats the worker reads as photos (for picking files from a folder; the worker
+    /// itself sniffs the content).
+    public static let photoExtensions = Set(ImageFormat.read.flatMap(\.facts.extensions))
+
     /// The bundled photo with two subjects side by side (two of the samples), whose subjects the demo lists and
     /// chooses among; nil when the bundle lacks it.
     public static var twoSubjects: String? {

@@ -363,7 +363,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
 
     /// The output format, after the checks the decoder cannot make.
     /// - Parameter path: a parameter's path in the request (`photos.process` puts these under `animated`).
-    static func validate(_ params: Params, path: (String) -> String = { $0 }) throws -> AnimationFormat {
+    static func validate(_ params: Params, path: (String) -> String = { $0 }) throws -> ImageFormat {
         let named = try params.output.path.flatMap { try AnimatedOutputSpec.format(namedBy: $0, at: path("output.path")) }
         if let target = params.target, let f = params.output.format, f != target.animatedFormat {
             // The format the path's extension names, or one given.
@@ -397,7 +397,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         return format
     }
 
-    static func write(_ bytes: [UInt8], to spec: AnimatedOutputSpec, format: AnimationFormat, width: Int, height: Int,
+    static func write(_ bytes: [UInt8], to spec: AnimatedOutputSpec, format: ImageFormat, width: Int, height: Int,
                       access: FileAccess) throws -> AnimatedOutputResult {
         var result = AnimatedOutputResult(path: nil, data: nil, format: format, width: width, height: height,
                                           bytes: bytes.count)

@@ -7,7 +7,7 @@ import Imaging
 /// every frame at least 8 ms. Signal animated stickers: APNG 512x512, at most 300 KB, at most 3 s.
 extension MessengerTarget {
     /// The format the messenger takes for animated stickers.
-    public var animatedFormat: AnimationFormat {
+    public var animatedFormat: ImageFormat {
         switch self {
         case .telegram: return .webm
         case .whatsapp: return .webp
