@@ -414,7 +414,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
 extension ImageAnimatedStickerMethod {
     static let contract: MethodContract = #"""
         {
-          "description": "Frames are decoded, scaled and masked one at a time. The network cuts key frames (every keyFrameInterval seconds); each frame between gets the two key frames' masks moved with the subject (its motion followed frame to frame) and blended by its place between them, so the edge neither flickers nor lags. With a target the output takes the messenger's format and is fitted to its limits: telegram WebM VP9 with alpha, 512 px on the long side, at most 3 s, 30 fps, 256 KB, no audio; whatsapp animated WebP 512x512 with a 16 px margin, at most 500 KB and 10 s, frames of at least 8 ms; signal APNG 512x512, at most 300 KB and 3 s. Fitting steps quality, then frame rate, then length (target.encodings); nothing fitting is -32005 with data.rule \"size-limit\". Files are written once, at the end; a cancelled request writes nothing.",
+          "description": "Frames are decoded, scaled and masked one at a time. The network cuts key frames (every keyFrameInterval seconds); each frame between gets the two key frames' masks moved with the subject (its motion followed frame to frame) and blended by its place between them, so the edge neither flickers nor lags. With a target the output takes the messenger's format and is fitted to its limits: \#(MessengerLimits.animatedSentence). Fitting steps quality, then frame rate, then length (target.encodings); nothing fitting is -32005 with data.rule \"size-limit\". Files are written once, at the end; a cancelled request writes nothing.",
           "params": [
             {
               "name": "source",
