@@ -56,8 +56,8 @@ public struct AnimationSettings: Sendable, Equatable {
         case .webp: return try AnimatedWebPEncoder(width: width, height: height, quality: quality)
         case .gif: return GIFEncoder(width: width, height: height, quality: quality, alphaThreshold: alphaThreshold)
         case .webm: return try WebMEncoder(width: width, height: height, quality: quality)
-        case .png, .jpeg, .heif, .avif:
-            throw .encodingFailed(message: "the worker does not write \(format.displayName) animations")
+        // A still format (refused above); ImageFormatTests checks every `.encodeAnimated` format makes an encoder.
+        default: throw .encodingFailed(message: "the worker does not write \(format.displayName) animations")
         }
     }
 }
@@ -71,7 +71,7 @@ extension ImageFormat {
         case .gif: return 65535
         // VP9 allows 65536; libvpx's encoder is only sane well below that, and stickers are 512.
         case .webm: return 8192
-        case .png, .jpeg, .heif, .avif: return 0
+        default: return 0
         }
     }
 }

@@ -93,7 +93,8 @@ public struct AnimationFitting: Sendable {
         case .webp: return [85, 70, 55, 40, 25]
         case .gif: return [100, 60, 30]
         case .webm: return [75, 60, 45, 30, 15]
-        case .png, .jpeg, .heif, .avif: return [75]
+        // A still format: its encoder is refused (AnimationSettings.makeEncoder) before any quality is tried.
+        default: return [75]
         }
     }
 
