@@ -60,6 +60,15 @@ extension AnimatedOutputSpec {
             .flatMap { $0.can(.encodeAnimated) ? $0 : nil }
     }
 
+    /// The extensions an animated sticker may have, for messages: ".png (APNG), .webp, .gif or .webm".
+    static var animatedExtensions: String {
+        let names = ImageFormat.animated.map { f in
+            ImageFormat.named(byExtension: f.fileExtension, writing: .encodeStill) == f ? ".\(f.fileExtension)"
+                : ".\(f.fileExtension) (\(f.displayName))"
+        }
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
+
     /// The animation format a path's extension names; nil for a name without one or with one that names no image
     /// format. An extension of a still format (`.jpg`, `.heic`) is refused at `param`: an animation written under it
     /// would be bytes of another format under its name.
@@ -70,7 +79,7 @@ extension AnimatedOutputSpec {
             ?? ImageFormat.foreignExtensions[ext]
         {
             throw RPCError.invalidParams(path: param,
-                ".\(ext) names \(still), a still image; an animated sticker is .webm, .webp, .png (APNG) or .gif")
+                ".\(ext) names \(still), a still image; an animated sticker is \(animatedExtensions)")
         }
         return nil
     }

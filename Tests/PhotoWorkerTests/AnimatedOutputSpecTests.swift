@@ -36,6 +36,10 @@ struct AnimatedOutputSpecTests {
         }
     }
 
+    @Test func theRefusalNamesTheAnimatedExtensionsFromTheTable() {
+        #expect(AnimatedOutputSpec.animatedExtensions == ".png (APNG), .webp, .gif or .webm", "\(AnimatedOutputSpec.animatedExtensions)")
+    }
+
     @Test func aFormatNotWrittenAsAnAnimationIsRefusedWithTheList() {
         for given in ["jpeg", "png", "heif", "mp4"] {
             do {

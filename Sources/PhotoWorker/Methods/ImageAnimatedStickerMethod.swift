@@ -372,7 +372,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         }
         guard let format = params.target?.animatedFormat ?? params.output.format else {
             throw RPCError.invalidParams(path: path("output.format"),
-                                         "give webm, webp, apng or gif (or a path ending in one of them, or a target)")
+                                         "give \(ImageFormat.animated.map(\.rawValue).dropLast().joined(separator: ", ")) or \(ImageFormat.animated.last!.rawValue) (or a path ending in one of them, or a target)")
         }
         if let named, named != format, let file = params.output.path {
             throw RPCError.invalidParams(path: path("output.path"),
