@@ -53,6 +53,9 @@ struct AnimatedSpec: Decodable, Sendable {
 }
 
 extension AnimatedSpec {
+    /// The bounds `image.animatedSticker` states for the same params.
+    private typealias Rules = ImageAnimatedStickerMethod.Rules
+
     /// `Animated`, the schema of `animated` on `photos.process` and `pack.export`.
     static let contractSchemas: [ContractSchema] = [
         ContractSchema("Animated", #"""
@@ -62,9 +65,9 @@ extension AnimatedSpec {
               "properties": {
                 "format": {"type": "string", "enum": [\#(ContractSchema.list(ImageFormat.animated.map(\.rawValue)))], "default": "webp", "description": "The file's format when no target decides it."},
                 "target": {"type": "string", "enum": [\#(ContractSchema.list(MessengerTarget.allCases.map(\.rawValue)))], "description": "photos.process only: the messenger to fit (pack.export's own target applies there)."},
-                "size": {"type": "integer", "minimum": 16, "maximum": 2048, "default": 512, "description": "Long side of the frames the subject is cut in."},
-                "duration": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds from the clip's start (a target's longest by default)."},
-                "keyFrameInterval": {"type": "number", "minimum": 0, "maximum": 10, "default": 0.5, "description": "Seconds between the frames the network cuts."},
+                "size": \#(Rules.size.schema(description: "Long side of the frames the subject is cut in.")),
+                "duration": \#(Rules.duration.schema(description: "Seconds from the clip's start (a target's longest by default).")),
+                "keyFrameInterval": \#(Rules.keyFrameInterval.schema(description: "Seconds between the frames the network cuts.")),
                 "canvas": {"type": "string", "enum": ["subject", "frame"], "default": "subject", "description": "What each sticker shows: the subject's box over the whole clip, or the whole frame."}
               },
               "additionalProperties": false

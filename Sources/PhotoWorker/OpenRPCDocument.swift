@@ -13,19 +13,8 @@ public enum OpenRPCDocument {
     static let protocolVersion = "1.0"
 
     /// Every method and notification the worker registers besides the server's built-ins, in the document's
-    /// order. `Worker.methods` registers each of these (a test checks the two agree).
-    static let methods: [any RPCMethod.Type] = [
-        RPCDiscoverMethod.self,
-        DiagnosticsSleepMethod.self, DiagnosticsSpinMethod.self, DiagnosticsFanoutMethod.self, DiagnosticsHoldMethod.self,
-        ImageInfoMethod.self, ImageConvertMethod.self, ImageThumbnailMethod.self, ImageScaleMethod.self,
-        ImagePaletteMethod.self, ImageEffectMethod.self, ImageStickerMethod.self, ImageSubjectsMethod.self,
-        ImageAnimatedStickerMethod.self, PhotoProcessMethod.self, PhotosProcessMethod.self, PackExportMethod.self,
-        CacheStatsMethod.self, CacheClearMethod.self,
-        InitializedNotification.self, RootsListChangedNotification.self,
-        ToolsListMethod.self, ToolsCallMethod.self, ServerDiscoverMethod.self,
-        TasksGetMethod.self, TasksResultMethod.self, TasksListMethod.self, TasksCancelMethod.self,
-        TasksUpdateMethod.self, SubscriptionsListenMethod.self,
-    ]
+    /// order: ``Worker/listedMethods``' types.
+    static let methods: [any RPCMethod.Type] = Worker.listedMethods.map(\.type)
 
     /// The shapes the methods share (`components.schemas`).
     static let schemas: [ContractSchema] = ServerContract.schemas + ImageSource.contractSchemas

@@ -11,7 +11,10 @@ public struct OutlineSpec: Sendable, Decodable {
     /// 8 px of white: the border WhatsApp's sticker guidelines recommend ("a 8px #FFFFFF stroke to the outside of
     /// each sticker", so it stands out on white, black, coloured and patterned chats), and what the app's
     /// photo.process gave from the start.
-    public static let standard = OutlineSpec(width: 8)
+    public static let standard = OutlineSpec(width: widthRule.standard)
+
+    /// `width` in pixels, stated once for the decoder and the schema.
+    static let widthRule = NumberParam<Int>("width", 0...200, default: 8)
 
     /// The outline a request asked for, or the standard one when it said nothing.
     public static func orStandard(_ given: OutlineSpec?) -> OutlineSpec { given ?? standard }
@@ -29,8 +32,8 @@ public struct OutlineSpec: Sendable, Decodable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
         width = try c.decodeIfPresent(Int.self, forKey: .width) ?? Self.standard.width
-        guard (0...200).contains(width) else {
-            throw DecodingError.dataCorruptedError(forKey: .width, in: c, debugDescription: "must be between 0 and 200")
+        guard Self.widthRule.contains(width) else {
+            throw DecodingError.dataCorruptedError(forKey: .width, in: c, debugDescription: Self.widthRule.message)
         }
         if let hex = try c.decodeIfPresent(String.self, forKey: .color) {
             guard let rgba = RGBA(hex: hex) else {
@@ -54,7 +57,7 @@ extension OutlineSpec {
             {
               "type": "object",
               "properties": {
-                "width": {"type": "integer", "minimum": 0, "maximum": 200, "default": 8},
+                "width": \#(Self.widthRule.schema()),
                 "color": {"type": "string", "pattern": "^#([0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$", "default": "#FFFFFF"}
               },
               "required": [],

@@ -62,18 +62,25 @@ public struct OutputSpec: Sendable, Decodable {
         try Self.refuse(.compressionLevel, in: c, unless: [.png], format: format)
         try Self.refuse(.lossless, in: c, unless: [.webp], format: format)
         let givenQuality = try c.decodeIfPresent(Int.self, forKey: .quality)
-        quality = givenQuality ?? 90
+        quality = givenQuality ?? Self.qualityRule.standard
         lossless = try c.decodeIfPresent(Bool.self, forKey: .lossless) ?? (givenQuality == nil)
-        guard (1...100).contains(quality) else {
-            throw DecodingError.dataCorruptedError(forKey: .quality, in: c, debugDescription: "quality must be between 1 and 100")
+        guard Self.qualityRule.contains(quality) else {
+            throw DecodingError.dataCorruptedError(forKey: .quality, in: c, debugDescription: "quality \(Self.qualityRule.message)")
         }
         progressive = try c.decodeIfPresent(Bool.self, forKey: .progressive) ?? false
-        compressionLevel = try c.decodeIfPresent(Int.self, forKey: .compressionLevel) ?? 6
-        guard (0...9).contains(compressionLevel) else {
-            throw DecodingError.dataCorruptedError(forKey: .compressionLevel, in: c, debugDescription: "compressionLevel must be between 0 and 9")
+        compressionLevel = try c.decodeIfPresent(Int.self, forKey: .compressionLevel) ?? Self.compressionLevelRule.standard
+        guard Self.compressionLevelRule.contains(compressionLevel) else {
+            throw DecodingError.dataCorruptedError(forKey: .compressionLevel, in: c,
+                                                   debugDescription: "compressionLevel \(Self.compressionLevelRule.message)")
         }
         overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false
     }
+}
+
+extension OutputSpec {
+    /// JPEG's and lossy WebP's quality, and PNG's zlib level: stated once for the decoder and the schema.
+    static let qualityRule = NumberParam<Int>("quality", 1...100, default: 90)
+    static let compressionLevelRule = NumberParam<Int>("compressionLevel", 0...9, default: 6)
 }
 
 extension OutputSpec {
@@ -141,15 +148,9 @@ extension OutputSpec {
                   "properties": {
                     "path": {"type": "string", "minLength": 1},
                     "format": {"$ref": "#/components/schemas/OutputFormat"},
-                    "quality": {
-                      "type": "integer",
-                      "minimum": 1,
-                      "maximum": 100,
-                      "default": 90,
-                      "description": "JPEG quality; for WebP, giving it makes the output lossy at this quality."
-                    },
+                    "quality": \#(OutputSpec.qualityRule.schema(description: "JPEG quality; for WebP, giving it makes the output lossy at this quality.")),
                     "progressive": {"type": "boolean", "default": false},
-                    "compressionLevel": {"type": "integer", "minimum": 0, "maximum": 9, "default": 6},
+                    "compressionLevel": \#(OutputSpec.compressionLevelRule.schema()),
                     "overwrite": {
                       "type": "boolean",
                       "default": false,
@@ -168,15 +169,9 @@ extension OutputSpec {
                   "properties": {
                     "inline": {"const": true},
                     "format": {"$ref": "#/components/schemas/OutputFormat"},
-                    "quality": {
-                      "type": "integer",
-                      "minimum": 1,
-                      "maximum": 100,
-                      "default": 90,
-                      "description": "JPEG quality; for WebP, giving it makes the output lossy at this quality."
-                    },
+                    "quality": \#(OutputSpec.qualityRule.schema(description: "JPEG quality; for WebP, giving it makes the output lossy at this quality.")),
                     "progressive": {"type": "boolean", "default": false},
-                    "compressionLevel": {"type": "integer", "minimum": 0, "maximum": 9, "default": 6},
+                    "compressionLevel": \#(OutputSpec.compressionLevelRule.schema()),
                     "lossless": {
                       "type": "boolean",
                       "description": "WebP only: lossless (exact pixels and alpha) or lossy at `quality`. Default: lossless unless `quality` is given."

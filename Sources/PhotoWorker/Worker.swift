@@ -16,47 +16,83 @@ public enum Worker {
     /// The server's built-ins the worker turns on (its OpenRPC document describes the same).
     static let builtins = ServerConfiguration.Builtins(jobs: true, statsMethod: "worker.stats")
 
-    /// The application's methods (the server adds its built-ins); ``OpenRPCDocument/methods`` lists the same.
-    static func methods(services: WorkerServices) -> MethodTable {
-        let session = services.session
-        var table = MethodTable()
-        // The image methods refuse names their contract does not give them (ParamNames).
-        func registerChecked<M: RPCMethod>(_ method: M) { table.register(method, checkParams: ParamNames.check(M.name)) }
-        registerChecked(ImageInfoMethod(services: services))
-        registerChecked(ImageConvertMethod(services: services))
-        registerChecked(ImageThumbnailMethod(services: services))
-        registerChecked(ImageScaleMethod(services: services))
-        registerChecked(ImagePaletteMethod(services: services))
-        registerChecked(ImageEffectMethod(services: services))
-        registerChecked(ImageStickerMethod(services: services))
-        registerChecked(ImageSubjectsMethod(services: services))
-        registerChecked(ImageAnimatedStickerMethod(services: services))
-        registerChecked(PhotoProcessMethod(services: services))
-        registerChecked(PhotosProcessMethod(services: services))
-        registerChecked(PackExportMethod(services: services))
-        table.register(CacheStatsMethod(services: services))
-        table.register(CacheClearMethod(services: services))
-        // Scheduler probes for the tests and benchmarks, offered only with `--diagnostics`.
-        if services.options.diagnostics {
-            table.register(DiagnosticsSleepMethod())
-            table.register(DiagnosticsSpinMethod(compute: services.compute))
-            table.register(DiagnosticsFanoutMethod())
-            table.register(DiagnosticsHoldMethod())
+    /// What a method is made from when the table is built.
+    struct MethodMaking {
+        let services: WorkerServices
+        let tasks: MCPTaskStore
+    }
+
+    /// One method of the worker's list: its type (whose contract the OpenRPC document states) and how it is made
+    /// and registered.
+    struct ListedMethod: Sendable {
+        let type: any RPCMethod.Type
+        /// Offered only with `--diagnostics`.
+        let diagnostic: Bool
+        let register: @Sendable (inout MethodTable, MethodMaking) -> Void
+
+        /// A method that refuses parameter names its contract does not give it (``ParamNames``): the image methods.
+        static func checked<M: RPCMethod>(_ make: @escaping @Sendable (WorkerServices) -> M) -> ListedMethod {
+            ListedMethod(type: M.self, diagnostic: false) { $0.register(make($1.services), checkParams: ParamNames.check(M.name)) }
         }
-        table.register(RPCDiscoverMethod())
+
+        /// A method that takes extra members, as LSP and MCP clients send them. `make` sees the table as it is when
+        /// the method is registered (tools/call calls the methods listed before it).
+        static func open<M: RPCMethod>(diagnostic: Bool = false,
+                                       _ make: @escaping @Sendable (MethodTable, MethodMaking) -> M) -> ListedMethod {
+            ListedMethod(type: M.self, diagnostic: diagnostic) { table, making in table.register(make(table, making)) }
+        }
+
+        /// A notification the client sends (never answered).
+        static func notification<M: RPCMethod>(_ make: @escaping @Sendable (WorkerServices) -> M) -> ListedMethod {
+            ListedMethod(type: M.self, diagnostic: false) { $0.registerNotification(make($1.services)) }
+        }
+    }
+
+    /// Every method and notification the worker registers besides the server's built-ins, once, in the order the
+    /// OpenRPC document lists them (``OpenRPCDocument/methods`` is this list's types) and they are registered.
+    static let listedMethods: [ListedMethod] = [
+        .open { _, _ in RPCDiscoverMethod() },
+        // Scheduler probes for the tests and benchmarks, offered only with `--diagnostics`.
+        .open(diagnostic: true) { _, _ in DiagnosticsSleepMethod() },
+        .open(diagnostic: true) { DiagnosticsSpinMethod(compute: $1.services.compute) },
+        .open(diagnostic: true) { _, _ in DiagnosticsFanoutMethod() },
+        .open(diagnostic: true) { _, _ in DiagnosticsHoldMethod() },
+        .checked { ImageInfoMethod(services: $0) },
+        .checked { ImageConvertMethod(services: $0) },
+        .checked { ImageThumbnailMethod(services: $0) },
+        .checked { ImageScaleMethod(services: $0) },
+        .checked { ImagePaletteMethod(services: $0) },
+        .checked { ImageEffectMethod(services: $0) },
+        .checked { ImageStickerMethod(services: $0) },
+        .checked { ImageSubjectsMethod(services: $0) },
+        .checked { ImageAnimatedStickerMethod(services: $0) },
+        .checked { PhotoProcessMethod(services: $0) },
+        .checked { PhotosProcessMethod(services: $0) },
+        .checked { PackExportMethod(services: $0) },
+        .open { CacheStatsMethod(services: $1.services) },
+        .open { CacheClearMethod(services: $1.services) },
+        .notification { InitializedNotification(policy: $0.session) },
+        .notification { RootsListChangedNotification(policy: $0.session) },
         // MCP hosts drive the same methods as tools.
-        table.register(ToolsListMethod())
-        let tasks = MCPTaskStore()
-        table.register(ToolsCallMethod(table: table, tasks: tasks))
-        table.register(ServerDiscoverMethod(dialect: .worker, policy: session))
-        table.register(TasksGetMethod(tasks: tasks))
-        table.register(TasksResultMethod(tasks: tasks))
-        table.register(TasksListMethod(tasks: tasks))
-        table.register(TasksCancelMethod(tasks: tasks))
-        table.register(TasksUpdateMethod(tasks: tasks))
-        table.register(SubscriptionsListenMethod())
-        table.registerNotification(InitializedNotification(policy: session))
-        table.registerNotification(RootsListChangedNotification(policy: session))
+        .open { _, _ in ToolsListMethod() },
+        .open { ToolsCallMethod(table: $0, tasks: $1.tasks) },
+        .open { ServerDiscoverMethod(dialect: .worker, policy: $1.services.session) },
+        .open { TasksGetMethod(tasks: $1.tasks) },
+        .open { TasksResultMethod(tasks: $1.tasks) },
+        .open { TasksListMethod(tasks: $1.tasks) },
+        .open { TasksCancelMethod(tasks: $1.tasks) },
+        .open { TasksUpdateMethod(tasks: $1.tasks) },
+        .open { _, _ in SubscriptionsListenMethod() },
+    ]
+
+    /// The application's methods (the server adds its built-ins): ``listedMethods``, the diagnostics only with
+    /// `--diagnostics`.
+    static func methods(services: WorkerServices) -> MethodTable {
+        let making = MethodMaking(services: services, tasks: MCPTaskStore())
+        var table = MethodTable()
+        for method in listedMethods where !method.diagnostic || services.options.diagnostics {
+            method.register(&table, making)
+        }
         return table
     }
 

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 /// The compute threads' lifecycle and cancellation, in process.
+@Suite(.timeLimit(.minutes(10)))
 struct ComputePoolTests {
     @Test func runsWorkAndRefusesItAfterStop() async throws {
         let pool = ComputePool(threads: 2)
@@ -92,6 +93,7 @@ struct ComputePoolTests {
 }
 
 /// The pool serves leases, not submissions (``ComputeLease``), in process.
+@Suite(.timeLimit(.minutes(10)))
 struct ComputeLeaseSchedulingTests {
     /// Records which piece of work started, in order, and lets the test wait for the n-th start.
     final class StartLog: Sendable {
@@ -210,6 +212,7 @@ final class HeldPool: Sendable {
 }
 
 /// Speculative work (``Speculation``) on the compute threads, in process.
+@Suite(.timeLimit(.minutes(10)))
 struct SpeculationSchedulingTests {
     @Test func speculativeWorkWaitsForOrdinaryWorkUntilPromoted() async throws {
         let held = await HeldPool()
@@ -240,6 +243,7 @@ struct SpeculationSchedulingTests {
 }
 
 /// One piece spread over idle threads (``ComputePool/forEach(_:width:_:)``), in process.
+@Suite(.timeLimit(.minutes(10)))
 struct ComputePoolForEachTests {
     struct Failure: Error {}
 

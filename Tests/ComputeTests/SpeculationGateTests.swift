@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 /// A guess waits for its gate without holding anything, starts when it opens, and stops waiting when cancelled.
+@Suite(.timeLimit(.minutes(10)))
 struct SpeculationGateTests {
     @Test func aWaiterStartsWhenTheGateOpens() async throws {
         let gate = SpeculationGate()
@@ -32,6 +33,7 @@ struct SpeculationGateTests {
 
 /// A gate is the scheduler's, applied by the runner: `speculate` under ``SpeculationGate/current`` holds its guess
 /// until the gate opens, opens it when the guess is needed, and passes no gate to the stages inside.
+@Suite(.timeLimit(.minutes(10)))
 struct GatedSpeculationTests {
     final class Runs: Sendable {
         private let state = Mutex<(guesses: Int, gateSeenInside: Bool)>((0, false))

@@ -43,9 +43,37 @@ struct InstalledCopyTests {
         let w = try WorkerProcess(executable: try Self.install(withBundles: true))
         let r = try await Self.sticker(w)
         #expect(r["result"]?["segmenter"] == "network", "\(r["error"] ?? r["result"]?["segmenter"] ?? .null)")
+        #expect(r["result"]?["segmenterReason"] == nil, "\(r["result"]?["segmenterReason"] ?? .null)")
         let discover = try await w.call(2, "rpc.discover")
         #expect(discover["result"]?["methods"]?.arrayCount ?? 0 > 10)
         #expect(!w.stderr.contains("resource missing"), "\(w.stderr)")
+    }
+
+    /// Without its bundles every result that names a segmenter says why it is the classical cut (and that no faces
+    /// were looked for): never a silent fallback. Asked for `classical`, only the missing faces are said.
+    @Test func aCopyWithoutBundlesSaysWhyInEveryResult() async throws {
+        let w = try WorkerProcess(executable: try Self.install(withBundles: false))
+        let photo = JSONValue.string(Corpus.photo("girl-1.jpg"))
+        let results: [(String, JSONValue)] = [
+            ("image.sticker", try await Self.sticker(w)),
+            ("image.subjects", try await w.call(2, "image.subjects", ["source": ["path": photo]])),
+            ("photo.process", try await w.call(3, "photo.process", ["source": ["path": photo],
+                                                                   "output": ["dir": .string(try Corpus.scratch("no-bundles-out"))]])),
+            ("image.animatedSticker", try await w.call(4, "image.animatedSticker", [
+                "source": ["path": .string(Corpus.root.appendingPathComponent("motion/cutout.gif").path)], "duration": 0.2, "size": 64,
+                "output": ["inline": true, "format": "webp"]])),
+        ]
+        for (method, reply) in results {
+            let reason = reply["result"]?["segmenterReason"]?.stringValue ?? ""
+            #expect(reply["result"]?["segmenter"] == "classical", "\(method): \(reply["error"] ?? reply["result"]?["segmenter"] ?? .null)")
+            #expect(reason.contains("the network could not be loaded") && reason.contains("the classical cut ran instead")
+                    && reason.contains("no faces were looked for"), "\(method): \(reason)")
+        }
+        let asked = try await w.call(5, "image.sticker", ["source": ["path": photo], "output": ["inline": true],
+                                                         "segmenter": "classical"])
+        let reason = asked["result"]?["segmenterReason"]?.stringValue ?? ""
+        #expect(!reason.contains("network") && reason.contains("no faces"), "\(reason)")
+        #expect(await eventually { w.stderr.contains("resource missing: PhotoWorker_Inference.resources") }, "stderr: \(w.stderr)")
     }
 
     @Test func aCopyWithoutBundlesNeverReadsTheCheckout() async throws {

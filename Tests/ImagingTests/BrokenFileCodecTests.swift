@@ -20,7 +20,7 @@ enum BrokenExpectation: Sendable, CustomStringConvertible {
     }
 }
 
-@Suite("Broken files")
+@Suite("Broken files", .timeLimit(.minutes(10)))
 struct BrokenFileCodecTests {
     static let expectations: [String: BrokenExpectation] = [
         "pillow-broken.png": .rejected(.invalid, "invalid chunk type"),

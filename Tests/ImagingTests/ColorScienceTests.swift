@@ -1,7 +1,7 @@
 import Testing
 @testable import Imaging
 
-@Suite struct ColorScienceTests {
+@Suite(.timeLimit(.minutes(10))) struct ColorScienceTests {
     /// Pairs and expected ΔE00 from Sharma, Wu & Dalal (2005), Table 1.
     static let sharma: [((Double, Double, Double), (Double, Double, Double), Double)] = [
         ((50.0000, 2.6772, -79.7751), (50.0000, 0.0000, -82.7485), 2.0425),
@@ -50,7 +50,7 @@ import Testing
     }
 }
 
-@Suite struct UniformLabTests {
+@Suite(.timeLimit(.minutes(10))) struct UniformLabTests {
     @Test func warpRoundTripsAndTracksCIEDE2000() {
         var ratios: [Double] = []
         for (L, a, b) in [(50.0, 0.0, 0.0), (20, 40, -30), (90, -5, 80), (3, 1, -1), (70, -60, 10), (35, 70, 60)] {

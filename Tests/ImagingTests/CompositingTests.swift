@@ -1,7 +1,7 @@
 import Testing
 import Imaging
 
-@Suite struct CompositingTests {
+@Suite(.timeLimit(.minutes(10))) struct CompositingTests {
     /// Three stickers in two columns: two rows, each sticker fitted inside its cell's padding and centred,
     /// the empty fourth cell left as background.
     @Test func stickerSheetLaysOutCellsRowByRow() throws {

@@ -52,7 +52,7 @@ func syntheticImage(width: Int, height: Int, alpha: Bool) -> Image {
     return image
 }
 
-@Suite("Encoding")
+@Suite("Encoding", .timeLimit(.minutes(10)))
 struct EncodeCodecTests {
     @Test("PNG round-trips exactly, RGB when opaque and RGBA otherwise", arguments: [false, true])
     func pngRoundTrip(alpha: Bool) throws {

@@ -6,7 +6,7 @@ import Testing
 /// WebP, GIF, HEIF/HEIC and AVIF decoding, checked against independent decoders' output (corpus/formats/refs,
 /// made by scripts/gen-format-corpus.sh with dwebp, heif-convert and ImageMagick) and against the sRGB
 /// originals of colour-managed files.
-@Suite("Formats: WebP, GIF, HEIF, AVIF")
+@Suite("Formats: WebP, GIF, HEIF, AVIF", .timeLimit(.minutes(10)))
 struct FormatDecodeTests {
     static func decode(_ name: String, _ options: DecodeOptions = .init()) throws -> DecodedImage {
         try ImageCodec.decode(try CodecCorpus.bytes("formats/" + name), options: options)
@@ -328,7 +328,7 @@ struct FormatDecodeTests {
     }
 }
 
-@Suite("Colour management")
+@Suite("Colour management", .timeLimit(.minutes(10)))
 struct ColorManagementTests {
     @Test("the fixed-point path for matrix-shaper profiles matches lcms2 within one step",
           arguments: ["AdobeRGB1998", "ProPhotoRGB", "AppleRGB", "WideGamutRGB"])

@@ -1,7 +1,7 @@
 import Testing
 @testable import Imaging
 
-@Suite struct ImageEffectTests {
+@Suite(.timeLimit(.minutes(10))) struct ImageEffectTests {
     @Test func blurKeepsConstantImagesAndSpreadsAnImpulse() throws {
         let flat = Image(width: 33, height: 21, fill: RGBA(r: 10, g: 20, b: 30, a: 200))
         #expect(try flat.applying([.blur(radius: 4)]) == flat)

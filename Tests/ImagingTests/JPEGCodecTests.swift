@@ -46,7 +46,7 @@ func meanAbsoluteDifference(_ a: [Double], _ b: [Double]) -> Double {
     zip(a, b).map { abs($0 - $1) }.reduce(0, +) / Double(a.count)
 }
 
-@Suite("JPEG codec")
+@Suite("JPEG codec", .timeLimit(.minutes(10)))
 struct JPEGCodecTests {
     @Test("baseline, arithmetic, greyscale, CMYK and YCCK files match Pillow's decode",
           arguments: JPEGReference.all.keys.sorted())

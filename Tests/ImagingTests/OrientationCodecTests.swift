@@ -1,7 +1,7 @@
 import Testing
 @testable import Imaging
 
-@Suite("EXIF orientation")
+@Suite("EXIF orientation", .timeLimit(.minutes(10)))
 struct OrientationCodecTests {
     /// A TIFF block with one IFD0 entry.
     static func tiff(littleEndian: Bool, tag: UInt16 = 0x0112, type: UInt16 = 3, count: UInt32 = 1,

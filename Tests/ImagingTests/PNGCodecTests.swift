@@ -17,7 +17,7 @@ struct PNGReference: Decodable, Sendable {
     static let names = all.keys.sorted()
 }
 
-@Suite("PNG codec")
+@Suite("PNG codec", .timeLimit(.minutes(10)))
 struct PNGCodecTests {
     @Test("every valid PngSuite file decodes to the reference pixels", arguments: PNGReference.names)
     func pngSuiteMatchesReference(_ name: String) throws {

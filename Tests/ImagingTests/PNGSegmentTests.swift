@@ -5,7 +5,7 @@ import Testing
 /// The PNG encoder in pieces (rows filtered in bands, the deflate data in segments of one stream): one segment is
 /// the one-call encoder's bytes; two join into a stream libpng reads back to the same pixels, without warnings (a
 /// segment left final would end the stream early: "truncated PNG accepted"), for ends at every bit of a byte.
-@Suite struct PNGSegmentTests {
+@Suite(.timeLimit(.minutes(10))) struct PNGSegmentTests {
     /// A `width`x`height` image: a transparent border around a noisy, partly translucent subject (or opaque), so
     /// rows cost unevenly as a sticker's do.
     static func image(width: Int, height: Int, seed: UInt64, opaque: Bool) -> Image {

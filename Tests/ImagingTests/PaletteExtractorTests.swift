@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Imaging
 
-@Suite struct PaletteExtractorTests {
+@Suite(.timeLimit(.minutes(10))) struct PaletteExtractorTests {
     /// Horizontal stripes of the given colours with the given widths (out of `width` columns).
     static func stripes(_ parts: [(RGBA, Int)], height: Int = 20) -> Image {
         let width = parts.reduce(0) { $0 + $1.1 }

@@ -3,7 +3,7 @@ import Testing
 @testable import Imaging
 
 /// Resampling and palette on real corpus photos (corpus relative to the package root).
-@Suite struct RealPhotoOpsTests {
+@Suite(.timeLimit(.minutes(10))) struct RealPhotoOpsTests {
     static let photos = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("corpus/photos")

@@ -1,7 +1,7 @@
 import Testing
 @testable import Imaging
 
-@Suite struct ResamplerTests {
+@Suite(.timeLimit(.minutes(10))) struct ResamplerTests {
     /// Deterministic pseudo-random opaque image.
     static func noise(width: Int, height: Int, seed: UInt64 = 1) -> Image {
         var rng = SplitMix64(seed: seed)

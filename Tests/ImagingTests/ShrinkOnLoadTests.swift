@@ -3,6 +3,7 @@ import Testing
 
 /// The DCT-scale rule of shrink-on-load (libvips': the largest scale that leaves at least twice
 /// what the caller needs), decided from the image's display size alone.
+@Suite(.timeLimit(.minutes(10)))
 struct ShrinkOnLoadTests {
     @Test("a thumbnail needs twice its own size, not twice the box")
     func thumbnailUsesTheFittedSize() {

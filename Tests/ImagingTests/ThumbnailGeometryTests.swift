@@ -1,7 +1,7 @@
 import Testing
 import Imaging
 
-@Suite struct ThumbnailGeometryTests {
+@Suite(.timeLimit(.minutes(10))) struct ThumbnailGeometryTests {
     @Test func containFitsInsideKeepingAspect() {
         let t = ThumbnailGeometry.target(sourceWidth: 6000, sourceHeight: 4000, width: 256, height: 256, fit: .contain)
         #expect(t.width == 256 && t.height == 171 && t.crop == nil)

@@ -5,6 +5,7 @@ import Testing
 /// Blocks are lent again rather than allocated again, no more are kept than were lent at once, and release
 /// hands back the ones not lent out; with a budget, passes wait for room, keep their blocks' sizes, and can be
 /// cancelled while they wait.
+@Suite(.timeLimit(.minutes(10)))
 struct ActivationMemoryTests {
     @Test func aReturnedBlockIsLentAgain() {
         let memory = ActivationMemory()

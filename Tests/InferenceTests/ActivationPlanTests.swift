@@ -4,6 +4,7 @@ import Testing
 /// The activation plan: every tensor alive at a step has memory no other tensor alive then uses (an elementwise
 /// step may write over the input it is the last reader of, element by element), and the block is as small as the
 /// order allows.
+@Suite(.timeLimit(.minutes(10)))
 struct ActivationPlanTests {
     /// Checks the placement step by step against lifetimes computed here from the plan's order.
     static func overlaps(in plan: ActivationPlan, output: Int) -> [String] {

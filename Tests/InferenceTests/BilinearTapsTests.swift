@@ -3,6 +3,7 @@ import CKernels
 import Testing
 
 /// A doubling's rows are interpolated without gathering, to the values the general taps give.
+@Suite(.timeLimit(.minutes(10)))
 struct BilinearTapsTests {
     @Test(arguments: [2, 3, 5, 10, 20, 40, 80, 160])
     func aDoublingInterpolatesAsTheGeneralTaps(source: Int) {

@@ -4,6 +4,7 @@ import Testing
 /// The convolution paths (Winograd F(6x6, 3x3), banded im2col, 1x1) against a direct
 /// seven-loop convolution, on shapes the network never has: odd sizes, maps smaller than a
 /// dilated tile, every dilation it uses.
+@Suite(.timeLimit(.minutes(10)))
 struct ConvolutionTests {
     /// Deterministic values in [-1, 1).
     static func values(_ count: Int, seed: UInt64) -> [Float] {

@@ -5,7 +5,7 @@ import Testing
 /// `ck_gemm` against its definition, bit for bit: every element summed from zero in the order of the depth, a
 /// product rounded then added, at every level, on shapes that leave partial blocks of rows, partial strips of
 /// sixteen and eight columns and single columns. Serialized: the level is process-wide.
-@Suite(.serialized) struct GemmKernelTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct GemmKernelTests {
     /// The definition, in Swift (which does not fuse a product and a sum).
     static func reference(_ a: [Float], _ b: [Float], _ c: [Float], m: Int, n: Int, depth: Int, columns p0: Int,
                           aDepth: Int, accumulate: Bool) -> [Float] {

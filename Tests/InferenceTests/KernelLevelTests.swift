@@ -5,7 +5,7 @@ import Testing
 /// its definition on the odd sizes the network's deepest levels have, and the residual sum its own, written over
 /// either input as the activation plan does.
 /// Serialized: the level is process-wide, and a test comparing levels must not have it switched mid-pass.
-@Suite(.serialized) struct KernelLevelTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct KernelLevelTests {
     /// A whole pass at 128x128 (Winograd at 128 and 64 with enlarged parts folded in, im2col below, every
     /// pooling and resize) at every level this CPU has, bit for bit.
     @Test(.enabled(if: KernelLevel.supported != .baseline, "this CPU has only the baseline kernels"))

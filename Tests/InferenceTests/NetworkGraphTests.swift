@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 /// Damaged graphs are refused with `modelDamaged`, never a crash; a small valid one runs.
+@Suite(.timeLimit(.minutes(10)))
 struct NetworkGraphTests {
     static func graph(_ ops: String, tensors: Int = 3, parameters: Int = 0) throws -> NetworkGraph {
         let json = """

@@ -8,6 +8,7 @@ import Testing
 /// Convolutions whose output shares memory with what they read (the activation plan's residual sums and writes
 /// one row above an input) compute the same floats as the same layers each into memory of its own, on one thread
 /// and with bands spread over several.
+@Suite(.timeLimit(.minutes(10)))
 struct SharedOutputTests {
     /// A loop that runs indices on `width` threads, each taking the next index as it is free.
     struct ThreadLoop: ParallelLoop {

@@ -7,6 +7,7 @@ import Testing
 /// written by scripts/gen-u2netp.py): corpus PNGs sampled to 320x320 (the graph's size) and to
 /// 256x256 (the graph resized) at pixel centres, normalised as rembg does, every 8th pixel of the
 /// final map compared.
+@Suite(.timeLimit(.minutes(10)))
 struct U2NetpReferenceTests {
     struct Reference: Decodable {
         var photo: String

@@ -6,6 +6,7 @@ import Testing
 /// The registry's and the job runner's waits: resumed together when the condition turns true, each alone when its
 /// deadline passes on the injected clock or its task is cancelled, and exactly once.
 @MainActor
+@Suite(.timeLimit(.minutes(10)))
 struct ConditionWaitersTests {
     @Test func everyWaiterIsResumedWhenTheConditionTurnsTrue() async throws {
         let waiters = ConditionWaiters(timers: ManualTimers())

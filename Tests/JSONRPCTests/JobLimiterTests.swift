@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @MainActor
+@Suite(.timeLimit(.minutes(10)))
 struct JobLimiterTests {
     final class Order: Sendable {
         let values = Mutex<[Int]>([])

@@ -5,6 +5,7 @@ import Testing
 
 /// What `jobs.list` shows of a job between its cancel and its end.
 @MainActor
+@Suite(.timeLimit(.minutes(10)))
 struct JobsListTests {
     /// The registry is on the main actor, as this test is: between `cancel` and the next suspension the job's
     /// task cannot have reported its end, so the snapshot sees the window in which a cancelled job is in flight.

@@ -6,6 +6,7 @@ import Testing
 /// The server's requests to the client: answered, timed out on the injected clock, cancelled, or failed when the
 /// session ends, each exactly once.
 @MainActor
+@Suite(.timeLimit(.minutes(10)))
 struct PeerTests {
     private func peer(_ timers: ManualTimers) -> (Peer, Capture) {
         let out = Capture()

@@ -10,6 +10,7 @@ import Glibc
 
 /// The registry, the job runner and the batch collector, in process, with a manual clock.
 @MainActor
+@Suite(.timeLimit(.minutes(10)))
 struct RequestRegistryTests {
     private func job<M: RPCMethod>(_ method: M, _ id: Int, _ params: JSONValue? = nil, registry: RequestRegistry) -> Job {
         Job(handler: MethodHandler(method), params: params,

@@ -16,6 +16,7 @@ final class Recorder: ServerComponent {
 
 /// The whole server in process over pipes: it returns its exit code instead of exiting.
 @MainActor
+@Suite(.timeLimit(.minutes(10)))
 struct ServerInProcessTests {
     @Test func exitWithoutShutdownReturnsOneAndComponentsStartAndStop() async throws {
         var input: [Int32] = [0, 0]

@@ -1,6 +1,7 @@
 @testable import JSONRPCTransport
 import Testing
 
+@Suite(.timeLimit(.minutes(10)))
 struct ContentLengthFramerTests {
     private func frame(_ chunks: [[UInt8]], max: Int = 100) -> [FrameEvent] {
         var framer = ContentLengthFramer(maxMessageBytes: max)
@@ -84,6 +85,7 @@ struct ContentLengthFramerTests {
     }
 }
 
+@Suite(.timeLimit(.minutes(10)))
 struct InputFramerTests {
     private func frame(_ text: String, framing: MessageFraming? = nil) -> (MessageFraming?, [FrameEvent]) {
         let whole = frame([Array(text.utf8)], framing: framing)

@@ -1,6 +1,7 @@
 @testable import JSONRPCTransport
 import Testing
 
+@Suite(.timeLimit(.minutes(10)))
 struct IncomingMessageTests {
     private func msg(_ text: String) throws -> IncomingMessage { IncomingMessage(try JSONParser.parse(text)) }
 

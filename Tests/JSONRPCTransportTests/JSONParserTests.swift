@@ -1,6 +1,7 @@
 @testable import JSONRPCTransport
 import Testing
 
+@Suite(.timeLimit(.minutes(10)))
 struct JSONParserTests {
     @Test func parsesEveryKind() throws {
         let v = try JSONParser.parse(#" {"a": [1, -2.5e3, true, false, null, "x\n\u00e9\ud83d\ude00"], "b": {}} "#)

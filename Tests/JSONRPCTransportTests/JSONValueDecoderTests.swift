@@ -2,6 +2,7 @@ import JSONRPCTransport
 import Testing
 
 /// Params decoded straight from the parsed value: types, optionals, paths of what is wrong.
+@Suite(.timeLimit(.minutes(10)))
 struct JSONValueDecoderTests {
     struct Params: Decodable, Equatable {
         struct Effect: Decodable, Equatable { var blur: Double? }

@@ -1,6 +1,7 @@
 @testable import JSONRPCTransport
 import Testing
 
+@Suite(.timeLimit(.minutes(10)))
 struct LineFramerTests {
     private func frame(_ chunks: [String], max: Int = 100) -> [FrameEvent] {
         var framer = LineFramer(maxLineBytes: max)

@@ -3,6 +3,7 @@ import JSONRPCTransport
 import Testing
 
 /// The one writer: messages in order, framed as told, and the peer going away is noticed.
+@Suite(.timeLimit(.minutes(10)))
 struct MessageWriterTests {
     @Test func messagesKeepTheirOrderAndFraming() async throws {
         var fds: [Int32] = [0, 0]

@@ -2,6 +2,7 @@ import JSONRPCTransport
 import Testing
 
 /// A string enum given a value it does not have: the error names the accepted values, in the client's terms.
+@Suite(.timeLimit(.minutes(10)))
 struct StringEnumDecodingTests {
     enum Fit: String, Decodable, CaseIterable { case contain, cover }
     struct Params: Decodable { var fit: Fit; var fits: [Fit]? }

@@ -6,6 +6,7 @@ import Testing
 
 /// The blocking pool: bounded threads started as work comes, cancellation before a body starts, threads that end
 /// when it stops.
+@Suite(.timeLimit(.minutes(10)))
 struct BlockingPoolTests {
     /// A gate a blocking body waits on (a semaphore: the body runs on a pool thread, not a task).
     final class Gate: Sendable {

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 /// The worker keeps its memory while jobs follow each other and hands it back once it has been idle.
+@Suite(.timeLimit(.minutes(10)))
 struct IdleMemoryReleaseTests {
     @Test func memoryGoesBackOnlyAfterAStretchWithoutJobs() async throws {
         let timers = ManualTimers()

@@ -6,6 +6,7 @@ import JSONRPC
 import Synchronization
 import Testing
 
+@Suite(.timeLimit(.minutes(10)))
 struct ImageCacheTests {
     final class Counter: Sendable {
         let value = Atomic<Int>(0)

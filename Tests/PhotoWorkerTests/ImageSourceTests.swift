@@ -4,6 +4,7 @@ import JSONRPCTransport
 @testable import PhotoWorker
 import Testing
 
+@Suite(.timeLimit(.minutes(10)))
 struct ImageSourceTests {
     private func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
         try JSONDecoder().decode(T.self, from: Data(json.utf8))

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 /// Motion jobs' malloc thresholds: in force from the first job's start to the last one's end, however they end.
+@Suite(.timeLimit(.minutes(10)))
 struct MallocThresholdScopeTests {
     private struct Failed: Error {}
 

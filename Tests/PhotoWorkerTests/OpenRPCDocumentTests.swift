@@ -6,6 +6,7 @@ import Testing
 
 /// The contract the code states (each method's `contract`, the shared schemas beside their types) and the
 /// committed protocol/openrpc.json are one document, complete in both directions.
+@Suite(.timeLimit(.minutes(10)))
 struct OpenRPCDocumentTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

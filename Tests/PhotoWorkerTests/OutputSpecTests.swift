@@ -4,6 +4,7 @@ import Testing
 
 /// An output is what was asked for or a -32602: never bytes of one format under another's name, never an option
 /// silently dropped.
+@Suite(.timeLimit(.minutes(10)))
 struct OutputSpecTests {
     private func spec(_ json: String) throws -> OutputSpec {
         try JSONValueDecoder().decode(OutputSpec.self, from: try JSONParser.parse(Array(json.utf8)))

@@ -5,6 +5,7 @@ import Testing
 
 import Glibc
 
+@Suite(.timeLimit(.minutes(10)))
 struct OutputWriterTests {
     private func tempDir() throws -> String {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("pw-out-\(UUID().uuidString)").path
@@ -61,6 +62,7 @@ struct OutputWriterTests {
 }
 
 /// Outputs never destroy what the worker could not have made.
+@Suite(.timeLimit(.minutes(10)))
 struct OutputOverwriteTests {
     private func folder() throws -> String {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("pw-over-\(UUID().uuidString)").path
@@ -111,6 +113,7 @@ struct OutputOverwriteTests {
 }
 
 /// Outputs are created as the umask allows and never executable.
+@Suite(.timeLimit(.minutes(10)))
 struct OutputModeTests {
     @Test func outputsAre0644MinusTheUmask() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pw-mode-\(UUID().uuidString)").path

@@ -3,6 +3,7 @@ import Testing
 
 /// The waiter queue's state machine on its own: inputs and the actions they return, with strings for waiters and
 /// no tasks, threads or clocks.
+@Suite(.timeLimit(.minutes(10)))
 struct WaiterQueueTests {
     typealias Queue = WaiterQueue<String, Int>
 

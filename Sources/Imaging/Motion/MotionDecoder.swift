@@ -26,7 +26,10 @@ public final class MotionDecoder: Sendable {
     private let state: Mutex<State>
 
     private struct State: ~Copyable {
-        var reader: any MotionReader
+        /// Nil once closed (``close()``).
+        var reader: (any MotionReader)?
+        /// What the reader had warned of when it was closed.
+        var closedWarnings: [String] = []
         var handedOut = 0
         var ended = false
     }
@@ -114,8 +117,8 @@ public final class MotionDecoder: Sendable {
     ///   or `CancellationError`.
     public func next() throws -> MotionFrame? {
         try state.withLock { state throws -> MotionFrame? in
-            while !state.ended {
-                guard var frame = try state.reader.next() else {
+            while !state.ended, let reader = state.reader {
+                guard var frame = try reader.next() else {
                     state.ended = true
                     return nil
                 }
@@ -155,12 +158,24 @@ public final class MotionDecoder: Sendable {
     public func scaleFrames(toWidth width: Int, height: Int) throws -> Bool {
         let turned = info.rotation == 90 || info.rotation == 270
         return try state.withLock { state in
-            try state.reader.scaleFrames(toWidth: turned ? height : width, height: turned ? width : height)
+            try state.reader?.scaleFrames(toWidth: turned ? height : width, height: turned ? width : height) ?? false
         }
     }
 
-    /// What the libraries warned of so far (FFmpeg's log at warning level and above, skipped packets).
-    public var warnings: [String] { state.withLock { $0.reader.warnings } }
+    /// What the libraries warned of so far (FFmpeg's log at warning level and above, skipped packets), kept after
+    /// ``close()``.
+    public var warnings: [String] { state.withLock { $0.reader?.warnings ?? $0.closedWarnings } }
+
+    /// Releases the reader now rather than with the decoder: a video's codec context and its reference frames (a 4K
+    /// HEVC stream's are tens of megabytes), once no more frames are wanted while the decoder is still held (for its
+    /// `info` and `warnings`). Later calls of ``next()`` return nil.
+    public func close() {
+        state.withLock { state in
+            state.ended = true
+            state.closedWarnings = state.reader?.warnings ?? state.closedWarnings
+            state.reader = nil
+        }
+    }
 
     // MARK: - Opening
 

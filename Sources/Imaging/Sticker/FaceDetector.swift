@@ -9,6 +9,11 @@ import Compute
 /// The sticker pipeline uses the faces as an object-level prior that no bottom-up cue supplies:
 /// a person's body below a face belongs to the subject (`PersonPrior`).
 public enum FaceDetector {
+    /// Whether faces can be looked for at all: false when the cascade's resource is missing or damaged (a worker
+    /// installed without its bundle), when ``detect(in:maxSide:scaleFactor:minNeighbors:minRelativeSize:)`` finds
+    /// none in any photo.
+    public static var isAvailable: Bool { HaarCascade.frontalFace != nil }
+
     /// Face boxes in `image`'s pixel coordinates, largest first.
     /// - Parameters:
     ///   - maxSide: the longest side of the grey copy searched (clamped to 24...2048); faces smaller

@@ -26,13 +26,8 @@ public struct DiagnosticsFanoutMethod: RPCMethod {
     public init() {}
 
     public func handle(_ params: Params, context: RequestContext) async throws -> Result {
-        guard (0...100_000).contains(params.children) else {
-            throw RPCError.invalidParams(path: "children", "must be between 0 and 100000")
-        }
-        let ms = params.ms ?? 0
-        guard (0...3_600_000).contains(ms) else {
-            throw RPCError.invalidParams(path: "ms", "must be between 0 and 3600000")
-        }
+        try Self.children.checked(params.children)
+        let ms = try Self.ms.value(params.ms)
         try await withThrowingTaskGroup(of: ChildResult.self) { group in
             for child in 0..<params.children {
                 group.addTask {
@@ -51,13 +46,16 @@ public struct DiagnosticsFanoutMethod: RPCMethod {
 }
 
 extension DiagnosticsFanoutMethod {
+    static let children = NumberParam<Int>("children", 0...100_000)
+    /// The longest child's sleep; none by default.
+    static let ms = DiagnosticsSleepMethod.ms.defaulting(to: 0)
+}
+
+extension DiagnosticsFanoutMethod {
     public static let contract: MethodContract = #"""
         {
           "description": "Run N child tasks (staggered sleeps of up to ms), stream each as an item the moment it finishes, then reply.\n\nA scheduler probe for tests and benchmarks: offered only when the worker runs with --diagnostics.",
-          "params": [
-            {"name": "children", "schema": {"type": "integer", "minimum": 0, "maximum": 100000}, "required": true},
-            {"name": "ms", "schema": {"type": "integer", "minimum": 0, "maximum": 3600000}, "required": true}
-          ],
+          "params": [\#(Self.children.entry(required: true)), \#(Self.ms.entry())],
           "result": {
             "name": "Fanout",
             "schema": {

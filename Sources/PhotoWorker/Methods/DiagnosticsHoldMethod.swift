@@ -20,13 +20,15 @@ struct DiagnosticsHoldMethod: RPCMethod {
     static let estimatesMemory = true
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
-        guard params.bytes >= 0 else { throw RPCError.invalidParams(path: "bytes", "must not be negative") }
+        try Self.bytes.checked(params.bytes)
         try Self.checkMs(params.ms)
         return params.bytes
     }
 
+    static let bytes = NumberParam<Int>("bytes", lower: .inclusive(0), message: "must not be negative")
+
     static func checkMs(_ ms: Int) throws {
-        guard (0...3_600_000).contains(ms) else { throw RPCError.invalidParams(path: "ms", "must be between 0 and 3600000") }
+        try DiagnosticsSleepMethod.ms.checked(ms)
     }
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
@@ -41,8 +43,8 @@ extension DiagnosticsHoldMethod {
         {
           "description": "A memory-budget probe for tests: offered only when the worker runs with --diagnostics.",
           "params": [
-            {"name": "ms", "schema": {"type": "integer", "minimum": 0, "maximum": 3600000}, "required": true},
-            {"name": "bytes", "schema": {"type": "integer", "minimum": 0}, "required": true}
+            \#(DiagnosticsSleepMethod.ms.entry(required: true)),
+            \#(Self.bytes.entry(required: true))
           ],
           "result": {
             "name": "Held",

@@ -18,19 +18,20 @@ public struct DiagnosticsSleepMethod: RPCMethod {
     public init() {}
 
     public func handle(_ params: Params, context: RequestContext) async throws -> Result {
-        guard (0...3_600_000).contains(params.ms) else {
-            throw RPCError.invalidParams(path: "ms", "must be between 0 and 3600000")
-        }
+        try Self.ms.checked(params.ms)
         try await Task.sleep(for: .milliseconds(params.ms))
         return Result(slept: params.ms)
     }
 }
 
 extension DiagnosticsSleepMethod {
+    /// `ms` of the diagnostics probes: at most an hour.
+    static let ms = NumberParam<Int>("ms", 0...3_600_000)
+
     public static let contract: MethodContract = #"""
         {
           "description": "A scheduler probe for tests and benchmarks: offered only when the worker runs with --diagnostics.",
-          "params": [{"name": "ms", "schema": {"type": "integer", "minimum": 0, "maximum": 3600000}, "required": true}],
+          "params": [\#(Self.ms.entry(required: true))],
           "result": {
             "name": "Slept",
             "schema": {

@@ -26,9 +26,7 @@ public struct DiagnosticsSpinMethod: RPCMethod {
     }
 
     public func handle(_ params: Params, context: RequestContext) async throws -> Result {
-        guard (0...3_600_000).contains(params.ms) else {
-            throw RPCError.invalidParams(path: "ms", "must be between 0 and 3600000")
-        }
+        try DiagnosticsSleepMethod.ms.checked(params.ms)
         let ms = params.ms
         return try await compute.run { try Self.spin(milliseconds: ms) }
     }

@@ -48,6 +48,18 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         var canvas: AnimatedCanvas?
     }
 
+    /// The numeric params' bounds and defaults, stated once: `validate`, the cut, the contract below and
+    /// `photos.process`'s `animated` (``AnimatedSpec``) read them.
+    enum Rules {
+        static let start = NumberParam<Double>("start", lower: .inclusive(0), unit: "seconds")
+        static let duration = NumberParam<Double>("duration", lower: .exclusive(0), unit: "seconds")
+        static let fps = NumberParam<Double>("fps", lower: .exclusive(0), upper: .inclusive(60))
+        static let size = NumberParam<Int>("size", 16...2048, default: 512)
+        static let keyFrameInterval = NumberParam<Double>("keyFrameInterval", 0...10, default: 0.5, unit: "seconds")
+        /// Without `fps`, a source faster than this is made at this rate.
+        static let fastSourceRate = 30.0
+    }
+
     /// `canvas`: the part of the frames an animated sticker shows.
     enum AnimatedCanvas: String, Decodable, Sendable, CaseIterable {
         /// The box of the subject over the whole clip, plus room for the outline: as a still sticker is cropped.
@@ -75,6 +87,8 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         /// Mean share of the subject's pixels that change side between consecutive frames' masks.
         var flicker: Double
         var segmenter: Segmenter
+        /// Why it is that one, or what it ran without; absent when nothing is missing (or no frame was cut).
+        var segmenterReason: String?
         var target: TargetResult?
         /// What was changed of what was asked, in words (`ClipWarnings`); empty when nothing was.
         var warnings: [String]
@@ -142,18 +156,18 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         }
         let info = decoder.info
         let chosen = cutsSubject ? try params.subject?.validated(width: info.width, height: info.height, path: subjectPath) : nil
-        let long = params.size ?? 512
+        let long = params.size ?? Rules.size.standard
         let scale = Double(long) / Double(max(info.width, info.height))
         var side = (max(2, Int((Double(info.width) * scale).rounded())), max(2, Int((Double(info.height) * scale).rounded())))
         if format == .webm { side = (side.0 + side.0 % 2, side.1 + side.1 % 2) }
         let (width, height) = side
-        let fps = params.fps ?? info.frameRate.flatMap { $0 > 30 ? 30 : nil }
+        let fps = params.fps ?? info.frameRate.flatMap { $0 > Rules.fastSourceRate ? Rules.fastSourceRate : nil }
         // A GIF or a WebP declares no frame rate: its mean over the whole animation stands in, so key frames are as
         // many seconds apart as a video's.
         let mean = info.frameCount.flatMap { n in info.duration.flatMap { $0 > 0 && n > 1 ? Double(n) / $0 : nil } }
         let rate = fps ?? info.frameRate ?? mean ?? 15
         // A ready-made sticker's frames are each their own key frame: their masks are their alpha, nothing to carry.
-        let keyInterval = cutsSubject ? max(1, Int((rate * (params.keyFrameInterval ?? 0.5)).rounded())) : 1
+        let keyInterval = cutsSubject ? max(1, Int((rate * (params.keyFrameInterval ?? Rules.keyFrameInterval.standard)).rounded())) : 1
         let window = min(params.duration ?? target?.animatedMaxDuration ?? .infinity,
                          max(0, (info.duration ?? .infinity) - (params.start ?? 0)))
         let total = window.isFinite ? max(1, Int((window * rate).rounded(.up))) : (info.frameCount ?? 1)
@@ -193,7 +207,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         // WebP, a clip smaller than the cut) or fails to leaves them at full size: they are resized below either way.
         _ = try? decoder.scaleFrames(toWidth: width, height: height)
         let compute = services.compute
-        let cutter = KeyFrameCutter(compute: compute, memory: services.activations)
+        let cutter = KeyFrameCutter(compute: compute, memory: services.activations, sourcePixels: info.width * info.height)
         var segmenter = Segmenter.network
         // The subject chosen, at the cut's size; each key frame's prompt is carried on to the next one.
         var prompt = chosen?.scaled(fromWidth: info.width, height: info.height, toWidth: width, height: height)
@@ -274,6 +288,9 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                 }
                 nextTick = tick
             }
+            // The last frame is read: the decoder's state (a 4K HEVC stream's reference frames) goes before the last
+            // key frame's cut and the encode, which held the clip's peak beside it.
+            decoder.close()
             try await perform(try await advance { try $0.finishClip() })
             try await encoding.waitForAll()
         }
@@ -332,6 +349,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             output: output, mask: mask, frames: fit?.chosen.frames ?? machine.framesOut,
             duration: ((fit.map { $0.chosen.length } ?? machine.duration) * 1000).rounded() / 1000,
             keyFrames: machine.keyFrames, flicker: (machine.flicker * 10000).rounded() / 10000, segmenter: segmenter,
+            segmenterReason: cutsSubject ? segmenter.reason(asked: .network) : nil,
             target: fit.map { fit in
                 TargetResult(name: target!, maxBytes: target!.animatedMaxBytes, maxDuration: target!.animatedMaxDuration,
                              encoding: fit.chosen.summary, encodings: fit.attempts.map(\.summary))
@@ -381,19 +399,11 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         if let m = params.maskOutput?.format, m != .apng, m != .webp {
             throw RPCError.invalidParams(path: path("maskOutput.format"), "the masks are written as apng or webp")
         }
-        if let fps = params.fps, !(fps > 0 && fps <= 60) { throw RPCError.invalidParams(path: path("fps"), "must be in (0, 60]") }
-        if let size = params.size, !(16...2048).contains(size) {
-            throw RPCError.invalidParams(path: path("size"), "must be between 16 and 2048")
-        }
-        if let start = params.start, !(start >= 0 && start.isFinite) {
-            throw RPCError.invalidParams(path: path("start"), "must be a number of seconds, at least 0")
-        }
-        if let duration = params.duration, !(duration > 0 && duration.isFinite) {
-            throw RPCError.invalidParams(path: path("duration"), "must be a number of seconds over 0")
-        }
-        if let k = params.keyFrameInterval, !(k >= 0 && k <= 10) {
-            throw RPCError.invalidParams(path: path("keyFrameInterval"), "must be between 0 and 10 seconds")
-        }
+        try Rules.fps.checked(params.fps, path: path("fps"))
+        try Rules.size.checked(params.size, path: path("size"))
+        try Rules.start.checked(params.start, path: path("start"))
+        try Rules.duration.checked(params.duration, path: path("duration"))
+        try Rules.keyFrameInterval.checked(params.keyFrameInterval, path: path("keyFrameInterval"))
         return format
     }
 
@@ -429,30 +439,10 @@ extension ImageAnimatedStickerMethod {
               "description": "A Live Photo's clip (IMG_1234.MOV beside IMG_1234.HEIC): the frames cut are the clip's, the still `source` is only named (and read as the session's policy allows)."
             },
             {"name": "output", "schema": {"$ref": "#/components/schemas/AnimatedOutput"}, "required": true},
-            {
-              "name": "start",
-              "schema": {"type": "number", "minimum": 0},
-              "required": false,
-              "description": "Seconds from the source's start."
-            },
-            {
-              "name": "duration",
-              "schema": {"type": "number", "exclusiveMinimum": 0},
-              "required": false,
-              "description": "Seconds from start (a target's longest by default)."
-            },
-            {
-              "name": "fps",
-              "schema": {"type": "number", "exclusiveMinimum": 0, "maximum": 60},
-              "required": false,
-              "description": "Output frames per second (the source's own timing by default; at most 30 when the source is faster)."
-            },
-            {
-              "name": "size",
-              "schema": {"type": "integer", "minimum": 16, "maximum": 2048, "default": 512},
-              "required": false,
-              "description": "Long side of the frames the subject is cut in; a target lays them out at its own size."
-            },
+            \#(Rules.start.entry(description: "Seconds from the source's start.")),
+            \#(Rules.duration.entry(description: "Seconds from start (a target's longest by default).")),
+            \#(Rules.fps.entry(description: "Output frames per second (the source's own timing by default; at most \(Rules.fastSourceRate.contractText) when the source is faster).")),
+            \#(Rules.size.entry(description: "Long side of the frames the subject is cut in; a target lays them out at its own size.")),
             {"name": "outline", "schema": {"$ref": "#/components/schemas/Outline"}, "required": false},
             {
               "name": "maskOutput",
@@ -465,12 +455,7 @@ extension ImageAnimatedStickerMethod {
               "schema": {"type": "string", "enum": [\#(ContractSchema.list(MessengerTarget.allCases.map(\.rawValue)))]},
               "required": false
             },
-            {
-              "name": "keyFrameInterval",
-              "schema": {"type": "number", "minimum": 0, "maximum": 10, "default": 0.5},
-              "required": false,
-              "description": "Seconds between the frames the network cuts; 0 cuts every frame."
-            },
+            \#(Rules.keyFrameInterval.entry(description: "Seconds between the frames the network cuts; 0 cuts every frame.")),
             {
               "name": "subject",
               "schema": {"$ref": "#/components/schemas/Subject"},
@@ -514,6 +499,7 @@ extension ImageAnimatedStickerMethod {
                   "description": "Mean share of the subject's pixels that change side between consecutive frames' masks (the subject's own motion included)."
                 },
                 "segmenter": {"$ref": "#/components/schemas/Segmenter"},
+                "segmenterReason": \#(Segmenter.reasonSchema),
                 "warnings": {
                   "type": "array",
                   "items": {"type": "string"},

@@ -38,6 +38,9 @@ struct ImageEffectMethod: RPCMethod {
         return Result(output: try await OutputWriter.write(result, to: params.output, access: access, on: services.compute), ms: start.millisecondsElapsed)
     }
 
+    static let blur = NumberParam<Double>("blur", 0...250)
+    static let opacity = NumberParam<Double>("opacity", 0...1)
+
     /// Validates every effect before any pixel work: exactly one key each, values in range.
     static func effects(_ specs: [EffectSpec]) throws -> [ImageEffect] {
         guard specs.count <= 32 else { throw RPCError.invalidParams(path: "effects", "at most 32 effects") }
@@ -46,14 +49,8 @@ struct ImageEffectMethod: RPCMethod {
             guard given == 1 else {
                 throw RPCError.invalidParams(path: "effects[\(i)]", "each effect has exactly one of blur, opacity, grayscale")
             }
-            if let r = s.blur {
-                guard r.isFinite, (0...250).contains(r) else { throw RPCError.invalidParams(path: "effects[\(i)].blur", "must be between 0 and 250") }
-                return .blur(radius: r)
-            }
-            if let o = s.opacity {
-                guard o.isFinite, (0...1).contains(o) else { throw RPCError.invalidParams(path: "effects[\(i)].opacity", "must be between 0 and 1") }
-                return .opacity(o)
-            }
+            if let r = try Self.blur.checked(s.blur, path: "effects[\(i)].blur") { return .blur(radius: r) }
+            if let o = try Self.opacity.checked(s.opacity, path: "effects[\(i)].opacity") { return .opacity(o) }
             guard s.grayscale == true else {
                 throw RPCError.invalidParams(path: "effects[\(i)].grayscale", "must be true")
             }
@@ -80,13 +77,13 @@ extension ImageEffectMethod {
                   "oneOf": [
                     {
                       "type": "object",
-                      "properties": {"blur": {"type": "number", "minimum": 0, "maximum": 250}},
+                      "properties": {"blur": \#(Self.blur.schema())},
                       "required": ["blur"],
                       "additionalProperties": false
                     },
                     {
                       "type": "object",
-                      "properties": {"opacity": {"type": "number", "minimum": 0, "maximum": 1}},
+                      "properties": {"opacity": \#(Self.opacity.schema())},
                       "required": ["opacity"],
                       "additionalProperties": false
                     },

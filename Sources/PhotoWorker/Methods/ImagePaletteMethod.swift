@@ -35,11 +35,7 @@ extension ImagePaletteMethod {
         {
           "params": [
             {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
-            {
-              "name": "count",
-              "schema": {"type": "integer", "minimum": 3, "maximum": 10, "default": 5},
-              "required": false
-            }
+            \#(PaletteStage.count.entry())
           ],
           "result": {
             "name": "Palette",

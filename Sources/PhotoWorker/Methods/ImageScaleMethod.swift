@@ -49,7 +49,7 @@ extension ImageScaleMethod {
         {
           "params": [
             {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
-            {"name": "factor", "schema": {"type": "number", "exclusiveMinimum": 0, "maximum": 64}, "required": true},
+            \#(Self.factor.entry(required: true)),
             {"name": "output", "schema": {"$ref": "#/components/schemas/Output"}, "required": true}
           ],
           "result": {
@@ -76,10 +76,11 @@ extension ImageScaleMethod: MCPToolMethod {
 extension ImageScaleMethod {
     static let estimatesMemory = true
 
+    static let factor = NumberParam<Double>("factor", lower: .exclusive(0), upper: .inclusive(64),
+                                            message: "must be a number greater than 0 and at most 64")
+
     static func checkFactor(_ factor: Double) throws {
-        guard factor.isFinite, factor > 0, factor <= 64 else {
-            throw RPCError.invalidParams(path: "factor", "must be a number greater than 0 and at most 64")
-        }
+        try Self.factor.checked(factor)
     }
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {

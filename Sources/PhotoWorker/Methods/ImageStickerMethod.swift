@@ -33,6 +33,8 @@ struct ImageStickerMethod: RPCMethod {
         var confidence: Double
         /// The segmenter that ran.
         var segmenter: Segmenter
+        /// Why it is that one, or what it ran without (``Segmenter/reason(asked:)``); absent when nothing is missing.
+        var segmenterReason: String?
         var ms: Double
     }
 
@@ -59,7 +61,7 @@ struct ImageStickerMethod: RPCMethod {
         return Result(
             output: output, mask: mask, boundingBox: Box(sticker.boundingBox),
             coverage: sticker.reportedCoverage, confidence: sticker.reportedConfidence, segmenter: segmenter,
-            ms: start.millisecondsElapsed)
+            segmenterReason: segmenter.reason(asked: params.segmenter ?? .network), ms: start.millisecondsElapsed)
     }
 }
 
@@ -110,7 +112,8 @@ extension ImageStickerMethod {
                 },
                 "confidence": {"type": "number", "minimum": 0, "maximum": 1},
                 "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."},
-                "segmenter": {"$ref": "#/components/schemas/Segmenter"}
+                "segmenter": {"$ref": "#/components/schemas/Segmenter"},
+                "segmenterReason": \#(Segmenter.reasonSchema)
               },
               "required": ["output", "boundingBox", "coverage", "confidence", "ms", "segmenter"],
               "additionalProperties": false

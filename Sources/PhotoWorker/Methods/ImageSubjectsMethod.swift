@@ -35,6 +35,8 @@ struct ImageSubjectsMethod: RPCMethod {
     struct Result: Encodable, Sendable {
         var subjects: [Subject]
         var segmenter: Segmenter
+        /// Why it is that one, or what it ran without; absent when nothing is missing.
+        var segmenterReason: String?
         var ms: Double
     }
 
@@ -64,7 +66,8 @@ struct ImageSubjectsMethod: RPCMethod {
             subjects.append(Subject(box: Box(s.box), area: (s.area * 10_000).rounded() / 10_000,
                                     score: (s.score * 1000).rounded() / 1000, point: [s.point.x, s.point.y], sticker: file))
         }
-        return Result(subjects: subjects, segmenter: segmenter, ms: start.millisecondsElapsed)
+        return Result(subjects: subjects, segmenter: segmenter,
+                      segmenterReason: segmenter.reason(asked: params.segmenter ?? .network), ms: start.millisecondsElapsed)
     }
 }
 
@@ -79,12 +82,7 @@ extension ImageSubjectsMethod {
               "schema": {"$ref": "#/components/schemas/Segmenter"},
               "description": "`network` (default) or `classical`."
             },
-            {
-              "name": "max",
-              "schema": {"type": "integer", "minimum": 1, "maximum": 32, "default": 8},
-              "required": false,
-              "description": "At most this many subjects."
-            },
+            \#(Self.subjectLimit.entry(description: "At most this many subjects.")),
             {
               "name": "stickers",
               "schema": {"$ref": "#/components/schemas/OutputDirectory"},
@@ -135,6 +133,7 @@ extension ImageSubjectsMethod {
                   }
                 },
                 "segmenter": {"$ref": "#/components/schemas/Segmenter"},
+                "segmenterReason": \#(Segmenter.reasonSchema),
                 "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."}
               },
               "required": ["subjects", "segmenter", "ms"],
@@ -153,10 +152,11 @@ extension ImageSubjectsMethod: MCPToolMethod {
 extension ImageSubjectsMethod {
     static let estimatesMemory = true
 
+    /// How many subjects at most.
+    static let subjectLimit = NumberParam<Int>("max", 1...32, default: 8)
+
     static func checkedMax(_ params: Params) throws -> Int {
-        let limit = params.max ?? 8
-        guard (1...32).contains(limit) else { throw RPCError.invalidParams(path: "max", "must be between 1 and 32") }
-        return limit
+        try Self.subjectLimit.value(params.max)
     }
 
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {

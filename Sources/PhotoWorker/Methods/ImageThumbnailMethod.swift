@@ -48,20 +48,23 @@ struct ImageThumbnailMethod: RPCMethod {
             shrinkOnLoad: decoded.metadata.scaleDenominator, ms: start.millisecondsElapsed)
     }
 
+    /// `size`, `width` and `height`: at most the resampler's largest side.
+    static func side(_ name: String) -> NumberParam<Int> { NumberParam(name, 1...Resampler.maximumDimension) }
+
     static func box(_ p: Params) throws -> (Int, Int) {
         let limit = Resampler.maximumDimension
+        // Each value on its own first, then how they combine.
+        try Self.side("size").checked(p.size)
+        try Self.side("width").checked(p.width)
+        try Self.side("height").checked(p.height)
         if let size = p.size {
             guard p.width == nil, p.height == nil else {
                 throw RPCError.invalidParams(path: "size", "give either size or width/height, not both")
             }
-            guard (1...limit).contains(size) else { throw RPCError.invalidParams(path: "size", "must be between 1 and \(limit)") }
             return (size, size)
         }
         guard p.width != nil || p.height != nil else {
             throw RPCError.invalidParams(path: "size", "required parameter is missing (or width/height)")
-        }
-        for (name, v) in [("width", p.width), ("height", p.height)] {
-            if let v, !(1...limit).contains(v) { throw RPCError.invalidParams(path: name, "must be between 1 and \(limit)") }
         }
         // One side given: the other is unconstrained.
         return (p.width ?? limit, p.height ?? limit)
@@ -79,14 +82,9 @@ extension ImageThumbnailMethod {
         {
           "params": [
             {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
-            {
-              "name": "size",
-              "schema": {"type": "integer", "minimum": 1, "maximum": 32768},
-              "required": false,
-              "description": "A square box; or give width and/or height."
-            },
-            {"name": "width", "schema": {"type": "integer", "minimum": 1, "maximum": 32768}, "required": false},
-            {"name": "height", "schema": {"type": "integer", "minimum": 1, "maximum": 32768}, "required": false},
+            \#(Self.side("size").entry(description: "A square box; or give width and/or height.")),
+            \#(Self.side("width").entry()),
+            \#(Self.side("height").entry()),
             {"name": "fit", "schema": {"enum": [\#(ContractSchema.list(FitMode.allCases.map(\.rawValue)))], "default": "contain"}, "required": false},
             {"name": "output", "schema": {"$ref": "#/components/schemas/Output"}, "required": true}
           ],

@@ -333,13 +333,9 @@ extension PackExportMethod {
               "description": "Photos to cut stickers from first (and clips, with `animated`). A Live Photo is its still with its clip as `motion`, or the still's path alone (or beside its clip's) when the clip has its name: IMG_1234.HEIC or .JPG with IMG_1234.MOV or .MP4 (any case) in its folder. It is one sticker: its clip's with `animated`, its still's without; `paired` in the result lists each, `count` counts stickers."
             },
             {"name": "outline", "schema": {"$ref": "#/components/schemas/Outline"}, "required": false},
-            {"name": "columns", "schema": {"type": "integer", "minimum": 1, "maximum": 256}, "required": false},
-            {
-              "name": "cellSize",
-              "schema": {"type": "integer", "minimum": 16, "maximum": 4096, "default": 256},
-              "required": false
-            },
-            {"name": "padding", "schema": {"type": "integer", "minimum": 0}, "required": false},
+            \#(Self.columns.entry()),
+            \#(Self.cellSize.entry()),
+            \#(Self.padding.entry()),
             {
               "name": "background",
               "schema": {"type": "string", "description": "#RRGGBB, #RRGGBBAA or transparent (default)."},
@@ -460,14 +456,18 @@ extension PackExportMethod {
         return (items, fromPhotos, layout)
     }
 
+    static let cellSize = NumberParam<Int>("cellSize", 16...4096, default: 256)
+    /// At least 0; less than half the cell is checked against the cell's size.
+    static let padding = NumberParam<Int>("padding", lower: .inclusive(0), message: "must be at least 0 and less than half the cell")
+    static let columns = NumberParam<Int>("columns", 1...256)
+
     /// The sheet for `count` stickers: the cell, padding and columns asked for (columns by default the square root).
     static func layout(_ params: Params, count: Int, maxPixels: Int) throws -> StickerSheet {
-        let cell = params.cellSize ?? 256
-        guard (16...4096).contains(cell) else { throw RPCError.invalidParams(path: "cellSize", "must be between 16 and 4096") }
+        let cell = try Self.cellSize.value(params.cellSize)
         let padding = params.padding ?? cell / 16
-        guard padding >= 0, padding * 2 < cell else { throw RPCError.invalidParams(path: "padding", "must be at least 0 and less than half the cell") }
+        guard Self.padding.contains(padding), padding * 2 < cell else { throw RPCError.invalidParams(path: "padding", Self.padding.message) }
         let columns = params.columns ?? Int(Double(count).squareRoot().rounded(.up))
-        guard (1...256).contains(columns) else { throw RPCError.invalidParams(path: "columns", "must be between 1 and 256") }
+        try Self.columns.checked(columns)
         let layout = StickerSheet(columns: columns, cellSize: cell, padding: padding, background: try Self.background(params.background))
         let (sheetWidth, sheetHeight) = layout.size(for: count)
         guard sheetWidth * sheetHeight <= maxPixels else {

@@ -44,11 +44,7 @@ extension PhotoProcessMethod {
         {
           "params": [
             {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
-            {
-              "name": "count",
-              "schema": {"type": "integer", "minimum": 3, "maximum": 10, "default": 5},
-              "required": false
-            },
+            \#(PaletteStage.count.entry()),
             {"name": "outline", "schema": {"$ref": "#/components/schemas/Outline"}, "required": false},
             {"name": "output", "schema": {"$ref": "#/components/schemas/OutputDirectory"}, "required": true},
             {
@@ -121,7 +117,8 @@ extension PhotoProcessMethod {
                   "required": ["decodeMs", "stickerMs", "paletteMs", "gradientMs", "writeMs", "totalMs"],
                   "additionalProperties": false
                 },
-                "segmenter": {"$ref": "#/components/schemas/Segmenter"}
+                "segmenter": {"$ref": "#/components/schemas/Segmenter"},
+                "segmenterReason": \#(Segmenter.reasonSchema)
               },
               "required": [
                 "source",

@@ -152,14 +152,10 @@ extension PhotosProcessMethod {
               "required": true,
               "description": "The photos and clips; a Live Photo as its still with its clip as `motion`, or as the still's path alone (or beside its clip's) when the clip has its name: IMG_1234.HEIC or .JPG with IMG_1234.MOV or .MP4 (any case) in its folder. A Live Photo is one item, its still's: with `animated` its clip is cut, without it its still is processed. `paired` in the result lists each."
             },
-            {
-              "name": "count",
-              "schema": {"type": "integer", "minimum": 3, "maximum": 10, "default": 5},
-              "required": false
-            },
+            \#(PaletteStage.count.entry()),
             {"name": "outline", "schema": {"$ref": "#/components/schemas/Outline"}, "required": false},
             {"name": "output", "schema": {"$ref": "#/components/schemas/OutputDirectory"}, "required": true},
-            {"name": "maxConcurrency", "schema": {"type": "integer", "minimum": 1}, "required": false},
+            \#(Self.maxConcurrency.entry()),
             {
               "name": "segmenter",
               "schema": {"$ref": "#/components/schemas/Segmenter"},
@@ -243,15 +239,16 @@ extension PhotosProcessMethod: MCPToolMethod {
 extension PhotosProcessMethod {
     static let estimatesMemory = true
 
+    /// How many sources at once, at most (the worker's job limit caps it too).
+    static let maxConcurrency = NumberParam<Int>("maxConcurrency", lower: .inclusive(1))
+
     /// The palette's count, once the params' own limits are checked (before any source is read).
     static func checkedCount(_ params: Params) throws -> Int {
         let count = try PaletteStage.validCount(params.count)
         guard params.sources.count <= 100_000 else {
             throw RPCError.invalidParams(path: "sources", "at most 100000 sources")
         }
-        if let m = params.maxConcurrency, m < 1 {
-            throw RPCError.invalidParams(path: "maxConcurrency", "must be at least 1")
-        }
+        try Self.maxConcurrency.checked(params.maxConcurrency)
         return count
     }
 

@@ -5,9 +5,26 @@ import Inference
 /// How an animated sticker's key frames are cut (``ClipCut``'s `.cutKeyFrame`): as a still is, both passes and the
 /// same maps (``StickerStage/extract(_:outline:segmenter:on:memory:concurrentUpTo:cut:mirrored:)``); only the mask is
 /// kept, the edge's colours are estimated on every frame as its mask is applied (``AnimatedFrame/cutOut()``).
+///
+/// A clip whose frames are over ``concurrentStagesUpTo`` pixels as stored has each key frame's stages (the network's
+/// two passes among them) run one after another: the same mask, with one pass's activations at a time beside what
+/// the video decoder holds for such a stream (a 4K HEVC stream's reference frames).
 struct KeyFrameCutter: Sendable {
     let compute: ComputePool
     let memory: ActivationMemory
+    /// Whether a key frame's stages may run at once (chosen by ``init(compute:memory:sourcePixels:)``).
+    let concurrentStages: Bool
+
+    /// Sources up to this many pixels a frame (twice 1080p's) have a key frame's stages at once: above it they ran
+    /// one after another, for the clip's peak (bench/README.md, "The 4K clip's peak").
+    static let concurrentStagesUpTo = 4_147_200
+
+    /// - Parameter sourcePixels: the clip's frame size as stored, width x height.
+    init(compute: ComputePool, memory: ActivationMemory, sourcePixels: Int) {
+        self.compute = compute
+        self.memory = memory
+        concurrentStages = sourcePixels <= Self.concurrentStagesUpTo
+    }
 
     /// `prompt`, chosen on the key frame before, carried to this one along `motion`.
     func carry(_ prompt: SubjectPrompt, along motion: ClipCut.KeyFrameMotion) async throws -> SubjectPrompt {
@@ -19,7 +36,8 @@ struct KeyFrameCutter: Sendable {
     func mask(_ image: Image, prompt: SubjectPrompt?) async throws -> (Mask, Segmenter) {
         let cut = StickerCutSpec(subject: prompt.map { SubjectSpec($0) }, decontaminate: false)
         let (sticker, used) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: compute,
-                                                             memory: memory, cut: cut)
+                                                             memory: memory,
+                                                             concurrentUpTo: concurrentStages ? .max : 0, cut: cut)
         return (sticker.mask, used)
     }
 }

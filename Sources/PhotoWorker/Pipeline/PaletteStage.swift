@@ -5,14 +5,12 @@ import JSONRPCTransport
 
 /// Palette work shared by `image.palette`, `photo.process` and `photos.process`.
 enum PaletteStage {
-    /// The `count` parameter (3 to 10, default 5), or -32602 naming `path`.
+    /// The `count` parameter of the three methods: the palette sizes the worker makes, default 5.
+    static let count = NumberParam<Int>("count", Worker.paletteCounts, default: 5)
+
+    /// The `count` parameter, or -32602 naming `path`.
     static func validCount(_ count: Int?, path: String = "count") throws -> Int {
-        let c = count ?? 5
-        let counts = Worker.paletteCounts
-        guard counts.contains(c) else {
-            throw RPCError.invalidParams(path: path, "must be between \(counts.lowerBound) and \(counts.upperBound)")
-        }
-        return c
+        try Self.count.value(count, path: path)
     }
 
     /// The dominant colours, on the compute threads.

@@ -41,6 +41,8 @@ public struct PhotoProcessor: Sendable {
         public var confidence: Double
         /// The segmenter that cut the sticker out.
         public var segmenter: Segmenter
+        /// Why it is that one, or what it ran without (``Segmenter/reason(asked:)``); absent when nothing is missing.
+        public var segmenterReason: String?
         public var timings: Timings
     }
 
@@ -62,7 +64,7 @@ public struct PhotoProcessor: Sendable {
             source: source.description, palette: cut.palette,
             sticker: written.sticker, gradientSticker: written.gradient,
             boundingBox: Box(cut.boundingBox), coverage: cut.coverage, confidence: cut.confidence,
-            segmenter: cut.segmenter,
+            segmenter: cut.segmenter, segmenterReason: cut.segmenter.reason(asked: segmenter),
             timings: Timings(
                 decodeMs: cut.decodeMs, stickerMs: cut.stickerMs, paletteMs: cut.paletteMs,
                 gradientMs: written.gradientMs, writeMs: written.writeMs, totalMs: start.millisecondsElapsed))

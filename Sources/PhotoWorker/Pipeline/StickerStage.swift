@@ -33,7 +33,7 @@ enum StickerStage {
         base.subject = try cut.subject?.validated(for: image, path: cut.subjectPath)
         base.decontaminatesEdges = cut.decontaminate
         let stages = PoolStages(compute, concurrent: image.width * image.height <= limit)
-        if segmenter == .network, let networks = try? SubjectNetwork.Networks.load() {
+        if let networks = segmenter.loadedNetworks {
             // The classical maps are guessed only once the mirror image's map (the first one done) is undecided:
             // a decisive one is nearly always followed by a decisive whole map, and its photo's pass can then have
             // the second thread's help instead.
@@ -80,7 +80,7 @@ enum StickerStage {
         var base = (outline ?? OutlineSpec(width: 0)).stickerOptions
         base.decontaminatesEdges = decontaminate
         let stages = PoolStages(compute, concurrent: image.width * image.height <= limit)
-        if segmenter == .network, let networks = try? SubjectNetwork.Networks.load() {
+        if let networks = segmenter.loadedNetworks {
             // Every round's map decides with the classical maps' help where it is unsure (`networkOptions`), without a
             // guess: no speculation gate here.
             let found = try await StickerExtractor.subjects(in: image, options: networkOptions(base), subjectMap: { photo in

@@ -67,7 +67,7 @@ struct APNGReader {
     }
 }
 
-@Suite("APNG encoder")
+@Suite("APNG encoder", .timeLimit(.minutes(10)))
 struct APNGEncoderTests {
     @Test("Lossless APNG: every frame comes back exactly, with its delay, looping forever")
     func roundTrip() throws {

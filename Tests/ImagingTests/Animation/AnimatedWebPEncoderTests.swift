@@ -19,7 +19,7 @@ func decodeWebPFrame(_ bytes: [UInt8], _ index: Int, width: Int, height: Int)
     return (Image(width: width, height: height, pixels: rgba), Int(end), Int(frames), Int(loops))
 }
 
-@Suite("Animated WebP encoder")
+@Suite("Animated WebP encoder", .timeLimit(.minutes(10)))
 struct AnimatedWebPEncoderTests {
     @Test("Every frame comes back close, alpha kept, timestamps in ms, looping forever")
     func roundTrip() throws {

@@ -1,7 +1,7 @@
 import Testing
 @testable import Imaging
 
-@Suite("Animation fitting")
+@Suite("Animation fitting", .timeLimit(.minutes(10)))
 struct AnimationFittingTests {
     func clip(frames: Int = 20, fps: Double = 20) throws -> FrameSpool {
         var spool = FrameSpool(width: 96, height: 96)

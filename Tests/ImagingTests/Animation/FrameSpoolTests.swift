@@ -1,7 +1,7 @@
 import Testing
 @testable import Imaging
 
-@Suite("Frame spool")
+@Suite("Frame spool", .timeLimit(.minutes(10)))
 struct FrameSpoolTests {
     func spool(_ durations: [Double]) throws -> FrameSpool {
         var spool = FrameSpool(width: 64, height: 48)

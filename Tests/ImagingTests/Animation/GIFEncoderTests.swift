@@ -44,7 +44,7 @@ struct GIFBlocks {
     }
 }
 
-@Suite("GIF encoder")
+@Suite("GIF encoder", .timeLimit(.minutes(10)))
 struct GIFEncoderTests {
     @Test("Frames, centisecond delays kept on the running total, NETSCAPE loop, transparency from alpha")
     func structure() throws {
@@ -75,7 +75,7 @@ struct GIFEncoderTests {
     }
 }
 
-@Suite("Median cut quantizer")
+@Suite("Median cut quantizer", .timeLimit(.minutes(10)))
 struct MedianCutQuantizerTests {
     @Test("A few flat colours are kept exactly; many are reduced to the palette size")
     func palette() {

@@ -1,7 +1,7 @@
 import Testing
 @testable import Imaging
 
-@Suite("Key-frame masks")
+@Suite("Key-frame masks", .timeLimit(.minutes(10)))
 struct KeyFrameMasksTests {
     /// A mask with a filled rectangle from x0 (inclusive) to x1 (exclusive), all rows.
     func bar(_ x0: Int, _ x1: Int) -> Mask {

@@ -3,7 +3,7 @@ import Testing
 
 /// `SubjectPrompt.carried(along:onto:)` and `scaled(fromWidth:height:toWidth:height:)`: how a subject chosen on a clip's
 /// first frame is said again on each later key frame, and in the cut's pixels.
-@Suite("A subject prompt carried between key frames")
+@Suite("A subject prompt carried between key frames", .timeLimit(.minutes(10)))
 struct KeyFramePromptTests {
     /// A 20x10 mask with a filled rectangle [x0, x1) x [y0, y1).
     func block(_ x0: Int, _ x1: Int, _ y0: Int = 0, _ y1: Int = 10) -> Mask {

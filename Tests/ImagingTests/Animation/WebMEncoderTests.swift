@@ -24,7 +24,7 @@ func inspectWebM(_ bytes: [UInt8], frame index: Int, width: Int, height: Int)
     return (facts, alpha, luma)
 }
 
-@Suite("WebM encoder")
+@Suite("WebM encoder", .timeLimit(.minutes(10)))
 struct WebMEncoderTests {
     @Test("VP9 with alpha_mode 1: every frame, its time, its alpha; no audio")
     func roundTrip() throws {

@@ -1,7 +1,7 @@
 import Testing
 @testable import Imaging
 
-@Suite("GIF motion decoding")
+@Suite("GIF motion decoding", .timeLimit(.minutes(10)))
 struct GIFMotionDecoderTests {
     @Test("every frame of a GIF, composited, with its delays; no NETSCAPE2.0 block means no loop count")
     func cutout() throws {

@@ -1,7 +1,7 @@
 import Testing
 @testable import Imaging
 
-@Suite("Motion decoding: cancellation and the libraries' messages")
+@Suite("Motion decoding: cancellation and the libraries' messages", .timeLimit(.minutes(10)))
 struct MotionCancellationTests {
     @Test("a cancelled task's next frame is refused with CancellationError, for every kind",
           arguments: ["cutout.gif", "cutout.webp", "cutout.webm", "pan.mp4"])

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 @testable import Imaging
 
-@Suite("Video motion decoding")
+@Suite("Video motion decoding", .timeLimit(.minutes(10)))
 struct VideoMotionDecoderTests {
     @Test("H.264 in MP4, moov first or last: 12 frames at 1/12 s, close to the frames they were made from",
           arguments: ["pan.mp4", "pan-moov-at-end.mp4"])
@@ -272,5 +272,31 @@ extension VideoMotionDecoderTests {
         #expect(frame.image.width == 32 && frame.image.height == 48, "\(frame.image.width)x\(frame.image.height)")
         let error = MotionCorpus.meanError(frame.image, try Resampler.resize(reference.image, width: 32, height: 48))
         #expect(error < 6, "mean error \(error) against the resampled upright frame")
+    }
+
+    /// The animated sticker closes its decoder after the last frame, before the last key frame's cut and the encode: a
+    /// 4K HEVC stream's reference frames were held beside them (bench/README.md).
+    @Test("A decoder closed early releases its reader (the descriptor it duplicated), hands out no more frames and keeps its warnings")
+    func closedEarly() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("closed-\(UUID().uuidString).mp4").path
+        try Data(MotionCorpus.bytes("pan.mp4")).write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        #expect(fd >= 0, "open \(path): errno \(errno)")
+        defer { close(fd) }
+        // Descriptors of this process open on the file: the caller's, and the reader's duplicate while it lives.
+        func opened() -> Int {
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path }.count
+        }
+        let decoder = try MotionDecoder(fileDescriptor: fd)
+        #expect(try decoder.next() != nil)
+        #expect(opened() == 2, "descriptors on the clip while reading: \(opened())")
+        let warned = decoder.warnings
+        decoder.close()
+        #expect(opened() == 1, "descriptors on the clip after close: \(opened())")
+        #expect(try decoder.next() == nil, "a frame after close")
+        #expect(decoder.warnings == warned, "warnings after close: \(decoder.warnings), before: \(warned)")
+        #expect(decoder.info.frameCount == 12, "\(decoder.info)")
     }
 }

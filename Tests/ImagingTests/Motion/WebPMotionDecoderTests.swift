@@ -1,7 +1,7 @@
 import Testing
 @testable import Imaging
 
-@Suite("WebP motion decoding")
+@Suite("WebP motion decoding", .timeLimit(.minutes(10)))
 struct WebPMotionDecoderTests {
     @Test("every frame of a lossless animated WebP equals the frame it was made from")
     func cutout() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// The box mean (a C kernel) gives what its definition, in Swift with the same summed-area table, gives: bit for
 /// bit, at every instruction-set level, on windows clipped on any side and wider than the image.
-@Suite(.serialized) struct BoxMeanTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct BoxMeanTests {
     /// The Swift engine's implementation before the kernel: the reference.
     static func reference(_ v: [Float], _ w: Int, _ h: Int, _ r: Int) -> [Float] {
         var sat = [Double](repeating: 0, count: (w + 1) * (h + 1))

@@ -5,7 +5,7 @@ import Testing
 
 /// The defocus cue's re-blur (C kernels) gives what its definition, the Swift loops it replaced, gives: bit for bit,
 /// at every instruction-set level, on images narrower and shorter than the window and on wider ones.
-@Suite(.serialized) struct FocusGaussianTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct FocusGaussianTests {
     /// The Swift implementation before the kernels: each output summed from zero over the taps in order, edges
     /// clamped.
     static func reference(_ v: [Float], _ w: Int, _ h: Int, sigma: Float) -> [Float] {

@@ -4,6 +4,7 @@ import Testing
 /// The focus cue's weighted percentiles by a radix sort give what the stable comparison sort gave: values with
 /// ties (weights differing among them, so the order of equal values shows in the sums), -0 beside +0, negatives,
 /// and a NaN (the comparison sort's fallback).
+@Suite(.timeLimit(.minutes(10)))
 struct FocusPercentileTests {
     /// The definition before the radix sort.
     static func reference(_ v: [Float], weights: [Float], low: Float, high: Float) -> (Float, Float) {

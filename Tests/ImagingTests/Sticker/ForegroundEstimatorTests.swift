@@ -3,7 +3,7 @@ import Testing
 @testable import Imaging
 
 /// `ForegroundEstimator`: a known foreground mixed with a saturated background over a soft edge.
-@Suite("Foreground estimation")
+@Suite("Foreground estimation", .timeLimit(.minutes(10)))
 struct ForegroundEstimatorTests {
     /// A warm subject (left of x = 40, its colour varying with y) over saturated green, alpha ramping over x 32..<48.
     static func scene() -> (image: Image, alpha: Mask, truth: (Int, Int) -> RGBA) {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Imaging
 
-@Suite("GrabCut segmenter")
+@Suite("GrabCut segmenter", .timeLimit(.minutes(10)))
 struct GrabCutSegmenterTests {
     static let width = 72, height = 54
 

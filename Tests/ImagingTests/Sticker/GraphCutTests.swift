@@ -1,7 +1,7 @@
 import Testing
 @testable import Imaging
 
-@Suite("Grid max-flow")
+@Suite("Grid max-flow", .timeLimit(.minutes(10)))
 struct GraphCutTests {
     /// Random grid problem: terminal and 8-neighbour capacities from a seeded generator.
     struct Problem {

@@ -6,7 +6,7 @@ import Testing
 /// The guided upsampling's fit and full-resolution pass (C kernels) give the masks the Swift definition gives, bit
 /// for bit, at every instruction-set level: soft masks and colours with flat, textured and near-singular windows,
 /// enlargements by whole and uneven factors.
-@Suite(.serialized) struct GuidedUpsamplingKernelTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct GuidedUpsamplingKernelTests {
     /// The guided filter's window statistics, each plane through `box`: the means of p and of I's channels, of
     /// I·p per channel, and of the six distinct entries of I·Iᵀ (rr, rg, rb, gg, gb, bb).
     static func windowStatistics(mask: [Float], guide: [Float], box: ([Float]) -> [Float])

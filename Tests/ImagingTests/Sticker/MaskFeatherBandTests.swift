@@ -7,7 +7,7 @@ import Testing
 /// gave the same stickers byte for byte, bench/README.md): masks with many edges, touching every border,
 /// heights of one band and of several with a partial last one (of a single row, too), a kernel of radius 48 (sigma
 /// 16) reaching across most of a band, masks of one row and of one column.
-@Suite struct MaskFeatherBandTests {
+@Suite(.timeLimit(.minutes(10))) struct MaskFeatherBandTests {
     @Test(arguments: [(300, 200, 1.0), (97, 130, 2.5), (40, 64, 1.5), (1, 150, 2.0), (150, 1, 2.0), (50, 129, 16.0)])
     func bandsGiveTheOnePassBytes(size: (Int, Int, Double)) async throws {
         let (w, h, sigma) = size

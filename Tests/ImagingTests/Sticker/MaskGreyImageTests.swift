@@ -1,7 +1,7 @@
 import Testing
 @testable import Imaging
 
-@Suite("Mask as a grey image")
+@Suite("Mask as a grey image", .timeLimit(.minutes(10)))
 struct MaskGreyImageTests {
     @Test("Every coverage value lands in R, G and B of an opaque pixel, and a lossless WebP keeps it")
     func exactValues() throws {

@@ -5,7 +5,7 @@ import Testing
 /// The area reduction (`PlaneResampler.reduce`) gives the definition's floats bit for bit, inline and spread over a
 /// pool: each output averages exactly the source interval it covers, across each row first, then down, each sum in
 /// source order.
-@Suite struct PlaneReductionTests {
+@Suite(.timeLimit(.minutes(10))) struct PlaneReductionTests {
     /// Per output sample: the first source sample and the normalised weights of those it covers.
     static func weights(source: Int, target: Int) -> [(Int, [Float])] {
         let scale = Double(source) / Double(target)

@@ -6,6 +6,7 @@ import Testing
 /// The saliency map's channels, prepared on a pool's idle threads and scanned eight at a time, are summed in the
 /// channels' order: the map is the same inline and on a two-thread pool, with and without texture and focus; the
 /// eight-lane scans give each channel the one-channel scans' floats at every instruction-set level.
+@Suite(.timeLimit(.minutes(10)))
 struct SaliencyChannelsTests {
     static func photo() -> Image {
         var image = Image(width: 96, height: 72)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Imaging
 
-@Suite("Sticker consensus growth")
+@Suite("Sticker consensus growth", .timeLimit(.minutes(10)))
 struct StickerConsensusGrowthTests {
     static let width = 80, height = 60
     static let centre = (x: 40, y: 24), radius = 12

@@ -3,7 +3,7 @@ import Testing
 @testable import Imaging
 
 /// Real photos from corpus/sticker-dev with human masks.
-@Suite("Sticker on real photos")
+@Suite("Sticker on real photos", .timeLimit(.minutes(10)))
 struct StickerCorpusTests {
     static let corpus = CodecCorpus.url("sticker-dev")
 

@@ -26,7 +26,7 @@ enum StickerScenes {
     }
 }
 
-@Suite("Sticker extraction")
+@Suite("Sticker extraction", .timeLimit(.minutes(10)))
 struct StickerExtractorTests {
     @Test func discOnContrastingBackgroundIsFound() async throws {
         let (image, truth) = StickerScenes.disc()

@@ -3,7 +3,7 @@ import Testing
 @testable import Imaging
 
 /// The face detector (OpenCV's cascade run as OpenCV runs it) and the person prior it feeds.
-@Suite("Sticker faces")
+@Suite("Sticker faces", .timeLimit(.minutes(10)))
 struct StickerFaceTests {
     static func corpusImage(_ name: String) throws -> Image {
         let jpeg = try [UInt8](Data(contentsOf: StickerCorpusTests.corpus.appendingPathComponent("images/\(name).jpg")))

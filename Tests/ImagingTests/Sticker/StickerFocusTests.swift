@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Imaging
 
-@Suite("Sticker focus cue")
+@Suite("Sticker focus cue", .timeLimit(.minutes(10)))
 struct StickerFocusTests {
     /// Deterministic grey texture around 128 with structure at every scale, like a photographed
     /// surface: hashed cell noise of cells 1, 3, 9 and 27 px, ±20 grey levels each. Blurring keeps

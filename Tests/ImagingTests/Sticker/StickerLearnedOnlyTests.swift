@@ -18,6 +18,7 @@ final class CountingStages: StageRunner {
 /// The shortcut of ``StickerOptions/classicalMapsOnlyWhenUndecided``: a decisive learned map alone makes the same
 /// cut-out as the full pipeline with the map weighted 1 (the classical maps then count for nothing), and an
 /// undecided map changes nothing.
+@Suite(.timeLimit(.minutes(10)))
 struct StickerLearnedOnlyTests {
     /// A map of the disc: `inside` within it, `outside` elsewhere (at a coarser size than the photo, as the
     /// network's is).

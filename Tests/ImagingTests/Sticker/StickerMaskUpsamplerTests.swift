@@ -1,7 +1,7 @@
 import Testing
 @testable import Imaging
 
-@Suite("Sticker mask upsampling")
+@Suite("Sticker mask upsampling", .timeLimit(.minutes(10)))
 struct StickerMaskUpsamplerTests {
     /// A 40×40 working mask with a 20×20 subject square in the middle, a flat guide (so the filter
     /// is a plain box smoothing of the mask) and a 4× larger target image.

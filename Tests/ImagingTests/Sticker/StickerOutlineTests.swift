@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Imaging
 
-@Suite("Sticker outline and mask helpers")
+@Suite("Sticker outline and mask helpers", .timeLimit(.minutes(10)))
 struct StickerOutlineTests {
     @Test func distanceTransformMatchesBruteForce() throws {
         let w = 23, h = 17

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Imaging
 
-@Suite("Sticker region saliency")
+@Suite("Sticker region saliency", .timeLimit(.minutes(10)))
 struct StickerRegionSaliencyTests {
     @Test(arguments: [50, 150, 300])
     func superpixelsPartitionTheImage(regions: Int) throws {
@@ -76,7 +76,7 @@ struct StickerRegionSaliencyTests {
     }
 }
 
-@Suite("Sticker saliency blending")
+@Suite("Sticker saliency blending", .timeLimit(.minutes(10)))
 struct StickerSaliencyBlendTests {
     @Test func weightZeroKeepsTheMapAndWeightOneFollowsTheRegionMap() throws {
         let (image, _) = StickerScenes.disc()

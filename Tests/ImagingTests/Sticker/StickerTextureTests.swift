@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Imaging
 
-@Suite("Sticker texture cues")
+@Suite("Sticker texture cues", .timeLimit(.minutes(10)))
 struct StickerTextureTests {
     /// A "camouflaged" subject: a grey checkerboard of 2-px cells (values 128 ± `amplitude`) in the
     /// centre of a grey of the same mean that drifts smoothly by ±`drift` across the image, so mean

@@ -2,6 +2,7 @@ import Testing
 @testable import Imaging
 
 /// `SubjectMap`'s geometry: a region's own map averaged into the whole photo's.
+@Suite(.timeLimit(.minutes(10)))
 struct SubjectMapTests {
     @Test func aRegionsMapIsAveragedInOverItsPlaceAndCountsZeroOutside() {
         // A 300x200 photo; its map 0.4 everywhere; the region (150, 50, 120x100) mapped 1.0.

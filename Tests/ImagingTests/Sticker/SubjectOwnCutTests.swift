@@ -3,7 +3,7 @@ import Testing
 @testable import Imaging
 
 /// `StickerExtractor.subjects` cutting each subject again on its own part of the photo.
-@Suite("Subjects' own cuts")
+@Suite("Subjects' own cuts", .timeLimit(.minutes(10)))
 struct SubjectOwnCutTests {
     /// A map that sees the left disc as a square well beyond it in the whole photo, and every disc as it is in a
     /// part of the photo: what a subject's own cut changes shows in its box.

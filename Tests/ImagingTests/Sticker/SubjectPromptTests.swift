@@ -3,7 +3,7 @@ import Testing
 @testable import Imaging
 
 /// `SubjectPrompt` through the cut: two discs on one background, a point or a box picks one.
-@Suite("Subject prompts")
+@Suite("Subject prompts", .timeLimit(.minutes(10)))
 struct SubjectPromptTests {
     /// Two discs (left red, right yellow) on a dark green background, with their true masks.
     static func twoDiscs() -> (Image, left: Mask, right: Mask) {

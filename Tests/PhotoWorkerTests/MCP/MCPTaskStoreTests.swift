@@ -5,6 +5,7 @@ import JSONRPCTransport
 import Testing
 
 /// What MCP tasks keep besides their jobs: status from the outcome, cancellation that sticks, waiting for the end.
+@Suite(.timeLimit(.minutes(10)))
 struct MCPTaskStoreTests {
     private static func response(_ body: String) -> [UInt8] { Array(#"{"jsonrpc":"2.0","id":"t",\#(body)}"#.utf8) }
 

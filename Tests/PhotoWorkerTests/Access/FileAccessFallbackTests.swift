@@ -7,6 +7,7 @@ import Testing
 import Glibc
 
 /// The walk used where the kernel has no openat2: stricter, never looser.
+@Suite(.timeLimit(.minutes(10)))
 struct FileAccessFallbackTests {
     private func tree() throws -> String {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("pw-walk-\(UUID().uuidString)").path

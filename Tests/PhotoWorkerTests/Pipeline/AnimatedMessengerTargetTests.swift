@@ -5,7 +5,7 @@ import Testing
 @testable import PhotoWorker
 
 /// Animated stickers fitted to each messenger and read back: every limit the messenger sets.
-@Suite("Animated messenger targets")
+@Suite("Animated messenger targets", .timeLimit(.minutes(10)))
 struct AnimatedMessengerTargetTests {
     /// A sticker-like clip at 512x512: textured noise in a soft ellipse that moves, `frames` at `fps`.
     static func spool(_ target: MessengerTarget, frames: Int, fps: Double) throws -> FrameSpool {

@@ -5,6 +5,7 @@ import Inference
 import Testing
 
 /// The network's map of a photo and its mirror image, scheduled both ways the sticker uses.
+@Suite(.timeLimit(.minutes(10)))
 struct SubjectNetworkTests {
     /// A light disc on a darker gradient: a subject the network finds.
     static func photo(width: Int = 240, height: Int = 160) -> Image {

@@ -4,6 +4,7 @@ import JSONRPCTransport
 import Testing
 
 /// MCP 2026-07-28's per-request envelope: what is modern, what is legacy, what is malformed.
+@Suite(.timeLimit(.minutes(10)))
 struct MCPEnvelopeTests {
     private static let version = "io.modelcontextprotocol/protocolVersion"
     private static let capabilities = "io.modelcontextprotocol/clientCapabilities"

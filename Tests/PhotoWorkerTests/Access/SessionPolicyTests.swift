@@ -8,6 +8,7 @@ import Testing
 
 import Glibc
 
+@Suite(.timeLimit(.minutes(10)))
 struct SessionPolicyTests {
     @Test func plainSessionsAreUnrestrictedAndMCPSessionsConfined() {
         let policy = SessionPolicy()

@@ -6,6 +6,7 @@ import Testing
 
 import Glibc
 
+@Suite(.timeLimit(.minutes(10)))
 struct IPAddressClassTests {
     @Test(arguments: [
         ("8.8.8.8", IPAddressClass.public), ("93.184.216.34", .public), ("[2606:4700::1111]", .public),

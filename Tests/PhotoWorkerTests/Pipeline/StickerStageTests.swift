@@ -8,6 +8,7 @@ import Testing
 
 /// The worker's sticker schedule (classical maps, faces and the network's passes at once, then the
 /// two cuts side by side) against the same stage graph run inline, one stage after another.
+@Suite(.timeLimit(.minutes(10)))
 struct StickerStageTests {
     static func expectSame(_ a: Sticker, _ b: Sticker, sourceLocation: SourceLocation = #_sourceLocation) {
         // Counts of the differing values, not the arrays: a failure prints what differs, not megabytes.
