@@ -53,17 +53,19 @@ let package = Package(
         // Where pixel work runs: the compute pool and its leases, the stage runners, speculation, cancellation and the
         // one vocabulary (`Parallel`) algorithms use to say what may run at once. Knows no pixels and no networks.
         .target(name: "Compute", dependencies: ["Waiting"]),
+        // Finding the resource bundles beside the executable; their names spelled once.
+        .target(name: "BundledResources"),
         // Resources: OpenCV's frontal face cascade (scripts/gen-face-cascade.py).
-        .target(name: "Imaging", dependencies: ["Compute", "CCodecs", "CKernels"], resources: [.copy("Resources")]),
+        .target(name: "Imaging", dependencies: ["Compute", "CCodecs", "CKernels", "BundledResources"], resources: [.copy("Resources")]),
         // OpenBLAS's CBLAS (Debian's libopenblas-dev): only photobench's peer for the engine's own matrix product
         // (`photobench gemm`); the worker does not link it.
         .systemLibrary(name: "COpenBLAS"),
         // A small inference engine for fixed convolutional networks (U²-Netp's subject map); knows
         // nothing of JSON-RPC or stickers. Weights converted by scripts/gen-u2netp.py.
-        .target(name: "Inference", dependencies: ["Compute", "CKernels", "Waiting"], resources: [.copy("Resources")]),
+        .target(name: "Inference", dependencies: ["Compute", "CKernels", "Waiting", "BundledResources"], resources: [.copy("Resources")]),
         .target(
             name: "PhotoWorker",
-            dependencies: ["JSONRPC", "JSONRPCTransport", "Compute", "Imaging", "Inference", "Waiting", "CSyscalls", "CCurl",
+            dependencies: ["JSONRPC", "JSONRPCTransport", "Compute", "Imaging", "Inference", "Waiting", "CSyscalls", "CCurl", "BundledResources",
                            .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Resources")]
         ),
@@ -93,7 +95,7 @@ let package = Package(
         // Spawned-worker helpers, local HTTP servers, the corpus and hostile-input checks, shared by
         // the end-to-end tests and the in-process tests of the core.
         .target(name: "PhotoWorkerTestSupport", dependencies: ["JSONRPCTransport", "Imaging"], path: "Tests/PhotoWorkerTestSupport"),
-        .testTarget(name: "EndToEndTests", dependencies: ["photoworker", "JSONRPCTransport", "Imaging", "PhotoWorkerTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["photoworker", "JSONRPCTransport", "Imaging", "PhotoWorkerTestSupport", "BundledResources"]),
     ]
 )
 

@@ -55,8 +55,13 @@ rm -rf "$stage"
 mkdir -p "$worker/lib" "$worker/licenses"
 cp "$built/photoworker" "$worker/photoworker"
 strip --strip-unneeded "$worker/photoworker"
-for bundle in PhotoWorker_PhotoWorker.resources PhotoWorker_Inference.resources PhotoWorker_Imaging.resources; do
-    cp -R "$built/$bundle" "$worker/$bundle"
+# Every resource bundle the product's build made (SwiftPM's <package>_<target>.resources; the worker finds them
+# beside itself, Sources/BundledResources names them): this scratch path builds only photoworker, so these are
+# exactly its targets' bundles, and a new target's travels without a list here to update.
+bundles=("$built"/*.resources)
+[ -d "${bundles[0]}" ] || { echo "package: no resource bundles in $built" >&2; exit 1; }
+for bundle in "${bundles[@]}"; do
+    cp -R "$bundle" "$worker/"
 done
 cp LICENSE THIRD_PARTY_NOTICES.md "$worker/licenses/"
 # The protocol's guide beside the binary: `photoworker --help` names it, and a package user has no checkout.

@@ -38,6 +38,7 @@ public enum ImageCodec {
             case .webp: return WebPDecoder.info(buffer)
             case .gif: return GIFDecoder.info(buffer)
             case .heif, .avif: return HEIFDecoder.info(buffer, format: format)
+            case .apng, .webm: return .failure(.unsupported(format: format, message: "not a still image"))
             }
         }
         return try result.get()
@@ -74,6 +75,7 @@ public enum ImageCodec {
             case .webp: return try WebPDecoder.decode(buffer, options: options)
             case .gif: return (try GIFDecoder.decode(buffer, options: options), nil)
             case .heif, .avif: return try HEIFDecoder.decode(buffer, format: format, options: options)
+            case .apng, .webm: throw ImagingError.unsupported(format: format, message: "not a still image")
             }
         }
         if options.convertToSRGB { try ColorManagement.convertToSRGB(&decoded, from: color) }

@@ -1,3 +1,4 @@
+import BundledResources
 import Compute
 import Foundation
 
@@ -173,7 +174,7 @@ public final class Network: Sendable {
     public static func load(named name: String) throws -> Network {
         guard let graphURL = resource("\(name).json"), let weightsURL = resource("\(name).bin") else {
             throw InferenceError.modelMissing(
-                "\(name).json / \(name).bin: PhotoWorker_Inference.resources is not beside the executable")
+                "\(name).json / \(name).bin: \(BundledResource.Bundle.inference.directoryName) is not beside the executable")
         }
         let graph: NetworkGraph
         do {
@@ -195,11 +196,7 @@ public final class Network: Sendable {
     /// the checkout it was built from. Not `Bundle.module`, which stops the process when the bundle is missing:
     /// a worker copied without it must still serve (with the classical cut).
     static func resource(_ file: String) -> URL? {
-        let candidates = [
-            Bundle.main.bundleURL.appendingPathComponent("PhotoWorker_Inference.resources/Resources/\(file)"),
-            Bundle.main.bundleURL.appendingPathComponent("PhotoWorker_Inference.resources/\(file)"),
-        ]
-        return candidates.first { FileManager.default.fileExists(atPath: $0.path) }
+        BundledResource.url(file, in: .inference)
     }
 
     /// U²-Netp, loaded on first use and shared (nil with the reason if it cannot be loaded).

@@ -9,7 +9,7 @@ import Imaging
 public struct AnimatedOutputSpec: Sendable, Decodable {
     public var path: String?
     public var inline: Bool
-    public var format: AnimationFormat?
+    public var format: ImageFormat?
     /// 0...100 (``AnimationSettings/quality``); without a target, ``standardQuality``. A target steps its own qualities.
     public var quality: Int?
     /// The quality of an animated sticker written without a target, whichever door it comes through (every one
@@ -19,7 +19,7 @@ public struct AnimatedOutputSpec: Sendable, Decodable {
 
     private enum Key: String, CodingKey { case path, inline, format, quality, overwrite }
 
-    public init(path: String? = nil, inline: Bool = false, format: AnimationFormat? = nil) {
+    public init(path: String? = nil, inline: Bool = false, format: ImageFormat? = nil) {
         (self.path, self.inline, self.format, quality, overwrite) = (path, inline, format, nil, false)
     }
 
@@ -31,8 +31,8 @@ public struct AnimatedOutputSpec: Sendable, Decodable {
             throw DecodingError.dataCorrupted(.init(
                 codingPath: decoder.codingPath, debugDescription: "an output needs either \"path\" or \"inline\": true"))
         }
-        format = try c.decodeIfPresent(AnimationFormat.self, forKey: .format)
-        if format == nil, let path { format = Self.extensions[(path as NSString).pathExtension.lowercased()] }
+        format = try Self.animationFormat(in: c, forKey: .format)
+        if format == nil, let path { format = Self.format(namedBy: path) }
         quality = try c.decodeIfPresent(Int.self, forKey: .quality)
         if let quality, !(0...100).contains(quality) {
             throw DecodingError.dataCorruptedError(forKey: .quality, in: c, debugDescription: "quality must be between 0 and 100")
@@ -42,18 +42,44 @@ public struct AnimatedOutputSpec: Sendable, Decodable {
 }
 
 extension AnimatedOutputSpec {
-    /// File name extensions of the animation formats.
-    static let extensions: [String: AnimationFormat] = ["webm": .webm, "webp": .webp, "gif": .gif, "png": .apng, "apng": .apng]
+    /// `key`'s value, if given: one of ``ImageFormat/animated``, refused in the words the decoder uses for any enum.
+    static func animationFormat<K: CodingKey>(in c: KeyedDecodingContainer<K>, forKey key: K) throws -> ImageFormat? {
+        guard let name = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
+        guard let format = ImageFormat(rawValue: name), format.can(.encodeAnimated) else {
+            let names = ImageFormat.animated.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription:
+                "must be one of \(names); got \"\(name.prefix(64))\"")
+        }
+        return format
+    }
+
+    /// The animation format a path's extension names (``ImageFormat/named(byExtension:writing:)``: `.png` is APNG
+    /// here); nil for a name without one, or one that names no format written as an animation.
+    static func format(namedBy path: String) -> ImageFormat? {
+        ImageFormat.named(byExtension: (path as NSString).pathExtension, writing: .encodeAnimated)
+            .flatMap { $0.can(.encodeAnimated) ? $0 : nil }
+    }
+
+    /// The extensions an animated sticker may have, for messages: ".png (APNG), .webp, .gif or .webm".
+    static var animatedExtensions: String {
+        let names = ImageFormat.animated.map { f in
+            ImageFormat.named(byExtension: f.fileExtension, writing: .encodeStill) == f ? ".\(f.fileExtension)"
+                : ".\(f.fileExtension) (\(f.displayName))"
+        }
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
 
     /// The animation format a path's extension names; nil for a name without one or with one that names no image
     /// format. An extension of a still format (`.jpg`, `.heic`) is refused at `param`: an animation written under it
     /// would be bytes of another format under its name.
-    static func format(namedBy path: String, at param: String) throws -> AnimationFormat? {
+    static func format(namedBy path: String, at param: String) throws -> ImageFormat? {
         let ext = (path as NSString).pathExtension.lowercased()
-        if let format = extensions[ext] { return format }
-        if let still = OutputSpec.extensions[ext]?.displayName ?? OutputSpec.unwritableExtensions[ext] {
+        if let format = format(namedBy: path) { return format }
+        if let still = ImageFormat.named(byExtension: ext, writing: .encodeAnimated)?.displayName
+            ?? ImageFormat.foreignExtensions[ext]
+        {
             throw RPCError.invalidParams(path: param,
-                ".\(ext) names \(still), a still image; an animated sticker is .webm, .webp, .png (APNG) or .gif")
+                ".\(ext) names \(still), a still image; an animated sticker is \(animatedExtensions)")
         }
         return nil
     }
@@ -63,7 +89,7 @@ extension AnimatedOutputSpec {
 public struct AnimatedOutputResult: Sendable, Codable, Equatable {
     public var path: String?
     public var data: String?
-    public var format: AnimationFormat
+    public var format: ImageFormat
     public var width: Int
     public var height: Int
     public var bytes: Int
@@ -95,7 +121,7 @@ extension AnimatedOutputSpec {
         ContractSchema("AnimationFormat", #"""
             {
               "type": "string",
-              "enum": [\#(ContractSchema.list(AnimationFormat.allCases.map(\.rawValue)))],
+              "enum": [\#(ContractSchema.list(ImageFormat.animated.map(\.rawValue)))],
               "description": "webm: VP9 with alpha (Telegram video stickers); webp: animated WebP; apng: animated PNG; gif."
             }
             """#),

@@ -6,8 +6,8 @@ import JSONRPC
 /// and gives the outline and the source's subject.
 struct AnimatedSpec: Decodable, Sendable {
     /// The file's format when no target decides it (default animated WebP).
-    var format: AnimationFormat { target?.animatedFormat ?? given ?? .webp }
-    private var given: AnimationFormat?
+    var format: ImageFormat { target?.animatedFormat ?? given ?? .webp }
+    private var given: ImageFormat?
     /// The messenger to fit (`photos.process`; `pack.export` sets its own `target` here).
     var target: MessengerTarget?
     var size: Int?
@@ -18,6 +18,17 @@ struct AnimatedSpec: Decodable, Sendable {
 
     /// `format` on the wire is the format given (`given`); ``format`` is the one written.
     private enum CodingKeys: String, CodingKey { case given = "format", target, size, duration, keyFrameInterval, canvas }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        // One format enum holds stills too: only the animated ones are accepted here.
+        given = try AnimatedOutputSpec.animationFormat(in: c, forKey: .given)
+        target = try c.decodeIfPresent(MessengerTarget.self, forKey: .target)
+        size = try c.decodeIfPresent(Int.self, forKey: .size)
+        duration = try c.decodeIfPresent(Double.self, forKey: .duration)
+        keyFrameInterval = try c.decodeIfPresent(Double.self, forKey: .keyFrameInterval)
+        canvas = try c.decodeIfPresent(ImageAnimatedStickerMethod.AnimatedCanvas.self, forKey: .canvas)
+    }
 
     /// The request `image.animatedSticker` would get for `source`, its file at `path`.
     /// `motion`: a Live Photo's clip beside its still `source`.
@@ -52,7 +63,7 @@ extension AnimatedSpec {
               "type": "object",
               "description": "How each motion source (a video, or a GIF or WebP of more than one frame) is cut: as image.animatedSticker cuts it with these settings.",
               "properties": {
-                "format": {"type": "string", "enum": [\#(ContractSchema.list(AnimationFormat.allCases.map(\.rawValue)))], "default": "webp", "description": "The file's format when no target decides it."},
+                "format": {"type": "string", "enum": [\#(ContractSchema.list(ImageFormat.animated.map(\.rawValue)))], "default": "webp", "description": "The file's format when no target decides it."},
                 "target": {"type": "string", "enum": [\#(ContractSchema.list(MessengerTarget.allCases.map(\.rawValue)))], "description": "photos.process only: the messenger to fit (pack.export's own target applies there)."},
                 "size": \#(Rules.size.schema(description: "Long side of the frames the subject is cut in.")),
                 "duration": \#(Rules.duration.schema(description: "Seconds from the clip's start (a target's longest by default).")),

@@ -84,23 +84,16 @@ extension OutputSpec {
 }
 
 extension OutputSpec {
-    /// File name extensions of the formats the worker writes.
-    static let extensions: [String: ImageFormat] = ["png": .png, "jpg": .jpeg, "jpeg": .jpeg, "jpe": .jpeg, "jfif": .jpeg, "webp": .webp]
-
-    /// Extensions of image formats the worker reads or knows but does not write: a path ending in one would get
-    /// bytes of another format under its name.
-    static let unwritableExtensions: [String: String] = [
-        "gif": "GIF", "heic": "HEIC", "heif": "HEIF", "avif": "AVIF", "tif": "TIFF", "tiff": "TIFF", "bmp": "BMP",
-        "jxl": "JPEG XL", "apng": "APNG", "ico": "ICO", "svg": "SVG",
-    ]
-
     /// `format`, if given: a format the worker writes. One enum names every format (``ImageFormat``); an output
     /// may be only those ``ImageFormat/written`` lists, and is told so in the enum errors' words.
     private static func writtenFormat(in c: KeyedDecodingContainer<Key>) throws -> ImageFormat? {
         guard let name = try c.decodeIfPresent(String.self, forKey: .format) else { return nil }
         guard let format = ImageFormat(rawValue: name), format.isWritten else {
             let names = ImageFormat.written.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-            let read = ImageFormat(rawValue: name).map { " (the worker reads \($0.displayName) but does not write it)" } ?? ""
+            let read = ImageFormat(rawValue: name).map {
+                $0.can(.encodeAnimated) ? " (the worker writes \($0.displayName) only as an animation: image.animatedSticker)"
+                    : $0.can(.decodeStill) ? " (the worker reads \($0.displayName) but does not write it)" : ""
+            } ?? ""
             throw DecodingError.dataCorruptedError(forKey: .format, in: c, debugDescription:
                 "must be one of \(names); got \"\(name)\"\(read)")
         }
@@ -115,14 +108,18 @@ extension OutputSpec {
             "applies only to \(names) output; this output is \(format.rawValue)")
     }
 
-    /// The format a path's extension names; nil for a name without one or with an extension that names no image
-    /// format (`out.img`, `sticker`); an extension of a format the worker cannot write is refused at `path`.
+    /// The format a path's extension names (``ImageFormat/named(byExtension:writing:)``); nil for a name without
+    /// one or with an extension that names no image format (`out.img`, `sticker`); an extension of a format the
+    /// worker does not write as a still is refused at `path`: the file would get bytes of another format.
     private static func format(namedBy path: String, in c: KeyedDecodingContainer<Key>) throws -> ImageFormat? {
         let ext = (path as NSString).pathExtension.lowercased()
-        if let format = extensions[ext] { return format }
-        if let name = unwritableExtensions[ext] {
+        let named = ImageFormat.named(byExtension: ext, writing: .encodeStill)
+        if let named, named.isWritten { return named }
+        if let name = named?.displayName ?? ImageFormat.foreignExtensions[ext] {
+            let why = named?.can(.encodeAnimated) == true
+                ? "which the worker writes only as an animation (image.animatedSticker)" : "which the worker does not write"
             throw DecodingError.dataCorruptedError(forKey: .path, in: c, debugDescription:
-                ".\(ext) names \(name), which the worker does not write; use .png, .jpg or .webp (or set format to png, jpeg or webp and name the file to match)")
+                ".\(ext) names \(name), \(why); use .png, .jpg or .webp (or set format to png, jpeg or webp and name the file to match)")
         }
         return nil
     }

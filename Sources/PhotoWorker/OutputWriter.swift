@@ -39,7 +39,7 @@ public enum OutputWriter {
             case .png: return try ImageCodec.encodePNG(image, compressionLevel: spec.compressionLevel)
             case .jpeg: return try ImageCodec.encodeJPEG(image, quality: spec.quality, progressive: spec.progressive)
             case .webp: return try ImageCodec.encodeWebP(image, lossless: spec.lossless, quality: spec.quality)
-            case .gif, .heif, .avif:
+            case .apng, .gif, .heif, .avif, .webm:
                 // OutputSpec's decoder refuses these; a spec built in code could still name one.
                 throw ImagingError.encodingFailed(message: "the worker does not write \(spec.format.displayName)")
             }

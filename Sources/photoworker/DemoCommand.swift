@@ -220,7 +220,7 @@ extension PhotoWorkerCommand {
         private func say(_ text: String) { Terminal.line(text) }
 
         /// File name extensions the demo picks up from a folder (the worker itself sniffs the content).
-        static let extensions: Set<String> = ["jpg", "jpeg", "png", "webp", "gif", "heic", "heif", "avif"]
+        static let extensions = SampleImages.photoExtensions
 
         private func listSources() throws -> [String] {
             guard let folder else { return SampleImages.paths }

@@ -78,12 +78,12 @@ struct AnimatedStickerTests {
         let w = try WorkerProcess()
         let dir = try TempFolder("animated-targets")
         defer { dir.remove() }
-        // target, file, format, max bytes, max seconds, square
-        let cases: [(String, String, String, Int, Double, Bool)] = [
-            ("telegram", "t.webm", "webm", 256 * 1024, 3, false),
-            ("whatsapp", "w.webp", "webp", 500 * 1024, 10, true),
-            ("signal", "s.png", "apng", 300 * 1024, 3, true),
-        ]
+        // target, file, format, max bytes, max seconds (protocol/README.md's table), square
+        let cases: [(String, String, String, Int, Double, Bool)] = [("telegram", "t.webm", "webm", false),
+            ("whatsapp", "w.webp", "webp", true), ("signal", "s.png", "apng", true)].map { target, file, format, square in
+            let row = MessengerLimitsTable.row(target)
+            return (target, file, format, row.animatedMaxBytes, row.maxSeconds, square)
+        }
         for (i, (target, file, format, maxBytes, maxSeconds, square)) in cases.enumerated() {
             let out = "\(dir.path)/\(file)"
             w.request(i + 1, "image.animatedSticker", [
@@ -362,7 +362,7 @@ struct AnimatedStickerTests {
                 "sources": .array(packSources), "output": ["path": .string("\(dir.path)/\(target).png")],
                 "filesDir": .string("\(dir.path)/\(target)"), "target": .string(target), "animated": ["size": 96, "canvas": "frame"],
             ])
-            #expect(pack["result"]?["target"]?["maxBytes"]?.intValue == (target == "telegram" ? 256 : 500) * 1024, "\(pack)")
+            #expect(pack["result"]?["target"]?["maxBytes"]?.intValue == MessengerLimitsTable.row(target).animatedMaxBytes, "\(pack)")
             #expect(server.connections - before == packSources.count,
                     "\(target): \(server.connections - before) fetches for \(packSources.count) URLs")
         }
@@ -459,7 +459,8 @@ struct AnimatedStickerTests {
         let telegram = try await pack(1, "telegram", [Self.motion("cutout.mp4"), Self.motion("pan.mp4")])
         let whatsapp = try await pack(2, "whatsapp", [Self.motion("cutout.gif"), Self.pairPan],
                                       ["subjects": [.null, ["point": [240, 108]]]])
-        for (r, ext, limit) in [(telegram, "webm", 256 * 1024), (whatsapp, "webp", 500 * 1024)] {
+        for (r, ext, limit) in [(telegram, "webm", MessengerLimitsTable.row("telegram").animatedMaxBytes),
+                                (whatsapp, "webp", MessengerLimitsTable.row("whatsapp").animatedMaxBytes)] {
             let files: [String] = if case .array(let a)? = r["result"]?["files"] { a.compactMap(\.stringValue) } else { [] }
             #expect(files.count == 2 && files.allSatisfy { $0.hasSuffix(".\(ext)") }, "\(r)")
             #expect(r["result"]?["target"]?["maxBytes"]?.intValue == limit, "\(r)")
@@ -485,7 +486,7 @@ struct AnimatedStickerTests {
         #expect(signalFiles.map { ($0 as NSString).pathExtension } == ["png", "webp"], "\(signal)")
         if let apng = signalFiles.first {
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: apng)))
-            #expect(bytes.count <= 300 * 1024, "\(bytes.count) bytes")
+            #expect(bytes.count <= MessengerLimitsTable.row("signal").animatedMaxBytes, "\(bytes.count) bytes")
             // An APNG: its animation control chunk before the first image data.
             let chunk = Array("acTL".utf8), data = Array("IDAT".utf8)
             func offset(_ c: [UInt8]) -> Int? { (0...(bytes.count - 4)).first { Array(bytes[$0..<$0 + 4]) == c } }

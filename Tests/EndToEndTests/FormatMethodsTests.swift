@@ -75,8 +75,10 @@ struct FormatMethodsTests {
         #expect(try await w.call(1000, "ping")["result"] == [:])
     }
 
-    @Test(arguments: [("whatsapp", 512, 512, 100 * 1024), ("telegram", 512, 0, 512 * 1024), ("signal", 512, 512, 300 * 1024)])
-    func packForAMessenger(_ target: String, _ side: Int, _ square: Int, _ limit: Int) async throws {
+    /// The limits are protocol/README.md's table (``MessengerLimitsTable``).
+    @Test(arguments: [("whatsapp", 512, 512), ("telegram", 512, 0), ("signal", 512, 512)])
+    func packForAMessenger(_ target: String, _ side: Int, _ square: Int) async throws {
+        let limits = MessengerLimitsTable.row(target), limit = limits.stillMaxBytes
         let dir = try Corpus.scratch("pack-\(target)")
         let w = try WorkerProcess()
         let stickers: [JSONValue] = ["coffee-alpha.webp", "coffee-alpha.heic", "girl.gif"].map { ["path": .string(Self.format($0))] }
@@ -99,9 +101,9 @@ struct FormatMethodsTests {
         if target == "whatsapp" {
             let tray = try #require(result["target"]?["tray"]?.stringValue)
             let icon = [UInt8](try Data(contentsOf: URL(fileURLWithPath: tray)))
-            #expect(icon.count <= 50 * 1024)
+            #expect(icon.count <= limits.trayMaxBytes ?? 0)
             let decoded = try ImageCodec.decode(icon)
-            #expect(decoded.metadata.format == .png && decoded.image.width == 96 && decoded.image.height == 96)
+            #expect(decoded.metadata.format == .png && decoded.image.width == limits.traySide && decoded.image.height == limits.traySide)
             // The 16 px margin stays clear.
             let first = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: files[0])))).image
             #expect((0..<512).allSatisfy { first[$0, 8].a == 0 && first[8, $0].a == 0 }, "the margin is not transparent")

@@ -1,3 +1,4 @@
+import BundledResources
 import Foundation
 import JSONRPCTransport
 import PhotoWorkerTestSupport
@@ -9,7 +10,16 @@ import Testing
 /// reaching back into the source tree or stopping.
 @Suite(.timeLimit(TestTiming.minutes(10)))
 struct InstalledCopyTests {
-    static let bundles = ["PhotoWorker_PhotoWorker.resources", "PhotoWorker_Inference.resources", "PhotoWorker_Imaging.resources"]
+    static let bundles = BundledResource.Bundle.allCases.map(\.directoryName)
+
+    /// The names the worker looks for are the bundles SwiftPM made: a renamed package or target fails here, not in
+    /// an installed copy that quietly falls back.
+    @Test func theBundlesTheWorkerLooksForAreTheOnesTheBuildMade() {
+        let built = WorkerProcess.binary.deletingLastPathComponent()
+        for bundle in Self.bundles {
+            #expect(FileManager.default.fileExists(atPath: built.appendingPathComponent(bundle).path), "\(bundle) is not in \(built.path)")
+        }
+    }
 
     /// A folder outside the build area holding a copy of the worker, with or without its bundles.
     static func install(withBundles: Bool, _ name: String = #function) throws -> URL {

@@ -38,8 +38,15 @@ struct OutputSpecTests {
         #expect(mismatch?.reason.contains(".png") == true, "\(String(describing: mismatch))")
         let gif = refusal(#"{"path":"x.gif"}"#)
         #expect(gif?.path == "path", "\(String(describing: gif))")
-        #expect(gif?.reason.contains("GIF, which the worker does not write") == true, "\(String(describing: gif))")
+        #expect(gif?.reason.contains("GIF, which the worker writes only as an animation") == true, "\(String(describing: gif))")
         #expect(refusal(#"{"path":"x.heic","format":"png"}"#)?.path == "path")
+        let heic = refusal(#"{"path":"x.heic"}"#)
+        #expect(heic?.reason.hasPrefix(".heic names HEIF, which the worker does not write;") == true, "\(String(describing: heic))")
+        // Before the one extension table, .webm was no image extension here and got PNG bytes.
+        let webm = refusal(#"{"path":"x.webm"}"#)
+        #expect(webm?.path == "path" && webm?.reason.contains("WebM, which the worker writes only as an animation") == true,
+                "\(String(describing: webm))")
+        #expect(refusal(#"{"path":"x.tiff"}"#)?.reason.hasPrefix(".tiff names TIFF, which the worker does not write") == true)
     }
 
     @Test func anOptionTheFormatHasNoUseForIsRefused() {
@@ -56,8 +63,11 @@ struct OutputSpecTests {
     @Test func anUnknownFormatNamesTheFormatsWritten() {
         let unknown = refusal(#"{"path":"a.png","format":"gif"}"#)
         #expect(unknown?.path == "format")
-        #expect(unknown?.reason == #"must be one of "png", "jpeg", "webp"; got "gif" (the worker reads GIF but does not write it)"#,
+        #expect(unknown?.reason == #"must be one of "png", "jpeg", "webp"; got "gif" (the worker writes GIF only as an animation: image.animatedSticker)"#,
                 "\(String(describing: unknown))")
+        let heif = refusal(#"{"path":"a.png","format":"heif"}"#)
+        #expect(heif?.reason == #"must be one of "png", "jpeg", "webp"; got "heif" (the worker reads HEIF but does not write it)"#,
+                "\(String(describing: heif))")
         let made = refusal(#"{"inline":true,"format":"tiff"}"#)
         #expect(made?.reason == #"must be one of "png", "jpeg", "webp"; got "tiff""#, "\(String(describing: made))")
     }

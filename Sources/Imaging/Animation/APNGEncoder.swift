@@ -11,7 +11,7 @@
 /// made the files larger: it breaks the smooth residuals PNG's filters leave.
 /// The previous frame is kept to compare with: the one frame more the format makes necessary.
 public final class APNGEncoder: AnimationEncoder {
-    public let format = AnimationFormat.apng
+    public let format = ImageFormat.apng
     public private(set) var frameCount = 0
     let width: Int, height: Int, quality: Int
     /// zlib level of the frames' data: 9 costs about twice 6's time for a few percent.

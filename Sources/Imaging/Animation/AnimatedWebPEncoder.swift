@@ -4,7 +4,7 @@ import CCodecs
 /// alpha plane, each frame's changed sub-rectangle chosen by libwebp, loop forever. Frame times are kept in whole
 /// milliseconds, rounded on the running total so the length never drifts.
 public final class AnimatedWebPEncoder: AnimationEncoder {
-    public let format = AnimationFormat.webp
+    public let format = ImageFormat.webp
     public private(set) var frameCount = 0
     let width: Int, height: Int
     private let handle: OpaquePointer

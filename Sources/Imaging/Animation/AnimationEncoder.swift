@@ -7,7 +7,7 @@
 /// nothing behind.
 public protocol AnimationEncoder: AnyObject {
     /// The format written.
-    var format: AnimationFormat { get }
+    var format: ImageFormat { get }
     /// Frames added so far.
     var frameCount: Int { get }
     /// Adds `frame`, shown for `duration` seconds (rounded to the format's unit: ms, or cs for GIF).
@@ -20,7 +20,7 @@ public protocol AnimationEncoder: AnyObject {
 
 /// How an animation is encoded: the format, its canvas and one quality knob every format maps to its own terms.
 public struct AnimationSettings: Sendable, Equatable {
-    public var format: AnimationFormat
+    public var format: ImageFormat
     public var width: Int
     public var height: Int
     /// 0...100, higher is better and larger. WebP: libwebp's lossy quality. WebM: VP9's constant quality, mapped
@@ -30,7 +30,7 @@ public struct AnimationSettings: Sendable, Equatable {
     /// GIF: alpha at or above which a pixel is opaque (GIF has one transparent index, no partial alpha).
     public var alphaThreshold: UInt8
 
-    public init(format: AnimationFormat, width: Int, height: Int, quality: Int = 80, alphaThreshold: UInt8 = 128) {
+    public init(format: ImageFormat, width: Int, height: Int, quality: Int = 80, alphaThreshold: UInt8 = 128) {
         self.format = format
         self.width = width
         self.height = height
@@ -41,24 +41,29 @@ public struct AnimationSettings: Sendable, Equatable {
     /// A new encoder for these settings.
     /// - Throws: `ImagingError.encodingFailed` for a canvas the format cannot hold or a quality outside 0...100.
     public func makeEncoder() throws(ImagingError) -> any AnimationEncoder {
+        guard format.can(.encodeAnimated) else {
+            throw .encodingFailed(message: "the worker does not write \(format.displayName) animations")
+        }
         guard (0...100).contains(quality) else {
-            throw .encodingFailed(message: "\(format.displayName) quality must be 0...100, got \(quality)")
+            throw .encodingFailed(message: "\(format.facts.animationName) quality must be 0...100, got \(quality)")
         }
         guard width > 0, height > 0, width <= format.maxSide, height <= format.maxSide else {
             throw .encodingFailed(message:
-                "\(format.displayName) canvas \(width)x\(height) is outside 1...\(format.maxSide) per side")
+                "\(format.facts.animationName) canvas \(width)x\(height) is outside 1...\(format.maxSide) per side")
         }
         switch format {
         case .apng: return APNGEncoder(width: width, height: height, quality: quality)
         case .webp: return try AnimatedWebPEncoder(width: width, height: height, quality: quality)
         case .gif: return GIFEncoder(width: width, height: height, quality: quality, alphaThreshold: alphaThreshold)
         case .webm: return try WebMEncoder(width: width, height: height, quality: quality)
+        // A still format (refused above); ImageFormatTests checks every `.encodeAnimated` format makes an encoder.
+        default: throw .encodingFailed(message: "the worker does not write \(format.displayName) animations")
         }
     }
 }
 
-extension AnimationFormat {
-    /// The largest canvas side the format (or its encoder here) takes.
+extension ImageFormat {
+    /// The largest canvas side the format's animation encoder here takes (0 for a format not written animated).
     public var maxSide: Int {
         switch self {
         case .apng: return 1_000_000
@@ -66,19 +71,20 @@ extension AnimationFormat {
         case .gif: return 65535
         // VP9 allows 65536; libvpx's encoder is only sane well below that, and stickers are 512.
         case .webm: return 8192
+        default: return 0
         }
     }
 }
 
 /// The checks every encoder makes on a frame before it is compressed.
-func checkFrame(_ frame: Image, width: Int, height: Int, duration: Double, format: AnimationFormat)
+func checkFrame(_ frame: Image, width: Int, height: Int, duration: Double, format: ImageFormat)
     throws(ImagingError)
 {
     guard frame.width == width, frame.height == height else {
         throw .encodingFailed(message:
-            "\(format.displayName) frame is \(frame.width)x\(frame.height), the canvas \(width)x\(height)")
+            "\(format.facts.animationName) frame is \(frame.width)x\(frame.height), the canvas \(width)x\(height)")
     }
     guard duration.isFinite, duration > 0, duration <= 3600 else {
-        throw .encodingFailed(message: "\(format.displayName) frame duration must be in (0, 3600] s, got \(duration)")
+        throw .encodingFailed(message: "\(format.facts.animationName) frame duration must be in (0, 3600] s, got \(duration)")
     }
 }

@@ -87,12 +87,14 @@ public struct AnimationFitting: Sendable {
     }
 
     /// Per format, the qualities worth trying: APNG's are lossless, then palettes of 255, 128 and 64 colours.
-    public static func defaultQualities(_ format: AnimationFormat) -> [Int] {
+    public static func defaultQualities(_ format: ImageFormat) -> [Int] {
         switch format {
         case .apng: return [100, 50, 35, 20]
         case .webp: return [85, 70, 55, 40, 25]
         case .gif: return [100, 60, 30]
         case .webm: return [75, 60, 45, 30, 15]
+        // A still format: its encoder is refused (AnimationSettings.makeEncoder) before any quality is tried.
+        default: return [75]
         }
     }
 

@@ -4,7 +4,7 @@ import CCodecs
 /// ``MedianCutQuantizer``, pixels under the alpha threshold on the one transparent index, delays in centiseconds
 /// (rounded on the running total, so the length never drifts), NETSCAPE2.0 looping forever.
 public final class GIFEncoder: AnimationEncoder {
-    public let format = AnimationFormat.gif
+    public let format = ImageFormat.gif
     public private(set) var frameCount = 0
     let width: Int, height: Int, colors: Int, alphaThreshold: UInt8
     private let handle: OpaquePointer?

@@ -4,7 +4,7 @@ import CCodecs
 /// quality on yuva420p, the alpha as Matroska BlockAdditional (alpha_mode 1), muxed into memory; no audio. Times in
 /// whole milliseconds, rounded on the running total.
 public final class WebMEncoder: AnimationEncoder {
-    public let format = AnimationFormat.webm
+    public let format = ImageFormat.webm
     public private(set) var frameCount = 0
     let width: Int, height: Int
     private let handle: OpaquePointer

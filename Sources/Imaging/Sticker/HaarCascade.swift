@@ -1,3 +1,4 @@
+import BundledResources
 import Compute
 import Foundation
 
@@ -51,7 +52,7 @@ struct HaarCascade: Sendable {
     /// OpenCV's frontal face detector (haarcascade_frontalface_alt2), or nil if its resource is missing or does
     /// not parse (the tests catch a damaged file; a worker installed without the bundle simply finds no faces).
     static let frontalFace: HaarCascade? = {
-        guard let url = BundledResource.url("haarcascade_frontalface_alt2.txt", bundle: "PhotoWorker_Imaging.resources"),
+        guard let url = BundledResource.url("haarcascade_frontalface_alt2.txt", in: .imaging),
               let data = FileManager.default.contents(atPath: url.path) else { return nil }
         return HaarCascade(text: String(decoding: data, as: UTF8.self))
     }()

@@ -251,7 +251,7 @@ struct ToolsCallMethod: RPCMethod {
         var out: [JSONValue] = []
         func link(_ path: String, format: ImageFormat?) {
             let ext = (path as NSString).pathExtension.lowercased()
-            let type = format?.mediaType ?? ImageFormat(rawValue: ext == "jpg" ? "jpeg" : ext)?.mediaType
+            let type = format?.mediaType ?? ImageFormat.named(byExtension: ext).first?.mediaType
             var l: [String: JSONValue] = [
                 "type": "resource_link", "uri": .string(URL(fileURLWithPath: path).absoluteString),
                 "name": .string((path as NSString).lastPathComponent),

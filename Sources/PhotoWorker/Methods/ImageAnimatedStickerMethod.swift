@@ -381,7 +381,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
 
     /// The output format, after the checks the decoder cannot make.
     /// - Parameter path: a parameter's path in the request (`photos.process` puts these under `animated`).
-    static func validate(_ params: Params, path: (String) -> String = { $0 }) throws -> AnimationFormat {
+    static func validate(_ params: Params, path: (String) -> String = { $0 }) throws -> ImageFormat {
         let named = try params.output.path.flatMap { try AnimatedOutputSpec.format(namedBy: $0, at: path("output.path")) }
         if let target = params.target, let f = params.output.format, f != target.animatedFormat {
             // The format the path's extension names, or one given.
@@ -390,7 +390,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         }
         guard let format = params.target?.animatedFormat ?? params.output.format else {
             throw RPCError.invalidParams(path: path("output.format"),
-                                         "give webm, webp, apng or gif (or a path ending in one of them, or a target)")
+                                         "give \(ImageFormat.animated.map(\.rawValue).dropLast().joined(separator: ", ")) or \(ImageFormat.animated.last!.rawValue) (or a path ending in one of them, or a target)")
         }
         if let named, named != format, let file = params.output.path {
             throw RPCError.invalidParams(path: path("output.path"),
@@ -407,7 +407,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         return format
     }
 
-    static func write(_ bytes: [UInt8], to spec: AnimatedOutputSpec, format: AnimationFormat, width: Int, height: Int,
+    static func write(_ bytes: [UInt8], to spec: AnimatedOutputSpec, format: ImageFormat, width: Int, height: Int,
                       access: FileAccess) throws -> AnimatedOutputResult {
         var result = AnimatedOutputResult(path: nil, data: nil, format: format, width: width, height: height,
                                           bytes: bytes.count)
@@ -424,7 +424,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
 extension ImageAnimatedStickerMethod {
     static let contract: MethodContract = #"""
         {
-          "description": "Frames are decoded, scaled and masked one at a time. The network cuts key frames (every keyFrameInterval seconds); each frame between gets the two key frames' masks moved with the subject (its motion followed frame to frame) and blended by its place between them, so the edge neither flickers nor lags. With a target the output takes the messenger's format and is fitted to its limits: telegram WebM VP9 with alpha, 512 px on the long side, at most 3 s, 30 fps, 256 KB, no audio; whatsapp animated WebP 512x512 with a 16 px margin, at most 500 KB and 10 s, frames of at least 8 ms; signal APNG 512x512, at most 300 KB and 3 s. Fitting steps quality, then frame rate, then length (target.encodings); nothing fitting is -32005 with data.rule \"size-limit\". Files are written once, at the end; a cancelled request writes nothing.",
+          "description": "Frames are decoded, scaled and masked one at a time. The network cuts key frames (every keyFrameInterval seconds); each frame between gets the two key frames' masks moved with the subject (its motion followed frame to frame) and blended by its place between them, so the edge neither flickers nor lags. With a target the output takes the messenger's format and is fitted to its limits: \#(MessengerLimits.animatedSentence). Fitting steps quality, then frame rate, then length (target.encodings); nothing fitting is -32005 with data.rule \"size-limit\". Files are written once, at the end; a cancelled request writes nothing.",
           "params": [
             {
               "name": "source",

@@ -210,7 +210,7 @@ extension ImageInfoMethod {
         ContractSchema("ImageFormat", #"""
             {
               "type": "string",
-              "enum": [\#(ContractSchema.list(ImageFormat.allCases.map(\.rawValue)))],
+              "enum": [\#(ContractSchema.list(ImageFormat.read.map(\.rawValue)))],
               "description": "Recognised from the content, never the name: heif covers HEIC (HEVC) and other HEIF brands, avif is HEIF with AV1."
             }
             """#),

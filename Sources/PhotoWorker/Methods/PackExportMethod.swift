@@ -356,7 +356,7 @@ extension PackExportMethod {
             {
               "name": "target",
               "schema": {"type": "string", "enum": [\#(ContractSchema.list(MessengerTarget.allCases.map(\.rawValue)))]},
-              "description": "Write the files in `filesDir` as this messenger takes stickers, as WebP: telegram 512 px on the long side, at most 512 KB; whatsapp 512x512 with a 16 px margin, at most 100 KB, plus tray.png (96x96 PNG, at most 50 KB); signal 512x512, at most 300 KB. Lossless when it fits, else lossy at quality 90, 80, ... 10; a sticker that fits at none is -32005 with data.rule \"size-limit\". Needs filesDir.",
+              "description": "Write the files in `filesDir` as this messenger takes stickers: \#(MessengerLimits.stillSentence). Lossless when it fits, else lossy at quality 90, 80, ... 10; a sticker that fits at none is -32005 with data.rule \"size-limit\". Needs filesDir.",
               "required": false
             },
             {

@@ -9,7 +9,7 @@ struct FramePlacement: Sendable {
     var target: MessengerTarget?
     /// Whether the canvas is the subject's box over the clip (`canvas: "subject"`) rather than the whole frame.
     var cropsToSubject: Bool
-    var format: AnimationFormat
+    var format: ImageFormat
 
     /// Room round the subject's box for the outline (the still's rule: the outline's width and two pixels).
     var pad: Int { (outline?.width ?? 0) > 0 ? outline!.width + 2 : 0 }

@@ -1,68 +1,43 @@
 import Imaging
 
-/// The messengers' rules for animated stickers, and fitting an animation to them.
-///
-/// Telegram video stickers: WebM VP9 (with alpha), 512 px on the long side, at most 3 s, at most 30 fps, at most
-/// 256 KB, no audio. WhatsApp animated stickers: WebP 512x512 inside the 16 px margin, at most 500 KB, at most 10 s,
-/// every frame at least 8 ms. Signal animated stickers: APNG 512x512, at most 300 KB, at most 3 s.
+/// Fitting an animation to a messenger's rules for animated stickers (its row of ``MessengerTarget/limits``).
 extension MessengerTarget {
     /// The format the messenger takes for animated stickers.
-    public var animatedFormat: AnimationFormat {
-        switch self {
-        case .telegram: return .webm
-        case .whatsapp: return .webp
-        case .signal: return .apng
-        }
-    }
+    public var animatedFormat: ImageFormat { limits.animated.format }
 
     /// The largest animated sticker file.
-    public var animatedMaxBytes: Int {
-        switch self {
-        case .telegram: return 256 * 1024
-        case .whatsapp: return 500 * 1024
-        case .signal: return 300 * 1024
-        }
-    }
+    public var animatedMaxBytes: Int { limits.animated.maxBytes }
 
     /// The longest animation, seconds.
-    public var animatedMaxDuration: Double {
-        switch self {
-        case .telegram, .signal: return 3
-        case .whatsapp: return 10
-        }
-    }
+    public var animatedMaxDuration: Double { limits.motion.maxDuration }
 
-    /// The highest frame rate: Telegram's 30; the others have none, and 30 is what the worker writes at most.
-    public var animatedMaxFrameRate: Double { 30 }
+    /// The highest frame rate.
+    public var animatedMaxFrameRate: Double { limits.motion.maxFrameRate }
 
-    /// The shortest frame, seconds (WhatsApp's 8 ms; a frame rate of at most 30 keeps every frame over it).
-    public var animatedMinFrameDuration: Double {
-        switch self {
-        case .whatsapp: return 0.008
-        case .telegram, .signal: return 0.001
-        }
-    }
+    /// The shortest frame, seconds; 0 when the messenger sets none (a frame rate of at most
+    /// ``animatedMaxFrameRate`` keeps every frame over WhatsApp's 8 ms).
+    public var animatedMinFrameDuration: Double { limits.motion.minFrameDuration ?? 0 }
 
-    /// The canvas of an animated sticker made from frames of `width` x `height`: Telegram's long side 512 and the
-    /// other side even (VP9's 4:2:0 planes), the others 512x512.
+    /// The canvas of an animated sticker made from frames of `width` x `height`: on a long side, both sides even
+    /// (VP9's 4:2:0 planes); a square is the square.
     public func animatedCanvas(width: Int, height: Int) -> (width: Int, height: Int) {
-        switch self {
-        case .telegram:
-            let scale = 512 / Double(max(width, height))
-            func side(_ v: Int) -> Int { max(2, min(512, Int((Double(v) * scale / 2).rounded()) * 2)) }
+        switch limits.canvas {
+        case .longSide(let long):
+            let scale = Double(long) / Double(max(width, height))
+            func side(_ v: Int) -> Int { max(2, min(long, Int((Double(v) * scale / 2).rounded()) * 2)) }
             return (side(width), side(height))
-        case .whatsapp, .signal:
-            return (512, 512)
+        case .square(let side, _):
+            return (side, side)
         }
     }
 
     /// One frame placed as ``layout(_:)`` places a still (the margin, the centring), on the animated canvas.
     public func layoutFrame(_ frame: Image) throws -> Image {
-        switch self {
-        case .telegram:
+        switch limits.canvas {
+        case .longSide:
             let canvas = animatedCanvas(width: frame.width, height: frame.height)
             return try Resampler.resize(frame, width: canvas.width, height: canvas.height)
-        case .whatsapp, .signal:
+        case .square:
             return try layout(frame)
         }
     }
@@ -84,7 +59,7 @@ extension MessengerTarget {
                              progress: (AnimationFitting.Attempt) -> Void = { _ in },
                              encodedFrame: () -> Void = {}) throws -> AnimationFitting.Result {
         let length = min(spool.duration, animatedMaxDuration)
-        let rate = min(fps ?? spool.frameRate, animatedMaxFrameRate, 1 / animatedMinFrameDuration)
+        let rate = min(fps ?? spool.frameRate, animatedMaxFrameRate, animatedMinFrameDuration > 0 ? 1 / animatedMinFrameDuration : .infinity)
         // Replayed as stored (its own timing kept) when no frame is shorter than the frame rate and the messenger allow.
         let shortest = max(1 / animatedMaxFrameRate, animatedMinFrameDuration)
         let asStored = fps == nil && spool.minFrameDuration(within: length) >= shortest - 1e-6

@@ -1,48 +1,34 @@
 import Compute
 import Imaging
 
-/// A messenger whose sticker rules `pack.export` can write files for (`"target"`).
+/// A messenger whose sticker rules `pack.export` can write files for (`"target"`). Its sizes, margins and limits
+/// are its row of ``limits`` (``MessengerLimits``), the one table everything reads.
 ///
 /// Each sticker is scaled and placed as the messenger requires, then encoded as WebP: lossless first (exact edges
 /// and alpha), and when that file is over the messenger's size limit, lossy at quality 90, 80, ... 10 until one
 /// fits. A sticker that fits at none of them is an error that names the limit and the smallest size reached.
 public enum MessengerTarget: String, Sendable, Codable, CaseIterable {
-    /// Telegram: 512 px on the long side (the other side at most 512), PNG or WebP, at most 512 KB.
     case telegram
-    /// WhatsApp: 512x512 WebP with the sticker inside a 16 px margin, at most 100 KB; plus a 96x96 PNG tray icon
-    /// (at most 50 KB).
+    /// Also wants a tray icon for a pack.
     case whatsapp
-    /// Signal: 512x512 WebP, at most 300 KB (Signal's documented limit for a static sticker).
     case signal
 
-    /// The largest file the messenger accepts for one sticker.
-    public var maxBytes: Int {
-        switch self {
-        case .telegram: return 512 * 1024
-        case .whatsapp: return 100 * 1024
-        case .signal: return 300 * 1024
-        }
-    }
-
-    /// WhatsApp's tray icon: side and size limit.
-    static let traySide = 96
-    static let trayMaxBytes = 50 * 1024
+    /// The largest file the messenger accepts for one still sticker.
+    public var maxBytes: Int { limits.still.maxBytes }
 
     /// Lossy qualities tried, in order, after a lossless file was too large.
     static let qualitySteps = [90, 80, 70, 60, 50, 40, 30, 20, 10]
 
     /// One sticker scaled and placed as the messenger wants it (before encoding).
     public func layout(_ sticker: Image) throws -> Image {
-        switch self {
-        case .telegram:
-            let scale = 512 / Double(max(sticker.width, sticker.height))
-            let w = max(1, min(512, Int((Double(sticker.width) * scale).rounded())))
-            let h = max(1, min(512, Int((Double(sticker.height) * scale).rounded())))
+        switch limits.canvas {
+        case .longSide(let side):
+            let scale = Double(side) / Double(max(sticker.width, sticker.height))
+            let w = max(1, min(side, Int((Double(sticker.width) * scale).rounded())))
+            let h = max(1, min(side, Int((Double(sticker.height) * scale).rounded())))
             return try Resampler.resize(sticker, width: w, height: h)
-        case .whatsapp:
-            return try Self.centred(sticker, canvas: 512, margin: 16)
-        case .signal:
-            return try Self.centred(sticker, canvas: 512, margin: 0)
+        case .square(let side, let margin):
+            return try Self.centred(sticker, canvas: side, margin: margin)
         }
     }
 
@@ -66,10 +52,12 @@ public enum MessengerTarget: String, Sendable, Codable, CaseIterable {
         }
     }
 
-    /// WhatsApp's tray icon for a pack: its first sticker fitted in 96x96, PNG.
+    /// WhatsApp's tray icon for a pack (``MessengerLimits/tray``): its first sticker fitted in the square, PNG.
     static func trayIcon(_ sticker: Image, path: String) throws -> [UInt8] {
-        let icon = try centred(sticker, canvas: traySide, margin: 0)
-        return try fit(limit: trayMaxBytes, path: path, what: "WhatsApp tray icon") { quality in
+        // Only WhatsApp asks for one.
+        let tray = MessengerTarget.whatsapp.limits.tray!
+        let icon = try centred(sticker, canvas: tray.side, margin: 0)
+        return try fit(limit: tray.file.maxBytes, path: path, what: "WhatsApp tray icon") { quality in
             // PNG has no quality; the tray icon is tiny, so one attempt decides.
             guard quality == nil else { throw ImagingError.encodingFailed(message: "PNG has no lossy step") }
             return try ImageCodec.encodePNG(icon, compressionLevel: 9)

@@ -18,7 +18,7 @@ func movingSquareFrame(_ index: Int, width: Int = 64, height: Int = 48, side: In
 }
 
 /// Encodes `count` moving-square frames with the given per-frame durations (cycled).
-func encodeMovingSquare(_ format: AnimationFormat, count: Int, durations: [Double], quality: Int = 90,
+func encodeMovingSquare(_ format: ImageFormat, count: Int, durations: [Double], quality: Int = 90,
                         width: Int = 64, height: Int = 48) throws -> [UInt8] {
     let encoder = try AnimationSettings(format: format, width: width, height: height, quality: quality).makeEncoder()
     for i in 0..<count {

@@ -35,7 +35,7 @@ struct AnimatedMessengerTargetTests {
         let spool = try Self.spool(.telegram, frames: 140, fps: 40)  // 3.5 s at 40 fps
         #expect(spool.width == 512 && spool.height == 342)
         let result = try MessengerTarget.telegram.fitAnimation(spool, fps: nil, path: "t.webm")
-        #expect(result.bytes.count <= 256 * 1024, "\(result.bytes.count) bytes")
+        #expect(result.bytes.count <= MessengerTarget.telegram.animatedMaxBytes, "\(result.bytes.count) bytes")
         var facts = cwi_webm_facts()
         var error = [CChar](repeating: 0, count: 256)
         let status = result.bytes.withUnsafeBufferPointer {
@@ -54,7 +54,7 @@ struct AnimatedMessengerTargetTests {
         var spool = try Self.spool(.whatsapp, frames: 44, fps: 4)  // 11 s
         for _ in 0..<3 { try spool.append(try MessengerTarget.whatsapp.layoutFrame(Image(width: 10, height: 10)), duration: 0.004) }
         let result = try MessengerTarget.whatsapp.fitAnimation(spool, fps: nil, path: "w.webp")
-        #expect(result.bytes.count <= 500 * 1024, "\(result.bytes.count) bytes")
+        #expect(result.bytes.count <= MessengerTarget.whatsapp.animatedMaxBytes, "\(result.bytes.count) bytes")
         let info = try ImageCodec.info(result.bytes)
         #expect(info.format == .webp && info.width == 512 && info.height == 512)
         // The margin: nothing drawn in the outer 16 px of the first frame.
@@ -90,7 +90,7 @@ struct AnimatedMessengerTargetTests {
         let spool = try Self.spool(.signal, frames: 40, fps: 10)  // 4 s
         var steps: [String] = []
         let result = try MessengerTarget.signal.fitAnimation(spool, fps: nil, path: "s.png") { steps.append($0.summary) }
-        #expect(result.bytes.count <= 300 * 1024, "\(result.bytes.count) bytes")
+        #expect(result.bytes.count <= MessengerTarget.signal.animatedMaxBytes, "\(result.bytes.count) bytes")
         #expect(result.attempts.count > 1 && steps == result.attempts.map(\.summary), "\(steps)")
         #expect(result.bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         let info = try ImageCodec.info(result.bytes)
@@ -111,7 +111,7 @@ struct AnimatedMessengerTargetTests {
             try MessengerTarget.signal.fitAnimation(spool, fps: nil, path: "s.png")
         } throws: { error in
             guard case WorkerError.outputFailed(let path, let reason, let rule) = error else { return false }
-            return path == "s.png" && rule == "size-limit" && reason.contains("307200 bytes")
+            return path == "s.png" && rule == "size-limit" && reason.contains("\(MessengerTarget.signal.animatedMaxBytes) bytes")
         }
     }
 }

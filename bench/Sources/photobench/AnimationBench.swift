@@ -20,7 +20,7 @@ enum AnimationBench {
         print("clip: \(name), \(frames) frames of 512x512 at 30 fps (\(seconds) s)")
 
         print("format  quality  ms/frame  bytes     bytes/frame")
-        for format in AnimationFormat.allCases {
+        for format in ImageFormat.allCases {
             let quality = AnimationFitting.defaultQualities(format)[0]
             let encoder = try AnimationSettings(format: format, width: 512, height: 512, quality: quality).makeEncoder()
             var encodeTime = Duration.zero
