@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Waiting
 
 import Glibc
 
@@ -159,35 +160,52 @@ public final class ComputePool: Sendable {
         let flag = CancellationFlag()
         let lease = ComputeLease.current ?? .unleased
         let speculation = Speculation.current
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
-                let piece = Piece(flag: flag, speculation: speculation, run: {
-                    if flag.isCancelled {
-                        c.resume(throwing: CancellationError())
-                        return
-                    }
-                    c.resume(with: Result { try Cancellation.with(flag, body) })
-                }, abandon: {
-                    c.resume(throwing: CancellationError())
-                })
-                // Under the lock with `onCancel`'s removal: a piece is either queued before a cancel (and then
-                // taken out by it) or refused after it, never left waiting for a thread once cancelled.
-                let accepted = state.withLock { s -> Bool in
-                    precondition(s.started, "ComputePool.run before start(): the pool's owner starts it")
-                    guard !s.stopped && !flag.isCancelled else { return false }
-                    s.push(piece, for: lease)
-                    return true
-                }
-                guard accepted else {
-                    c.resume(throwing: CancellationError())
-                    return
-                }
-                available.signal()
-            }
-        } onCancel: {
+        let call = Call<T>()
+        let piece = Piece(flag: flag, speculation: speculation, run: {
+            call.resolve(flag.isCancelled ? .failure(CancellationError()) : Result { try Cancellation.with(flag, body) })
+        }, abandon: {
+            call.resolve(.failure(CancellationError()))
+        })
+        // Queued before the caller parks (the call's queue keeps an outcome that comes first), under the lock with
+        // `onCancel`'s removal: a piece is either queued before a cancel (and then taken out by it) or refused
+        // after it, never left waiting for a thread once cancelled.
+        let accepted = state.withLock { s -> Bool in
+            precondition(s.started, "ComputePool.run before start(): the pool's owner starts it")
+            guard !s.stopped && !flag.isCancelled else { return false }
+            s.push(piece, for: lease)
+            return true
+        }
+        if accepted {
+            available.signal()
+        } else {
+            call.resolve(.failure(CancellationError()))
+        }
+        return try await call.wait(onCancel: { [self] in
             flag.cancel()
             // A piece still queued answers at once: speculative work may otherwise wait long for a thread.
             state.withLock { $0.remove(flag, of: lease) }?.abandon()
+        })
+    }
+
+    /// One submission's caller, parked in a waiter queue of one ticket (the Waiting module's story for order and
+    /// cancellation, as everywhere a task waits): resolved once by the piece that ran or was abandoned, or by the
+    /// refusal; later outcomes are ignored.
+    private final class Call<T: Sendable>: Sendable {
+        private let waiter: Mutex<ContinuationQueue<T>>
+        private let ticket: ContinuationQueue<T>.Ticket
+
+        init() {
+            var queue = ContinuationQueue<T>()
+            ticket = queue.enqueue()
+            waiter = Mutex(queue)
+        }
+
+        func resolve(_ outcome: Result<T, any Error>) {
+            waiter.withLock { $0.resolve(ticket, with: outcome) }.perform()
+        }
+
+        func wait(onCancel: @escaping @Sendable () -> Void) async throws -> T {
+            try await Parking.wait({ c in waiter.withLock { $0.park(ticket, c) }.perform() }, onCancel: onCancel)
         }
     }
 
