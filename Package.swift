@@ -14,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // Every setjmp/longjmp and library error of libpng, libjpeg, libwebp, giflib, libheif, lcms2 and FFmpeg stays
@@ -44,7 +45,9 @@ let package = Package(
         .target(name: "JSONRPCTransport", dependencies: ["Waiting"]),
         .target(
             name: "JSONRPC",
-            dependencies: ["JSONRPCTransport", "Waiting", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["JSONRPCTransport", "Waiting", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "UnixSignals", package: "swift-service-lifecycle")]
         ),
         // The innermost pixel loops of the inference engine and the sticker's maps, compiled per instruction set
         // and chosen at run time (Swift cannot do that per function); no FMA contraction, so every variant
@@ -66,7 +69,8 @@ let package = Package(
         .target(
             name: "PhotoWorker",
             dependencies: ["JSONRPC", "JSONRPCTransport", "Compute", "Imaging", "Inference", "Waiting", "CSyscalls", "CCurl", "BundledResources",
-                           .product(name: "Logging", package: "swift-log")],
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             resources: [.copy("Resources")]
         ),
         .executableTarget(
@@ -85,7 +89,8 @@ let package = Package(
         .target(name: "Deadlines", path: "Tests/Deadlines"),
         .testTarget(name: "WaitingTests", dependencies: ["Waiting", "Deadlines"]),
         .testTarget(name: "JSONRPCTransportTests", dependencies: ["JSONRPCTransport", "Deadlines"]),
-        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSONRPCTransport", "Deadlines", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSONRPCTransport", "Deadlines", .product(name: "Logging", package: "swift-log"),
+                                                  .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         .testTarget(name: "ComputeTests", dependencies: ["Compute", "Deadlines"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "Compute", "CKernels", "Imaging", "Deadlines"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "Compute", "CKernels", "CWebMInspection", "Deadlines"],

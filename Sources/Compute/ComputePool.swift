@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Waiting
 
 import Glibc
 
@@ -19,9 +20,9 @@ import Glibc
 /// work submitted under a ``Speculation``. The threads are the only ones pixel work runs on, so `threads` bounds
 /// the CPU all jobs take together, helpers included.
 ///
-/// Lifecycle: the owner starts the threads with ``start()`` (the worker's server does it, as a component,
-/// before serving) and ends them with ``stop()``, after the work already queued; work submitted before
-/// `start()` is a programming error (a precondition), after `stop()` it fails with `CancellationError`.
+/// Lifecycle: the owner starts the threads with ``start()`` (the worker's server does it, as a service of its
+/// group, while the reader starts) and ends them with ``stop()``, after the work already queued; work submitted
+/// before `start()` waits for the threads, after `stop()` it fails with `CancellationError`.
 public final class ComputePool: Sendable {
     private typealias Work = @Sendable () -> Void
 
@@ -153,50 +154,70 @@ public final class ComputePool: Sendable {
 
     /// Runs `body` on a pool thread as work of the current task's ``ComputeLease`` and returns its result. If
     /// the calling task is cancelled, the body sees ``Cancellation/isRequested`` become true (or does not start).
-    /// - Precondition: ``start()`` was called: whoever owns the pool (the server, as a component) decides when
-    ///   its threads live; after ``stop()`` work is refused with `CancellationError`.
+    /// Whoever owns the pool (the server, as a service) decides when its threads live: work submitted before
+    /// ``start()`` waits for them; after ``stop()`` it is refused with `CancellationError`.
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         let flag = CancellationFlag()
         let lease = ComputeLease.current ?? .unleased
         let speculation = Speculation.current
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
-                let piece = Piece(flag: flag, speculation: speculation, run: {
-                    if flag.isCancelled {
-                        c.resume(throwing: CancellationError())
-                        return
-                    }
-                    c.resume(with: Result { try Cancellation.with(flag, body) })
-                }, abandon: {
-                    c.resume(throwing: CancellationError())
-                })
-                // Under the lock with `onCancel`'s removal: a piece is either queued before a cancel (and then
-                // taken out by it) or refused after it, never left waiting for a thread once cancelled.
-                let accepted = state.withLock { s -> Bool in
-                    precondition(s.started, "ComputePool.run before start(): the pool's owner starts it")
-                    guard !s.stopped && !flag.isCancelled else { return false }
-                    s.push(piece, for: lease)
-                    return true
-                }
-                guard accepted else {
-                    c.resume(throwing: CancellationError())
-                    return
-                }
-                available.signal()
-            }
-        } onCancel: {
+        let call = Call<T>()
+        let piece = Piece(flag: flag, speculation: speculation, run: {
+            call.resolve(flag.isCancelled ? .failure(CancellationError()) : Result { try Cancellation.with(flag, body) })
+        }, abandon: {
+            call.resolve(.failure(CancellationError()))
+        })
+        // Queued before the caller parks (the call's queue keeps an outcome that comes first), under the lock with
+        // `onCancel`'s removal: a piece is either queued before a cancel (and then taken out by it) or refused
+        // after it, never left waiting for a thread once cancelled.
+        let accepted = state.withLock { s -> Bool in
+            guard !s.stopped && !flag.isCancelled else { return false }
+            s.push(piece, for: lease)
+            return true
+        }
+        if accepted {
+            available.signal()
+        } else {
+            call.resolve(.failure(CancellationError()))
+        }
+        return try await call.wait(onCancel: { [self] in
             flag.cancel()
             // A piece still queued answers at once: speculative work may otherwise wait long for a thread.
             state.withLock { $0.remove(flag, of: lease) }?.abandon()
+        })
+    }
+
+    /// One submission's caller, parked in a waiter queue of one ticket (the Waiting module's story for order and
+    /// cancellation, as everywhere a task waits): resolved once by the piece that ran or was abandoned, or by the
+    /// refusal; later outcomes are ignored.
+    private final class Call<T: Sendable>: Sendable {
+        private let waiter: Mutex<ContinuationQueue<T>>
+        private let ticket: ContinuationQueue<T>.Ticket
+
+        init() {
+            var queue = ContinuationQueue<T>()
+            ticket = queue.enqueue()
+            waiter = Mutex(queue)
+        }
+
+        func resolve(_ outcome: Result<T, any Error>) {
+            waiter.withLock { $0.resolve(ticket, with: outcome) }.perform()
+        }
+
+        func wait(onCancel: @escaping @Sendable () -> Void) async throws -> T {
+            try await Parking.wait({ c in waiter.withLock { $0.park(ticket, c) }.perform() }, onCancel: onCancel)
         }
     }
 
-    /// Lets the threads end once the queued work is done; later work is refused.
+    /// Lets the threads end once the queued work is done; later work is refused. A pool stopped before it started
+    /// refuses the work waiting for its threads too.
     public func stop() {
-        let wake = state.withLock { s -> Bool in
+        let (wake, refused) = state.withLock { s -> (Bool, [Piece]) in
             defer { s.stopped = true }
-            return s.started && !s.stopped
+            guard !s.started && !s.stopped else { return (s.started && !s.stopped, []) }
+            defer { s.leases = [:] }
+            return (false, s.leases.values.flatMap(\.work))
         }
+        for piece in refused { piece.abandon() }
         guard wake else { return }
         for _ in 0..<threadCount { available.signal() }
     }

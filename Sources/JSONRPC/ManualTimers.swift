@@ -3,25 +3,39 @@ import Synchronization
 /// A clock the test advances: timers fire when the test says so, never by waiting (package API: the
 /// in-process tests give it to ``ServerConfiguration/timers``).
 package final class ManualTimers: TimerScheduler {
-    private let pending = Mutex<[@Sendable () -> Void]>([])
+    private struct State {
+        /// Pending timers in the order they were scheduled, by number.
+        var pending: [(number: UInt64, body: @Sendable () -> Void)] = []
+        var lastNumber: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
 
     package init() {}
 
-    package func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
-        pending.withLock { $0.append(body) }
+    @discardableResult
+    package func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) -> ScheduledTimer {
+        let number = state.withLock { s in
+            s.lastNumber += 1
+            s.pending.append((s.lastNumber, body))
+            return s.lastNumber
+        }
+        return ScheduledTimer { [weak self] in
+            self?.state.withLock { s in s.pending.removeAll { $0.number == number } }
+        }
     }
 
-    /// How many timers wait to fire.
-    package var count: Int { pending.withLock { $0.count } }
+    /// How many timers wait to fire (cancelled ones are gone).
+    package var count: Int { state.withLock { $0.pending.count } }
 
     /// Fires the timer scheduled first (if any).
     package func fireOldest() {
-        let body = pending.withLock { p in p.isEmpty ? nil : p.removeFirst() }
+        let body = state.withLock { s in s.pending.isEmpty ? nil : s.pending.removeFirst().body }
         body?()
     }
 
     /// Fires every timer scheduled so far.
     package func fireAll() {
-        for body in pending.withLock({ p in defer { p = [] }; return p }) { body() }
+        for timer in state.withLock({ s in defer { s.pending = [] }; return s.pending }) { timer.body() }
     }
 }

@@ -1,8 +1,7 @@
 import Foundation
 import JSONRPCTransport
 import Logging
-
-import Glibc
+import ServiceLifecycle
 
 /// A JSON-RPC 2.0 server over a pair of descriptors, one message per line or per Content-Length frame
 /// (``FrameReader`` and ``MessageWriter`` of JSONRPCTransport).
@@ -21,6 +20,14 @@ import Glibc
 ///   (Imaging's `ComputePool`), never on the pool: on Linux every wake-up from another thread
 ///   (a reply from the reader, a resumed continuation, a timer) goes through the cooperative pool,
 ///   so a pool filled with pixel loops would hold up `ping`, cancellation and shutdown for seconds.
+///
+/// - Important: What runs for how long. ``run()`` runs the server's parts as swift-service-lifecycle services in one
+///   `ServiceGroup` (as Hummingbird 2 runs an application): the application's ``ServerConfiguration/components``,
+///   the writer (``WriterService``), the signal and parent watches (``SignalService``, ``ParentWatchService``),
+///   the registry's drain (``RegistryDrainService``) and the reader (``ReaderService``). The reader's end (`exit`,
+///   end of input, ``terminate(reason:exitCode:)``) shuts the group down gracefully, in reverse order: the drain
+///   answers or cancels what is in flight, the watches end, the writer writes what is queued and ends, and the
+///   components (the compute threads) stop last.
 @MainActor
 public final class Server {
     public nonisolated let configuration: ServerConfiguration
@@ -33,11 +40,28 @@ public final class Server {
     nonisolated let methods: MethodTable
     nonisolated let logger: Logger
     private nonisolated let input: Int32
-    private var terminating = false
-    /// Set by ``terminate(reason:exitCode:)``: the code ``run()`` returns.
-    private var endingCode: Int32?
-    /// The reader ``run()`` started, which ``terminate(reason:exitCode:)`` stops.
+    private(set) var terminating = false
+    /// Why serving ends, once it does: what the services that shut down after the reader do, and the exit code.
+    private(set) var ending: Ending?
+    /// The reader ``read()`` started, which ``terminate(reason:exitCode:)`` stops.
     private var reader: FrameReader?
+
+    /// Why serving ended.
+    enum Ending: Equatable {
+        /// `exit`: its code; everything in flight was cancelled.
+        case exit(Int32)
+        /// The input ended: in-flight work may finish within the drain timeout.
+        case endOfInput
+        /// ``terminate(reason:exitCode:)`` (a signal, the parent or the client gone): everything was cancelled.
+        case terminated(Int32)
+
+        var exitCode: Int32 {
+            switch self {
+            case .exit(let code), .terminated(let code): return code
+            case .endOfInput: return 0
+            }
+        }
+    }
 
     /// - Parameters:
     ///   - methods: the application's methods; the built-in ones are added.
@@ -83,7 +107,7 @@ public final class Server {
     /// The client closed our output: nobody hears us any more.
     private func peerClosedOutput() async {
         logger.info("the client closed the protocol stream; cancelling everything")
-        await terminate(reason: "the client closed its input", exitCode: 0)
+        terminate(reason: "the client closed its input", exitCode: 0)
     }
 
     /// Serves until `exit`, end of input (after draining), a signal or the peer going away. When it returns, the
@@ -91,19 +115,39 @@ public final class Server {
     /// descriptors.
     /// - Returns: the process exit code; the caller decides how the process ends.
     public func run() async -> Int32 {
-        for component in configuration.components { component.start() }
-        defer { for component in configuration.components.reversed() { component.stop() } }
-        if configuration.handleSignals { installSignalHandlers() }
-        if configuration.watchParent { watchParent() }
         writer.whenClosed { [weak self] in
             Task { @MainActor in await self?.peerClosedOutput() }
         }
         if let framing = configuration.framing { writer.setFraming(framing) }
+        // Started in this order and shut down in reverse, each once the one after it has ended: the reader ends
+        // first (its end starts the shutdown), the components last.
+        var services = configuration.components.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+        services.append(.init(service: WriterService(server: self)))
+        if configuration.handleSignals { services.append(.init(service: SignalService(server: self))) }
+        if configuration.watchParent {
+            services.append(.init(service: ParentWatchService(server: self, timers: configuration.timers)))
+        }
+        services.append(.init(service: RegistryDrainService(server: self)))
+        services.append(.init(service: ReaderService(server: self), successTerminationBehavior: .gracefullyShutdownGroup))
+        // Signals are the signal service's, not the group's: the replies it cancels name the signal.
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: logger))
+        do {
+            // On the main queue, as the read loop and the registry are: the cooperative pool never holds it up.
+            try await withTaskExecutorPreference(MainQueueExecutor.shared) { try await group.run() }
+        } catch {
+            logger.error("the server's services failed: \(error)")
+        }
+        return ending?.exitCode ?? 0
+    }
+
+    /// The read loop (``ReaderService``): returns on `exit`, at the end of the input, or once
+    /// ``terminate(reason:exitCode:)`` stopped the reader; the reader's thread has ended by then.
+    func read() async {
         let reader = FrameReader(fd: input, maxMessageBytes: configuration.maxMessageBytes, framing: configuration.framing,
                                  onFraming: { [writer] in writer.setFraming($0) },
                                  threadName: configuration.naming.readerThread)
         self.reader = reader
-        if endingCode != nil { reader.stop() }
+        if ending != nil { reader.stop() }
         loop: for await batch in reader.batches {
             switch batch {
             case .events(let events):
@@ -113,28 +157,38 @@ public final class Server {
                 }
                 reader.acknowledge()
                 if let code = lifecycle.exitCode {
+                    if ending == nil { ending = .exit(code) }
                     reader.stop()
-                    await finishExit()
-                    await reader.waitUntilEnded()
-                    return code
+                    break loop
                 }
             case .endOfInput:
                 break loop
             }
         }
-        // Stopped by terminate(), which has already answered and waited for everything.
         await reader.waitUntilEnded()  // stopped, or at the end of its input: nothing reads `input` from here on
-        if let code = endingCode { return code }
-        // End of input: no more requests can come; let in-flight work finish.
+        guard ending == nil else { return }
+        // End of input: no more requests can come; the drain lets in-flight work finish.
         logger.debug("end of input; draining in-flight jobs")
+        ending = .endOfInput
         lifecycle.beginShutdown()
         peer.close()  // the client can no longer answer
-        if await !registry.waitUntilIdle(timeout: configuration.drainTimeout) {
-            registry.terminateAll(reason: "drain timeout after end of input")
+    }
+
+    /// The registry's part of shutting down (``RegistryDrainService``): after the end of the input, in-flight work
+    /// gets the drain timeout, then the rest is cancelled; in every case tasks get a moment to clean up.
+    func drain() async {
+        if ending == .endOfInput && !terminating {
+            if await !registry.waitUntilIdle(timeout: configuration.drainTimeout) {
+                registry.terminateAll(reason: "drain timeout after end of input")
+            }
         }
         await registry.waitForTasks(upTo: .seconds(5))
-        await endWriter(within: .seconds(10))
-        return 0
+    }
+
+    /// The writer's part (``WriterService``): writes what is queued and ends the writer's thread, within 5 s when
+    /// the server was terminated and 10 s otherwise.
+    func endWriter() async {
+        await endWriter(within: terminating ? .seconds(5) : .seconds(10))
     }
 
     // MARK: - Dispatch
@@ -298,63 +352,25 @@ public final class Server {
         registry.terminateAll(reason: "exit requested")
     }
 
-    private func finishExit() async {
-        await registry.waitForTasks(upTo: .seconds(5))
-        await endWriter(within: .seconds(10))
-    }
-
-    /// Writes what is queued and ends the writer's thread, waiting at most `limit` on the server's timers (a client
-    /// that reads nothing can hold a `write(2)` forever; its thread then ends when the write fails).
+    /// Writes what is queued and ends the writer's thread, waiting at most `limit` on the server's timers: a client
+    /// that reads nothing will not take the rest, and the cancelled stop then ends the thread at once.
     private func endWriter(within limit: Duration) async {
-        let ending = Task { [writer] in await writer.stop() }
-        configuration.timers.after(limit) { ending.cancel() }
-        await ending.value
+        let stopping = Task { [writer] in await writer.stop() }
+        let deadline = configuration.timers.after(limit) { stopping.cancel() }
+        await stopping.value
+        deadline.cancel()
     }
 
-    /// Cancels everything with -32802, waits briefly for tasks to clean up, writes what is queued, ends the
-    /// writer and the reader, and makes ``run()`` return `exitCode`.
-    func terminate(reason: String, exitCode: Int32) async {
+    /// Cancels everything with -32802 and stops the reader, so the services shut down (the drain gives tasks a
+    /// moment to clean up, the writer writes what is queued), and ``run()`` returns `exitCode` (unless `exit` came
+    /// first, whose code stands).
+    func terminate(reason: String, exitCode: Int32) {
         guard !terminating else { return }
         terminating = true
         lifecycle.beginShutdown()
         peer.close()
         registry.terminateAll(reason: reason)
-        await registry.waitForTasks(upTo: .seconds(5))
-        await endWriter(within: .seconds(5))
-        endingCode = exitCode
+        if ending == nil { ending = .terminated(exitCode) }
         reader?.stop()
-    }
-
-    private nonisolated func installSignalHandlers() {
-        for sig in [SIGTERM, SIGINT] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
-            let name = sig == SIGTERM ? "SIGTERM" : "SIGINT"
-            source.setEventHandler { [weak self] in
-                guard let self else { return }
-                self.logger.info("received \(name); cancelling everything")
-                Task { @MainActor in await self.terminate(reason: "the worker received \(name)", exitCode: 0) }
-            }
-            source.resume()
-            // Signal sources live as long as the process: retain once, never release.
-            _ = Unmanaged.passRetained(source as AnyObject)
-        }
-    }
-
-    /// The parent may die without closing our stdin (it was inherited by a grandchild, say):
-    /// notice the re-parenting and leave. Checked twice a second on the server's timers (the main
-    /// queue), so a full compute pool cannot delay it.
-    private nonisolated func watchParent() {
-        let parent = getppid()
-        let timers = configuration.timers
-        @Sendable func check() {
-            timers.after(.milliseconds(500)) { [weak self] in
-                guard let self else { return }
-                guard getppid() != parent else { return check() }
-                self.logger.info("the parent process went away; exiting")
-                Task { @MainActor in await self.terminate(reason: "the parent process exited", exitCode: 0) }
-            }
-        }
-        check()
     }
 }

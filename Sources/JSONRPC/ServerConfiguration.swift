@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPCTransport
+import ServiceLifecycle
 
 /// Limits and identity of a server; the executable fills it from its flags.
 ///
@@ -24,9 +25,9 @@ public struct ServerConfiguration: Sendable {
     public var maxQueue = 10_000
     /// How long in-flight work may run after stdin closes before it is cancelled with -32802.
     public var drainTimeout: Duration = .seconds(30)
-    /// Install SIGTERM/SIGINT handlers (the executable does; tests of the library may not).
+    /// Handle SIGTERM/SIGINT (``SignalService``; the executable does; tests of the library may not).
     public var handleSignals = true
-    /// Exit when the parent process goes away even if stdin stays open.
+    /// Exit when the parent process goes away even if stdin stays open (``ParentWatchService``).
     public var watchParent = true
     /// Every timeout of the server (drain, peer requests, the parent watch): the main queue, or a clock
     /// the test advances.
@@ -35,8 +36,10 @@ public struct ServerConfiguration: Sendable {
     public var extraLimits: [String: JSONValue] = [:]
     /// Protocols spoken besides the native one, selected by `initialize` (the worker's MCP adapter).
     public var dialects: [any ProtocolDialect] = []
-    /// Started before serving, stopped after the last job (in this order, and in reverse).
-    public var components: [any ServerComponent] = []
+    /// The application's services (the worker's compute and blocking threads), run in the server's service group
+    /// before its own: they run while it serves and are shut down gracefully after its last job and its writer,
+    /// in reverse order.
+    public var components: [any Service] = []
     /// Told when the client initialises; supplies the `policy` facts of `initialize` and of the stats method.
     public var sessionDelegate: (any SessionDelegate)?
     /// Runs around every compute job's handler, once the job holds its slot: the application's scope for it

@@ -15,6 +15,11 @@ import Glibc
 /// calls the ``whenClosed(_:)`` handler once and drops everything after. ``stop()`` writes what is queued and
 /// ends the thread: the thread lives as long as its owner serves.
 ///
+/// The thread never sits in a `write(2)` that nothing can end: it waits in `poll(2)` for the descriptor to take
+/// bytes, beside the wake-up pipe, and then writes at most `PIPE_BUF` bytes, which a pipe or socket that polls
+/// writable takes without blocking. So a stop whose caller gives up (its task cancelled: a client that reads
+/// nothing) ends the thread at once, the bytes not yet written dropped, instead of leaving it blocked for good.
+///
 /// Transport side: a thread for the blocking `write(2)` and a lock for the hand-over to it (the
 /// protocol side above keeps its state on the main actor, without locks).
 public final class MessageWriter: Sendable {
@@ -29,6 +34,8 @@ public final class MessageWriter: Sendable {
         /// Flushes waiting for the next round (registered before the thread takes the queue).
         var nextRound: [Ticket] = []
         var stopping = false
+        /// The caller of `stop()` gave up waiting: the thread drops what is not written and ends.
+        var abandoned = false
         /// The thread found nothing to do and sleeps (or is about to) in poll(2): the next send, flush or stop
         /// wakes it, once; while it works, sends only append (a signal per message cost a system call each).
         var sleeping = false
@@ -103,8 +110,9 @@ public final class MessageWriter: Sendable {
         await park(ticket)
     }
 
-    /// Writes what is queued, ends the writing thread and returns once it has ended (or when the calling task is
-    /// cancelled: a client that reads nothing can hold a `write(2)` forever). Messages sent after are dropped.
+    /// Writes what is queued, ends the writing thread and returns once it has ended. Messages sent after are
+    /// dropped. A deadline is the caller's: when the calling task is cancelled (a client that reads nothing will
+    /// not take the rest), the thread drops what it has not written and ends, and `stop` returns at once.
     public func stop() async {
         guard let (ticket, wakeNeeded) = state.withLock({ s -> (Ticket, Bool)? in
             if s.closed { return nil }
@@ -112,12 +120,16 @@ public final class MessageWriter: Sendable {
             return (s.waiters.enqueue(), s.wakeNeeded())
         }) else { return }
         if wakeNeeded { wake.signal() }
-        await park(ticket)
+        await park(ticket) { [self] in
+            state.withLock { $0.abandoned = true }
+            wake.signal()
+        }
     }
 
-    private func park(_ ticket: Ticket) async {
+    private func park(_ ticket: Ticket, onCancel: @escaping @Sendable () -> Void = {}) async {
         _ = try? await Parking.wait({ c in state.withLock { $0.waiters.park(ticket, c) }.perform() }, onCancel: {
             state.withLock { $0.waiters.resolve(ticket, with: .failure(CancellationError())) }.perform()
+            onCancel()
         })
     }
 
@@ -140,7 +152,13 @@ public final class MessageWriter: Sendable {
                 case .ready, .invalid: return end(peerClosed: true)
                 }
             }
-            if !chunk.isEmpty && !writeAll(chunk) { return end(peerClosed: true) }
+            if !chunk.isEmpty {
+                switch writeAll(chunk) {
+                case .written: break
+                case .peerClosed: return end(peerClosed: true)
+                case .abandoned: return end(peerClosed: false)
+                }
+            }
             chunk.removeAll(keepingCapacity: true)
             // A flush registered before the swap is satisfied; one registered after waits for the next round.
             state.withLock { s in
@@ -150,16 +168,28 @@ public final class MessageWriter: Sendable {
         }
     }
 
-    private func writeAll(_ bytes: [UInt8]) -> Bool {
+    private enum WriteOutcome { case written, peerClosed, abandoned }
+
+    /// Writes `bytes` in pieces the descriptor takes without blocking: poll for room (or a wake-up: an abandoned
+    /// stop), then at most `PIPE_BUF` bytes. While the thread writes, sends only append (they wake nobody), so a
+    /// wake-up here is a stop's, or a flush's that the next round serves.
+    private func writeAll(_ bytes: [UInt8]) -> WriteOutcome {
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                switch wake.wait(for: fd, events: Int16(POLLOUT)) {
+                case .signalled:
+                    if state.withLock({ $0.abandoned }) { return .abandoned }
+                    continue
+                case .invalid: return .peerClosed
+                case .ready: break
+                }
+                let n = write(fd, raw.baseAddress! + offset, min(raw.count - offset, Int(PIPE_BUF)))
                 if n > 0 { offset += n; continue }
                 if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-                return false
+                return .peerClosed
             }
-            return true
+            return .written
         }
     }
 

@@ -1,8 +1,13 @@
 import JSONRPC
+import ServiceLifecycle
 
-/// The blocking pool as a server component: its threads start as work comes and end when the server stops.
-struct BlockingThreads: ServerComponent {
+/// The blocking pool as a service of the server's group: its threads start as work comes and end once the group
+/// shuts down, after the last job.
+struct BlockingThreads: Service {
     let pool: BlockingPool
-    func start() {}
-    func stop() { pool.stop() }
+
+    func run() async {
+        try? await GracefulShutdownWait.untilShutdown()
+        pool.stop()
+    }
 }

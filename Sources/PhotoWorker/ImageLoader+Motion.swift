@@ -158,7 +158,9 @@ extension ImageLoader {
                     throw WorkerError(error, source: source.description)
                 }
             }
-            data = try Self.readFile(opened, path: p)
+            // A whole file: on the blocking pool, never the cooperative pool.
+            let fd = opened
+            data = try await blocking.run { try Self.readFile(fd, path: p) }
         } else {
             data = try await bytes(of: source, access: access)
         }

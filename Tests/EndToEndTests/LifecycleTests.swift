@@ -100,6 +100,41 @@ struct LifecycleTests {
         #expect(p.terminationStatus == 0)
     }
 
+    /// A client that stops reading our stdout but keeps it open: the replies fill the pipe and the writer waits for
+    /// room that never comes. Asked to stop (its stdin closed, or SIGTERM), the worker still exits, within the
+    /// writer's limit (10 s after the end of input, 5 s after a signal), with code 0.
+    @Test(arguments: [false, true])
+    func aWorkerWhoseStdoutIsNeverReadStillExits(bySignal: Bool) async throws {
+        let p = Process()
+        p.executableURL = WorkerProcess.binary
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { p.terminate() } }
+        // Two OpenRPC documents (about 140 KB each): more than the pipe holds.
+        let requests = (1...2).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"rpc.discover"}"# + "\n" }.joined()
+        try input.fileHandleForWriting.write(contentsOf: Data(requests.utf8))
+        let fd = output.fileHandleForReading.fileDescriptor
+        let capacity = Int(fcntl(fd, pipeSizeCommand))
+        #expect(await eventually(timeout: .seconds(30)) {
+            var queued: Int32 = 0
+            _ = ioctl(fd, UInt(FIONREAD), &queued)
+            return Int(queued) >= capacity
+        }, "the replies fill our stdout's pipe (\(capacity) bytes)")
+        let asked = ContinuousClock.now
+        if bySignal {
+            kill(p.processIdentifier, SIGTERM)
+        } else {
+            try input.fileHandleForWriting.close()
+        }
+        #expect(await eventually(timeout: .seconds(40)) { !p.isRunning }, "the worker must exit although nobody reads its replies")
+        let took = ContinuousClock.now - asked
+        #expect(took < .seconds(25), "exited \(took) after it was asked")
+        if !p.isRunning { #expect(p.terminationStatus == 0, "status \(p.terminationStatus)") }
+    }
+
     @Test func helpAndVersion() async throws {
         for (flag, needle) in [("--help", "USAGE"), ("--version", "0.")] {
             let p = Process()
@@ -115,3 +150,6 @@ struct LifecycleTests {
         }
     }
 }
+
+/// fcntl's F_GETPIPE_SZ (F_LINUX_SPECIFIC_BASE + 8), which Glibc's module does not export without _GNU_SOURCE.
+private let pipeSizeCommand: Int32 = 1032

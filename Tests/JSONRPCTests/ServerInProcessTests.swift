@@ -2,16 +2,21 @@ import Foundation
 @testable import JSONRPC
 import JSONRPCTransport
 import Logging
+import ServiceLifecycle
 import Synchronization
 import Testing
 
 import Glibc
 
-/// A component that records its lifecycle.
-final class Recorder: ServerComponent {
+/// A component that records its lifecycle: a service of the server's group, run while it serves.
+final class Recorder: Service {
     let events = Mutex<[String]>([])
-    func start() { events.withLock { $0.append("start") } }
-    func stop() { events.withLock { $0.append("stop") } }
+
+    func run() async {
+        events.withLock { $0.append("start") }
+        try? await GracefulShutdownWait.untilShutdown()
+        events.withLock { $0.append("stop") }
+    }
 }
 
 /// The whole server in process over pipes: it returns its exit code instead of exiting.

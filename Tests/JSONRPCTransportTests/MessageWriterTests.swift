@@ -1,8 +1,11 @@
+import Deadlines
 import Glibc
 import JSONRPCTransport
+import Synchronization
 import Testing
 
-/// The one writer: messages in order, framed as told, and the peer going away is noticed.
+/// The one writer: messages in order, framed as told, the peer going away is noticed, and a stop whose caller gives
+/// up ends the thread even when the peer reads nothing.
 @Suite(.timeLimit(.minutes(10)))
 struct MessageWriterTests {
     @Test func messagesKeepTheirOrderAndFraming() async throws {
@@ -32,4 +35,41 @@ struct MessageWriterTests {
         writer.send(Array("{}".utf8))
         await writer.flush()  // returns at once: the stream is closed
     }
+
+    /// A client that stops reading: the pipe fills and the thread waits for room. Its owner's stop, cancelled at its
+    /// deadline, ends the thread (before, it stayed blocked in write(2) for good).
+    @Test func aCancelledStopEndsAWriteThePeerNeverTakes() async throws {
+        var pair: [Int32] = [0, 0]
+        try #require(pipe(&pair) == 0)
+        // Numbers far above the ones other tests open and close meanwhile (a stray close of a reused number
+        // would end the writer for the wrong reason).
+        let fds = pair.map { fcntl($0, F_DUPFD, 900) }
+        pair.forEach { close($0) }
+        try #require(fds.allSatisfy { $0 >= 900 }, "\(fds)")
+        defer { close(fds[0]); close(fds[1]) }
+        let name = "mw-unread"
+        let writer = MessageWriter(fd: fds[1], threadName: name)
+        let peerClosed = Mutex(false)
+        writer.whenClosed { peerClosed.withLock { $0 = true } }
+        writer.send([UInt8](repeating: 0x20, count: 1 << 20))  // far more than a pipe holds
+        let capacity = Int(fcntl(fds[1], pipeSizeCommand))
+        try await Deadline.until("the pipe full (\(capacity) bytes)") {
+            var queued: Int32 = 0
+            _ = ioctl(fds[0], UInt(FIONREAD), &queued)
+            return Int(queued) >= capacity
+        }
+        let stopping = Task { await writer.stop() }
+        #expect(ThreadCensus.named(name).count == 1,
+                "the thread waits for room: \(ThreadCensus.named(name)), the writer saw its peer close: \(peerClosed.withLock { $0 })")
+        stopping.cancel()
+        try await Deadline.value(of: stopping, "stop returns once cancelled", within: .seconds(10))
+        try await Deadline.until("the writer's thread ended: \(ThreadCensus.named(name))", within: .seconds(10)) {
+            ThreadCensus.named(name).isEmpty
+        }
+        writer.send(Array("{}".utf8))  // dropped: the writer has ended
+        await writer.flush()  // returns at once
+    }
 }
+
+/// fcntl's F_GETPIPE_SZ (F_LINUX_SPECIFIC_BASE + 8), which Glibc's module does not export without _GNU_SOURCE.
+private let pipeSizeCommand: Int32 = 1032

@@ -65,6 +65,8 @@ public struct FileAccess: Sendable {
     /// An existing file is replaced only as ``AccessPolicy/replace`` allows (or with `overwrite`);
     /// directories, symbolic links and special files never are. The rename replaces the name, not
     /// the file it named, so a hard link to a file elsewhere is unlinked, never written through.
+    /// - Important: It blocks (a write, a rename): call it on the blocking pool or from a compute job's body,
+    ///   never on the cooperative pool.
     /// - Parameter overwrite: the request's `"overwrite": true`.
     public func writeAtomically(_ bytes: [UInt8], to path: String, overwrite: Bool = false) throws {
         let (dir, name) = try openFolder(of: path)

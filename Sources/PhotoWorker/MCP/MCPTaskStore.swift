@@ -2,6 +2,7 @@ import Foundation
 import JSONRPC
 import JSONRPCTransport
 import Synchronization
+import Waiting
 
 /// What MCP's tasks add to a job: the task's id, times, lifetime and, once the job has ended, its outcome, kept
 /// until the client fetches it. The job itself (queued or running, its progress, its cancellation) lives in the
@@ -44,9 +45,19 @@ final class MCPTaskStore: Sendable {
         var isTerminal: Bool { status != .working }
     }
 
+    private typealias Ticket = ContinuationQueue<Void>.Ticket
+
     private struct State {
         var records: [String: Record] = [:]
-        var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
+        /// `tasks/result` requests parked until their task is terminal: one queue, so an outcome given before its
+        /// request parks is kept for it; `waiting` says which tickets wait for which task.
+        var waiters = ContinuationQueue<Void>()
+        var waiting: [String: [Ticket]] = [:]
+
+        /// Resolves every request waiting for `taskId`; returns what to resume after leaving the lock.
+        mutating func wake(_ taskId: String) -> [ContinuationQueue<Void>.Resume] {
+            (waiting.removeValue(forKey: taskId) ?? []).compactMap { waiters.resolve($0, with: .success(())) }
+        }
     }
 
     /// The 2026-07-28 tasks extension's identifier.
@@ -114,44 +125,44 @@ final class MCPTaskStore: Sendable {
         } else {
             outcome = .error(RPCError(code: .internalError, message: "the task's job gave no readable response"))
         }
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            guard s.records[taskId] != nil else { return [] }
-            s.records[taskId]?.outcome = outcome
-            s.records[taskId]?.lastUpdatedAt = Date()
-            return Array((s.waiters.removeValue(forKey: taskId) ?? [:]).values)
-        }
-        for w in waiters { w.resume() }
+        state.withLock { s in
+            if s.records[taskId] != nil {
+                s.records[taskId]?.outcome = outcome
+                s.records[taskId]?.lastUpdatedAt = Date()
+            }
+            return s.wake(taskId)
+        }.perform()
     }
 
     /// Marks the task cancelled (before `tasks/cancel` answers). Returns the record as it was; nil if unknown.
     func cancel(_ taskId: String) -> Record? {
-        let (before, waiters) = state.withLock { s -> (Record?, [CheckedContinuation<Void, Never>]) in
+        let (before, waiters) = state.withLock { s -> (Record?, [ContinuationQueue<Void>.Resume]) in
             guard let r = s.records[taskId] else { return (nil, []) }
             guard !r.isTerminal else { return (r, []) }
             s.records[taskId]?.cancelled = true
             s.records[taskId]?.lastUpdatedAt = Date()
-            return (r, Array((s.waiters.removeValue(forKey: taskId) ?? [:]).values))
+            return (r, s.wake(taskId))
         }
-        for w in waiters { w.resume() }
+        waiters.perform()
         return before
     }
 
     /// Waits until the task is terminal (or gone, or the waiting request is cancelled).
     func waitUntilTerminal(_ taskId: String) async {
-        let ticket = UUID()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { s -> Bool in
-                    guard let r = s.records[taskId], !r.isTerminal, !Task.isCancelled else { return true }
-                    s.waiters[taskId, default: [:]][ticket] = c
-                    return false
-                }
-                if ready { c.resume() }
-            }
-        } onCancel: {
-            let c = state.withLock { $0.waiters[taskId]?.removeValue(forKey: ticket) }
-            c?.resume()
-        }
+        guard let ticket = state.withLock({ s -> Ticket? in
+            guard let r = s.records[taskId], !r.isTerminal else { return nil }
+            let ticket = s.waiters.enqueue()
+            s.waiting[taskId, default: []].append(ticket)
+            return ticket
+        }) else { return }
+        // Cancelled: the request stops waiting (its answer says what the task is now), and leaves the task's list.
+        _ = try? await Parking.wait({ c in state.withLock { $0.waiters.park(ticket, c) }.perform() }, onCancel: {
+            state.withLock { s in
+                s.waiting[taskId]?.removeAll { $0 == ticket }
+                if s.waiting[taskId]?.isEmpty == true { s.waiting[taskId] = nil }
+                return s.waiters.resolve(ticket, with: .failure(CancellationError()))
+            }.perform()
+        })
     }
 
     /// Drops ended tasks past their lifetime, and the oldest ended ones beyond ``maxKept``.

@@ -327,12 +327,12 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             throw WorkerError.invalidImage(source: clip.description, detail: "no frames in the requested window",
                                            truncated: false)
         }
-        let output = try Self.write(bytes, to: params.output, format: format, width: canvas.width, height: canvas.height,
-                                    access: access)
+        let output = try await Self.write(bytes, to: params.output, format: format, width: canvas.width,
+                                          height: canvas.height, access: access, on: services.blocking)
         var mask: AnimatedOutputResult?
         if let spec = params.maskOutput, let maskBytes {
-            mask = try Self.write(maskBytes, to: spec, format: spec.format ?? .apng, width: width, height: height,
-                                  access: access)
+            mask = try await Self.write(maskBytes, to: spec, format: spec.format ?? .apng, width: width, height: height,
+                                        access: access, on: services.blocking)
         }
         var facts = ClipWarnings.Facts(sourceWidth: info.width, sourceHeight: info.height, cutLongSide: max(width, height),
                                        declaredDuration: info.duration, declaredFrameRate: info.frameRate,
@@ -408,14 +408,16 @@ struct ImageAnimatedStickerMethod: RPCMethod {
     }
 
     static func write(_ bytes: [UInt8], to spec: AnimatedOutputSpec, format: ImageFormat, width: Int, height: Int,
-                      access: FileAccess) throws -> AnimatedOutputResult {
+                      access: FileAccess, on blocking: BlockingPool) async throws -> AnimatedOutputResult {
         var result = AnimatedOutputResult(path: nil, data: nil, format: format, width: width, height: height,
                                           bytes: bytes.count)
         if spec.inline {
             result.data = Data(bytes).base64EncodedString()
         } else {
-            try access.writeAtomically(bytes, to: spec.path!, overwrite: spec.overwrite)
-            result.path = spec.path
+            // A file's write and rename block: on the blocking pool, never the cooperative pool.
+            let path = spec.path!, overwrite = spec.overwrite
+            try await blocking.run { try access.writeAtomically(bytes, to: path, overwrite: overwrite) }
+            result.path = path
         }
         return result
     }

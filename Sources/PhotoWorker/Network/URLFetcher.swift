@@ -35,9 +35,9 @@ public struct URLFetcher: Sendable {
     /// Sent with every request: servers that refuse anonymous clients (some image hosts do) accept it.
     static let userAgent = "photoworker/\(Worker.version)"
 
-    /// - Parameter blocking: the pool transfers run on (a fetcher of its own by default: tests).
-    public init(maxBytes: Int, timeout: Duration, testHooks: TestHooks = TestHooks(),
-                blocking: BlockingPool = BlockingPool(threads: 4, name: "pw-fetch")) {
+    /// - Parameter blocking: the pool transfers run on: the worker's (``WorkerServices/blocking``), so its bound
+    ///   counts transfers with every other blocking call; a fetcher makes no threads of its own.
+    public init(maxBytes: Int, timeout: Duration, testHooks: TestHooks = TestHooks(), blocking: BlockingPool) {
         self.maxBytes = maxBytes
         self.timeout = timeout
         hooks = testHooks

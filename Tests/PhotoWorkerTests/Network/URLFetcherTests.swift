@@ -9,6 +9,8 @@ import Testing
 struct URLFetcherTests {
     static let hooks = URLFetcher.TestHooks(
         hosts: ["evil.test": "127.0.0.1", "photos.test": "127.0.0.2"], publicAddresses: ["127.0.0.2"])
+    /// The blocking pool the fetches run on, as the worker's loader hands its own to its fetcher.
+    static let pool = BlockingPool(threads: 4, name: "test-fetch")
     static let photo = Array(try! Data(contentsOf: URL(fileURLWithPath: Corpus.photo("girl-1.jpg"))))
 
     private func outcome(_ fetcher: URLFetcher, _ url: String, policy: URLPolicy) async -> String {
@@ -30,7 +32,7 @@ struct URLFetcherTests {
             "/to-evil": .redirect(to: "http://evil.test:\(privateServer.port)/photo.jpg"),
             "/to-public": .redirect(to: "/photo.jpg"),
         ], host: "127.0.0.2")
-        let fetcher = URLFetcher(maxBytes: 10 << 20, timeout: .seconds(20), testHooks: Self.hooks)
+        let fetcher = URLFetcher(maxBytes: 10 << 20, timeout: .seconds(20), testHooks: Self.hooks, blocking: Self.pool)
         let port = server.port
         for (url, expected) in [
             ("http://photos.test:\(port)/photo.jpg", "ok"), ("http://127.0.0.2:\(port)/photo.jpg", "ok"),
@@ -56,7 +58,7 @@ struct URLFetcherTests {
     /// SOCKS guard had, could hand one fetch's refusal to another).
     @Test func concurrentFetchesOfOneHostEachGetTheirOwnAnswer() async throws {
         let server = try LocalHTTPServer(routes: ["/photo.jpg": .body(status: 200, contentType: "image/jpeg", bytes: Self.photo)])
-        let fetcher = URLFetcher(maxBytes: 10 << 20, timeout: .seconds(30), testHooks: Self.hooks)
+        let fetcher = URLFetcher(maxBytes: 10 << 20, timeout: .seconds(30), testHooks: Self.hooks, blocking: Self.pool)
         let url = server.url("/photo.jpg")
         let answers = await withTaskGroup(of: (Int, String).self) { group in
             for i in 0..<24 {
@@ -77,7 +79,7 @@ struct URLFetcherTests {
             "/to-file": .redirect(to: "file:///etc/passwd"), "/to-ftp": .redirect(to: "ftp://127.0.0.1/x.jpg"),
             "/to-gopher": .redirect(to: "gopher://127.0.0.1/x"),
         ])
-        let fetcher = URLFetcher(maxBytes: 1 << 20, timeout: .seconds(20))
+        let fetcher = URLFetcher(maxBytes: 1 << 20, timeout: .seconds(20), blocking: Self.pool)
         for path in ["/to-file", "/to-ftp", "/to-gopher"] {
             do {
                 let bytes = try await fetcher.fetch(URL(string: server.url(path))!, policy: .any)
@@ -91,14 +93,14 @@ struct URLFetcherTests {
     /// Requests say who they are (some image hosts refuse clients without a User-Agent).
     @Test func requestsCarryAUserAgent() async throws {
         let server = try LocalHTTPServer(routes: ["/echo": .echoRequest])
-        let bytes = try await URLFetcher(maxBytes: 1 << 20, timeout: .seconds(20)).fetch(URL(string: server.url("/echo"))!, policy: .any)
+        let bytes = try await URLFetcher(maxBytes: 1 << 20, timeout: .seconds(20), blocking: Self.pool).fetch(URL(string: server.url("/echo"))!, policy: .any)
         let head = String(decoding: bytes, as: UTF8.self)
         #expect(head.contains("\r\nUser-Agent: photoworker/\(Worker.version)\r\n"), "\(head)")
     }
 
     @Test func aCancelledFetchEndsAtOnce() async throws {
         let server = try LocalHTTPServer(routes: ["/silent": .silence])
-        let fetcher = URLFetcher(maxBytes: 1 << 20, timeout: .seconds(600))
+        let fetcher = URLFetcher(maxBytes: 1 << 20, timeout: .seconds(600), blocking: Self.pool)
         let task = Task { try await fetcher.fetch(URL(string: server.url("/silent"))!, policy: .any) }
         // Cancel once the server has the connection (the fetch is then sending its request or waiting in poll for an
         // answer: either way it closes the connection when it ends).
