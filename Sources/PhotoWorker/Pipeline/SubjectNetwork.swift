@@ -128,7 +128,7 @@ public enum SubjectNetwork {
                      memory: ActivationMemory) async throws -> SubjectMap {
         try await memory.withBlock(for: network) { block in
             try await stages.stage {
-                let map = try network.forward(input, in: block, parallel: stages) { Cancellation.isRequested }
+                let map = try network.forward(input, in: block, parallel: stages)
                 return SubjectMap(width: map.width, height: map.height, values: map.data)
             }
         }
