@@ -7,7 +7,8 @@ public protocol ParallelLoop: Sendable {
     /// The most threads one loop may use at once, the caller's included.
     var width: Int { get }
     /// Calls `body(thread, index)` for every index in `0..<count` and returns when all have run. `thread` is 0
-    /// on the calling thread and 1, 2, ... on helpers, each number used by one thread at a time.
+    /// on the calling thread and 1, 2, ... on helpers, each number used by one thread at a time. Helpers see the
+    /// calling thread's ``Cancellation`` (a ``ComputePool``'s do): the loop's work checks no cancellation of its own.
     /// - Throws: the first error `body` threw.
     func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws
 }

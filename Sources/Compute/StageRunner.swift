@@ -2,9 +2,11 @@
 /// declares its stages and which of them are independent once, and a runner decides how they run: in the calling
 /// task one after another (``InlineStages``), or on a ``ComputePool``'s threads with independent stages at once or,
 /// where memory matters more than latency, one after another (``PoolStages``).
+///
+/// The work never asks which: it says what is independent (``pair(_:_:)``, ``both(_:_:)``), what is a guess
+/// (``speculate(_:then:if:)``, ``both(_:then:if:)``) and what memory it could give back
+/// (``handBackSpareMemory(_:)``), and computes the same result whatever the runner decides.
 public protocol StageRunner: ParallelLoop {
-    /// Whether ``pair(_:_:)`` runs its two stages at the same time.
-    var runsConcurrently: Bool { get }
     /// Runs one stage of synchronous work.
     func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T
     /// Runs two stages that do not depend on each other; a concurrent runner starts `a` first (name the longer
@@ -19,11 +21,28 @@ public protocol StageRunner: ParallelLoop {
     func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
                                              then b: @escaping @Sendable () async throws -> B,
                                              if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?)
+    /// From inside a stage's body: `a` and `b`, two computations that do not depend on each other. A concurrent
+    /// runner makes them at once where its pool has an idle thread; one that runs stages in turn makes `a` then `b`
+    /// (at once, each thread's malloc arena grows by the other's buffers: a 6000x4000 sticker's classical maps
+    /// peaked 20 MB higher).
+    func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
+                                        _ b: @escaping @Sendable () throws -> B) throws -> (A, B)
+    /// From inside a stage's body: `a`, and `b` only if `needed` says so of `a`'s result. A concurrent runner makes
+    /// `b` beside `a` (as ``both(_:_:)``) and drops it when it is not needed; one in turn makes it after `a`, when
+    /// needed.
+    func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
+                                        then b: @escaping @Sendable () throws -> B,
+                                        if needed: @escaping @Sendable (A) -> Bool) throws -> (A, B?)
+    /// Where work holds memory it keeps for reuse (free blocks, what malloc holds free) that the stages after it do
+    /// not need: a runner that runs stages in turn for memory calls `handBack` now, so their buffers do not come on
+    /// top of it; a concurrent one, which favours latency, leaves it for the next stages to reuse.
+    func handBackSpareMemory(_ handBack: () -> Void)
     // As a ``ParallelLoop`` (a network's pass takes a runner as its loop): from inside a stage's body, `forEach`
     // calls `body(thread, index)` for every index, on the stage's thread (thread 0) and, where the runner has
     // idle threads, on others; `width` is the most threads one stage may spread over, its own included.
 }
 
+/// A runner that runs every stage in turn: what ``StageRunner``'s operations do unless a runner says otherwise.
 extension StageRunner {
     public var width: Int { 1 }
 
@@ -33,10 +52,86 @@ extension StageRunner {
 
     public func pair<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
                                                _ b: @escaping @Sendable () async throws -> B) async throws -> (A, B) {
-        guard runsConcurrently else {
+        try await InTurn.pair(a, b)
+    }
+
+    public func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
+                                                    then b: @escaping @Sendable () async throws -> B,
+                                                    if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?) {
+        try await InTurn.speculate(a, then: b, if: needed)
+    }
+
+    public func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
+                                               _ b: @escaping @Sendable () throws -> B) throws -> (A, B) {
+        let first = try a()
+        return (first, try b())
+    }
+
+    public func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
+                                               then b: @escaping @Sendable () throws -> B,
+                                               if needed: @escaping @Sendable (A) -> Bool) throws -> (A, B?) {
+        let first = try a()
+        return (first, needed(first) ? try b() : nil)
+    }
+
+    public func handBackSpareMemory(_ handBack: () -> Void) { handBack() }
+}
+
+/// The operations of a runner that runs stages one after another.
+enum InTurn {
+    static func pair<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
+                                               _ b: @escaping @Sendable () async throws -> B) async throws -> (A, B) {
+        let first = try await a()
+        return (first, try await b())
+    }
+
+    static func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
+                                                    then b: @escaping @Sendable () async throws -> B,
+                                                    if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?) {
+        try await SpeculationGate.$current.withValue(nil) {
             let first = try await a()
-            return (first, try await b())
+            return (first, needed(first) ? try await b() : nil)
         }
+    }
+}
+
+/// Every stage in the calling task, one after another (tests, benchmarks, in-process use). Cancellation is the
+/// calling task's (``Cancellation`` falls back to it off the compute threads).
+public struct InlineStages: StageRunner {
+    public init() {}
+
+    public func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try Cancellation.check()
+        return try body()
+    }
+}
+
+/// Every stage on a compute pool's threads, as work of the current task's ``ComputeLease``; independent stages at
+/// once when `concurrent`, otherwise one after another with spare memory handed back between them (a large photo:
+/// its stages' buffers then never coexist). Either way a stage's loops spread over the pool's idle threads.
+public struct PoolStages: StageRunner {
+    public let pool: ComputePool
+    /// Whether independent stages (and independent computations inside one) run at once.
+    public let concurrent: Bool
+
+    public init(_ pool: ComputePool, concurrent: Bool = true) {
+        self.pool = pool
+        self.concurrent = concurrent
+    }
+
+    public func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await pool.run(body)
+    }
+
+    public var width: Int { pool.threadCount }
+
+    public func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
+        try pool.forEach(count, width: width, body)
+    }
+
+    public func pair<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
+                                               _ b: @escaping @Sendable () async throws -> B) async throws -> (A, B) {
+        guard concurrent else { return try await InTurn.pair(a, b) }
         // `a` in this task, `b` in a child: this task submits `a`'s work first (a child task starts a moment
         // later), so the stage a graph names first, its longest, is the one that gets a thread first.
         async let second = b()
@@ -47,12 +142,9 @@ extension StageRunner {
     public func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
                                                     then b: @escaping @Sendable () async throws -> B,
                                                     if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?) {
+        guard concurrent else { return try await InTurn.speculate(a, then: b, if: needed) }
         let gate = SpeculationGate.current
         return try await SpeculationGate.$current.withValue(nil) {
-            guard runsConcurrently else {
-                let first = try await a()
-                return (first, needed(first) ? try await b() : nil)
-            }
             let speculation = Speculation()
             return try await withThrowingTaskGroup(of: B.self) { group in
                 // On threads nothing else wants: a busy machine does not pay for a guess.
@@ -78,39 +170,38 @@ extension StageRunner {
             }
         }
     }
-}
 
-/// Every stage in the calling task, one after another (tests, benchmarks, in-process use). Cancellation is the
-/// calling task's (``Cancellation`` falls back to it off the compute threads).
-public struct InlineStages: StageRunner {
-    public init() {}
-
-    public var runsConcurrently: Bool { false }
-
-    public func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try Cancellation.check()
-        return try body()
-    }
-}
-
-/// Every stage on a compute pool's threads, as work of the current task's ``ComputeLease``; independent stages at
-/// once when `concurrent`.
-public struct PoolStages: StageRunner {
-    public let pool: ComputePool
-    public let runsConcurrently: Bool
-
-    public init(_ pool: ComputePool, concurrent: Bool = true) {
-        self.pool = pool
-        self.runsConcurrently = concurrent
+    public func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
+                                               _ b: @escaping @Sendable () throws -> B) throws -> (A, B) {
+        guard concurrent else {
+            let first = try a()
+            return (first, try b())
+        }
+        let results = ResultPair<A, B>()
+        try forEach(2) { _, index in
+            if index == 0 {
+                let value = try a()
+                results.slots.withLock { $0.a = value }
+            } else {
+                let value = try b()
+                results.slots.withLock { $0.b = value }
+            }
+        }
+        return results.slots.withLock { ($0.a!, $0.b!) }
     }
 
-    public func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await pool.run(body)
+    public func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
+                                               then b: @escaping @Sendable () throws -> B,
+                                               if needed: @escaping @Sendable (A) -> Bool) throws -> (A, B?) {
+        guard concurrent else {
+            let first = try a()
+            return (first, needed(first) ? try b() : nil)
+        }
+        let (first, second) = try both(a, b)
+        return (first, needed(first) ? second : nil)
     }
 
-    public var width: Int { pool.threadCount }
-
-    public func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
-        try pool.forEach(count, width: width, body)
+    public func handBackSpareMemory(_ handBack: () -> Void) {
+        if !concurrent { handBack() }
     }
 }

@@ -63,7 +63,7 @@ public final class ActivationMemory: Sendable {
         state.withLock { state in for block in state.blocks.free { block.deallocate() } }
     }
 
-    /// Runs `body` with a block for one pass of `network` (``Network/forward(_:in:parallel:isCancelled:)``),
+    /// Runs `body` with a block for one pass of `network` (``Network/forward(_:in:parallel:)``),
     /// first waiting while the block would take what is held over the budget; gives the block back when `body`
     /// returns or throws.
     /// - Throws: `CancellationError` when the task is cancelled while it waits; what `body` throws.

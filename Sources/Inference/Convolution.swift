@@ -1,4 +1,5 @@
 import CKernels
+import Compute
 
 /// A stride-1 convolution, 3x3 (any dilation, padding = dilation) or 1x1, with its bias and an
 /// optional ReLU fused into the pass that writes the output.
@@ -53,9 +54,8 @@ struct Convolution: Sendable {
     }
 
     /// Convolves the channel concatenation of `parts` into a new tensor (tests and single layers; a forward pass
-    /// uses ``apply(_:into:workspace:parallel:isCancelled:)`` on its own memory).
-    func apply(_ parts: [Tensor], workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil,
-               isCancelled: () -> Bool) throws -> Tensor {
+    /// uses ``apply(_:into:workspace:parallel:overlap:)`` on its own memory).
+    func apply(_ parts: [Tensor], workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil) throws -> Tensor {
         let shape = try Tensor.concatenatedShape(of: parts, for: "conv")
         guard shape.channels == inChannels else {
             throw InferenceError.modelDamaged("conv expects \(inChannels) channels, got \(shape.channels)")
@@ -63,7 +63,7 @@ struct Convolution: Sendable {
         return try Tensor(channels: outChannels, height: shape.height, width: shape.width) { dst in
             try Self.withPlanes(of: parts) { planes in
                 try apply(planes, height: shape.height, width: shape.width, into: dst, workspace: &workspace,
-                          parallel: parallel, isCancelled: isCancelled)
+                          parallel: parallel)
             }
         }
     }
@@ -96,7 +96,7 @@ struct Convolution: Sendable {
     ///   the stored parts (the part's index; of the output's shape) that this convolution is the last to read: both
     ///   Winograd only (``WinogradKernel/Overlap``).
     func apply(_ parts: [Input], into out: TensorView, workspace: inout ConvolutionWorkspace,
-               parallel: ParallelBands? = nil, overlap: Overlap = .none, isCancelled: () -> Bool) throws {
+               parallel: ParallelBands? = nil, overlap: Overlap = .none) throws {
         let h = out.height, w = out.width
         var planes: [InputPlane] = []
         var winogradOverlap = WinogradKernel.Overlap.none
@@ -117,7 +117,7 @@ struct Convolution: Sendable {
         if case .addsToOutput = overlap { winogradOverlap = .addsToOutput }
         if let winograd, runsWinograd(onPixels: h * w) {
             try winograd.apply(planes, height: h, width: w, into: out.base, workspace: &workspace,
-                               parallel: parallel, overlap: winogradOverlap, isCancelled: isCancelled)
+                               parallel: parallel, overlap: winogradOverlap)
             return
         }
         guard case .none = overlap else { preconditionFailure("the plan shares an output's memory with Winograd convolutions only") }
@@ -125,18 +125,17 @@ struct Convolution: Sendable {
             guard case .stored(let p) = plane else { preconditionFailure("the plan folds resizes into Winograd convolutions only") }
             return p
         }
-        try apply(stored, height: h, width: w, into: out.base, workspace: &workspace, parallel: parallel,
-                  isCancelled: isCancelled)
+        try apply(stored, height: h, width: w, into: out.base, workspace: &workspace, parallel: parallel)
     }
 
     /// Writes every output element: Winograd on large enough maps, im2col or 1x1 products otherwise.
     private func apply(_ planes: [UnsafePointer<Float>], height h: Int, width w: Int, into dst: UnsafeMutablePointer<Float>,
-                       workspace: inout ConvolutionWorkspace, parallel: ParallelBands?, isCancelled: () -> Bool) throws {
+                       workspace: inout ConvolutionWorkspace, parallel: ParallelBands?) throws {
         if let winograd, runsWinograd(onPixels: h * w) {
             try winograd.apply(planes, height: h, width: w, into: dst, workspace: &workspace,
-                               parallel: parallel, isCancelled: isCancelled)
+                               parallel: parallel)
         } else {
-            try multiply(planes, height: h, width: w, into: dst, workspace: &workspace, isCancelled: isCancelled)
+            try multiply(planes, height: h, width: w, into: dst, workspace: &workspace)
             addBias(dst, plane: h * w)
         }
     }
@@ -154,8 +153,7 @@ struct Convolution: Sendable {
 
     /// The matrix-product paths: 1x1 as a product per run of contiguous planes, 3x3 as banded im2col.
     private func multiply(_ planes: [UnsafePointer<Float>], height h: Int, width w: Int,
-                          into dst: UnsafeMutablePointer<Float>, workspace: inout ConvolutionWorkspace,
-                          isCancelled: () -> Bool) throws {
+                          into dst: UnsafeMutablePointer<Float>, workspace: inout ConvolutionWorkspace) throws {
         let plane = h * w
         let k = inChannels * kernel * kernel
         if kernel == 1 {
@@ -176,7 +174,7 @@ struct Convolution: Sendable {
         try workspace.withBuffer(count: k * bandRows * w) { columns in
             var y0 = 0
             while y0 < h {
-                if isCancelled() { throw CancellationError() }
+                try Cancellation.check()
                 let rows = min(bandRows, h - y0)
                 let n = rows * w
                 fillColumns(planes, height: h, width: w, firstRow: y0, rows: rows, into: columns)

@@ -208,18 +208,18 @@ public final class Network: Sendable {
     ///     the same: each band is computed alike wherever it runs).
     ///   - memory: where the pass borrows its activations' block (and returns it, for the job's next pass); nil
     ///     allocates one for this pass alone.
-    ///   - isCancelled: polled between layers and per band of rows inside convolutions (on the calling thread).
-    public func forward(_ input: Tensor, parallel: (any ParallelLoop)? = nil, memory: ActivationMemory? = nil,
-                        isCancelled: () -> Bool = { false }) throws -> Tensor {
+    ///
+    /// Cancellation is Compute's (``Cancellation/check()``: the compute job's flag on its threads and its helpers',
+    /// the calling task's elsewhere), checked between layers and per band of rows inside convolutions.
+    public func forward(_ input: Tensor, parallel: (any ParallelLoop)? = nil, memory: ActivationMemory? = nil) throws -> Tensor {
         let lender = memory ?? ActivationMemory()
         let taken = lender.take(floats: plan.floats)
         defer { lender.give(taken) }
-        return try forward(input, in: ActivationBlock(block: taken), parallel: parallel, isCancelled: isCancelled)
+        return try forward(input, in: ActivationBlock(block: taken), parallel: parallel)
     }
 
     /// Runs the network on `input` in a block lent by ``ActivationMemory/withBlock(for:_:)`` for this network.
-    public func forward(_ input: Tensor, in lent: ActivationBlock, parallel: (any ParallelLoop)? = nil,
-                        isCancelled: () -> Bool = { false }) throws -> Tensor {
+    public func forward(_ input: Tensor, in lent: ActivationBlock, parallel: (any ParallelLoop)? = nil) throws -> Tensor {
         guard input.channels == inputChannels, input.height == inputHeight, input.width == inputWidth else {
             throw InferenceError.badInput("expected \(inputChannels)x\(inputHeight)x\(inputWidth), got \(input.channels)x\(input.height)x\(input.width)")
         }
@@ -238,20 +238,18 @@ public final class Network: Sendable {
         var workspace = ConvolutionWorkspace()
         let bands = parallel.flatMap { $0.width > 1 ? ParallelBands($0) : nil }
         for step in plan.steps {
-            if isCancelled() { throw CancellationError() }
+            try Cancellation.check()
             let out = view(step.output)
             switch step {
             case .conv(let conv, let inputs, _):
                 // Written one row before an input it is the last to read, when the plan says so.
                 let overlap = plan.overwrites[step.output].flatMap { inputs.firstIndex(of: $0) }.map(Convolution.Overlap.overwrites)
-                try conv.apply(parts(inputs), into: out, workspace: &workspace, parallel: bands, overlap: overlap ?? .none,
-                               isCancelled: isCancelled)
+                try conv.apply(parts(inputs), into: out, workspace: &workspace, parallel: bands, overlap: overlap ?? .none)
             case .convAdd(let conv, let inputs, let residual, _):
                 // The sum is computed where the residual lies; when the residual is read again, on a copy of it.
                 let kept = view(residual)
                 if kept.base != out.base { out.base.update(from: kept.base, count: kept.count) }
-                try conv.apply(parts(inputs), into: out, workspace: &workspace, parallel: bands, overlap: .addsToOutput,
-                               isCancelled: isCancelled)
+                try conv.apply(parts(inputs), into: out, workspace: &workspace, parallel: bands, overlap: .addsToOutput)
             case .relu(let input, _): Elementwise.relu(view(input), into: out)
             case .maxPool(let input, _): Pooling.maxPool2x2(view(input), into: out)
             case .resize(let input, _, _, _): BilinearResize.resize(view(input), into: out)

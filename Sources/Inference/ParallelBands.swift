@@ -1,5 +1,4 @@
 import Compute
-import Synchronization
 
 /// One forward pass's use of a ``ParallelLoop``: each participating thread's scratch, kept across the pass's
 /// layers.
@@ -35,11 +34,10 @@ final class ParallelBands: @unchecked Sendable {
 
     /// Runs `body(scratch, isFresh, index, checkpoint)` for every index in `0..<count`, with `floatsPerThread`
     /// floats of scratch per thread (`isFresh`: the first use of that scratch in this run, to be prepared).
-    /// Cancellation is polled on the calling thread before each index it takes, and wherever `body` calls
-    /// `checkpoint` (an index that is several bands long calls it between them): on the calling thread that polls
-    /// `isCancelled`, on a helper it reads what the calling thread last found; either throws `CancellationError`
-    /// once the pass is cancelled.
-    func run(_ count: Int, floatsPerThread: Int, isCancelled: () -> Bool,
+    /// Cancellation is Compute's (``Cancellation/check()``, which the loop's helpers see as the calling thread does),
+    /// checked before each index a thread takes and wherever `body` calls `checkpoint` (an index that is several bands
+    /// long calls it between them): either throws `CancellationError` once the pass is cancelled.
+    func run(_ count: Int, floatsPerThread: Int,
              _ body: (UnsafeMutablePointer<Float>, Bool, Int, _ checkpoint: () throws -> Void) throws -> Void) throws {
         for t in 0..<threads {
             if capacity[t] < floatsPerThread {
@@ -50,31 +48,19 @@ final class ParallelBands: @unchecked Sendable {
             fresh[t] = true
         }
         let scratch = Unchecked(scratch), fresh = Unchecked(fresh)
-        try withoutActuallyEscaping(isCancelled) { isCancelled in
-            try withoutActuallyEscaping(body) { body in
-                // Unchecked: both closures are used only until `forEach` returns, which it does after every call;
-                // `isCancelled` only on the calling thread; `body` writes what its index owns (its band's output rows, or
-                // its chunk's: a Winograd convolution writing over its input writes each row from one chunk only).
-                let shared = Unchecked((isCancelled, body))
-                let stopped = StopFlag()
-                try loop.forEach(count) { thread, index in
-                    let (isCancelled, body) = shared.value
-                    let checkpoint: () throws -> Void = thread == 0
-                        ? { if isCancelled() { stopped.value.store(true, ordering: .relaxed); throw CancellationError() } }
-                        : { if stopped.value.load(ordering: .relaxed) { throw CancellationError() } }
-                    try checkpoint()
-                    try body(scratch.value[thread]!, fresh.value[thread], index, checkpoint)
-                    fresh.value[thread] = false
-                }
+        try withoutActuallyEscaping(body) { body in
+            // Unchecked: `body` is used only until `forEach` returns, which it does after every call; it writes what
+            // its index owns (its band's output rows, or its chunk's: a Winograd convolution writing over its input
+            // writes each row from one chunk only).
+            let shared = Unchecked(body)
+            try loop.forEach(count) { thread, index in
+                let checkpoint: () throws -> Void = { try Cancellation.check() }
+                try checkpoint()
+                try shared.value(scratch.value[thread]!, fresh.value[thread], index, checkpoint)
+                fresh.value[thread] = false
             }
         }
     }
-}
-
-/// Set once the calling thread of a ``ParallelBands/run(_:floatsPerThread:isCancelled:_:)`` finds the pass
-/// cancelled, so its helpers stop between bands too.
-private final class StopFlag: Sendable {
-    let value = Atomic<Bool>(false)
 }
 
 /// A value shared across threads on a guarantee the compiler cannot see; each use says why it holds.

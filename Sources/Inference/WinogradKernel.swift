@@ -1,4 +1,5 @@
 import CKernels
+import Compute
 
 /// A 3x3 convolution (stride 1, padding 1, no dilation) computed as Winograd F(6x6, 3x3): each
 /// 6x6 block of outputs costs 64 multiply-accumulates per channel pair instead of 324, so the
@@ -74,9 +75,8 @@ struct WinogradKernel: Sendable {
     /// Writes every element of `out` (`outChannels` planes of the input's size). With `parallel`, the bands of
     /// tile rows (independent: each reads the input and writes its own output rows) are spread over its threads.
     func apply(_ planes: [UnsafePointer<Float>], height h: Int, width w: Int, into out: UnsafeMutablePointer<Float>,
-               workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil, isCancelled: () -> Bool) throws {
-        try apply(planes.map { .stored($0) }, height: h, width: w, into: out, workspace: &workspace, parallel: parallel,
-                  isCancelled: isCancelled)
+               workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil) throws {
+        try apply(planes.map { .stored($0) }, height: h, width: w, into: out, workspace: &workspace, parallel: parallel)
     }
 
     /// How a convolution's output may share memory with what it reads.
@@ -88,7 +88,7 @@ struct WinogradKernel: Sendable {
         case addsToOutput
         /// The stored input planes `planes` (as many as the outputs, each of the output's size, one after the other)
         /// begin one row after `out`: output row `y` of channel `k` is written over input row `y - 1` of channel
-        /// `k`, which no band reads any more once the rows above it are done (see ``apply(_:height:width:into:workspace:parallel:overlap:isCancelled:)``).
+        /// `k`, which no band reads any more once the rows above it are done (see ``apply(_:height:width:into:workspace:parallel:overlap:)``).
         case overwritesInput(planes: Range<Int>)
     }
 
@@ -102,8 +102,7 @@ struct WinogradKernel: Sendable {
     /// previous plane's last row, which the last band reads: those rows are copied aside before any band runs, and
     /// read from the copy.
     func apply(_ planes: [InputPlane], height h: Int, width w: Int, into out: UnsafeMutablePointer<Float>,
-               workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil, overlap: Overlap = .none,
-               isCancelled: () -> Bool) throws {
+               workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil, overlap: Overlap = .none) throws {
         let c = inChannels, k = outChannels
         let m = Self.outputTile, n = Self.inputTile, positions = Self.positions
         let blocksX = (w + m - 1) / m, blocksY = (h + m - 1) / m
@@ -192,7 +191,7 @@ struct WinogradKernel: Sendable {
         if let parallel, bands > 1 {
             // Writing over the input, a thread takes a chunk of bands and runs them in order; otherwise any band.
             let inOrder = !overwritten.isEmpty
-            try parallel.run(inOrder ? chunks : bands, floatsPerThread: floats, isCancelled: isCancelled) {
+            try parallel.run(inOrder ? chunks : bands, floatsPerThread: floats) {
                 buffer, isFresh, index, checkpoint in
                 if isFresh { prepare(buffer) }
                 if inOrder {
@@ -209,7 +208,7 @@ struct WinogradKernel: Sendable {
         try workspace.withBuffer(count: floats) { buffer in
             prepare(buffer)
             for index in 0..<bands {
-                if isCancelled() { throw CancellationError() }
+                try Cancellation.check()
                 band(index, buffer)
             }
         }

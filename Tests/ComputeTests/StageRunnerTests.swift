@@ -56,9 +56,57 @@ struct StageRunnerTests {
             #expect(kept.0 == 5 && kept.1 == "guess", "\(name): \(kept)")
             let dropped = try await runner.speculate({ 1 }, then: { guesses.add("guess"); return "guess" }, if: { $0 > 3 })
             #expect(dropped.0 == 1 && dropped.1 == nil, "\(name): \(dropped)")
-            if !runner.runsConcurrently {
+            if name != "at once" {
                 #expect(guesses.all == ["guess"], "\(name): a guess not needed was run in turn: \(guesses.all)")
             }
+        }
+    }
+
+    @Test("Inside a stage, both in turn run in the order named and a guess not needed is not made; at once, each sees the other running")
+    func bothInsideAStage() async throws {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let runners: [(String, any StageRunner)] = [("inline", InlineStages()), ("in turn", PoolStages(pool, concurrent: false)),
+                                                    ("at once", PoolStages(pool))]
+        for (name, runner) in runners {
+            let log = Log()
+            let pair = try await runner.stage { try runner.both({ log.add("a"); return 1 }, { log.add("b"); return "two" }) }
+            #expect(pair.0 == 1 && pair.1 == "two", "\(name): \(pair)")
+            let kept = try await runner.stage { try runner.both({ 5 }, then: { log.add("guess"); return 2 }, if: { $0 > 3 }) }
+            let dropped = try await runner.stage { try runner.both({ 1 }, then: { log.add("guess"); return 2 }, if: { $0 > 3 }) }
+            #expect(kept.0 == 5 && kept.1 == 2 && dropped.0 == 1 && dropped.1 == nil, "\(name): \(kept), \(dropped)")
+            if name != "at once" {
+                #expect(log.all == ["a", "b", "guess"], "\(name): \(log.all)")
+            }
+        }
+        // At once: `a` finishes only after `b` has started (the stage's thread runs `a`, the idle one `b`).
+        let bStarted = Atomic<Bool>(false)
+        let atOnce = try await PoolStages(pool).stage {
+            try PoolStages(pool).both({
+                let deadline = ContinuousClock.now + .seconds(60)
+                while !bStarted.load(ordering: .acquiring) {
+                    guard ContinuousClock.now < deadline else { return "a alone" }
+                }
+                return "a"
+            }, {
+                bStarted.store(true, ordering: .releasing)
+                return "b"
+            })
+        }
+        #expect(atOnce == ("a", "b"), "\(atOnce)")
+    }
+
+    @Test("Spare memory is handed back by runners in turn, left for reuse by one at once")
+    func spareMemory() {
+        let pool = ComputePool(threads: 2)
+        let runners: [(String, any StageRunner, Bool)] = [("inline", InlineStages(), true),
+                                                          ("in turn", PoolStages(pool, concurrent: false), true),
+                                                          ("at once", PoolStages(pool), false)]
+        for (name, runner, handsBack) in runners {
+            var handed = false
+            runner.handBackSpareMemory { handed = true }
+            #expect(handed == handsBack, "\(name): handed back \(handed)")
         }
     }
 

@@ -1,4 +1,6 @@
+@testable import Compute
 @testable import Inference
+import Synchronization
 import Testing
 
 /// The convolution paths (Winograd F(6x6, 3x3), banded im2col, 1x1) against a direct
@@ -77,7 +79,7 @@ struct ConvolutionTests {
                 var workspace = ConvolutionWorkspace()
                 let out = try Tensor(channels: cout, height: h, width: w) { dst in
                     try Convolution.withPlanes(of: [x]) { planes in
-                        try winograd.apply(planes, height: h, width: w, into: dst, workspace: &workspace, isCancelled: { false })
+                        try winograd.apply(planes, height: h, width: w, into: dst, workspace: &workspace)
                     }
                 }
                 // F(6x6, 3x3)'s transforms scale values by up to 32 (Aᵀ) and 5.25 (Bᵀ): a few ulps of
@@ -111,12 +113,12 @@ struct ConvolutionTests {
                     try stored.withUnsafeMutableBufferPointer { out in
                         try conv.apply([.stored(enlargedView), .stored(otherView)],
                                        into: TensorView(shape: TensorShape(channels: 4, height: h, width: w), base: out.baseAddress!),
-                                       workspace: &workspace, isCancelled: { false })
+                                       workspace: &workspace)
                     }
                     try folded.withUnsafeMutableBufferPointer { out in
                         try conv.apply([.upsampled(smallView), .stored(otherView)],
                                        into: TensorView(shape: TensorShape(channels: 4, height: h, width: w), base: out.baseAddress!),
-                                       workspace: &workspace, isCancelled: { false })
+                                       workspace: &workspace)
                     }
                 }
             }
@@ -150,7 +152,7 @@ struct ConvolutionTests {
             let conv = Self.convolution(in: 4, out: 6, kernel: 3, dilation: dilation, relu: true, seed: seed)
             let x = Tensor(channels: 4, height: h, width: w, data: Self.values(4 * h * w, seed: 11))
             var workspace = ConvolutionWorkspace()
-            let out = try conv.apply([x], workspace: &workspace, isCancelled: { false })
+            let out = try conv.apply([x], workspace: &workspace)
             let reference = Self.direct(conv, Self.filters(of: conv, seed: seed), x)
             #expect(Self.worstDifference(out.data, reference) < 1e-5, "\(h)x\(w), dilation \(dilation)")
         }
@@ -167,24 +169,50 @@ struct ConvolutionTests {
             let seed: UInt64 = 13
             let conv = Self.convolution(in: 5, out: 4, kernel: kernel, dilation: 1, relu: false, seed: seed)
             var workspace = ConvolutionWorkspace()
-            let parts = try conv.apply([a, b], workspace: &workspace, isCancelled: { false })
+            let parts = try conv.apply([a, b], workspace: &workspace)
             let reference = Self.direct(conv, Self.filters(of: conv, seed: seed), whole)
             #expect(Self.worstDifference(parts.data, reference) < 1e-4, "\(kernel)x\(kernel) on \(h)x\(w)")
         }
     }
 
+    /// A loop on the calling thread that cancels `flag` (Compute's, as a compute job's) once `cancelAfter` indices
+    /// have run.
+    final class CancellingLoop: ParallelLoop {
+        let width = 2
+        let flag = CancellationFlag()
+        let cancelAfter: Int
+        private let ran = Atomic<Int>(0)
+
+        init(cancelAfter: Int) { self.cancelAfter = cancelAfter }
+
+        var indicesRun: Int { ran.load(ordering: .relaxed) }
+
+        func forEach(_ count: Int, _ body: @escaping @Sendable (Int, Int) throws -> Void) throws {
+            for index in 0..<count {
+                if ran.load(ordering: .relaxed) == cancelAfter { flag.cancel() }
+                try body(index % width, index)
+                ran.add(1, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// The convolution's bands check Compute's cancellation (``Cancellation/check()``), on whichever thread of the
+    /// loop they run: the first band after the request stops the layer.
     @Test func aWinogradLayerStopsWhenCancelled() throws {
         let conv = Self.convolution(in: 64, out: 64, kernel: 3, dilation: 1, relu: true, seed: 1)
         let x = Tensor(channels: 64, height: 160, width: 160)
         var workspace = ConvolutionWorkspace()
-        var polls = 0
+        let loop = CancellingLoop(cancelAfter: 3)
         #expect(throws: CancellationError.self) {
-            try conv.apply([x], workspace: &workspace) {
-                polls += 1
-                return polls > 3
-            }
+            try Cancellation.with(loop.flag) { try conv.apply([x], workspace: &workspace, parallel: ParallelBands(loop)) }
         }
-        #expect(polls == 4, "polled per band, stopped at the first band after the request")
+        #expect(loop.indicesRun == 3, "bands run: \(loop.indicesRun); stopped at the first band after the request")
+        // On one thread, a job already cancelled stops before its first band.
+        let cancelled = CancellationFlag()
+        cancelled.cancel()
+        #expect(throws: CancellationError.self) {
+            try Cancellation.with(cancelled) { try conv.apply([x], workspace: &workspace) }
+        }
     }
 
     @Test func mismatchedPartsAreRefused() {
@@ -192,10 +220,10 @@ struct ConvolutionTests {
         var workspace = ConvolutionWorkspace()
         #expect(throws: InferenceError.self) {
             try conv.apply([Tensor(channels: 1, height: 4, width: 4), Tensor(channels: 2, height: 4, width: 5)],
-                           workspace: &workspace, isCancelled: { false })
+                           workspace: &workspace)
         }
         #expect(throws: InferenceError.self) {
-            try conv.apply([Tensor(channels: 2, height: 4, width: 4)], workspace: &workspace, isCancelled: { false })
+            try conv.apply([Tensor(channels: 2, height: 4, width: 4)], workspace: &workspace)
         }
     }
 }

@@ -64,18 +64,18 @@ struct SharedOutputTests {
         return (try Network(graph: graph, weights: weights), weights)
     }
 
-    /// The same layers, each into a tensor of its own (``Convolution/apply(_:workspace:parallel:isCancelled:)``).
+    /// The same layers, each into a tensor of its own (``Convolution/apply(_:workspace:parallel:)``).
     static func separately(_ network: Network, _ input: Tensor) throws -> [Float] {
         var workspace = ConvolutionWorkspace()
         var convs: [Int: Convolution] = [:]
         for step in network.steps { if case .conv(let conv, _, let out) = step { convs[out] = conv } }
         #expect(convs.count == 5)
-        let t1 = try convs[1]!.apply([input], workspace: &workspace, isCancelled: { false })
-        let t2 = try convs[2]!.apply([t1], workspace: &workspace, isCancelled: { false })
-        let t3 = try convs[3]!.apply([t2], workspace: &workspace, isCancelled: { false })
-        let t4 = try convs[4]!.apply([t3], workspace: &workspace, isCancelled: { false })
+        let t1 = try convs[1]!.apply([input], workspace: &workspace)
+        let t2 = try convs[2]!.apply([t1], workspace: &workspace)
+        let t3 = try convs[3]!.apply([t2], workspace: &workspace)
+        let t4 = try convs[4]!.apply([t3], workspace: &workspace)
         let t5 = Tensor(channels: t1.channels, height: t1.height, width: t1.width, data: zip(t4.data, t1.data).map { $0 + $1 })
-        return try convs[6]!.apply([t5], workspace: &workspace, isCancelled: { false }).data
+        return try convs[6]!.apply([t5], workspace: &workspace).data
     }
 
     @Test func thePlanSharesTheOutputs() throws {

@@ -1,3 +1,4 @@
+@testable import Compute
 import Foundation
 import Imaging
 @testable import Inference
@@ -68,12 +69,10 @@ struct U2NetpReferenceTests {
 
     @Test func cancellationStopsTheForwardPass() throws {
         let network = try Network.u2netp.get()
-        var polls = 0
+        let loop = ConvolutionTests.CancellingLoop(cancelAfter: 5)
         #expect(throws: CancellationError.self) {
-            try network.forward(Tensor(channels: 3, height: 320, width: 320)) {
-                polls += 1
-                return polls > 5
-            }
+            try Cancellation.with(loop.flag) { try network.forward(Tensor(channels: 3, height: 320, width: 320), parallel: loop) }
         }
+        #expect(loop.indicesRun == 5, "bands run: \(loop.indicesRun)")
     }
 }

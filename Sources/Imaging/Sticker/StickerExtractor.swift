@@ -47,8 +47,9 @@ public enum StickerExtractor {
     /// Segments `image` and returns the cropped, feathered (and optionally outlined) cut-out.
     ///
     /// The stage graph, declared once for every caller: the classical maps (`StickerPreparation`) beside the
-    /// face search, both beside the learned map when there is one (or, with
-    /// ``StickerOptions/classicalMapsOnlyWhenUndecided``, after it and only if it is not decisive); then the plan
+    /// face search, both beside the learned map when there is one (with
+    /// ``StickerOptions/learnedMapAloneWhenDecisive``, needed only if the map is not decisive: a guess beside it,
+    /// ``StageRunner/speculate(_:then:if:)``); then the plan
     /// joining them; then the plan's two cuts beside each other; then the mask and the cut-out. `stages` decides
     /// where and how at once they run.
     /// - Parameters:
@@ -81,15 +82,14 @@ public enum StickerExtractor {
         let madeWork = ReadyValue<LabImage>()
         let classical = { @Sendable () async throws -> (StickerPreparation, [PixelRect]) in
             try await stages.pair({ try await stages.stage {
-                try StickerPreparation(image, options: options, concurrently: stages.runsConcurrently,
-                                       work: madeWork.value)
+                try StickerPreparation(image, options: options, on: stages, work: madeWork.value)
             } },
                                   { options.detectsFaces
                                       ? try await stages.stage { try StickerPreparation.faces(in: image) } : [] })
         }
         var options = options
         let preparation: StickerPreparation, faces: [PixelRect]
-        if let subjectMap, options.classicalMapsOnlyWhenUndecided {
+        if let subjectMap, options.learnedMapAloneWhenDecisive {
             // The working copy beside the map (cheap, and on the critical path otherwise), the classical maps as
             // a guess beside both (with that copy when it is ready, else their own).
             let settled = options

@@ -24,12 +24,12 @@ public struct StickerOptions: Sendable {
     /// responses (a sigmoid map gives thin limbs 0.01-0.1 against a background near 0) towards the
     /// split.
     public var subjectMapExponent: Float = 1
-    /// With a learned map (``subjectMap`` made by the pipeline's own stage), compute the classical maps and
-    /// the faces only when the map is not ``SubjectMap/isDecisive``: a decisive map alone is the cut-out's
-    /// prior (as with ``subjectMapWeight`` 1). Runners with threads to spare start them beside the map anyway, as
-    /// a guess (held by the scheduler's `SpeculationGate.current`, if it sets one) and drop them once it is
-    /// decisive.
-    public var classicalMapsOnlyWhenUndecided = false
+    /// What a learned map (``subjectMap``) that is ``SubjectMap/isDecisive`` is weighed against: with this, nothing
+    /// (the map alone is the cut-out's prior, as with ``subjectMapWeight`` 1, and the classical maps and the faces
+    /// are not used); without, the classical maps as for any map. An undecided map is weighed against them either
+    /// way. When the classical maps are made (after the map and only if it is undecided, or guessed beside it and
+    /// dropped) is the runner's business, never this option's: the cut-out is the same.
+    public var learnedMapAloneWhenDecisive = false
     /// Whether the cut-out's soft edge takes the subject's estimated own colour (`ForegroundEstimator`) instead of
     /// the photo's, which mixes in the old background (a halo on a new backdrop). Alpha is the same either way.
     public var decontaminatesEdges = true

@@ -107,7 +107,7 @@ enum StickerStage {
         options.subjectMapWeight = 0.8
         options.subjectMapExponent = 0.5
         options.workingSize = 480
-        options.classicalMapsOnlyWhenUndecided = true
+        options.learnedMapAloneWhenDecisive = true
         return options
     }
 

@@ -44,9 +44,9 @@ public enum SubjectNetwork {
 
     /// The photo's map, and with `mirrored` the mean of it and its mirror image's map (one more pass, at
     /// `mirrorSide`; steadier maps). The two passes are independent stages: on the compute threads they run at
-    /// once, one per thread (most of a sticker's latency); with stages one after another (a large photo) the
-    /// activation blocks and what malloc holds free are handed back to the system before the cut, whose
-    /// full-size buffers would otherwise come on top of them.
+    /// once, one per thread (most of a sticker's latency); the activation blocks and what malloc holds free are
+    /// then offered back (``StageRunner/handBackSpareMemory(_:)``): a runner with stages one after another (a large
+    /// photo) hands them back to the system before the cut, whose full-size buffers would otherwise come on top.
     /// - Parameters:
     ///   - region: the part of the photo to map, as if cropped (read in place, not copied); nil for all of it.
     ///   - memory: where the passes borrow their activations' blocks (the worker's, so the next passes reuse them).
@@ -62,7 +62,7 @@ public enum SubjectNetwork {
         }
         guard let mirror = inputs.mirror else {
             let map = try await pass(inputs.direct, on: networks.direct, stages: stages, memory: memory)
-            if !stages.runsConcurrently { memory.handBack() }
+            stages.handBackSpareMemory { memory.handBack() }
             return map
         }
         let (map, flipped) = try await stages.pair(
@@ -72,7 +72,7 @@ public enum SubjectNetwork {
                 mirrorMapReady?(flipped)
                 return flipped
             })
-        if !stages.runsConcurrently { memory.handBack() }
+        stages.handBackSpareMemory { memory.handBack() }
         return average(map, mirroredMap: flipped)
     }
 
@@ -128,7 +128,7 @@ public enum SubjectNetwork {
                      memory: ActivationMemory) async throws -> SubjectMap {
         try await memory.withBlock(for: network) { block in
             try await stages.stage {
-                let map = try network.forward(input, in: block, parallel: stages) { Cancellation.isRequested }
+                let map = try network.forward(input, in: block, parallel: stages)
                 return SubjectMap(width: map.width, height: map.height, values: map.data)
             }
         }

@@ -7,7 +7,6 @@ import Testing
 final class CountingStages: StageRunner {
     private let count = Mutex(0)
     var stages: Int { count.withLock { $0 } }
-    var runsConcurrently: Bool { false }
 
     func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         count.withLock { $0 += 1 }
@@ -15,7 +14,7 @@ final class CountingStages: StageRunner {
     }
 }
 
-/// The shortcut of ``StickerOptions/classicalMapsOnlyWhenUndecided``: a decisive learned map alone makes the same
+/// The shortcut of ``StickerOptions/learnedMapAloneWhenDecisive``: a decisive learned map alone makes the same
 /// cut-out as the full pipeline with the map weighted 1 (the classical maps then count for nothing), and an
 /// undecided map changes nothing.
 @Suite(.timeLimit(.minutes(10)))
@@ -50,7 +49,7 @@ struct StickerLearnedOnlyTests {
         full.subjectMapWeight = 1
         full.subjectMapExponent = 0.5
         var shortcut = full
-        shortcut.classicalMapsOnlyWhenUndecided = true
+        shortcut.learnedMapAloneWhenDecisive = true
         shortcut.subjectMapWeight = 0.8  // ignored: without classical maps the map is the whole prior
         let a = try await StickerExtractor.extract(from: image, options: full, subjectMap: { map })
         let counted = CountingStages()
@@ -71,7 +70,7 @@ struct StickerLearnedOnlyTests {
         var full = StickerOptions(workingSize: 160)
         full.subjectMapWeight = 0.8
         var shortcut = full
-        shortcut.classicalMapsOnlyWhenUndecided = true
+        shortcut.learnedMapAloneWhenDecisive = true
         let a = try await StickerExtractor.extract(from: image, options: full, subjectMap: { map })
         let counted = CountingStages()
         let b = try await StickerExtractor.extract(from: image, options: shortcut, subjectMap: { map }, on: counted)

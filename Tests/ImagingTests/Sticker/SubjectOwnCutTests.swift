@@ -24,7 +24,7 @@ struct SubjectOwnCutTests {
         var options = StickerOptions()
         options.subjectMapWeight = 0.8
         options.subjectMapExponent = 0.5
-        options.classicalMapsOnlyWhenUndecided = true
+        options.learnedMapAloneWhenDecisive = true
         return options
     }
 

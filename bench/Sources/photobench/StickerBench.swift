@@ -46,7 +46,7 @@ enum StickerBench {
             case "--net-weight": i += 1; options.subjectMapWeight = Float(args[i]) ?? options.subjectMapWeight
             case "--map-cache": i += 1; mapCache = args[i]
             case "--net-exponent": i += 1; options.subjectMapExponent = Float(args[i]) ?? 1
-            case "--classical-when-undecided": options.classicalMapsOnlyWhenUndecided = true
+            case "--classical-when-undecided": options.learnedMapAloneWhenDecisive = true
             case "--prompt": i += 1; prompt = args[i]
             case "--focus-sizes": i += 1; focusSizes = args[i].split(separator: ",").compactMap { Int($0) }
             case "--own-sizes": i += 1; ownSizes = args[i].split(separator: ",").compactMap { Int($0) }

@@ -51,7 +51,7 @@ enum SubjectsBench {
         options.subjectMapWeight = 0.8
         options.subjectMapExponent = 0.5
         options.workingSize = 480
-        options.classicalMapsOnlyWhenUndecided = true
+        options.learnedMapAloneWhenDecisive = true
         struct Row {
             var half: String, both: Bool, own: [Double], other: [Double], count: Int
             /// The point's sticker as `image.sticker` cuts it (one cut of the whole photo, the point as its prompt).
