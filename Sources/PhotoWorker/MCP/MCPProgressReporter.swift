@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// A message at the same count (a batch saying how far a clip inside it is, `BatchHeartbeat`) goes out at a value
 /// between it and the next whole count (count + 1/2, + 2/3, + 3/4, ...): still increasing, never reaching the next
-/// item's.
+/// item's; a message at the total is not sent (the value would pass it).
 final class MCPProgressReporter: ProgressReporter {
     private struct State {
         var lastValue = 0.0
@@ -42,7 +42,10 @@ final class MCPProgressReporter: ProgressReporter {
             if value <= s.lastValue {
                 // Only a message at the count already reported moves on: the n-th to count + 1 - 1/(n + 1), ever
                 // closer to the next count and never at it (halving the way would reach it in about fifty).
-                guard message != nil, value == s.lastValue.rounded(.down) else { return nil }
+                // At the total there is no next count to approach: MCP's progress never passes its total.
+                guard message != nil, value == s.lastValue.rounded(.down), total.map({ value < Double($0) }) ?? true else {
+                    return nil
+                }
                 beats = s.beats + 1
                 let count = value
                 value = count + 1 - 1 / Double(beats + 1)

@@ -25,5 +25,7 @@ struct MCPProgressReporterTests {
         #expect(value(0, "late") == nil)  // a count already passed
         #expect(value(1, "sources[1]: 1 of 40 steps") == 1.5)
         #expect(value(2, nil) == 2)
+        // At the total a message would pass it (2.5 of 2, seen when a batch's last item said so after its count).
+        #expect(value(2, "sources[1]: written") == nil)
     }
 }
