@@ -110,37 +110,40 @@ private protocol BlockingWork: Sendable {
 private final class Work<T: Sendable>: BlockingWork {
     private struct State {
         var caller = ContinuationQueue<T>()
+        /// In the state, not a stored property beside it: a pool thread reads it under this lock, so every access is
+        /// a locked one (ThreadSanitizer sees no edge through `Mutex`'s futex, and a property written in `init` and
+        /// read on the pool's thread was reported as a race; scripts/test-sanitizers.sh filters locked accesses only).
+        var ticket: ContinuationQueue<T>.Ticket
         var started = false
     }
 
     private let body: @Sendable () throws -> T
     private let state: Mutex<State>
-    private let ticket: ContinuationQueue<T>.Ticket
 
     init(_ body: @escaping @Sendable () throws -> T) {
         self.body = body
         var caller = ContinuationQueue<T>()
-        ticket = caller.enqueue()
-        state = Mutex(State(caller: caller))
+        let ticket = caller.enqueue()
+        state = Mutex(State(caller: caller, ticket: ticket))
     }
 
     func execute() {
         let run = state.withLock { s -> Bool in
-            guard s.caller.isWaiting(ticket) else { return false }  // cancelled while queued
+            guard s.caller.isWaiting(s.ticket) else { return false }  // cancelled while queued
             s.started = true
             return true
         }
         guard run else { return }
         let outcome = Result { try body() }
-        state.withLock { $0.caller.resolve(ticket, with: outcome) }.perform()
+        state.withLock { $0.caller.resolve($0.ticket, with: outcome) }.perform()
     }
 
     func wait(onCancel: @escaping @Sendable () -> Void) async throws -> T {
-        try await Parking.wait({ c in state.withLock { $0.caller.park(ticket, c) }.perform() }, onCancel: {
+        try await Parking.wait({ c in state.withLock { $0.caller.park($0.ticket, c) }.perform() }, onCancel: {
             // Not started: dropped now. Started: its body must end by itself (onCancel may tell it to), because what
             // it borrows (a descriptor, a buffer) must outlive it.
             let (started, dropped) = state.withLock { s -> (Bool, ContinuationQueue<T>.Resume?) in
-                s.started ? (true, nil) : (false, s.caller.resolve(ticket, with: .failure(CancellationError())))
+                s.started ? (true, nil) : (false, s.caller.resolve(s.ticket, with: .failure(CancellationError())))
             }
             dropped.perform()
             if started { onCancel() }
