@@ -58,9 +58,11 @@ struct MessageWriterTests {
             _ = ioctl(fds[0], UInt(FIONREAD), &queued)
             return Int(queued) >= capacity
         }
-        let stopping = Task { await writer.stop() }
+        // Counted before the stop is asked for: a stop task that runs first (a loaded machine) may end the thread
+        // before the census is read (CI saw 0 here).
         #expect(ThreadCensus.named(name).count == 1,
                 "the thread waits for room: \(ThreadCensus.named(name)), the writer saw its peer close: \(peerClosed.withLock { $0 })")
+        let stopping = Task { await writer.stop() }
         stopping.cancel()
         try await Deadline.value(of: stopping, "stop returns once cancelled", within: .seconds(10))
         try await Deadline.until("the writer's thread ended: \(ThreadCensus.named(name))", within: .seconds(10)) {
