@@ -88,13 +88,15 @@ build_imaging() { # the Imaging module and what it imports, instrumented once an
     build_c_target CKernels ck_kernels.h
     build_swift_library Waiting
     build_swift_library Compute Waiting
-    build_swift_library Imaging Compute Waiting CCodecs CKernels
+    build_swift_library BundledResources
+    build_swift_library Imaging Compute Waiting CCodecs CKernels BundledResources
 }
 
 # What a target over Imaging is given: the modules' folders, and the libraries in link order.
-imaging_includes=(-I "$out/imaging" -I "$out/compute" -I "$out/waiting" -I "$out/ccodecs" -I "$out/ckernels")
-imaging_libs=("$out/imaging/libImaging.a" "$out/compute/libCompute.a" "$out/waiting/libWaiting.a" "$out/ccodecs/lib.a"
-    "$out/ckernels/lib.a")
+imaging_includes=(-I "$out/imaging" -I "$out/compute" -I "$out/waiting" -I "$out/bundledresources" -I "$out/ccodecs"
+    -I "$out/ckernels")
+imaging_libs=("$out/imaging/libImaging.a" "$out/compute/libCompute.a" "$out/waiting/libWaiting.a"
+    "$out/bundledresources/libBundledResources.a" "$out/ccodecs/lib.a" "$out/ckernels/lib.a")
 
 # The system codec libraries the shim links (FFmpeg's for cc_video.c), as Package.swift lists them.
 codec_libs=(-lpng16 -ldeflate -lz -ljpeg -lwebp -lwebpdemux -lgif -lheif -llcms2 -lavformat -lavcodec -lswscale -lavutil)
