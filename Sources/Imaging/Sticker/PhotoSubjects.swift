@@ -60,26 +60,31 @@ public struct PhotoSubjects: Sendable {
         return try sticker(from: image, subject: prompt, round: round)
     }
 
-    /// The unprompted sticker of round `round`'s cut, which must be of the whole photo: the sticker the photo gets
+    /// The unprompted subject of round `round`'s cut, which must be of the whole photo: the cut the photo gets
     /// without a subject.
-    func sticker(from image: Image, round: Int) throws -> Sticker {
+    func subjectCut(from image: Image, round: Int) throws -> SubjectCut {
         precondition(rounds[round].area == PixelRect(x: 0, y: 0, width: image.width, height: image.height),
-                     "an unprompted sticker is the whole photo's")
+                     "an unprompted cut is the whole photo's")
         var plan = rounds[round].plan
         plan.subject = nil
-        return try plan.sticker(from: image, cuts: rounds[round].cuts, options: rounds[round].options)
+        return try plan.subjectCut(of: image, cuts: rounds[round].cuts, options: rounds[round].options)
     }
 
     func sticker(from image: Image, subject prompt: SubjectPrompt, round: Int) throws -> Sticker {
+        try StickerExtractor.makeSticker(image, cut: subjectCut(from: image, subject: prompt, round: round),
+                                         options: rounds[round].options)
+    }
+
+    func subjectCut(from image: Image, subject prompt: SubjectPrompt, round: Int) throws -> SubjectCut {
         let r = rounds[round]
         var plan = r.plan
         guard r.area != PixelRect(x: 0, y: 0, width: image.width, height: image.height) else {
             plan.subject = prompt
-            return try plan.sticker(from: image, cuts: r.cuts, options: r.options)
+            return try plan.subjectCut(of: image, cuts: r.cuts, options: r.options)
         }
-        // A later round cut a part of the photo: the prompt moved into it, the sticker cut from the part in place.
+        // A later round cut a part of the photo: the prompt moved into it, the subject cut from the part in place.
         plan.subject = prompt.moved(by: -r.area.x, -r.area.y, within: r.area)
-        return try plan.sticker(from: image, region: r.area, cuts: r.cuts, options: r.options)
+        return try plan.subjectCut(of: image, region: r.area, cuts: r.cuts, options: r.options)
     }
 }
 
@@ -262,19 +267,31 @@ extension StickerExtractor {
         return union > 0 ? inter / union : 0
     }
 
-    /// The sticker of the subject `options.subject` selects by its points: cut from the whole photo (`photoMap`'s
-    /// map), then, when that sticker's box is under ``refinedBoxShare`` of the photo, again from its own part of the
-    /// photo (the box grown by a tenth, `ownCutMap`'s map of it) as `subjects(in:options:subjectMap:rounds:refines:on:)`
-    /// cuts each subject it finds; the first sticker when the own cut has no part under the first point. Other prompts
-    /// (and none) are cut once.
+    /// The sticker of the subject `options.subject` selects: ``subjectCut(from:options:photoMap:ownCutMap:on:)``
+    /// made a sticker.
     /// - Throws: `CancellationError`; what the maps throw.
     public static func extract(from image: Image, options: StickerOptions,
                                photoMap: (@Sendable () async throws -> SubjectMap)?,
                                ownCutMap: (@Sendable (Image) async throws -> SubjectMap)?,
                                on stages: some StageRunner = InlineStages()) async throws -> Sticker {
+        let cut = try await subjectCut(from: image, options: options, photoMap: photoMap, ownCutMap: ownCutMap,
+                                       on: stages)
+        return try await stages.stage { try makeSticker(image, cut: cut, options: options) }
+    }
+
+    /// The subject `options.subject` selects by its points: cut from the whole photo (`photoMap`'s map), then, when
+    /// that cut's box is under ``refinedBoxShare`` of the photo, again from its own part of the photo (the box grown
+    /// by a tenth, `ownCutMap`'s map of it) as `subjects(in:options:subjectMap:rounds:refines:on:)` cuts each subject
+    /// it finds; the first cut when the own cut has no part under the first point. Other prompts (and none) are cut
+    /// once.
+    /// - Throws: `CancellationError`; what the maps throw.
+    public static func subjectCut(from image: Image, options: StickerOptions,
+                                  photoMap: (@Sendable () async throws -> SubjectMap)?,
+                                  ownCutMap: (@Sendable (Image) async throws -> SubjectMap)?,
+                                  on stages: some StageRunner = InlineStages()) async throws -> SubjectCut {
         let whole = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         guard let prompt = options.subject, case .points(let include, _) = prompt, let first = include.first else {
-            return try await extract(from: image, options: options, subjectMap: photoMap, on: stages)
+            return try await subjectCut(from: image, options: options, subjectMap: photoMap, on: stages)
         }
         var unprompted = options
         unprompted.subject = nil
@@ -287,34 +304,33 @@ extension StickerExtractor {
         // missed, one of two it took together, and refines the edges of the one it took (bench/README.md, "A point
         // never makes the cut worse"). Only a sample of the unprompted mask is held meanwhile.
         let floor = try await stages.stage { () -> SampledMask? in
-            let plain = try once.sticker(from: image, round: 0)
+            let plain = try once.subjectCut(from: image, round: 0)
             guard Self.points(of: prompt, lieOn: plain.mask) else { return nil }
             let sample = SampledMask(plain.mask)
             return sample.shareOfParts(under: include) >= Self.pointsFloorShare ? sample : nil
         }
-        let pointed = try await pointSticker(image, prompt: prompt, first: first, once: once, unprompted: unprompted,
-                                             ownCutMap: ownCutMap, on: stages)
+        let pointed = try await pointCut(image, prompt: prompt, first: first, once: once, unprompted: unprompted,
+                                         ownCutMap: ownCutMap, on: stages)
         guard let floor, Double(SampledMask(pointed.mask).count) < Self.pointsFloorArea * Double(floor.count) else {
             return pointed
         }
-        return try await stages.stage { try once.sticker(from: image, round: 0) }
+        return try await stages.stage { try once.subjectCut(from: image, round: 0) }
     }
 
-    /// The sticker of the subject under `first`: from the whole photo's cut (`once`, its one round), then from its own
-    /// part's cut when its box is under ``refinedBoxShare`` of the photo.
-    private static func pointSticker(_ image: Image, prompt: SubjectPrompt, first: PixelPoint, once: PhotoSubjects,
-                                     unprompted: StickerOptions,
-                                     ownCutMap: (@Sendable (Image) async throws -> SubjectMap)?,
-                                     on stages: some StageRunner) async throws -> Sticker {
-        let sticker = try await stages.stage { try once.sticker(from: image, subject: prompt, round: 0) }
-        guard let part = ownCutArea(for: sticker.boundingBox, in: image), part.contains(first) else { return sticker }
-        // The first sticker is not held through the own cut (a large photo's cut-out and mask on top of its
-        // buffers): in the rare case the own cut has nothing under the point, it is made again.
+    /// The subject under `first`: from the whole photo's cut (`once`, its one round), then from its own part's cut
+    /// when its box is under ``refinedBoxShare`` of the photo.
+    private static func pointCut(_ image: Image, prompt: SubjectPrompt, first: PixelPoint, once: PhotoSubjects,
+                                 unprompted: StickerOptions, ownCutMap: (@Sendable (Image) async throws -> SubjectMap)?,
+                                 on stages: some StageRunner) async throws -> SubjectCut {
+        let cut = try await stages.stage { try once.subjectCut(from: image, subject: prompt, round: 0) }
+        guard let part = ownCutArea(for: cut.boundingBox, in: image), part.contains(first) else { return cut }
+        // The first cut is not held through the own cut (a large photo's mask on top of its buffers): in the rare
+        // case the own cut has nothing under the point, it is made again.
         let own = try await cutRound(of: part, in: image, options: unprompted, subjectMap: ownCutMap, on: stages,
                                      ownCut: true)
         let both = PhotoSubjects(subjects: [], foundIn: [], rounds: [once.rounds[0], own])
         return try await stages.stage {
-            try both.sticker(from: image, subject: prompt, round: own.hasPart(at: first) ? 1 : 0)
+            try both.subjectCut(from: image, subject: prompt, round: own.hasPart(at: first) ? 1 : 0)
         }
     }
 

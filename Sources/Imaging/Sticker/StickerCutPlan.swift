@@ -117,16 +117,32 @@ public struct StickerCutPlan: Sendable {
     /// feathered and outlined as `options` say).
     /// - Throws: `CancellationError`.
     public func sticker(from image: Image, cuts: (pixel: Cut, region: Cut), options: StickerOptions) throws -> Sticker {
-        let (mask, confidence) = try self.mask(of: image, cuts: cuts, feather: options.feather)
-        return try sticker(from: image, mask: mask, confidence: confidence, options: options)
+        try StickerExtractor.makeSticker(image, cut: subjectCut(of: image, cuts: cuts, options: options), options: options)
     }
 
-    /// The cut-out of the plan made from `region` of `image`, as a sticker of the whole of `image` (its mask, box and
-    /// coverage in the photo's pixels). The region is read in place, not copied: on a large photo the copy would be
-    /// the largest buffer of the sticker after the photo itself.
+    /// The cut-out of the plan made from `region` of `image`, as a sticker of the whole of `image`
+    /// (``subjectCut(of:region:cuts:options:)`` made a sticker).
     /// - Throws: `CancellationError`.
     public func sticker(from image: Image, region: PixelRect, cuts: (pixel: Cut, region: Cut),
                         options: StickerOptions) throws -> Sticker {
+        try StickerExtractor.makeSticker(image, cut: subjectCut(of: image, region: region, cuts: cuts, options: options),
+                                         options: options)
+    }
+
+    /// The subject of the two cuts (`mask(of:cuts:feather:)`, feathered as `options` say) before it is made a sticker.
+    /// - Throws: `CancellationError`.
+    public func subjectCut(of image: Image, cuts: (pixel: Cut, region: Cut), options: StickerOptions) throws
+        -> SubjectCut {
+        let (mask, confidence) = try self.mask(of: image, cuts: cuts, feather: options.feather)
+        return subjectCut(mask, confidence: confidence)
+    }
+
+    /// The subject of the plan made from `region` of `image`, as a cut of the whole of `image` (its mask, box and
+    /// coverage in the photo's pixels). The region is read in place, not copied: on a large photo the copy would be
+    /// the largest buffer of the sticker after the photo itself.
+    /// - Throws: `CancellationError`.
+    public func subjectCut(of image: Image, region: PixelRect, cuts: (pixel: Cut, region: Cut),
+                           options: StickerOptions) throws -> SubjectCut {
         let (part, confidence) = try self.mask(of: image, region: region, cuts: cuts, feather: options.feather)
         // (The plan keeps no source size: a decided plan's mask is the one size it can be checked by.)
         precondition(part.width == region.width && part.height == region.height && region.x >= 0 && region.y >= 0
@@ -142,16 +158,14 @@ public struct StickerCutPlan: Sendable {
                 }
             }
         }
-        return try sticker(from: image, mask: mask, confidence: confidence, options: options, emptyBox: region)
+        return subjectCut(mask, confidence: confidence, emptyBox: region)
     }
 
-    private func sticker(from image: Image, mask: Mask, confidence: Double, options: StickerOptions,
-                         emptyBox: PixelRect? = nil) throws -> Sticker {
-        var options = options
+    private func subjectCut(_ mask: Mask, confidence: Double, emptyBox: PixelRect? = nil) -> SubjectCut {
+        var cut = SubjectCut(mask: mask, confidence: confidence, emptyBox: emptyBox)
         // A photo that is a cut-out already keeps its own colours: its soft edge is no mix with a background.
-        if case .decided(_, let given) = content, given == 1 { options.decontaminatesEdges = false }
-        return try StickerExtractor.makeSticker(image, mask: mask, confidence: confidence, options: options,
-                                                emptyBox: emptyBox)
+        if case .decided(_, let given) = content, given == 1 { cut.isOwnCutOut = true }
+        return cut
     }
 
     /// Saliency contrast between the two sides, scaled by agreement with the saliency's own split.

@@ -62,6 +62,15 @@ public enum StickerExtractor {
         return try await stages.stage { try plan.sticker(from: image, cuts: cuts, options: options) }
     }
 
+    /// The subject, cut by the same stages, before it is made a sticker (``makeSticker(_:cut:options:)``).
+    /// - Throws: `CancellationError` when the current task (or compute job) is cancelled; what `subjectMap` throws.
+    public static func subjectCut(from image: Image, options: StickerOptions = .init(),
+                                  subjectMap: (@Sendable () async throws -> SubjectMap)? = nil,
+                                  on stages: some StageRunner = InlineStages()) async throws -> SubjectCut {
+        let (plan, cuts, options) = try await planAndCut(image, options: options, subjectMap: subjectMap, on: stages)
+        return try await stages.stage { try plan.subjectCut(of: image, cuts: cuts, options: options) }
+    }
+
     /// The full-resolution subject mask alone (255 = subject), by the same stages.
     /// - Throws: `CancellationError` when the current task is cancelled.
     public static func segment(_ image: Image, options: StickerOptions = .init(),
@@ -121,25 +130,17 @@ public enum StickerExtractor {
     /// without one.
     static func makeSticker(_ image: Image, mask: Mask, confidence: Double, options: StickerOptions,
                             emptyBox: PixelRect? = nil) throws -> Sticker {
+        try makeSticker(image, cut: SubjectCut(mask: mask, confidence: confidence, emptyBox: emptyBox), options: options)
+    }
+
+    /// The sticker of `cut`, a cut of `image`: the photo cropped to the cut's box plus a margin for the outline, the
+    /// mask applied as alpha (the soft edge's colours estimated when `options` say so and the photo was not a cut-out
+    /// already) and the outline drawn.
+    /// - Throws: `CancellationError`.
+    public static func makeSticker(_ image: Image, cut subject: SubjectCut, options: StickerOptions) throws -> Sticker {
+        precondition(subject.mask.width == image.width && subject.mask.height == image.height, "a cut of another photo")
         let w = image.width, h = image.height
-        var minX = w, minY = h, maxX = -1, maxY = -1
-        var covered = 0
-        mask.values.withUnsafeBufferPointer { m in
-            for y in 0..<h {
-                for x in 0..<w {
-                    let v = m[y * w + x]
-                    if v >= 128 { covered += 1 }
-                    if v > 0 {
-                        minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
-                    }
-                }
-            }
-        }
-        if maxX < 0 {
-            let b = emptyBox ?? PixelRect(x: 0, y: 0, width: w, height: h)
-            minX = b.x; minY = b.y; maxX = b.x + b.width - 1; maxY = b.y + b.height - 1
-        }
-        let box = PixelRect(x: minX, y: minY, width: maxX - minX + 1, height: maxY - minY + 1)
+        let mask = subject.mask, box = subject.boundingBox
         let outline = max(0, options.outlineWidth)
         let pad = outline > 0 ? outline + 2 : 0
         let ox = box.x - pad, oy = box.y - pad
@@ -164,7 +165,7 @@ public enum StickerExtractor {
                 }
             }
         }
-        if options.decontaminatesEdges {
+        if options.decontaminatesEdges && !subject.isOwnCutOut {
             // The soft edge's colours replaced in the canvas itself (its pixels off the photo stay transparent).
             let x0 = max(0, ox), y0 = max(0, oy)
             let inside = PixelRect(x: x0, y: y0, width: min(w, ox + cw) - x0, height: min(h, oy + ch) - y0)
@@ -175,7 +176,7 @@ public enum StickerExtractor {
         }
         var cut = Image(width: cw, height: ch, pixels: canvas)
         if outline > 0 { try StickerOutline.apply(to: &cut, width: outline, color: options.outlineColor) }
-        return Sticker(image: cut, boundingBox: box, origin: (ox, oy),
-                       coverage: Double(covered) / Double(w * h), confidence: confidence, mask: mask)
+        return Sticker(image: cut, boundingBox: box, origin: (ox, oy), coverage: subject.coverage,
+                       confidence: subject.confidence, mask: mask)
     }
 }

@@ -3,8 +3,9 @@ import Imaging
 import Inference
 
 /// How an animated sticker's key frames are cut (``ClipCut``'s `.cutKeyFrame`): as a still is, both passes and the
-/// same maps (``StickerStage/extract(_:outline:segmenter:on:memory:concurrentUpTo:cut:mirrored:)``); only the mask is
-/// kept, the edge's colours are estimated on every frame as its mask is applied (``AnimatedFrame/cutOut()``).
+/// same maps (``StickerStage/subjectCut(_:segmenter:on:memory:concurrentUpTo:cut:mirrored:)``), the network asked for
+/// the subject's mask and no sticker made of it: the edge's colours are estimated on every frame as its mask is applied
+/// (``AnimatedFrame/cutOut()``).
 ///
 /// A clip whose frames are over ``concurrentStagesUpTo`` pixels as stored has each key frame's stages (the network's
 /// two passes among them) run one after another: the same mask, with one pass's activations at a time beside what
@@ -35,9 +36,8 @@ struct KeyFrameCutter: Sendable {
     /// that cut it.
     func mask(_ image: Image, prompt: SubjectPrompt?) async throws -> (Mask, Segmenter) {
         let cut = StickerCutSpec(subject: prompt.map { SubjectSpec($0) }, decontaminate: false)
-        let (sticker, used) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: compute,
-                                                             memory: memory,
-                                                             concurrentUpTo: concurrentStages ? .max : 0, cut: cut)
-        return (sticker.mask, used)
+        let (subject, used) = try await StickerStage.subjectCut(image, segmenter: .network, on: compute, memory: memory,
+                                                                concurrentUpTo: concurrentStages ? .max : 0, cut: cut)
+        return (subject.mask, used)
     }
 }

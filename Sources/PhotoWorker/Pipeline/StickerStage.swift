@@ -21,7 +21,7 @@ enum StickerStage {
     /// box is off the photo) and whether the soft edge is decontaminated. A box under half the photo has the network
     /// map its part as well (`SubjectNetwork.map(for:focusedOn:...)`): two more passes, for a better cut of a small
     /// subject. The subject under a point is cut again from its own part of the photo when it covers under 0.8 of it
-    /// (`StickerExtractor.extract(from:options:photoMap:ownCutMap:on:)`): one more pass, at the mirror network's size,
+    /// (`StickerExtractor.subjectCut(from:options:photoMap:ownCutMap:on:)`): one more pass, at the mirror network's size,
     /// for the subject the person means cut as `image.subjects` cuts it, large and alone (bench/README.md).
     /// `mirrored: false` leaves out the network's pass over the mirror image (its steadier map costs about 40% of the
     /// network's time): for frames of a clip, whose masks are steadied across frames instead.
@@ -29,9 +29,23 @@ enum StickerStage {
                         memory: ActivationMemory, concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels,
                         cut: StickerCutSpec = StickerCutSpec(), mirrored: Bool = true)
         async throws -> (sticker: Sticker, segmenter: Segmenter) {
-        var base = (outline ?? OutlineSpec(width: 0)).stickerOptions
+        var options = (outline ?? OutlineSpec(width: 0)).stickerOptions
+        options.decontaminatesEdges = cut.decontaminate
+        let (subject, used) = try await subjectCut(image, segmenter: segmenter, on: compute, memory: memory,
+                                                   concurrentUpTo: limit, cut: cut, mirrored: mirrored)
+        return (try await compute.run { [options] in try StickerExtractor.makeSticker(image, cut: subject, options: options) },
+                used)
+    }
+
+    /// The subject ``extract(_:outline:segmenter:on:memory:concurrentUpTo:cut:mirrored:)`` cuts, by the same stages,
+    /// before it is made a sticker: its mask, box and confidence (an animated sticker's key frame keeps only these).
+    static func subjectCut(_ image: Image, segmenter: Segmenter, on compute: ComputePool, memory: ActivationMemory,
+                           concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels,
+                           cut: StickerCutSpec = StickerCutSpec(), mirrored: Bool = true)
+        async throws -> (cut: SubjectCut, segmenter: Segmenter) {
+        // What the sticker is made of (its outline, its edge's colours) is ``extract``'s: the cut is the mask's.
+        var base = StickerOptions()
         base.subject = try cut.subject?.validated(for: image, path: cut.subjectPath)
-        base.decontaminatesEdges = cut.decontaminate
         let stages = PoolStages(compute, concurrent: image.width * image.height <= limit)
         if let networks = segmenter.loadedNetworks {
             // The classical maps are guessed only once the mirror image's map (the first one done) is undecided:
@@ -46,16 +60,16 @@ enum StickerStage {
                 nil
             }
             let ready: @Sendable (SubjectMap) -> Void = { if !$0.isDecisive { gate.open() } }
-            let sticker = try await SpeculationGate.$current.withValue(gate) {
+            let subject = try await SpeculationGate.$current.withValue(gate) {
                 if case .points = base.subject {
                     // A point: the subject under it cut again from its own part of the photo, as `image.subjects`
                     // cuts each subject it lists, that part mapped with one pass at the mirror network's size.
-                    return try await StickerExtractor.extract(from: image, options: options, photoMap: {
+                    return try await StickerExtractor.subjectCut(from: image, options: options, photoMap: {
                         try await SubjectNetwork.map(for: image, mirrored: mirrored, networks: networks, on: stages,
                                                      memory: memory, mirrorMapReady: ready)
                     }, ownCutMap: ownCutMap(networks, on: stages, memory: memory), on: stages)
                 }
-                return try await StickerExtractor.extract(from: image, options: options, subjectMap: {
+                return try await StickerExtractor.subjectCut(from: image, options: options, subjectMap: {
                     if let focus {
                         return try await SubjectNetwork.map(for: image, focusedOn: focus, longSide: options.workingSize,
                                                             mirrored: mirrored, networks: networks, on: stages,
@@ -65,9 +79,9 @@ enum StickerStage {
                                                         memory: memory, mirrorMapReady: ready)
                 }, on: stages)
             }
-            return (sticker, .network)
+            return (subject, .network)
         }
-        return (try await StickerExtractor.extract(from: image, options: base, on: stages), .classical)
+        return (try await StickerExtractor.subjectCut(from: image, options: base, on: stages), .classical)
     }
 
     /// The separate subjects of a photo (`StickerExtractor.subjects`), by the same segmenter and stages as
