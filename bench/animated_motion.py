@@ -4,13 +4,15 @@ true mask known, on both halves of sticker-dev.
 
   .build/bench-venv/bin/python3 bench/animated_motion.py [--bin .build/release/photoworker] [--per-half 3]
       [--kinds still,pushin,pullout,roll,walk,wave,turn] [--halves tuning,held-out] [--formats mp4,gif,webp]
-      [--intervals 0.5] [--target whatsapp|telegram|signal] [--frames N] [--json FILE] [-v]
+      [--intervals 0.5] [--target whatsapp|telegram|signal] [--frames N] [--source-stills] [--json FILE] [-v]
 
 The clips are bench/make_motion_clips.py's (made there, or taken from its cache in bench/out/motion-clips): 480x320,
 30 fps, 2 s; still, push-in, pull-out, roll, hand-held walk, a waving part, a turn. Per clip, through one worker:
   - still: image.sticker on every decoded frame of the MP4 (maskOutput), as per-frame still stickers would be. Their
     masks are cached beside the clip, keyed by the binary's sha256 (still-SHA.npz), so runs that compare animated
     settings of one binary, or another binary's animated code against them, cost only the animated calls;
+    With --source-stills, a GIF's or WebP's animated sticker is compared with the stills of that file's own frames
+    (its palette and dither, its lossy coding), cached per format;
   - animated: image.animatedSticker on the clip (each of --formats) with "size" 480 (the clip's long side: the
     masks are at the frame's size) at each --intervals keyFrameInterval, maskOutput as APNG, decoded with ffmpeg;
     the mask shown at each source frame's time is scored (the same frame when all 60 come back).
@@ -74,6 +76,30 @@ def still_masks(worker, clip, n, binary_sha, tmp):
         masks, seconds = np.concatenate([masks, np.stack(new)]), seconds + time.monotonic() - start
         np.savez(cache, bits=np.packbits(masks, axis=-1), seconds=seconds)
     return masks[:n], seconds / len(masks)
+
+
+def source_still_masks(worker, clip, fmt, n, binary_sha, tmp):
+    """As still_masks, of the clip's `fmt` file's own frames (GIF's palette and dither, WebP's lossy coding): the
+    stills an animated sticker from that file is fairly compared with. Cached beside the clip per format."""
+    cache = clip.dir / f"still-{fmt}-{binary_sha[:16]}.npz"
+    if cache.exists():
+        z = np.load(cache)
+        masks = np.unpackbits(z["bits"], axis=-1, count=mc.W).astype(bool)
+        if len(masks) >= n:
+            return masks[:n], float(z["seconds"]) / len(masks)
+    start, new = time.monotonic(), []
+    with Image.open(clip.path(fmt)) as im:
+        for k, frame in enumerate(ImageSequence.Iterator(im)):
+            if k == n:
+                break
+            frame.convert("RGBA").save(tmp / "f.png")
+            _, error = try_call(worker, "image.sticker", {
+                "source": {"path": str(tmp / "f.png")}, "output": {"path": str(tmp / "s.png"), "overwrite": True},
+                "maskOutput": {"path": str(tmp / "m.png"), "overwrite": True}})
+            new.append(np.zeros((mc.H, mc.W), bool) if error else mask_png(tmp / "m.png"))
+    masks, seconds = np.stack(new), time.monotonic() - start
+    np.savez(cache, bits=np.packbits(masks, axis=-1), seconds=seconds)
+    return masks, seconds / len(masks)
 
 
 def frame_times(path):
@@ -145,6 +171,12 @@ def score_clip(worker, clip, args, binary_sha, tmp, still_worker=None):
            "still": {"iou": iou(still, truth), "flicker": flicker_over_truth(still, truth),
                      "excess": excess_flicker(still, truth), "secondsPerFrame": per_frame}, "animated": {}}
     for fmt in args.formats:
+        if args.source_stills and fmt != "mp4":
+            own, per = source_still_masks(still_worker or worker, clip, fmt, len(truth), binary_sha, tmp)
+            own = own[:len(truth)]
+            row.setdefault("stillOf", {})[fmt] = {
+                "iou": iou(own, truth[:len(own)]), "flicker": flicker_over_truth(own, truth[:len(own)]),
+                "excess": excess_flicker(own, truth[:len(own)]), "secondsPerFrame": per}
         for interval in args.intervals:
             row["animated"][f"{fmt} {interval}"] = animated(worker, clip, fmt, interval, args.target, truth, tmp)
     return row
@@ -162,6 +194,9 @@ def verdict(kind, s_iou, a_iou, s_fl, a_fl):
 def summarize(rows, kind, half, setting):
     """Means over the clips of one kind (and half, None for both) at one animated setting."""
     chosen = [r for r in rows if r["kind"] == kind and half in (None, r["half"])]
+    fmt = setting.split()[0]
+    # With --source-stills, a GIF's or WebP's animated sticker against the stills of that file's own frames.
+    chosen = [dict(r, still=r.get("stillOf", {}).get(fmt, r["still"])) for r in chosen]
     good = [r for r in chosen if "error" not in r["animated"][setting]]
     mean = lambda f: float(np.mean([f(r) for r in good])) if good else float("nan")
     s = {"kind": kind, "half": half or "both", "setting": setting, "clips": len(chosen),
@@ -220,6 +255,9 @@ def main():
     ap.add_argument("--clips-dir", default=str(mc.OUT))
     ap.add_argument("--still-bin", help="the worker whose image.sticker makes the still stickers (default --bin): "
                     "a change to the animated code only is compared against the still stickers already cached")
+    ap.add_argument("--source-stills", action="store_true",
+                    help="compare a GIF's or WebP's animated sticker with the stills of that file's own frames "
+                    "(by default, with the MP4's)")
     ap.add_argument("--json", help="write every clip's scores and the summaries here")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
