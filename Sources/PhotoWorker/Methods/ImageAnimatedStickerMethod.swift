@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Imaging
 import JSONRPC
@@ -211,15 +212,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         var segmenter = Segmenter.network
         // The subject chosen, at the cut's size; each key frame's prompt is carried on to the next one.
         var prompt = chosen?.scaled(fromWidth: info.width, height: info.height, toWidth: width, height: height)
-        // A decoder error mid-clip (a hostile or broken file) is the source's error, as at open.
         let sourceName = clip.description
-        func nextFrame() async throws -> MotionFrame? {
-            do {
-                return try await compute.run { try decoder.next() }
-            } catch let error as MotionError {
-                throw WorkerError(error, source: sourceName)
-            }
-        }
         /// Runs one step of the machine on a compute thread.
         func advance(_ body: @escaping @Sendable (inout ClipCut) throws -> [ClipCut.Action]) async throws -> [ClipCut.Action] {
             let current = machine
@@ -261,32 +254,48 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                     }
                 }
             }
-            // Adds one output frame.
-            func add(_ image: Image, duration: Double) async throws {
-                try Task.checkCancellation()
-                try await perform(try await advance { try $0.add(image, duration: duration) })
-                step.yield(.cut(framesIn: machine.framesIn, expected: total))
-            }
             var nextTick: Double?  // with `fps`: the next output frame's time
-            while let frame = try await nextFrame() {
+            while true {
                 try Task.checkCancellation()
+                // One source frame read, scaled to the cut's size and added to the machine (with `fps`, once for each
+                // output frame it shows through) in one compute job: one hop to the compute threads a frame.
+                let (current, tick) = (machine, nextTick)
+                typealias Read = (frame: (time: Double, duration: Double, truncated: Bool), cut: ClipCut,
+                                  actions: [ClipCut.Action], nextTick: Double?)
+                let read = try await compute.run { () -> Read? in
+                    let next: MotionFrame?
+                    do {
+                        next = try decoder.next()
+                    } catch let error as MotionError {
+                        // A decoder error mid-clip (a hostile or broken file) is the source's error, as at open.
+                        throw WorkerError(error, source: sourceName)
+                    }
+                    guard let frame = next else { return nil }
+                    let scaled = try Resampler.resize(frame.image, width: width, height: height)
+                    // A source of one still frame says nothing of how long to show it.
+                    let shown = frame.duration > 0 ? frame.duration : 1 / rate
+                    let timing = (frame.time, frame.duration, frame.truncated)
+                    var cut = current
+                    guard let fps else {
+                        let actions = try cut.add(scaled, duration: shown)
+                        return (timing, cut, actions, nil)
+                    }
+                    // Resampled: the frames whose ticks fall within this one's display time.
+                    var actions: [ClipCut.Action] = [], t = tick ?? frame.time
+                    while t < frame.time + shown - 1e-6 {
+                        try Cancellation.check()
+                        actions += try cut.add(scaled, duration: 1 / fps)
+                        t += 1 / fps
+                    }
+                    return (timing, cut, actions, t)
+                }
+                guard let (frame, next, actions, tick) = read else { break }
+                (machine, nextTick) = (next, tick)
                 framesRead += 1
                 readUntil = max(readUntil, frame.time + frame.duration)
                 endsInsideFrame = endsInsideFrame || frame.truncated
-                let scaled = try await compute.run { try Resampler.resize(frame.image, width: width, height: height) }
-                // A source of one still frame says nothing of how long to show it.
-                let shown = frame.duration > 0 ? frame.duration : 1 / rate
-                guard let fps else {
-                    try await add(scaled, duration: shown)
-                    continue
-                }
-                // Resampled: the frames whose ticks fall within this one's display time.
-                var tick = nextTick ?? frame.time
-                while tick < frame.time + shown - 1e-6 {
-                    try await add(scaled, duration: 1 / fps)
-                    tick += 1 / fps
-                }
-                nextTick = tick
+                step.yield(.cut(framesIn: machine.framesIn, expected: total))
+                try await perform(actions)
             }
             // The last frame is read: the decoder's state (a 4K HEVC stream's reference frames) goes before the last
             // key frame's cut and the encode, which held the clip's peak beside it.
