@@ -13,7 +13,7 @@ import Glibc
 /// blocking. Cancelling the awaiting task raises the job's ``CancellationFlag``, which the loops see
 /// through ``Cancellation``.
 ///
-/// Scheduling: each submission belongs to the submitting task's ``ComputeLease`` (its job), and a
+/// Scheduling: each submission names the ``ComputeLease`` (its job) it belongs to, and a
 /// free thread serves leases, not submissions, in the order that type describes: the lease with the
 /// fewest threads running first, the earliest among equals, each lease's work in the order it came. Ordinary
 /// work goes before the helpers of a piece spread over idle threads (``forEach(_:width:_:)``), and both before
@@ -152,14 +152,18 @@ public final class ComputePool: Sendable {
         }
     }
 
-    /// Runs `body` on a pool thread as work of the current task's ``ComputeLease`` and returns its result. If
-    /// the calling task is cancelled, the body sees ``Cancellation/isRequested`` become true (or does not start).
-    /// Whoever owns the pool (the server, as a service) decides when its threads live: work submitted before
-    /// ``start()`` waits for them; after ``stop()`` it is refused with `CancellationError`.
-    public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    /// Runs `body` on a pool thread as work of `lease` and returns its result. If the calling task is cancelled,
+    /// the body sees ``Cancellation/isRequested`` become true (or does not start). Whoever owns the pool (the
+    /// server, as a service) decides when its threads live: work submitted before ``start()`` waits for them; after
+    /// ``stop()`` it is refused with `CancellationError`.
+    /// - Parameters:
+    ///   - lease: the job the work belongs to (``ComputeLease/unleased`` for work outside any job: tests,
+    ///     benchmarks, in-process use); a ``ComputeJob`` passes its own.
+    ///   - speculation: the guess the work belongs to, if it is one: it then runs only on a thread nothing else
+    ///     wants, until promoted.
+    public func run<T: Sendable>(lease: ComputeLease, speculation: Speculation? = nil,
+                                 _ body: @escaping @Sendable () throws -> T) async throws -> T {
         let flag = CancellationFlag()
-        let lease = ComputeLease.current ?? .unleased
-        let speculation = Speculation.current
         let call = Call<T>()
         let piece = Piece(flag: flag, speculation: speculation, run: {
             call.resolve(flag.isCancelled ? .failure(CancellationError()) : Result { try Cancellation.with(flag, body) })

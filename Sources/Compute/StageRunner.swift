@@ -13,13 +13,14 @@ public protocol StageRunner: ParallelLoop {
     /// one, the critical path, first).
     func pair<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
                                         _ b: @escaping @Sendable () async throws -> B) async throws -> (A, B)
-    /// Runs `a`, and `b` only if `needed` says so of `a`'s result. A concurrent runner starts `b` beside `a` as a
-    /// ``Speculation`` (on threads nothing else wants, so it would otherwise wait for `a`), promotes it when it is
-    /// needed and cancels it when it is not; one that runs stages in turn runs `b` after `a`, when needed. Under a
-    /// ``SpeculationGate/current`` gate the guess waits for the gate before it submits any work, and `a`'s result
-    /// opens it when `b` is needed; the stages inside `a` and `b` see no gate.
-    func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
-                                             then b: @escaping @Sendable () async throws -> B,
+    /// Runs `a`, and `b` only if `needed` says so of `a`'s result. Each is handed the runner its stages run on: a
+    /// concurrent runner starts `b` beside `a` with a runner whose stages are a ``Speculation`` (on threads nothing
+    /// else wants, so it would otherwise wait for `a`), promotes it when it is needed and cancels it when it is not;
+    /// one that runs stages in turn runs `b` after `a`, when needed. A runner made with a ``SpeculationGate``
+    /// (``PoolStages``) holds the guess until the gate opens, and `a`'s result opens it when `b` is needed; the
+    /// runners handed to `a` and `b` have no gate.
+    func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable (Self) async throws -> A,
+                                             then b: @escaping @Sendable (Self) async throws -> B,
                                              if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?)
     /// From inside a stage's body: `a` and `b`, two computations that do not depend on each other. A concurrent
     /// runner makes them at once where its pool has an idle thread; one that runs stages in turn makes `a` then `b`
@@ -55,10 +56,10 @@ extension StageRunner {
         try await InTurn.pair(a, b)
     }
 
-    public func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
-                                                    then b: @escaping @Sendable () async throws -> B,
+    public func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable (Self) async throws -> A,
+                                                    then b: @escaping @Sendable (Self) async throws -> B,
                                                     if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?) {
-        try await InTurn.speculate(a, then: b, if: needed)
+        try await InTurn.speculate({ try await a(self) }, then: { try await b(self) }, if: needed)
     }
 
     public func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
@@ -88,10 +89,8 @@ enum InTurn {
     static func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
                                                     then b: @escaping @Sendable () async throws -> B,
                                                     if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?) {
-        try await SpeculationGate.$current.withValue(nil) {
-            let first = try await a()
-            return (first, needed(first) ? try await b() : nil)
-        }
+        let first = try await a()
+        return (first, needed(first) ? try await b() : nil)
     }
 }
 
@@ -106,21 +105,36 @@ public struct InlineStages: StageRunner {
     }
 }
 
-/// Every stage on a compute pool's threads, as work of the current task's ``ComputeLease``; independent stages at
-/// once when `concurrent`, otherwise one after another with spare memory handed back between them (a large photo:
-/// its stages' buffers then never coexist). Either way a stage's loops spread over the pool's idle threads.
+/// Every stage on a compute pool's threads, as work of its ``ComputeJob``'s lease; independent stages at once when
+/// `concurrent`, otherwise one after another with spare memory handed back between them (a large photo: its stages'
+/// buffers then never coexist). Either way a stage's loops spread over the pool's idle threads.
 public struct PoolStages: StageRunner {
-    public let pool: ComputePool
+    /// The pool and the lease every stage is submitted as.
+    public let job: ComputeJob
     /// Whether independent stages (and independent computations inside one) run at once.
     public let concurrent: Bool
+    /// What this runner's ``speculate(_:then:if:)`` guesses wait for before they submit any work (nil: none).
+    public let gate: SpeculationGate?
+    /// The guess this runner's stages belong to: set on the runner ``speculate(_:then:if:)`` hands its guess.
+    let speculation: Speculation?
 
-    public init(_ pool: ComputePool, concurrent: Bool = true) {
-        self.pool = pool
-        self.concurrent = concurrent
+    /// - Parameter gate: what this runner's guesses wait for (the sticker stage's: the network's first undecided
+    ///   map); the runners its ``speculate(_:then:if:)`` hands on have none.
+    public init(_ job: ComputeJob, concurrent: Bool = true, gate: SpeculationGate? = nil) {
+        self.init(job, concurrent: concurrent, gate: gate, speculation: nil)
     }
 
+    init(_ job: ComputeJob, concurrent: Bool, gate: SpeculationGate?, speculation: Speculation?) {
+        self.job = job
+        self.concurrent = concurrent
+        self.gate = gate
+        self.speculation = speculation
+    }
+
+    public var pool: ComputePool { job.pool }
+
     public func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await pool.run(body)
+        try await pool.run(lease: job.lease, speculation: speculation, body)
     }
 
     public var width: Int { pool.threadCount }
@@ -139,35 +153,34 @@ public struct PoolStages: StageRunner {
         return (first, try await second)
     }
 
-    public func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
-                                                    then b: @escaping @Sendable () async throws -> B,
+    public func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable (Self) async throws -> A,
+                                                    then b: @escaping @Sendable (Self) async throws -> B,
                                                     if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?) {
-        guard concurrent else { return try await InTurn.speculate(a, then: b, if: needed) }
-        let gate = SpeculationGate.current
-        return try await SpeculationGate.$current.withValue(nil) {
-            let speculation = Speculation()
-            return try await withThrowingTaskGroup(of: B.self) { group in
-                // On threads nothing else wants: a busy machine does not pay for a guess.
-                group.addTask {
-                    try await gate?.wait()
-                    return try await Speculation.$current.withValue(speculation) { try await b() }
-                }
-                let first: A
-                do {
-                    first = try await a()
-                } catch {
-                    group.cancelAll()
-                    throw error
-                }
-                // Not needed: cancelled (work not yet started never starts), and awaited as the group ends.
-                guard needed(first) else {
-                    group.cancelAll()
-                    return (first, nil)
-                }
-                gate?.open()
-                speculation.promote()
-                return (first, try await group.next()!)
+        let inside = PoolStages(job, concurrent: concurrent, gate: nil, speculation: speculation)
+        guard concurrent else { return try await InTurn.speculate({ try await a(inside) }, then: { try await b(inside) }, if: needed) }
+        let gate = self.gate, guess = Speculation()
+        let guessing = PoolStages(job, concurrent: concurrent, gate: nil, speculation: guess)
+        return try await withThrowingTaskGroup(of: B.self) { group in
+            // On threads nothing else wants: a busy machine does not pay for a guess.
+            group.addTask {
+                try await gate?.wait()
+                return try await b(guessing)
             }
+            let first: A
+            do {
+                first = try await a(inside)
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+            // Not needed: cancelled (work not yet started never starts), and awaited as the group ends.
+            guard needed(first) else {
+                group.cancelAll()
+                return (first, nil)
+            }
+            gate?.open()
+            guess.promote()
+            return (first, try await group.next()!)
         }
     }
 

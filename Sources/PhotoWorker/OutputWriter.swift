@@ -12,7 +12,7 @@ import Glibc
 /// have made (see ``AccessPolicy/Replace``).
 public enum OutputWriter {
     /// Encodes and writes on the compute threads.
-    public static func write(_ image: Image, to spec: OutputSpec, access: FileAccess, on compute: ComputePool) async throws -> OutputResult {
+    public static func write(_ image: Image, to spec: OutputSpec, access: FileAccess, on compute: ComputeJob) async throws -> OutputResult {
         try await compute.run { try write(image, to: spec, access: access) }
     }
 

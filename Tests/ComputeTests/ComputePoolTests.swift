@@ -11,9 +11,9 @@ struct ComputePoolTests {
     @Test func runsWorkAndRefusesItAfterStop() async throws {
         let pool = ComputePool(threads: 2)
         pool.start()
-        #expect(try await pool.run { 6 * 7 } == 42)
+        #expect(try await pool.run(lease: .unleased) { 6 * 7 } == 42)
         pool.stop()
-        await #expect(throws: CancellationError.self) { try await pool.run { 1 } }
+        await #expect(throws: CancellationError.self) { try await pool.run(lease: .unleased) { 1 } }
     }
 
     /// Hand-offs from a running piece are processed by the pool's idle thread while the piece goes on: the
@@ -23,7 +23,7 @@ struct ComputePoolTests {
         pool.start()
         defer { pool.stop() }
         let seen = Mutex<[Int]>([])
-        let (helped, producerThread) = try await pool.run { () throws -> (Bool, Int) in
+        let (helped, producerThread) = try await pool.run(lease: .unleased) { () throws -> (Bool, Int) in
             let first = DispatchSemaphore(value: 0)
             let producer = Int(bitPattern: pthread_self())
             let processedElsewhere = Mutex(false)
@@ -52,7 +52,7 @@ struct ComputePoolTests {
         defer { pool.stop() }
         let inside = Mutex(0)
         await #expect(throws: CancellationError.self) {
-            try await pool.run {
+            try await pool.run(lease: .unleased) {
                 try Parallel.pipelined({ handOff in
                     for i in 0..<100 { handOff(i) }
                     throw CancellationError()
@@ -80,7 +80,7 @@ struct ComputePoolTests {
         pool.start()
         defer { pool.stop() }
         let task = Task {
-            try await pool.run { () throws -> Int in
+            try await pool.run(lease: .unleased) { () throws -> Int in
                 var spins = 0
                 while !Cancellation.isRequested { spins += 1 }  // a pixel loop's check
                 throw CancellationError()
@@ -88,7 +88,7 @@ struct ComputePoolTests {
         }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(try await pool.run { 1 } == 1, "the thread is free again")
+        #expect(try await pool.run(lease: .unleased) { 1 } == 1, "the thread is free again")
     }
 }
 
@@ -127,13 +127,12 @@ struct ComputeLeaseSchedulingTests {
         let gates = (0..<4).map { _ in Gate() }
         // A batch-like job queues four pieces; two run (one per thread), two wait.
         let batch = Task {
-            try await ComputeLease.$current.withValue(ComputeLease(order: 1)) {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for i in 0..<4 {
-                        group.addTask { try await pool.run { log.started("A\(i)"); gates[i].wait() } }
-                    }
-                    try await group.waitForAll()
+            let job = ComputeJob(pool, lease: ComputeLease(order: 1))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<4 {
+                    group.addTask { try await job.run { log.started("A\(i)"); gates[i].wait() } }
                 }
+                try await group.waitForAll()
             }
         }
         let first = try #require(await starts.next())
@@ -141,9 +140,7 @@ struct ComputeLeaseSchedulingTests {
         try await Deadline.until("the batch's third piece queued, \(pool.activity.queued) queued") { pool.activity.queued >= 2 }
         // A second job arrives with one piece: it must get the next free thread, before the batch's third piece.
         let single = Task {
-            try await ComputeLease.$current.withValue(ComputeLease(order: 2)) {
-                try await pool.run { log.started("B") }
-            }
+            try await pool.run(lease: ComputeLease(order: 2)) { log.started("B") }
         }
         try await Deadline.until("B queued behind the batch, \(pool.activity.queued) queued") { pool.activity.queued >= 3 }
         // One thread frees (the other piece stays blocked): B has no thread, the batch has one.
@@ -186,7 +183,7 @@ final class HeldPool: Sendable {
         let (pool, log, gate) = (self.pool, self.log, self.gate)
         pool.start()
         var starts = log.starts.makeAsyncIterator()
-        blocker = Task { try await pool.run { log.started("blocker"); gate.wait() } }
+        blocker = Task { try await pool.run(lease: .unleased) { log.started("blocker"); gate.wait() } }
         _ = await starts.next()
     }
 
@@ -196,9 +193,7 @@ final class HeldPool: Sendable {
         let (pool, log) = (self.pool, self.log)
         let queued = pool.activity.queued
         let job = Task {
-            try await ComputeLease.$current.withValue(ComputeLease(order: order)) {
-                try await Speculation.$current.withValue(speculation) { try await pool.run { log.started(name) } }
-            }
+            try await pool.run(lease: ComputeLease(order: order), speculation: speculation) { log.started(name) }
         }
         try await Deadline.until("piece \(name) queued") { pool.activity.queued > queued }
         return job
@@ -252,7 +247,7 @@ struct ComputePoolForEachTests {
         pool.start()
         defer { pool.stop() }
         let count = 64
-        let (runs, helped) = try await pool.run { () throws -> ([Int], Bool) in
+        let (runs, helped) = try await pool.run(lease: .unleased) { () throws -> ([Int], Bool) in
             let runs = Mutex([Int](repeating: 0, count: count))
             let secondRan = DispatchSemaphore(value: 0)
             let helped = Mutex(false)
@@ -274,7 +269,7 @@ struct ComputePoolForEachTests {
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
-        let inside = try await pool.run { () -> Int in
+        let inside = try await pool.run(lease: .unleased) { () -> Int in
             let inside = Atomic<Int>(0)
             #expect(throws: Failure.self) {
                 try pool.forEach(10_000, width: 2) { _, index in
@@ -302,7 +297,7 @@ struct ComputePoolForEachTests {
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
-        let (a, b) = try await pool.run { () throws -> (String, Bool) in
+        let (a, b) = try await pool.run(lease: .unleased) { () throws -> (String, Bool) in
             let started = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
             return try Parallel.both({ () -> String in
                 started.0.signal()

@@ -153,7 +153,7 @@ struct FormatDecodeTests {
         pool.start()
         defer { pool.stop() }
         for _ in 0..<4 {
-            let pooled = try await pool.run { try ImageCodec.decode(bytes, options: DecodeOptions()) }
+            let pooled = try await pool.run(lease: .unleased) { try ImageCodec.decode(bytes, options: DecodeOptions()) }
             #expect(pooled.image == inline.image, "\(name): pixels differ")
             #expect(pooled.metadata.convertedFrom != nil)
         }
@@ -178,7 +178,7 @@ struct FormatDecodeTests {
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
-        let pooled = try await pool.run { () throws -> Image in
+        let pooled = try await pool.run(lease: .unleased) { () throws -> Image in
             var image = Image(width: 1500, height: 1000, pixels: tiled)
             try ColorManagement.convert(&image, with: transform)
             return image

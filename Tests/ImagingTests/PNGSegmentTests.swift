@@ -44,7 +44,7 @@ import Testing
             let image = Self.image(width: width, height: height, seed: UInt64(width), opaque: opaque)
             let whole = try Self.encode(image, pieces: false)
             let inline = try Self.encode(image)
-            let pooled = try await pool.run { try Self.encode(image) }
+            let pooled = try await pool.run(lease: .unleased) { try Self.encode(image) }
             #expect(inline == whole, "\(width)x\(height): \(inline.count) bytes against \(whole.count)")
             #expect(pooled == whole, "\(width)x\(height) on the pool: \(pooled.count) bytes against \(whole.count)")
         }
@@ -81,7 +81,7 @@ import Testing
             let width = 23 + 7 * k, height = 2 + (k * 13) % 41, opaque = k % 3 == 0
             let image = Self.image(width: width, height: height, seed: UInt64(k), opaque: opaque)
             let split = try Self.encode(image, splitThreshold: 0)
-            let pooled = try await pool.run { try Self.encode(image, splitThreshold: 0) }
+            let pooled = try await pool.run(lease: .unleased) { try Self.encode(image, splitThreshold: 0) }
             let whole = try Self.encode(image)
             #expect(pooled == split, "\(width)x\(height): the pool's bytes differ from inline")
             #expect(split != whole, "\(width)x\(height): not split (\(split.count) bytes, whole \(whole.count))")

@@ -73,14 +73,14 @@ public enum StickerExtractor {
     /// The stages before the cut-out's mask; returns the options with the learned map in them. The face search
     /// runs whenever `options.detectsFaces`, even on a photo that turns out to need no cut (its result is then
     /// unused): so it can run beside the classical maps rather than after them.
-    static func planAndCut(_ image: Image, options: StickerOptions,
-                           subjectMap: (@Sendable () async throws -> SubjectMap)?, on stages: some StageRunner)
+    static func planAndCut<Stages: StageRunner>(_ image: Image, options: StickerOptions,
+                                                subjectMap: (@Sendable () async throws -> SubjectMap)?, on stages: Stages)
         async throws -> (plan: StickerCutPlan, cuts: (pixel: StickerCutPlan.Cut, region: StickerCutPlan.Cut),
                          options: StickerOptions) {
         // The working copy made beside the learned map, for the classical maps if it is ready when they start (it
         // is, when they are a guess made once the map is undecided).
         let madeWork = ReadyValue<LabImage>()
-        let classical = { @Sendable () async throws -> (StickerPreparation, [PixelRect]) in
+        let classical = { @Sendable (stages: Stages) async throws -> (StickerPreparation, [PixelRect]) in
             try await stages.pair({ try await stages.stage {
                 try StickerPreparation(image, options: options, on: stages, work: madeWork.value)
             } },
@@ -93,7 +93,7 @@ public enum StickerExtractor {
             // The working copy beside the map (cheap, and on the critical path otherwise), the classical maps as
             // a guess beside both (with that copy when it is ready, else their own).
             let settled = options
-            let ((map, work), prepared) = try await stages.speculate({
+            let ((map, work), prepared) = try await stages.speculate({ stages in
                 try await stages.pair(subjectMap, { try await stages.stage {
                     let work = try StickerPreparation.workingCopy(of: image, options: settled)
                     madeWork.set(work)
@@ -104,11 +104,11 @@ public enum StickerExtractor {
             (preparation, faces) = prepared ?? (StickerPreparation(learnedOnly: image, work: work), [])
         } else if let subjectMap {
             // The map first: run one after another (a large photo), its passes' memory is gone before the maps'.
-            let (map, prepared) = try await stages.pair(subjectMap, classical)
+            let (map, prepared) = try await stages.pair(subjectMap, { try await classical(stages) })
             options.subjectMap = map
             (preparation, faces) = prepared
         } else {
-            (preparation, faces) = try await classical()
+            (preparation, faces) = try await classical(stages)
         }
         let plan = preparation.plan(faces: faces, options: options)
         let cuts = try await stages.pair({ try await stages.stage { try plan.cut(.pixel) } },

@@ -100,7 +100,7 @@ import Testing
                 ck_use_level(kernels)
                 let inline = try MaskUpsampler.upsample(mask: mask, guide: guide, width: w, height: h, to: image,
                                                         radius: 2, epsilon: 1e-3, level: level)
-                let spread = try await pool.run { [image] in
+                let spread = try await pool.run(lease: .unleased) { [image] in
                     try MaskUpsampler.upsample(mask: mask, guide: guide, width: w, height: h, to: image, radius: 2,
                                                epsilon: 1e-3, level: level)
                 }

@@ -32,7 +32,7 @@ import Testing
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
-        let spread = try await pool.run { [mask] in
+        let spread = try await pool.run(lease: .unleased) { [mask] in
             var values = mask
             try MaskFeather.feather(&values, width: w, height: h, sigma: sigma)
             return values

@@ -52,7 +52,7 @@ import Testing
         let inline = try src.withUnsafeBufferPointer {
             try PlaneResampler.reduce($0, width: w, height: h, channels: c, targetWidth: tw, targetHeight: th)
         }
-        let spread = try await pool.run {
+        let spread = try await pool.run(lease: .unleased) {
             try src.withUnsafeBufferPointer {
                 try PlaneResampler.reduce($0, width: w, height: h, channels: c, targetWidth: tw, targetHeight: th)
             }

@@ -39,7 +39,7 @@ struct SaliencyChannelsTests {
                 try SaliencyMap(work, texture: withTexture ? texture : nil, textureWeight: 2.5,
                                 focus: withFocus ? focus : nil, focusWeight: 30)
             }
-            let inline = try make(), spread = try await pool.run(make)
+            let inline = try make(), spread = try await pool.run(lease: .unleased, make)
             #expect(inline.values == spread.values && inline.threshold == spread.threshold
                     && inline.rawStrength == spread.rawStrength,
                     "texture \(withTexture), focus \(withFocus): thresholds \(inline.threshold) / \(spread.threshold), strengths \(inline.rawStrength) / \(spread.rawStrength), \(zip(inline.values, spread.values).filter { $0 != $1 }.count) values differ")

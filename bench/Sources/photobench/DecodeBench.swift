@@ -105,7 +105,7 @@ enum DecodeBench {
         let result = Mutex<Result<T, any Error>?>(nil)
         Task {
             let r: Result<T, any Error>
-            do { r = .success(try await pool.run(body)) } catch { r = .failure(error) }
+            do { r = .success(try await pool.run(lease: .unleased, body)) } catch { r = .failure(error) }
             result.withLock { $0 = r }
             done.signal()
         }
