@@ -13,7 +13,13 @@ public struct ComputeJob: Sendable {
         self.lease = lease
     }
 
-    /// Runs `body` on a pool thread as work of this job (``ComputePool/run(lease:speculation:_:)``).
+    /// Runs `body` on a pool thread as work of this job (``ComputePool/run(lease:speculation:_:)``), handed the piece
+    /// it runs as: the loop its parts spread over.
+    public func run<T: Sendable>(_ body: @escaping @Sendable (ComputePiece) throws -> T) async throws -> T {
+        try await pool.run(lease: lease, body)
+    }
+
+    /// Runs `body` on a pool thread as work of this job, spreading over no other thread.
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await pool.run(lease: lease, body)
     }

@@ -1,4 +1,5 @@
-/// The one vocabulary algorithms use to say what may run at once, never how it is scheduled.
+/// ``ParallelLoop``'s operations for code that is not handed its loop yet: the piece running on this thread, found
+/// through a thread-local (``PieceContext``). Prefer a ``ParallelLoop`` passed in (a ``ComputePiece``, a stage's loop).
 ///
 /// Called inside a piece of work running on a ``ComputePool``, the work spreads over that pool's idle threads, as
 /// helpers of the piece's ``ComputeLease`` after ordinary work (so a busy machine does not pay for it); called
@@ -15,8 +16,9 @@ public enum Parallel {
     ///   `body`.
     public static func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void)
         throws {
-        if let pool = PieceContext.local.current?.pool {
-            try pool.forEach(count, width: pool.threadCount, body)
+        if let context = PieceContext.local.current {
+            try context.pool.forEach(count, width: context.pool.threadCount, lease: context.lease,
+                                     flag: Cancellation.currentFlag ?? CancellationFlag(), body)
         } else {
             for i in 0..<count { try body(0, i) }
         }
@@ -54,6 +56,7 @@ public enum Parallel {
             try produce { process($0) }
             return
         }
-        try context.pool.pipeline(produce, process: process, lease: context.lease)
+        try context.pool.pipeline(produce, process: process, lease: context.lease,
+                                  flag: Cancellation.currentFlag ?? CancellationFlag())
     }
 }

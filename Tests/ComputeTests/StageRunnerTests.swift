@@ -71,10 +71,10 @@ struct StageRunnerTests {
                                                     ("at once", PoolStages(ComputeJob(pool, lease: .unleased)))]
         for (name, runner) in runners {
             let log = Log()
-            let pair = try await runner.stage { try runner.both({ log.add("a"); return 1 }, { log.add("b"); return "two" }) }
+            let pair = try await runner.stage { loop in try loop.both({ log.add("a"); return 1 }, { log.add("b"); return "two" }) }
             #expect(pair.0 == 1 && pair.1 == "two", "\(name): \(pair)")
-            let kept = try await runner.stage { try runner.both({ 5 }, then: { log.add("guess"); return 2 }, if: { $0 > 3 }) }
-            let dropped = try await runner.stage { try runner.both({ 1 }, then: { log.add("guess"); return 2 }, if: { $0 > 3 }) }
+            let kept = try await runner.stage { loop in try loop.both({ 5 }, then: { log.add("guess"); return 2 }, if: { $0 > 3 }) }
+            let dropped = try await runner.stage { loop in try loop.both({ 1 }, then: { log.add("guess"); return 2 }, if: { $0 > 3 }) }
             #expect(kept.0 == 5 && kept.1 == 2 && dropped.0 == 1 && dropped.1 == nil, "\(name): \(kept), \(dropped)")
             if name != "at once" {
                 #expect(log.all == ["a", "b", "guess"], "\(name): \(log.all)")
@@ -82,8 +82,8 @@ struct StageRunnerTests {
         }
         // At once: `a` finishes only after `b` has started (the stage's thread runs `a`, the idle one `b`).
         let bStarted = Atomic<Bool>(false)
-        let atOnce = try await PoolStages(ComputeJob(pool, lease: .unleased)).stage {
-            try PoolStages(ComputeJob(pool, lease: .unleased)).both({
+        let atOnce = try await PoolStages(ComputeJob(pool, lease: .unleased)).stage { loop in
+            try loop.both({
                 let deadline = ContinuousClock.now + .seconds(60)
                 while !bStarted.load(ordering: .acquiring) {
                     guard ContinuousClock.now < deadline else { return "a alone" }
@@ -113,17 +113,17 @@ struct StageRunnerTests {
     @Test("An inline loop calls every index on thread 0; a pool's loop covers every index once")
     func loops() async throws {
         let seen = Log()
-        try InlineStages().forEach(5) { thread, index in seen.add("\(thread):\(index)") }
+        try await InlineStages().stage { loop in try loop.forEach(5) { thread, index in seen.add("\(thread):\(index)") } }
         #expect(seen.all == ["0:0", "0:1", "0:2", "0:3", "0:4"], "\(seen.all)")
 
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
         let stages = PoolStages(ComputeJob(pool, lease: .unleased))
-        #expect(stages.width == 2, "width \(stages.width)")
-        let indices = try await stages.stage { () -> [Int] in
+        let indices = try await stages.stage { loop -> [Int] in
+            #expect(loop.width == 2, "width \(loop.width)")
             let got = Mutex<[Int]>([])
-            try stages.forEach(64) { _, index in got.withLock { $0.append(index) } }
+            try loop.forEach(64) { _, index in got.withLock { $0.append(index) } }
             return got.withLock { $0 }.sorted()
         }
         #expect(indices == Array(0..<64), "indices covered: \(indices.count)")

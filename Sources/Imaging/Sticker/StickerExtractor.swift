@@ -81,8 +81,8 @@ public enum StickerExtractor {
         // is, when they are a guess made once the map is undecided).
         let madeWork = ReadyValue<LabImage>()
         let classical = { @Sendable (stages: Stages) async throws -> (StickerPreparation, [PixelRect]) in
-            try await stages.pair({ try await stages.stage {
-                try StickerPreparation(image, options: options, on: stages, work: madeWork.value)
+            try await stages.pair({ try await stages.stage { loop in
+                try StickerPreparation(image, options: options, on: loop, work: madeWork.value)
             } },
                                   { options.detectsFaces
                                       ? try await stages.stage { try StickerPreparation.faces(in: image) } : [] })

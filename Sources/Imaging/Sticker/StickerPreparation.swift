@@ -19,18 +19,19 @@ public struct StickerPreparation: Sendable {
     /// The photo's width, for placing the person prior below its faces.
     let sourceWidth: Int
 
-    /// The classical maps of `image` at `options.workingSize`, the same whatever `runner` decides: two pairs of
+    /// The classical maps of `image` at `options.workingSize`, the same whatever `loop` decides: two pairs of
     /// independent maps, the second map of the second pair needed only when the first shows visible structure
-    /// (``StageRunner/both(_:_:)``, ``StageRunner/both(_:then:if:)``). A concurrent runner makes each pair at once
-    /// where its pool has an idle thread (a lone sticker's classical maps often run after its passes, on one core
-    /// otherwise); one that runs stages in turn (a large photo, for memory) makes them one after another.
+    /// (``ParallelLoop/both(_:_:)``, ``ParallelLoop/both(_:then:if:)``). The piece of a concurrent runner's stage makes
+    /// each pair at once where its pool has an idle thread (a lone sticker's classical maps often run after its
+    /// passes, on one core otherwise); that of one that runs stages in turn (a large photo, for memory) makes them
+    /// one after another.
     /// - Throws: `CancellationError`.
-    public init(_ image: Image, options: StickerOptions, on runner: some StageRunner = InlineStages()) throws {
-        try self.init(image, options: options, on: runner, work: nil)
+    public init(_ image: Image, options: StickerOptions, on loop: some ParallelLoop) throws {
+        try self.init(image, options: options, on: loop, work: nil)
     }
 
     /// As above, with the photo's ``workingCopy(of:options:)`` when it has been made already (`work`).
-    init(_ image: Image, options: StickerOptions, on runner: some StageRunner, work: LabImage?) throws {
+    init(_ image: Image, options: StickerOptions, on loop: some ParallelLoop, work: LabImage?) throws {
         sourceWidth = image.width
         if Cancellation.isRequested { throw CancellationError() }
         if let decided = Self.decidedWithoutMaps(image) { content = decided; return }
@@ -43,7 +44,7 @@ public struct StickerPreparation: Sendable {
         let focusMap = { @Sendable () throws -> FocusFeatures in
             try FocusFeatures(image, width: work.width, height: work.height)
         }
-        let (texture, focus) = try runner.both(textureMap, focusMap)
+        let (texture, focus) = try loop.both(textureMap, focusMap)
         // Two independent saliency hypotheses (pixel MBD, region robust-background), each cut on its own; their
         // errors are largely independent, so the consensus of the two cuts is kept.
         let pixelMap = { @Sendable () throws -> SaliencyMap in
@@ -56,7 +57,7 @@ public struct StickerPreparation: Sendable {
         }
         // Below ~2 Lab units of barrier summed over three channels the image has no visible structure: the region
         // map is then not needed.
-        let (saliency, region) = try runner.both(pixelMap, then: regionMap, if: { $0.rawStrength >= 2 })
+        let (saliency, region) = try loop.both(pixelMap, then: regionMap, if: { $0.rawStrength >= 2 })
         guard saliency.rawStrength >= 2, let region else {
             content = .decided(mask: Mask(width: image.width, height: image.height, repeating: 255), confidence: 0)
             return
