@@ -16,7 +16,7 @@ import Glibc
 /// Scheduling: each submission names the ``ComputeLease`` (its job) it belongs to, and a
 /// free thread serves leases, not submissions, in the order that type describes: the lease with the
 /// fewest threads running first, the earliest among equals, each lease's work in the order it came. Ordinary
-/// work goes before the helpers of a piece spread over idle threads (``forEach(_:width:_:)``), and both before
+/// work goes before the helpers of a piece spread over idle threads (a ``ComputePiece``'s ``ComputePiece/forEach(_:_:)``), and both before
 /// work submitted under a ``Speculation``. The threads are the only ones pixel work runs on, so `threads` bounds
 /// the CPU all jobs take together, helpers included.
 ///
@@ -30,7 +30,7 @@ public final class ComputePool: Sendable {
     private struct Piece {
         let flag: CancellationFlag
         let speculation: Speculation?
-        /// A helper of a running piece's ``forEach(_:width:_:)``: optional work, after ordinary work and before
+        /// A helper of a running piece's ``ComputePiece/forEach(_:_:)``: optional work, after ordinary work and before
         /// speculation (it shortens a job's critical path; a guess may not be needed at all).
         var isHelper = false
         let run: Work

@@ -60,7 +60,7 @@ public struct ImageLoader: Sendable {
             } else {
                 data = try await bytes(of: source, access: access)
             }
-            return try await compute.run { try Self.decode(data, options: options, source: source) }
+            return try await compute.run { loop in try Self.decode(data, options: options, source: source, on: loop) }
         }
         guard cached else { return try await fresh() }
         return try await cache.image(for: .init(identity: try await identity(of: source, file: file), variant: variant), load: fresh)
@@ -76,9 +76,9 @@ public struct ImageLoader: Sendable {
         }
     }
 
-    static func decode(_ data: [UInt8], options: DecodeOptions, source: ImageSource) throws -> DecodedImage {
+    static func decode(_ data: [UInt8], options: DecodeOptions, source: ImageSource, on loop: some ParallelLoop) throws -> DecodedImage {
         do {
-            return try ImageCodec.decode(data, options: options)
+            return try ImageCodec.decode(data, options: options, on: loop)
         } catch let e as ImagingError {
             if e == .unknownFormat && isVideo(data.prefix(16)) {
                 throw WorkerError.invalidImage(source: source.description, detail:

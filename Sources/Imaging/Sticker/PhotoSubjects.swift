@@ -41,45 +41,46 @@ public struct PhotoSubjects: Sendable {
 
     /// The sticker of subject `index` (its ``DetectedSubject/point`` as the prompt, in the round that found it).
     /// - Throws: `CancellationError`.
-    public func sticker(of index: Int, from image: Image) throws -> Sticker {
-        try sticker(from: image, subject: .points(include: [subjects[index].point], exclude: []), round: foundIn[index])
+    public func sticker(of index: Int, from image: Image, on loop: some ParallelLoop = .inTurn) throws -> Sticker {
+        try sticker(from: image, subject: .points(include: [subjects[index].point], exclude: []), round: foundIn[index],
+                    on: loop)
     }
 
     /// The sticker of the subject `prompt` selects: for points, from the smallest of the subjects' own cuts with a
     /// part under its first point, else from the first round of the search whose cut has one; the first round for
     /// other prompts (and when no cut has a part there).
     /// - Throws: `CancellationError`.
-    public func sticker(from image: Image, subject prompt: SubjectPrompt) throws -> Sticker {
+    public func sticker(from image: Image, subject prompt: SubjectPrompt, on loop: some ParallelLoop = .inTurn) throws -> Sticker {
         guard case .points(let include, _) = prompt, let first = include.first else {
-            return try sticker(from: image, subject: prompt, round: 0)
+            return try sticker(from: image, subject: prompt, round: 0, on: loop)
         }
         func size(_ i: Int) -> Int { rounds[i].area.width * rounds[i].area.height }
         let own = Set(foundIn).filter { rounds[$0].ownCut }.sorted { (size($0), $0) < (size($1), $1) }
         let search = rounds.indices.filter { !rounds[$0].ownCut }
         let round = try (own + search).first { try rounds[$0].hasPart(at: first) } ?? 0
-        return try sticker(from: image, subject: prompt, round: round)
+        return try sticker(from: image, subject: prompt, round: round, on: loop)
     }
 
     /// The unprompted sticker of round `round`'s cut, which must be of the whole photo: the sticker the photo gets
     /// without a subject.
-    func sticker(from image: Image, round: Int) throws -> Sticker {
+    func sticker(from image: Image, round: Int, on loop: some ParallelLoop) throws -> Sticker {
         precondition(rounds[round].area == PixelRect(x: 0, y: 0, width: image.width, height: image.height),
                      "an unprompted sticker is the whole photo's")
         var plan = rounds[round].plan
         plan.subject = nil
-        return try plan.sticker(from: image, cuts: rounds[round].cuts, options: rounds[round].options)
+        return try plan.sticker(from: image, cuts: rounds[round].cuts, options: rounds[round].options, on: loop)
     }
 
-    func sticker(from image: Image, subject prompt: SubjectPrompt, round: Int) throws -> Sticker {
+    func sticker(from image: Image, subject prompt: SubjectPrompt, round: Int, on loop: some ParallelLoop) throws -> Sticker {
         let r = rounds[round]
         var plan = r.plan
         guard r.area != PixelRect(x: 0, y: 0, width: image.width, height: image.height) else {
             plan.subject = prompt
-            return try plan.sticker(from: image, cuts: r.cuts, options: r.options)
+            return try plan.sticker(from: image, cuts: r.cuts, options: r.options, on: loop)
         }
         // A later round cut a part of the photo: the prompt moved into it, the sticker cut from the part in place.
         plan.subject = prompt.moved(by: -r.area.x, -r.area.y, within: r.area)
-        return try plan.sticker(from: image, region: r.area, cuts: r.cuts, options: r.options)
+        return try plan.sticker(from: image, region: r.area, cuts: r.cuts, options: r.options, on: loop)
     }
 }
 
@@ -286,8 +287,8 @@ extension StickerExtractor {
         // point's cut keeps under ``pointsFloorArea`` of its area. A point still picks a subject the unprompted cut
         // missed, one of two it took together, and refines the edges of the one it took (bench/README.md, "A point
         // never makes the cut worse"). Only a sample of the unprompted mask is held meanwhile.
-        let floor = try await stages.stage { () -> SampledMask? in
-            let plain = try once.sticker(from: image, round: 0)
+        let floor = try await stages.stage { loop -> SampledMask? in
+            let plain = try once.sticker(from: image, round: 0, on: loop)
             guard Self.points(of: prompt, lieOn: plain.mask) else { return nil }
             let sample = SampledMask(plain.mask)
             return sample.shareOfParts(under: include) >= Self.pointsFloorShare ? sample : nil
@@ -297,7 +298,7 @@ extension StickerExtractor {
         guard let floor, Double(SampledMask(pointed.mask).count) < Self.pointsFloorArea * Double(floor.count) else {
             return pointed
         }
-        return try await stages.stage { try once.sticker(from: image, round: 0) }
+        return try await stages.stage { loop in try once.sticker(from: image, round: 0, on: loop) }
     }
 
     /// The sticker of the subject under `first`: from the whole photo's cut (`once`, its one round), then from its own
@@ -306,15 +307,15 @@ extension StickerExtractor {
                                      unprompted: StickerOptions,
                                      ownCutMap: (@Sendable (Image) async throws -> SubjectMap)?,
                                      on stages: some StageRunner) async throws -> Sticker {
-        let sticker = try await stages.stage { try once.sticker(from: image, subject: prompt, round: 0) }
+        let sticker = try await stages.stage { loop in try once.sticker(from: image, subject: prompt, round: 0, on: loop) }
         guard let part = ownCutArea(for: sticker.boundingBox, in: image), part.contains(first) else { return sticker }
         // The first sticker is not held through the own cut (a large photo's cut-out and mask on top of its
         // buffers): in the rare case the own cut has nothing under the point, it is made again.
         let own = try await cutRound(of: part, in: image, options: unprompted, subjectMap: ownCutMap, on: stages,
                                      ownCut: true)
         let both = PhotoSubjects(subjects: [], foundIn: [], rounds: [once.rounds[0], own])
-        return try await stages.stage {
-            try both.sticker(from: image, subject: prompt, round: own.hasPart(at: first) ? 1 : 0)
+        return try await stages.stage { loop in
+            try both.sticker(from: image, subject: prompt, round: own.hasPart(at: first) ? 1 : 0, on: loop)
         }
     }
 

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// The two saliency hypotheses of a photo, ready to cut: each is cut on its own (`cut(_:)`, the two
@@ -56,9 +57,10 @@ public struct StickerCutPlan: Sendable {
     ///     is then the region's size.
     ///   - cuts: `cut(.pixel)` and `cut(.region)`.
     ///   - feather: `StickerOptions.feather`.
+    ///   - loop: where the full-resolution passes spread (a stage's loop; off the pool, in turn).
     /// - Throws: `CancellationError`.
     public func mask(of image: Image, region: PixelRect? = nil, cuts: (pixel: Cut, region: Cut),
-                     feather: Double) throws -> (mask: Mask, confidence: Double) {
+                     feather: Double, on loop: some ParallelLoop = .inTurn) throws -> (mask: Mask, confidence: Double) {
         let w = region?.width ?? image.width, h = region?.height ?? image.height
         guard case .cuts(let work, let saliency, _, let learned) = content else {
             guard case .decided(let mask, let confidence) = content else { preconditionFailure() }
@@ -88,8 +90,8 @@ public struct StickerCutPlan: Sendable {
         let soft = labels.map(Float.init)
         var values = try MaskUpsampler.upsample(mask: soft, guide: work.rgb, width: work.width, height: work.height,
                                                 to: image, region: region, radius: 2, epsilon: 1e-3,
-                                                level: learned ? 0.5 : 0.25)
-        try MaskFeather.feather(&values, width: w, height: h, sigma: min(16, max(0, feather)))
+                                                level: learned ? 0.5 : 0.25, on: loop)
+        try MaskFeather.feather(&values, width: w, height: h, sigma: min(16, max(0, feather)), on: loop)
         return (Mask(width: w, height: h, values: values), Self.confidence(saliency: saliency, labels: labels))
     }
 
@@ -116,9 +118,10 @@ public struct StickerCutPlan: Sendable {
     /// The cut-out from the two cuts: `mask(of:cuts:feather:)` applied to `image` (cropped,
     /// feathered and outlined as `options` say).
     /// - Throws: `CancellationError`.
-    public func sticker(from image: Image, cuts: (pixel: Cut, region: Cut), options: StickerOptions) throws -> Sticker {
-        let (mask, confidence) = try self.mask(of: image, cuts: cuts, feather: options.feather)
-        return try sticker(from: image, mask: mask, confidence: confidence, options: options)
+    public func sticker(from image: Image, cuts: (pixel: Cut, region: Cut), options: StickerOptions,
+                        on loop: some ParallelLoop = .inTurn) throws -> Sticker {
+        let (mask, confidence) = try self.mask(of: image, cuts: cuts, feather: options.feather, on: loop)
+        return try sticker(from: image, mask: mask, confidence: confidence, options: options, on: loop)
     }
 
     /// The cut-out of the plan made from `region` of `image`, as a sticker of the whole of `image` (its mask, box and
@@ -126,8 +129,8 @@ public struct StickerCutPlan: Sendable {
     /// the largest buffer of the sticker after the photo itself.
     /// - Throws: `CancellationError`.
     public func sticker(from image: Image, region: PixelRect, cuts: (pixel: Cut, region: Cut),
-                        options: StickerOptions) throws -> Sticker {
-        let (part, confidence) = try self.mask(of: image, region: region, cuts: cuts, feather: options.feather)
+                        options: StickerOptions, on loop: some ParallelLoop = .inTurn) throws -> Sticker {
+        let (part, confidence) = try self.mask(of: image, region: region, cuts: cuts, feather: options.feather, on: loop)
         // (The plan keeps no source size: a decided plan's mask is the one size it can be checked by.)
         precondition(part.width == region.width && part.height == region.height && region.x >= 0 && region.y >= 0
                      && region.x + region.width <= image.width && region.y + region.height <= image.height,
@@ -142,16 +145,16 @@ public struct StickerCutPlan: Sendable {
                 }
             }
         }
-        return try sticker(from: image, mask: mask, confidence: confidence, options: options, emptyBox: region)
+        return try sticker(from: image, mask: mask, confidence: confidence, options: options, emptyBox: region, on: loop)
     }
 
     private func sticker(from image: Image, mask: Mask, confidence: Double, options: StickerOptions,
-                         emptyBox: PixelRect? = nil) throws -> Sticker {
+                         emptyBox: PixelRect? = nil, on loop: some ParallelLoop) throws -> Sticker {
         var options = options
         // A photo that is a cut-out already keeps its own colours: its soft edge is no mix with a background.
         if case .decided(_, let given) = content, given == 1 { options.decontaminatesEdges = false }
         return try StickerExtractor.makeSticker(image, mask: mask, confidence: confidence, options: options,
-                                                emptyBox: emptyBox)
+                                                emptyBox: emptyBox, on: loop)
     }
 
     /// Saliency contrast between the two sides, scaled by agreement with the saliency's own split.

@@ -59,7 +59,7 @@ public enum StickerExtractor {
                                subjectMap: (@Sendable () async throws -> SubjectMap)? = nil,
                                on stages: some StageRunner = InlineStages()) async throws -> Sticker {
         let (plan, cuts, options) = try await planAndCut(image, options: options, subjectMap: subjectMap, on: stages)
-        return try await stages.stage { try plan.sticker(from: image, cuts: cuts, options: options) }
+        return try await stages.stage { loop in try plan.sticker(from: image, cuts: cuts, options: options, on: loop) }
     }
 
     /// The full-resolution subject mask alone (255 = subject), by the same stages.
@@ -67,7 +67,7 @@ public enum StickerExtractor {
     public static func segment(_ image: Image, options: StickerOptions = .init(),
                                on stages: some StageRunner = InlineStages()) async throws -> Mask {
         let (plan, cuts, options) = try await planAndCut(image, options: options, subjectMap: nil, on: stages)
-        return try await stages.stage { try plan.mask(of: image, cuts: cuts, feather: options.feather).mask }
+        return try await stages.stage { loop in try plan.mask(of: image, cuts: cuts, feather: options.feather, on: loop).mask }
     }
 
     /// The stages before the cut-out's mask; returns the options with the learned map in them. The face search
@@ -85,7 +85,7 @@ public enum StickerExtractor {
                 try StickerPreparation(image, options: options, on: loop, work: madeWork.value)
             } },
                                   { options.detectsFaces
-                                      ? try await stages.stage { try StickerPreparation.faces(in: image) } : [] })
+                                      ? try await stages.stage { loop in try StickerPreparation.faces(in: image, on: loop) } : [] })
         }
         var options = options
         let preparation: StickerPreparation, faces: [PixelRect]
@@ -94,8 +94,8 @@ public enum StickerExtractor {
             // a guess beside both (with that copy when it is ready, else their own).
             let settled = options
             let ((map, work), prepared) = try await stages.speculate({ stages in
-                try await stages.pair(subjectMap, { try await stages.stage {
-                    let work = try StickerPreparation.workingCopy(of: image, options: settled)
+                try await stages.pair(subjectMap, { try await stages.stage { loop in
+                    let work = try StickerPreparation.workingCopy(of: image, options: settled, on: loop)
                     madeWork.set(work)
                     return work
                 } })
@@ -120,7 +120,7 @@ public enum StickerExtractor {
     /// alpha and draws the outline. An empty mask's box is `emptyBox` (the part of the photo cut), the whole photo
     /// without one.
     static func makeSticker(_ image: Image, mask: Mask, confidence: Double, options: StickerOptions,
-                            emptyBox: PixelRect? = nil) throws -> Sticker {
+                            emptyBox: PixelRect? = nil, on loop: some ParallelLoop) throws -> Sticker {
         let w = image.width, h = image.height
         var minX = w, minY = h, maxX = -1, maxY = -1
         var covered = 0
@@ -170,7 +170,7 @@ public enum StickerExtractor {
             let inside = PixelRect(x: x0, y: y0, width: min(w, ox + cw) - x0, height: min(h, oy + ch) - y0)
             try canvas.withUnsafeMutableBufferPointer { out in
                 try ForegroundEstimator.estimate(image, alpha: mask, in: inside, into: out.baseAddress!, origin: (ox, oy),
-                                                 width: cw)
+                                                 width: cw, on: loop)
             }
         }
         var cut = Image(width: cw, height: ch, pixels: canvas)

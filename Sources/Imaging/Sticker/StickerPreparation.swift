@@ -36,20 +36,20 @@ public struct StickerPreparation: Sendable {
         if Cancellation.isRequested { throw CancellationError() }
         if let decided = Self.decidedWithoutMaps(image) { content = decided; return }
 
-        let work = try work ?? Self.workingCopy(of: image, options: options)
+        let work = try work ?? Self.workingCopy(of: image, options: options, on: loop)
         // Texture as three more barrier channels (weight 2.5): a subject fenced off by texture rather than colour
         // stands out. Defocus as a barrier channel and a region distance, scaled by how much of the photo is out
         // of focus.
         let textureMap = { @Sendable () throws -> [Float] in try TextureFeatures(work).values }
         let focusMap = { @Sendable () throws -> FocusFeatures in
-            try FocusFeatures(image, width: work.width, height: work.height)
+            try FocusFeatures(image, width: work.width, height: work.height, on: loop)
         }
         let (texture, focus) = try loop.both(textureMap, focusMap)
         // Two independent saliency hypotheses (pixel MBD, region robust-background), each cut on its own; their
         // errors are largely independent, so the consensus of the two cuts is kept.
         let pixelMap = { @Sendable () throws -> SaliencyMap in
             try SaliencyMap(work, texture: texture, textureWeight: 2.5, focus: focus.values,
-                            focusWeight: 70 * focus.strength)
+                            focusWeight: 70 * focus.strength, on: loop)
         }
         let regionMap = { @Sendable () throws -> RobustBackgroundSaliency in
             try RobustBackgroundSaliency(work, texture: texture, textureWeight: 0.5, focus: focus.values,
@@ -75,8 +75,8 @@ public struct StickerPreparation: Sendable {
 
     /// The reduced copy the cut-out is made at (`options.workingSize` on the long side, in CIELAB).
     /// - Throws: `CancellationError`.
-    static func workingCopy(of image: Image, options: StickerOptions) throws -> LabImage {
-        try LabImage(image, maxSide: min(1024, max(32, options.workingSize)))
+    static func workingCopy(of image: Image, options: StickerOptions, on loop: some ParallelLoop) throws -> LabImage {
+        try LabImage(image, maxSide: min(1024, max(32, options.workingSize)), on: loop)
     }
 
     /// The answer for a photo that needs no cut at all: entirely transparent or too small (the whole image),
@@ -101,8 +101,8 @@ public struct StickerPreparation: Sendable {
 
     /// The faces the person prior is built from, as the cut-out looks for them.
     /// - Throws: `CancellationError`.
-    public static func faces(in image: Image) throws -> [PixelRect] {
-        try FaceDetector.detect(in: image, maxSide: 320, scaleFactor: 1.2, minNeighbors: 4, minRelativeSize: 0.1)
+    public static func faces(in image: Image, on loop: some ParallelLoop = .inTurn) throws -> [PixelRect] {
+        try FaceDetector.detect(in: image, maxSide: 320, scaleFactor: 1.2, minNeighbors: 4, minRelativeSize: 0.1, on: loop)
     }
 
     /// The two hypotheses to cut: the classical maps raised on the head and upper body below each

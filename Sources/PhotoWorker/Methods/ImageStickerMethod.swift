@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Imaging
 import JSONRPC
@@ -57,7 +58,7 @@ struct ImageStickerMethod: RPCMethod {
         var mask: OutputResult?
         if let spec = params.maskOutput {
             let stickerMask = sticker.mask
-            mask = try await compute.run { try StickerStage.writeMask(stickerMask, to: spec, access: access) }
+            mask = try await compute.run { loop in try StickerStage.writeMask(stickerMask, to: spec, access: access, on: loop) }
         }
         return Result(
             output: output, mask: mask, boundingBox: Box(sticker.boundingBox),

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Imaging
 import JSONRPC
@@ -58,7 +59,7 @@ struct ImageSubjectsMethod: RPCMethod {
         for (i, s) in found.subjects.prefix(limit).enumerated() {
             var file: PhotoProcessor.FileRef?
             if let dir = params.stickers {
-                let sticker = try await compute.run { try found.sticker(of: i, from: image).image }
+                let sticker = try await compute.run { loop in try found.sticker(of: i, from: image, on: loop).image }
                 let path = "\(dir.dir)/\(stem)-subject-\(i + 1).png"
                 let written = try await OutputWriter.write(sticker, to: OutputSpec(path: path, overwrite: dir.overwrite ?? false),
                                                            access: access, on: compute)

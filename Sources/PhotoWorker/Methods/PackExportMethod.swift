@@ -133,7 +133,7 @@ struct PackExportMethod: RPCMethod {
                                            canvas: canvas, files: fileSpec, access: access, compute: compute, context: context)
         let outputSpec = params.output
         let sheet = canvas.take()
-        let output = try await compute.run { try OutputWriter.write(sheet, to: outputSpec, access: access) }
+        let output = try await compute.run { loop in try OutputWriter.write(sheet, to: outputSpec, access: access, on: loop) }
         var targetResult: TargetResult?
         if let target = params.target, let files, let dir = params.filesDir {
             targetResult = TargetResult(name: target,
@@ -197,11 +197,11 @@ struct PackExportMethod: RPCMethod {
 
     /// Writes sticker `index`'s own file: a PNG, or laid out and encoded for the messenger within its byte limit
     /// (and for WhatsApp the first sticker also as the 96x96 tray icon).
-    static func writeFile(_ sticker: Image, index: Int, spec: FileSpec, access: FileAccess) throws -> WrittenFile {
+    static func writeFile(_ sticker: Image, index: Int, spec: FileSpec, access: FileAccess, on loop: some ParallelLoop) throws -> WrittenFile {
         guard let target = spec.target else {
             let path = stickerFile(spec.dir, index, "png")
             let written = try OutputWriter.write(sticker, to: OutputSpec(path: path, overwrite: spec.overwrite),
-                                                 access: access)
+                                                 access: access, on: loop)
             return WrittenFile(path: path, bytes: written.bytes, encoding: "png")
         }
         let path = stickerFile(spec.dir, index, "webp")
@@ -294,9 +294,9 @@ struct PackExportMethod: RPCMethod {
                                                  outline: .orStandard(outline), segmenter: segmenter,
                                                  on: compute, memory: activations, cut: cuts[index]).sticker.image
                 : try await loader.load(item, access: access, cached: false, on: compute).image
-            return try await compute.run {
+            return try await compute.run { loop in
                 try canvas.place(sticker, at: i)
-                return try spec.map { try Self.writeFile(sticker, index: i, spec: $0, access: access) }
+                return try spec.map { try Self.writeFile(sticker, index: i, spec: $0, access: access, on: loop) }
             }
         } handle: { i, outcome in
             files[i] = try outcome.get()  // the first failure fails the export

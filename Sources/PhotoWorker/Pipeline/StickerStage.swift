@@ -113,13 +113,13 @@ enum StickerStage {
     }
 
     /// The mask as an 8-bit grey PNG, or a lossless WebP (grey in R, G and B, opaque): masks keep exact values.
-    static func writeMask(_ mask: Mask, to spec: OutputSpec, access: FileAccess) throws -> OutputResult {
+    static func writeMask(_ mask: Mask, to spec: OutputSpec, access: FileAccess, on loop: some ParallelLoop) throws -> OutputResult {
         let encoded: [UInt8]
         do {
             if spec.format == .webp {
                 encoded = try ImageCodec.encodeWebP(mask.greyImage, lossless: true)
             } else {
-                encoded = try ImageCodec.encodeGrayPNG(width: mask.width, height: mask.height, gray: mask.values)
+                encoded = try ImageCodec.encodeGrayPNG(width: mask.width, height: mask.height, gray: mask.values, on: loop)
             }
         } catch {
             throw WorkerError.encodingFailed(detail: error.message)
