@@ -1,6 +1,6 @@
-/// A job's claim on the compute threads, carried as a task-local value: every ``ComputePool`` submission made in
-/// the job's task or in its child tasks (`async let`, task groups inherit task-locals) is scheduled as that job's
-/// work.
+/// A job's claim on the compute threads, passed with every ``ComputePool`` submission the job makes (a
+/// ``ComputeJob`` carries it beside the pool): each is scheduled as that job's work. Which job a piece of work
+/// belongs to is read from the declarations, never from the task that submits it.
 ///
 /// The pool serves leases, not submissions. A free thread takes the oldest waiting piece of work of the lease that
 /// has the fewest threads running, the earliest lease among equals. So a job admitted to a slot gets a thread as
@@ -14,9 +14,6 @@ public struct ComputeLease: Sendable, Hashable, Comparable {
     public init(order: UInt64) {
         self.order = order
     }
-
-    /// The lease of the job the current task belongs to.
-    @TaskLocal public static var current: ComputeLease?
 
     /// Work submitted outside any job (tests, benchmarks, in-process use): after every admitted job among equals.
     public static let unleased = ComputeLease(order: .max)

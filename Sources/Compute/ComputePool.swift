@@ -13,10 +13,10 @@ import Glibc
 /// blocking. Cancelling the awaiting task raises the job's ``CancellationFlag``, which the loops see
 /// through ``Cancellation``.
 ///
-/// Scheduling: each submission belongs to the submitting task's ``ComputeLease`` (its job), and a
+/// Scheduling: each submission names the ``ComputeLease`` (its job) it belongs to, and a
 /// free thread serves leases, not submissions, in the order that type describes: the lease with the
 /// fewest threads running first, the earliest among equals, each lease's work in the order it came. Ordinary
-/// work goes before the helpers of a piece spread over idle threads (``forEach(_:width:_:)``), and both before
+/// work goes before the helpers of a piece spread over idle threads (a ``ComputePiece``'s ``ComputePiece/forEach(_:_:)``), and both before
 /// work submitted under a ``Speculation``. The threads are the only ones pixel work runs on, so `threads` bounds
 /// the CPU all jobs take together, helpers included.
 ///
@@ -30,7 +30,7 @@ public final class ComputePool: Sendable {
     private struct Piece {
         let flag: CancellationFlag
         let speculation: Speculation?
-        /// A helper of a running piece's ``forEach(_:width:_:)``: optional work, after ordinary work and before
+        /// A helper of a running piece's ``ComputePiece/forEach(_:_:)``: optional work, after ordinary work and before
         /// speculation (it shortens a job's critical path; a guess may not be needed at all).
         var isHelper = false
         let run: Work
@@ -152,17 +152,23 @@ public final class ComputePool: Sendable {
         }
     }
 
-    /// Runs `body` on a pool thread as work of the current task's ``ComputeLease`` and returns its result. If
-    /// the calling task is cancelled, the body sees ``Cancellation/isRequested`` become true (or does not start).
-    /// Whoever owns the pool (the server, as a service) decides when its threads live: work submitted before
-    /// ``start()`` waits for them; after ``stop()`` it is refused with `CancellationError`.
-    public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    /// Runs `body` on a pool thread as work of `lease` and returns its result. If the calling task is cancelled,
+    /// the body sees ``Cancellation/isRequested`` become true (or does not start). Whoever owns the pool (the
+    /// server, as a service) decides when its threads live: work submitted before ``start()`` waits for them; after
+    /// ``stop()`` it is refused with `CancellationError`.
+    /// - Parameters:
+    ///   - lease: the job the work belongs to (``ComputeLease/unleased`` for work outside any job: tests,
+    ///     benchmarks, in-process use); a ``ComputeJob`` passes its own.
+    ///   - speculation: the guess the work belongs to, if it is one: it then runs only on a thread nothing else
+    ///     wants, until promoted.
+    ///   - body: the work, handed the piece it runs as (``ComputePiece``): the loop its parts spread over.
+    public func run<T: Sendable>(lease: ComputeLease, speculation: Speculation? = nil,
+                                 _ body: @escaping @Sendable (ComputePiece) throws -> T) async throws -> T {
         let flag = CancellationFlag()
-        let lease = ComputeLease.current ?? .unleased
-        let speculation = Speculation.current
         let call = Call<T>()
+        let loop = ComputePiece(pool: self, lease: lease, flag: flag)
         let piece = Piece(flag: flag, speculation: speculation, run: {
-            call.resolve(flag.isCancelled ? .failure(CancellationError()) : Result { try Cancellation.with(flag, body) })
+            call.resolve(flag.isCancelled ? .failure(CancellationError()) : Result { try Cancellation.with(flag) { try body(loop) } })
         }, abandon: {
             call.resolve(.failure(CancellationError()))
         })
@@ -184,6 +190,12 @@ public final class ComputePool: Sendable {
             // A piece still queued answers at once: speculative work may otherwise wait long for a thread.
             state.withLock { $0.remove(flag, of: lease) }?.abandon()
         })
+    }
+
+    /// ``run(lease:speculation:_:)`` for work that spreads over no other thread.
+    public func run<T: Sendable>(lease: ComputeLease, speculation: Speculation? = nil,
+                                 _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await run(lease: lease, speculation: speculation) { (_: ComputePiece) in try body() }
     }
 
     /// One submission's caller, parked in a waiter queue of one ticket (the Waiting module's story for order and
@@ -242,41 +254,43 @@ public final class ComputePool: Sendable {
 
     // MARK: - One piece over several threads
 
-    /// Calls `body(thread, index)` for every index in `0..<count`, on the calling thread (thread 0) and on up
-    /// to `width - 1` of this pool's threads that would otherwise be idle (threads 1, 2, ...: each number is
-    /// used by one thread at a time, so it can pick that thread's scratch); returns when every index has run.
-    /// Called from a piece running on this pool, the helpers are work of its lease, after ordinary work; called
-    /// anywhere else, every index runs on the calling thread. The helpers see the caller's cancellation flag.
+    /// ``ComputePiece/forEach(_:_:)``: calls `body(thread, index)` for every index in `0..<count`, on the calling
+    /// thread (thread 0, running a piece of `lease`) and on up to `width - 1` of this pool's threads that would
+    /// otherwise be idle (threads 1, 2, ...: each number is used by one thread at a time, so it can pick that
+    /// thread's scratch); returns when every index has run. The helpers are work of `lease`, after ordinary work, and
+    /// see `flag`, the piece's cancellation flag.
     /// - Throws: the first error `body` threw (indices not yet taken are then skipped), once every thread has left
     ///   `body`.
-    public func forEach(_ count: Int, width: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
+    func forEach(_ count: Int, width: Int, lease: ComputeLease, flag: CancellationFlag,
+                 _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
         guard count > 0 else { return }
-        guard let context = PieceContext.local.current, context.pool === self, width > 1, count > 1 else {
+        guard width > 1, count > 1 else {
             for i in 0..<count { try body(0, i) }
             return
         }
-        let region = ParallelRegion(count: count, flag: Cancellation.currentFlag ?? CancellationFlag(), body: body)
+        let region = ParallelRegion(count: count, flag: flag, body: body)
         let helpers = (0..<min(width - 1, count - 1)).map { _ in
             Piece(flag: CancellationFlag(), speculation: nil, isHelper: true, run: { region.help() }, abandon: {})
         }
         state.withLock { s in
-            for piece in helpers { s.push(piece, for: context.lease) }
+            for piece in helpers { s.push(piece, for: lease) }
         }
         for _ in helpers { available.signal() }
         region.run(thread: 0)
         // Helpers no thread took are dropped; the caller then waits only for those already running.
         state.withLock { s in
-            for piece in helpers { _ = s.remove(piece.flag, of: context.lease) }
+            for piece in helpers { _ = s.remove(piece.flag, of: lease) }
         }
         try region.finish()
     }
 }
 
 extension ComputePool {
-    /// ``Parallel/pipelined(_:process:)`` on this pool, for the piece of `lease` running on the calling thread.
+    /// ``ComputePiece/pipelined(_:process:)``: for the piece of `lease` running on the calling thread, whose
+    /// cancellation flag is `flag`.
     func pipeline<Item: Sendable>(_ produce: (_ handOff: (Item) -> Void) throws -> Void,
-                                          process: @escaping @Sendable (Item) -> Void, lease: ComputeLease) throws {
-        let line = HandOffLine(process: process, flag: Cancellation.currentFlag ?? CancellationFlag())
+                                  process: @escaping @Sendable (Item) -> Void, lease: ComputeLease, flag: CancellationFlag) throws {
+        let line = HandOffLine(process: process, flag: flag)
         /// No helper joins any more; those no thread has taken leave the queue; then the caller finishes.
         func end(processingRest: Bool) {
             let submitted = line.close()

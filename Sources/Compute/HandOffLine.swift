@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// The queue of one ``Parallel/pipelined(_:process:)``: items not yet taken, the helper pieces submitted and not
+/// The queue of one ``ComputePiece/pipelined(_:process:)``: items not yet taken, the helper pieces submitted and not
 /// yet finished (or removed), and the caller's wait for them.
 final class HandOffLine<Item: Sendable>: Sendable {
     private struct State {

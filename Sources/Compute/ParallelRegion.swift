@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// The shared state of one ``ComputePool/forEach(_:width:_:)``: the next index to hand out, the helpers that
+/// The shared state of one ``ComputePiece/forEach(_:_:)``: the next index to hand out, the helpers that
 /// joined, and the first error.
 final class ParallelRegion: Sendable {
     private struct State {

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The two results of ``Parallel/both(_:_:)`` or ``StageRunner/both(_:_:)``, each written by whichever thread computed it.
+/// The two results of ``ParallelLoop/both(_:_:)``, each written by whichever thread computed it.
 final class ResultPair<A: Sendable, B: Sendable>: Sendable {
     let slots = Mutex<(a: A?, b: B?)>((nil, nil))
 }

@@ -1,9 +1,10 @@
 import Synchronization
 
-/// Work a job may turn out not to need, carried as a task-local value like ``ComputeLease``: a ``ComputePool``
+/// Work a job may turn out not to need, passed with a submission like its ``ComputeLease``: a ``ComputePool``
 /// runs pieces submitted under a speculation only on threads that no other piece of work (of any job) wants, so
 /// guessing costs nothing when the machine is busy, until the job finds it needs the work after all and
-/// ``promote()``s it to ordinary work. ``StageRunner/speculate(_:then:if:)`` makes and promotes them.
+/// ``promote()``s it to ordinary work. ``PoolStages/speculate(_:then:if:)`` makes and promotes them, and hands the guess a
+/// runner whose stages are submitted as it.
 public final class Speculation: Sendable {
     private let promoted = Atomic<Bool>(false)
 
@@ -14,7 +15,4 @@ public final class Speculation: Sendable {
 
     /// Whether ``promote()`` was called.
     public var isPromoted: Bool { promoted.load(ordering: .relaxed) }
-
-    /// The speculation the current task's work belongs to, if any.
-    @TaskLocal public static var current: Speculation?
 }

@@ -1,8 +1,10 @@
 import Synchronization
 import Waiting
 
-/// When a guess may start: a ``StageRunner/speculate(_:then:if:)`` guess that waits on a gate submits no work (so
-/// holds no thread) until the gate opens. The sticker's classical maps wait for the first sign that the network's
+/// When a guess may start: the guess of a ``PoolStages`` runner's ``PoolStages/speculate(_:then:if:)``, when the
+/// runner was made with a gate, submits no work (so holds no thread) until the gate opens. The gate is the
+/// scheduler's (the sticker stage makes it and opens it from the network's first undecided map), never the
+/// algorithm's, which only says that its guess may run beside. The sticker's classical maps wait for the first sign that the network's
 /// map will not decide the cut alone: started at once, the guess took the thread the mirror pass freed and held it
 /// while the photo's pass still had bands to share out, which made every decisive photo ~30 ms slower.
 public final class SpeculationGate: Sendable {
@@ -14,11 +16,6 @@ public final class SpeculationGate: Sendable {
     private let state = Mutex(State())
 
     public init() {}
-
-    /// The gate the next ``StageRunner/speculate(_:then:if:)`` in this task applies to its guess: set by whoever
-    /// schedules the work (the sticker stage opens it from the network's first undecided map), never by the
-    /// algorithm, which only says that its guess may run beside.
-    @TaskLocal public static var current: SpeculationGate?
 
     /// Lets the guess start (again and again: opening an open gate does nothing).
     public func open() {

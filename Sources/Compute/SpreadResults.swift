@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The results of a ``Parallel/forEach(_:_:)``, a slot per index, each set by whichever thread ran the index.
+/// The results of a ``ParallelLoop/forEach(_:_:)``, a slot per index, each set by whichever thread ran the index.
 package final class SpreadResults<T: Sendable>: Sendable {
     private let slots: Mutex<[T?]>
 

@@ -3,51 +3,40 @@
 /// task one after another (``InlineStages``), or on a ``ComputePool``'s threads with independent stages at once or,
 /// where memory matters more than latency, one after another (``PoolStages``).
 ///
-/// The work never asks which: it says what is independent (``pair(_:_:)``, ``both(_:_:)``), what is a guess
-/// (``speculate(_:then:if:)``, ``both(_:then:if:)``) and what memory it could give back
-/// (``handBackSpareMemory(_:)``), and computes the same result whatever the runner decides.
-public protocol StageRunner: ParallelLoop {
-    /// Runs one stage of synchronous work.
-    func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T
+/// The work never asks which: it says what is independent (``pair(_:_:)``; inside a stage, the ``ParallelLoop`` its
+/// body is handed: ``ParallelLoop/both(_:_:)``), what is a guess (``speculate(_:then:if:)``;
+/// ``ParallelLoop/both(_:then:if:)``) and what memory it could give back (``handBackSpareMemory(_:)``), and computes the
+/// same result whatever the runner decides.
+public protocol StageRunner: Sendable {
+    /// The loop a stage's body is handed: where its parts spread (a runner that runs stages in turn hands one whose
+    /// ``ParallelLoop/both(_:_:)`` makes its two one after the other).
+    associatedtype Loop: ParallelLoop
+    /// Runs one stage of synchronous work, handed the loop its parts spread over.
+    func stage<T: Sendable>(_ body: @escaping @Sendable (Loop) throws -> T) async throws -> T
     /// Runs two stages that do not depend on each other; a concurrent runner starts `a` first (name the longer
     /// one, the critical path, first).
     func pair<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
                                         _ b: @escaping @Sendable () async throws -> B) async throws -> (A, B)
-    /// Runs `a`, and `b` only if `needed` says so of `a`'s result. A concurrent runner starts `b` beside `a` as a
-    /// ``Speculation`` (on threads nothing else wants, so it would otherwise wait for `a`), promotes it when it is
-    /// needed and cancels it when it is not; one that runs stages in turn runs `b` after `a`, when needed. Under a
-    /// ``SpeculationGate/current`` gate the guess waits for the gate before it submits any work, and `a`'s result
-    /// opens it when `b` is needed; the stages inside `a` and `b` see no gate.
-    func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
-                                             then b: @escaping @Sendable () async throws -> B,
+    /// Runs `a`, and `b` only if `needed` says so of `a`'s result. Each is handed the runner its stages run on: a
+    /// concurrent runner starts `b` beside `a` with a runner whose stages are a ``Speculation`` (on threads nothing
+    /// else wants, so it would otherwise wait for `a`), promotes it when it is needed and cancels it when it is not;
+    /// one that runs stages in turn runs `b` after `a`, when needed. A runner made with a ``SpeculationGate``
+    /// (``PoolStages``) holds the guess until the gate opens, and `a`'s result opens it when `b` is needed; the
+    /// runners handed to `a` and `b` have no gate.
+    func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable (Self) async throws -> A,
+                                             then b: @escaping @Sendable (Self) async throws -> B,
                                              if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?)
-    /// From inside a stage's body: `a` and `b`, two computations that do not depend on each other. A concurrent
-    /// runner makes them at once where its pool has an idle thread; one that runs stages in turn makes `a` then `b`
-    /// (at once, each thread's malloc arena grows by the other's buffers: a 6000x4000 sticker's classical maps
-    /// peaked 20 MB higher).
-    func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
-                                        _ b: @escaping @Sendable () throws -> B) throws -> (A, B)
-    /// From inside a stage's body: `a`, and `b` only if `needed` says so of `a`'s result. A concurrent runner makes
-    /// `b` beside `a` (as ``both(_:_:)``) and drops it when it is not needed; one in turn makes it after `a`, when
-    /// needed.
-    func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
-                                        then b: @escaping @Sendable () throws -> B,
-                                        if needed: @escaping @Sendable (A) -> Bool) throws -> (A, B?)
     /// Where work holds memory it keeps for reuse (free blocks, what malloc holds free) that the stages after it do
     /// not need: a runner that runs stages in turn for memory calls `handBack` now, so their buffers do not come on
     /// top of it; a concurrent one, which favours latency, leaves it for the next stages to reuse.
     func handBackSpareMemory(_ handBack: () -> Void)
-    // As a ``ParallelLoop`` (a network's pass takes a runner as its loop): from inside a stage's body, `forEach`
-    // calls `body(thread, index)` for every index, on the stage's thread (thread 0) and, where the runner has
-    // idle threads, on others; `width` is the most threads one stage may spread over, its own included.
 }
 
 /// A runner that runs every stage in turn: what ``StageRunner``'s operations do unless a runner says otherwise.
 extension StageRunner {
-    public var width: Int { 1 }
-
-    public func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
-        for i in 0..<count { try body(0, i) }
+    /// Runs one stage of synchronous work that spreads over no other thread.
+    public func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await stage { (_: Loop) in try body() }
     }
 
     public func pair<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
@@ -55,23 +44,10 @@ extension StageRunner {
         try await InTurn.pair(a, b)
     }
 
-    public func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
-                                                    then b: @escaping @Sendable () async throws -> B,
+    public func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable (Self) async throws -> A,
+                                                    then b: @escaping @Sendable (Self) async throws -> B,
                                                     if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?) {
-        try await InTurn.speculate(a, then: b, if: needed)
-    }
-
-    public func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
-                                               _ b: @escaping @Sendable () throws -> B) throws -> (A, B) {
-        let first = try a()
-        return (first, try b())
-    }
-
-    public func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
-                                               then b: @escaping @Sendable () throws -> B,
-                                               if needed: @escaping @Sendable (A) -> Bool) throws -> (A, B?) {
-        let first = try a()
-        return (first, needed(first) ? try b() : nil)
+        try await InTurn.speculate({ try await a(self) }, then: { try await b(self) }, if: needed)
     }
 
     public func handBackSpareMemory(_ handBack: () -> Void) { handBack() }
@@ -88,10 +64,8 @@ enum InTurn {
     static func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
                                                     then b: @escaping @Sendable () async throws -> B,
                                                     if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?) {
-        try await SpeculationGate.$current.withValue(nil) {
-            let first = try await a()
-            return (first, needed(first) ? try await b() : nil)
-        }
+        let first = try await a()
+        return (first, needed(first) ? try await b() : nil)
     }
 }
 
@@ -100,33 +74,48 @@ enum InTurn {
 public struct InlineStages: StageRunner {
     public init() {}
 
-    public func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    public func stage<T: Sendable>(_ body: @escaping @Sendable (InTurnLoop) throws -> T) async throws -> T {
         try Cancellation.check()
-        return try body()
+        return try body(.inTurn)
     }
 }
 
-/// Every stage on a compute pool's threads, as work of the current task's ``ComputeLease``; independent stages at
-/// once when `concurrent`, otherwise one after another with spare memory handed back between them (a large photo:
-/// its stages' buffers then never coexist). Either way a stage's loops spread over the pool's idle threads.
+/// Every stage on a compute pool's threads, as work of its ``ComputeJob``'s lease; independent stages at once when
+/// `concurrent`, otherwise one after another with spare memory handed back between them (a large photo: its stages'
+/// buffers then never coexist). Either way a stage's loops spread over the pool's idle threads.
 public struct PoolStages: StageRunner {
-    public let pool: ComputePool
+    /// The pool and the lease every stage is submitted as.
+    public let job: ComputeJob
     /// Whether independent stages (and independent computations inside one) run at once.
     public let concurrent: Bool
+    /// What this runner's ``speculate(_:then:if:)`` guesses wait for before they submit any work (nil: none).
+    public let gate: SpeculationGate?
+    /// The guess this runner's stages belong to: set on the runner ``speculate(_:then:if:)`` hands its guess.
+    let speculation: Speculation?
 
-    public init(_ pool: ComputePool, concurrent: Bool = true) {
-        self.pool = pool
+    /// - Parameter gate: what this runner's guesses wait for (the sticker stage's: the network's first undecided
+    ///   map); the runners its ``speculate(_:then:if:)`` hands on have none.
+    public init(_ job: ComputeJob, concurrent: Bool = true, gate: SpeculationGate? = nil) {
+        self.init(job, concurrent: concurrent, gate: gate, speculation: nil)
+    }
+
+    init(_ job: ComputeJob, concurrent: Bool, gate: SpeculationGate?, speculation: Speculation?) {
+        self.job = job
         self.concurrent = concurrent
+        self.gate = gate
+        self.speculation = speculation
     }
 
-    public func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await pool.run(body)
-    }
+    public var pool: ComputePool { job.pool }
 
-    public var width: Int { pool.threadCount }
-
-    public func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
-        try pool.forEach(count, width: width, body)
+    /// Runs `body` on the pool as work of the job's lease (and of this runner's guess, if it is one), handed its
+    /// piece: both at once when `concurrent`, otherwise one after the other; its loops spread over idle threads
+    /// either way.
+    public func stage<T: Sendable>(_ body: @escaping @Sendable (ComputePiece) throws -> T) async throws -> T {
+        let concurrent = concurrent
+        return try await pool.run(lease: job.lease, speculation: speculation) { piece in
+            try body(piece.pairing(atOnce: concurrent))
+        }
     }
 
     public func pair<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
@@ -139,66 +128,35 @@ public struct PoolStages: StageRunner {
         return (first, try await second)
     }
 
-    public func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () async throws -> A,
-                                                    then b: @escaping @Sendable () async throws -> B,
+    public func speculate<A: Sendable, B: Sendable>(_ a: @escaping @Sendable (Self) async throws -> A,
+                                                    then b: @escaping @Sendable (Self) async throws -> B,
                                                     if needed: @escaping @Sendable (A) -> Bool) async throws -> (A, B?) {
-        guard concurrent else { return try await InTurn.speculate(a, then: b, if: needed) }
-        let gate = SpeculationGate.current
-        return try await SpeculationGate.$current.withValue(nil) {
-            let speculation = Speculation()
-            return try await withThrowingTaskGroup(of: B.self) { group in
-                // On threads nothing else wants: a busy machine does not pay for a guess.
-                group.addTask {
-                    try await gate?.wait()
-                    return try await Speculation.$current.withValue(speculation) { try await b() }
-                }
-                let first: A
-                do {
-                    first = try await a()
-                } catch {
-                    group.cancelAll()
-                    throw error
-                }
-                // Not needed: cancelled (work not yet started never starts), and awaited as the group ends.
-                guard needed(first) else {
-                    group.cancelAll()
-                    return (first, nil)
-                }
-                gate?.open()
-                speculation.promote()
-                return (first, try await group.next()!)
+        let inside = PoolStages(job, concurrent: concurrent, gate: nil, speculation: speculation)
+        guard concurrent else { return try await InTurn.speculate({ try await a(inside) }, then: { try await b(inside) }, if: needed) }
+        let gate = self.gate, guess = Speculation()
+        let guessing = PoolStages(job, concurrent: concurrent, gate: nil, speculation: guess)
+        return try await withThrowingTaskGroup(of: B.self) { group in
+            // On threads nothing else wants: a busy machine does not pay for a guess.
+            group.addTask {
+                try await gate?.wait()
+                return try await b(guessing)
             }
-        }
-    }
-
-    public func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
-                                               _ b: @escaping @Sendable () throws -> B) throws -> (A, B) {
-        guard concurrent else {
-            let first = try a()
-            return (first, try b())
-        }
-        let results = ResultPair<A, B>()
-        try forEach(2) { _, index in
-            if index == 0 {
-                let value = try a()
-                results.slots.withLock { $0.a = value }
-            } else {
-                let value = try b()
-                results.slots.withLock { $0.b = value }
+            let first: A
+            do {
+                first = try await a(inside)
+            } catch {
+                group.cancelAll()
+                throw error
             }
+            // Not needed: cancelled (work not yet started never starts), and awaited as the group ends.
+            guard needed(first) else {
+                group.cancelAll()
+                return (first, nil)
+            }
+            gate?.open()
+            guess.promote()
+            return (first, try await group.next()!)
         }
-        return results.slots.withLock { ($0.a!, $0.b!) }
-    }
-
-    public func both<A: Sendable, B: Sendable>(_ a: @escaping @Sendable () throws -> A,
-                                               then b: @escaping @Sendable () throws -> B,
-                                               if needed: @escaping @Sendable (A) -> Bool) throws -> (A, B?) {
-        guard concurrent else {
-            let first = try a()
-            return (first, needed(first) ? try b() : nil)
-        }
-        let (first, second) = try both(a, b)
-        return (first, needed(first) ? second : nil)
     }
 
     public func handBackSpareMemory(_ handBack: () -> Void) {

@@ -141,15 +141,15 @@ public enum ColorManagement {
 
     /// Converts a decode to sRGB in place when its file declared other colours (see ``converter(for:format:warnings:)``).
     /// - Throws: `CancellationError` (checked between bands of pixels).
-    static func convertToSRGB(_ decoded: inout DecodedImage, from color: EmbeddedColor?) throws {
+    static func convertToSRGB(_ decoded: inout DecodedImage, from color: EmbeddedColor?, on loop: some ParallelLoop) throws {
         guard let color, let converter = converter(for: color, format: decoded.metadata.format, warnings: &decoded.warnings)
         else { return }
-        try convert(&decoded.image, with: converter)
+        try convert(&decoded.image, with: converter, on: loop)
         decoded.metadata.convertedFrom = describe(color, using: converter)
     }
 
-    /// Converts `image` band by band; in a compute-pool piece, idle threads of the pool take bands too.
-    static func convert(_ image: inout Image, with transform: ColorTransform) throws {
+    /// Converts `image` band by band, spread over `loop` (a compute piece's idle threads take bands too).
+    static func convert(_ image: inout Image, with transform: ColorTransform, on loop: some ParallelLoop) throws {
         let count = image.pixelCount
         let bands = (count + band - 1) / band
         try image.pixels.withUnsafeMutableBufferPointer { p in
@@ -159,7 +159,7 @@ public enum ColorManagement {
                 let start = i * band
                 transform.apply(pixels.start + start * 4, count: min(band, pixels.count - start))
             }
-            try Parallel.forEach(bands, convertBand)
+            try loop.forEach(bands, convertBand)
         }
     }
 }

@@ -62,7 +62,9 @@ public enum ImageCodec {
     ///   `options.allowTruncated`. Nothing is ever printed.
     /// - Throws: `ImagingError`, or `CancellationError` when the current task is cancelled mid-decode
     ///   (checked between bands of rows, input chunks or pixels; for HEIF before and after libheif's decode).
-    public static func decode(_ bytes: [UInt8], options: DecodeOptions = .init()) throws -> DecodedImage {
+    /// - Parameter loop: where the decode's parts spread (a JPEG's colour conversion beside its decode; a profile's
+    ///   conversion by bands): a compute piece passes itself; off the pool, in turn.
+    public static func decode(_ bytes: [UInt8], options: DecodeOptions = .init(), on loop: some ParallelLoop = .inTurn) throws -> DecodedImage {
         guard let format = sniff(bytes) else { throw unrecognised(bytes) }
         var (decoded, color) = try bytes.withUnsafeBufferPointer { buffer -> (DecodedImage, EmbeddedColor?) in
             switch format {
@@ -71,20 +73,21 @@ public enum ImageCodec {
                 return (d, d.metadata.iccProfile.map(EmbeddedColor.icc))
             case .jpeg:
                 // Converted inside the decoder, band by band.
-                return (try JPEGDecoder.decode(buffer, options: options), nil)
+                return (try JPEGDecoder.decode(buffer, options: options, on: loop), nil)
             case .webp: return try WebPDecoder.decode(buffer, options: options)
             case .gif: return (try GIFDecoder.decode(buffer, options: options), nil)
             case .heif, .avif: return try HEIFDecoder.decode(buffer, format: format, options: options)
             case .apng, .webm: throw ImagingError.unsupported(format: format, message: "not a still image")
             }
         }
-        if options.convertToSRGB { try ColorManagement.convertToSRGB(&decoded, from: color) }
+        if options.convertToSRGB { try ColorManagement.convertToSRGB(&decoded, from: color, on: loop) }
         return decoded
     }
 
     /// PNG, 8-bit RGB when every pixel is opaque, else RGBA; `compressionLevel` is zlib's 0...9.
-    public static func encodePNG(_ image: Image, compressionLevel: Int = 6) throws(ImagingError) -> [UInt8] {
-        try PNGEncoder.encode(image, compressionLevel: compressionLevel).get()
+    /// `loop`: where its filtered bands and deflate segments spread (a compute piece passes itself; off the pool, in turn).
+    public static func encodePNG(_ image: Image, compressionLevel: Int = 6, on loop: some ParallelLoop = .inTurn) throws(ImagingError) -> [UInt8] {
+        try PNGEncoder.encode(image, compressionLevel: compressionLevel, on: loop).get()
     }
 
     /// JPEG at `quality` 1...100, YCbCr 4:2:0; alpha is dropped (not composited onto a background).
@@ -103,7 +106,7 @@ public enum ImageCodec {
     }
 
     /// 8-bit greyscale PNG (for masks); `gray.count` must be `width * height`.
-    public static func encodeGrayPNG(width: Int, height: Int, gray: [UInt8]) throws(ImagingError) -> [UInt8] {
-        try PNGEncoder.encodeGray(width: width, height: height, gray: gray).get()
+    public static func encodeGrayPNG(width: Int, height: Int, gray: [UInt8], on loop: some ParallelLoop = .inTurn) throws(ImagingError) -> [UInt8] {
+        try PNGEncoder.encodeGray(width: width, height: height, gray: gray, on: loop).get()
     }
 }

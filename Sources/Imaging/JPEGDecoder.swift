@@ -42,7 +42,7 @@ enum JPEGDecoder {
     }
 
     /// - Throws: `ImagingError` or `CancellationError`.
-    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, options: DecodeOptions) throws -> DecodedImage {
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, options: DecodeOptions, on loop: some ParallelLoop) throws -> DecodedImage {
         let limit = memoryLimit(maxPixels: max(options.maxPixels, 0))
         guard let base = bytes.baseAddress, let j = cc_jpeg_create(base, bytes.count, limit) else {
             throw ImagingError.invalidImage(format: .jpeg, message: "out of memory")
@@ -109,7 +109,7 @@ enum JPEGDecoder {
             }
             if let converter {
                 // Each band's colour conversion goes to an idle compute thread while libjpeg decodes the next band.
-                try Parallel.pipelined(decodeRows, process: { band in converter.apply(band.start, count: band.count) })
+                try loop.pipelined(decodeRows, process: { band in converter.apply(band.start, count: band.count) })
             } else {
                 try decodeRows { _ in }
             }

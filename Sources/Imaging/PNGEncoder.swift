@@ -5,7 +5,7 @@ import CCodecs
 /// filters them, compressed by libdeflate (CCodecs' cc_png_encode.c).
 ///
 /// Up to `CC_PNG_WHOLE_MAX` filtered bytes an image is encoded in pieces spread over the pool's idle threads
-/// (``Parallel/forEach(_:_:)``): bands of rows filtered apart, and from ``splitThreshold`` bytes on, the deflate
+/// (the `loop` it is given): bands of rows filtered apart, and from ``splitThreshold`` bytes on, the deflate
 /// data made as two segments of one stream. Where the split falls depends on the image's size alone, never on the
 /// threads, so an image always encodes to the same bytes; below the threshold they are the bytes a one-piece
 /// encoding gives.
@@ -16,18 +16,18 @@ enum PNGEncoder {
     /// Rows of a band filtered by one index of a spread.
     static let bandRows = 64
 
-    static func encode(_ image: Image, compressionLevel: Int) -> Result<[UInt8], ImagingError> {
+    static func encode(_ image: Image, compressionLevel: Int, on loop: some ParallelLoop) -> Result<[UInt8], ImagingError> {
         guard (0...9).contains(compressionLevel) else {
             return .failure(.encodingFailed(message: "PNG compression level must be 0...9, got \(compressionLevel)"))
         }
         let channels: Int32 = image.isOpaque ? 3 : 4
         return image.pixels.withUnsafeBufferPointer { pixels in
             write(pixels, width: image.width, height: image.height, inChannels: 4, outChannels: channels,
-                  level: compressionLevel)
+                  level: compressionLevel, on: loop)
         }
     }
 
-    static func encodeGray(width: Int, height: Int, gray: [UInt8], compressionLevel: Int = 6)
+    static func encodeGray(width: Int, height: Int, gray: [UInt8], compressionLevel: Int = 6, on loop: some ParallelLoop)
         -> Result<[UInt8], ImagingError>
     {
         guard width > 0, height > 0, pixelCount(width, height) == gray.count else {
@@ -35,16 +35,17 @@ enum PNGEncoder {
                 "grey buffer of \(gray.count) bytes does not match \(width)x\(height)"))
         }
         return gray.withUnsafeBufferPointer { pixels in
-            write(pixels, width: width, height: height, inChannels: 1, outChannels: 1, level: compressionLevel)
+            write(pixels, width: width, height: height, inChannels: 1, outChannels: 1, level: compressionLevel, on: loop)
         }
     }
 
     /// - Parameters:
     ///   - splitThreshold: ``splitThreshold`` (tests lower it to join many small segments).
     ///   - pieces: false for cc_png_encode in one call (tests compare the pieces with it).
+    ///   - loop: where the filtered bands and deflate segments spread.
     static func write(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, inChannels: Int32,
                       outChannels: Int32, level: Int, splitThreshold: Int = splitThreshold,
-                      pieces: Bool = true) -> Result<[UInt8], ImagingError> {
+                      pieces: Bool = true, on loop: some ParallelLoop) -> Result<[UInt8], ImagingError> {
         // PNG allows 2^31-1; libpng's default write limit is 1,000,000 per side.
         guard width <= 1_000_000, height <= 1_000_000 else {
             return .failure(.encodingFailed(message: "PNG dimensions \(width)x\(height) exceed 1000000"))
@@ -66,7 +67,7 @@ enum PNGEncoder {
         }
         let filterStatus = SpreadResults<Int32>(count: bands)
         do {
-            try Parallel.forEach(bands) { _, band in
+            try loop.forEach(bands) { _, band in
                 let y0 = band * bandRows, y1 = min(height, y0 + bandRows)
                 filterStatus.set(band, cc_png_filter_rows(buffers.pixels, UInt32(width), inChannels, outChannels,
                                                           UInt32(y0), UInt32(y1), buffers.filtered + y0 * line,
@@ -85,7 +86,7 @@ enum PNGEncoder {
         defer { for segment in segments { segment.out.deallocate() } }
         let lengths = SpreadResults<Int>(count: segments.count)
         do {
-            try Parallel.forEach(segments.count) { _, i in
+            try loop.forEach(segments.count) { _, i in
                 var length = 0
                 let status = cc_png_deflate_segment(buffers.filtered + segments[i].start, segments[i].length,
                                                     Int32(level), segments[i].last ? 1 : 0, segments[i].out,

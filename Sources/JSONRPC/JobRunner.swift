@@ -107,9 +107,8 @@ final class JobRunner {
             if job.handler.cost == .immediate {
                 outcome = .success(try await job.handler.call(job.params, context: job.context))
             } else {
-                outcome = .success(try await Self.runOffProtocolExecutor(job, prepared: prepared, in: places.flatMap { p in
-                    scope.map { scope in (p.line.number, scope) }
-                }))
+                outcome = .success(try await Self.runOffProtocolExecutor(job, prepared: prepared,
+                                                                         admission: places?.line.number, in: scope))
             }
         } catch {
             outcome = .failure(error)
@@ -161,18 +160,21 @@ final class JobRunner {
 
     /// `@concurrent`: the handler's async work runs on the cooperative pool, not here; inside the application's
     /// scope for a compute job, when it has one.
-    /// - Parameter prepared: the call, when its estimate was made before it waited; nil: prepared here.
+    /// - Parameters:
+    ///   - prepared: the call, when its estimate was made before it waited; nil: prepared here.
+    ///   - admission: a compute job's place in line, which its context carries (``RequestContext/admissionOrder``).
     @concurrent
-    private static func runOffProtocolExecutor(_ job: Job, prepared: PreparedCall?,
-                                               in scope: (admission: UInt64, ComputeJobScope)?) async throws -> RawJSON {
+    private static func runOffProtocolExecutor(_ job: Job, prepared: PreparedCall?, admission: UInt64?,
+                                               in scope: ComputeJobScope?) async throws -> RawJSON {
+        let context = admission.map(job.context.admitted) ?? job.context
         func call() async throws -> RawJSON {
             let call = if let prepared { prepared } else {
-                try await job.handler.prepare(job.params, context: job.context, estimating: false)
+                try await job.handler.prepare(job.params, context: context, estimating: false)
             }
-            return try await call(context: job.context)
+            return try await call(context: context)
         }
-        guard let (admission, scope) = scope else { return try await call() }
-        return try await scope(admission) { try await call() }
+        guard admission != nil, let scope else { return try await call() }
+        return try await scope { try await call() }
     }
 
     /// Waits (up to `limit`) until every job task has ended; resumed by the last task to end.

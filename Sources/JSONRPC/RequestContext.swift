@@ -14,21 +14,32 @@ public struct RequestContext: Sendable {
     /// The memory budget jobs are admitted against (nil without one): what a method that runs another checks that
     /// method's estimate against, to answer a refusal its own way (MCP's `tools/call` as a tool error).
     public let memoryBudget: MemoryBudget?
+    /// A compute job's place in the order of admission (lower was admitted earlier), once it holds its slot: what
+    /// the application schedules the job's work by. Nil for other methods, and while a job's memory is estimated.
+    public let admissionOrder: UInt64?
 
     public init(id: RequestID?, method: String, registry: RequestRegistry?, reporter: (any ProgressReporter)? = nil,
-                peer: Peer? = nil, memoryBudget: MemoryBudget? = nil) {
+                peer: Peer? = nil, memoryBudget: MemoryBudget? = nil, admissionOrder: UInt64? = nil) {
         self.id = id
         self.method = method
         self.registry = registry
         self.reporter = reporter
         self.peer = peer
         self.memoryBudget = memoryBudget
+        self.admissionOrder = admissionOrder
+    }
+
+    /// This context for a compute job admitted in place `order`.
+    func admitted(_ order: UInt64) -> RequestContext {
+        RequestContext(id: id, method: method, registry: registry, reporter: reporter, peer: peer,
+                       memoryBudget: memoryBudget, admissionOrder: order)
     }
 
     /// This context with its progress and items going to `reporter` instead (a dialect's method that runs
     /// another method, such as MCP's `tools/call`, decides how that method's progress goes out).
     public func reporting(to reporter: any ProgressReporter) -> RequestContext {
-        RequestContext(id: id, method: method, registry: registry, reporter: reporter, peer: peer, memoryBudget: memoryBudget)
+        RequestContext(id: id, method: method, registry: registry, reporter: reporter, peer: peer, memoryBudget: memoryBudget,
+                       admissionOrder: admissionOrder)
     }
 
     /// Sends a notification that belongs to this request (a dialect's, such as MCP's acknowledgement of a

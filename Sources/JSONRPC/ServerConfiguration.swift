@@ -42,9 +42,9 @@ public struct ServerConfiguration: Sendable {
     public var components: [any Service] = []
     /// Told when the client initialises; supplies the `policy` facts of `initialize` and of the stats method.
     public var sessionDelegate: (any SessionDelegate)?
-    /// Runs around every compute job's handler, once the job holds its slot: the application's scope for it
-    /// (the worker gives the job's task its compute lease here). `admission` is the job's place in the slot
-    /// queue's order of arrival.
+    /// Runs around every compute job's handler, once the job holds its slot: the application's scope for it (the
+    /// worker counts its running jobs here). The job's place in the order of admission is in its context
+    /// (``RequestContext/admissionOrder``), passed to the handler.
     public var computeJobScope: ComputeJobScope?
     /// The optional built-in methods the application offers (ping, initialize, shutdown, exit and the
     /// cancel notifications are always there).
@@ -81,4 +81,4 @@ public struct ServerConfiguration: Sendable {
 
 /// Wraps a compute job's handler (`body`) in the application's scope; see ``ServerConfiguration/computeJobScope``.
 public typealias ComputeJobScope =
-    @Sendable (_ admission: UInt64, _ body: () async throws -> RawJSON) async throws -> RawJSON
+    @Sendable (_ body: () async throws -> RawJSON) async throws -> RawJSON

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Imaging
 
@@ -47,7 +48,7 @@ extension ImageLoader {
     }
 
     /// The most bytes of URL downloads a batch's estimate keeps for its work
-    /// (``batchChild(_:motion:access:held:whileHeld:)``).
+    /// (``batchChild(_:motion:access:on:held:whileHeld:)``).
     static let heldDownloadBytes = 64 << 20
 
     /// One child of a batch, as its estimate sees it: whether it moves (when `motion`, as `probeMotion` tells), its
@@ -56,12 +57,12 @@ extension ImageLoader {
     /// clip's estimate, say), before a download that is not kept is dropped. A URL's download is kept (`.fetched`)
     /// while the batch's kept downloads, `held`, stay within ``heldDownloadBytes``; past that the child fetches it
     /// again in its turn, so a batch of many URLs never holds them all.
-    func batchChild(_ source: ImageSource, motion: Bool, access: FileAccess, held: inout Int,
+    func batchChild(_ source: ImageSource, motion: Bool, access: FileAccess, on compute: ComputeJob, held: inout Int,
                     whileHeld: (_ moves: Bool, _ read: ImageSource) async -> Int) async
         -> (moves: Bool, facts: MemoryEstimate.Source?, source: ImageSource, bytes: Int) {
         var read = source, moves = false
         if motion {
-            (moves, read) = await probeMotion(source, access: access)
+            (moves, read) = await probeMotion(source, access: access, on: compute)
         }
         var facts: MemoryEstimate.Source?
         if !moves, let (f, r) = try? await estimateSource(read, access: access) {

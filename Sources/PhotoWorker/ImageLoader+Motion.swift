@@ -13,9 +13,9 @@ extension ImageLoader {
     ///   - start: seconds from the source's start to begin at; `duration`: seconds to decode from there.
     /// - Throws: `WorkerError` (-32001/-32004/-32006 reaching the source, -32002/-32003 from the decoder).
     public func motionDecoder(_ source: ImageSource, access: FileAccess, start: Double = 0,
-                              duration: Double? = nil) async throws -> MotionDecoder {
+                              duration: Double? = nil, on compute: ComputeJob) async throws -> MotionDecoder {
         let limits = options.motionLimits
-        return try await openMotion(source, access: access) { input in
+        return try await openMotion(source, access: access, on: compute) { input in
             switch input {
             case .file(let fd): try MotionDecoder(fileDescriptor: fd, limits: limits, start: start, duration: duration)
             case .bytes(let bytes): try MotionDecoder(bytes: bytes, limits: limits, start: start, duration: duration)
@@ -25,10 +25,10 @@ extension ImageLoader {
 
     /// A motion source's facts (a video whose container does not declare its frame count has its packets
     /// counted) and the size of its file.
-    public func motionInfo(_ source: ImageSource, access: FileAccess) async throws -> (MotionInfo, bytes: Int) {
+    public func motionInfo(_ source: ImageSource, access: FileAccess, on compute: ComputeJob) async throws -> (MotionInfo, bytes: Int) {
         let limits = options.motionLimits
         var size = 0
-        let info = try await openMotion(source, access: access, size: &size) { input in
+        let info = try await openMotion(source, access: access, size: &size, on: compute) { input in
             switch input {
             case .file(let fd): try MotionDecoder.info(fileDescriptor: fd, limits: limits)
             case .bytes(let bytes): try MotionDecoder.info(bytes: bytes, limits: limits)
@@ -39,9 +39,9 @@ extension ImageLoader {
 
     /// A motion source's facts whatever the limits, with the limits it is over (``MotionSurvey``): what `image.info`
     /// reports.
-    public func motionSurvey(_ source: ImageSource, access: FileAccess) async throws -> MotionSurvey {
+    public func motionSurvey(_ source: ImageSource, access: FileAccess, on compute: ComputeJob) async throws -> MotionSurvey {
         let limits = options.motionLimits
-        return try await openMotion(source, access: access) { input in
+        return try await openMotion(source, access: access, on: compute) { input in
             switch input {
             case .file(let fd): try MotionDecoder.survey(fileDescriptor: fd, limits: limits)
             case .bytes(let bytes): try MotionDecoder.survey(bytes: bytes, limits: limits)
@@ -54,9 +54,8 @@ extension ImageLoader {
     /// again. Only what tells is read: a file's first bytes (and a GIF's or WebP's records, nothing decoded); no
     /// video is opened. False for a source that cannot be read or is not a motion format: reading it as a still says
     /// why. A damaged video is true: its cut says what is wrong with it.
-    public func probeMotion(_ source: ImageSource, access: FileAccess) async -> (moves: Bool, source: ImageSource) {
+    public func probeMotion(_ source: ImageSource, access: FileAccess, on compute: ComputeJob) async -> (moves: Bool, source: ImageSource) {
         let limits = options.motionLimits
-        let compute = compute
         switch source {
         case .path(let p):
             guard let fd = try? access.openForReading(p) else { return (false, source) }
@@ -74,7 +73,7 @@ extension ImageLoader {
         }
     }
 
-    private static func moves(_ bytes: [UInt8], limits: MotionLimits, on compute: ComputePool) async -> Bool {
+    private static func moves(_ bytes: [UInt8], limits: MotionLimits, on compute: ComputeJob) async -> Bool {
         guard MotionDecoder.recognizes(bytes.prefix(16)) else { return false }
         if isVideo(bytes.prefix(16)) { return true }
         return (try? await compute.run { try MotionDecoder.info(bytes: bytes, limits: limits) }).map(moves) ?? false
@@ -88,14 +87,14 @@ extension ImageLoader {
         case bytes([UInt8])
     }
 
-    private func openMotion<T: Sendable>(_ source: ImageSource, access: FileAccess,
+    private func openMotion<T: Sendable>(_ source: ImageSource, access: FileAccess, on compute: ComputeJob,
                                          _ body: @escaping @Sendable (MotionInput) throws -> T) async throws -> T {
         var size = 0
-        return try await openMotion(source, access: access, size: &size, body)
+        return try await openMotion(source, access: access, size: &size, on: compute, body)
     }
 
     private func openMotion<T: Sendable>(_ source: ImageSource, access: FileAccess, size: inout Int,
-                                         _ body: @escaping @Sendable (MotionInput) throws -> T) async throws -> T {
+                                         on compute: ComputeJob, _ body: @escaping @Sendable (MotionInput) throws -> T) async throws -> T {
         let input: MotionInput
         var opened: Int32 = -1
         defer { if opened >= 0 { close(opened) } }
@@ -142,7 +141,7 @@ extension ImageLoader {
     /// described by its header as before; a video container (MP4/MOV, WebM/Matroska) by its motion facts, whatever
     /// the limits (``motionSurvey(_:access:)``). A path is opened once and only a video's descriptor is handed to
     /// FFmpeg; a URL is fetched once.
-    public func describe(_ source: ImageSource, access: FileAccess) async throws -> SourceDescription {
+    public func describe(_ source: ImageSource, access: FileAccess, on compute: ComputeJob) async throws -> SourceDescription {
         let limits = options.motionLimits
         let data: [UInt8]
         var opened: Int32 = -1

@@ -9,16 +9,14 @@ import Glibc
 public struct ImageLoader: Sendable {
     public let options: WorkerOptions
     public let cache: ImageCache
-    let compute: ComputePool
     /// File reads, hashes of inline data and URL transfers: blocking work off the cooperative pool.
     let blocking: BlockingPool
     let fetcher: URLFetcher
 
-    public init(options: WorkerOptions, cache: ImageCache, compute: ComputePool, blocking: BlockingPool,
+    public init(options: WorkerOptions, cache: ImageCache, blocking: BlockingPool,
                 urlTestHooks: URLFetcher.TestHooks = URLFetcher.TestHooks()) {
         self.options = options
         self.cache = cache
-        self.compute = compute
         self.blocking = blocking
         fetcher = URLFetcher(maxBytes: options.maxFetchBytes, timeout: options.fetchTimeout, testHooks: urlTestHooks,
                              blocking: blocking)
@@ -46,8 +44,9 @@ public struct ImageLoader: Sendable {
     ///   - cached: keep the decode in the cache. Batches pass false: each photo is used once, and
     ///     caching them would only grow memory towards the cache budget.
     ///   - access: what the request may read (files and URLs).
+    ///   - compute: the job the decode runs as.
     public func load(_ source: ImageSource, access: FileAccess, shrink: ShrinkOnLoad? = nil, allowTruncated: Bool = false,
-                     cached: Bool = true) async throws -> DecodedImage {
+                     cached: Bool = true, on compute: ComputeJob) async throws -> DecodedImage {
         let options = DecodeOptions(maxPixels: self.options.maxPixels, allowTruncated: allowTruncated, shrinkOnLoad: shrink)
         let variant = (shrink?.description ?? "full") + (allowTruncated ? "+t" : "")
         // A path is opened once, through the policy: its identity and its bytes come from the same file.
@@ -61,7 +60,7 @@ public struct ImageLoader: Sendable {
             } else {
                 data = try await bytes(of: source, access: access)
             }
-            return try await compute.run { try Self.decode(data, options: options, source: source) }
+            return try await compute.run { loop in try Self.decode(data, options: options, source: source, on: loop) }
         }
         guard cached else { return try await fresh() }
         return try await cache.image(for: .init(identity: try await identity(of: source, file: file), variant: variant), load: fresh)
@@ -77,9 +76,9 @@ public struct ImageLoader: Sendable {
         }
     }
 
-    static func decode(_ data: [UInt8], options: DecodeOptions, source: ImageSource) throws -> DecodedImage {
+    static func decode(_ data: [UInt8], options: DecodeOptions, source: ImageSource, on loop: some ParallelLoop) throws -> DecodedImage {
         do {
-            return try ImageCodec.decode(data, options: options)
+            return try ImageCodec.decode(data, options: options, on: loop)
         } catch let e as ImagingError {
             if e == .unknownFormat && isVideo(data.prefix(16)) {
                 throw WorkerError.invalidImage(source: source.description, detail:

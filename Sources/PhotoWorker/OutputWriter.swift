@@ -12,12 +12,13 @@ import Glibc
 /// have made (see ``AccessPolicy/Replace``).
 public enum OutputWriter {
     /// Encodes and writes on the compute threads.
-    public static func write(_ image: Image, to spec: OutputSpec, access: FileAccess, on compute: ComputePool) async throws -> OutputResult {
-        try await compute.run { try write(image, to: spec, access: access) }
+    public static func write(_ image: Image, to spec: OutputSpec, access: FileAccess, on compute: ComputeJob) async throws -> OutputResult {
+        try await compute.run { loop in try write(image, to: spec, access: access, on: loop) }
     }
 
-    public static func write(_ image: Image, to spec: OutputSpec, access: FileAccess) throws -> OutputResult {
-        let encoded = try encode(image, spec)
+    /// Encodes and writes in the calling piece, its encoder's parts spread over `loop`.
+    public static func write(_ image: Image, to spec: OutputSpec, access: FileAccess, on loop: some ParallelLoop) throws -> OutputResult {
+        let encoded = try encode(image, spec, on: loop)
         var result = OutputResult(path: nil, data: nil, format: spec.format, width: image.width, height: image.height, bytes: encoded.count)
         if spec.inline {
             try Cancellation.check()
@@ -33,10 +34,10 @@ public enum OutputWriter {
         return result
     }
 
-    public static func encode(_ image: Image, _ spec: OutputSpec) throws -> [UInt8] {
+    public static func encode(_ image: Image, _ spec: OutputSpec, on loop: some ParallelLoop) throws -> [UInt8] {
         do throws(ImagingError) {
             switch spec.format {
-            case .png: return try ImageCodec.encodePNG(image, compressionLevel: spec.compressionLevel)
+            case .png: return try ImageCodec.encodePNG(image, compressionLevel: spec.compressionLevel, on: loop)
             case .jpeg: return try ImageCodec.encodeJPEG(image, quality: spec.quality, progressive: spec.progressive)
             case .webp: return try ImageCodec.encodeWebP(image, lossless: spec.lossless, quality: spec.quality)
             case .apng, .gif, .heif, .avif, .webm:

@@ -126,14 +126,9 @@ public enum Worker {
         // The server's job limit is the one limit: slots, compute threads and batch widths.
         let services = WorkerServices(options: options, maxJobs: configuration.maxJobs, session: session, memory: memory)
         configuration.components += [ComputeThreads(pool: services.compute), BlockingThreads(pool: services.blocking)]
-        // A compute job's slot becomes its lease on the compute threads, carried by its task and child tasks.
         let idle = IdleMemoryRelease(after: options.idleMemoryDelay, timers: configuration.timers,
                                      activations: services.activations)
-        configuration.computeJobScope = { admission, body in
-            try await idle.job {
-                try await ComputeLease.$current.withValue(ComputeLease(order: admission), operation: body)
-            }
-        }
+        configuration.computeJobScope = { body in try await idle.job(body) }
         return Server(configuration: configuration, methods: methods(services: services),
                       input: input, output: output, logger: logger)
     }

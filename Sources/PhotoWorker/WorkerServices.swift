@@ -9,7 +9,8 @@ public struct WorkerServices: Sendable {
     public let cache: ImageCache
     public let loader: ImageLoader
     /// Threads for synchronous pixel work (one per job slot), so it never occupies the
-    /// cooperative pool. The server starts and stops them (``ComputeThreads``).
+    /// cooperative pool. The server starts and stops them (``ComputeThreads``). A handler's work reaches them as
+    /// its job, ``computeJob(for:)``.
     public let compute: ComputePool
     /// Threads for blocking calls (file reads, URL transfers, loops over inline bytes), never the cooperative pool;
     /// started as they are needed, stopped with the server (``BlockingThreads``).
@@ -43,7 +44,14 @@ public struct WorkerServices: Sendable {
             Task.detached(priority: .userInitiated) { activations.release() }
         }))
         blocking = BlockingPool(threads: Self.blockingThreads)
-        loader = ImageLoader(options: options, cache: cache, compute: compute, blocking: blocking, urlTestHooks: urlTestHooks)
+        loader = ImageLoader(options: options, cache: cache, blocking: blocking, urlTestHooks: urlTestHooks)
+    }
+
+    /// The compute threads as the job of the request `context` serves: its pixel work is scheduled by the job's place
+    /// in the order of admission (``ComputeLease``); outside a compute job (`image.info`, an estimate) unleased.
+    /// Handlers pass this value on to every stage that submits work; nothing finds it by itself.
+    public func computeJob(for context: RequestContext) -> ComputeJob {
+        ComputeJob(compute, lease: ComputeLease(serving: context))
     }
 
     /// The header facts a method's memory estimate starts from, with the session's access; `source` becomes what the
@@ -58,5 +66,12 @@ public struct WorkerServices: Sendable {
     /// being asked for).
     public func access() async -> FileAccess {
         FileAccess(policy: await session.policy())
+    }
+}
+
+extension ComputeLease {
+    /// The lease of the job `context` serves: its place in the order of admission; unleased outside a compute job.
+    init(serving context: RequestContext) {
+        self = context.admissionOrder.map(ComputeLease.init(order:)) ?? .unleased
     }
 }

@@ -11,9 +11,9 @@ struct ComputePoolTests {
     @Test func runsWorkAndRefusesItAfterStop() async throws {
         let pool = ComputePool(threads: 2)
         pool.start()
-        #expect(try await pool.run { 6 * 7 } == 42)
+        #expect(try await pool.run(lease: .unleased) { 6 * 7 } == 42)
         pool.stop()
-        await #expect(throws: CancellationError.self) { try await pool.run { 1 } }
+        await #expect(throws: CancellationError.self) { try await pool.run(lease: .unleased) { 1 } }
     }
 
     /// Hand-offs from a running piece are processed by the pool's idle thread while the piece goes on: the
@@ -23,11 +23,11 @@ struct ComputePoolTests {
         pool.start()
         defer { pool.stop() }
         let seen = Mutex<[Int]>([])
-        let (helped, producerThread) = try await pool.run { () throws -> (Bool, Int) in
+        let (helped, producerThread) = try await pool.run(lease: .unleased) { loop throws -> (Bool, Int) in
             let first = DispatchSemaphore(value: 0)
             let producer = Int(bitPattern: pthread_self())
             let processedElsewhere = Mutex(false)
-            try Parallel.pipelined({ handOff in
+            try loop.pipelined({ handOff in
                 handOff(0)
                 // Only a helper on the other thread can process item 0 while this thread waits here.
                 let answered = first.wait(timeout: .now() + 30) == .success
@@ -45,15 +45,15 @@ struct ComputePoolTests {
     }
 
     /// When the producer throws, items not yet taken are dropped and the call returns once no helper is inside
-    /// `process`; outside a pool, each item is processed at once on the caller's thread.
+    /// `process`; in turn (off the pool), each item is processed at once on the caller's thread.
     @Test func pipelinedStopsOnErrorAndRunsInlineOutsideAPool() async throws {
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
         let inside = Mutex(0)
         await #expect(throws: CancellationError.self) {
-            try await pool.run {
-                try Parallel.pipelined({ handOff in
+            try await pool.run(lease: .unleased) { loop in
+                try loop.pipelined({ handOff in
                     for i in 0..<100 { handOff(i) }
                     throw CancellationError()
                 }, process: { (_: Int) in
@@ -66,7 +66,7 @@ struct ComputePoolTests {
         #expect(inside.withLock { $0 } == 0, "a helper was still processing after the call returned")
         var order: [Int] = []
         let log = Mutex<[Int]>([])
-        try Parallel.pipelined({ handOff in
+        try InTurnLoop().pipelined({ handOff in
             for i in 0..<3 {
                 handOff(i)
                 order.append(log.withLock { $0.count })
@@ -80,7 +80,7 @@ struct ComputePoolTests {
         pool.start()
         defer { pool.stop() }
         let task = Task {
-            try await pool.run { () throws -> Int in
+            try await pool.run(lease: .unleased) { () throws -> Int in
                 var spins = 0
                 while !Cancellation.isRequested { spins += 1 }  // a pixel loop's check
                 throw CancellationError()
@@ -88,7 +88,7 @@ struct ComputePoolTests {
         }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(try await pool.run { 1 } == 1, "the thread is free again")
+        #expect(try await pool.run(lease: .unleased) { 1 } == 1, "the thread is free again")
     }
 }
 
@@ -127,13 +127,12 @@ struct ComputeLeaseSchedulingTests {
         let gates = (0..<4).map { _ in Gate() }
         // A batch-like job queues four pieces; two run (one per thread), two wait.
         let batch = Task {
-            try await ComputeLease.$current.withValue(ComputeLease(order: 1)) {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for i in 0..<4 {
-                        group.addTask { try await pool.run { log.started("A\(i)"); gates[i].wait() } }
-                    }
-                    try await group.waitForAll()
+            let job = ComputeJob(pool, lease: ComputeLease(order: 1))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<4 {
+                    group.addTask { try await job.run { log.started("A\(i)"); gates[i].wait() } }
                 }
+                try await group.waitForAll()
             }
         }
         let first = try #require(await starts.next())
@@ -141,9 +140,7 @@ struct ComputeLeaseSchedulingTests {
         try await Deadline.until("the batch's third piece queued, \(pool.activity.queued) queued") { pool.activity.queued >= 2 }
         // A second job arrives with one piece: it must get the next free thread, before the batch's third piece.
         let single = Task {
-            try await ComputeLease.$current.withValue(ComputeLease(order: 2)) {
-                try await pool.run { log.started("B") }
-            }
+            try await pool.run(lease: ComputeLease(order: 2)) { log.started("B") }
         }
         try await Deadline.until("B queued behind the batch, \(pool.activity.queued) queued") { pool.activity.queued >= 3 }
         // One thread frees (the other piece stays blocked): B has no thread, the batch has one.
@@ -186,7 +183,7 @@ final class HeldPool: Sendable {
         let (pool, log, gate) = (self.pool, self.log, self.gate)
         pool.start()
         var starts = log.starts.makeAsyncIterator()
-        blocker = Task { try await pool.run { log.started("blocker"); gate.wait() } }
+        blocker = Task { try await pool.run(lease: .unleased) { log.started("blocker"); gate.wait() } }
         _ = await starts.next()
     }
 
@@ -196,9 +193,7 @@ final class HeldPool: Sendable {
         let (pool, log) = (self.pool, self.log)
         let queued = pool.activity.queued
         let job = Task {
-            try await ComputeLease.$current.withValue(ComputeLease(order: order)) {
-                try await Speculation.$current.withValue(speculation) { try await pool.run { log.started(name) } }
-            }
+            try await pool.run(lease: ComputeLease(order: order), speculation: speculation) { log.started(name) }
         }
         try await Deadline.until("piece \(name) queued") { pool.activity.queued > queued }
         return job
@@ -242,7 +237,7 @@ struct SpeculationSchedulingTests {
     }
 }
 
-/// One piece spread over idle threads (``ComputePool/forEach(_:width:_:)``), in process.
+/// One piece spread over idle threads (``ComputePiece/forEach(_:_:)``, the piece its body is handed), in process.
 @Suite(.timeLimit(.minutes(10)))
 struct ComputePoolForEachTests {
     struct Failure: Error {}
@@ -252,11 +247,11 @@ struct ComputePoolForEachTests {
         pool.start()
         defer { pool.stop() }
         let count = 64
-        let (runs, helped) = try await pool.run { () throws -> ([Int], Bool) in
+        let (runs, helped) = try await pool.run(lease: .unleased) { loop throws -> ([Int], Bool) in
             let runs = Mutex([Int](repeating: 0, count: count))
             let secondRan = DispatchSemaphore(value: 0)
             let helped = Mutex(false)
-            try pool.forEach(count, width: 2) { thread, index in
+            try loop.forEach(count) { thread, index in
                 runs.withLock { $0[index] += 1 }
                 if thread > 0 { helped.withLock { $0 = true } }
                 // The caller takes index 0 and waits here until another thread has run index 1: only a helper can.
@@ -274,10 +269,10 @@ struct ComputePoolForEachTests {
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
-        let inside = try await pool.run { () -> Int in
+        let inside = try await pool.run(lease: .unleased) { loop -> Int in
             let inside = Atomic<Int>(0)
             #expect(throws: Failure.self) {
-                try pool.forEach(10_000, width: 2) { _, index in
+                try loop.forEach(10_000) { _, index in
                     inside.add(1, ordering: .sequentiallyConsistent)
                     defer { inside.subtract(1, ordering: .sequentiallyConsistent) }
                     if index == 3 { throw Failure() }
@@ -288,23 +283,20 @@ struct ComputePoolForEachTests {
         #expect(inside == 0, "\(inside) threads still in the body when forEach threw")
     }
 
-    @Test func offThePoolEveryIndexRunsOnTheCallingThread() throws {
-        let pool = ComputePool(threads: 2)
-        pool.start()
-        defer { pool.stop() }
+    @Test func inTurnEveryIndexRunsOnTheCallingThread() throws {
         let threads = Mutex(Set<Int>())
-        try pool.forEach(16, width: 2) { thread, _ in threads.withLock { _ = $0.insert(thread) } }
+        try InTurnLoop().forEach(16) { thread, _ in threads.withLock { _ = $0.insert(thread) } }
         #expect(threads.withLock { $0 } == [0], "threads \(threads.withLock { $0 })")
     }
-    /// ``Parallel/both(_:_:)`` in a piece: the two at once (each waits for the other to start, so one after the
+    /// ``ParallelLoop/both(_:_:)`` on a piece: the two at once (each waits for the other to start, so one after the
     /// other would never return: the wait gives up after 30 s and the test fails), each result where it belongs.
     @Test func bothRunsItsTwoAtOnceOnAPoolAndInTurnElsewhere() async throws {
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
-        let (a, b) = try await pool.run { () throws -> (String, Bool) in
+        let (a, b) = try await pool.run(lease: .unleased) { loop throws -> (String, Bool) in
             let started = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-            return try Parallel.both({ () -> String in
+            return try loop.both({ () -> String in
                 started.0.signal()
                 return started.1.wait(timeout: .now() + 30) == .success ? "a" : "b never started"
             }, { () -> Bool in
@@ -314,9 +306,9 @@ struct ComputePoolForEachTests {
         }
         #expect(a == "a" && b, "a: \(a), b saw a start: \(b)")
         let order = Mutex([String]())
-        let inline = try Parallel.both({ order.withLock { $0.append("a") }; return 1 },
+        let inline = try InTurnLoop().both({ order.withLock { $0.append("a") }; return 1 },
                                           { order.withLock { $0.append("b") }; return "two" })
         #expect(inline == (1, "two") && order.withLock { $0 } == ["a", "b"], "\(inline), order \(order.withLock { $0 })")
-        #expect(throws: Failure.self) { _ = try Parallel.both({ throw Failure() }, { 2 }) }
+        #expect(throws: Failure.self) { _ = try InTurnLoop().both({ throw Failure() }, { 2 }) }
     }
 }

@@ -3,7 +3,7 @@ import Dispatch
 import Synchronization
 import Testing
 
-/// ``HandOffLine``, the queue behind `Parallel.pipelined`: one helper at a time takes the items in order; at the end
+/// ``HandOffLine``, the queue behind `ComputePiece.pipelined`: one helper at a time takes the items in order; at the end
 /// the caller processes (or drops) what is left and waits for a helper still taking items, never for one the pool
 /// removed unstarted.
 @Suite(.timeLimit(.minutes(10)))

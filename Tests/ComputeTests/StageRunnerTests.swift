@@ -23,17 +23,17 @@ struct StageRunnerTests {
         pool.start()
         defer { pool.stop() }
         let inTurn = Log()
-        let s = try await PoolStages(pool, concurrent: false).pair({
-            try await PoolStages(pool).stage { inTurn.add("a"); return 1 }
+        let s = try await PoolStages(ComputeJob(pool, lease: .unleased), concurrent: false).pair({
+            try await PoolStages(ComputeJob(pool, lease: .unleased)).stage { inTurn.add("a"); return 1 }
         }, {
-            try await PoolStages(pool).stage { inTurn.add("b"); return 2 }
+            try await PoolStages(ComputeJob(pool, lease: .unleased)).stage { inTurn.add("b"); return 2 }
         })
         #expect(s == (1, 2) && inTurn.all == ["a", "b"], "\(s), \(inTurn.all)")
 
         // At once: `a` finishes only after `b` has started, which a runner in turn could never do (it would wait for
         // the deadline and fail).
         let bStarted = Mutex(false)
-        let atOnce = try await PoolStages(pool).pair({
+        let atOnce = try await PoolStages(ComputeJob(pool, lease: .unleased)).pair({
             try await Deadline.until("the pair's second stage to start beside the first") { bStarted.withLock { $0 } }
             return "a"
         }, {
@@ -48,13 +48,13 @@ struct StageRunnerTests {
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
-        let runners: [(String, any StageRunner)] = [("inline", InlineStages()), ("in turn", PoolStages(pool, concurrent: false)),
-                                                    ("at once", PoolStages(pool))]
+        let runners: [(String, any StageRunner)] = [("inline", InlineStages()), ("in turn", PoolStages(ComputeJob(pool, lease: .unleased), concurrent: false)),
+                                                    ("at once", PoolStages(ComputeJob(pool, lease: .unleased)))]
         for (name, runner) in runners {
             let guesses = Log()
-            let kept = try await runner.speculate({ 5 }, then: { guesses.add("guess"); return "guess" }, if: { $0 > 3 })
+            let kept = try await runner.speculate({ _ in 5 }, then: { _ in guesses.add("guess"); return "guess" }, if: { $0 > 3 })
             #expect(kept.0 == 5 && kept.1 == "guess", "\(name): \(kept)")
-            let dropped = try await runner.speculate({ 1 }, then: { guesses.add("guess"); return "guess" }, if: { $0 > 3 })
+            let dropped = try await runner.speculate({ _ in 1 }, then: { _ in guesses.add("guess"); return "guess" }, if: { $0 > 3 })
             #expect(dropped.0 == 1 && dropped.1 == nil, "\(name): \(dropped)")
             if name != "at once" {
                 #expect(guesses.all == ["guess"], "\(name): a guess not needed was run in turn: \(guesses.all)")
@@ -67,14 +67,14 @@ struct StageRunnerTests {
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
-        let runners: [(String, any StageRunner)] = [("inline", InlineStages()), ("in turn", PoolStages(pool, concurrent: false)),
-                                                    ("at once", PoolStages(pool))]
+        let runners: [(String, any StageRunner)] = [("inline", InlineStages()), ("in turn", PoolStages(ComputeJob(pool, lease: .unleased), concurrent: false)),
+                                                    ("at once", PoolStages(ComputeJob(pool, lease: .unleased)))]
         for (name, runner) in runners {
             let log = Log()
-            let pair = try await runner.stage { try runner.both({ log.add("a"); return 1 }, { log.add("b"); return "two" }) }
+            let pair = try await runner.stage { loop in try loop.both({ log.add("a"); return 1 }, { log.add("b"); return "two" }) }
             #expect(pair.0 == 1 && pair.1 == "two", "\(name): \(pair)")
-            let kept = try await runner.stage { try runner.both({ 5 }, then: { log.add("guess"); return 2 }, if: { $0 > 3 }) }
-            let dropped = try await runner.stage { try runner.both({ 1 }, then: { log.add("guess"); return 2 }, if: { $0 > 3 }) }
+            let kept = try await runner.stage { loop in try loop.both({ 5 }, then: { log.add("guess"); return 2 }, if: { $0 > 3 }) }
+            let dropped = try await runner.stage { loop in try loop.both({ 1 }, then: { log.add("guess"); return 2 }, if: { $0 > 3 }) }
             #expect(kept.0 == 5 && kept.1 == 2 && dropped.0 == 1 && dropped.1 == nil, "\(name): \(kept), \(dropped)")
             if name != "at once" {
                 #expect(log.all == ["a", "b", "guess"], "\(name): \(log.all)")
@@ -82,8 +82,8 @@ struct StageRunnerTests {
         }
         // At once: `a` finishes only after `b` has started (the stage's thread runs `a`, the idle one `b`).
         let bStarted = Atomic<Bool>(false)
-        let atOnce = try await PoolStages(pool).stage {
-            try PoolStages(pool).both({
+        let atOnce = try await PoolStages(ComputeJob(pool, lease: .unleased)).stage { loop in
+            try loop.both({
                 let deadline = ContinuousClock.now + .seconds(60)
                 while !bStarted.load(ordering: .acquiring) {
                     guard ContinuousClock.now < deadline else { return "a alone" }
@@ -101,8 +101,8 @@ struct StageRunnerTests {
     func spareMemory() {
         let pool = ComputePool(threads: 2)
         let runners: [(String, any StageRunner, Bool)] = [("inline", InlineStages(), true),
-                                                          ("in turn", PoolStages(pool, concurrent: false), true),
-                                                          ("at once", PoolStages(pool), false)]
+                                                          ("in turn", PoolStages(ComputeJob(pool, lease: .unleased), concurrent: false), true),
+                                                          ("at once", PoolStages(ComputeJob(pool, lease: .unleased)), false)]
         for (name, runner, handsBack) in runners {
             var handed = false
             runner.handBackSpareMemory { handed = true }
@@ -113,17 +113,17 @@ struct StageRunnerTests {
     @Test("An inline loop calls every index on thread 0; a pool's loop covers every index once")
     func loops() async throws {
         let seen = Log()
-        try InlineStages().forEach(5) { thread, index in seen.add("\(thread):\(index)") }
+        try await InlineStages().stage { loop in try loop.forEach(5) { thread, index in seen.add("\(thread):\(index)") } }
         #expect(seen.all == ["0:0", "0:1", "0:2", "0:3", "0:4"], "\(seen.all)")
 
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
-        let stages = PoolStages(pool)
-        #expect(stages.width == 2, "width \(stages.width)")
-        let indices = try await stages.stage { () -> [Int] in
+        let stages = PoolStages(ComputeJob(pool, lease: .unleased))
+        let indices = try await stages.stage { loop -> [Int] in
+            #expect(loop.width == 2, "width \(loop.width)")
             let got = Mutex<[Int]>([])
-            try stages.forEach(64) { _, index in got.withLock { $0.append(index) } }
+            try loop.forEach(64) { _, index in got.withLock { $0.append(index) } }
             return got.withLock { $0 }.sorted()
         }
         #expect(indices == Array(0..<64), "indices covered: \(indices.count)")

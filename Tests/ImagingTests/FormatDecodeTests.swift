@@ -153,7 +153,7 @@ struct FormatDecodeTests {
         pool.start()
         defer { pool.stop() }
         for _ in 0..<4 {
-            let pooled = try await pool.run { try ImageCodec.decode(bytes, options: DecodeOptions()) }
+            let pooled = try await pool.run(lease: .unleased) { loop in try ImageCodec.decode(bytes, options: DecodeOptions(), on: loop) }
             #expect(pooled.image == inline.image, "\(name): pixels differ")
             #expect(pooled.metadata.convertedFrom != nil)
         }
@@ -174,13 +174,13 @@ struct FormatDecodeTests {
         }
         let tiled = pixels
         var inline = Image(width: 1500, height: 1000, pixels: tiled)
-        try ColorManagement.convert(&inline, with: transform)
+        try ColorManagement.convert(&inline, with: transform, on: .inTurn)
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
-        let pooled = try await pool.run { () throws -> Image in
+        let pooled = try await pool.run(lease: .unleased) { loop throws -> Image in
             var image = Image(width: 1500, height: 1000, pixels: tiled)
-            try ColorManagement.convert(&image, with: transform)
+            try ColorManagement.convert(&image, with: transform, on: loop)
             return image
         }
         #expect(pooled == inline, "pixels differ")

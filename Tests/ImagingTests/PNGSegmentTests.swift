@@ -26,12 +26,12 @@ import Testing
         return image
     }
 
-    static func encode(_ image: Image, splitThreshold: Int = PNGEncoder.splitThreshold, pieces: Bool = true) throws
-        -> [UInt8] {
+    static func encode(_ image: Image, splitThreshold: Int = PNGEncoder.splitThreshold, pieces: Bool = true,
+                       on loop: some ParallelLoop = .inTurn) throws -> [UInt8] {
         try image.pixels.withUnsafeBufferPointer {
             try PNGEncoder.write($0, width: image.width, height: image.height, inChannels: 4,
                                  outChannels: image.isOpaque ? 3 : 4, level: 6, splitThreshold: splitThreshold,
-                                 pieces: pieces).get()
+                                 pieces: pieces, on: loop).get()
         }
     }
 
@@ -44,7 +44,7 @@ import Testing
             let image = Self.image(width: width, height: height, seed: UInt64(width), opaque: opaque)
             let whole = try Self.encode(image, pieces: false)
             let inline = try Self.encode(image)
-            let pooled = try await pool.run { try Self.encode(image) }
+            let pooled = try await pool.run(lease: .unleased) { loop in try Self.encode(image, on: loop) }
             #expect(inline == whole, "\(width)x\(height): \(inline.count) bytes against \(whole.count)")
             #expect(pooled == whole, "\(width)x\(height) on the pool: \(pooled.count) bytes against \(whole.count)")
         }
@@ -52,18 +52,18 @@ import Testing
         let image = Self.image(width: 64, height: 48, seed: 1, opaque: false)
         for level in [0, 1, 2, 5, 6, 7, 8, 9] {
             let (pieces, whole) = try image.pixels.withUnsafeBufferPointer { px in
-                (try PNGEncoder.write(px, width: 64, height: 48, inChannels: 4, outChannels: 4, level: level).get(),
+                (try PNGEncoder.write(px, width: 64, height: 48, inChannels: 4, outChannels: 4, level: level, on: .inTurn).get(),
                  try PNGEncoder.write(px, width: 64, height: 48, inChannels: 4, outChannels: 4, level: level,
-                                      pieces: false).get())
+                                      pieces: false, on: .inTurn).get())
             }
             #expect(pieces == whole, "level \(level): \(pieces.count) bytes against \(whole.count)")
         }
         let grey = (0..<(97 * 89)).map { UInt8(truncatingIfNeeded: $0 * 7 / 97) }
         let pieces = try grey.withUnsafeBufferPointer {
-            try PNGEncoder.write($0, width: 97, height: 89, inChannels: 1, outChannels: 1, level: 6).get()
+            try PNGEncoder.write($0, width: 97, height: 89, inChannels: 1, outChannels: 1, level: 6, on: .inTurn).get()
         }
         let whole = try grey.withUnsafeBufferPointer {
-            try PNGEncoder.write($0, width: 97, height: 89, inChannels: 1, outChannels: 1, level: 6, pieces: false).get()
+            try PNGEncoder.write($0, width: 97, height: 89, inChannels: 1, outChannels: 1, level: 6, pieces: false, on: .inTurn).get()
         }
         #expect(pieces == whole, "grey: \(pieces.count) bytes against \(whole.count)")
         let decoded = try ImageCodec.decode(pieces).image
@@ -81,7 +81,7 @@ import Testing
             let width = 23 + 7 * k, height = 2 + (k * 13) % 41, opaque = k % 3 == 0
             let image = Self.image(width: width, height: height, seed: UInt64(k), opaque: opaque)
             let split = try Self.encode(image, splitThreshold: 0)
-            let pooled = try await pool.run { try Self.encode(image, splitThreshold: 0) }
+            let pooled = try await pool.run(lease: .unleased) { loop in try Self.encode(image, splitThreshold: 0, on: loop) }
             let whole = try Self.encode(image)
             #expect(pooled == split, "\(width)x\(height): the pool's bytes differ from inline")
             #expect(split != whole, "\(width)x\(height): not split (\(split.count) bytes, whole \(whole.count))")
@@ -99,7 +99,7 @@ import Testing
         let image = Self.image(width: 150, height: 120, seed: 9, opaque: false)
         let split = try image.pixels.withUnsafeBufferPointer {
             try PNGEncoder.write($0, width: 150, height: 120, inChannels: 4, outChannels: 4, level: level,
-                                 splitThreshold: 0).get()
+                                 splitThreshold: 0, on: .inTurn).get()
         }
         let decoded = try ImageCodec.decode(split)
         #expect(decoded.warnings.isEmpty, "level \(level): \(decoded.warnings)")

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Imaging
 @testable import PhotoWorker
@@ -54,7 +55,7 @@ struct OutputWriterTests {
 
     @Test func inlineOutputCarriesBase64() throws {
         let image = Image(width: 2, height: 2, fill: RGBA(r: 1, g: 2, b: 3))
-        let r = try OutputWriter.write(image, to: OutputSpec(inline: true), access: .unrestricted)
+        let r = try OutputWriter.write(image, to: OutputSpec(inline: true), access: .unrestricted, on: .inTurn)
         let bytes = try #require(Data(base64Encoded: r.data ?? ""))
         #expect(try ImageCodec.decode(Array(bytes)).image == image)
         #expect(r.path == nil)

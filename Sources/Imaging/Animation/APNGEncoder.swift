@@ -1,3 +1,5 @@
+import Compute
+
 /// Animated PNG written around ``PNGEncoder``'s compressed data: the first frame is the PNG's own image (IDAT, so a
 /// viewer without APNG shows it), later frames are fdAT chunks. acTL, fcTL and fdAT are written here because
 /// Debian's libpng has no APNG patch.
@@ -144,7 +146,7 @@ public final class APNGEncoder: AnimationEncoder {
     private func encode(_ pixels: [UInt8], width: Int, height: Int) throws(ImagingError) -> [UInt8] {
         let level = compressionLevel
         return try pixels.withUnsafeBufferPointer { p in
-            PNGEncoder.write(p, width: width, height: height, inChannels: 4, outChannels: 4, level: level)
+            PNGEncoder.write(p, width: width, height: height, inChannels: 4, outChannels: 4, level: level, on: Parallel.current)
         }.get()
     }
 
@@ -152,7 +154,7 @@ public final class APNGEncoder: AnimationEncoder {
     private func encodeIndexed(_ indices: [UInt8], width: Int, height: Int) throws(ImagingError) -> [UInt8] {
         let level = compressionLevel
         return try indices.withUnsafeBufferPointer { p in
-            PNGEncoder.write(p, width: width, height: height, inChannels: 1, outChannels: 1, level: level)
+            PNGEncoder.write(p, width: width, height: height, inChannels: 1, outChannels: 1, level: level, on: Parallel.current)
         }.get()
     }
 

@@ -153,7 +153,7 @@ public struct ClipCut: Sendable {
         let frame = WaitingFrame(image, duration: duration)
         let luma = frame.luma
         if let previous = held.last {
-            // One after the other in one scratch: side by side (`Parallel.both`, a second scratch) was within the
+            // One after the other in one scratch: side by side (`ParallelLoop.both`, a second scratch) was within the
             // noise on two cores and held 6 MiB more (bench/README.md).
             let forward = try OpticalFlow.between(previous.luma!, luma, step: Self.flowStep, scratch: scratch)
             let backward = try OpticalFlow.between(luma, previous.luma!, step: Self.flowStep, scratch: scratch)

@@ -46,7 +46,7 @@ public struct FrameSpool: Sendable {
         precondition(transform == nil, "frames are appended to a spool as stored, not to a replayed view of one")
         try checkFrame(image, width: width, height: height, duration: duration, format: .apng)
         let png = try image.pixels.withUnsafeBufferPointer { p in
-            PNGEncoder.write(p, width: width, height: height, inChannels: 4, outChannels: 4, level: 1)
+            PNGEncoder.write(p, width: width, height: height, inChannels: 4, outChannels: 4, level: 1, on: Parallel.current)
         }.get()
         frames.append(Frame(png: png, time: self.duration, duration: duration))
     }

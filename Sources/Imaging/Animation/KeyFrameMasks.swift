@@ -1,3 +1,5 @@
+import Compute
+
 /// The masks of an animated sticker's frames: the subject is segmented on key frames only, and every frame
 /// between two key frames gets their masks blended by its place between them.
 ///
@@ -125,7 +127,7 @@ public enum KeyFrameMasks {
         let whole = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         try image.pixels.withUnsafeMutableBufferPointer { out in
             try ForegroundEstimator.estimate(original, alpha: mask, in: whole, into: out.baseAddress!, origin: (0, 0),
-                                             width: original.width)
+                                             width: original.width, on: Parallel.current)
         }
     }
 

@@ -48,7 +48,7 @@ struct FocusFeatures {
     ///   radius 1 / 4, spreadRadius 4 / 14 gave 0.611–0.620).
     /// - Throws: `CancellationError` per band of rows.
     init(_ image: Image, width: Int, height: Int, maxScale: Double = 3, sigma: Float = 1, radius: Int = 2,
-         spreadRadius: Int = 8) throws {
+         spreadRadius: Int = 8, on loop: some ParallelLoop = .inTurn) throws {
         self.width = width; self.height = height
         let n = width * height
         let iw = image.width, ih = image.height
@@ -63,7 +63,7 @@ struct FocusFeatures {
             }
         } else {
             luma = try image.pixels.withUnsafeBufferPointer {
-                try PlaneResampler.reducedLuma($0, width: iw, height: ih, targetWidth: fw, targetHeight: fh)
+                try PlaneResampler.reducedLuma($0, width: iw, height: ih, targetWidth: fw, targetHeight: fh, on: loop)
             }
         }
         if Cancellation.isRequested { throw CancellationError() }

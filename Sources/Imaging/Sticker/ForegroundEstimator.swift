@@ -36,7 +36,8 @@ public enum ForegroundEstimator {
     /// - Returns: RGBA rows of `rect`'s clipped width (alpha copied from `image`): the photo's own pixels where
     ///   `alpha` is 0 or 255, the estimated foreground colour elsewhere.
     /// - Throws: `CancellationError`, checked per band of rows.
-    public static func estimate(_ image: Image, alpha: Mask, in rect: PixelRect) throws -> (rect: PixelRect, pixels: [UInt8]) {
+    ///   - loop: where its bands spread (off the pool, in turn).
+    public static func estimate(_ image: Image, alpha: Mask, in rect: PixelRect, on loop: some ParallelLoop = .inTurn) throws -> (rect: PixelRect, pixels: [UInt8]) {
         precondition(alpha.width == image.width && alpha.height == image.height, "alpha of another size")
         let x0 = max(0, rect.x), y0 = max(0, rect.y)
         let x1 = min(image.width, rect.x + rect.width), y1 = min(image.height, rect.y + rect.height)
@@ -53,7 +54,7 @@ public enum ForegroundEstimator {
         }
         try out.withUnsafeMutableBufferPointer { o in
             try estimate(image, alpha: alpha, in: PixelRect(x: x0, y: y0, width: rw, height: rh), into: o.baseAddress!,
-                         origin: (x0, y0), width: rw)
+                         origin: (x0, y0), width: rw, on: loop)
         }
         return (PixelRect(x: x0, y: y0, width: rw, height: rh), out)
     }
@@ -63,12 +64,12 @@ public enum ForegroundEstimator {
     /// cover `rect`: the cut-out's canvas, so no copy of the crop is made.
     /// - Throws: `CancellationError`, checked per band of rows.
     static func estimate(_ image: Image, alpha: Mask, in rect: PixelRect, into out: UnsafeMutablePointer<UInt8>,
-                         origin: (x: Int, y: Int), width: Int) throws {
+                         origin: (x: Int, y: Int), width: Int, on loop: some ParallelLoop) throws {
         guard rect.width > 0, rect.height > 0 else { return }
         let wide = try WideMeans(image, alpha: alpha, around: rect)
         let bands = (rect.height + rowsPerBand - 1) / rowsPerBand
         let target = PixelBand(start: out, count: 0)
-        try Parallel.forEach(bands) { _, b in
+        try loop.forEach(bands) { _, b in
             try Cancellation.check()
             let by0 = rect.y + b * rowsPerBand, by1 = min(rect.y + rect.height, by0 + rowsPerBand)
             narrowPass(image, alpha: alpha, wide: wide, rows: by0..<by1, columns: rect.x..<(rect.x + rect.width),

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// The reduced working copy that segmentation runs on: CIELAB (D65) colours, interleaved, plus the
@@ -22,8 +23,8 @@ struct LabImage {
 
     /// Reduces `image` by area averaging so its longest side is at most `maxSide`, then converts to Lab.
     /// - Throws: `CancellationError`.
-    init(_ image: Image, maxSide: Int) throws {
-        let (w, h, small) = try PlaneResampler.reduced(image, maxSide: maxSide)
+    init(_ image: Image, maxSide: Int, on loop: some ParallelLoop = .inTurn) throws {
+        let (w, h, small) = try PlaneResampler.reduced(image, maxSide: maxSide, on: loop)
         self.width = w
         self.height = h
         var lab = [Float](repeating: 0, count: w * h * 3)

@@ -12,11 +12,11 @@ enum MaskFeather {
     /// - Throws: `CancellationError`, checked per band of rows.
     ///
     /// In bands of `bandRows` rows (``rowsPerBand``; the whole height is the one-pass blur), which in a
-    /// compute-pool piece idle threads of the pool take too (``Parallel/forEach(_:_:)``: the end of a lone
+    /// compute-pool piece idle threads of the pool take too (`loop`: the end of a lone
     /// sticker). The blur is in place, so the rows a band reads beyond its own (the kernel's radius above and
     /// below) are copied first: its neighbours overwrite them.
     static func feather(_ values: inout [UInt8], width w: Int, height h: Int, sigma: Double,
-                        bandRows: Int = rowsPerBand) throws {
+                        bandRows: Int = rowsPerBand, on loop: some ParallelLoop) throws {
         guard sigma > 0.05, w > 0, h > 0 else { return }
         let r = max(1, Int((3 * sigma).rounded(.up)))
         var kernel = (-r...r).map { Float(exp(-Double($0 * $0) / (2 * sigma * sigma))) }
@@ -30,7 +30,7 @@ enum MaskFeather {
         }
         try values.withUnsafeMutableBufferPointer { v in
             let mask = PixelBand(start: v.baseAddress!, count: w * h)
-            try Parallel.forEach(bands) { [kernel] _, b in
+            try loop.forEach(bands) { [kernel] _, b in
                 try Cancellation.check()
                 let y0 = b * bandRows
                 try blur(rows: y0..<min(h, y0 + bandRows), of: mask.start, width: w, height: h, halo: halos[b],

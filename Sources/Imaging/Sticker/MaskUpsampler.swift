@@ -26,9 +26,10 @@ enum MaskUpsampler {
     /// The coefficient planes are enlarged one output row at a time, so beyond the returned mask the
     /// full-resolution pass holds no float plane of the photo's size (four would be 16 bytes a pixel, 380 MB for
     /// a 24-megapixel photo). In a compute-pool piece, idle threads of the pool take planes and bands too
-    /// (``Parallel/forEach(_:_:)``): this is the end of a lone sticker, where the other core is otherwise idle.
+    /// (`loop`): this is the end of a lone sticker, where the other core is otherwise idle.
     static func upsample(mask: [Float], guide: [Float], width w: Int, height h: Int, to image: Image,
-                         region: PixelRect? = nil, radius: Int, epsilon: Float, level: Float = 0.5) throws -> [UInt8] {
+                         region: PixelRect? = nil, radius: Int, epsilon: Float, level: Float = 0.5,
+                         on loop: some ParallelLoop) throws -> [UInt8] {
         let n = w * h
         precondition(mask.count == n && guide.count == 3 * n)
         let part = region ?? PixelRect(x: 0, y: 0, width: image.width, height: image.height)
@@ -36,7 +37,7 @@ enum MaskUpsampler {
                      && part.x + part.width <= image.width && part.y + part.height <= image.height, "region off the image")
         let W = part.width, H = part.height, stride = image.width
         var out = [UInt8](repeating: 0, count: W * H)
-        let threads = Parallel.width
+        let threads = loop.width
         let floats = UnsafeMutablePointer<Float>.allocate(capacity: Planes.statistics * n)
         let tables = UnsafeMutablePointer<Double>.allocate(capacity: threads * (w + 1) * (h + 1))
         defer { floats.deallocate(); tables.deallocate() }
@@ -47,7 +48,7 @@ enum MaskUpsampler {
                 let box: @Sendable (_ thread: Int, _ source: UnsafePointer<Float>, _ plane: Int) -> Void = {
                     ck_box_mean($1, w, h, radius, work.table($0), work.plane($2))
                 }
-                try Parallel.forEach(Planes.statistics) { thread, index in
+                try loop.forEach(Planes.statistics) { thread, index in
                     try Cancellation.check()
                     let plane = work.plane(index)
                     guide.withUnsafeBufferPointer { g in
@@ -59,7 +60,7 @@ enum MaskUpsampler {
                 }
                 // The fit, pixel by pixel, in bands; then the box means of its coefficients.
                 let band = 16_384
-                try Parallel.forEach((n + band - 1) / band) { _, index in
+                try loop.forEach((n + band - 1) / band) { _, index in
                     try Cancellation.check()
                     let start = index * band
                     let mean = (0..<4).map { UnsafePointer<Float>?(work.plane($0) + start) }
@@ -68,13 +69,13 @@ enum MaskUpsampler {
                     let b = work.plane(Planes.coefficient(3)) + start
                     ck_guided_fit(min(band, n - start), mean, corr, epsilon, &a, b)
                 }
-                try Parallel.forEach(4) { thread, index in
+                try loop.forEach(4) { thread, index in
                     try Cancellation.check()
                     box(thread, work.plane(Planes.coefficient(index)), Planes.smoothed(index))
                 }
                 let enlarger = PlaneResampler.RowEnlarger(width: w, height: h, targetWidth: W, targetHeight: H)
                 let rowsPerBand = 32
-                try Parallel.forEach((H + rowsPerBand - 1) / rowsPerBand) { _, index in
+                try loop.forEach((H + rowsPerBand - 1) / rowsPerBand) { _, index in
                     try Cancellation.check()
                     let smoothed = (0..<4).map { UnsafePointer<Float>?(work.plane(Planes.smoothed($0))) }
                     // The model is fitted on 0...1 colours: fold the 1/255 into the threshold side instead of

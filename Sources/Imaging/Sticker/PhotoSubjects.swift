@@ -41,50 +41,52 @@ public struct PhotoSubjects: Sendable {
 
     /// The sticker of subject `index` (its ``DetectedSubject/point`` as the prompt, in the round that found it).
     /// - Throws: `CancellationError`.
-    public func sticker(of index: Int, from image: Image) throws -> Sticker {
-        try sticker(from: image, subject: .points(include: [subjects[index].point], exclude: []), round: foundIn[index])
+    public func sticker(of index: Int, from image: Image, on loop: some ParallelLoop = .inTurn) throws -> Sticker {
+        try sticker(from: image, subject: .points(include: [subjects[index].point], exclude: []), round: foundIn[index],
+                    on: loop)
     }
 
     /// The sticker of the subject `prompt` selects: for points, from the smallest of the subjects' own cuts with a
     /// part under its first point, else from the first round of the search whose cut has one; the first round for
     /// other prompts (and when no cut has a part there).
     /// - Throws: `CancellationError`.
-    public func sticker(from image: Image, subject prompt: SubjectPrompt) throws -> Sticker {
+    public func sticker(from image: Image, subject prompt: SubjectPrompt, on loop: some ParallelLoop = .inTurn) throws -> Sticker {
         guard case .points(let include, _) = prompt, let first = include.first else {
-            return try sticker(from: image, subject: prompt, round: 0)
+            return try sticker(from: image, subject: prompt, round: 0, on: loop)
         }
         func size(_ i: Int) -> Int { rounds[i].area.width * rounds[i].area.height }
         let own = Set(foundIn).filter { rounds[$0].ownCut }.sorted { (size($0), $0) < (size($1), $1) }
         let search = rounds.indices.filter { !rounds[$0].ownCut }
         let round = try (own + search).first { try rounds[$0].hasPart(at: first) } ?? 0
-        return try sticker(from: image, subject: prompt, round: round)
+        return try sticker(from: image, subject: prompt, round: round, on: loop)
     }
 
     /// The unprompted subject of round `round`'s cut, which must be of the whole photo: the cut the photo gets
     /// without a subject.
-    func subjectCut(from image: Image, round: Int) throws -> SubjectCut {
+    func subjectCut(from image: Image, round: Int, on loop: some ParallelLoop) throws -> SubjectCut {
         precondition(rounds[round].area == PixelRect(x: 0, y: 0, width: image.width, height: image.height),
                      "an unprompted cut is the whole photo's")
         var plan = rounds[round].plan
         plan.subject = nil
-        return try plan.subjectCut(of: image, cuts: rounds[round].cuts, options: rounds[round].options)
+        return try plan.subjectCut(of: image, cuts: rounds[round].cuts, options: rounds[round].options, on: loop)
     }
 
-    func sticker(from image: Image, subject prompt: SubjectPrompt, round: Int) throws -> Sticker {
-        try StickerExtractor.makeSticker(image, cut: subjectCut(from: image, subject: prompt, round: round),
-                                         options: rounds[round].options)
+    func sticker(from image: Image, subject prompt: SubjectPrompt, round: Int, on loop: some ParallelLoop) throws -> Sticker {
+        try StickerExtractor.makeSticker(image, cut: subjectCut(from: image, subject: prompt, round: round, on: loop),
+                                         options: rounds[round].options, on: loop)
     }
 
-    func subjectCut(from image: Image, subject prompt: SubjectPrompt, round: Int) throws -> SubjectCut {
+    func subjectCut(from image: Image, subject prompt: SubjectPrompt, round: Int, on loop: some ParallelLoop) throws
+        -> SubjectCut {
         let r = rounds[round]
         var plan = r.plan
         guard r.area != PixelRect(x: 0, y: 0, width: image.width, height: image.height) else {
             plan.subject = prompt
-            return try plan.subjectCut(of: image, cuts: r.cuts, options: r.options)
+            return try plan.subjectCut(of: image, cuts: r.cuts, options: r.options, on: loop)
         }
         // A later round cut a part of the photo: the prompt moved into it, the subject cut from the part in place.
         plan.subject = prompt.moved(by: -r.area.x, -r.area.y, within: r.area)
-        return try plan.subjectCut(of: image, region: r.area, cuts: r.cuts, options: r.options)
+        return try plan.subjectCut(of: image, region: r.area, cuts: r.cuts, options: r.options, on: loop)
     }
 }
 
@@ -276,7 +278,7 @@ extension StickerExtractor {
                                on stages: some StageRunner = InlineStages()) async throws -> Sticker {
         let cut = try await subjectCut(from: image, options: options, photoMap: photoMap, ownCutMap: ownCutMap,
                                        on: stages)
-        return try await stages.stage { try makeSticker(image, cut: cut, options: options) }
+        return try await stages.stage { loop in try makeSticker(image, cut: cut, options: options, on: loop) }
     }
 
     /// The subject `options.subject` selects by its points: cut from the whole photo (`photoMap`'s map), then, when
@@ -303,8 +305,8 @@ extension StickerExtractor {
         // point's cut keeps under ``pointsFloorArea`` of its area. A point still picks a subject the unprompted cut
         // missed, one of two it took together, and refines the edges of the one it took (bench/README.md, "A point
         // never makes the cut worse"). Only a sample of the unprompted mask is held meanwhile.
-        let floor = try await stages.stage { () -> SampledMask? in
-            let plain = try once.subjectCut(from: image, round: 0)
+        let floor = try await stages.stage { loop -> SampledMask? in
+            let plain = try once.subjectCut(from: image, round: 0, on: loop)
             guard Self.points(of: prompt, lieOn: plain.mask) else { return nil }
             let sample = SampledMask(plain.mask)
             return sample.shareOfParts(under: include) >= Self.pointsFloorShare ? sample : nil
@@ -314,7 +316,7 @@ extension StickerExtractor {
         guard let floor, Double(SampledMask(pointed.mask).count) < Self.pointsFloorArea * Double(floor.count) else {
             return pointed
         }
-        return try await stages.stage { try once.subjectCut(from: image, round: 0) }
+        return try await stages.stage { loop in try once.subjectCut(from: image, round: 0, on: loop) }
     }
 
     /// The subject under `first`: from the whole photo's cut (`once`, its one round), then from its own part's cut
@@ -322,15 +324,15 @@ extension StickerExtractor {
     private static func pointCut(_ image: Image, prompt: SubjectPrompt, first: PixelPoint, once: PhotoSubjects,
                                  unprompted: StickerOptions, ownCutMap: (@Sendable (Image) async throws -> SubjectMap)?,
                                  on stages: some StageRunner) async throws -> SubjectCut {
-        let cut = try await stages.stage { try once.subjectCut(from: image, subject: prompt, round: 0) }
+        let cut = try await stages.stage { loop in try once.subjectCut(from: image, subject: prompt, round: 0, on: loop) }
         guard let part = ownCutArea(for: cut.boundingBox, in: image), part.contains(first) else { return cut }
         // The first cut is not held through the own cut (a large photo's mask on top of its buffers): in the rare
         // case the own cut has nothing under the point, it is made again.
         let own = try await cutRound(of: part, in: image, options: unprompted, subjectMap: ownCutMap, on: stages,
                                      ownCut: true)
         let both = PhotoSubjects(subjects: [], foundIn: [], rounds: [once.rounds[0], own])
-        return try await stages.stage {
-            try both.subjectCut(from: image, subject: prompt, round: own.hasPart(at: first) ? 1 : 0)
+        return try await stages.stage { loop in
+            try both.subjectCut(from: image, subject: prompt, round: own.hasPart(at: first) ? 1 : 0, on: loop)
         }
     }
 

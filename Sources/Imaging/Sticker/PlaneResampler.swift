@@ -38,19 +38,19 @@ enum PlaneResampler {
     /// `image` reduced by area averaging so its longest side is at most `maxSide` (never enlarged):
     /// the reduced size and its RGBA samples as floats on the same 0...255 scale.
     /// - Throws: `CancellationError` (checked per band of rows).
-    static func reduced(_ image: Image, maxSide: Int) throws -> (width: Int, height: Int, rgba: [Float]) {
+    static func reduced(_ image: Image, maxSide: Int, on loop: some ParallelLoop) throws -> (width: Int, height: Int, rgba: [Float]) {
         let scale = min(1.0, Double(maxSide) / Double(max(image.width, image.height)))
         let w = max(1, Int((Double(image.width) * scale).rounded()))
         let h = max(1, Int((Double(image.height) * scale).rounded()))
         if w == image.width && h == image.height { return (w, h, image.pixels.map(Float.init)) }
         let rgba = try image.pixels.withUnsafeBufferPointer {
-            try reduce($0, width: image.width, height: image.height, channels: 4, targetWidth: w, targetHeight: h)
+            try reduce($0, width: image.width, height: image.height, channels: 4, targetWidth: w, targetHeight: h, on: loop)
         }
         return (w, h, rgba)
     }
 
     /// Area-average reduction of interleaved `channels`-channel 8-bit data to floats (same 0...255 scale), in bands
-    /// of output rows spread over the pool's idle threads (``Parallel/forEach(_:_:)``): each band reduces the
+    /// of output rows spread over the pool's idle threads (the `loop` it is given): each band reduces the
     /// source rows its footprint covers across, then sums them down. Every output sums its footprint in source
     /// order, whatever the split, so the floats do not depend on it; the source rows a band needs are reduced
     /// across in that band (those shared by two bands twice) so no reduced copy of the whole height is ever held (a
@@ -58,11 +58,11 @@ enum PlaneResampler {
     /// - Precondition: `targetWidth <= width`, `targetHeight <= height`, `channels` 1...4.
     /// - Throws: `CancellationError` (checked per band of rows).
     static func reduce(_ src: UnsafeBufferPointer<UInt8>, width: Int, height: Int, channels c: Int,
-                       targetWidth tw: Int, targetHeight th: Int) throws -> [Float] {
+                       targetWidth tw: Int, targetHeight th: Int, on loop: some ParallelLoop) throws -> [Float] {
         var out = [Float](repeating: 0, count: tw * c * th)
         try out.withUnsafeMutableBufferPointer { o in
             try reduce(src, width: width, height: height, channels: c, targetWidth: tw, targetHeight: th,
-                       into: o.baseAddress!, channels: c) { band, count, dst in dst.update(from: band, count: count * c) }
+                       into: o.baseAddress!, channels: c, on: loop) { band, count, dst in dst.update(from: band, count: count * c) }
         }
         return out
     }
@@ -71,11 +71,11 @@ enum PlaneResampler {
     /// ``reduce(_:width:height:channels:targetWidth:targetHeight:)``'s output) of RGBA bytes reduced by area: one
     /// float per output pixel, never the four.
     static func reducedLuma(_ src: UnsafeBufferPointer<UInt8>, width: Int, height: Int, targetWidth tw: Int,
-                            targetHeight th: Int) throws -> [Float] {
+                            targetHeight th: Int, on loop: some ParallelLoop) throws -> [Float] {
         var out = [Float](repeating: 0, count: tw * th)
         try out.withUnsafeMutableBufferPointer { o in
             try reduce(src, width: width, height: height, channels: 4, targetWidth: tw, targetHeight: th,
-                       into: o.baseAddress!, channels: 1) { band, count, dst in
+                       into: o.baseAddress!, channels: 1, on: loop) { band, count, dst in
                 for i in 0..<count { dst[i] = ColorScience.luma601(band[4 * i], band[4 * i + 1], band[4 * i + 2]) }
             }
         }
@@ -86,7 +86,7 @@ enum PlaneResampler {
     /// a band's reduced pixels (`channels c` floats each) into its rows of `out` (`outChannels` floats a pixel).
     private static func reduce(_ src: UnsafeBufferPointer<UInt8>, width: Int, height: Int, channels c: Int,
                                targetWidth tw: Int, targetHeight th: Int, into out: UnsafeMutablePointer<Float>,
-                               channels outChannels: Int,
+                               channels outChannels: Int, on loop: some ParallelLoop,
                                store: @escaping @Sendable (UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>) -> Void)
         throws {
         precondition((1...4).contains(c) && tw <= width && th <= height && src.count >= width * height * c)
@@ -95,7 +95,7 @@ enum PlaneResampler {
         let stride = tw * c
         let planes = Planes(source: source, out: out)
         let band = 32
-        try Parallel.forEach((th + band - 1) / band) { _, index in
+        try loop.forEach((th + band - 1) / band) { _, index in
             if Cancellation.isRequested { throw CancellationError() }
             let oy0 = index * band, oy1 = min(th, oy0 + band)
             // The source rows the band's footprints cover, reduced across.

@@ -44,11 +44,11 @@ struct SaliencyMap {
     ///     sharp subject over a defocused background stands out even where their colours match.
     /// - Throws: `CancellationError` between the passes.
     init(_ image: LabImage, regionWeight: Float = 0, texture: [Float]? = nil, textureWeight: Float = 0,
-         focus: [Float]? = nil, focusWeight: Float = 0) throws {
+         focus: [Float]? = nil, focusWeight: Float = 0, on loop: some ParallelLoop = .inTurn) throws {
         let w = image.width, h = image.height, n = w * h
         width = w; height = h
         // The channels' minimum-barrier distances, each a raster scan of its own, at once where the pool has
-        // idle threads (``Parallel/forEach(_:_:)``), then summed in the channels' order: the three Lab ones
+        // idle threads (`loop`), then summed in the channels' order: the three Lab ones
         // (each after a 3×3 mean: single noisy pixels would otherwise raise barriers inside textures), then the
         // texture ones (already box-smoothed by construction) and the focus one (smooth by construction:
         // pooled and spread by FocusFeatures).
@@ -56,7 +56,7 @@ struct SaliencyMap {
         let useFocus = focus.map { $0.count == n } == true && focusWeight > 0
         let channels = 3 + (useTexture ? 3 : 0) + (useFocus ? 1 : 0)
         let prepared = SpreadResults<[Float]>(count: channels)
-        try Parallel.forEach(channels) { _, k in
+        try loop.forEach(channels) { _, k in
             try Cancellation.check()
             var channel = [Float](repeating: 0, count: n)
             switch k {

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// The two saliency hypotheses of a photo, ready to cut: each is cut on its own (`cut(_:)`, the two
@@ -56,9 +57,10 @@ public struct StickerCutPlan: Sendable {
     ///     is then the region's size.
     ///   - cuts: `cut(.pixel)` and `cut(.region)`.
     ///   - feather: `StickerOptions.feather`.
+    ///   - loop: where the full-resolution passes spread (a stage's loop; off the pool, in turn).
     /// - Throws: `CancellationError`.
     public func mask(of image: Image, region: PixelRect? = nil, cuts: (pixel: Cut, region: Cut),
-                     feather: Double) throws -> (mask: Mask, confidence: Double) {
+                     feather: Double, on loop: some ParallelLoop = .inTurn) throws -> (mask: Mask, confidence: Double) {
         let w = region?.width ?? image.width, h = region?.height ?? image.height
         guard case .cuts(let work, let saliency, _, let learned) = content else {
             guard case .decided(let mask, let confidence) = content else { preconditionFailure() }
@@ -88,8 +90,8 @@ public struct StickerCutPlan: Sendable {
         let soft = labels.map(Float.init)
         var values = try MaskUpsampler.upsample(mask: soft, guide: work.rgb, width: work.width, height: work.height,
                                                 to: image, region: region, radius: 2, epsilon: 1e-3,
-                                                level: learned ? 0.5 : 0.25)
-        try MaskFeather.feather(&values, width: w, height: h, sigma: min(16, max(0, feather)))
+                                                level: learned ? 0.5 : 0.25, on: loop)
+        try MaskFeather.feather(&values, width: w, height: h, sigma: min(16, max(0, feather)), on: loop)
         return (Mask(width: w, height: h, values: values), Self.confidence(saliency: saliency, labels: labels))
     }
 
@@ -116,24 +118,27 @@ public struct StickerCutPlan: Sendable {
     /// The cut-out from the two cuts: `mask(of:cuts:feather:)` applied to `image` (cropped,
     /// feathered and outlined as `options` say).
     /// - Throws: `CancellationError`.
-    public func sticker(from image: Image, cuts: (pixel: Cut, region: Cut), options: StickerOptions) throws -> Sticker {
-        try StickerExtractor.makeSticker(image, cut: subjectCut(of: image, cuts: cuts, options: options), options: options)
+    public func sticker(from image: Image, cuts: (pixel: Cut, region: Cut), options: StickerOptions,
+                        on loop: some ParallelLoop = .inTurn) throws -> Sticker {
+        try StickerExtractor.makeSticker(image, cut: subjectCut(of: image, cuts: cuts, options: options, on: loop),
+                                         options: options, on: loop)
     }
 
     /// The cut-out of the plan made from `region` of `image`, as a sticker of the whole of `image`
     /// (``subjectCut(of:region:cuts:options:)`` made a sticker).
     /// - Throws: `CancellationError`.
     public func sticker(from image: Image, region: PixelRect, cuts: (pixel: Cut, region: Cut),
-                        options: StickerOptions) throws -> Sticker {
-        try StickerExtractor.makeSticker(image, cut: subjectCut(of: image, region: region, cuts: cuts, options: options),
-                                         options: options)
+                        options: StickerOptions, on loop: some ParallelLoop = .inTurn) throws -> Sticker {
+        try StickerExtractor.makeSticker(image, cut: subjectCut(of: image, region: region, cuts: cuts, options: options,
+                                                                on: loop),
+                                         options: options, on: loop)
     }
 
     /// The subject of the two cuts (`mask(of:cuts:feather:)`, feathered as `options` say) before it is made a sticker.
     /// - Throws: `CancellationError`.
-    public func subjectCut(of image: Image, cuts: (pixel: Cut, region: Cut), options: StickerOptions) throws
-        -> SubjectCut {
-        let (mask, confidence) = try self.mask(of: image, cuts: cuts, feather: options.feather)
+    public func subjectCut(of image: Image, cuts: (pixel: Cut, region: Cut), options: StickerOptions,
+                           on loop: some ParallelLoop = .inTurn) throws -> SubjectCut {
+        let (mask, confidence) = try self.mask(of: image, cuts: cuts, feather: options.feather, on: loop)
         return subjectCut(mask, confidence: confidence)
     }
 
@@ -142,8 +147,8 @@ public struct StickerCutPlan: Sendable {
     /// the largest buffer of the sticker after the photo itself.
     /// - Throws: `CancellationError`.
     public func subjectCut(of image: Image, region: PixelRect, cuts: (pixel: Cut, region: Cut),
-                           options: StickerOptions) throws -> SubjectCut {
-        let (part, confidence) = try self.mask(of: image, region: region, cuts: cuts, feather: options.feather)
+                           options: StickerOptions, on loop: some ParallelLoop = .inTurn) throws -> SubjectCut {
+        let (part, confidence) = try self.mask(of: image, region: region, cuts: cuts, feather: options.feather, on: loop)
         // (The plan keeps no source size: a decided plan's mask is the one size it can be checked by.)
         precondition(part.width == region.width && part.height == region.height && region.x >= 0 && region.y >= 0
                      && region.x + region.width <= image.width && region.y + region.height <= image.height,

@@ -59,7 +59,7 @@ public enum StickerExtractor {
                                subjectMap: (@Sendable () async throws -> SubjectMap)? = nil,
                                on stages: some StageRunner = InlineStages()) async throws -> Sticker {
         let (plan, cuts, options) = try await planAndCut(image, options: options, subjectMap: subjectMap, on: stages)
-        return try await stages.stage { try plan.sticker(from: image, cuts: cuts, options: options) }
+        return try await stages.stage { loop in try plan.sticker(from: image, cuts: cuts, options: options, on: loop) }
     }
 
     /// The subject, cut by the same stages, before it is made a sticker (``makeSticker(_:cut:options:)``).
@@ -68,7 +68,7 @@ public enum StickerExtractor {
                                   subjectMap: (@Sendable () async throws -> SubjectMap)? = nil,
                                   on stages: some StageRunner = InlineStages()) async throws -> SubjectCut {
         let (plan, cuts, options) = try await planAndCut(image, options: options, subjectMap: subjectMap, on: stages)
-        return try await stages.stage { try plan.subjectCut(of: image, cuts: cuts, options: options) }
+        return try await stages.stage { loop in try plan.subjectCut(of: image, cuts: cuts, options: options, on: loop) }
     }
 
     /// The full-resolution subject mask alone (255 = subject), by the same stages.
@@ -76,25 +76,25 @@ public enum StickerExtractor {
     public static func segment(_ image: Image, options: StickerOptions = .init(),
                                on stages: some StageRunner = InlineStages()) async throws -> Mask {
         let (plan, cuts, options) = try await planAndCut(image, options: options, subjectMap: nil, on: stages)
-        return try await stages.stage { try plan.mask(of: image, cuts: cuts, feather: options.feather).mask }
+        return try await stages.stage { loop in try plan.mask(of: image, cuts: cuts, feather: options.feather, on: loop).mask }
     }
 
     /// The stages before the cut-out's mask; returns the options with the learned map in them. The face search
     /// runs whenever `options.detectsFaces`, even on a photo that turns out to need no cut (its result is then
     /// unused): so it can run beside the classical maps rather than after them.
-    static func planAndCut(_ image: Image, options: StickerOptions,
-                           subjectMap: (@Sendable () async throws -> SubjectMap)?, on stages: some StageRunner)
+    static func planAndCut<Stages: StageRunner>(_ image: Image, options: StickerOptions,
+                                                subjectMap: (@Sendable () async throws -> SubjectMap)?, on stages: Stages)
         async throws -> (plan: StickerCutPlan, cuts: (pixel: StickerCutPlan.Cut, region: StickerCutPlan.Cut),
                          options: StickerOptions) {
         // The working copy made beside the learned map, for the classical maps if it is ready when they start (it
         // is, when they are a guess made once the map is undecided).
         let madeWork = ReadyValue<LabImage>()
-        let classical = { @Sendable () async throws -> (StickerPreparation, [PixelRect]) in
-            try await stages.pair({ try await stages.stage {
-                try StickerPreparation(image, options: options, on: stages, work: madeWork.value)
+        let classical = { @Sendable (stages: Stages) async throws -> (StickerPreparation, [PixelRect]) in
+            try await stages.pair({ try await stages.stage { loop in
+                try StickerPreparation(image, options: options, on: loop, work: madeWork.value)
             } },
                                   { options.detectsFaces
-                                      ? try await stages.stage { try StickerPreparation.faces(in: image) } : [] })
+                                      ? try await stages.stage { loop in try StickerPreparation.faces(in: image, on: loop) } : [] })
         }
         var options = options
         let preparation: StickerPreparation, faces: [PixelRect]
@@ -102,9 +102,9 @@ public enum StickerExtractor {
             // The working copy beside the map (cheap, and on the critical path otherwise), the classical maps as
             // a guess beside both (with that copy when it is ready, else their own).
             let settled = options
-            let ((map, work), prepared) = try await stages.speculate({
-                try await stages.pair(subjectMap, { try await stages.stage {
-                    let work = try StickerPreparation.workingCopy(of: image, options: settled)
+            let ((map, work), prepared) = try await stages.speculate({ stages in
+                try await stages.pair(subjectMap, { try await stages.stage { loop in
+                    let work = try StickerPreparation.workingCopy(of: image, options: settled, on: loop)
                     madeWork.set(work)
                     return work
                 } })
@@ -113,11 +113,11 @@ public enum StickerExtractor {
             (preparation, faces) = prepared ?? (StickerPreparation(learnedOnly: image, work: work), [])
         } else if let subjectMap {
             // The map first: run one after another (a large photo), its passes' memory is gone before the maps'.
-            let (map, prepared) = try await stages.pair(subjectMap, classical)
+            let (map, prepared) = try await stages.pair(subjectMap, { try await classical(stages) })
             options.subjectMap = map
             (preparation, faces) = prepared
         } else {
-            (preparation, faces) = try await classical()
+            (preparation, faces) = try await classical(stages)
         }
         let plan = preparation.plan(faces: faces, options: options)
         let cuts = try await stages.pair({ try await stages.stage { try plan.cut(.pixel) } },
@@ -129,15 +129,17 @@ public enum StickerExtractor {
     /// alpha and draws the outline. An empty mask's box is `emptyBox` (the part of the photo cut), the whole photo
     /// without one.
     static func makeSticker(_ image: Image, mask: Mask, confidence: Double, options: StickerOptions,
-                            emptyBox: PixelRect? = nil) throws -> Sticker {
-        try makeSticker(image, cut: SubjectCut(mask: mask, confidence: confidence, emptyBox: emptyBox), options: options)
+                            emptyBox: PixelRect? = nil, on loop: some ParallelLoop = .inTurn) throws -> Sticker {
+        try makeSticker(image, cut: SubjectCut(mask: mask, confidence: confidence, emptyBox: emptyBox), options: options,
+                        on: loop)
     }
 
     /// The sticker of `cut`, a cut of `image`: the photo cropped to the cut's box plus a margin for the outline, the
     /// mask applied as alpha (the soft edge's colours estimated when `options` say so and the photo was not a cut-out
     /// already) and the outline drawn.
     /// - Throws: `CancellationError`.
-    public static func makeSticker(_ image: Image, cut subject: SubjectCut, options: StickerOptions) throws -> Sticker {
+    public static func makeSticker(_ image: Image, cut subject: SubjectCut, options: StickerOptions,
+                                   on loop: some ParallelLoop = .inTurn) throws -> Sticker {
         precondition(subject.mask.width == image.width && subject.mask.height == image.height, "a cut of another photo")
         let w = image.width, h = image.height
         let mask = subject.mask, box = subject.boundingBox
@@ -171,7 +173,7 @@ public enum StickerExtractor {
             let inside = PixelRect(x: x0, y: y0, width: min(w, ox + cw) - x0, height: min(h, oy + ch) - y0)
             try canvas.withUnsafeMutableBufferPointer { out in
                 try ForegroundEstimator.estimate(image, alpha: mask, in: inside, into: out.baseAddress!, origin: (ox, oy),
-                                                 width: cw)
+                                                 width: cw, on: loop)
             }
         }
         var cut = Image(width: cw, height: ch, pixels: canvas)

@@ -19,36 +19,37 @@ public struct StickerPreparation: Sendable {
     /// The photo's width, for placing the person prior below its faces.
     let sourceWidth: Int
 
-    /// The classical maps of `image` at `options.workingSize`, the same whatever `runner` decides: two pairs of
+    /// The classical maps of `image` at `options.workingSize`, the same whatever `loop` decides: two pairs of
     /// independent maps, the second map of the second pair needed only when the first shows visible structure
-    /// (``StageRunner/both(_:_:)``, ``StageRunner/both(_:then:if:)``). A concurrent runner makes each pair at once
-    /// where its pool has an idle thread (a lone sticker's classical maps often run after its passes, on one core
-    /// otherwise); one that runs stages in turn (a large photo, for memory) makes them one after another.
+    /// (``ParallelLoop/both(_:_:)``, ``ParallelLoop/both(_:then:if:)``). The piece of a concurrent runner's stage makes
+    /// each pair at once where its pool has an idle thread (a lone sticker's classical maps often run after its
+    /// passes, on one core otherwise); that of one that runs stages in turn (a large photo, for memory) makes them
+    /// one after another.
     /// - Throws: `CancellationError`.
-    public init(_ image: Image, options: StickerOptions, on runner: some StageRunner = InlineStages()) throws {
-        try self.init(image, options: options, on: runner, work: nil)
+    public init(_ image: Image, options: StickerOptions, on loop: some ParallelLoop) throws {
+        try self.init(image, options: options, on: loop, work: nil)
     }
 
     /// As above, with the photo's ``workingCopy(of:options:)`` when it has been made already (`work`).
-    init(_ image: Image, options: StickerOptions, on runner: some StageRunner, work: LabImage?) throws {
+    init(_ image: Image, options: StickerOptions, on loop: some ParallelLoop, work: LabImage?) throws {
         sourceWidth = image.width
         if Cancellation.isRequested { throw CancellationError() }
         if let decided = Self.decidedWithoutMaps(image) { content = decided; return }
 
-        let work = try work ?? Self.workingCopy(of: image, options: options)
+        let work = try work ?? Self.workingCopy(of: image, options: options, on: loop)
         // Texture as three more barrier channels (weight 2.5): a subject fenced off by texture rather than colour
         // stands out. Defocus as a barrier channel and a region distance, scaled by how much of the photo is out
         // of focus.
         let textureMap = { @Sendable () throws -> [Float] in try TextureFeatures(work).values }
         let focusMap = { @Sendable () throws -> FocusFeatures in
-            try FocusFeatures(image, width: work.width, height: work.height)
+            try FocusFeatures(image, width: work.width, height: work.height, on: loop)
         }
-        let (texture, focus) = try runner.both(textureMap, focusMap)
+        let (texture, focus) = try loop.both(textureMap, focusMap)
         // Two independent saliency hypotheses (pixel MBD, region robust-background), each cut on its own; their
         // errors are largely independent, so the consensus of the two cuts is kept.
         let pixelMap = { @Sendable () throws -> SaliencyMap in
             try SaliencyMap(work, texture: texture, textureWeight: 2.5, focus: focus.values,
-                            focusWeight: 70 * focus.strength)
+                            focusWeight: 70 * focus.strength, on: loop)
         }
         let regionMap = { @Sendable () throws -> RobustBackgroundSaliency in
             try RobustBackgroundSaliency(work, texture: texture, textureWeight: 0.5, focus: focus.values,
@@ -56,7 +57,7 @@ public struct StickerPreparation: Sendable {
         }
         // Below ~2 Lab units of barrier summed over three channels the image has no visible structure: the region
         // map is then not needed.
-        let (saliency, region) = try runner.both(pixelMap, then: regionMap, if: { $0.rawStrength >= 2 })
+        let (saliency, region) = try loop.both(pixelMap, then: regionMap, if: { $0.rawStrength >= 2 })
         guard saliency.rawStrength >= 2, let region else {
             content = .decided(mask: Mask(width: image.width, height: image.height, repeating: 255), confidence: 0)
             return
@@ -74,8 +75,8 @@ public struct StickerPreparation: Sendable {
 
     /// The reduced copy the cut-out is made at (`options.workingSize` on the long side, in CIELAB).
     /// - Throws: `CancellationError`.
-    static func workingCopy(of image: Image, options: StickerOptions) throws -> LabImage {
-        try LabImage(image, maxSide: min(1024, max(32, options.workingSize)))
+    static func workingCopy(of image: Image, options: StickerOptions, on loop: some ParallelLoop) throws -> LabImage {
+        try LabImage(image, maxSide: min(1024, max(32, options.workingSize)), on: loop)
     }
 
     /// The answer for a photo that needs no cut at all: entirely transparent or too small (the whole image),
@@ -100,8 +101,8 @@ public struct StickerPreparation: Sendable {
 
     /// The faces the person prior is built from, as the cut-out looks for them.
     /// - Throws: `CancellationError`.
-    public static func faces(in image: Image) throws -> [PixelRect] {
-        try FaceDetector.detect(in: image, maxSide: 320, scaleFactor: 1.2, minNeighbors: 4, minRelativeSize: 0.1)
+    public static func faces(in image: Image, on loop: some ParallelLoop = .inTurn) throws -> [PixelRect] {
+        try FaceDetector.detect(in: image, maxSide: 320, scaleFactor: 1.2, minNeighbors: 4, minRelativeSize: 0.1, on: loop)
     }
 
     /// The two hypotheses to cut: the classical maps raised on the head and upper body below each

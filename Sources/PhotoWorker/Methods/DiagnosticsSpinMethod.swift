@@ -28,7 +28,7 @@ public struct DiagnosticsSpinMethod: RPCMethod {
     public func handle(_ params: Params, context: RequestContext) async throws -> Result {
         try DiagnosticsSleepMethod.ms.checked(params.ms)
         let ms = params.ms
-        return try await compute.run { try Self.spin(milliseconds: ms) }
+        return try await compute.run(lease: ComputeLease(serving: context)) { try Self.spin(milliseconds: ms) }
     }
 
     static func spin(milliseconds: Int) throws -> Result {

@@ -99,7 +99,8 @@ struct ImageAnimatedStickerMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
-        try await Self.make(params, services: services, access: await services.access()) { done, total, message in
+        try await Self.make(params, services: services, access: await services.access(),
+                            compute: services.computeJob(for: context)) { done, total, message in
             await context.progress(done: done, total: total, message: message)
         }.result
     }
@@ -115,20 +116,23 @@ struct ImageAnimatedStickerMethod: RPCMethod {
     ///   - subjectPath: where `params.subject` sits in the request, for its errors (`subjects[2]` in a batch);
     ///     `sourcePath` and `motionPath` likewise for `params.source` and `params.motion` (`sources[2].motion`).
     ///   - paramPath: where the other params sit (`animated.duration` in a batch).
+    ///   - compute: the job the clip's pixel work runs as (a batch's sources share their request's).
     ///   - cutsSubject: false for a source that is already a sticker (`pack.export`'s `stickers`): each frame keeps its
     ///     own alpha as its mask, and is only laid out, encoded and fitted again (no network, no outline, no subject).
-    static func make(_ params: Params, services: WorkerServices, access: FileAccess, subjectPath: String = "subject",
+    static func make(_ params: Params, services: WorkerServices, access: FileAccess, compute: ComputeJob,
+                     subjectPath: String = "subject",
                      sourcePath: String = "source", motionPath: String = "motion",
                      paramPath: @escaping @Sendable (String) -> String = { $0 }, cutsSubject: Bool = true,
                      progress: @escaping Progress) async throws -> (result: Result, firstFrame: Image) {
         try await MallocThresholdScope.motion.during {
-            try await cut(params, services: services, access: access, subjectPath: subjectPath,
+            try await cut(params, services: services, access: access, compute: compute, subjectPath: subjectPath,
                           clipPath: params.motion == nil ? sourcePath : motionPath, paramPath: paramPath,
                           cutsSubject: cutsSubject, progress: progress)
         }
     }
 
-    private static func cut(_ params: Params, services: WorkerServices, access: FileAccess, subjectPath: String,
+    private static func cut(_ params: Params, services: WorkerServices, access: FileAccess, compute: ComputeJob,
+                            subjectPath: String,
                             clipPath: String, paramPath: @escaping @Sendable (String) -> String, cutsSubject: Bool,
                             progress: @escaping Progress) async throws -> (result: Result, firstFrame: Image) {
         let clock = ContinuousClock.now
@@ -144,7 +148,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         do {
             decoder = try await services.loader.motionDecoder(
                 clip, access: access, start: params.start ?? 0,
-                duration: params.duration ?? target?.animatedMaxDuration)
+                duration: params.duration ?? target?.animatedMaxDuration, on: compute)
         } catch {
             // A photo where a clip is needed: say how to give its clip rather than what the clip reader found.
             if let still = LivePhoto.stillFormat(of: clip, access: access) {
@@ -207,7 +211,6 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         // A video hands out its frames at the cut's size, scaled as they are converted. A reader that cannot (GIF,
         // WebP, a clip smaller than the cut) or fails to leaves them at full size: they are resized below either way.
         _ = try? decoder.scaleFrames(toWidth: width, height: height)
-        let compute = services.compute
         let cutter = KeyFrameCutter(compute: compute, memory: services.activations, sourcePixels: info.width * info.height)
         var segmenter = Segmenter.network
         // The subject chosen, at the cut's size; each key frame's prompt is carried on to the next one.
@@ -563,13 +566,14 @@ extension ImageAnimatedStickerMethod {
             params.source = .fetched(u, try await services.loader.bytes(of: params.source, access: access))
         }
         return await Self.memoryEstimate(params.motion ?? params.source, fitsTarget: params.target != nil, services: services,
-                                         access: access)
+                                         access: access, on: services.computeJob(for: context))
     }
 
     /// A clip's estimate from its container's frame size; a clip whose container cannot be read is estimated as
     /// a 1080p one (its cut then says what is wrong with it).
-    static func memoryEstimate(_ source: ImageSource, fitsTarget: Bool, services: WorkerServices, access: FileAccess) async -> Int {
-        let info = try? await services.loader.motionInfo(source, access: access)
+    static func memoryEstimate(_ source: ImageSource, fitsTarget: Bool, services: WorkerServices, access: FileAccess,
+                               on compute: ComputeJob) async -> Int {
+        let info = try? await services.loader.motionInfo(source, access: access, on: compute)
         return MemoryEstimate.animated(width: info?.0.width ?? 1920, height: info?.0.height ?? 1080,
                                        encodedBytes: info?.bytes ?? 0, fitsTarget: fitsTarget)
     }

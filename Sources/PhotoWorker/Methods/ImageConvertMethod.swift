@@ -24,10 +24,11 @@ struct ImageConvertMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let compute = services.computeJob(for: context)
         let access = await services.access()
         try OutputCheck.check(params.output, access: access)
-        let decoded = try await services.loader.load(params.source, access: access, allowTruncated: params.allowTruncated ?? false)
-        let output = try await OutputWriter.write(decoded.image, to: params.output, access: access, on: services.compute)
+        let decoded = try await services.loader.load(params.source, access: access, allowTruncated: params.allowTruncated ?? false, on: compute)
+        let output = try await OutputWriter.write(decoded.image, to: params.output, access: access, on: compute)
         return Result(output: output, sourceFormat: decoded.metadata.format, warnings: decoded.warnings)
     }
 }

@@ -29,13 +29,14 @@ struct ImageEffectMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let compute = services.computeJob(for: context)
         let access = await services.access()
         let start = ContinuousClock.now
         let effects = try Self.effects(params.effects)
         try OutputCheck.check(params.output, access: access)
-        let decoded = try await services.loader.load(params.source, access: access)
-        let result = try await Self.apply(effects, to: decoded.image, on: services.compute)
-        return Result(output: try await OutputWriter.write(result, to: params.output, access: access, on: services.compute), ms: start.millisecondsElapsed)
+        let decoded = try await services.loader.load(params.source, access: access, on: compute)
+        let result = try await Self.apply(effects, to: decoded.image, on: compute)
+        return Result(output: try await OutputWriter.write(result, to: params.output, access: access, on: compute), ms: start.millisecondsElapsed)
     }
 
     static let blur = NumberParam<Double>("blur", 0...250)
@@ -58,7 +59,7 @@ struct ImageEffectMethod: RPCMethod {
         }
     }
 
-    static func apply(_ effects: [ImageEffect], to image: Image, on compute: ComputePool) async throws -> Image {
+    static func apply(_ effects: [ImageEffect], to image: Image, on compute: ComputeJob) async throws -> Image {
         try await compute.run { try image.applying(effects) }
     }
 }

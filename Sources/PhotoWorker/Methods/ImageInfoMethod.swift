@@ -72,10 +72,11 @@ struct ImageInfoMethod: RPCMethod {
     /// Describes whatever it can read, the worker's limits or not (a description is not a job), and lists the limits
     /// the source is over in `exceeds`.
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let compute = services.computeJob(for: context)
         let access = await services.access()
         var result: Result
         var exceeds: [LimitExcess] = []
-        switch try await services.loader.describe(params.source, access: access) {
+        switch try await services.loader.describe(params.source, access: access, on: compute) {
         case .still(let info, let bytes):
             result = Result(
                 format: info.format.rawValue, width: info.width, height: info.height, channels: info.channels,
@@ -88,7 +89,7 @@ struct ImageInfoMethod: RPCMethod {
                 exceeds.append(LimitExcess(.init(limit: .maxPixels, value: pixels, maximum: limit), of: "source"))
             }
             if (info.format == .gif || info.format == .webp) && info.frameCount > 1 && params.motion == nil {
-                let survey = try await services.loader.motionSurvey(params.source, access: access)
+                let survey = try await services.loader.motionSurvey(params.source, access: access, on: compute)
                 result.motion = MotionSummary(survey.info)
                 exceeds += survey.exceeded.filter { $0.limit != .maxPixels }.map { LimitExcess($0, of: "source") }
             }
@@ -102,7 +103,7 @@ struct ImageInfoMethod: RPCMethod {
             exceeds += survey.exceeded.map { LimitExcess($0, of: "source") }
         }
         if let motion = params.motion {
-            let survey = try await services.loader.motionSurvey(motion, access: access)
+            let survey = try await services.loader.motionSurvey(motion, access: access, on: compute)
             result.motion = MotionSummary(survey.info)
             exceeds += survey.exceeded.map { LimitExcess($0, of: "motion") }
         }

@@ -21,11 +21,12 @@ struct ImagePaletteMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let compute = services.computeJob(for: context)
         let access = await services.access()
         let start = ContinuousClock.now
         let count = try PaletteStage.validCount(params.count)
-        let decoded = try await services.loader.load(params.source, access: access, shrink: .colorSample(longestSide: PaletteExtractor.workingSize))
-        let colors = try await PaletteStage.palette(decoded.image, count: count, on: services.compute)
+        let decoded = try await services.loader.load(params.source, access: access, shrink: .colorSample(longestSide: PaletteExtractor.workingSize), on: compute)
+        let colors = try await PaletteStage.palette(decoded.image, count: count, on: compute)
         return Result(colors: colors, ms: start.millisecondsElapsed)
     }
 }

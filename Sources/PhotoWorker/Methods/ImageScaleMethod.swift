@@ -23,6 +23,7 @@ struct ImageScaleMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let compute = services.computeJob(for: context)
         let access = await services.access()
         let start = ContinuousClock.now
         try Self.checkFactor(params.factor)
@@ -33,12 +34,12 @@ struct ImageScaleMethod: RPCMethod {
         guard w <= Resampler.maximumDimension, h <= Resampler.maximumDimension, w * h <= services.options.maxPixels else {
             throw RPCError.invalidParams(path: "factor", "the result (\(w)x\(h)) would exceed the size limits")
         }
-        let decoded = try await services.loader.load(params.source, access: access, shrink: params.factor < 1 ? .atLeast(width: w, height: h) : nil)
-        let scaled = try await Self.scale(decoded.image, width: w, height: h, on: services.compute)
-        return Result(output: try await OutputWriter.write(scaled, to: params.output, access: access, on: services.compute), ms: start.millisecondsElapsed)
+        let decoded = try await services.loader.load(params.source, access: access, shrink: params.factor < 1 ? .atLeast(width: w, height: h) : nil, on: compute)
+        let scaled = try await Self.scale(decoded.image, width: w, height: h, on: compute)
+        return Result(output: try await OutputWriter.write(scaled, to: params.output, access: access, on: compute), ms: start.millisecondsElapsed)
     }
 
-    static func scale(_ image: Image, width: Int, height: Int, on compute: ComputePool) async throws -> Image {
+    static func scale(_ image: Image, width: Int, height: Int, on compute: ComputeJob) async throws -> Image {
         if width == image.width && height == image.height { return image }
         return try await compute.run { try Resampler.resize(image, width: width, height: height) }
     }

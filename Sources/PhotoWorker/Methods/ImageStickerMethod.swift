@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Imaging
 import JSONRPC
@@ -41,22 +42,23 @@ struct ImageStickerMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let compute = services.computeJob(for: context)
         let access = await services.access()
         let start = ContinuousClock.now
         try Self.checkMaskOutput(params)
         try OutputCheck.check(params.output, access: access)
         if let mask = params.maskOutput { try OutputCheck.check(mask, access: access) }
-        let decoded = try await services.loader.load(params.source, access: access)
+        let decoded = try await services.loader.load(params.source, access: access, on: compute)
         let (sticker, segmenter) = try await StickerStage.extract(decoded.image, outline: .orStandard(params.outline),
-                                                                  segmenter: params.segmenter ?? .network, on: services.compute,
+                                                                  segmenter: params.segmenter ?? .network, on: compute,
                                                                   memory: services.activations,
                                                                   cut: .init(subject: params.subject,
                                                                              decontaminate: params.decontaminate ?? true))
-        let output = try await OutputWriter.write(sticker.image, to: params.output, access: access, on: services.compute)
+        let output = try await OutputWriter.write(sticker.image, to: params.output, access: access, on: compute)
         var mask: OutputResult?
         if let spec = params.maskOutput {
             let stickerMask = sticker.mask
-            mask = try await services.compute.run { try StickerStage.writeMask(stickerMask, to: spec, access: access) }
+            mask = try await compute.run { loop in try StickerStage.writeMask(stickerMask, to: spec, access: access, on: loop) }
         }
         return Result(
             output: output, mask: mask, boundingBox: Box(sticker.boundingBox),

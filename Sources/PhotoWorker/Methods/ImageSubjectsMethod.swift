@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Imaging
 import JSONRPC
@@ -43,24 +44,25 @@ struct ImageSubjectsMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let compute = services.computeJob(for: context)
         let start = ContinuousClock.now
         let limit = try Self.checkedMax(params)
         let access = await services.access()
         if let dir = params.stickers { try OutputCheck.prepare(dir, access: access) }
-        let image = try await services.loader.load(params.source, access: access).image
+        let image = try await services.loader.load(params.source, access: access, on: compute).image
         let (found, segmenter) = try await StickerStage.subjects(image, outline: .orStandard(params.outline),
                                                                  segmenter: params.segmenter ?? .network,
                                                                  decontaminate: params.decontaminate ?? true,
-                                                                 on: services.compute, memory: services.activations)
+                                                                 on: compute, memory: services.activations)
         var subjects: [Subject] = []
         let stem = PhotoProcessor.stem(for: params.source)
         for (i, s) in found.subjects.prefix(limit).enumerated() {
             var file: PhotoProcessor.FileRef?
             if let dir = params.stickers {
-                let sticker = try await services.compute.run { try found.sticker(of: i, from: image).image }
+                let sticker = try await compute.run { loop in try found.sticker(of: i, from: image, on: loop).image }
                 let path = "\(dir.dir)/\(stem)-subject-\(i + 1).png"
                 let written = try await OutputWriter.write(sticker, to: OutputSpec(path: path, overwrite: dir.overwrite ?? false),
-                                                           access: access, on: services.compute)
+                                                           access: access, on: compute)
                 file = PhotoProcessor.FileRef(path: path, width: written.width, height: written.height, bytes: written.bytes)
             }
             subjects.append(Subject(box: Box(s.box), area: (s.area * 10_000).rounded() / 10_000,

@@ -33,6 +33,7 @@ struct ImageThumbnailMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let compute = services.computeJob(for: context)
         let access = await services.access()
         let start = ContinuousClock.now
         let (bw, bh) = try Self.box(params)
@@ -40,9 +41,9 @@ struct ImageThumbnailMethod: RPCMethod {
         let fit = params.fit ?? .contain
         // The decode needs twice the thumbnail's own size (libvips' rule), not twice the box: a
         // 6000x4000 photo for a 256 px box decodes at 1/8 (750x500 >= 2 x 256x171).
-        let decoded = try await services.loader.load(params.source, access: access, shrink: .thumbnail(width: bw, height: bh, fit: fit))
-        let thumb = try await Self.thumbnail(decoded.image, width: bw, height: bh, fit: fit, on: services.compute)
-        let output = try await OutputWriter.write(thumb, to: params.output, access: access, on: services.compute)
+        let decoded = try await services.loader.load(params.source, access: access, shrink: .thumbnail(width: bw, height: bh, fit: fit), on: compute)
+        let thumb = try await Self.thumbnail(decoded.image, width: bw, height: bh, fit: fit, on: compute)
+        let output = try await OutputWriter.write(thumb, to: params.output, access: access, on: compute)
         return Result(
             output: output, sourceWidth: decoded.metadata.originalWidth, sourceHeight: decoded.metadata.originalHeight,
             shrinkOnLoad: decoded.metadata.scaleDenominator, ms: start.millisecondsElapsed)
@@ -70,7 +71,7 @@ struct ImageThumbnailMethod: RPCMethod {
         return (p.width ?? limit, p.height ?? limit)
     }
 
-    static func thumbnail(_ image: Image, width: Int, height: Int, fit: FitMode, on compute: ComputePool) async throws -> Image {
+    static func thumbnail(_ image: Image, width: Int, height: Int, fit: FitMode, on compute: ComputeJob) async throws -> Image {
         let t = ThumbnailGeometry.target(sourceWidth: image.width, sourceHeight: image.height, width: width, height: height, fit: fit)
         if t.crop == nil && t.width == image.width && t.height == image.height { return image }
         return try await compute.run { try Resampler.thumbnail(image, width: width, height: height, fit: fit) }

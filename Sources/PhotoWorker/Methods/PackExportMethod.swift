@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Imaging
 import JSONRPC
@@ -77,6 +78,7 @@ struct PackExportMethod: RPCMethod {
     let services: WorkerServices
 
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
+        let compute = services.computeJob(for: context)
         let access = await services.access()
         let start = ContinuousClock.now
         let checked = try Self.checked(params, maxPixels: services.options.maxPixels)
@@ -91,7 +93,7 @@ struct PackExportMethod: RPCMethod {
 
         // The background filled on a compute thread: a sheet may be up to the pixel limit.
         let count = items.count
-        let canvas = try await services.compute.run { SheetCanvas(layout, count: count) }
+        let canvas = try await compute.run { SheetCanvas(layout, count: count) }
         let fileSpec = params.filesDir.map { FileSpec(dir: $0, target: params.target, overwrite: params.output.overwrite) }
         let cuts = try StickerCutSpec.perSource(params.subjects, count: checked.items.count,
                                                       decontaminate: params.decontaminate ?? true)
@@ -107,7 +109,7 @@ struct PackExportMethod: RPCMethod {
                     found.append(true)
                     continue
                 }
-                let probe = await services.loader.probeMotion(item.source, access: access)
+                let probe = await services.loader.probeMotion(item.source, access: access, on: compute)
                 found.append(probe.moves)
                 // The items are held until the export ends, so only clips' downloads are kept for their cuts, up to
                 // a budget; the rest are fetched again when their turn comes.
@@ -128,10 +130,10 @@ struct PackExportMethod: RPCMethod {
         let files = try await makeStickers(items, width: params.width ?? services.maxJobs, fromPhotos: fromPhotos,
                                            outline: params.outline, cuts: cuts,
                                            segmenter: params.segmenter ?? .network, animated: animated, motion: motion,
-                                           canvas: canvas, files: fileSpec, access: access, context: context)
+                                           canvas: canvas, files: fileSpec, access: access, compute: compute, context: context)
         let outputSpec = params.output
         let sheet = canvas.take()
-        let output = try await services.compute.run { try OutputWriter.write(sheet, to: outputSpec, access: access) }
+        let output = try await compute.run { loop in try OutputWriter.write(sheet, to: outputSpec, access: access, on: loop) }
         var targetResult: TargetResult?
         if let target = params.target, let files, let dir = params.filesDir {
             targetResult = TargetResult(name: target,
@@ -195,11 +197,11 @@ struct PackExportMethod: RPCMethod {
 
     /// Writes sticker `index`'s own file: a PNG, or laid out and encoded for the messenger within its byte limit
     /// (and for WhatsApp the first sticker also as the 96x96 tray icon).
-    static func writeFile(_ sticker: Image, index: Int, spec: FileSpec, access: FileAccess) throws -> WrittenFile {
+    static func writeFile(_ sticker: Image, index: Int, spec: FileSpec, access: FileAccess, on loop: some ParallelLoop) throws -> WrittenFile {
         guard let target = spec.target else {
             let path = stickerFile(spec.dir, index, "png")
             let written = try OutputWriter.write(sticker, to: OutputSpec(path: path, overwrite: spec.overwrite),
-                                                 access: access)
+                                                 access: access, on: loop)
             return WrittenFile(path: path, bytes: written.bytes, encoding: "png")
         }
         let path = stickerFile(spec.dir, index, "webp")
@@ -246,10 +248,10 @@ struct PackExportMethod: RPCMethod {
     /// `motion` marks, or without it each item as its turn comes (a URL fetched once, for either path).
     private func makeStickers(_ items: [LivePhotoPairing.Item], width: Int, fromPhotos: Bool, outline: OutlineSpec?, cuts: [StickerCutSpec],
                               segmenter: Segmenter, animated: AnimatedSpec?, motion: [Bool]?,
-                              canvas: SheetCanvas, files spec: FileSpec?, access: FileAccess,
+                              canvas: SheetCanvas, files spec: FileSpec?, access: FileAccess, compute: ComputeJob,
                               context: RequestContext) async throws -> [WrittenFile]? {
         let services = services, loader = services.loader
-        let compute = services.compute, activations = services.activations
+        let activations = services.activations
         var files = [WrittenFile?](repeating: nil, count: items.count)
         // Progress goes out in order through one stream, ended (and sent) before the files are listed.
         let heartbeat = BatchHeartbeat<Int>(context: context, total: items.count, itemMessage: fromPhotos ? "cut out" : "loaded")
@@ -264,7 +266,7 @@ struct PackExportMethod: RPCMethod {
                 } else if clip != nil {
                     moves = true  // a Live Photo moves by its clip
                 } else {
-                    (moves, item) = await loader.probeMotion(item, access: access)
+                    (moves, item) = await loader.probeMotion(item, access: access, on: compute)
                 }
             }
             if let animated, moves, let spec {
@@ -273,7 +275,7 @@ struct PackExportMethod: RPCMethod {
                                               outline: .orStandard(outline), cut: cuts[index])
                 // A ready-made animated sticker (`stickers`) is laid out and fitted again, not cut.
                 let (made, first) = try await ImageAnimatedStickerMethod.make(
-                    request, services: services, access: access, subjectPath: cuts[index].subjectPath,
+                    request, services: services, access: access, compute: compute, subjectPath: cuts[index].subjectPath,
                     sourcePath: "\(fromPhotos ? "sources" : "stickers")[\(index)]", motionPath: "sources[\(index)].motion",
                     paramPath: AnimatedSpec.paramPath, cutsSubject: fromPhotos,
                     progress: heartbeat.clip("\(fromPhotos ? "sources" : "stickers")[\(index)]"))
@@ -288,13 +290,13 @@ struct PackExportMethod: RPCMethod {
             // The photo a sticker is cut from ends with its cut: only the cut-out is held while it is placed. A
             // batch's decodes bypass the cache, as photos.process's do.
             let sticker = fromPhotos
-                ? try await StickerStage.extract(try await loader.load(item, access: access, cached: false).image,
+                ? try await StickerStage.extract(try await loader.load(item, access: access, cached: false, on: compute).image,
                                                  outline: .orStandard(outline), segmenter: segmenter,
                                                  on: compute, memory: activations, cut: cuts[index]).sticker.image
-                : try await loader.load(item, access: access, cached: false).image
-            return try await compute.run {
+                : try await loader.load(item, access: access, cached: false, on: compute).image
+            return try await compute.run { loop in
                 try canvas.place(sticker, at: i)
-                return try spec.map { try Self.writeFile(sticker, index: i, spec: $0, access: access) }
+                return try spec.map { try Self.writeFile(sticker, index: i, spec: $0, access: access, on: loop) }
             }
         } handle: { i, outcome in
             files[i] = try outcome.get()  // the first failure fails the export
@@ -483,16 +485,17 @@ extension PackExportMethod {
         let access = await services.access()
         let segmenter = params.segmenter ?? .network
         var children: [Int] = [], held = 0
-        let services = services
+        let services = services, compute = services.computeJob(for: context)
         let clipEstimate = { (moves: Bool, read: ImageSource) async -> Int in
-            moves ? await ImageAnimatedStickerMethod.memoryEstimate(read, fitsTarget: true, services: services, access: access) : 0
+            moves ? await ImageAnimatedStickerMethod.memoryEstimate(read, fitsTarget: true, services: services, access: access,
+                                                                    on: compute) : 0
         }
         // As the job will see them: a Live Photo is one child, its clip's with `animated`, else its still's.
         for item in LivePhotoPairing.pair(params.sources ?? [], access: access).items {
             try Task.checkCancellation()
             let clip = params.animated == nil ? nil : item.motion
             let child = await services.loader.batchChild(clip ?? item.source, motion: params.animated != nil, access: access,
-                                                         held: &held, whileHeld: clipEstimate)
+                                                         on: compute, held: &held, whileHeld: clipEstimate)
             // A URL read once is kept for the job (a clip found by its name is a path, and stays found by it).
             if clip == nil {
                 params.sources?[item.index].source = child.source
@@ -505,7 +508,7 @@ extension PackExportMethod {
         for (i, sticker) in (params.stickers ?? []).enumerated() {
             try Task.checkCancellation()
             let child = await services.loader.batchChild(sticker, motion: params.animated != nil, access: access,
-                                                         held: &held, whileHeld: clipEstimate)
+                                                         on: compute, held: &held, whileHeld: clipEstimate)
             params.stickers?[i] = child.source
             children.append(child.moves ? child.bytes
                             : MemoryEstimate.convert(child.facts ?? ImageLoader.unreadable(encodedBytes: 0), output: .png))

@@ -31,7 +31,7 @@ struct PhotoProcessMethod: RPCMethod {
         let access = await services.access()
         try OutputCheck.prepare(params.output, access: access)
         let name = try Self.checkedName(params.name ?? PhotoProcessor.stem(for: params.source))
-        return try await PhotoProcessor(services: services, access: access).process(
+        return try await PhotoProcessor(services: services, access: access, compute: services.computeJob(for: context)).process(
             params.source, name: name, count: count, outline: .orStandard(params.outline), directory: params.output.dir,
             segmenter: params.segmenter ?? .network,
             overwrite: params.output.overwrite ?? false,

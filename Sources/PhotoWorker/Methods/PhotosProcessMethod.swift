@@ -74,7 +74,8 @@ struct PhotosProcessMethod: RPCMethod {
         let width = min(limit, max(1, params.maxConcurrency ?? limit))
         let access = await services.access()
         try OutputCheck.prepare(params.output, access: access)
-        let processor = PhotoProcessor(services: services, access: access)
+        let compute = services.computeJob(for: context)
+        let processor = PhotoProcessor(services: services, access: access, compute: compute)
         let outline = OutlineSpec.orStandard(params.outline)
         let digits = String(max(0, params.sources.count - 1)).count
         var completed = 0, failed = 0
@@ -100,12 +101,12 @@ struct PhotosProcessMethod: RPCMethod {
             if let animated {
                 // A Live Photo moves by its clip; any other source as the look at its bytes tells.
                 var moves = motion != nil
-                if !moves { (moves, source) = await services.loader.probeMotion(source, access: access) }  // a URL fetched once, for either path
+                if !moves { (moves, source) = await services.loader.probeMotion(source, access: access, on: compute) }  // a URL fetched once, for either path
                 if moves {
                     let request = animated.params(source: source, motion: motion,
                                                   path: "\(dir)/\(name)-sticker.\(animated.format.fileExtension)",
                                                   overwrite: overwrite, outline: outline, cut: cuts[index])
-                    let made = try await ImageAnimatedStickerMethod.make(request, services: services, access: access,
+                    let made = try await ImageAnimatedStickerMethod.make(request, services: services, access: access, compute: compute,
                                                                          subjectPath: cuts[index].subjectPath,
                                                                          sourcePath: "sources[\(index)]",
                                                                          motionPath: "sources[\(index)].motion",
@@ -260,6 +261,7 @@ extension PhotosProcessMethod {
         try params.animated?.validate()
         let access = await services.access()
         let segmenter = params.segmenter ?? .network
+        let compute = services.computeJob(for: context)
         var children: [Int] = [], held = 0
         children.reserveCapacity(params.sources.count)
         // As the job will see them: a Live Photo is one child, its clip's with `animated`, else its still's.
@@ -268,9 +270,9 @@ extension PhotosProcessMethod {
             let fitsTarget = params.animated?.target != nil
             let clip = params.animated == nil ? nil : item.motion
             let child = await services.loader.batchChild(clip ?? item.source, motion: params.animated != nil, access: access,
-                                                         held: &held) { [services] moves, read in
+                                                         on: compute, held: &held) { [services] moves, read in
                 moves ? await ImageAnimatedStickerMethod.memoryEstimate(read, fitsTarget: fitsTarget, services: services,
-                                                                        access: access) : 0
+                                                                        access: access, on: compute) : 0
             }
             // A URL read once is kept for the job (a clip found by its name is a path, and stays found by it).
             if clip == nil {

@@ -11,7 +11,7 @@ import Inference
 /// two passes among them) run one after another: the same mask, with one pass's activations at a time beside what
 /// the video decoder holds for such a stream (a 4K HEVC stream's reference frames).
 struct KeyFrameCutter: Sendable {
-    let compute: ComputePool
+    let compute: ComputeJob
     let memory: ActivationMemory
     /// Whether a key frame's stages may run at once (chosen by ``init(compute:memory:sourcePixels:)``).
     let concurrentStages: Bool
@@ -21,7 +21,7 @@ struct KeyFrameCutter: Sendable {
     static let concurrentStagesUpTo = 4_147_200
 
     /// - Parameter sourcePixels: the clip's frame size as stored, width x height.
-    init(compute: ComputePool, memory: ActivationMemory, sourcePixels: Int) {
+    init(compute: ComputeJob, memory: ActivationMemory, sourcePixels: Int) {
         self.compute = compute
         self.memory = memory
         concurrentStages = sourcePixels <= Self.concurrentStagesUpTo

@@ -14,7 +14,7 @@ enum PaletteStage {
     }
 
     /// The dominant colours, on the compute threads.
-    static func palette(_ image: Image, count: Int, on compute: ComputePool) async throws -> [PaletteEntry] {
+    static func palette(_ image: Image, count: Int, on compute: ComputeJob) async throws -> [PaletteEntry] {
         try await compute.run { try PaletteExtractor.palette(of: image, count: count).map(PaletteEntry.init) }
     }
 }

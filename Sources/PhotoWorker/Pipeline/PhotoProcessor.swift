@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Imaging
 
@@ -8,10 +9,13 @@ public struct PhotoProcessor: Sendable {
     public let services: WorkerServices
     /// What the request may read and write.
     public let access: FileAccess
+    /// The job every photo's pixel work runs as (a batch's photos share their request's).
+    public let compute: ComputeJob
 
-    public init(services: WorkerServices, access: FileAccess) {
+    public init(services: WorkerServices, access: FileAccess, compute: ComputeJob) {
         self.services = services
         self.access = access
+        self.compute = compute
     }
 
     public struct Timings: Sendable, Codable, Equatable {
@@ -87,9 +91,9 @@ public struct PhotoProcessor: Sendable {
     private func cutOut(_ source: ImageSource, count: Int, outline: OutlineSpec?, segmenter: Segmenter,
                         cached: Bool, spec: StickerCutSpec) async throws -> (Image, CutOut) {
         let start = ContinuousClock.now
-        let image = try await services.loader.load(source, access: access, cached: cached).image
+        let image = try await services.loader.load(source, access: access, cached: cached, on: compute).image
         let decodeMs = start.millisecondsElapsed
-        let compute = services.compute
+        let compute = self.compute
         async let stickerTimed = Self.timed {
             try await StickerStage.extract(image, outline: outline, segmenter: segmenter, on: compute,
                                            memory: services.activations, cut: spec)
@@ -107,7 +111,7 @@ public struct PhotoProcessor: Sendable {
     private func write(_ sticker: consuming Image, palette: [PaletteEntry], overwrite: Bool, stickerPath: String,
                        gradientPath: String) async throws
         -> (sticker: FileRef, gradient: FileRef, gradientMs: Double, writeMs: Double) {
-        let compute = services.compute
+        let compute = self.compute
         // zlib level 3: batch outputs are written once and shared; level 6 took twice as long
         // for files about 10% smaller.
         var spec = OutputSpec(path: stickerPath, overwrite: overwrite)

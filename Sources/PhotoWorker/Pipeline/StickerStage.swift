@@ -25,7 +25,7 @@ enum StickerStage {
     /// for the subject the person means cut as `image.subjects` cuts it, large and alone (bench/README.md).
     /// `mirrored: false` leaves out the network's pass over the mirror image (its steadier map costs about 40% of the
     /// network's time): for frames of a clip, whose masks are steadied across frames instead.
-    static func extract(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter, on compute: ComputePool,
+    static func extract(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter, on compute: ComputeJob,
                         memory: ActivationMemory, concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels,
                         cut: StickerCutSpec = StickerCutSpec(), mirrored: Bool = true)
         async throws -> (sticker: Sticker, segmenter: Segmenter) {
@@ -33,25 +33,28 @@ enum StickerStage {
         options.decontaminatesEdges = cut.decontaminate
         let (subject, used) = try await subjectCut(image, segmenter: segmenter, on: compute, memory: memory,
                                                    concurrentUpTo: limit, cut: cut, mirrored: mirrored)
-        return (try await compute.run { [options] in try StickerExtractor.makeSticker(image, cut: subject, options: options) },
-                used)
+        let sticker = try await compute.run { [options] piece in
+            try StickerExtractor.makeSticker(image, cut: subject, options: options, on: piece)
+        }
+        return (sticker, used)
     }
 
     /// The subject ``extract(_:outline:segmenter:on:memory:concurrentUpTo:cut:mirrored:)`` cuts, by the same stages,
     /// before it is made a sticker: its mask, box and confidence (an animated sticker's key frame keeps only these).
-    static func subjectCut(_ image: Image, segmenter: Segmenter, on compute: ComputePool, memory: ActivationMemory,
+    static func subjectCut(_ image: Image, segmenter: Segmenter, on compute: ComputeJob, memory: ActivationMemory,
                            concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels,
                            cut: StickerCutSpec = StickerCutSpec(), mirrored: Bool = true)
         async throws -> (cut: SubjectCut, segmenter: Segmenter) {
         // What the sticker is made of (its outline, its edge's colours) is ``extract``'s: the cut is the mask's.
         var base = StickerOptions()
         base.subject = try cut.subject?.validated(for: image, path: cut.subjectPath)
-        let stages = PoolStages(compute, concurrent: image.width * image.height <= limit)
+        let concurrent = image.width * image.height <= limit
         if let networks = segmenter.loadedNetworks {
             // The classical maps are guessed only once the mirror image's map (the first one done) is undecided:
             // a decisive one is nearly always followed by a decisive whole map, and its photo's pass can then have
             // the second thread's help instead.
             let gate = SpeculationGate()
+            let stages = PoolStages(compute, concurrent: concurrent, gate: gate)
             let options = networkOptions(base)
             // A box round a small subject: the network maps the box's part as well, seeing the subject large.
             let focus: PixelRect? = if case .box(let box) = base.subject {
@@ -60,16 +63,15 @@ enum StickerStage {
                 nil
             }
             let ready: @Sendable (SubjectMap) -> Void = { if !$0.isDecisive { gate.open() } }
-            let subject = try await SpeculationGate.$current.withValue(gate) {
-                if case .points = base.subject {
-                    // A point: the subject under it cut again from its own part of the photo, as `image.subjects`
-                    // cuts each subject it lists, that part mapped with one pass at the mirror network's size.
-                    return try await StickerExtractor.subjectCut(from: image, options: options, photoMap: {
-                        try await SubjectNetwork.map(for: image, mirrored: mirrored, networks: networks, on: stages,
-                                                     memory: memory, mirrorMapReady: ready)
-                    }, ownCutMap: ownCutMap(networks, on: stages, memory: memory), on: stages)
-                }
-                return try await StickerExtractor.subjectCut(from: image, options: options, subjectMap: {
+            let subject = if case .points = base.subject {
+                // A point: the subject under it cut again from its own part of the photo, as `image.subjects`
+                // cuts each subject it lists, that part mapped with one pass at the mirror network's size.
+                try await StickerExtractor.subjectCut(from: image, options: options, photoMap: {
+                    try await SubjectNetwork.map(for: image, mirrored: mirrored, networks: networks, on: stages,
+                                                 memory: memory, mirrorMapReady: ready)
+                }, ownCutMap: ownCutMap(networks, on: stages, memory: memory), on: stages)
+            } else {
+                try await StickerExtractor.subjectCut(from: image, options: options, subjectMap: {
                     if let focus {
                         return try await SubjectNetwork.map(for: image, focusedOn: focus, longSide: options.workingSize,
                                                             mirrored: mirrored, networks: networks, on: stages,
@@ -81,14 +83,15 @@ enum StickerStage {
             }
             return (subject, .network)
         }
-        return (try await StickerExtractor.subjectCut(from: image, options: base, on: stages), .classical)
+        return (try await StickerExtractor.subjectCut(from: image, options: base,
+                                                      on: PoolStages(compute, concurrent: concurrent)), .classical)
     }
 
     /// The separate subjects of a photo (`StickerExtractor.subjects`), by the same segmenter and stages as
     /// ``extract(_:outline:segmenter:on:memory:concurrentUpTo:cut:)``: each round's map is the network's, or the
     /// classical cut alone when the model cannot be loaded or `classical` is asked for.
     static func subjects(_ image: Image, outline: OutlineSpec?, segmenter: Segmenter, decontaminate: Bool,
-                         on compute: ComputePool, memory: ActivationMemory,
+                         on compute: ComputeJob, memory: ActivationMemory,
                          concurrentUpTo limit: Int = SubjectNetwork.concurrentPassPixels)
         async throws -> (subjects: PhotoSubjects, segmenter: Segmenter) {
         var base = (outline ?? OutlineSpec(width: 0)).stickerOptions
@@ -126,13 +129,13 @@ enum StickerStage {
     }
 
     /// The mask as an 8-bit grey PNG, or a lossless WebP (grey in R, G and B, opaque): masks keep exact values.
-    static func writeMask(_ mask: Mask, to spec: OutputSpec, access: FileAccess) throws -> OutputResult {
+    static func writeMask(_ mask: Mask, to spec: OutputSpec, access: FileAccess, on loop: some ParallelLoop) throws -> OutputResult {
         let encoded: [UInt8]
         do {
             if spec.format == .webp {
                 encoded = try ImageCodec.encodeWebP(mask.greyImage, lossless: true)
             } else {
-                encoded = try ImageCodec.encodeGrayPNG(width: mask.width, height: mask.height, gray: mask.values)
+                encoded = try ImageCodec.encodeGrayPNG(width: mask.width, height: mask.height, gray: mask.values, on: loop)
             }
         } catch {
             throw WorkerError.encodingFailed(detail: error.message)
@@ -150,7 +153,7 @@ enum StickerStage {
 
     /// The gradient sticker: the sticker over a linear gradient of the palette colours, with a
     /// margin so the gradient frames the cut-out (as the app's GradientSticker shows it).
-    static func gradientSticker(_ sticker: Image, colors: [RGBA], on compute: ComputePool) async throws -> Image {
+    static func gradientSticker(_ sticker: Image, colors: [RGBA], on compute: ComputeJob) async throws -> Image {
         try await compute.run { try gradientSticker(sticker, colors: colors) }
     }
 

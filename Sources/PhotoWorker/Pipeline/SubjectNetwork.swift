@@ -127,8 +127,8 @@ public enum SubjectNetwork {
     static func pass(_ input: Tensor, on network: Network, stages: some StageRunner,
                      memory: ActivationMemory) async throws -> SubjectMap {
         try await memory.withBlock(for: network) { block in
-            try await stages.stage {
-                let map = try network.forward(input, in: block, parallel: stages)
+            try await stages.stage { loop in
+                let map = try network.forward(input, in: block, parallel: loop)
                 return SubjectMap(width: map.width, height: map.height, values: map.data)
             }
         }

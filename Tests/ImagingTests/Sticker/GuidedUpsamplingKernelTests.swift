@@ -99,10 +99,10 @@ import Testing
             for kernels in CK_BASELINE...supported {
                 ck_use_level(kernels)
                 let inline = try MaskUpsampler.upsample(mask: mask, guide: guide, width: w, height: h, to: image,
-                                                        radius: 2, epsilon: 1e-3, level: level)
-                let spread = try await pool.run { [image] in
+                                                        radius: 2, epsilon: 1e-3, level: level, on: .inTurn)
+                let spread = try await pool.run(lease: .unleased) { [image] loop in
                     try MaskUpsampler.upsample(mask: mask, guide: guide, width: w, height: h, to: image, radius: 2,
-                                               epsilon: 1e-3, level: level)
+                                               epsilon: 1e-3, level: level, on: loop)
                 }
                 for (how, got) in [("inline", inline), ("on the pool", spread)] {
                     let differing = zip(got, expected).filter { $0 != $1 }.count

@@ -26,15 +26,15 @@ import Testing
         }
         for y in 0..<h where y % 37 < 3 { for x in 0..<w / 2 { mask[y * w + x] = 255 } }
         var expected = mask
-        try MaskFeather.feather(&expected, width: w, height: h, sigma: sigma, bandRows: h)
+        try MaskFeather.feather(&expected, width: w, height: h, sigma: sigma, bandRows: h, on: .inTurn)
         var inline = mask
-        try MaskFeather.feather(&inline, width: w, height: h, sigma: sigma)
+        try MaskFeather.feather(&inline, width: w, height: h, sigma: sigma, on: .inTurn)
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
-        let spread = try await pool.run { [mask] in
+        let spread = try await pool.run(lease: .unleased) { [mask] loop in
             var values = mask
-            try MaskFeather.feather(&values, width: w, height: h, sigma: sigma)
+            try MaskFeather.feather(&values, width: w, height: h, sigma: sigma, on: loop)
             return values
         }
         for (how, got) in [("inline", inline), ("on the pool", spread)] {

@@ -50,11 +50,11 @@ import Testing
         pool.start()
         defer { pool.stop() }
         let inline = try src.withUnsafeBufferPointer {
-            try PlaneResampler.reduce($0, width: w, height: h, channels: c, targetWidth: tw, targetHeight: th)
+            try PlaneResampler.reduce($0, width: w, height: h, channels: c, targetWidth: tw, targetHeight: th, on: .inTurn)
         }
-        let spread = try await pool.run {
+        let spread = try await pool.run(lease: .unleased) { loop in
             try src.withUnsafeBufferPointer {
-                try PlaneResampler.reduce($0, width: w, height: h, channels: c, targetWidth: tw, targetHeight: th)
+                try PlaneResampler.reduce($0, width: w, height: h, channels: c, targetWidth: tw, targetHeight: th, on: loop)
             }
         }
         for (how, got) in [("inline", inline), ("on the pool", spread)] {
@@ -72,11 +72,11 @@ import Testing
         var random = SplitMix64(seed: UInt64(w * 7 + h))
         let src = (0..<(w * h * 4)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         let rgba = try src.withUnsafeBufferPointer {
-            try PlaneResampler.reduce($0, width: w, height: h, channels: 4, targetWidth: tw, targetHeight: th)
+            try PlaneResampler.reduce($0, width: w, height: h, channels: 4, targetWidth: tw, targetHeight: th, on: .inTurn)
         }
         let expected = (0..<(tw * th)).map { ColorScience.luma601(rgba[4 * $0], rgba[4 * $0 + 1], rgba[4 * $0 + 2]) }
         let luma = try src.withUnsafeBufferPointer {
-            try PlaneResampler.reducedLuma($0, width: w, height: h, targetWidth: tw, targetHeight: th)
+            try PlaneResampler.reducedLuma($0, width: w, height: h, targetWidth: tw, targetHeight: th, on: .inTurn)
         }
         let differing = zip(luma, expected).filter { $0.bitPattern != $1.bitPattern }.count
         #expect(luma.count == expected.count && differing == 0, "\(differing) of \(expected.count) differ")

@@ -35,11 +35,11 @@ struct SaliencyChannelsTests {
         pool.start()
         defer { pool.stop() }
         for (withTexture, withFocus) in [(false, false), (true, false), (false, true), (true, true)] {
-            let make = { @Sendable () throws -> SaliencyMap in
+            let make = { @Sendable (loop: any ParallelLoop) throws -> SaliencyMap in
                 try SaliencyMap(work, texture: withTexture ? texture : nil, textureWeight: 2.5,
-                                focus: withFocus ? focus : nil, focusWeight: 30)
+                                focus: withFocus ? focus : nil, focusWeight: 30, on: loop)
             }
-            let inline = try make(), spread = try await pool.run(make)
+            let inline = try make(InTurnLoop()), spread = try await pool.run(lease: .unleased) { loop in try make(loop) }
             #expect(inline.values == spread.values && inline.threshold == spread.threshold
                     && inline.rawStrength == spread.rawStrength,
                     "texture \(withTexture), focus \(withFocus): thresholds \(inline.threshold) / \(spread.threshold), strengths \(inline.rawStrength) / \(spread.rawStrength), \(zip(inline.values, spread.values).filter { $0 != $1 }.count) values differ")

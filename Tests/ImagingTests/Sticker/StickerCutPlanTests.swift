@@ -23,7 +23,7 @@ struct StickerCutPlanTests {
     func aCutOutIsDecided() throws {
         var image = Self.disc()
         for p in 0..<image.pixelCount where p % image.width < image.width / 2 { image.pixels[p * 4 + 3] = 0 }
-        let plan = try StickerPreparation(image, options: StickerOptions()).plan(faces: [], options: StickerOptions())
+        let plan = try StickerPreparation(image, options: StickerOptions(), on: .inTurn).plan(faces: [], options: StickerOptions())
         let cuts = (pixel: try plan.cut(.pixel), region: try plan.cut(.region))
         #expect(cuts.pixel.labels.isEmpty && cuts.region.labels.isEmpty, "a decided plan cut something")
         let (mask, confidence) = try plan.mask(of: image, cuts: cuts, feather: 0)
@@ -36,7 +36,7 @@ struct StickerCutPlanTests {
     @Test("The two cuts are independent: made in either order they give the same mask, the disc")
     func cutsInEitherOrder() throws {
         let image = Self.disc()
-        let plan = try StickerPreparation(image, options: StickerOptions()).plan(faces: [], options: StickerOptions())
+        let plan = try StickerPreparation(image, options: StickerOptions(), on: .inTurn).plan(faces: [], options: StickerOptions())
         let pixelFirst = (pixel: try plan.cut(.pixel), region: try plan.cut(.region))
         let regionCut = try plan.cut(.region)
         let regionFirst = (pixel: try plan.cut(.pixel), region: regionCut)

@@ -8,9 +8,9 @@ final class CountingStages: StageRunner {
     private let count = Mutex(0)
     var stages: Int { count.withLock { $0 } }
 
-    func stage<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    func stage<T: Sendable>(_ body: @escaping @Sendable (InTurnLoop) throws -> T) async throws -> T {
         count.withLock { $0 += 1 }
-        return try body()
+        return try body(.inTurn)
     }
 }
 

@@ -1,3 +1,4 @@
+import Compute
 import Testing
 @testable import Imaging
 
@@ -17,7 +18,7 @@ struct StickerMaskUpsamplerTests {
         let guide = [Float](repeating: 0.5, count: 3 * size * size)
         let target = Image(width: size * scale, height: size * scale, fill: RGBA(r: 128, g: 128, b: 128, a: 255))
         return try MaskUpsampler.upsample(mask: square(), guide: guide, width: size, height: size, to: target,
-                                          radius: 2, epsilon: 1e-3, level: level)
+                                          radius: 2, epsilon: 1e-3, level: level, on: .inTurn)
     }
 
     /// Full-resolution bounding box of the subject pixels (minX, minY, maxX, maxY).
@@ -62,7 +63,7 @@ struct StickerMaskUpsamplerTests {
         var target = Image(width: w, height: w)
         for y in 0..<w { for x in 0..<w { target[x, y] = x < w / 2 ? red : green } }
         let out = try MaskUpsampler.upsample(mask: mask, guide: guide, width: n, height: n, to: target,
-                                             radius: 2, epsilon: 1e-3, level: 0.25)
+                                             radius: 2, epsilon: 1e-3, level: 0.25, on: .inTurn)
         for y in stride(from: 0, to: w, by: 7) {
             let row = out[(y * w)..<(y * w + w)]
             let edge = row.firstIndex(of: 0).map { $0 - y * w } ?? w

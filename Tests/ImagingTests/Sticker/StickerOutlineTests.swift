@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Testing
 @testable import Imaging
@@ -37,7 +38,7 @@ struct StickerOutlineTests {
         let w = 20, h = 6
         var v = [UInt8](repeating: 0, count: w * h)
         for y in 0..<h { for x in 0..<10 { v[y * w + x] = 255 } }
-        try MaskFeather.feather(&v, width: w, height: h, sigma: 1.5)
+        try MaskFeather.feather(&v, width: w, height: h, sigma: 1.5, on: .inTurn)
         for y in 0..<h {
             #expect(v[y * w + 9] >= 128 && v[y * w + 10] < 128)
             #expect(v[y * w + 9] < 255 && v[y * w + 10] > 0)
@@ -82,7 +83,7 @@ struct StickerOutlineTests {
             }
         }
         var feathered = v
-        try MaskFeather.feather(&feathered, width: w, height: h, sigma: sigma)
+        try MaskFeather.feather(&feathered, width: w, height: h, sigma: sigma, on: .inTurn)
         var worst = 0.0
         for i in 0..<(w * h) { worst = max(worst, abs(Double(feathered[i]) - expected[i])) }
         #expect(worst <= 0.5 + 1e-3)

@@ -218,7 +218,7 @@ struct SubjectOwnCutTests {
         let region = PixelRect(x: 131, y: 7, width: 97, height: 106)
         let empty = Mask(width: image.width, height: image.height, repeating: 0)
         let sticker = try StickerExtractor.makeSticker(image, mask: empty, confidence: 0, options: Self.options,
-                                                       emptyBox: region)
+                                                       emptyBox: region, on: .inTurn)
         #expect(sticker.boundingBox == region && sticker.image.width == region.width, "\(sticker.boundingBox)")
     }
 

@@ -14,7 +14,7 @@ struct KeyFrameCutterTests {
         let memory = ActivationMemory()
         let cases = [(1920 * 1080, true), (2 * 1920 * 1080, true), (2 * 1920 * 1080 + 1, false), (3840 * 2160, false)]
         for (pixels, atOnce) in cases {
-            let cutter = KeyFrameCutter(compute: pool, memory: memory, sourcePixels: pixels)
+            let cutter = KeyFrameCutter(compute: ComputeJob(pool, lease: .unleased), memory: memory, sourcePixels: pixels)
             #expect(cutter.concurrentStages == atOnce, "\(pixels) pixels: at once \(cutter.concurrentStages)")
         }
     }
@@ -25,8 +25,8 @@ struct KeyFrameCutterTests {
         pool.start()
         defer { pool.stop() }
         let frame = SubjectNetworkTests.photo()
-        let atOnce = KeyFrameCutter(compute: pool, memory: ActivationMemory(), sourcePixels: 1920 * 1080)
-        let inTurn = KeyFrameCutter(compute: pool, memory: ActivationMemory(), sourcePixels: 3840 * 2160)
+        let atOnce = KeyFrameCutter(compute: ComputeJob(pool, lease: .unleased), memory: ActivationMemory(), sourcePixels: 1920 * 1080)
+        let inTurn = KeyFrameCutter(compute: ComputeJob(pool, lease: .unleased), memory: ActivationMemory(), sourcePixels: 3840 * 2160)
         let (a, usedA) = try await atOnce.mask(frame, prompt: nil)
         let (b, usedB) = try await inTurn.mask(frame, prompt: nil)
         #expect(usedA == .network && usedB == .network, "\(usedA), \(usedB)")

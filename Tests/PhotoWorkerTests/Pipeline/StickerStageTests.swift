@@ -25,7 +25,7 @@ struct StickerStageTests {
         pool.start()
         defer { pool.stop() }
         let image = SubjectNetworkTests.photo()
-        let (sticker, used) = try await StickerStage.extract(image, outline: OutlineSpec(width: 4), segmenter: .classical, on: pool,
+        let (sticker, used) = try await StickerStage.extract(image, outline: OutlineSpec(width: 4), segmenter: .classical, on: ComputeJob(pool, lease: .unleased),
                                                              memory: ActivationMemory())
         #expect(used == .classical)
         Self.expectSame(sticker, try await StickerExtractor.extract(from: image, options: OutlineSpec(width: 4).stickerOptions))
@@ -34,7 +34,7 @@ struct StickerStageTests {
 
     /// The runners a cut-out must not notice: its stages inline, on the pool one after another, on the pool at once.
     static func runners(_ pool: ComputePool) -> [(String, any StageRunner)] {
-        [("inline", InlineStages()), ("in turn", PoolStages(pool, concurrent: false)), ("at once", PoolStages(pool))]
+        [("inline", InlineStages()), ("in turn", PoolStages(ComputeJob(pool, lease: .unleased), concurrent: false)), ("at once", PoolStages(ComputeJob(pool, lease: .unleased)))]
     }
 
     /// The test photos: the disc, corpus/subjects/pair.jpg, and a nearly flat grey (no visible structure: the
@@ -92,7 +92,7 @@ struct StickerStageTests {
         pool.start()
         defer { pool.stop() }
         let image = SubjectNetworkTests.photo()
-        let (sticker, used) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool, memory: ActivationMemory(),
+        let (sticker, used) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: ComputeJob(pool, lease: .unleased), memory: ActivationMemory(),
                                                              concurrentUpTo: limit)
         #expect(used == .network)
         let networks = try SubjectNetwork.Networks.load()
@@ -140,7 +140,7 @@ struct StickerStageTests {
         pool.start()
         defer { pool.stop() }
         let image = try pair()
-        let (sticker, _) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool,
+        let (sticker, _) = try await StickerStage.extract(image, outline: nil, segmenter: .network, on: ComputeJob(pool, lease: .unleased),
                                                           memory: ActivationMemory(),
                                                           cut: StickerCutSpec(subject: SubjectSpec(prompt)), mirrored: false)
         var options = StickerStage.networkOptions(StickerOptions())
@@ -176,7 +176,7 @@ struct StickerStageTests {
         defer { pool.stop() }
         let image = try Self.pair()
         let (found, _) = try await StickerStage.subjects(image, outline: nil, segmenter: .network, decontaminate: true,
-                                                         on: pool, memory: ActivationMemory())
+                                                         on: ComputeJob(pool, lease: .unleased), memory: ActivationMemory())
         let networks = try SubjectNetwork.Networks.load()
         let expected = try await StickerExtractor.subjects(in: image, options: StickerStage.networkOptions(StickerOptions()),
                                                            subjectMap: { photo in
@@ -193,7 +193,7 @@ struct StickerStageTests {
         pool.start()
         defer { pool.stop() }
         let image = SubjectNetworkTests.photo(width: 1200, height: 800)
-        let task = Task { try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool,
+        let task = Task { try await StickerStage.extract(image, outline: nil, segmenter: .network, on: ComputeJob(pool, lease: .unleased),
                                                         memory: ActivationMemory()) }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
@@ -214,12 +214,12 @@ struct StickerStageTests {
         let images = (0..<3).map { SubjectNetworkTests.photo(width: 240 + 40 * $0, height: 200) }
         var alone: [Sticker] = []
         for image in images {
-            alone.append(try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool,
+            alone.append(try await StickerStage.extract(image, outline: nil, segmenter: .network, on: ComputeJob(pool, lease: .unleased),
                                                         memory: ActivationMemory()).sticker)
         }
         let together = try await withThrowingTaskGroup(of: (Int, Sticker).self) { group in
             for (i, image) in images.enumerated() {
-                group.addTask { (i, try await StickerStage.extract(image, outline: nil, segmenter: .network, on: pool, memory: memory).sticker) }
+                group.addTask { (i, try await StickerStage.extract(image, outline: nil, segmenter: .network, on: ComputeJob(pool, lease: .unleased), memory: memory).sticker) }
             }
             return try await group.reduce(into: [Int: Sticker]()) { $0[$1.0] = $1.1 }
         }

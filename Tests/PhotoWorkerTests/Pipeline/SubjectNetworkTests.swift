@@ -29,9 +29,9 @@ struct SubjectNetworkTests {
         defer { pool.stop() }
         let image = Self.photo()
         let networks = try SubjectNetwork.Networks.load()
-        let together = try await SubjectNetwork.map(for: image, mirrored: true, networks: networks, on: PoolStages(pool))
+        let together = try await SubjectNetwork.map(for: image, mirrored: true, networks: networks, on: PoolStages(ComputeJob(pool, lease: .unleased)))
         let onThreadsInTurn = try await SubjectNetwork.map(for: image, mirrored: true, networks: networks,
-                                                           on: PoolStages(pool, concurrent: false))
+                                                           on: PoolStages(ComputeJob(pool, lease: .unleased), concurrent: false))
         let inline = try await SubjectNetwork.map(for: image, mirrored: true, networks: networks)
         #expect(together.values == onThreadsInTurn.values)
         #expect(together.values == inline.values)
@@ -52,9 +52,9 @@ struct SubjectNetworkTests {
         let networks = try SubjectNetwork.Networks.load()
         let inTurn = ActivationMemory(), atOnce = ActivationMemory()
         _ = try await SubjectNetwork.map(for: Self.photo(), mirrored: mirrored, networks: networks,
-                                         on: PoolStages(pool, concurrent: false), memory: inTurn)
+                                         on: PoolStages(ComputeJob(pool, lease: .unleased), concurrent: false), memory: inTurn)
         _ = try await SubjectNetwork.map(for: Self.photo(), mirrored: mirrored, networks: networks,
-                                         on: PoolStages(pool), memory: atOnce)
+                                         on: PoolStages(ComputeJob(pool, lease: .unleased)), memory: atOnce)
         #expect(inTurn.heldBytes == 0, "\(inTurn.heldBytes) bytes held after the passes in turn")
         #expect(atOnce.heldBytes > 0, "the passes at once kept nothing: a test that cannot fail")
     }
@@ -80,7 +80,7 @@ struct SubjectNetworkTests {
         let networks = try SubjectNetwork.Networks.load()
         let region = PixelRect(x: 60, y: 20, width: 120, height: 120)
         let focused = try await SubjectNetwork.map(for: image, focusedOn: region, longSide: 480, mirrored: false,
-                                                   networks: networks, on: PoolStages(pool))
+                                                   networks: networks, on: PoolStages(ComputeJob(pool, lease: .unleased)))
         let whole = try await SubjectNetwork.map(for: image, mirrored: false, networks: networks)
         let part = try await SubjectNetwork.map(for: image, region: region, mirrored: false, networks: networks)
         // The region is read in place, as the crop of the photo would be (its edge's taps aside).

@@ -49,7 +49,7 @@ enum DecodeBench {
             for (mode, options) in modes {
                 var decoded: DecodedImage? = nil
                 let seconds = try best(iterations) {
-                    decoded = mode.hasPrefix("pool") ? try onPool { try ImageCodec.decode(bytes, options: options) }
+                    decoded = mode.hasPrefix("pool") ? try onPool { loop in try ImageCodec.decode(bytes, options: options, on: loop) }
                                                      : try ImageCodec.decode(bytes, options: options)
                 }
                 let rate = megapixels / seconds
@@ -100,12 +100,12 @@ enum DecodeBench {
     }()
 
     /// Runs `body` as a piece on ``pool`` and waits for it (from this plain thread).
-    static func onPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+    static func onPool<T: Sendable>(_ body: @escaping @Sendable (ComputePiece) throws -> T) throws -> T {
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<Result<T, any Error>?>(nil)
         Task {
             let r: Result<T, any Error>
-            do { r = .success(try await pool.run(body)) } catch { r = .failure(error) }
+            do { r = .success(try await pool.run(lease: .unleased, body)) } catch { r = .failure(error) }
             result.withLock { $0 = r }
             done.signal()
         }
