@@ -152,7 +152,8 @@ struct MethodFamilyTests {
 
     /// The timeout of `initialize`'s wait for roots ends only that wait: roots asked for after it (on
     /// `notifications/initialized`) and answered later still confine the session. (Under load the first timeout
-    /// used to release requests in the middle of the second wait, into the working directory.)
+    /// used to release requests in the middle of the second wait, into the working directory.) The second wait
+    /// cancels the first one's timer, and the answer the roots/list request's.
     @Test func rootsAnsweredAfterTheFirstTimeoutStillApply() async throws {
         let timers = ManualTimers()
         let w = try Self.connect(timers: timers)
@@ -168,8 +169,10 @@ struct MethodFamilyTests {
             break
         }
         let id = try #require(rootsRequest?["id"])
-        // initialize's timer fires first (the client was slow); the roots/list request's own is still pending.
-        timers.fireOldest()
+        // initialize's timer is cancelled by the second wait (it can no longer fire in its middle); the roots/list
+        // request's own is pending.
+        let rootsTimeout = SessionPolicy.Configuration().rootsTimeout
+        #expect(timers.pendingDelays == [rootsTimeout], "only the roots/list request's timeout is pending: \(timers.pendingDelays)")
         w.send(["jsonrpc": "2.0", "id": 60, "method": "tools/call",
                 "params": ["name": "image_info", "arguments": ["source": ["path": .string("\(root)/rocket.jpg")]]]])
         w.send(["jsonrpc": "2.0", "id": id, "result": ["roots": [["uri": .string(URL(fileURLWithPath: root).absoluteString)]]]])
@@ -177,6 +180,9 @@ struct MethodFamilyTests {
             #expect(message["result"]?["structuredContent"]?["width"] == 640, "\(message)")
             break
         }
+        // (The tool call, a compute job, leaves the idle-memory timer.)
+        #expect(!timers.pendingDelays.contains(rootsTimeout),
+                "the answered roots/list request's timeout is cancelled: \(timers.pendingDelays) pending")
         await w.close()
     }
 
