@@ -30,6 +30,6 @@ extension SignalService {
     @MainActor
     private static func received(_ signal: UnixSignal, by server: Server) {
         server.logger.info("received \(signal); cancelling everything")
-        server.terminate(reason: "the worker received \(signal)", exitCode: 0)
+        server.terminate(reason: "the worker received \(signal)", exitCode: 0, answeringLateRequests: true)
     }
 }

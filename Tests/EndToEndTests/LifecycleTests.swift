@@ -155,6 +155,61 @@ struct LifecycleTests {
         }
     }
 
+    /// A request written after a SIGTERM, while the worker winds down, gets exactly one reply (-32600, "server is
+    /// shutting down", naming the signal) instead of silence, and the request in flight its -32802. The worker reads
+    /// on until its replies are written: here it cannot write them until the test reads, which it does only after
+    /// writing the late request. The late request is written once the worker has logged the signal, so it is read
+    /// after the signal was taken (one written as the signal comes may be read just before: then it is in flight,
+    /// and answered -32802 or its result; still exactly once).
+    @Test func aRequestWrittenAfterASignalGetsExactlyOneReply() async throws {
+        let p = Process()
+        p.executableURL = WorkerProcess.binary
+        p.arguments = ["--diagnostics", "--log-level", "info"]
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = errors
+        let log = Mutex("")
+        Thread.detachNewThread {
+            while case let chunk = errors.fileHandleForReading.availableData, !chunk.isEmpty {
+                log.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+            }
+        }
+        try p.run()
+        defer { if p.isRunning { p.terminate() } }
+        // A sleep in flight, then two OpenRPC documents (about 140 KB each): more than the pipe holds.
+        let requests = [#"{"jsonrpc":"2.0","id":1,"method":"diagnostics.sleep","params":{"ms":600000}}"#]
+            + (2...3).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"rpc.discover"}"# }
+        try input.fileHandleForWriting.write(contentsOf: Data(requests.map { $0 + "\n" }.joined().utf8))
+        let fd = output.fileHandleForReading.fileDescriptor
+        let capacity = Int(fcntl(fd, pipeSizeCommand))
+        #expect(await eventually(timeout: .seconds(30)) {
+            var queued: Int32 = 0
+            _ = ioctl(fd, UInt(FIONREAD), &queued)
+            return Int(queued) >= capacity
+        }, "the replies fill our stdout's pipe (\(capacity) bytes)")
+        kill(p.processIdentifier, SIGTERM)
+        #expect(await eventually(timeout: .seconds(30)) { log.withLock { $0.contains("received SIGTERM") } },
+                "the worker logs the signal: \(log.withLock { $0 })")
+        try input.fileHandleForWriting.write(contentsOf: Data(#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#.utf8 + [0x0A]))
+        let read = Mutex<Data?>(nil)
+        Thread.detachNewThread { read.withLock { $0 = output.fileHandleForReading.readDataToEndOfFile() } }
+        #expect(await eventually(timeout: .seconds(60)) { read.withLock { $0 != nil } }, "the worker's output ends")
+        let bytes = read.withLock { $0 } ?? Data()
+        let replies = String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+            try? JSONParser.parse(Array(line.utf8))
+        }
+        #expect(replies.map { $0["id"]?.intValue } == [2, 3, 1, 4], "\(replies.map { $0["id"] ?? nil })")
+        #expect(replies.first { $0["id"] == 1 }?["error"]?["code"] == -32802)
+        let late = replies.filter { $0["id"] == 4 }
+        #expect(late.count == 1, "\(late)")
+        #expect(late.first?["error"]?["code"] == -32600, "\(late)")
+        #expect(late.first?["error"]?["data"]?["reason"] == "no new requests are accepted: the worker received SIGTERM",
+                "\(late)")
+        #expect(await eventually(timeout: .seconds(30)) { !p.isRunning }, "the worker exits")
+        if !p.isRunning { #expect(p.terminationStatus == 0 && p.terminationReason == .exit, "status \(p.terminationStatus)") }
+    }
+
     @Test func helpAndVersion() async throws {
         for (flag, needle) in [("--help", "USAGE"), ("--version", "0.")] {
             let p = Process()
