@@ -15,6 +15,8 @@ struct ImageConvertMethod: RPCMethod {
         var allowTruncated: Bool?
     }
 
+    static let allowTruncated = FlagParam("allowTruncated", default: false)
+
     struct Result: Encodable, Sendable {
         var output: OutputResult
         var sourceFormat: ImageFormat
@@ -26,7 +28,7 @@ struct ImageConvertMethod: RPCMethod {
     func handle(_ params: Params, context: RequestContext) async throws -> Result {
         let access = await services.access()
         try OutputCheck.check(params.output, access: access)
-        let decoded = try await services.loader.load(params.source, access: access, allowTruncated: params.allowTruncated ?? false)
+        let decoded = try await services.loader.load(params.source, access: access, allowTruncated: Self.allowTruncated.value(params.allowTruncated))
         let output = try await OutputWriter.write(decoded.image, to: params.output, access: access, on: services.compute)
         return Result(output: output, sourceFormat: decoded.metadata.format, warnings: decoded.warnings)
     }
@@ -38,12 +40,7 @@ extension ImageConvertMethod {
           "params": [
             {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
             {"name": "output", "schema": {"$ref": "#/components/schemas/Output"}, "required": true},
-            {
-              "name": "allowTruncated",
-              "schema": {"type": "boolean", "default": false},
-              "required": false,
-              "description": "Accept a truncated image (the missing rows are grey)."
-            }
+            \#(Self.allowTruncated.entry(description: "Accept a truncated image (the missing rows are grey)."))
           ],
           "result": {
             "name": "Converted",
