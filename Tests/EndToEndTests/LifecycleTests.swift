@@ -189,9 +189,15 @@ struct LifecycleTests {
             return Int(queued) >= capacity
         }, "the replies fill our stdout's pipe (\(capacity) bytes)")
         kill(p.processIdentifier, SIGTERM)
+        let signalled = ContinuousClock.now
         #expect(await eventually(timeout: .seconds(30)) { log.withLock { $0.contains("received SIGTERM") } },
                 "the worker logs the signal: \(log.withLock { $0 })")
-        try input.fileHandleForWriting.write(contentsOf: Data(#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#.utf8 + [0x0A]))
+        // The worker reads for at most 5 s after the signal: a machine so loaded that the test got here later cannot
+        // show the late reply (the worker may have stopped reading, or exited), only that nothing is answered twice.
+        let inTime = ContinuousClock.now - signalled < .seconds(4)
+        do {
+            try input.fileHandleForWriting.write(contentsOf: Data(#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#.utf8 + [0x0A]))
+        } catch where !inTime {}
         let read = Mutex<Data?>(nil)
         Thread.detachNewThread { read.withLock { $0 = output.fileHandleForReading.readDataToEndOfFile() } }
         #expect(await eventually(timeout: .seconds(60)) { read.withLock { $0 != nil } }, "the worker's output ends")
@@ -199,9 +205,13 @@ struct LifecycleTests {
         let replies = String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
             try? JSONParser.parse(Array(line.utf8))
         }
-        #expect(replies.map { $0["id"]?.intValue } == [2, 3, 1, 4], "\(replies.map { $0["id"] ?? nil })")
         #expect(replies.first { $0["id"] == 1 }?["error"]?["code"] == -32802)
         let late = replies.filter { $0["id"] == 4 }
+        guard inTime || late.count == 1 else {
+            #expect(late.count <= 1 && replies.count <= 4, "\(replies)")
+            return
+        }
+        #expect(replies.map { $0["id"]?.intValue } == [2, 3, 1, 4], "\(replies.map { $0["id"] ?? nil })")
         #expect(late.count == 1, "\(late)")
         #expect(late.first?["error"]?["code"] == -32600, "\(late)")
         #expect(late.first?["error"]?["data"]?["reason"] == "no new requests are accepted: the worker received SIGTERM",
