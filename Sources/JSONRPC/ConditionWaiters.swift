@@ -23,11 +23,13 @@ final class ConditionWaiters {
     /// the task is cancelled. A nil `timeout` arms no timer: the wait ends with the condition or the task.
     func wait(timeout: Duration?) async -> Bool {
         let ticket = queue.enqueue()
-        if let timeout {
+        // Cancelled when the wait ends, however it ends: a waiter resolved in time leaves no timer behind.
+        let deadline = timeout.map { timeout in
             timers.after(timeout) { [weak self] in
                 Task { @MainActor in self?.end(ticket) }
             }
         }
+        defer { deadline?.cancel() }
         let value = try? await Parking.wait({ queue.park(ticket, $0).perform() }, onCancel: {
             Task { @MainActor in self.end(ticket) }
         })

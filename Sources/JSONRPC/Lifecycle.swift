@@ -2,6 +2,8 @@
 @MainActor
 final class Lifecycle {
     private(set) var isShuttingDown = false
+    /// Why a request is refused once shutting down (`data.reason` of -32600 "server is shutting down").
+    private(set) var refusal = "no new requests are accepted after shutdown"
     private var shutdownComplete = false
     private(set) var exitCode: Int32?
     /// The dialect the client initialised in, if not the native protocol (its conventions apply).
@@ -12,6 +14,12 @@ final class Lifecycle {
     func select(_ dialect: (any ProtocolDialect)?) { self.dialect = dialect }
 
     func beginShutdown() { isShuttingDown = true }
+
+    /// Shutting down for `reason` (a signal): requests that still come are refused saying so.
+    func beginShutdown(because reason: String) {
+        if !isShuttingDown { refusal = "no new requests are accepted: \(reason)" }
+        isShuttingDown = true
+    }
     func completeShutdown() { shutdownComplete = true }
 
     /// `exit`: code 0 after a completed `shutdown`, 1 otherwise (as LSP does).

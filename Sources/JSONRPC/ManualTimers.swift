@@ -5,7 +5,7 @@ import Synchronization
 package final class ManualTimers: TimerScheduler {
     private struct State {
         /// Pending timers in the order they were scheduled, by number.
-        var pending: [(number: UInt64, body: @Sendable () -> Void)] = []
+        var pending: [(number: UInt64, delay: Duration, body: @Sendable () -> Void)] = []
         var lastNumber: UInt64 = 0
     }
 
@@ -17,7 +17,7 @@ package final class ManualTimers: TimerScheduler {
     package func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) -> ScheduledTimer {
         let number = state.withLock { s in
             s.lastNumber += 1
-            s.pending.append((s.lastNumber, body))
+            s.pending.append((s.lastNumber, delay, body))
             return s.lastNumber
         }
         return ScheduledTimer { [weak self] in
@@ -27,6 +27,10 @@ package final class ManualTimers: TimerScheduler {
 
     /// How many timers wait to fire (cancelled ones are gone).
     package var count: Int { state.withLock { $0.pending.count } }
+
+    /// The delays of the timers waiting to fire, in the order they were scheduled (a test tells one owner's timers
+    /// from another's by their delays).
+    package var pendingDelays: [Duration] { state.withLock { $0.pending.map(\.delay) } }
 
     /// Fires the timer scheduled first (if any).
     package func fireOldest() {

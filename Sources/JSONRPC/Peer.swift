@@ -36,6 +36,9 @@ public final class Peer {
         nextID += 1
         let ticket = waiters.enqueue()
         pending[id] = ticket
+        // The timeout is cancelled when the request ends, however it ends: an answered request leaves no timer.
+        var timeoutTimer: ScheduledTimer?
+        defer { timeoutTimer?.cancel() }
         if closed || Task.isCancelled {
             // Closed, or cancelled before it was sent: nothing goes to the client.
             resolve(id, with: .failure(closed ? PeerError.closed : CancellationError()))
@@ -43,7 +46,7 @@ public final class Peer {
             var message: [String: JSONValue] = ["jsonrpc": "2.0", "id": id.json, "method": .string(method)]
             if let params { message["params"] = params }
             writer.send(JSONValue.object(message).serialized)
-            timers.after(timeout) {
+            timeoutTimer = timers.after(timeout) {
                 Task { @MainActor [weak self] in self?.resolve(id, with: .failure(PeerError.timedOut(method: method))) }
             }
         }

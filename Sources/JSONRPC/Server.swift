@@ -43,8 +43,13 @@ public final class Server {
     private(set) var terminating = false
     /// Why serving ends, once it does: what the services that shut down after the reader do, and the exit code.
     private(set) var ending: Ending?
-    /// The reader ``read()`` started, which ``terminate(reason:exitCode:)`` stops.
+    /// The reader ``read()`` started, which ``terminate(reason:exitCode:answeringLateRequests:)`` stops.
     private var reader: FrameReader?
+    /// How the reader is to stop (``stopReader(_:)``): at once if it has started, else as soon as ``read()`` starts
+    /// it.
+    private var readerStop: ReaderStop?
+    /// The bound on reading after a signal (``stopReadingOnceWoundDown()``), cancelled once the reader has ended.
+    private var graceTimer: ScheduledTimer?
 
     /// Why serving ended.
     enum Ending: Equatable {
@@ -147,7 +152,7 @@ public final class Server {
                                  onFraming: { [writer] in writer.setFraming($0) },
                                  threadName: configuration.naming.readerThread)
         self.reader = reader
-        if ending != nil { reader.stop() }
+        if let readerStop { stop(reader, readerStop) }
         loop: for await batch in reader.batches {
             switch batch {
             case .events(let events):
@@ -166,6 +171,7 @@ public final class Server {
             }
         }
         await reader.waitUntilEnded()  // stopped, or at the end of its input: nothing reads `input` from here on
+        graceTimer?.cancel()
         guard ending == nil else { return }
         // End of input: no more requests can come; the drain lets in-flight work finish.
         logger.debug("end of input; draining in-flight jobs")
@@ -266,7 +272,7 @@ public final class Server {
         if lifecycle.isShuttingDown && method != ShutdownMethod.name {
             sink.deliver(OutgoingMessage.failure(id: id, error: RPCError(
                 code: .invalidRequest, message: "server is shutting down",
-                data: ["reason": "no new requests are accepted after shutdown", "method": .string(method)])))
+                data: ["reason": .string(lifecycle.refusal), "method": .string(method)])))
             return
         }
         if lifecycle.dialect == nil { openSession(method: method, params: params) }
@@ -364,13 +370,64 @@ public final class Server {
     /// Cancels everything with -32802 and stops the reader, so the services shut down (the drain gives tasks a
     /// moment to clean up, the writer writes what is queued), and ``run()`` returns `exitCode` (unless `exit` came
     /// first, whose code stands).
-    func terminate(reason: String, exitCode: Int32) {
+    /// - Parameter answeringLateRequests: a signal's: the reader goes on while the worker winds down, and every
+    ///   request it still reads is refused (-32600 "server is shutting down", `data.reason` naming `reason`) instead
+    ///   of left unread (see ``stopReadingOnceWoundDown()``).
+    func terminate(reason: String, exitCode: Int32, answeringLateRequests: Bool = false) {
         guard !terminating else { return }
         terminating = true
-        lifecycle.beginShutdown()
+        lifecycle.beginShutdown(because: reason)
         peer.close()
         registry.terminateAll(reason: reason)
         if ending == nil { ending = .terminated(exitCode) }
-        reader?.stop()
+        if answeringLateRequests {
+            stopReadingOnceWoundDown()
+        } else {
+            stopReader()
+        }
+    }
+
+    private enum ReaderStop {
+        /// ``FrameReader/stop()``.
+        case now
+        /// ``FrameReader/stopAfterAvailableInput()``.
+        case afterAvailableInput
+    }
+
+    /// Stops the reader `how`; a stop `now` wins over one after the available input.
+    private func stopReader(_ how: ReaderStop = .now) {
+        if readerStop != .now { readerStop = how }
+        if let reader { stop(reader, how) }
+    }
+
+    private func stop(_ reader: FrameReader, _ how: ReaderStop) {
+        switch how {
+        case .now: reader.stop()
+        case .afterAvailableInput: reader.stopAfterAvailableInput()
+        }
+    }
+
+    /// How long after a signal the worker may go on reading: the time its cancelled jobs get to clean up.
+    static let signalGrace: Duration = .seconds(5)
+
+    /// Stops reading once the cancelled jobs have ended and what was queued until then is written, after reading
+    /// what the client wrote up to then; at the latest ``signalGrace`` after the signal, at once. A client that
+    /// sends a request as the signal comes gets its refusal while the worker winds down, and a client that never
+    /// closes its input (or never stops writing) cannot hold it. (End of input or `exit` still end the reading
+    /// sooner.) A request written after the reading stopped is not read: the process is exiting, and the client sees
+    /// its output close.
+    private func stopReadingOnceWoundDown() {
+        let windingDown = Task { [registry, writer] in
+            await registry.waitForTasks(upTo: Self.signalGrace)
+            await writer.flush()
+        }
+        graceTimer = configuration.timers.after(Self.signalGrace) { [weak self] in
+            windingDown.cancel()
+            Task { @MainActor in self?.stopReader() }
+        }
+        Task {
+            await windingDown.value
+            stopReader(.afterAvailableInput)
+        }
     }
 }

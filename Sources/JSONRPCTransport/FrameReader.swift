@@ -25,6 +25,8 @@ public final class FrameReader: Sendable {
     private let credits: DispatchSemaphore
     private let wake = WakeupPipe()
     private let stopped = Atomic<Bool>(false)
+    /// ``stopAfterAvailableInput()`` was called: read only what has arrived, then end.
+    private let draining = Atomic<Bool>(false)
     /// Callers of ``waitUntilEnded()``; `ended` once the thread has returned.
     private let ending = Mutex<(ended: Bool, waiters: ContinuationQueue<Void>)>((false, ContinuationQueue<Void>()))
 
@@ -55,8 +57,14 @@ public final class FrameReader: Sendable {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
             defer { buffer.deallocate() }
             while !self.stopped.load(ordering: .acquiring) {
-                // Sleep until input (or its end) or a stop; a descriptor closed under us reads as the end.
-                if case .signalled = wake.wait(for: fd, events: Int16(POLLIN)) { continue }
+                if self.draining.load(ordering: .acquiring) {
+                    // Only what has arrived: a poll that does not wait, and nothing (more) to read ends the reading.
+                    var input = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    if poll(&input, 1, 0) <= 0 { return }
+                } else if case .signalled = wake.wait(for: fd, events: Int16(POLLIN)) {
+                    // Slept until input (or its end) or a stop; a descriptor closed under us reads as the end.
+                    continue
+                }
                 let n = read(fd, buffer.baseAddress!, size)
                 if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
                 var events: [FrameEvent] = []
@@ -90,6 +98,14 @@ public final class FrameReader: Sendable {
 
     /// The consumer calls this after handling each `.events` batch.
     public func acknowledge() { credits.signal() }
+
+    /// Ends ``batches`` once the input that has already arrived is read and delivered, without waiting for more:
+    /// what the client wrote before this call is handled (a message it has only begun to write is dropped).
+    /// ``stop()`` still ends the reading at once (a client that never stops writing would keep this one going).
+    public func stopAfterAvailableInput() {
+        draining.store(true, ordering: .releasing)
+        wake.signal()
+    }
 
     /// Ends ``batches`` now (the server is ending) and the reading thread with it, even while it waits for input
     /// or for the consumer; what it had read and not delivered is dropped.

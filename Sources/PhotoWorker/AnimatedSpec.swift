@@ -6,7 +6,7 @@ import JSONRPC
 /// and gives the outline and the source's subject.
 struct AnimatedSpec: Decodable, Sendable {
     /// The file's format when no target decides it (default animated WebP).
-    var format: ImageFormat { target?.animatedFormat ?? given ?? .webp }
+    var format: ImageFormat { target?.animatedFormat ?? Self.formatParam.value(given) }
     private var given: ImageFormat?
     /// The messenger to fit (`photos.process`; `pack.export` sets its own `target` here).
     var target: MessengerTarget?
@@ -15,6 +15,9 @@ struct AnimatedSpec: Decodable, Sendable {
     var keyFrameInterval: Double?
     /// What each sticker shows: the subject's box over the clip (default) or the whole frame.
     var canvas: ImageAnimatedStickerMethod.AnimatedCanvas?
+
+    /// `format`: the animated formats, and animated WebP when neither it nor a target says, stated once.
+    static let formatParam = EnumParam<ImageFormat>("format", allowed: ImageFormat.animated, default: .webp)
 
     /// `format` on the wire is the format given (`given`); ``format`` is the one written.
     private enum CodingKeys: String, CodingKey { case given = "format", target, size, duration, keyFrameInterval, canvas }
@@ -63,12 +66,12 @@ extension AnimatedSpec {
               "type": "object",
               "description": "How each motion source (a video, or a GIF or WebP of more than one frame) is cut: as image.animatedSticker cuts it with these settings.",
               "properties": {
-                "format": {"type": "string", "enum": [\#(ContractSchema.list(ImageFormat.animated.map(\.rawValue)))], "default": "webp", "description": "The file's format when no target decides it."},
+                "format": \#(Self.formatParam.schema(description: "The file's format when no target decides it.")),
                 "target": {"type": "string", "enum": [\#(ContractSchema.list(MessengerTarget.allCases.map(\.rawValue)))], "description": "photos.process only: the messenger to fit (pack.export's own target applies there)."},
                 "size": \#(Rules.size.schema(description: "Long side of the frames the subject is cut in.")),
                 "duration": \#(Rules.duration.schema(description: "Seconds from the clip's start (a target's longest by default).")),
                 "keyFrameInterval": \#(Rules.keyFrameInterval.schema(description: "Seconds between the frames the network cuts.")),
-                "canvas": {"type": "string", "enum": ["subject", "frame"], "default": "subject", "description": "What each sticker shows: the subject's box over the whole clip, or the whole frame."}
+                "canvas": \#(ImageAnimatedStickerMethod.canvas.schema(description: "What each sticker shows: the subject's box over the whole clip, or the whole frame."))
               },
               "additionalProperties": false
             }

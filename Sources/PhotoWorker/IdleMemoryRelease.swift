@@ -10,8 +10,11 @@ import Synchronization
 final class IdleMemoryRelease: Sendable {
     private struct State {
         var running = 0
-        /// Counts job starts: a timer armed when the last job ended releases only if none started since.
+        /// Counts job starts: a timer armed when the last job ended releases only if none started since (the check
+        /// for a timer firing as a job starts, which the cancel below may not catch).
         var generation = 0
+        /// The idle stretch's timer, cancelled when a job starts.
+        var timer: ScheduledTimer?
     }
 
     private let state = Mutex(State())
@@ -36,10 +39,13 @@ final class IdleMemoryRelease: Sendable {
 
     /// Runs a compute job, counted.
     func job<T>(_ body: () async throws -> T) async rethrows -> T {
-        state.withLock {
-            $0.running += 1
-            $0.generation += 1
+        let idleTimer = state.withLock { s -> ScheduledTimer? in
+            s.running += 1
+            s.generation += 1
+            defer { s.timer = nil }
+            return s.timer
         }
+        idleTimer?.cancel()
         defer { ended() }
         return try await body()
     }
@@ -50,9 +56,16 @@ final class IdleMemoryRelease: Sendable {
             return s.running == 0 ? s.generation : nil
         }
         guard let generation else { return }
-        timers.after(delay) { [weak self] in
+        let timer = timers.after(delay) { [weak self] in
             guard let self, state.withLock({ $0.running == 0 && $0.generation == generation }) else { return }
             release()
         }
+        // Kept for the next job to cancel; a job that started meanwhile has made it stale.
+        let stale = state.withLock { s -> ScheduledTimer? in
+            guard s.running == 0, s.generation == generation else { return timer }
+            s.timer = timer
+            return nil
+        }
+        stale?.cancel()
     }
 }

@@ -7,8 +7,40 @@ import PhotoWorker
 
 import Glibc
 
-/// `photoworker`: serves JSON-RPC on stdio by default.
+/// The process's entry: synchronous, so its first line runs on the main thread before any other thread exists and
+/// before `dispatchMain()` parks that thread (where an early SIGTERM would have its default action).
 @main
+enum PhotoWorkerMain {
+    static func main() {
+        // SIGTERM/SIGINT are kept from here until the server's signal service takes them (``EarlySignals``).
+        EarlySignals.catchFromNow()
+        let command: any ParsableCommand
+        do {
+            command = try PhotoWorkerCommand.parseAsRoot()
+        } catch {
+            PhotoWorkerCommand.exit(withError: error)
+        }
+        // Only `serve` has a signal service to take them over; every other command ends by them as usual.
+        if !(command is PhotoWorkerCommand.Serve) { EarlySignals.release() }
+        // Off the main actor, as an async main runs its command.
+        Task.detached { [command] in
+            do {
+                var command = command
+                if var asyncCommand = command as? any AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    try command.run()
+                }
+            } catch {
+                PhotoWorkerCommand.exit(withError: error)
+            }
+            exit(0)
+        }
+        dispatchMain()
+    }
+}
+
+/// `photoworker`: serves JSON-RPC on stdio by default.
 struct PhotoWorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "photoworker",

@@ -47,4 +47,33 @@ package enum Deadline {
         try await until(what(), within: limit) { result.withLock { $0 != nil } }
         return result.withLock { $0! }
     }
+
+    /// The elements of `stream` up to and including the first after which `isLast` holds (given all of them so far);
+    /// throws ``Passed`` when `limit` passes first, and then stops reading, so the stream can be read again.
+    package static func collect<Element: Sendable>(from stream: AsyncStream<Element>, _ what: @autoclosure () -> String,
+                                                   within limit: Duration = .seconds(60),
+                                                   until isLast: @escaping @Sendable ([Element]) -> Bool) async throws -> [Element] {
+        let reading = Task {
+            var seen: [Element] = []
+            for await element in stream {
+                seen.append(element)
+                if isLast(seen) { break }
+            }
+            return seen
+        }
+        do {
+            return try await value(of: reading, what(), within: limit)
+        } catch {
+            reading.cancel()
+            throw error
+        }
+    }
+
+    /// The first element of `stream` that `matches` (the others are read and dropped), or nil if the stream ends
+    /// first; throws ``Passed`` when `limit` passes first.
+    package static func first<Element: Sendable>(in stream: AsyncStream<Element>, _ what: @autoclosure () -> String,
+                                                 within limit: Duration = .seconds(60),
+                                                 where matches: @escaping @Sendable (Element) -> Bool) async throws -> Element? {
+        try await collect(from: stream, what(), within: limit) { $0.last.map(matches) ?? false }.last.flatMap { matches($0) ? $0 : nil }
+    }
 }

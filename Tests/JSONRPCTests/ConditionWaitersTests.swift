@@ -9,12 +9,15 @@ import Testing
 @Suite(.timeLimit(.minutes(10)))
 struct ConditionWaitersTests {
     @Test func everyWaiterIsResumedWhenTheConditionTurnsTrue() async throws {
-        let waiters = ConditionWaiters(timers: ManualTimers())
+        let timers = ManualTimers()
+        let waiters = ConditionWaiters(timers: timers)
         let waits = (0..<3).map { _ in Task { await waiters.wait(timeout: .seconds(1)) } }
         try await Deadline.until("three waiters parked, \(waiters.parkedCount) so far") { waiters.parkedCount == 3 }
+        #expect(timers.count == 3, "a timer per waiter: \(timers.count)")
         waiters.resumeAll()
         for w in waits { #expect(await w.value == true) }
         #expect(waiters.isEmpty)
+        #expect(timers.count == 0, "the resolved waiters' timers are cancelled, not left to fire: \(timers.count) pending")
     }
 
     @Test func anExpiredWaiterGetsFalseOnceAndTheOthersStillWait() async throws {
@@ -29,6 +32,16 @@ struct ConditionWaitersTests {
         #expect(!waiters.isEmpty)
         waiters.resumeAll()
         #expect(await second.value == true)
+    }
+
+    @Test func aCancelledWaiterWithADeadlineLeavesNoTimer() async throws {
+        let timers = ManualTimers()
+        let waiters = ConditionWaiters(timers: timers)
+        let waiting = Task { await waiters.wait(timeout: .seconds(1)) }
+        try await Deadline.until("the waiter parked") { waiters.parkedCount == 1 }
+        waiting.cancel()
+        #expect(await waiting.value == false)
+        #expect(timers.count == 0, "\(timers.count) pending")
     }
 
     @Test func aCancelledWaiterGetsFalseAtOnceWithoutItsTimer() async throws {

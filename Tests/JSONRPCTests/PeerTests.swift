@@ -21,8 +21,37 @@ struct PeerTests {
         #expect(try await out.messages() == [["jsonrpc": "2.0", "id": "s-1", "method": "roots/list"]])
         #expect(peer.deliver(id: .string("s-1"), result: ["roots": []], error: nil))
         #expect(try await asking.value == ["roots": []])
-        timers.fireAll()  // the timeout after the answer: nothing to resolve twice
+        #expect(timers.count == 0, "the answered request's timeout is cancelled, not left to fire: \(timers.count) pending")
         #expect(!peer.deliver(id: .string("s-1"), result: nil, error: nil), "answered twice")
+    }
+
+    /// However a request ends (answered with an error, cancelled, or failed by the session's end), its timeout is
+    /// cancelled with it; one that times out has no timer left either.
+    @Test func everyEndingCancelsTheRequestsTimeout() async throws {
+        let timers = ManualTimers()
+        let (peer, _) = peer(timers)
+        let refused = Task { try await peer.request("a") }
+        try await Deadline.until("the request sent") { timers.count == 1 }
+        #expect(peer.deliver(id: .string("s-1"), result: nil, error: ["code": -32601, "message": "no"]))
+        await #expect(throws: RPCError.self) { try await refused.value }
+        #expect(timers.count == 0, "after an error answer: \(timers.count) pending")
+
+        let cancelled = Task { try await peer.request("b") }
+        try await Deadline.until("the request sent") { timers.count == 1 }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(timers.count == 0, "after a cancel: \(timers.count) pending")
+
+        let timedOut = Task { try await peer.request("c") }
+        try await Deadline.until("the request sent") { timers.count == 1 }
+        timers.fireAll()
+        await #expect(throws: PeerError.timedOut(method: "c")) { try await timedOut.value }
+
+        let closed = Task { try await peer.request("d") }
+        try await Deadline.until("the request sent") { timers.count == 1 }
+        peer.close()
+        await #expect(throws: PeerError.closed) { try await closed.value }
+        #expect(timers.count == 0, "after the session closed: \(timers.count) pending")
     }
 
     @Test func aRequestTimesOutOnTheInjectedClock() async throws {

@@ -51,12 +51,16 @@ public final class SessionPolicy: SessionDelegate {
         /// (the timeout of `initialize`'s wait must not cut short the `roots/list` asked for after it).
         var wait = 0
         var waiters = ContinuationQueue<Void>()
+        /// The current wait's timeout (`initialize`'s), cancelled when that wait ends or a later one begins.
+        var timeout: ScheduledTimer?
 
-        /// Requests wait for roots from now on; returns the new wait's number.
-        mutating func beginWait() -> Int {
+        /// Requests wait for roots from now on; returns the new wait's number and the earlier wait's timeout, for the
+        /// caller to cancel outside the lock.
+        mutating func beginWait() -> (wait: Int, superseded: ScheduledTimer?) {
             roots = .awaiting
             wait += 1
-            return wait
+            defer { timeout = nil }
+            return (wait, timeout)
         }
     }
 
@@ -115,26 +119,35 @@ public final class SessionPolicy: SessionDelegate {
     }
 
     public func clientInitialized(_ session: ClientSession) {
-        let wait = state.withLock { s -> Int? in
+        let begun = state.withLock { s -> (wait: Int, superseded: ScheduledTimer?)? in
             s.session = session
             guard followsRoots(session) else { return nil }
             return s.beginWait()
         }
-        guard let wait else { return }
+        guard case let (wait, superseded)? = begun else { return }
+        superseded?.cancel()
         // A client that never sends `notifications/initialized` must not hold requests forever.
-        timers.after(configuration.rootsTimeout) { [weak self] in
+        let timeout = timers.after(configuration.rootsTimeout) { [weak self] in
             self?.end(wait, with: .unknown)
         }
+        // Kept for the wait to cancel when it ends; a wait that already ended (or was superseded) cancels it now.
+        let stale = state.withLock { s -> ScheduledTimer? in
+            guard s.wait == wait, s.roots == .awaiting else { return timeout }
+            s.timeout = timeout
+            return nil
+        }
+        stale?.cancel()
     }
 
     /// Asks the client for its roots (MCP `roots/list`) and confines the session to them. A client
     /// that fails to answer leaves the session in the working directory.
     public func refreshRoots(from peer: Peer) async {
-        let wait = state.withLock { s -> Int? in
+        let begun = state.withLock { s -> (wait: Int, superseded: ScheduledTimer?)? in
             guard followsRoots(s.session) else { return nil }
             return s.beginWait()  // requests wait for the fresh list
         }
-        guard let wait else { return }
+        guard case let (wait, superseded)? = begun else { return }
+        superseded?.cancel()  // this wait has its own timeout: the roots/list request's
         do {
             let result = try await peer.request("roots/list", timeout: configuration.rootsTimeout)
             guard case .array(let roots)? = result["roots"] else { throw PeerError.closed }
@@ -150,12 +163,16 @@ public final class SessionPolicy: SessionDelegate {
 
     /// Wait `wait` ended: with the client's roots, or without (`.unknown`: the session falls back to the working
     /// directory). Only the latest wait decides: an earlier one's timeout or late answer changes nothing.
+    /// The wait's timeout is cancelled as it ends.
     private func end(_ wait: Int, with roots: Roots) {
-        state.withLock { s -> [ContinuationQueue<Void>.Resume] in
-            guard s.wait == wait, s.roots == .awaiting else { return [] }
+        let (resumes, timeout) = state.withLock { s -> ([ContinuationQueue<Void>.Resume], ScheduledTimer?) in
+            guard s.wait == wait, s.roots == .awaiting else { return ([], nil) }
             s.roots = roots
-            return s.waiters.resolveAll(with: .success(()))
-        }.perform()
+            defer { s.timeout = nil }
+            return (s.waiters.resolveAll(with: .success(())), s.timeout)
+        }
+        timeout?.cancel()
+        resumes.perform()
     }
 
     private func policy(for s: State) -> AccessPolicy {

@@ -61,6 +61,9 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         static let fastSourceRate = 30.0
     }
 
+    /// `canvas`: its names and default, stated once.
+    static let canvas = EnumParam<AnimatedCanvas>("canvas", default: .subject)
+
     /// `canvas`: the part of the frames an animated sticker shows.
     enum AnimatedCanvas: String, Decodable, Sendable, CaseIterable {
         /// The box of the subject over the whole clip, plus room for the outline: as a still sticker is cropped.
@@ -185,11 +188,11 @@ struct ImageAnimatedStickerMethod: RPCMethod {
 
         var (framesRead, readUntil, endsInsideFrame) = (0, 0.0, false)
         var machine = ClipCut(width: width, height: height, keyInterval: keyInterval,
-                              decontaminates: cutsSubject && params.decontaminate ?? true, framesAreStickers: !cutsSubject,
+                              decontaminates: cutsSubject && StickerCutSpec.decontaminateParam.value(params.decontaminate), framesAreStickers: !cutsSubject,
                               followsPrompt: chosen != nil)
         // A ready-made sticker keeps its own canvas: its frames are only laid out again.
         let placement = FramePlacement(outline: cutsSubject ? .orStandard(params.outline) : nil, target: target,
-                                       cropsToSubject: cutsSubject && (params.canvas ?? .subject) == .subject,
+                                       cropsToSubject: cutsSubject && Self.canvas.value(params.canvas) == .subject,
                                        format: format)
         // Every step's progress goes through one stream to one consumer (`AnimatedProgress` counts frames cut, then
         // encoded), which ends before the reply.
@@ -476,18 +479,8 @@ extension ImageAnimatedStickerMethod {
               "required": false,
               "description": "Which subject to cut out, in pixels of the first output frame (at `start`) as the source displays it (image.info's width and height); every later key frame is cut of the same subject, the prompt carried with its motion. Absent, the main subject of each key frame."
             },
-            {
-              "name": "decontaminate",
-              "schema": {"type": "boolean", "default": true},
-              "required": false,
-              "description": "Whether the soft edge of every frame takes the subject's own colour (foreground estimation), as a still sticker's does: no fringe of the old background."
-            },
-            {
-              "name": "canvas",
-              "schema": {"type": "string", "enum": ["subject", "frame"], "default": "subject"},
-              "required": false,
-              "description": "What the sticker shows: subject, the box of the subject over the whole clip (plus room for the outline), as a still sticker is cropped; frame, the whole frame. A target then lays it out at its own size."
-            }
+            \#(StickerCutSpec.decontaminateParam.entry(description: "Whether the soft edge of every frame takes the subject's own colour (foreground estimation), as a still sticker's does: no fringe of the old background.")),
+            \#(Self.canvas.entry(description: "What the sticker shows: subject, the box of the subject over the whole clip (plus room for the outline), as a still sticker is cropped; frame, the whole frame. A target then lays it out at its own size."))
           ],
           "result": {"name": "AnimatedSticker", "schema": {"$ref": "#/components/schemas/AnimatedSticker"}},
           "errors": [\#(WorkerError.outputMethodErrors)],

@@ -15,6 +15,8 @@ struct ImageConvertMethod: RPCMethod {
         var allowTruncated: Bool?
     }
 
+    static let allowTruncated = FlagParam("allowTruncated", default: false)
+
     struct Result: Encodable, Sendable {
         var output: OutputResult
         var sourceFormat: ImageFormat
@@ -27,7 +29,7 @@ struct ImageConvertMethod: RPCMethod {
         let compute = services.computeJob(for: context)
         let access = await services.access()
         try OutputCheck.check(params.output, access: access)
-        let decoded = try await services.loader.load(params.source, access: access, allowTruncated: params.allowTruncated ?? false, on: compute)
+        let decoded = try await services.loader.load(params.source, access: access, allowTruncated: Self.allowTruncated.value(params.allowTruncated), on: compute)
         let output = try await OutputWriter.write(decoded.image, to: params.output, access: access, on: compute)
         return Result(output: output, sourceFormat: decoded.metadata.format, warnings: decoded.warnings)
     }
@@ -39,12 +41,7 @@ extension ImageConvertMethod {
           "params": [
             {"name": "source", "schema": {"$ref": "#/components/schemas/Source"}, "required": true},
             {"name": "output", "schema": {"$ref": "#/components/schemas/Output"}, "required": true},
-            {
-              "name": "allowTruncated",
-              "schema": {"type": "boolean", "default": false},
-              "required": false,
-              "description": "Accept a truncated image (the missing rows are grey)."
-            }
+            \#(Self.allowTruncated.entry(description: "Accept a truncated image (the missing rows are grey)."))
           ],
           "result": {
             "name": "Converted",

@@ -53,7 +53,7 @@ struct ImageStickerMethod: RPCMethod {
                                                                   segmenter: params.segmenter ?? .network, on: compute,
                                                                   memory: services.activations,
                                                                   cut: .init(subject: params.subject,
-                                                                             decontaminate: params.decontaminate ?? true))
+                                                                             decontaminate: StickerCutSpec.decontaminateParam.value(params.decontaminate)))
         let output = try await OutputWriter.write(sticker.image, to: params.output, access: access, on: compute)
         var mask: OutputResult?
         if let spec = params.maskOutput {
@@ -91,12 +91,7 @@ extension ImageStickerMethod {
               "required": false,
               "description": "Which subject to cut out; absent, the main subject the worker finds (unchanged behaviour)."
             },
-            {
-              "name": "decontaminate",
-              "schema": {"type": "boolean", "default": true},
-              "required": false,
-              "description": "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way."
-            }
+            \#(StickerCutSpec.decontaminateParam.entry())
           ],
           "result": {
             "name": "Sticker",

@@ -52,7 +52,7 @@ struct ImageSubjectsMethod: RPCMethod {
         let image = try await services.loader.load(params.source, access: access, on: compute).image
         let (found, segmenter) = try await StickerStage.subjects(image, outline: .orStandard(params.outline),
                                                                  segmenter: params.segmenter ?? .network,
-                                                                 decontaminate: params.decontaminate ?? true,
+                                                                 decontaminate: StickerCutSpec.decontaminateParam.value(params.decontaminate),
                                                                  on: compute, memory: services.activations)
         var subjects: [Subject] = []
         let stem = PhotoProcessor.stem(for: params.source)
@@ -97,12 +97,7 @@ extension ImageSubjectsMethod {
               "required": false,
               "description": "The stickers' outline (8 px of white by default, as every sticker's; {\"width\": 0} for none)."
             },
-            {
-              "name": "decontaminate",
-              "schema": {"type": "boolean", "default": true},
-              "required": false,
-              "description": "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way."
-            }
+            \#(StickerCutSpec.decontaminateParam.entry())
           ],
           "result": {
             "name": "Subjects",

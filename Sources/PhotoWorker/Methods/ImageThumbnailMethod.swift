@@ -21,6 +21,8 @@ struct ImageThumbnailMethod: RPCMethod {
         var output: OutputSpec
     }
 
+    static let fit = EnumParam<FitMode>("fit", default: .contain, statesType: false)
+
     struct Result: Encodable, Sendable {
         var output: OutputResult
         var sourceWidth: Int
@@ -38,7 +40,7 @@ struct ImageThumbnailMethod: RPCMethod {
         let start = ContinuousClock.now
         let (bw, bh) = try Self.box(params)
         try OutputCheck.check(params.output, access: access)
-        let fit = params.fit ?? .contain
+        let fit = Self.fit.value(params.fit)
         // The decode needs twice the thumbnail's own size (libvips' rule), not twice the box: a
         // 6000x4000 photo for a 256 px box decodes at 1/8 (750x500 >= 2 x 256x171).
         let decoded = try await services.loader.load(params.source, access: access, shrink: .thumbnail(width: bw, height: bh, fit: fit), on: compute)
@@ -86,7 +88,7 @@ extension ImageThumbnailMethod {
             \#(Self.side("size").entry(description: "A square box; or give width and/or height.")),
             \#(Self.side("width").entry()),
             \#(Self.side("height").entry()),
-            {"name": "fit", "schema": {"enum": [\#(ContractSchema.list(FitMode.allCases.map(\.rawValue)))], "default": "contain"}, "required": false},
+            \#(Self.fit.entry()),
             {"name": "output", "schema": {"$ref": "#/components/schemas/Output"}, "required": true}
           ],
           "result": {
@@ -125,7 +127,7 @@ extension ImageThumbnailMethod {
         let facts = try await services.estimateFacts(of: &params.source)
         // A one-sided box (only width, or only height) leaves the other side to the photo's shape.
         let out = ThumbnailGeometry.target(sourceWidth: facts.width, sourceHeight: facts.height, width: bw, height: bh,
-                                           fit: params.fit ?? .contain)
+                                           fit: Self.fit.value(params.fit))
         return MemoryEstimate.thumbnail(facts, width: out.width, height: out.height)
     }
 }

@@ -96,7 +96,7 @@ struct PackExportMethod: RPCMethod {
         let canvas = try await compute.run { SheetCanvas(layout, count: count) }
         let fileSpec = params.filesDir.map { FileSpec(dir: $0, target: params.target, overwrite: params.output.overwrite) }
         let cuts = try StickerCutSpec.perSource(params.subjects, count: checked.items.count,
-                                                      decontaminate: params.decontaminate ?? true)
+                                                      decontaminate: StickerCutSpec.decontaminateParam.value(params.decontaminate))
         let animated = try Self.animated(params)
         // WhatsApp takes a pack of animated stickers or of still ones, not both: its sources are looked at before
         // any is cut. Other packs look at each source as its turn comes.
@@ -370,12 +370,7 @@ extension PackExportMethod {
               "required": false,
               "description": "Per source, in `sources` order, which subject to cut out (null: the main subject); as many entries as sources."
             },
-            {
-              "name": "decontaminate",
-              "schema": {"type": "boolean", "default": true},
-              "required": false,
-              "description": "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way."
-            },
+            \#(StickerCutSpec.decontaminateParam.entry()),
             {
               "name": "animated",
               "schema": {"$ref": "#/components/schemas/Animated"},
@@ -453,7 +448,7 @@ extension PackExportMethod {
         if params.subjects != nil && !fromPhotos {
             throw RPCError.invalidParams(path: "subjects", "goes with \"sources\" (photos to cut stickers from)")
         }
-        _ = try StickerCutSpec.perSource(params.subjects, count: items.count, decontaminate: params.decontaminate ?? true)
+        _ = try StickerCutSpec.perSource(params.subjects, count: items.count, decontaminate: StickerCutSpec.decontaminateParam.value(params.decontaminate))
         _ = try Self.animated(params)
         return (items, fromPhotos, layout)
     }

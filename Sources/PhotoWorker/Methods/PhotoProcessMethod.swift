@@ -35,7 +35,7 @@ struct PhotoProcessMethod: RPCMethod {
             params.source, name: name, count: count, outline: .orStandard(params.outline), directory: params.output.dir,
             segmenter: params.segmenter ?? .network,
             overwrite: params.output.overwrite ?? false,
-            cut: .init(subject: params.subject, decontaminate: params.decontaminate ?? true))
+            cut: .init(subject: params.subject, decontaminate: StickerCutSpec.decontaminateParam.value(params.decontaminate)))
     }
 }
 
@@ -64,12 +64,7 @@ extension PhotoProcessMethod {
               "required": false,
               "description": "Which subject to cut out; absent, the main subject the worker finds (unchanged behaviour)."
             },
-            {
-              "name": "decontaminate",
-              "schema": {"type": "boolean", "default": true},
-              "required": false,
-              "description": "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way."
-            }
+            \#(StickerCutSpec.decontaminateParam.entry())
           ],
           "result": {"name": "PhotoResult", "schema": {"$ref": "#/components/schemas/PhotoResult"}},
           "errors": [\#(WorkerError.outputMethodErrors)]

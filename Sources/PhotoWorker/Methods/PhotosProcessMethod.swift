@@ -84,7 +84,7 @@ struct PhotosProcessMethod: RPCMethod {
         let dir = params.output.dir, overwrite = params.output.overwrite ?? false
         let segmenter = params.segmenter ?? .network
         let cuts = try StickerCutSpec.perSource(params.subjects, count: params.sources.count,
-                                                      decontaminate: params.decontaminate ?? true)
+                                                      decontaminate: StickerCutSpec.decontaminateParam.value(params.decontaminate))
         let animated = params.animated
         if let animated {
             try animated.validate()
@@ -171,12 +171,7 @@ extension PhotosProcessMethod {
               "required": false,
               "description": "Per source, in `sources` order, which subject to cut out (null: the main subject); as many entries as sources."
             },
-            {
-              "name": "decontaminate",
-              "schema": {"type": "boolean", "default": true},
-              "required": false,
-              "description": "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way."
-            },
+            \#(StickerCutSpec.decontaminateParam.entry()),
             {
               "name": "animated",
               "schema": {"$ref": "#/components/schemas/Animated"},
@@ -257,7 +252,7 @@ extension PhotosProcessMethod {
     /// is estimated cautiously rather than refused: one bad photo never fails the batch.
     func memoryEstimate(for params: inout Params, context: RequestContext) async throws -> Int {
         _ = try Self.checkedCount(params)
-        _ = try StickerCutSpec.perSource(params.subjects, count: params.sources.count, decontaminate: params.decontaminate ?? true)
+        _ = try StickerCutSpec.perSource(params.subjects, count: params.sources.count, decontaminate: StickerCutSpec.decontaminateParam.value(params.decontaminate))
         try params.animated?.validate()
         let access = await services.access()
         let segmenter = params.segmenter ?? .network

@@ -1,3 +1,4 @@
+import JSONRPC
 import Imaging
 import JSONRPCTransport
 
@@ -6,9 +7,13 @@ import JSONRPCTransport
 public struct StickerCutSpec: Sendable {
     public var subject: SubjectSpec?
     public var subjectPath = "subject"
-    public var decontaminate = true
+    public var decontaminate = Self.decontaminateParam.defaultValue
 
-    public init(subject: SubjectSpec? = nil, subjectPath: String = "subject", decontaminate: Bool = true) {
+    /// `decontaminate` on every method that cuts a sticker: its default and description, stated once.
+    public static let decontaminateParam = FlagParam("decontaminate", default: true, description: "The sticker's soft edge takes the subject's estimated own colour (foreground estimation), not the photo's mix with its old background (a halo on a new backdrop). Default true; false keeps the photo's colours. The alpha is the same either way.")
+
+    public init(subject: SubjectSpec? = nil, subjectPath: String = "subject",
+                decontaminate: Bool = Self.decontaminateParam.defaultValue) {
         self.subject = subject; self.subjectPath = subjectPath; self.decontaminate = decontaminate
     }
 

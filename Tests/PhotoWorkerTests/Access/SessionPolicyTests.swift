@@ -59,6 +59,21 @@ struct SessionPolicyTests {
         #expect(await patient.value.origin == "working-directory")
     }
 
+    /// A wait for roots that a later one replaces (here a second `initialize`; in a session, the `roots/list` asked
+    /// for on `notifications/initialized`) has its timeout cancelled, not left to fire; the later wait's own still ends it.
+    @Test func aSupersededWaitsTimeoutIsCancelled() {
+        let timers = ManualTimers()
+        let policy = SessionPolicy(timers: timers)
+        let session = ClientSession(dialect: MCPDialect.name, capabilities: ["roots": ["listChanged": true]])
+        policy.clientInitialized(session)
+        #expect(timers.count == 1, "\(timers.count) pending")
+        policy.clientInitialized(session)
+        #expect(timers.count == 1, "the first wait's timeout is cancelled: \(timers.count) pending")
+        #expect(policy.policyFacts?["read"] == "pending")
+        timers.fireAll()
+        #expect(policy.current.origin == "working-directory", "\(policy.current.origin)")
+    }
+
     @Test func modernSessionsNeverWaitForRoots() async {
         let policy = SessionPolicy()
         // A 2026-07-28 client that declares roots: the revision deprecates them and lets no server ask.

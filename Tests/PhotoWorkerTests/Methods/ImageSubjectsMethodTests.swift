@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import JSONRPC
 import JSONRPCTransport
@@ -32,7 +33,7 @@ struct ImageSubjectsMethodTests {
         let one = try await w.call("image.subjects", ["source": Self.pair, "max": 1])
         guard case .array(let first)? = one["subjects"] else { Issue.record("no subjects: \(one)"); return }
         #expect(first.count == 1 && first.first?["box"] == subjects.first?["box"], "max 1: \(first), all: \(subjects)")
-        #expect(await w.close() == 0)
+        #expect(try await Deadline.value(of: Task { await w.close() }, "the server to close", within: .seconds(300)) == 0)
     }
 
     @Test("Stickers are written as <stem>-subject-<n>.png; an out-of-range max is refused before any work")
@@ -48,6 +49,6 @@ struct ImageSubjectsMethodTests {
         }
         let refused = await MethodFamilyTests.error { try await w.call("image.subjects", ["source": Self.pair, "max": 0]) }
         #expect(refused?.code == .invalidParams && refused?.data?["path"] == "max", "\(String(describing: refused))")
-        #expect(await w.close() == 0)
+        #expect(try await Deadline.value(of: Task { await w.close() }, "the server to close", within: .seconds(300)) == 0)
     }
 }

@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import JSONRPC
 import JSONRPCTransport
@@ -11,6 +12,10 @@ import Testing
 @Suite(.timeLimit(TestTiming.minutes(10)))
 struct MethodFamilyTests {
     /// A worker in process; `diagnostics` offers the scheduler probes.
+    /// How long a read of the worker's messages may take: in a full run beside other builds (load 60 on two cores)
+    /// the cooperative pool has stalled for more than a minute; the suite's limit is ten.
+    static let streamLimit: Duration = .seconds(300)
+
     static func connect(diagnostics: Bool = false, timers: ManualTimers = ManualTimers()) throws -> InProcessConnection {
         var configuration = ServerConfiguration()
         configuration.handleSignals = false
@@ -55,7 +60,7 @@ struct MethodFamilyTests {
         let cleared = try await w.call("cache.clear")
         #expect(cleared == ["cleared": 1], "\(cleared)")
         #expect(try await w.call("cache.stats")["entries"] == 0)
-        #expect(await w.close() == 0)
+        #expect(try await Deadline.value(of: Task { await w.close() }, "the server to close", within: .seconds(300)) == 0)
     }
 
     @Test func imageMethods() async throws {
@@ -79,7 +84,7 @@ struct MethodFamilyTests {
         #expect(effect["output"]?["path"] == .string("\(out)/g.jpg"), "\(effect)")
         let missing = await Self.error { try await w.call("image.info", ["source": ["path": .string("\(out)/none.jpg")]]) }
         #expect(missing?.code.rawValue == -32001, "\(String(describing: missing))")
-        await w.close()
+        _ = try await Deadline.value(of: Task { await w.close() }, "the server to close", within: .seconds(300))
     }
 
     @Test func stickerPipelineAndPacks() async throws {
@@ -97,7 +102,7 @@ struct MethodFamilyTests {
         ])
         #expect(pack["output"]?["path"] == .string("\(out)/sheet.png"), "\(pack)")
         #expect(FileManager.default.fileExists(atPath: "\(out)/sheet.png"))
-        await w.close()
+        _ = try await Deadline.value(of: Task { await w.close() }, "the server to close", within: .seconds(300))
     }
 
     /// A batch streams one item per photo as each finishes, then its summary.
@@ -114,7 +119,7 @@ struct MethodFamilyTests {
         }
         #expect(indices.sorted() == [0, 1, 2], "\(indices)")
         #expect(summary["completed"] == 3 && summary["failed"] == 0, "\(summary)")
-        await w.close()
+        _ = try await Deadline.value(of: Task { await w.close() }, "the server to close", within: .seconds(300))
     }
 
     /// MCP: the dialect's initialize, the server's own request for the client's roots (which the client here
@@ -126,13 +131,12 @@ struct MethodFamilyTests {
                 "params": ["protocolVersion": "2025-06-18", "capabilities": ["roots": ["listChanged": true]],
                            "clientInfo": ["name": "test", "version": "1"]]])
         w.send(["jsonrpc": "2.0", "method": "notifications/initialized"])
-        var sawInitialize = false, rootsRequest: JSONValue?
-        for await message in w.messages {
-            if message["id"] == 1 { sawInitialize = message["result"]?["protocolVersion"] == "2025-06-18" }
-            if message["method"] == "roots/list" { rootsRequest = message }
-            if sawInitialize && rootsRequest != nil { break }
+        let opening = try await Deadline.collect(from: w.messages, "initialize's reply and the roots/list request", within: Self.streamLimit) { seen in
+            seen.contains { $0["id"] == 1 } && seen.contains { $0["method"] == "roots/list" }
         }
-        #expect(sawInitialize)
+        let sawInitialize = opening.first { $0["id"] == 1 }?["result"]?["protocolVersion"] == "2025-06-18"
+        let rootsRequest = opening.first { $0["method"] == "roots/list" }
+        #expect(sawInitialize, "\(opening)")
         #expect(rootsRequest?["id"]?.stringValue?.hasPrefix("photoworker-") == true, "\(String(describing: rootsRequest))")
         // The client stays silent: requests that need the session's folders wait for its roots until the
         // clock ends the wait; then the session falls back to the working directory (the package root here).
@@ -140,19 +144,18 @@ struct MethodFamilyTests {
         w.send(["jsonrpc": "2.0", "id": 50, "method": "tools/call",
                 "params": ["name": "image_info", "arguments": ["source": ["path": .string(Corpus.photo("rocket.jpg"))]]]])
         timers.fireAll()
-        for await message in w.messages where message["id"] == 50 {
-            #expect(message["result"]?["structuredContent"]?["width"] == 640, "\(message)")
-            break
-        }
+        let info = try await Deadline.first(in: w.messages, "the tool call's reply", within: Self.streamLimit) { $0["id"] == 50 }
+        #expect(info?["result"]?["structuredContent"]?["width"] == 640, "\(String(describing: info))")
         let tools = try await w.call("tools/list")
         guard case .array(let list)? = tools["tools"] else { Issue.record("no tools: \(tools)"); return }
         #expect(list.contains { $0["name"] == "image_info" }, "\(list.prefix(3))")
-        await w.close()
+        _ = try await Deadline.value(of: Task { await w.close() }, "the server to close", within: .seconds(300))
     }
 
     /// The timeout of `initialize`'s wait for roots ends only that wait: roots asked for after it (on
     /// `notifications/initialized`) and answered later still confine the session. (Under load the first timeout
-    /// used to release requests in the middle of the second wait, into the working directory.)
+    /// used to release requests in the middle of the second wait, into the working directory.) The second wait
+    /// cancels the first one's timer, and the answer the roots/list request's.
     @Test func rootsAnsweredAfterTheFirstTimeoutStillApply() async throws {
         let timers = ManualTimers()
         let w = try Self.connect(timers: timers)
@@ -162,28 +165,27 @@ struct MethodFamilyTests {
                 "params": ["protocolVersion": "2025-06-18", "capabilities": ["roots": ["listChanged": true]],
                            "clientInfo": ["name": "test", "version": "1"]]])
         w.send(["jsonrpc": "2.0", "method": "notifications/initialized"])
-        var rootsRequest: JSONValue?
-        for await message in w.messages where message["method"] == "roots/list" {
-            rootsRequest = message
-            break
-        }
+        let rootsRequest = try await Deadline.first(in: w.messages, "the roots/list request", within: Self.streamLimit) { $0["method"] == "roots/list" }
         let id = try #require(rootsRequest?["id"])
-        // initialize's timer fires first (the client was slow); the roots/list request's own is still pending.
-        timers.fireOldest()
+        // initialize's timer is cancelled by the second wait (it can no longer fire in its middle); the roots/list
+        // request's own is pending.
+        let rootsTimeout = SessionPolicy.Configuration().rootsTimeout
+        #expect(timers.pendingDelays == [rootsTimeout], "only the roots/list request's timeout is pending: \(timers.pendingDelays)")
         w.send(["jsonrpc": "2.0", "id": 60, "method": "tools/call",
                 "params": ["name": "image_info", "arguments": ["source": ["path": .string("\(root)/rocket.jpg")]]]])
         w.send(["jsonrpc": "2.0", "id": id, "result": ["roots": [["uri": .string(URL(fileURLWithPath: root).absoluteString)]]]])
-        for await message in w.messages where message["id"] == 60 {
-            #expect(message["result"]?["structuredContent"]?["width"] == 640, "\(message)")
-            break
-        }
-        await w.close()
+        let info = try await Deadline.first(in: w.messages, "the tool call's reply", within: Self.streamLimit) { $0["id"] == 60 }
+        #expect(info?["result"]?["structuredContent"]?["width"] == 640, "\(String(describing: info))")
+        // (The tool call, a compute job, leaves the idle-memory timer.)
+        #expect(!timers.pendingDelays.contains(rootsTimeout),
+                "the answered roots/list request's timeout is cancelled: \(timers.pendingDelays) pending")
+        _ = try await Deadline.value(of: Task { await w.close() }, "the server to close", within: .seconds(300))
     }
 
     @Test func diagnosticsOnlyWhenAskedFor() async throws {
         let plain = try Self.connect()
         #expect(await Self.error { try await plain.call("diagnostics.sleep", ["ms": 1]) }?.code == .methodNotFound)
-        await plain.close()
+        _ = try await Deadline.value(of: Task { await plain.close() }, "the server to close", within: .seconds(300))
         let w = try Self.connect(diagnostics: true)
         var items = 0
         let fanout = try await w.call("diagnostics.fanout", ["children": 3, "ms": 1]) { event in
@@ -194,10 +196,8 @@ struct MethodFamilyTests {
         let id = w.makeID() + 1
         w.send(["jsonrpc": "2.0", "id": .int(id), "method": "diagnostics.sleep", "params": ["ms": 600_000]])
         w.cancel(id)
-        for await message in w.messages where message["id"] == .int(id) {
-            #expect(message["error"]?["code"] == -32800, "\(message)")
-            break
-        }
-        await w.close()
+        let cancelled = try await Deadline.first(in: w.messages, "the cancelled sleep's reply", within: Self.streamLimit) { $0["id"] == .int(id) }
+        #expect(cancelled?["error"]?["code"] == -32800, "\(String(describing: cancelled))")
+        _ = try await Deadline.value(of: Task { await w.close() }, "the server to close", within: .seconds(300))
     }
 }
