@@ -3,7 +3,7 @@ import JSONRPCTransport
 /// One parameter that takes one of a few names, stated once: the names allowed and the default, from which the
 /// schema in the method's contract and the code that falls back to the default both read (``FlagParam`` for
 /// booleans, ``NumberParam`` for numbers). The decoding of the value stays the enum's own (`Decodable`).
-public struct EnumParam<Value: RawRepresentable & Sendable & Equatable>: Sendable where Value.RawValue == String {
+public struct EnumParam<Value: RawRepresentable & Sendable & Equatable>: ContractParam where Value.RawValue == String {
     /// The parameter's name (its path in a request, unless the caller places it elsewhere).
     public let name: String
     /// The names accepted, in the order the schema lists them.
@@ -31,16 +31,6 @@ public struct EnumParam<Value: RawRepresentable & Sendable & Equatable>: Sendabl
         if statesType { schema["type"] = "string" }
         if let description { schema["description"] = .string(description) }
         return .object(schema)
-    }
-
-    /// ``schemaValue(description:)`` as text, for an object schema's property inside a contract literal.
-    public func schema(description: String? = nil) -> String { schemaValue(description: description).jsonString }
-
-    /// The parameter's entry in a method's `params`, as text for the contract literal.
-    public func entry(required: Bool = false, description: String? = nil) -> String {
-        var entry: [String: JSONValue] = ["name": .string(name), "schema": schemaValue(), "required": .bool(required)]
-        if let description { entry["description"] = .string(description) }
-        return JSONValue.object(entry).jsonString
     }
 }
 

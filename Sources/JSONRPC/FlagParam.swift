@@ -7,7 +7,7 @@ import JSONRPCTransport
 /// A method states it beside its `Params` (`static let allowTruncated = FlagParam("allowTruncated", default: false)`),
 /// puts `\#(Self.allowTruncated.entry(description: "..."))` in its contract literal (or `.schema(...)` as an object
 /// schema's property) and reads `Self.allowTruncated.value(params.allowTruncated)`.
-public struct FlagParam: Sendable {
+public struct FlagParam: ContractParam {
     /// The parameter's name (its path in a request, unless the caller places it elsewhere).
     public let name: String
     /// What an absent value means.
@@ -21,6 +21,8 @@ public struct FlagParam: Sendable {
         self.description = description
     }
 
+    public var standardDescription: String? { description }
+
     /// `given`, or the default when it is absent.
     public func value(_ given: Bool?) -> Bool { given ?? defaultValue }
 
@@ -30,16 +32,5 @@ public struct FlagParam: Sendable {
         var schema: [String: JSONValue] = ["type": "boolean", "default": .bool(defaultValue)]
         if let description { schema["description"] = .string(description) }
         return .object(schema)
-    }
-
-    /// ``schemaValue(description:)`` as text, for an object schema's property inside a contract literal.
-    public func schema(description: String? = nil) -> String { schemaValue(description: description ?? self.description).jsonString }
-
-    /// The parameter's entry in a method's `params` (`{"name": ..., "schema": ..., "required": false}`), as text for
-    /// the contract literal; `description` replaces the one it was declared with.
-    public func entry(description: String? = nil) -> String {
-        var entry: [String: JSONValue] = ["name": .string(name), "schema": schemaValue(), "required": false]
-        if let description = description ?? self.description { entry["description"] = .string(description) }
-        return JSONValue.object(entry).jsonString
     }
 }

@@ -32,7 +32,7 @@ extension Double: ParamNumber {
 /// and puts them in its contract literal with `\#(Self.size.entry(description: "..."))`, or in an object schema as
 /// `"size": \#(Self.size.schema(description: "..."))`. HostileParamsTests reads the bounds back from the document
 /// and sends values just outside them.
-public struct NumberParam<Value: ParamNumber>: Sendable {
+public struct NumberParam<Value: ParamNumber>: ContractParam {
     public enum Bound: Sendable {
         case inclusive(Value)
         case exclusive(Value)
@@ -145,16 +145,5 @@ public struct NumberParam<Value: ParamNumber>: Sendable {
         if let defaultValue { schema["default"] = defaultValue.contractValue }
         if let description { schema["description"] = .string(description) }
         return .object(schema)
-    }
-
-    /// ``schemaValue(description:)`` as text, for an object schema's property inside a contract literal.
-    public func schema(description: String? = nil) -> String { schemaValue(description: description).jsonString }
-
-    /// The parameter's entry in a method's `params` (`{"name": ..., "schema": ..., "required": ...}`), as text
-    /// for the contract literal.
-    public func entry(required: Bool = false, description: String? = nil) -> String {
-        var entry: [String: JSONValue] = ["name": .string(name), "schema": schemaValue(), "required": .bool(required)]
-        if let description { entry["description"] = .string(description) }
-        return JSONValue.object(entry).jsonString
     }
 }
