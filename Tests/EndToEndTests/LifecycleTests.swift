@@ -117,13 +117,7 @@ struct LifecycleTests {
         // Two OpenRPC documents (about 140 KB each): more than the pipe holds.
         let requests = (1...2).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"rpc.discover"}"# + "\n" }.joined()
         try input.fileHandleForWriting.write(contentsOf: Data(requests.utf8))
-        let fd = output.fileHandleForReading.fileDescriptor
-        let capacity = Int(fcntl(fd, pipeSizeCommand))
-        #expect(await eventually(timeout: .seconds(30)) {
-            var queued: Int32 = 0
-            _ = ioctl(fd, UInt(FIONREAD), &queued)
-            return Int(queued) >= capacity
-        }, "the replies fill our stdout's pipe (\(capacity) bytes)")
+        await expectRepliesFill(output)
         let asked = ContinuousClock.now
         if bySignal {
             kill(p.processIdentifier, SIGTERM)
@@ -181,13 +175,7 @@ struct LifecycleTests {
         let requests = [#"{"jsonrpc":"2.0","id":1,"method":"diagnostics.sleep","params":{"ms":600000}}"#]
             + (2...3).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"rpc.discover"}"# }
         try input.fileHandleForWriting.write(contentsOf: Data(requests.map { $0 + "\n" }.joined().utf8))
-        let fd = output.fileHandleForReading.fileDescriptor
-        let capacity = Int(fcntl(fd, pipeSizeCommand))
-        #expect(await eventually(timeout: .seconds(30)) {
-            var queued: Int32 = 0
-            _ = ioctl(fd, UInt(FIONREAD), &queued)
-            return Int(queued) >= capacity
-        }, "the replies fill our stdout's pipe (\(capacity) bytes)")
+        await expectRepliesFill(output)
         kill(p.processIdentifier, SIGTERM)
         let signalled = ContinuousClock.now
         #expect(await eventually(timeout: .seconds(30)) { log.withLock { $0.contains("received SIGTERM") } },
@@ -241,6 +229,17 @@ struct LifecycleTests {
 
 /// fcntl's F_GETPIPE_SZ (F_LINUX_SPECIFIC_BASE + 8), which Glibc's module does not export without _GNU_SOURCE.
 private let pipeSizeCommand: Int32 = 1032
+
+/// Waits (up to 30 s) until the worker's replies fill our end of its stdout's pipe, so its next write blocks.
+private func expectRepliesFill(_ output: Pipe) async {
+    let fd = output.fileHandleForReading.fileDescriptor
+    let capacity = Int(fcntl(fd, pipeSizeCommand))
+    #expect(await eventually(timeout: .seconds(30)) {
+        var queued: Int32 = 0
+        _ = ioctl(fd, UInt(FIONREAD), &queued)
+        return Int(queued) >= capacity
+    }, "the replies fill our stdout's pipe (\(capacity) bytes)")
+}
 
 /// The worker spawned with SIGTERM and SIGINT blocked and sent `signal` at once (it stays pending through the
 /// dynamic loader, until the worker unblocks it): what a supervisor that must not lose an early signal does.
