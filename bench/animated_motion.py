@@ -58,10 +58,12 @@ def mask_png(path):
     return np.asarray(Image.open(path).convert("L")) >= 128
 
 
-def still_masks(worker, clip, n, binary_sha, tmp):
+def still_masks(worker, clip, n, binary_sha, tmp, fmt=None):
     """The still stickers' masks of the clip's first n frames and the seconds a frame took, from the cache beside
-    the clip (keyed by the binary's sha256) or made and added to it."""
-    cache = clip.dir / f"still-{binary_sha[:16]}.npz"
+    the clip (keyed by the binary's sha256) or made and added to it. With `fmt` (gif, webp), of that file's own frames
+    (a GIF's palette and dither, a WebP's lossy coding): the stills an animated sticker from that file is fairly
+    compared with, cached per format."""
+    cache = clip.dir / (f"still-{fmt}-{binary_sha[:16]}.npz" if fmt else f"still-{binary_sha[:16]}.npz")
     masks, seconds = np.zeros((0, mc.H, mc.W), bool), 0.0
     if cache.exists():
         z = np.load(cache)
@@ -69,37 +71,18 @@ def still_masks(worker, clip, n, binary_sha, tmp):
     if len(masks) < n:
         start, new = time.monotonic(), []
         for k in range(len(masks), n):
+            if fmt:
+                with Image.open(clip.path(fmt)) as im:
+                    im.seek(k)
+                    im.convert("RGBA").save(tmp / "f.png")
+            source = tmp / "f.png" if fmt else clip.frame(k)
             _, error = try_call(worker, "image.sticker", {
-                "source": {"path": str(clip.frame(k))}, "output": {"path": str(tmp / "s.png"), "overwrite": True},
+                "source": {"path": str(source)}, "output": {"path": str(tmp / "s.png"), "overwrite": True},
                 "maskOutput": {"path": str(tmp / "m.png"), "overwrite": True}})
             new.append(np.zeros((mc.H, mc.W), bool) if error else mask_png(tmp / "m.png"))
         masks, seconds = np.concatenate([masks, np.stack(new)]), seconds + time.monotonic() - start
         np.savez(cache, bits=np.packbits(masks, axis=-1), seconds=seconds)
     return masks[:n], seconds / len(masks)
-
-
-def source_still_masks(worker, clip, fmt, n, binary_sha, tmp):
-    """As still_masks, of the clip's `fmt` file's own frames (GIF's palette and dither, WebP's lossy coding): the
-    stills an animated sticker from that file is fairly compared with. Cached beside the clip per format."""
-    cache = clip.dir / f"still-{fmt}-{binary_sha[:16]}.npz"
-    if cache.exists():
-        z = np.load(cache)
-        masks = np.unpackbits(z["bits"], axis=-1, count=mc.W).astype(bool)
-        if len(masks) >= n:
-            return masks[:n], float(z["seconds"]) / len(masks)
-    start, new = time.monotonic(), []
-    with Image.open(clip.path(fmt)) as im:
-        for k, frame in enumerate(ImageSequence.Iterator(im)):
-            if k == n:
-                break
-            frame.convert("RGBA").save(tmp / "f.png")
-            _, error = try_call(worker, "image.sticker", {
-                "source": {"path": str(tmp / "f.png")}, "output": {"path": str(tmp / "s.png"), "overwrite": True},
-                "maskOutput": {"path": str(tmp / "m.png"), "overwrite": True}})
-            new.append(np.zeros((mc.H, mc.W), bool) if error else mask_png(tmp / "m.png"))
-    masks, seconds = np.stack(new), time.monotonic() - start
-    np.savez(cache, bits=np.packbits(masks, axis=-1), seconds=seconds)
-    return masks, seconds / len(masks)
 
 
 def frame_times(path):
@@ -172,7 +155,7 @@ def score_clip(worker, clip, args, binary_sha, tmp, still_worker=None):
                      "excess": excess_flicker(still, truth), "secondsPerFrame": per_frame}, "animated": {}}
     for fmt in args.formats:
         if args.source_stills and fmt != "mp4":
-            own, per = source_still_masks(still_worker or worker, clip, fmt, len(truth), binary_sha, tmp)
+            own, per = still_masks(still_worker or worker, clip, len(truth), binary_sha, tmp, fmt)
             own = own[:len(truth)]
             row.setdefault("stillOf", {})[fmt] = {
                 "iou": iou(own, truth[:len(own)]), "flicker": flicker_over_truth(own, truth[:len(own)]),
