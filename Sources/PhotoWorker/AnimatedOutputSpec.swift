@@ -15,12 +15,16 @@ public struct AnimatedOutputSpec: Sendable, Decodable {
     /// The quality of an animated sticker written without a target, whichever door it comes through (every one
     /// makes it with `image.animatedSticker`'s cut, which alone reads this).
     public static let standardQuality = 75
+    /// `quality`'s range, stated once for the decoder and the schema; no default in the schema, as a target steps
+    /// its own (``standardQuality`` is the one without).
+    static let qualityRule = NumberParam<Int>("quality", 0...100)
     public var overwrite: Bool
 
     private enum Key: String, CodingKey { case path, inline, format, quality, overwrite }
 
     public init(path: String? = nil, inline: Bool = false, format: ImageFormat? = nil) {
-        (self.path, self.inline, self.format, quality, overwrite) = (path, inline, format, nil, false)
+        (self.path, self.inline, self.format, quality, overwrite) = (path, inline, format, nil,
+                                                                     OutputSpec.overwriteParam.defaultValue)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -34,10 +38,10 @@ public struct AnimatedOutputSpec: Sendable, Decodable {
         format = try Self.animationFormat(in: c, forKey: .format)
         if format == nil, let path { format = Self.format(namedBy: path) }
         quality = try c.decodeIfPresent(Int.self, forKey: .quality)
-        if let quality, !(0...100).contains(quality) {
-            throw DecodingError.dataCorruptedError(forKey: .quality, in: c, debugDescription: "quality must be between 0 and 100")
+        if let quality, !Self.qualityRule.contains(quality) {
+            throw DecodingError.dataCorruptedError(forKey: .quality, in: c, debugDescription: "quality \(Self.qualityRule.message)")
         }
-        overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false
+        overwrite = OutputSpec.overwriteParam.value(try c.decodeIfPresent(Bool.self, forKey: .overwrite))
     }
 }
 
@@ -106,13 +110,8 @@ extension AnimatedOutputSpec {
                 "path": {"type": "string", "minLength": 1},
                 "inline": {"type": "boolean"},
                 "format": {"$ref": "#/components/schemas/AnimationFormat"},
-                "quality": {
-                  "type": "integer",
-                  "minimum": 0,
-                  "maximum": 100,
-                  "description": "Without a target (which steps its own), default 75: WebP's lossy quality; WebM crf 63 (0) to 10 (100); APNG lossless from 62, palette frames below; GIF's palette size."
-                },
-                "overwrite": {"type": "boolean", "default": false}
+                "quality": \#(AnimatedOutputSpec.qualityRule.schema(description: "Without a target (which steps its own), default \(AnimatedOutputSpec.standardQuality): WebP's lossy quality; WebM crf 63 (0) to 10 (100); APNG lossless from 62, palette frames below; GIF's palette size.")),
+                "overwrite": \#(OutputSpec.overwriteParam.schema())
               },
               "required": [],
               "additionalProperties": false

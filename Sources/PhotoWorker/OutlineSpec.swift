@@ -12,6 +12,7 @@ public struct OutlineSpec: Sendable, Decodable {
     /// each sticker", so it stands out on white, black, coloured and patterned chats), and what the app's
     /// photo.process gave from the start.
     public static let standard = OutlineSpec(width: widthRule.standard)
+    // The schema says `standard.color` as its `color` default (`hex` has no alpha: the standard colour is opaque).
 
     /// `width` in pixels, stated once for the decoder and the schema.
     static let widthRule = NumberParam<Int>("width", 0...200, default: 8)
@@ -58,11 +59,11 @@ extension OutlineSpec {
               "type": "object",
               "properties": {
                 "width": \#(Self.widthRule.schema()),
-                "color": {"type": "string", "pattern": "^#([0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$", "default": "#FFFFFF"}
+                "color": {"type": "string", "pattern": "^#([0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$", "default": "\#(Self.standard.color.hex)"}
               },
               "required": [],
               "additionalProperties": false,
-              "description": "The sticker border. Absent, every method that cuts a sticker draws the same one: 8 px of white (WhatsApp's recommended stroke, so a sticker stands out on any chat background); {\"width\": 0} for none."
+              "description": "The sticker border. Absent, every method that cuts a sticker draws the same one: \#(Self.standard.width) px of white (WhatsApp's recommended stroke, so a sticker stands out on any chat background); {\"width\": 0} for none."
             }
             """#),
     ]

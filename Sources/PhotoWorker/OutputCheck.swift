@@ -20,6 +20,6 @@ enum OutputCheck {
 
     /// An output folder, created (with its parents) when it may be.
     static func prepare(_ spec: OutputDirectorySpec, access: FileAccess) throws {
-        try access.prepareDirectory(spec.dir, create: spec.create ?? true)
+        try access.prepareDirectory(spec.dir, create: spec.createsFolder)
     }
 }

@@ -2,10 +2,19 @@ import JSONRPC
 /// An output folder: `{"dir": "...", "create": true}`.
 public struct OutputDirectorySpec: Sendable, Decodable {
     public var dir: String
-    /// Create the folder (and parents) if missing; default true.
+    /// Create the folder (and parents) if missing (``createParam``'s default when absent: ``createsFolder``).
     public var create: Bool?
-    /// Replace existing files that are not images the worker reads (see ``OutputWriter``); default false.
+    /// Replace existing files that are not images the worker reads (see ``OutputWriter``); absent, the default of
+    /// every output's `overwrite` (``overwritesFiles``).
     public var overwrite: Bool?
+
+    /// `create`'s default, stated once for the code that reads it and the schema.
+    static let createParam = FlagParam("create", default: true)
+
+    /// `create`, or its default.
+    public var createsFolder: Bool { Self.createParam.value(create) }
+    /// `overwrite`, or its default (``OutputSpec``'s, the one every output shares).
+    public var overwritesFiles: Bool { OutputSpec.overwriteParam.value(overwrite) }
 }
 
 extension OutputDirectorySpec {
@@ -16,16 +25,8 @@ extension OutputDirectorySpec {
               "type": "object",
               "properties": {
                 "dir": {"type": "string", "minLength": 1},
-                "create": {
-                  "type": "boolean",
-                  "default": true,
-                  "description": "Create the folder (and parents) if missing."
-                },
-                "overwrite": {
-                  "type": "boolean",
-                  "default": false,
-                  "description": "Replace existing files of the output names even if they are not images the worker reads (refused with -32005 without it)."
-                }
+                "create": \#(OutputDirectorySpec.createParam.schema(description: "Create the folder (and parents) if missing.")),
+                "overwrite": \#(OutputSpec.overwriteParam.schema(description: "Replace existing files of the output names even if they are not images the worker reads (refused with -32005 without it)."))
               },
               "required": ["dir"],
               "additionalProperties": false

@@ -24,14 +24,14 @@ public struct OutputSpec: Sendable, Decodable {
 
     private enum Key: String, CodingKey { case path, inline, format, quality, progressive, compressionLevel, overwrite, lossless }
 
-    public init(path: String? = nil, inline: Bool = false, format: ImageFormat = .png, quality: Int = 90,
-                overwrite: Bool = false) {
+    public init(path: String? = nil, inline: Bool = false, format: ImageFormat = Self.formatParam.defaultValue,
+                quality: Int = Self.qualityRule.standard, overwrite: Bool = Self.overwriteParam.defaultValue) {
         self.path = path
         self.inline = inline
         self.format = format
         self.quality = quality
-        progressive = false
-        compressionLevel = 6
+        progressive = Self.progressiveParam.defaultValue
+        compressionLevel = Self.compressionLevelRule.standard
         self.overwrite = overwrite
         lossless = true
     }
@@ -53,7 +53,7 @@ public struct OutputSpec: Sendable, Decodable {
             }
             format = f
         } else {
-            format = named ?? .png
+            format = named ?? Self.formatParam.defaultValue
         }
         // An option the chosen format has no use for is refused, not ignored: a client that asks for quality 10
         // on a PNG believes it got something it did not.
@@ -67,20 +67,28 @@ public struct OutputSpec: Sendable, Decodable {
         guard Self.qualityRule.contains(quality) else {
             throw DecodingError.dataCorruptedError(forKey: .quality, in: c, debugDescription: "quality \(Self.qualityRule.message)")
         }
-        progressive = try c.decodeIfPresent(Bool.self, forKey: .progressive) ?? false
+        progressive = Self.progressiveParam.value(try c.decodeIfPresent(Bool.self, forKey: .progressive))
         compressionLevel = try c.decodeIfPresent(Int.self, forKey: .compressionLevel) ?? Self.compressionLevelRule.standard
         guard Self.compressionLevelRule.contains(compressionLevel) else {
             throw DecodingError.dataCorruptedError(forKey: .compressionLevel, in: c,
                                                    debugDescription: "compressionLevel \(Self.compressionLevelRule.message)")
         }
-        overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false
+        overwrite = Self.overwriteParam.value(try c.decodeIfPresent(Bool.self, forKey: .overwrite))
     }
 }
 
+// `@usableFromInline`: the public `init(path:inline:format:quality:overwrite:)` takes its defaults from them.
 extension OutputSpec {
     /// JPEG's and lossy WebP's quality, and PNG's zlib level: stated once for the decoder and the schema.
-    static let qualityRule = NumberParam<Int>("quality", 1...100, default: 90)
+    @usableFromInline static let qualityRule = NumberParam<Int>("quality", 1...100, default: 90)
     static let compressionLevelRule = NumberParam<Int>("compressionLevel", 0...9, default: 6)
+    /// JPEG only: progressive scans.
+    static let progressiveParam = FlagParam("progressive", default: false)
+    /// The format of an output whose path's extension names none: the schema `OutputFormat`'s default.
+    @usableFromInline static let formatParam = EnumParam<ImageFormat>("format", allowed: ImageFormat.written, default: .png)
+    /// Replace an existing file that is not an image the worker reads: the one default of every output that takes
+    /// `overwrite` (a still's, an animation's, a folder's); each schema says what it replaces in its own words.
+    @usableFromInline static let overwriteParam = FlagParam("overwrite", default: false)
 }
 
 extension OutputSpec {
@@ -149,13 +157,9 @@ extension OutputSpec {
                     "path": {"type": "string", "minLength": 1},
                     "format": {"$ref": "#/components/schemas/OutputFormat"},
                     "quality": \#(OutputSpec.qualityRule.schema(description: "JPEG quality; for WebP, giving it makes the output lossy at this quality.")),
-                    "progressive": {"type": "boolean", "default": false},
+                    "progressive": \#(OutputSpec.progressiveParam.schema()),
                     "compressionLevel": \#(OutputSpec.compressionLevelRule.schema()),
-                    "overwrite": {
-                      "type": "boolean",
-                      "default": false,
-                      "description": "Replace an existing file at the path even if it is not a image the worker reads (PNG, JPEG, WebP, GIF, HEIF, AVIF). Without it, such a file is refused with -32005 (an empty file, or one that already holds such an image, is replaced); in MCP sessions every existing file needs it."
-                    },
+                    "overwrite": \#(OutputSpec.overwriteParam.schema(description: "Replace an existing file at the path even if it is not a image the worker reads (PNG, JPEG, WebP, GIF, HEIF, AVIF). Without it, such a file is refused with -32005 (an empty file, or one that already holds such an image, is replaced); in MCP sessions every existing file needs it.")),
                     "lossless": {
                       "type": "boolean",
                       "description": "WebP only: lossless (exact pixels and alpha) or lossy at `quality`. Default: lossless unless `quality` is given."
@@ -170,7 +174,7 @@ extension OutputSpec {
                     "inline": {"const": true},
                     "format": {"$ref": "#/components/schemas/OutputFormat"},
                     "quality": \#(OutputSpec.qualityRule.schema(description: "JPEG quality; for WebP, giving it makes the output lossy at this quality.")),
-                    "progressive": {"type": "boolean", "default": false},
+                    "progressive": \#(OutputSpec.progressiveParam.schema()),
                     "compressionLevel": \#(OutputSpec.compressionLevelRule.schema()),
                     "lossless": {
                       "type": "boolean",
@@ -183,14 +187,8 @@ extension OutputSpec {
               ]
             }
             """#),
-        ContractSchema("OutputFormat", #"""
-            {
-              "type": "string",
-              "enum": [\#(ContractSchema.list(ImageFormat.written.map(\.rawValue)))],
-              "default": "png",
-              "description": "png, jpeg or webp. Without `format`, a path ending in .jpg/.jpeg is JPEG, .webp is WebP, anything else PNG."
-            }
-            """#),
+        ContractSchema("OutputFormat", OutputSpec.formatParam.schema(description:
+            "png, jpeg or webp. Without `format`, a path ending in .jpg/.jpeg is JPEG, .webp is WebP, anything else PNG.")),
     ]
 }
 

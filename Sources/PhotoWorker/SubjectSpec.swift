@@ -47,8 +47,9 @@ public struct SubjectSpec: Sendable, Decodable, Equatable {
             prompt = .points(include: [try point(try c.decode([Int].self, forKey: .point), .point, nil)], exclude: exclude)
         case .points:
             let include = try c.decode([[Int]].self, forKey: .points).enumerated().map { try point($0.element, .points, $0.offset) }
-            guard !include.isEmpty, include.count <= 256, exclude.count <= 256 else {
-                throw DecodingError.dataCorruptedError(forKey: .points, in: c, debugDescription: "1 to 256 points (and at most 256 to exclude)")
+            guard !include.isEmpty, include.count <= Self.maxPoints, exclude.count <= Self.maxPoints else {
+                throw DecodingError.dataCorruptedError(forKey: .points, in: c, debugDescription:
+                    "1 to \(Self.maxPoints) points (and at most \(Self.maxPoints) to exclude)")
             }
             prompt = .points(include: include, exclude: exclude)
         default:
@@ -84,6 +85,9 @@ public struct SubjectSpec: Sendable, Decodable, Equatable {
 }
 
 extension SubjectSpec {
+    /// Points to include, and to exclude, at most: stated once for the decoder and the schema.
+    static let maxPoints = 256
+
     /// The shared schemas `Point`, `Subject` of the OpenRPC document's components.
     static let contractSchemas: [ContractSchema] = [
         ContractSchema("Point", #"""
@@ -104,7 +108,7 @@ extension SubjectSpec {
                   "type": "object",
                   "properties": {
                     "point": {"$ref": "#/components/schemas/Point"},
-                    "exclude": {"type": "array", "items": {"$ref": "#/components/schemas/Point"}, "maxItems": 256}
+                    "exclude": {"type": "array", "items": {"$ref": "#/components/schemas/Point"}, "maxItems": \#(Self.maxPoints)}
                   },
                   "required": ["point"],
                   "additionalProperties": false
@@ -116,9 +120,9 @@ extension SubjectSpec {
                       "type": "array",
                       "items": {"$ref": "#/components/schemas/Point"},
                       "minItems": 1,
-                      "maxItems": 256
+                      "maxItems": \#(Self.maxPoints)
                     },
-                    "exclude": {"type": "array", "items": {"$ref": "#/components/schemas/Point"}, "maxItems": 256}
+                    "exclude": {"type": "array", "items": {"$ref": "#/components/schemas/Point"}, "maxItems": \#(Self.maxPoints)}
                   },
                   "required": ["points"],
                   "additionalProperties": false

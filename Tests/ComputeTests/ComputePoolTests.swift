@@ -87,7 +87,7 @@ struct ComputePoolTests {
             }
         }
         task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled caller's run to end") }
         #expect(try await pool.run(lease: .unleased) { 1 } == 1, "the thread is free again")
     }
 }
@@ -148,8 +148,8 @@ struct ComputeLeaseSchedulingTests {
         let next = await starts.next()
         #expect(next == "B", "after \(first) ended, \(next ?? "nothing") started; order \(log.order)")
         for gate in gates { gate.open() }
-        try await single.value
-        try await batch.value
+        try await Deadline.value(of: single, "job B to end")
+        try await Deadline.value(of: batch, "the batch's four pieces to end")
         let order = log.order
         #expect(order.count == 5 && order[2] == "B", "start order \(order)")
         #expect(pool.activity.peakBusy == 2, "peak \(pool.activity)")
@@ -164,7 +164,7 @@ struct ComputeLeaseSchedulingTests {
             jobs.append(try await held.submit(name, order: order))
         }
         try await held.release()
-        for job in jobs { try await job.value }
+        for job in jobs { try await Deadline.value(of: job, "the submitted jobs to end") }
         let order = held.log.order
         #expect(order == ["blocker", "A", "B", "C"], "start order \(order)")
         #expect(held.pool.activity.peakBusy == 1, "peak \(held.pool.activity)")
@@ -202,7 +202,7 @@ final class HeldPool: Sendable {
     /// Lets the blocker end, and waits for it.
     func release() async throws {
         gate.open()
-        try await blocker.value
+        try await Deadline.value(of: blocker, "the blocker to end once released")
     }
 }
 
@@ -219,7 +219,7 @@ struct SpeculationSchedulingTests {
                     try await held.submit("ordinary", order: 2)]
         promotedGuess.promote()
         try await held.release()
-        for job in jobs { try await job.value }
+        for job in jobs { try await Deadline.value(of: job, "the submitted jobs to end") }
         let order = held.log.order
         #expect(order == ["blocker", "promoted", "ordinary", "guess"], "start order \(order)")
     }
@@ -230,7 +230,7 @@ struct SpeculationSchedulingTests {
         let guess = try await held.submit("guess", order: 1, speculation: Speculation())
         guess.cancel()
         // Answered while the only thread is still held: the piece never waited for it.
-        await #expect(throws: CancellationError.self) { try await guess.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: guess, "the cancelled queued piece to answer") }
         #expect(held.pool.activity.queued == 0, "\(held.pool.activity)")
         try await held.release()
         #expect(held.log.order == ["blocker"], "start order \(held.log.order)")

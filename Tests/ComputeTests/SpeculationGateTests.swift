@@ -17,7 +17,7 @@ struct SpeculationGateTests {
         for await _ in waiting { break }
         #expect(!gate.isOpen)
         gate.open()
-        let sawOpen = try await waiter.value
+        let sawOpen = try await Deadline.value(of: waiter, "the waiter to start once the gate opens")
         #expect(sawOpen, "the waiter returned before the gate opened")
         try await gate.wait()  // an open gate lets every later waiter through at once
     }

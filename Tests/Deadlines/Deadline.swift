@@ -48,6 +48,25 @@ package enum Deadline {
         return result.withLock { $0! }
     }
 
+    /// The value of a throwing `task` once it ends, or the error it threw; throws ``Passed`` when `limit` passes
+    /// first (the task goes on). Inside `#expect(throws: E.self) { ... }` a task that hangs fails as "expected E,
+    /// got Passed(waited ... for `what`)".
+    package static func value<T: Sendable>(of task: Task<T, any Error>, _ what: @autoclosure () -> String,
+                                           within limit: Duration = .seconds(60)) async throws -> T {
+        let ended = Task { () -> Result<T, any Error> in
+            do { return .success(try await task.value) } catch { return .failure(error) }
+        }
+        return try await value(of: ended, what(), within: limit).get()
+    }
+
+    /// The value `body` returns (or the error it throws), run in a task of its own; throws ``Passed`` when `limit`
+    /// passes first (the task goes on): an await that has no deadline of its own, such as an in-process
+    /// connection's `call`, put under one.
+    package static func run<T: Sendable>(_ what: @autoclosure () -> String, within limit: Duration = .seconds(60),
+                                         _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await value(of: Task { try await body() }, what(), within: limit)
+    }
+
     /// The elements of `stream` up to and including the first after which `isLast` holds (given all of them so far);
     /// throws ``Passed`` when `limit` passes first, and then stops reading, so the stream can be read again.
     package static func collect<Element: Sendable>(from stream: AsyncStream<Element>, _ what: @autoclosure () -> String,

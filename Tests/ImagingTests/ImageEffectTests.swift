@@ -1,3 +1,4 @@
+import Deadlines
 import Testing
 @testable import Imaging
 
@@ -75,7 +76,7 @@ import Testing
             withUnsafeCurrentTask { $0?.cancel() }
             return try image.applying([.blur(radius: 5)])
         }
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled blur to end") }
     }
 
     /// The blur in one plane and strips of columns is the blur in two whole planes, float for float: strips

@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Testing
 @testable import Imaging
@@ -302,6 +303,6 @@ struct JPEGCodecTests {
             return try ImageCodec.decode(bytes)
         }
         task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled JPEG decode to end") }
     }
 }

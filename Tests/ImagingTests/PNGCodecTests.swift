@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Testing
 @testable import Imaging
@@ -203,6 +204,6 @@ struct PNGCodecTests {
             return try ImageCodec.decode(bytes)
         }
         task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled PNG decode to end") }
     }
 }

@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Testing
 @testable import Imaging
@@ -82,6 +83,6 @@ import Testing
             withUnsafeCurrentTask { $0?.cancel() }
             return try PaletteExtractor.palette(of: image, count: 3)
         }
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled palette extraction to end") }
     }
 }

@@ -1,3 +1,4 @@
+import Deadlines
 import Testing
 @testable import Imaging
 
@@ -119,6 +120,6 @@ import Testing
             withUnsafeCurrentTask { $0?.cancel() }
             return try Resampler.resize(image, width: 300, height: 200)
         }
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled resample to end") }
     }
 }

@@ -67,10 +67,10 @@ struct ActivationMemoryTests {
         try await Deadline.until("the third pass waiting or served") { memory.waitingCount >= 2 || memory.idleBytes == 0 }
         #expect(memory.waitingCount == 1 && memory.idleBytes == 0, "\(memory.waitingCount) waiting, \(memory.idleBytes) bytes idle")
         memory.give(big)
-        let reused = try await second.value
+        let reused = try await Deadline.value(of: second, "the second lend (1000 floats)")
         #expect(reused.base == big.base && memory.heldBytes == 1500 * 4, "\(memory.heldBytes) bytes held")
         memory.give(reused)
-        memory.give(try await third.value)
+        memory.give(try await Deadline.value(of: third, "the third lend (500 floats)"))
     }
 
     @Test func aBlockOfANewSizeTakesTheRoomOfFreeOnes() async throws {
@@ -80,7 +80,7 @@ struct ActivationMemoryTests {
         try await untilWaiting(memory, 1)
         // No block of 1000 exists: once one 500 is back, it is dropped for the new size.
         memory.give(a)
-        let got = try await large.value
+        let got = try await Deadline.value(of: large, "the large lend (1000 floats)")
         #expect(got.floats == 1000 && memory.heldBytes == 1500 * 4 && memory.idleBytes == 0,
                 "\(got.floats) floats, \(memory.heldBytes) held, \(memory.idleBytes) idle")
         memory.give(b)
@@ -122,7 +122,7 @@ struct ActivationMemoryTests {
         _ = await first.result
         let stillWaiting = memory.waitingCount
         memory.give(held)  // lets `behind` in in any case, so a failure does not hang the test
-        let block = try await behind.value
+        let block = try await Deadline.value(of: behind, "the lend behind the first (500 floats)")
         #expect(stillWaiting == 0 && block.floats == 500, "\(stillWaiting) waiting after the cancel; \(block.floats) floats")
         memory.give(block)
     }

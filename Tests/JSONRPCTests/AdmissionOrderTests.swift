@@ -40,9 +40,9 @@ struct AdmissionOrderTests {
         let connection = try InProcessConnection(readerThread: "admission-client") { input, output in
             Server(configuration: configuration, methods: methods, input: input, output: output, logger: Logger(label: "test"))
         }
-        let first = try await connection.call("test.admissionOrder", [:])
-        let second = try await connection.call("test.admissionOrder", [:])
-        let immediate = try await connection.call("test.immediateAdmissionOrder", [:])
+        let first = try await Deadline.run("the reply to test.admissionOrder") { try await connection.call("test.admissionOrder", [:]) }
+        let second = try await Deadline.run("the reply to test.admissionOrder") { try await connection.call("test.admissionOrder", [:]) }
+        let immediate = try await Deadline.run("the reply to test.immediateAdmissionOrder") { try await connection.call("test.immediateAdmissionOrder", [:]) }
         guard let a = first["order"]?.intValue, let b = second["order"]?.intValue else {
             Issue.record("a compute job's context carried no admission order: \(first), \(second)")
             return

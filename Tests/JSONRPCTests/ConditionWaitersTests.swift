@@ -15,7 +15,7 @@ struct ConditionWaitersTests {
         try await Deadline.until("three waiters parked, \(waiters.parkedCount) so far") { waiters.parkedCount == 3 }
         #expect(timers.count == 3, "a timer per waiter: \(timers.count)")
         waiters.resumeAll()
-        for w in waits { #expect(await w.value == true) }
+        for w in waits { #expect(try await Deadline.value(of: w, "a waiter resumed by resumeAll") == true) }
         #expect(waiters.isEmpty)
         #expect(timers.count == 0, "the resolved waiters' timers are cancelled, not left to fire: \(timers.count) pending")
     }
@@ -28,10 +28,10 @@ struct ConditionWaitersTests {
         try await Deadline.until("two waiters parked") { waiters.parkedCount == 2 }
         #expect(timers.count == 1, "a wait without a deadline arms no timer")
         timers.fireAll()
-        #expect(await first.value == false)
+        #expect(try await Deadline.value(of: first, "the expired waiter to return") == false)
         #expect(!waiters.isEmpty)
         waiters.resumeAll()
-        #expect(await second.value == true)
+        #expect(try await Deadline.value(of: second, "the second waiter to return") == true)
     }
 
     @Test func aCancelledWaiterWithADeadlineLeavesNoTimer() async throws {
@@ -40,7 +40,7 @@ struct ConditionWaitersTests {
         let waiting = Task { await waiters.wait(timeout: .seconds(1)) }
         try await Deadline.until("the waiter parked") { waiters.parkedCount == 1 }
         waiting.cancel()
-        #expect(await waiting.value == false)
+        #expect(try await Deadline.value(of: waiting, "the cancelled waiter to return") == false)
         #expect(timers.count == 0, "\(timers.count) pending")
     }
 
@@ -50,7 +50,7 @@ struct ConditionWaitersTests {
         let waiting = Task { await waiters.wait(timeout: nil) }
         try await Deadline.until("the waiter parked") { waiters.parkedCount == 1 }
         waiting.cancel()
-        #expect(await waiting.value == false)
+        #expect(try await Deadline.value(of: waiting, "the cancelled waiter to return") == false)
         #expect(waiters.isEmpty)
         waiters.resumeAll()  // nothing left to resume twice
     }

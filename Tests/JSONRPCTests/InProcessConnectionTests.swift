@@ -22,7 +22,7 @@ struct InProcessConnectionTests {
             let connection = try InProcessConnection(readerThread: "cycle-client") { input, output in
                 Server(configuration: configuration, methods: methods, input: input, output: output, logger: Logger(label: "test"))
             }
-            let echo = try await connection.call("test.echo", ["value": .int(i)])
+            let echo = try await Deadline.run("the reply to test.echo") { try await connection.call("test.echo", ["value": .int(i)]) }
             #expect(echo == ["value": .int(i)])
             let code = try await Deadline.value(of: Task { await connection.close() }, "connection \(i) to close")
             #expect(code == 0)

@@ -30,7 +30,7 @@ struct JobLimiterTests {
             try await Deadline.until("waiter \(i) in line, \(limiter.waiting) in line") { limiter.waiting >= i + 1 }
         }
         limiter.release(held)
-        for t in tasks { try await t.value }
+        for t in tasks { try await Deadline.value(of: t, "a waiter to get and give back its slot") }
         #expect(order.values.withLock { $0 } == [0, 1, 2, 3, 4])
     }
 
@@ -40,7 +40,7 @@ struct JobLimiterTests {
         let waiter = Task { _ = try await limiter.acquire() }
         try await Deadline.until("the waiter in line") { limiter.waiting > 0 }
         waiter.cancel()
-        await #expect(throws: CancellationError.self) { try await waiter.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: waiter, "the cancelled waiter to leave") }
         #expect(limiter.waiting == 0)
         limiter.release(held)
         // The slot was not lost to the cancelled waiter.
@@ -63,7 +63,7 @@ struct JobLimiterTests {
         try await limiter.acquire(first)
         order.values.withLock { $0.append(1) }
         limiter.release(first)
-        try await late.value
+        try await Deadline.value(of: late, "the late ticket's slot")
         #expect(order.values.withLock { $0 } == [1, 2])
         #expect(limiter.waiting == 0)
     }
@@ -79,8 +79,8 @@ struct JobLimiterTests {
             try await limiter.acquire(first)
         }
         cancelled.cancel()
-        await #expect(throws: CancellationError.self) { try await cancelled.value }
-        try await late.value  // got the slot `first` gave back
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: cancelled, "the cancelled ticket to give up") }
+        try await Deadline.value(of: late, "the late ticket to get the slot given back")  // got the slot `first` gave back
         #expect(limiter.waiting == 0)
         limiter.release(second)
     }
@@ -94,12 +94,12 @@ struct JobLimiterTests {
             try await limiter.acquire(first)
         }
         cancelled.cancel()
-        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: cancelled, "the cancelled ticket to give up") }
         #expect(limiter.waiting == 1)
         let late = Task { try await limiter.acquire(second) }
         try await Deadline.until("the late ticket's task parked") { limiter.arrived > 0 }
         limiter.release(held)
-        try await late.value
+        try await Deadline.value(of: late, "the late ticket's slot")
         #expect(limiter.waiting == 0)
     }
 
@@ -117,7 +117,7 @@ struct JobLimiterTests {
         let waiter = Task { try await limiter.acquire(large) }
         try await Deadline.until("the large job's task parked, \(limiter.arrived) parked") { limiter.arrived > 0 }
         waiter.cancel()
-        await #expect(throws: CancellationError.self) { try await waiter.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: waiter, "the cancelled memory waiter to leave") }
         #expect(limiter.waitingForMemory == 0, "still waiting: \(limiter.waitingForMemory)")
         let small = limiter.enqueue(bytes: 30)
         try await limiter.acquire(small)  // granted at once: 70 + 30 fits
@@ -136,7 +136,7 @@ struct JobLimiterTests {
         try await Deadline.until("the pending ticket's task parked") { limiter.arrived > 0 }
         #expect(!limiter.waitsForMemory(pending))
         limiter.estimate(pending, bytes: 40)
-        try await waiter.value
+        try await Deadline.value(of: waiter, "the waiter to get its estimate's memory")
         #expect(budget.reservedBytes == 40)
         let abandoned = limiter.enqueue(bytes: nil)
         limiter.giveUp(abandoned)

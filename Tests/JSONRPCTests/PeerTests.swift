@@ -20,7 +20,7 @@ struct PeerTests {
         try await Deadline.until("the request sent") { timers.count == 1 }
         #expect(try await out.messages() == [["jsonrpc": "2.0", "id": "s-1", "method": "roots/list"]])
         #expect(peer.deliver(id: .string("s-1"), result: ["roots": []], error: nil))
-        #expect(try await asking.value == ["roots": []])
+        #expect(try await Deadline.value(of: asking, "the answered roots/list request") == ["roots": []])
         #expect(timers.count == 0, "the answered request's timeout is cancelled, not left to fire: \(timers.count) pending")
         #expect(!peer.deliver(id: .string("s-1"), result: nil, error: nil), "answered twice")
     }
@@ -33,24 +33,24 @@ struct PeerTests {
         let refused = Task { try await peer.request("a") }
         try await Deadline.until("the request sent") { timers.count == 1 }
         #expect(peer.deliver(id: .string("s-1"), result: nil, error: ["code": -32601, "message": "no"]))
-        await #expect(throws: RPCError.self) { try await refused.value }
+        await #expect(throws: RPCError.self) { try await Deadline.value(of: refused, "the request answered with an error") }
         #expect(timers.count == 0, "after an error answer: \(timers.count) pending")
 
         let cancelled = Task { try await peer.request("b") }
         try await Deadline.until("the request sent") { timers.count == 1 }
         cancelled.cancel()
-        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: cancelled, "the cancelled request") }
         #expect(timers.count == 0, "after a cancel: \(timers.count) pending")
 
         let timedOut = Task { try await peer.request("c") }
         try await Deadline.until("the request sent") { timers.count == 1 }
         timers.fireAll()
-        await #expect(throws: PeerError.timedOut(method: "c")) { try await timedOut.value }
+        await #expect(throws: PeerError.timedOut(method: "c")) { try await Deadline.value(of: timedOut, "the timed-out request") }
 
         let closed = Task { try await peer.request("d") }
         try await Deadline.until("the request sent") { timers.count == 1 }
         peer.close()
-        await #expect(throws: PeerError.closed) { try await closed.value }
+        await #expect(throws: PeerError.closed) { try await Deadline.value(of: closed, "the request failed by close") }
         #expect(timers.count == 0, "after the session closed: \(timers.count) pending")
     }
 
@@ -60,7 +60,7 @@ struct PeerTests {
         let asking = Task { try await peer.request("roots/list", timeout: .seconds(10)) }
         try await Deadline.until("the request sent") { timers.count == 1 }
         timers.fireAll()
-        await #expect(throws: PeerError.timedOut(method: "roots/list")) { try await asking.value }
+        await #expect(throws: PeerError.timedOut(method: "roots/list")) { try await Deadline.value(of: asking, "the timed-out roots/list request") }
     }
 
     @Test func aCancelledRequestThrowsAtOnceAndClosingFailsTheOthers() async throws {
@@ -70,9 +70,9 @@ struct PeerTests {
         let pending = Task { try await peer.request("b") }
         try await Deadline.until("both requests sent") { timers.count == 2 }
         cancelled.cancel()
-        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: cancelled, "the cancelled request") }
         peer.close()
-        await #expect(throws: PeerError.closed) { try await pending.value }
+        await #expect(throws: PeerError.closed) { try await Deadline.value(of: pending, "the request failed by close") }
         await #expect(throws: PeerError.closed) { try await peer.request("c") }
     }
 }

@@ -90,7 +90,7 @@ struct FrameReaderTests {
         let waiting = Task { await reader.waitUntilEnded(); ended.withLock { $0 = true } }
         reader.stop()
         try await Deadline.until("the reading thread to end after stop") { ended.withLock { $0 } }
-        _ = await waiting.value
+        _ = try await Deadline.value(of: waiting, "waitUntilEnded to return after stop")
         var iterator = reader.batches.makeAsyncIterator()
         #expect(await iterator.next() == nil, "batches after stop")
         pipe.closeWrite()

@@ -30,7 +30,7 @@ struct BlockingPoolTests {
         #expect(pool.threadCount == 2)
         gate.open(5)
         var results: [Int] = []
-        for call in calls { results.append(try await call.value) }
+        for call in calls { results.append(try await Deadline.value(of: call, "a pool call to end")) }
         #expect(results == [0, 1, 2, 3, 4])
         #expect(pool.threadCount == 2, "no more threads than its bound")
     }
@@ -44,9 +44,9 @@ struct BlockingPoolTests {
         let ran = Atomic<Bool>(false)
         let queued = Task { try await pool.run { ran.store(true, ordering: .relaxed) } }
         queued.cancel()
-        await #expect(throws: CancellationError.self) { try await queued.value }  // while the one thread is held
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: queued, "the cancelled queued call") }  // while the one thread is held
         gate.open(1)
-        try await blocker.value
+        try await Deadline.value(of: blocker, "the blocker call to end")
         try await pool.run {}  // the line has moved past the dropped call
         let bodyRan = ran.load(ordering: .relaxed)
         #expect(!bodyRan, "the cancelled call's body ran")
@@ -60,7 +60,7 @@ struct BlockingPoolTests {
         let call = Task { try await pool.run({ gate.pass(); return 7 }, onCancel: { heard.store(true, ordering: .relaxed); gate.open(1) }) }
         try await Deadline.until("the body running") { gate.entered.load(ordering: .relaxed) == 1 }
         call.cancel()
-        #expect(try await call.value == 7)
+        #expect(try await Deadline.value(of: call, "the started body to end") == 7)
         let toldToStop = heard.load(ordering: .relaxed)
         #expect(toldToStop)
     }

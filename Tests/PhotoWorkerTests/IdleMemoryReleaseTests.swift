@@ -1,3 +1,4 @@
+import Deadlines
 import JSONRPC
 @testable import PhotoWorker
 import Synchronization
@@ -27,7 +28,7 @@ struct IdleMemoryReleaseTests {
         timers.fireAll()
         #expect(releases.withLock { $0 } == 0, "released while a job was running")
         finishContinuation.yield()
-        await second.value
+        try await Deadline.value(of: second, "the second job to end")
         #expect(timers.count == 1, "the second job's end arms its own timer, got \(timers.count)")
         timers.fireOldest()
         #expect(releases.withLock { $0 } == 1, "released \(releases.withLock { $0 }) times after the idle stretch")

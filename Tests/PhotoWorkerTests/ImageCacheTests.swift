@@ -63,7 +63,7 @@ struct ImageCacheTests {
         let outcome = try await Deadline.value(of: Task { await second.result }, "the cancelled caller to return while the load is held")
         #expect(throws: CancellationError.self) { try outcome.get() }
         open.yield()
-        #expect(try await first.value.image == image.image)
+        #expect(try await Deadline.value(of: first, "the first caller's load").image == image.image)
         #expect(await cache.stats().entries == 1)
     }
 

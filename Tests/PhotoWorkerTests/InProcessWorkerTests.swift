@@ -25,7 +25,7 @@ struct InProcessWorkerTests {
                 Worker.makeServer(configuration: configuration, options: WorkerOptions(), input: input, output: output,
                                   logger: .init(label: "test"))
             }
-            let palette = try await connection.call("image.palette", ["source": photo, "count": 3])
+            let palette = try await connection.reply("image.palette", ["source": photo, "count": 3])
             #expect(palette["colors"] != nil, "cycle \(i): \(palette)")
             let code = try await Deadline.value(of: Task { await connection.close() }, "worker \(i) to close")
             #expect(code == 0)

@@ -25,7 +25,7 @@ struct MallocThresholdScopeTests {
         await #expect(throws: Failed.self) { try await scope.during { throw Failed() } }
         #expect(applied.withLock { $0 } == [1], "a job ending while another runs keeps the thresholds")
         releaser.yield()
-        try await long.value
+        try await Deadline.value(of: long, "the long job to end")
         #expect(applied.withLock { $0 } == [1, 2], "the last job's end restores them")
         _ = try? await scope.during { throw Failed() }
         #expect(applied.withLock { $0 } == [1, 2, 1, 2], "a lone job that throws: in, then back")

@@ -1,3 +1,4 @@
+import Deadlines
 import Compute
 import Foundation
 import Imaging
@@ -27,7 +28,7 @@ struct OutputWriterTests {
             withUnsafeCurrentTask { $0?.cancel() }
             try FileAccess.unrestricted.writeAtomically([1, 2, 3], to: "\(dir)/a.bin")
         }
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled write to end") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
     }
 

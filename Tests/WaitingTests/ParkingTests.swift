@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Glibc
 import Synchronization
@@ -85,7 +86,7 @@ struct ParkingTests {
         defer { waiting.cancel() }  // a test that fails below must not leave the waiter parked
         for await _ in owner.parked { break }  // bounded by the suite's time limit
         await owner.serve(7)
-        #expect(try await waiting.value == 7)
+        #expect(try await Deadline.value(of: waiting, "the parked wait to return") == 7)
         let parked = await owner.parkedOnTheActor
         #expect(parked == true, "park ran off the owner's actor: \(String(describing: parked))")
     }

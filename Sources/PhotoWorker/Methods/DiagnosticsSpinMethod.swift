@@ -50,7 +50,7 @@ extension DiagnosticsSpinMethod {
     public static let contract: MethodContract = #"""
         {
           "description": "A scheduler probe for tests and benchmarks: offered only when the worker runs with --diagnostics.",
-          "params": [{"name": "ms", "schema": {"type": "integer", "minimum": 0, "maximum": 3600000}, "required": true}],
+          "params": [\#(DiagnosticsSleepMethod.ms.entry(required: true))],
           "result": {
             "name": "Spun",
             "schema": {

@@ -44,7 +44,7 @@ struct ImageEffectMethod: RPCMethod {
 
     /// Validates every effect before any pixel work: exactly one key each, values in range.
     static func effects(_ specs: [EffectSpec]) throws -> [ImageEffect] {
-        guard specs.count <= 32 else { throw RPCError.invalidParams(path: "effects", "at most 32 effects") }
+        guard specs.count <= Self.maxEffects else { throw RPCError.invalidParams(path: "effects", "at most \(Self.maxEffects) effects") }
         return try specs.enumerated().map { i, s in
             let given = [s.blur != nil, s.opacity != nil, s.grayscale != nil].filter { $0 }.count
             guard given == 1 else {
@@ -65,6 +65,9 @@ struct ImageEffectMethod: RPCMethod {
 }
 
 extension ImageEffectMethod {
+    /// Effects in one request, at most: stated once for the check and the schema.
+    static let maxEffects = 32
+
     static let contract: MethodContract = #"""
         {
           "params": [
@@ -73,7 +76,7 @@ extension ImageEffectMethod {
               "name": "effects",
               "schema": {
                 "type": "array",
-                "maxItems": 32,
+                "maxItems": \#(Self.maxEffects),
                 "items": {
                   "oneOf": [
                     {

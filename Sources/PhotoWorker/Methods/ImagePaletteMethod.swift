@@ -43,7 +43,7 @@ extension ImagePaletteMethod {
             "schema": {
               "type": "object",
               "properties": {
-                "colors": {"type": "array", "items": {"$ref": "#/components/schemas/PaletteColor"}, "maxItems": 10},
+                "colors": {"type": "array", "items": {"$ref": "#/components/schemas/PaletteColor"}, "maxItems": \#(Worker.paletteCounts.upperBound)},
                 "ms": {"type": "number", "minimum": 0, "description": "Wall time of the job in milliseconds."}
               },
               "required": ["colors", "ms"],

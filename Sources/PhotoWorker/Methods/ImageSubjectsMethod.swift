@@ -61,7 +61,7 @@ struct ImageSubjectsMethod: RPCMethod {
             if let dir = params.stickers {
                 let sticker = try await compute.run { loop in try found.sticker(of: i, from: image, on: loop).image }
                 let path = "\(dir.dir)/\(stem)-subject-\(i + 1).png"
-                let written = try await OutputWriter.write(sticker, to: OutputSpec(path: path, overwrite: dir.overwrite ?? false),
+                let written = try await OutputWriter.write(sticker, to: OutputSpec(path: path, overwrite: dir.overwritesFiles),
                                                            access: access, on: compute)
                 file = PhotoProcessor.FileRef(path: path, width: written.width, height: written.height, bytes: written.bytes)
             }
@@ -95,7 +95,7 @@ extension ImageSubjectsMethod {
               "name": "outline",
               "schema": {"$ref": "#/components/schemas/Outline"},
               "required": false,
-              "description": "The stickers' outline (8 px of white by default, as every sticker's; {\"width\": 0} for none)."
+              "description": "The stickers' outline (\#(OutlineSpec.standard.width) px of white by default, as every sticker's; {\"width\": 0} for none)."
             },
             \#(StickerCutSpec.decontaminateParam.entry())
           ],

@@ -222,11 +222,11 @@ struct PackExportMethod: RPCMethod {
         switch (p.stickers, p.sources) {
         case (let s?, nil):
             guard !s.isEmpty else { throw RPCError.invalidParams(path: "stickers", "must not be empty") }
-            guard s.count <= 1000 else { throw RPCError.invalidParams(path: "stickers", "at most 1000") }
+            guard s.count <= Self.maxItems else { throw RPCError.invalidParams(path: "stickers", "at most \(Self.maxItems)") }
             return (s.map { BatchSource($0) }, false)
         case (nil, let s?):
             guard !s.isEmpty else { throw RPCError.invalidParams(path: "sources", "must not be empty") }
-            guard s.count <= 1000 else { throw RPCError.invalidParams(path: "sources", "at most 1000") }
+            guard s.count <= Self.maxItems else { throw RPCError.invalidParams(path: "sources", "at most \(Self.maxItems)") }
             return (s, true)
         default:
             throw RPCError.invalidParams(path: "stickers", "give exactly one of stickers or sources")
@@ -318,7 +318,7 @@ extension PackExportMethod {
                 "type": "array",
                 "items": {"$ref": "#/components/schemas/Source"},
                 "minItems": 1,
-                "maxItems": 1000
+                "maxItems": \#(Self.maxItems)
               },
               "required": false,
               "description": "Ready stickers; or give sources."
@@ -329,7 +329,7 @@ extension PackExportMethod {
                 "type": "array",
                 "items": {"$ref": "#/components/schemas/BatchSource"},
                 "minItems": 1,
-                "maxItems": 1000
+                "maxItems": \#(Self.maxItems)
               },
               "required": false,
               "description": "Photos to cut stickers from first (and clips, with `animated`). A Live Photo is its still with its clip as `motion`, or the still's path alone (or beside its clip's) when the clip has its name: IMG_1234.HEIC or .JPG with IMG_1234.MOV or .MP4 (any case) in its folder. It is one sticker: its clip's with `animated`, its still's without; `paired` in the result lists each, `count` counts stickers."
@@ -457,6 +457,8 @@ extension PackExportMethod {
     /// At least 0; less than half the cell is checked against the cell's size.
     static let padding = NumberParam<Int>("padding", lower: .inclusive(0), message: "must be at least 0 and less than half the cell")
     static let columns = NumberParam<Int>("columns", 1...256)
+    /// Stickers or sources in one pack, at most: stated once for the check and the schema.
+    static let maxItems = 1000
 
     /// The sheet for `count` stickers: the cell, padding and columns asked for (columns by default the square root).
     static func layout(_ params: Params, count: Int, maxPixels: Int) throws -> StickerSheet {

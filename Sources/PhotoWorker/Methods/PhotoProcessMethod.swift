@@ -34,7 +34,7 @@ struct PhotoProcessMethod: RPCMethod {
         return try await PhotoProcessor(services: services, access: access, compute: services.computeJob(for: context)).process(
             params.source, name: name, count: count, outline: .orStandard(params.outline), directory: params.output.dir,
             segmenter: params.segmenter ?? .network,
-            overwrite: params.output.overwrite ?? false,
+            overwrite: params.output.overwritesFiles,
             cut: .init(subject: params.subject, decontaminate: StickerCutSpec.decontaminateParam.value(params.decontaminate)))
     }
 }

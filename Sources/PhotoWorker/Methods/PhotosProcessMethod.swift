@@ -81,7 +81,7 @@ struct PhotosProcessMethod: RPCMethod {
         var completed = 0, failed = 0
         let pairing = LivePhotoPairing.pair(params.sources, access: access)
         let items = pairing.items
-        let dir = params.output.dir, overwrite = params.output.overwrite ?? false
+        let dir = params.output.dir, overwrite = params.output.overwritesFiles
         let segmenter = params.segmenter ?? .network
         let cuts = try StickerCutSpec.perSource(params.subjects, count: params.sources.count,
                                                       decontaminate: StickerCutSpec.decontaminateParam.value(params.decontaminate))
@@ -149,7 +149,7 @@ extension PhotosProcessMethod {
           "params": [
             {
               "name": "sources",
-              "schema": {"type": "array", "items": {"$ref": "#/components/schemas/BatchSource"}, "maxItems": 100000},
+              "schema": {"type": "array", "items": {"$ref": "#/components/schemas/BatchSource"}, "maxItems": \#(Self.maxSources)},
               "required": true,
               "description": "The photos and clips; a Live Photo as its still with its clip as `motion`, or as the still's path alone (or beside its clip's) when the clip has its name: IMG_1234.HEIC or .JPG with IMG_1234.MOV or .MP4 (any case) in its folder. A Live Photo is one item, its still's: with `animated` its clip is cut, without it its still is processed. `paired` in the result lists each."
             },
@@ -237,12 +237,14 @@ extension PhotosProcessMethod {
 
     /// How many sources at once, at most (the worker's job limit caps it too).
     static let maxConcurrency = NumberParam<Int>("maxConcurrency", lower: .inclusive(1))
+    /// Sources in one batch, at most: stated once for the check and the schema.
+    static let maxSources = 100_000
 
     /// The palette's count, once the params' own limits are checked (before any source is read).
     static func checkedCount(_ params: Params) throws -> Int {
         let count = try PaletteStage.validCount(params.count)
-        guard params.sources.count <= 100_000 else {
-            throw RPCError.invalidParams(path: "sources", "at most 100000 sources")
+        guard params.sources.count <= Self.maxSources else {
+            throw RPCError.invalidParams(path: "sources", "at most \(Self.maxSources) sources")
         }
         try Self.maxConcurrency.checked(params.maxConcurrency)
         return count

@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Testing
 @testable import Imaging
@@ -137,7 +138,7 @@ struct StickerExtractorTests {
             return try await StickerExtractor.extract(from: image)
         }
         task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled extraction to end") }
     }
 
     @Test func grabCutChecksCancellationInsideItsLoop() async throws {
@@ -150,7 +151,7 @@ struct StickerExtractorTests {
             return try GrabCutSegmenter().segment(work, prior: prior, initial: initial)
         }
         task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled grab cut to end") }
     }
 
     @Test func optionsOutOfRangeAreClamped() async throws {

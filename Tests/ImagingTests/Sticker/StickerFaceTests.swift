@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Testing
 @testable import Imaging
@@ -105,7 +106,7 @@ struct StickerFaceTests {
             return try cascade.scan(sum: sum, squares: squares, width: 200, height: 150, step: 2)
         }
         task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled face scan to end") }
     }
 
     @Test func groupingKeepsCrowdedHitsAndDropsLoneOnes() {

@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Testing
 @testable import Imaging
@@ -183,7 +184,7 @@ struct StickerFocusTests {
             return try FocusFeatures(image, width: 180, height: 120)
         }
         task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled focus search to end") }
     }
 
     @Test func mismatchedFocusIsIgnored() throws {

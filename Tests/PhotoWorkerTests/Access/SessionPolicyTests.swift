@@ -53,10 +53,10 @@ struct SessionPolicyTests {
         let ended = Ended()
         Task { _ = await cancelled.value; ended.set() }
         try await Deadline.until("the cancelled request's policy() to return before the roots timeout") { ended.value }
-        #expect(await cancelled.value == .cancelled)
+        #expect(try await Deadline.value(of: cancelled, "the cancelled request's policy") == .cancelled)
         #expect(policy.waitingCount == 1, "the other request still waits")
         timers.fireAll()  // the roots never came
-        #expect(await patient.value.origin == "working-directory")
+        #expect(try await Deadline.value(of: patient, "the patient request's policy after the roots timeout").origin == "working-directory")
     }
 
     /// A wait for roots that a later one replaces (here a second `initialize`; in a session, the `roots/list` asked

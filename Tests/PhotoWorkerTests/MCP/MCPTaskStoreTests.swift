@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import JSONRPC
 import JSONRPCTransport
@@ -45,12 +46,12 @@ struct MCPTaskStoreTests {
         #expect(store.record(t.taskId)?.status == .completed)
     }
 
-    @Test func aCancelledWaitReturns() async {
+    @Test func aCancelledWaitReturns() async throws {
         let store = MCPTaskStore()
         let t = store.create(tool: "photos_process", ttlMs: nil)
         let waiting = Task { await store.waitUntilTerminal(t.taskId) }
         waiting.cancel()
-        await waiting.value
+        try await Deadline.value(of: waiting, "the cancelled waitUntilTerminal to return")
         #expect(store.record(t.taskId)?.status == .working)
     }
 }

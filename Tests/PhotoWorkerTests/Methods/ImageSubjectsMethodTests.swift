@@ -15,7 +15,7 @@ struct ImageSubjectsMethodTests {
     @Test("The pair's two subjects, left and right, each with a point on itself; max 1 keeps the first")
     func listsBothSubjectsOfThePair() async throws {
         let w = try MethodFamilyTests.connect()
-        let all = try await w.call("image.subjects", ["source": Self.pair])
+        let all = try await w.reply("image.subjects", ["source": Self.pair])
         guard case .array(let subjects)? = all["subjects"] else { Issue.record("no subjects: \(all)"); return }
         #expect(subjects.count == 2, "subjects: \(subjects)")
         #expect(all["segmenter"] == "network" && all["segmenterReason"] == nil, "\(all)")
@@ -30,7 +30,7 @@ struct ImageSubjectsMethodTests {
         }
         let xs = subjects.compactMap { $0["box"]?["x"]?.intValue }.sorted()
         #expect(xs.count == 2 && xs[1] > xs[0] + 50, "the two boxes' left edges: \(xs)")
-        let one = try await w.call("image.subjects", ["source": Self.pair, "max": 1])
+        let one = try await w.reply("image.subjects", ["source": Self.pair, "max": 1])
         guard case .array(let first)? = one["subjects"] else { Issue.record("no subjects: \(one)"); return }
         #expect(first.count == 1 && first.first?["box"] == subjects.first?["box"], "max 1: \(first), all: \(subjects)")
         #expect(try await Deadline.value(of: Task { await w.close() }, "the server to close", within: .seconds(300)) == 0)
@@ -40,14 +40,14 @@ struct ImageSubjectsMethodTests {
     func writesEachSubjectsSticker() async throws {
         let w = try MethodFamilyTests.connect()
         let dir = try Corpus.scratch()
-        let r = try await w.call("image.subjects", ["source": Self.pair, "stickers": ["dir": .string(dir)]])
+        let r = try await w.reply("image.subjects", ["source": Self.pair, "stickers": ["dir": .string(dir)]])
         guard case .array(let subjects)? = r["subjects"] else { Issue.record("no subjects: \(r)"); return }
         for (i, s) in subjects.enumerated() {
             let path = "\(dir)/pair-subject-\(i + 1).png"
             #expect(s["sticker"]?["path"] == .string(path), "\(s)")
             #expect(FileManager.default.fileExists(atPath: path), "\(path) missing")
         }
-        let refused = await MethodFamilyTests.error { try await w.call("image.subjects", ["source": Self.pair, "max": 0]) }
+        let refused = try await MethodFamilyTests.error { try await w.reply("image.subjects", ["source": Self.pair, "max": 0]) }
         #expect(refused?.code == .invalidParams && refused?.data?["path"] == "max", "\(String(describing: refused))")
         #expect(try await Deadline.value(of: Task { await w.close() }, "the server to close", within: .seconds(300)) == 0)
     }

@@ -30,36 +30,36 @@ struct MethodFamilyTests {
         }
     }
 
-    /// The error a call throws (nil when it succeeds).
-    static func error(of call: () async throws -> JSONValue) async -> RPCError? {
-        do { _ = try await call(); return nil } catch let e as RPCError { return e } catch { return nil }
+    /// The error a call throws (nil when it succeeds); any other error (a deadline that passed) goes on.
+    static func error(of call: () async throws -> JSONValue) async throws -> RPCError? {
+        do { _ = try await call(); return nil } catch let e as RPCError { return e }
     }
 
     @Test func protocolBuiltIns() async throws {
         let w = try Self.connect()
-        let initialize = try await w.call("initialize", ["protocolVersion": "1.0"])
+        let initialize = try await w.reply("initialize", ["protocolVersion": "1.0"])
         #expect(initialize["limits"]?["maxMessageBytes"] == 67_108_864, "\(initialize["limits"] ?? .null)")
         #expect(initialize["limits"]?["maxLineBytes"] == 67_108_864)
         guard case .array(let methods)? = initialize["methods"] else { Issue.record("no methods: \(initialize)"); return }
         let names = methods.compactMap { $0["name"]?.stringValue }
         #expect(names.contains("worker.stats") && names.contains("jobs.list") && names.contains("rpc.discover"), "\(names)")
         #expect(!names.contains { $0.hasPrefix("diagnostics.") }, "diagnostics offered without --diagnostics: \(names)")
-        #expect(try await w.call("ping") == [:])
-        let discover = try await w.call("rpc.discover")
+        #expect(try await w.reply("ping") == [:])
+        let discover = try await w.reply("rpc.discover")
         #expect(discover["openrpc"] != nil)
-        let stats = try await w.call("worker.stats")
+        let stats = try await w.reply("worker.stats")
         #expect(stats["received"]?.intValue ?? 0 >= 3, "\(stats)")
-        #expect(try await w.call("jobs.list")["jobs"] == [])
-        let unknown = await Self.error { try await w.call("image.rotate") }
+        #expect(try await w.reply("jobs.list")["jobs"] == [])
+        let unknown = try await Self.error { try await w.reply("image.rotate") }
         #expect(unknown?.code == .methodNotFound, "\(String(describing: unknown))")
-        let wrongType = await Self.error { try await w.call("image.palette", ["source": ["path": "x.jpg"], "count": "many"]) }
+        let wrongType = try await Self.error { try await w.reply("image.palette", ["source": ["path": "x.jpg"], "count": "many"]) }
         #expect(wrongType?.code == .invalidParams && wrongType?.data?["path"] == "count", "\(String(describing: wrongType))")
         // A single request's decode stays in the cache; clearing drops it and says how many went.
-        _ = try await w.call("image.palette", ["source": ["path": .string(Corpus.photo("rocket.jpg"))]])
-        #expect(try await w.call("cache.stats")["entries"] == 1)
-        let cleared = try await w.call("cache.clear")
+        _ = try await w.reply("image.palette", ["source": ["path": .string(Corpus.photo("rocket.jpg"))]])
+        #expect(try await w.reply("cache.stats")["entries"] == 1)
+        let cleared = try await w.reply("cache.clear")
         #expect(cleared == ["cleared": 1], "\(cleared)")
-        #expect(try await w.call("cache.stats")["entries"] == 0)
+        #expect(try await w.reply("cache.stats")["entries"] == 0)
         #expect(try await Deadline.value(of: Task { await w.close() }, "the server to close", within: .seconds(300)) == 0)
     }
 
@@ -67,22 +67,22 @@ struct MethodFamilyTests {
         let w = try Self.connect()
         let out = try Corpus.scratch()
         let source: JSONValue = ["path": .string(Corpus.photo("rocket.jpg"))]
-        let info = try await w.call("image.info", ["source": source])
+        let info = try await w.reply("image.info", ["source": source])
         #expect(info["width"] == 640 && info["format"] == "jpeg", "\(info)")
-        let thumb = try await w.call("image.thumbnail", ["source": source, "size": 128, "output": ["path": .string("\(out)/t.png")]])
+        let thumb = try await w.reply("image.thumbnail", ["source": source, "size": 128, "output": ["path": .string("\(out)/t.png")]])
         #expect(max(thumb["output"]?["width"]?.intValue ?? 0, thumb["output"]?["height"]?.intValue ?? 0) == 128, "\(thumb)")
         #expect(FileManager.default.fileExists(atPath: "\(out)/t.png"))
-        let palette = try await w.call("image.palette", ["source": source, "count": 5])
+        let palette = try await w.reply("image.palette", ["source": source, "count": 5])
         guard case .array(let colors)? = palette["colors"] else { Issue.record("no colours: \(palette)"); return }
         #expect(colors.count == 5)
-        let scaled = try await w.call("image.scale", ["source": source, "factor": 0.5, "output": ["path": .string("\(out)/s.webp")]])
+        let scaled = try await w.reply("image.scale", ["source": source, "factor": 0.5, "output": ["path": .string("\(out)/s.webp")]])
         #expect(scaled["output"]?["format"] == "webp" && scaled["output"]?["width"] == 320, "\(scaled)")
-        let converted = try await w.call("image.convert", ["source": source, "output": ["format": "png", "inline": true]])
+        let converted = try await w.reply("image.convert", ["source": source, "output": ["format": "png", "inline": true]])
         #expect(converted["output"]?["data"]?.stringValue?.isEmpty == false)
-        let effect = try await w.call("image.effect", ["source": source, "effects": [["grayscale": true]],
-                                                      "output": ["path": .string("\(out)/g.jpg")]])
+        let effect = try await w.reply("image.effect", ["source": source, "effects": [["grayscale": true]],
+                                                       "output": ["path": .string("\(out)/g.jpg")]])
         #expect(effect["output"]?["path"] == .string("\(out)/g.jpg"), "\(effect)")
-        let missing = await Self.error { try await w.call("image.info", ["source": ["path": .string("\(out)/none.jpg")]]) }
+        let missing = try await Self.error { try await w.reply("image.info", ["source": ["path": .string("\(out)/none.jpg")]]) }
         #expect(missing?.code.rawValue == -32001, "\(String(describing: missing))")
         _ = try await Deadline.value(of: Task { await w.close() }, "the server to close", within: .seconds(300))
     }
@@ -90,13 +90,13 @@ struct MethodFamilyTests {
     @Test func stickerPipelineAndPacks() async throws {
         let w = try Self.connect()
         let out = try Corpus.scratch()
-        let sticker = try await w.call("image.sticker", ["source": ["path": .string(Corpus.photo("rocket.jpg"))],
-                                                         "output": ["path": .string("\(out)/rocket-sticker.png")]])
+        let sticker = try await w.reply("image.sticker", ["source": ["path": .string(Corpus.photo("rocket.jpg"))],
+                                                          "output": ["path": .string("\(out)/rocket-sticker.png")]])
         #expect(sticker["output"]?["format"] == "png" && (sticker["coverage"]?.doubleValue ?? 0) > 0, "\(sticker)")
-        let photo = try await w.call("photo.process", ["source": ["path": .string(Corpus.photo("girl-1.jpg"))],
-                                                       "output": ["dir": .string(out)]])
+        let photo = try await w.reply("photo.process", ["source": ["path": .string(Corpus.photo("girl-1.jpg"))],
+                                                        "output": ["dir": .string(out)]])
         #expect(photo["sticker"]?["path"] != nil && photo["palette"] != nil, "\(photo)")
-        let pack = try await w.call("pack.export", [
+        let pack = try await w.reply("pack.export", [
             "stickers": [["path": .string("\(out)/rocket-sticker.png")], ["path": photo["sticker"]!["path"]!]],
             "cellSize": 128, "output": ["path": .string("\(out)/sheet.png")],
         ])
@@ -110,12 +110,15 @@ struct MethodFamilyTests {
         let w = try Self.connect()
         let out = try Corpus.scratch()
         let names = ["girl-1.jpg", "rocket.jpg", "animal-1.jpg"]
-        var indices: [Int] = []
-        let summary = try await w.call("photos.process", [
-            "sources": .array(names.map { ["path": .string(Corpus.photo($0))] }), "segmenter": "classical",
-            "output": ["dir": .string(out)],
-        ]) { event in
-            if event["kind"] == "item", let i = event["index"]?.intValue { indices.append(i) }
+        let (summary, indices) = try await Deadline.run("the reply to photos.process", within: Self.streamLimit) {
+            var indices: [Int] = []
+            let summary = try await w.call("photos.process", [
+                "sources": .array(names.map { ["path": .string(Corpus.photo($0))] }), "segmenter": "classical",
+                "output": ["dir": .string(out)],
+            ]) { event in
+                if event["kind"] == "item", let i = event["index"]?.intValue { indices.append(i) }
+            }
+            return (summary, indices)
         }
         #expect(indices.sorted() == [0, 1, 2], "\(indices)")
         #expect(summary["completed"] == 3 && summary["failed"] == 0, "\(summary)")
@@ -146,7 +149,7 @@ struct MethodFamilyTests {
         timers.fireAll()
         let info = try await Deadline.first(in: w.messages, "the tool call's reply", within: Self.streamLimit) { $0["id"] == 50 }
         #expect(info?["result"]?["structuredContent"]?["width"] == 640, "\(String(describing: info))")
-        let tools = try await w.call("tools/list")
+        let tools = try await w.reply("tools/list")
         guard case .array(let list)? = tools["tools"] else { Issue.record("no tools: \(tools)"); return }
         #expect(list.contains { $0["name"] == "image_info" }, "\(list.prefix(3))")
         _ = try await Deadline.value(of: Task { await w.close() }, "the server to close", within: .seconds(300))
@@ -184,12 +187,15 @@ struct MethodFamilyTests {
 
     @Test func diagnosticsOnlyWhenAskedFor() async throws {
         let plain = try Self.connect()
-        #expect(await Self.error { try await plain.call("diagnostics.sleep", ["ms": 1]) }?.code == .methodNotFound)
+        #expect(try await Self.error { try await plain.reply("diagnostics.sleep", ["ms": 1]) }?.code == .methodNotFound)
         _ = try await Deadline.value(of: Task { await plain.close() }, "the server to close", within: .seconds(300))
         let w = try Self.connect(diagnostics: true)
-        var items = 0
-        let fanout = try await w.call("diagnostics.fanout", ["children": 3, "ms": 1]) { event in
-            if event["kind"] == "item" { items += 1 }
+        let (fanout, items) = try await Deadline.run("the reply to diagnostics.fanout", within: Self.streamLimit) {
+            var items = 0
+            let fanout = try await w.call("diagnostics.fanout", ["children": 3, "ms": 1]) { event in
+                if event["kind"] == "item" { items += 1 }
+            }
+            return (fanout, items)
         }
         #expect(fanout == ["children": 3] && items == 3, "\(fanout), \(items) items")
         // Cancelled mid-flight: answered -32800.

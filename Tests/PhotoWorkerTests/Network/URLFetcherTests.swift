@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 @testable import PhotoWorker
 import PhotoWorkerTestSupport
@@ -108,7 +109,7 @@ struct URLFetcherTests {
         _ = await accepted.next()
         let start = ContinuousClock.now
         task.cancel()
-        await #expect(throws: CancellationError.self) { _ = try await task.value }
+        await #expect(throws: CancellationError.self) { _ = try await Deadline.value(of: task, "the cancelled fetch to end") }
         // The transfer's end is timed where it happens, at the server, when libcurl closes the connection: the
         // awaiting task may resume late when other suites keep the cooperative threads busy (once, 10.5 s).
         // The cancel wakes libcurl's poll (its one-second tick would too): the transfer ends long before its 600 s

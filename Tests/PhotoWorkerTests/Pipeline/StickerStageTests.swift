@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Compute
 import Imaging
@@ -196,7 +197,7 @@ struct StickerStageTests {
         let task = Task { try await StickerStage.extract(image, outline: nil, segmenter: .network, on: ComputeJob(pool, lease: .unleased),
                                                         memory: ActivationMemory()) }
         task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled sticker to end") }
     }
 
     /// Three stickers at once on two threads, their passes borrowing from the worker's memory: the blocks
