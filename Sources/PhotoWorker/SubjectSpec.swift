@@ -42,14 +42,17 @@ public struct SubjectSpec: Sendable, Decodable, Equatable {
         }
         let exclude = try (c.decodeIfPresent([[Int]].self, forKey: .exclude) ?? []).enumerated()
             .map { try point($0.element, .exclude, $0.offset) }
+        guard exclude.count <= Self.maxPoints else {
+            throw DecodingError.dataCorruptedError(forKey: .exclude, in: c, debugDescription:
+                "at most \(Self.maxPoints) points to exclude")
+        }
         switch key {
         case .point:
             prompt = .points(include: [try point(try c.decode([Int].self, forKey: .point), .point, nil)], exclude: exclude)
         case .points:
             let include = try c.decode([[Int]].self, forKey: .points).enumerated().map { try point($0.element, .points, $0.offset) }
-            guard !include.isEmpty, include.count <= Self.maxPoints, exclude.count <= Self.maxPoints else {
-                throw DecodingError.dataCorruptedError(forKey: .points, in: c, debugDescription:
-                    "1 to \(Self.maxPoints) points (and at most \(Self.maxPoints) to exclude)")
+            guard !include.isEmpty, include.count <= Self.maxPoints else {
+                throw DecodingError.dataCorruptedError(forKey: .points, in: c, debugDescription: "1 to \(Self.maxPoints) points")
             }
             prompt = .points(include: include, exclude: exclude)
         default:

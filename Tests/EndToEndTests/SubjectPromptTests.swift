@@ -21,6 +21,9 @@ struct SubjectPromptTests {
             (["point": [-1, 3]], "subject.point"),
             (["points": [[3, 3], [3, .number("\(height)")]]], "subject.points[1]"),
             (["point": [3, 3], "exclude": [[.number("\(width + 5)"), 0]]], "subject.exclude[0]"),
+            // The schema's maxItems, with either point or points (the decoder once checked it with points only).
+            (["point": [3, 3], "exclude": .array(Array(repeating: [1, 1], count: 257))], "subject.exclude"),
+            (["points": [[3, 3]], "exclude": .array(Array(repeating: [1, 1], count: 257))], "subject.exclude"),
             (["box": [10, 10, 10, 40]], "subject.box"),
             (["box": [10, 40, 50, 20]], "subject.box"),
             (["box": [.number("\(width)"), 0, .number("\(width + 20)"), 20]], "subject.box"),

@@ -300,20 +300,23 @@ extension StickerExtractor {
         let photo = try await cutRound(of: whole, in: image, options: unprompted,
                                        subjectMap: photoMap.map { f in { @Sendable _ in try await f() } }, on: stages)
         let once = PhotoSubjects(subjects: [], foundIn: [], rounds: [photo])
-        // The cut without the points is their floor where a point would only shrink the one subject it finds: the
-        // points lie on it, it is one part (the parts under the points hold ``pointsFloorShare`` of it), and the
-        // point's cut keeps under ``pointsFloorArea`` of its area. A point still picks a subject the unprompted cut
-        // missed, one of two it took together, and refines the edges of the one it took (bench/README.md, "A point
-        // never makes the cut worse"). Only a sample of the unprompted mask is held meanwhile.
-        let floor = try await stages.stage { loop -> SampledMask? in
+        // The cut without the points is their floor where the points lie on it and the point's cut lost the subject
+        // rather than chose it: where that cut is one part (the parts under the points hold ``pointsFloorShare`` of
+        // it) and the point's cut keeps under ``pointsFloorArea`` of its area, or where the point's cut lies largely
+        // outside it (under ``pointsFloorWithin`` of it inside). A point still picks a subject the unprompted cut
+        // missed, one of two it took together (that one lies within it), and refines the edges of the one it took
+        // (bench/README.md, "A point never makes the cut worse"). Only a sample of the unprompted mask is held
+        // meanwhile.
+        let floor = try await stages.stage { loop -> (sample: SampledMask, onePart: Bool)? in
             let plain = try once.subjectCut(from: image, round: 0, on: loop)
             guard Self.points(of: prompt, lieOn: plain.mask) else { return nil }
             let sample = SampledMask(plain.mask)
-            return sample.shareOfParts(under: include) >= Self.pointsFloorShare ? sample : nil
+            return (sample, sample.shareOfParts(under: include) >= Self.pointsFloorShare)
         }
         let pointed = try await pointCut(image, prompt: prompt, first: first, once: once, unprompted: unprompted,
                                          ownCutMap: ownCutMap, on: stages)
-        guard let floor, Double(SampledMask(pointed.mask).count) < Self.pointsFloorArea * Double(floor.count) else {
+        guard let floor, Self.pointLostTheSubject(SampledMask(pointed.mask), floor: floor.sample,
+                                                  floorIsOnePart: floor.onePart) else {
             return pointed
         }
         return try await stages.stage { loop in try once.subjectCut(from: image, round: 0, on: loop) }
@@ -341,6 +344,18 @@ extension StickerExtractor {
     /// A point's cut keeping under this share of the unprompted cut's area has lost the subject rather than chosen
     /// it (chosen on the tuning half of sticker-dev: bench/README.md).
     static let pointsFloorArea = 0.65
+
+    /// A point's cut keeping at least this share of itself inside the unprompted cut its points lie on chose a part
+    /// of that cut; under it, it lost the subject for something else (chosen on the tuning half of sticker-dev, where
+    /// every share between 0.59 and 0.95 decides alike: bench/README.md).
+    static let pointsFloorWithin = 0.7
+
+    /// Whether the point's cut `pointed` lost the subject that the unprompted cut `floor` (which the points lie on)
+    /// holds: it keeps under ``pointsFloorArea`` of a `floor` of one part, or lies largely outside `floor`.
+    static func pointLostTheSubject(_ pointed: SampledMask, floor: SampledMask, floorIsOnePart: Bool) -> Bool {
+        (floorIsOnePart && Double(pointed.count) < pointsFloorArea * Double(floor.count))
+            || pointed.share(within: floor) < pointsFloorWithin
+    }
 
     /// Whether every point of `prompt` to include lies on `mask`'s subject (>= 128) and none to exclude does.
     static func points(of prompt: SubjectPrompt, lieOn mask: Mask) -> Bool {

@@ -21,6 +21,17 @@ struct SampledMask: Sendable, Equatable {
     /// Samples inside.
     var count: Int { inside.reduce(0) { $0 + ($1 ? 1 : 0) } }
 
+    /// The share of the samples inside that are inside `other` too (a mask of the same size); 1 when none is inside.
+    func share(within other: SampledMask) -> Double {
+        precondition(other.width == width && other.height == height, "a mask of another size")
+        var (mine, both) = (0, 0)
+        for i in inside.indices where inside[i] {
+            mine += 1
+            if other.inside[i] { both += 1 }
+        }
+        return mine == 0 ? 1 : Double(both) / Double(mine)
+    }
+
     /// The share of the samples inside that lie in the 8-connected parts under `points` (in the mask's pixels).
     func shareOfParts(under points: [PixelPoint]) -> Double {
         let labels = inside.map { UInt8($0 ? 1 : 0) }

@@ -106,6 +106,27 @@ struct SubjectOwnCutTests {
         #expect(same, "box \(box.boundingBox), cut once \(boxOnce.boundingBox)")
     }
 
+    /// A mask of `width` x 100 with the columns in `columns` inside.
+    static func columns(_ columns: [Range<Int>], width: Int = 200) -> SampledMask {
+        var mask = Mask(width: width, height: 100, repeating: 0)
+        for range in columns { for y in 20..<80 { for x in range { mask.values[y * width + x] = 255 } } }
+        return SampledMask(mask)
+    }
+
+    @Test func aPointsCutLostTheSubjectWhenItShrinksTheOnePartOrLiesLargelyOutsideTheCut() {
+        let pair = Self.columns([10..<60, 110..<160])
+        // One of two subjects the unprompted cut took together: chosen, within the cut.
+        #expect(!StickerExtractor.pointLostTheSubject(Self.columns([10..<60]), floor: pair, floorIsOnePart: false))
+        // Something else, 60% of it outside the cut the point lies on (sticker-dev's 176035: 59% inside).
+        let elsewhere = Self.columns([40..<60, 65..<95])
+        #expect(elsewhere.share(within: pair) == 0.4, "\(elsewhere.share(within: pair))")
+        #expect(StickerExtractor.pointLostTheSubject(elsewhere, floor: pair, floorIsOnePart: false))
+        // One part the point's cut keeps a fifth of: lost; nine tenths of it: refined.
+        let one = Self.columns([10..<110])
+        #expect(StickerExtractor.pointLostTheSubject(Self.columns([10..<30]), floor: one, floorIsOnePart: true))
+        #expect(!StickerExtractor.pointLostTheSubject(Self.columns([10..<100]), floor: one, floorIsOnePart: true))
+    }
+
     /// A subject that reaches the edge of its own part was found only in part: its part is widened (by half the
     /// subject's size, on the sides it reaches and where the photo goes on) and cut again.
     @Test func aSubjectReachingItsOwnPartsEdgeIsCutAgainWider() async throws {
