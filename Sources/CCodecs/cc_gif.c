@@ -193,7 +193,7 @@ int cc_gif_decode(cc_gif *g, uint8_t *rgba, size_t row_bytes, size_t capacity, c
     for (int pass = 0; pass < passes && status == CC_OK; pass++) {
         int y0 = g->interlaced ? start[pass] : 0, dy = g->interlaced ? step[pass] : 1;
         for (int fy = y0; fy < g->frame_height; fy += dy) {
-            if (check != NULL && done % CC_GIF_BAND == 0 && check()) { status = CC_CANCELLED; break; }
+            if (done % CC_GIF_BAND == 0 && cc_cancelled(check)) { status = CC_CANCELLED; break; }
             if (DGifGetLine(f, line, g->frame_width) == GIF_ERROR) {
                 status = cc_gif_fail(g, f->Error, "image data");
                 break;

@@ -288,7 +288,7 @@ int cc_gif_anim_next(cc_gif_anim *a, uint8_t *rgba, size_t row_bytes, size_t cap
         for (int pass = 0; pass < passes && !truncated; pass++) {
             int first = d->Interlace ? start[pass] : 0, dy = d->Interlace ? step[pass] : 1;
             for (int fy = first; fy < d->Height; fy += dy) {
-                if (check != NULL && rows_done % CC_GIF_ANIM_BAND == 0 && check()) return CC_CANCELLED;
+                if (rows_done % CC_GIF_ANIM_BAND == 0 && cc_cancelled(check)) return CC_CANCELLED;
                 if (DGifGetLine(f, a->line, d->Width) == GIF_ERROR) {
                     /* Browsers show the rows that arrived, and the animation ends with this frame. */
                     truncated = 1;

@@ -240,7 +240,7 @@ int cc_heif_decode(cc_heif *h, int thumbnail, uint8_t *rgba, size_t capacity, ui
         cc_messages_set_error(&h->msg, thumbnail ? "no thumbnail" : "cc_heif_open was not called");
         return CC_INVALID;
     }
-    if (check != NULL && check()) return CC_CANCELLED;
+    if (cc_cancelled(check)) return CC_CANCELLED;
     struct heif_decoding_options *options = heif_decoding_options_alloc();
     if (options == NULL) {
         cc_messages_set_error(&h->msg, "out of memory");
@@ -257,7 +257,7 @@ int cc_heif_decode(cc_heif *h, int thumbnail, uint8_t *rgba, size_t capacity, ui
     int stride = 0;
     const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
     int bits = heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved);
-    if (check != NULL && check()) {
+    if (cc_cancelled(check)) {
         status = CC_CANCELLED;
     } else if (plane == NULL || w <= 0 || ht <= 0 || bits != 8) {
         cc_messages_set_error(&h->msg, "libheif returned no 8-bit RGBA plane");

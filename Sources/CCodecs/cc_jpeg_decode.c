@@ -65,7 +65,7 @@ static void cc_jpeg_progress(j_common_ptr cinfo) {
         j->last_code = -1;
         longjmp(j->jmp, 1);
     }
-    if (j->cancel_check != NULL && j->cancel_check()) {
+    if (cc_cancelled(j->cancel_check)) {
         cc_messages_set_error(&j->msg, "cancelled");
         j->last_code = -2;
         longjmp(j->jmp, 1);

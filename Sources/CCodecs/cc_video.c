@@ -255,7 +255,7 @@ static int cc_video_decode(cc_video *v, AVFrame *out, int *got, cc_cancel_check 
             return cc_video_fail(v, r, "decoding");
         }
         if (v->drained) return CC_OK;
-        if (check != NULL && check()) return CC_CANCELLED;
+        if (cc_cancelled(check)) return CC_CANCELLED;
         r = av_read_frame(v->format, v->packet);
         if (r < 0) {
             if (r != AVERROR_EOF) {
@@ -517,7 +517,7 @@ int cc_video_open(cc_video *v, int64_t max_pixels, int32_t count_frames, int32_t
         int32_t count = 0;
         if (avformat_seek_file(f, v->stream, INT64_MIN, INT64_MIN, v->start_pts, AVSEEK_FLAG_BACKWARD) >= 0) {
             while (count <= max_frames) {
-                if (check != NULL && count % 256 == 0 && check()) { status = CC_CANCELLED; goto done; }
+                if (count % 256 == 0 && cc_cancelled(check)) { status = CC_CANCELLED; goto done; }
                 if (av_read_frame(f, v->packet) < 0) break;
                 if (v->packet->stream_index == v->stream) count++;
                 av_packet_unref(v->packet);

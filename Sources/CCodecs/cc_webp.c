@@ -175,7 +175,7 @@ int cc_webp_decode(cc_webp *w, uint8_t *rgba, size_t row_bytes, size_t capacity,
     VP8StatusCode s = VP8_STATUS_SUSPENDED;
     int status = CC_OK;
     while (s == VP8_STATUS_SUSPENDED && visible < w->size) {
-        if (check != NULL && check()) { status = CC_CANCELLED; break; }
+        if (cc_cancelled(check)) { status = CC_CANCELLED; break; }
         visible = w->size - visible > CC_WEBP_STEP ? visible + CC_WEBP_STEP : w->size;
         s = WebPIUpdate(idec, w->data, visible);
     }

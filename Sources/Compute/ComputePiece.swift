@@ -1,7 +1,7 @@
 /// The piece of work a ``ComputePool`` thread is running, as the value its body is handed (``ComputePool/run(lease:speculation:_:)``):
 /// the pool, the lease the piece runs as and its cancellation flag. As a ``ParallelLoop`` it spreads the piece's
 /// loops over the pool's idle threads, as helpers of its lease after ordinary work (a busy machine does not pay for
-/// them), which see its cancellation flag.
+/// them); it is cancelled (``isCancelled``) once its flag is raised, whichever thread asks.
 ///
 /// - Important: valid inside the body it was handed to (and the loops that body starts), where its thread runs the
 ///   piece; the body must not keep it.
@@ -26,8 +26,10 @@ public struct ComputePiece: ParallelLoop {
 
     public var width: Int { pool.threadCount }
 
+    public var isCancelled: Bool { flag.isCancelled }
+
     public func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
-        try pool.forEach(count, width: width, lease: lease, flag: flag, body)
+        try pool.forEach(count, width: width, lease: lease, body)
     }
 
     public func pipelined<Item: Sendable>(_ produce: (_ handOff: (Item) -> Void) throws -> Void,
@@ -36,6 +38,6 @@ public struct ComputePiece: ParallelLoop {
             try produce { process($0) }
             return
         }
-        try pool.pipeline(produce, process: process, lease: lease, flag: flag)
+        try pool.pipeline(produce, process: process, lease: lease)
     }
 }

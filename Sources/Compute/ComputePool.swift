@@ -10,8 +10,8 @@ import Glibc
 /// thread per core) a few of them would leave no thread to wake anything else, so every other
 /// task in the process (the protocol loop, cancellation, timers) would wait for them. Work
 /// submitted here runs on the pool's own threads instead; the awaiting task is suspended, not
-/// blocking. Cancelling the awaiting task raises the job's ``CancellationFlag``, which the loops see
-/// through ``Cancellation``.
+/// blocking. Cancelling the awaiting task raises the piece's ``CancellationFlag``, which its loops see through the
+/// ``ComputePiece`` the body is handed (``ParallelLoop/isCancelled``).
 ///
 /// Scheduling: each submission names the ``ComputeLease`` (its job) it belongs to, and a
 /// free thread serves leases, not submissions, in the order that type describes: the lease with the
@@ -153,7 +153,8 @@ public final class ComputePool: Sendable {
     }
 
     /// Runs `body` on a pool thread as work of `lease` and returns its result. If the calling task is cancelled,
-    /// the body sees ``Cancellation/isRequested`` become true (or does not start). Whoever owns the pool (the
+    /// the piece the body is handed becomes cancelled (``ComputePiece/isCancelled``; the body does not start if it
+    /// has not yet). Whoever owns the pool (the
     /// server, as a service) decides when its threads live: work submitted before ``start()`` waits for them; after
     /// ``stop()`` it is refused with `CancellationError`.
     /// - Parameters:
@@ -168,7 +169,7 @@ public final class ComputePool: Sendable {
         let call = Call<T>()
         let loop = ComputePiece(pool: self, lease: lease, flag: flag)
         let piece = Piece(flag: flag, speculation: speculation, run: {
-            call.resolve(flag.isCancelled ? .failure(CancellationError()) : Result { try Cancellation.with(flag) { try body(loop) } })
+            call.resolve(flag.isCancelled ? .failure(CancellationError()) : Result { try body(loop) })
         }, abandon: {
             call.resolve(.failure(CancellationError()))
         })
@@ -245,7 +246,7 @@ public final class ComputePool: Sendable {
             switch next {
             case .none: return
             case .some((let lease, let work)?):
-                PieceContext.local.with(PieceContext(pool: self, lease: lease), work)
+                work()
                 state.withLock { $0.finished(lease) }
             case .some(nil): continue
             }
@@ -257,18 +258,18 @@ public final class ComputePool: Sendable {
     /// ``ComputePiece/forEach(_:_:)``: calls `body(thread, index)` for every index in `0..<count`, on the calling
     /// thread (thread 0, running a piece of `lease`) and on up to `width - 1` of this pool's threads that would
     /// otherwise be idle (threads 1, 2, ...: each number is used by one thread at a time, so it can pick that
-    /// thread's scratch); returns when every index has run. The helpers are work of `lease`, after ordinary work, and
-    /// see `flag`, the piece's cancellation flag.
+    /// thread's scratch); returns when every index has run. The helpers are work of `lease`, after ordinary work;
+    /// `body` checks the cancellation of the piece it closes over.
     /// - Throws: the first error `body` threw (indices not yet taken are then skipped), once every thread has left
     ///   `body`.
-    func forEach(_ count: Int, width: Int, lease: ComputeLease, flag: CancellationFlag,
+    func forEach(_ count: Int, width: Int, lease: ComputeLease,
                  _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
         guard count > 0 else { return }
         guard width > 1, count > 1 else {
             for i in 0..<count { try body(0, i) }
             return
         }
-        let region = ParallelRegion(count: count, flag: flag, body: body)
+        let region = ParallelRegion(count: count, body: body)
         let helpers = (0..<min(width - 1, count - 1)).map { _ in
             Piece(flag: CancellationFlag(), speculation: nil, isHelper: true, run: { region.help() }, abandon: {})
         }
@@ -286,11 +287,10 @@ public final class ComputePool: Sendable {
 }
 
 extension ComputePool {
-    /// ``ComputePiece/pipelined(_:process:)``: for the piece of `lease` running on the calling thread, whose
-    /// cancellation flag is `flag`.
+    /// ``ComputePiece/pipelined(_:process:)``: for the piece of `lease` running on the calling thread.
     func pipeline<Item: Sendable>(_ produce: (_ handOff: (Item) -> Void) throws -> Void,
-                                  process: @escaping @Sendable (Item) -> Void, lease: ComputeLease, flag: CancellationFlag) throws {
-        let line = HandOffLine(process: process, flag: flag)
+                                  process: @escaping @Sendable (Item) -> Void, lease: ComputeLease) throws {
+        let line = HandOffLine(process: process)
         /// No helper joins any more; those no thread has taken leave the queue; then the caller finishes.
         func end(processingRest: Bool) {
             let submitted = line.close()

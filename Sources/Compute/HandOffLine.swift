@@ -18,12 +18,10 @@ final class HandOffLine<Item: Sendable>: Sendable {
 
     private let state = Mutex(State())
     private let process: @Sendable (Item) -> Void
-    private let flag: CancellationFlag
     private let helpersLeft = DispatchSemaphore(value: 0)
 
-    init(process: @escaping @Sendable (Item) -> Void, flag: CancellationFlag) {
+    init(process: @escaping @Sendable (Item) -> Void) {
         self.process = process
-        self.flag = flag
     }
 
     /// Queues `item`; returns the flag of a helper piece to submit when no helper is queued or taking items.
@@ -51,11 +49,10 @@ final class HandOffLine<Item: Sendable>: Sendable {
         }
     }
 
-    /// A helper piece: processes items until none are left, under the caller's cancellation flag.
+    /// A helper piece: processes items until none are left (`process` checks the loop it closes over, if it checks
+    /// cancellation at all).
     func help() {
-        Cancellation.with(flag) {
-            while let item = take(asHelper: true) { process(item) }
-        }
+        while let item = take(asHelper: true) { process(item) }
         let lastForWaitingCaller = state.withLock { s -> Bool in
             s.outstanding -= 1
             return s.closed && s.outstanding == 0

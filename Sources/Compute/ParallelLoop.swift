@@ -11,10 +11,16 @@ public protocol ParallelLoop: Sendable {
     /// (at once, each thread's malloc arena grows by the other's buffers: a 6000x4000 sticker's classical maps peaked
     /// 20 MB higher). Loops spread over idle threads either way.
     var pairsAtOnce: Bool { get }
+    /// Whether the work this loop runs has been asked to stop: a ``ComputePiece``'s flag (raised when its awaiting task
+    /// is cancelled), the calling task's cancellation for ``InTurnLoop``. Long loops ask it per band of rows, on
+    /// whichever thread runs the band (the loop's parts close over the loop they were handed).
+    var isCancelled: Bool { get }
+    /// Throws `CancellationError` when ``isCancelled``.
+    func checkCancellation() throws
     /// Calls `body(thread, index)` for every index in `0..<count` and returns when all have run. `thread` is 0
     /// on the calling thread and 1, 2, ... on helpers, each number used by one thread at a time (so it can pick that
-    /// thread's scratch). Helpers see the calling thread's ``Cancellation`` (a ``ComputePool``'s do): the loop's work
-    /// checks no cancellation of its own.
+    /// thread's scratch). `body` checks cancellation through the loop it closes over (``checkCancellation()``), on
+    /// whichever thread it runs.
     /// - Throws: the first error `body` threw (indices not yet taken are then skipped), once every thread has left
     ///   `body`.
     func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws
@@ -33,6 +39,10 @@ public protocol ParallelLoop: Sendable {
 
 extension ParallelLoop {
     public var pairsAtOnce: Bool { true }
+
+    public func checkCancellation() throws {
+        if isCancelled { throw CancellationError() }
+    }
 
     public func pipelined<Item: Sendable>(_ produce: (_ handOff: (Item) -> Void) throws -> Void,
                                           process: @escaping @Sendable (Item) -> Void) throws {
@@ -75,11 +85,13 @@ extension ParallelLoop {
 }
 
 /// Every part on the calling thread, one after another: the loop of code off the compute pool (tests, benchmarks,
-/// in-process use) and of ``InlineStages``.
+/// in-process use) and of ``InlineStages``. Its cancellation is the calling task's (`Task.isCancelled`).
 public struct InTurnLoop: ParallelLoop {
     public init() {}
 
     public var width: Int { 1 }
+
+    public var isCancelled: Bool { Task.isCancelled }
 
     public func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
         for i in 0..<count { try body(0, i) }

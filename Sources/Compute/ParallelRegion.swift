@@ -15,14 +15,12 @@ final class ParallelRegion: Sendable {
     private let next = Atomic<Int>(0)
     private let state = Mutex(State())
     private let helpersDone = DispatchSemaphore(value: 0)
-    private let flag: CancellationFlag
     /// Dropped by `finish`: a helper piece may hold this region a moment after the caller has returned, and
     /// the caller's `body` must not outlive its call (it may borrow the caller's non-escaping closures).
     private let body: Mutex<(@Sendable (Int, Int) throws -> Void)?>
 
-    init(count: Int, flag: CancellationFlag, body: @escaping @Sendable (Int, Int) throws -> Void) {
+    init(count: Int, body: @escaping @Sendable (Int, Int) throws -> Void) {
         self.count = count
-        self.flag = flag
         self.body = Mutex(body)
     }
 
@@ -43,7 +41,8 @@ final class ParallelRegion: Sendable {
         }
     }
 
-    /// A helper piece: joins unless the caller has finished, under the caller's cancellation flag.
+    /// A helper piece: joins unless the caller has finished (`body` checks the cancellation of the loop it closes
+    /// over, on whichever thread it runs).
     func help() {
         guard let thread = state.withLock({ s -> Int? in
             guard !s.closed else { return nil }
@@ -51,7 +50,7 @@ final class ParallelRegion: Sendable {
             s.threads += 1
             return s.threads
         }) else { return }
-        Cancellation.with(flag) { run(thread: thread) }
+        run(thread: thread)
         let last = state.withLock { s -> Bool in
             s.active -= 1
             return s.closed && s.active == 0

@@ -70,13 +70,14 @@ enum InTurn {
 }
 
 /// Every stage in the calling task, one after another (tests, benchmarks, in-process use). Cancellation is the
-/// calling task's (``Cancellation`` falls back to it off the compute threads).
+/// calling task's (the stages' ``InTurnLoop`` reads it).
 public struct InlineStages: StageRunner {
     public init() {}
 
     public func stage<T: Sendable>(_ body: @escaping @Sendable (InTurnLoop) throws -> T) async throws -> T {
-        try Cancellation.check()
-        return try body(.inTurn)
+        let loop = InTurnLoop()
+        try loop.checkCancellation()
+        return try body(loop)
     }
 }
 

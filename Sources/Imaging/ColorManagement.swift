@@ -155,7 +155,7 @@ public enum ColorManagement {
         try image.pixels.withUnsafeMutableBufferPointer { p in
             let pixels = PixelBand(start: p.baseAddress!, count: count)
             let convertBand: @Sendable (Int, Int) throws -> Void = { _, i in
-                try Cancellation.check()
+                try loop.checkCancellation()
                 let start = i * band
                 transform.apply(pixels.start + start * 4, count: min(band, pixels.count - start))
             }

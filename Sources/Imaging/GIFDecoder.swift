@@ -22,7 +22,7 @@ enum GIFDecoder {
     }
 
     /// - Throws: `ImagingError` or `CancellationError`.
-    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, options: DecodeOptions) throws -> DecodedImage {
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, options: DecodeOptions, on loop: some ParallelLoop) throws -> DecodedImage {
         guard let base = bytes.baseAddress, let g = cc_gif_create(base, bytes.count) else {
             throw ImagingError.invalidImage(format: .gif, message: "out of memory")
         }
@@ -35,7 +35,7 @@ enum GIFDecoder {
         var warnings: [String] = []
         let rowBytes = width * 4
         let pixels = try [UInt8](unsafeUninitializedCapacity: rowBytes * height) { buffer, initialized in
-            let s = cc_gif_decode(g, buffer.baseAddress!, rowBytes, buffer.count) { Cancellation.isRequested ? 1 : 0 }
+            let s = CodecCancellation.polling(loop) { cc_gif_decode(g, buffer.baseAddress!, rowBytes, buffer.count, $0) }
             // The shim clears the whole screen before the first row, so a partial frame is still initialised.
             initialized = rowBytes * height
             if s == CC_CANCELLED { throw CancellationError() }

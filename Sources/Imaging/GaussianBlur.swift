@@ -14,7 +14,7 @@ enum GaussianBlur {
     /// Columns a vertical strip takes: its two buffers (32 x height x 16 bytes each) stay in the cache.
     static let stripColumns = 32
 
-    static func apply(_ image: Image, sigma requested: Double) throws -> Image {
+    static func apply(_ image: Image, sigma requested: Double, on loop: some ParallelLoop) throws -> Image {
         let sigma = min(requested, Double(max(image.width, image.height)))
         if sigma < 0.2 { return image } // below a fifth of a pixel nothing visible changes
         let radii = boxRadii(sigma: sigma)
@@ -29,7 +29,7 @@ enum GaussianBlur {
             defer { x.deallocate(); y.deallocate() }
             try image.pixels.withUnsafeBufferPointer { src in
                 for row in 0..<h {
-                    if row % cancellationBand == 0, Cancellation.isRequested { throw CancellationError() }
+                    if row % cancellationBand == 0, loop.isCancelled { throw CancellationError() }
                     for i in 0..<w {
                         let s = (row * w + i) * 4
                         let alpha = Float(src[s + 3])
@@ -52,7 +52,7 @@ enum GaussianBlur {
         defer { a.deallocate(); b.deallocate() }
         try out.withUnsafeMutableBufferPointer { dst in
             for x0 in stride(from: 0, to: w, by: strip) {
-                if Cancellation.isRequested { throw CancellationError() }
+                if loop.isCancelled { throw CancellationError() }
                 let columns = min(strip, w - x0)
                 boxColumns(UnsafeMutableBufferPointer(rebasing: plane[x0...]), stride: w, a, stride: columns,
                            columns: columns, height: h, radius: radii[0])

@@ -27,7 +27,8 @@ enum HEIFDecoder {
     }
 
     /// - Throws: `ImagingError` or `CancellationError`.
-    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, format: ImageFormat, options: DecodeOptions) throws
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, format: ImageFormat, options: DecodeOptions,
+                       on loop: some ParallelLoop) throws
         -> (DecodedImage, EmbeddedColor?)
     {
         guard let base = bytes.baseAddress, let h = cc_heif_create(base, bytes.count) else {
@@ -50,8 +51,8 @@ enum HEIFDecoder {
         let capacity = thumbnail ? Int(frame.thumbnail_width) * Int(frame.thumbnail_height) * 4 : width * height * 4
         var outWidth: UInt32 = 0, outHeight: UInt32 = 0
         var pixels = try [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
-            status = cc_heif_decode(h, thumbnail ? 1 : 0, buffer.baseAddress!, capacity, &outWidth, &outHeight) {
-                Cancellation.isRequested ? 1 : 0
+            status = CodecCancellation.polling(loop) {
+                cc_heif_decode(h, thumbnail ? 1 : 0, buffer.baseAddress!, capacity, &outWidth, &outHeight, $0)
             }
             guard status == CC_OK else { throw fail(status) }
             initialized = Int(outWidth) * Int(outHeight) * 4

@@ -4,7 +4,7 @@ import Compute
 ///
 /// The format is always sniffed from the content. Decoding never prints and never crashes on hostile data:
 /// failures are `ImagingError` values; large images are refused from the header (`DecodeOptions.maxPixels`)
-/// before pixels are allocated; long decodes check `Cancellation.isRequested` between bands of rows.
+/// before pixels are allocated; long decodes check their loop's cancellation (``ParallelLoop/isCancelled``) between bands of rows.
 public enum ImageCodec {
     private static let pngSignature = FormatSniffer.pngSignature
 
@@ -60,23 +60,24 @@ public enum ImageCodec {
     ///   profiles are not applied.
     /// - Corrupt-but-recoverable data yields `warnings`; truncated data throws `.truncated` unless
     ///   `options.allowTruncated`. Nothing is ever printed.
-    /// - Throws: `ImagingError`, or `CancellationError` when the current task is cancelled mid-decode
-    ///   (checked between bands of rows, input chunks or pixels; for HEIF before and after libheif's decode).
+    /// - Throws: `ImagingError`, or `CancellationError` when `loop` is cancelled mid-decode (checked between bands
+    ///   of rows, input chunks or pixels; for HEIF before and after libheif's decode).
     /// - Parameter loop: where the decode's parts spread (a JPEG's colour conversion beside its decode; a profile's
-    ///   conversion by bands): a compute piece passes itself; off the pool, in turn.
+    ///   conversion by bands), and whose cancellation stops it: a compute piece passes itself; off the pool, in turn
+    ///   (the calling task's cancellation).
     public static func decode(_ bytes: [UInt8], options: DecodeOptions = .init(), on loop: some ParallelLoop = .inTurn) throws -> DecodedImage {
         guard let format = sniff(bytes) else { throw unrecognised(bytes) }
         var (decoded, color) = try bytes.withUnsafeBufferPointer { buffer -> (DecodedImage, EmbeddedColor?) in
             switch format {
             case .png:
-                let d = try PNGDecoder.decode(buffer, options: options)
+                let d = try PNGDecoder.decode(buffer, options: options, on: loop)
                 return (d, d.metadata.iccProfile.map(EmbeddedColor.icc))
             case .jpeg:
                 // Converted inside the decoder, band by band.
                 return (try JPEGDecoder.decode(buffer, options: options, on: loop), nil)
-            case .webp: return try WebPDecoder.decode(buffer, options: options)
-            case .gif: return (try GIFDecoder.decode(buffer, options: options), nil)
-            case .heif, .avif: return try HEIFDecoder.decode(buffer, format: format, options: options)
+            case .webp: return try WebPDecoder.decode(buffer, options: options, on: loop)
+            case .gif: return (try GIFDecoder.decode(buffer, options: options, on: loop), nil)
+            case .heif, .avif: return try HEIFDecoder.decode(buffer, format: format, options: options, on: loop)
             case .apng, .webm: throw ImagingError.unsupported(format: format, message: "not a still image")
             }
         }

@@ -1,4 +1,6 @@
-/// A per-image effect; a list of them is applied in order by ``Image/applying(_:)``.
+import Compute
+
+/// A per-image effect; a list of them is applied in order by ``Image/applying(_:on:)``.
 public enum ImageEffect: Sendable, Equatable {
     /// Gaussian blur with standard deviation `radius` pixels (0 = no-op), approximated by three
     /// box passes per axis so its cost does not grow with the radius. Premultiplied, so
@@ -23,9 +25,9 @@ extension Image {
     /// The image with `effects` applied in order (each one sees the previous one's output).
     ///
     /// All parameters are validated before any pixel work starts.
-    /// - Throws: ``ImageEffectError`` for an invalid parameter; `CancellationError` when the
-    ///   task is cancelled during a blur.
-    public func applying(_ effects: [ImageEffect]) throws -> Image {
+    /// - Throws: ``ImageEffectError`` for an invalid parameter; `CancellationError` when `loop` is
+    ///   cancelled during a blur (``InTurnLoop``, the default off the compute pool: the calling task).
+    public func applying(_ effects: [ImageEffect], on loop: some ParallelLoop = .inTurn) throws -> Image {
         for effect in effects {
             switch effect {
             case .blur(let r) where !(r.isFinite && r >= 0): throw ImageEffectError.invalidBlurRadius(r)
@@ -36,7 +38,7 @@ extension Image {
         var result = self
         for effect in effects {
             switch effect {
-            case .blur(let radius): result = try GaussianBlur.apply(result, sigma: radius)
+            case .blur(let radius): result = try GaussianBlur.apply(result, sigma: radius, on: loop)
             case .opacity(let factor): result.scaleAlpha(by: factor)
             case .grayscale: result.convertToGrayscale()
             }

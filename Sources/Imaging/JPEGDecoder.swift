@@ -47,9 +47,11 @@ enum JPEGDecoder {
         guard let base = bytes.baseAddress, let j = cc_jpeg_create(base, bytes.count, limit) else {
             throw ImagingError.invalidImage(format: .jpeg, message: "out of memory")
         }
-        defer { cc_jpeg_destroy(j) }
-        // Progressive files are decoded inside cc_jpeg_start; libjpeg's progress hook polls this there.
-        cc_jpeg_set_cancel_check(j) { Cancellation.isRequested ? 1 : 0 }
+        // Progressive files are decoded inside cc_jpeg_start; libjpeg's progress hook polls `loop` there (the handle
+        // keeps the poll, so its box lives as long as the handle).
+        let cancellation = CodecCancellation(loop)
+        defer { withExtendedLifetime(cancellation) { cc_jpeg_destroy(j) } }
+        cc_jpeg_set_cancel_check(j, cancellation.check)
         func fail(_ status: Int32) -> any Error {
             if status == CC_CANCELLED { return CancellationError() }
             if status == CC_UNSUPPORTED, String(cString: cc_jpeg_message(j)).contains("precision") {
@@ -98,7 +100,7 @@ enum JPEGDecoder {
                 var remaining = UInt32.max
                 var done = 0
                 while remaining > 0 {
-                    if Cancellation.isRequested { throw CancellationError() }
+                    if loop.isCancelled { throw CancellationError() }
                     let s = cc_jpeg_read_rows(j, buffer.baseAddress!, rowBytes, buffer.count, band, &remaining)
                     guard s == CC_OK else { throw fail(s) }
                     try checkTruncation()
@@ -123,7 +125,7 @@ enum JPEGDecoder {
         if truncated { warnings.append("truncated JPEG accepted: missing data decoded as grey") }
 
         var image = Image(width: width, height: height, pixels: pixels)
-        image = try orientation.apply(to: image)
+        image = try orientation.apply(to: image, on: loop)
         let metadata = ImageMetadata(
             format: .jpeg,
             originalWidth: orientation.swapsAxes ? storedHeight : storedWidth,

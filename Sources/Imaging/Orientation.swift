@@ -9,9 +9,10 @@ public enum Orientation: Int, Sendable, CaseIterable {
     public var swapsAxes: Bool { rawValue >= 5 }
 
     /// The upright image. Works on whole pixels (as `UInt32`) in 64x64 tiles so the 90° cases stay
-    /// cache-friendly; checks for cancellation every band of 64 rows.
-    /// - Throws: `CancellationError` when the current task is cancelled.
-    public func apply(to image: Image) throws -> Image {
+    /// cache-friendly; checks `loop`'s cancellation every band of 64 rows.
+    /// - Throws: `CancellationError` when `loop` is cancelled (``InTurnLoop``, the default off the compute pool: the
+    ///   calling task).
+    public func apply(to image: Image, on loop: some ParallelLoop = .inTurn) throws -> Image {
         if self == .up { return image }
         let w = image.width, h = image.height
         let dw = swapsAxes ? h : w, dh = swapsAxes ? w : h
@@ -34,7 +35,7 @@ public enum Orientation: Int, Sendable, CaseIterable {
                 let dst = UnsafeMutableRawBufferPointer(outBytes).bindMemory(to: UInt32.self)
                 var ty = 0
                 while ty < h {
-                    if Cancellation.isRequested { throw CancellationError() }
+                    if loop.isCancelled { throw CancellationError() }
                     let yEnd = min(ty + tile, h)
                     var tx = 0
                     while tx < w {

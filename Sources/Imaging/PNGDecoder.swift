@@ -29,7 +29,7 @@ enum PNGDecoder {
     }
 
     /// - Throws: `ImagingError` or `CancellationError`.
-    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, options: DecodeOptions) throws -> DecodedImage {
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, options: DecodeOptions, on loop: some ParallelLoop) throws -> DecodedImage {
         guard let base = bytes.baseAddress, let p = cc_png_create(base, bytes.count) else {
             throw ImagingError.invalidImage(format: .png, message: "out of memory")
         }
@@ -54,7 +54,7 @@ enum PNGDecoder {
             if interlaced { out.initialize(repeating: 0, count: rowBytes * height) }
             var remaining = UInt32.max
             while remaining > 0 {
-                if Cancellation.isRequested { throw CancellationError() }
+                if loop.isCancelled { throw CancellationError() }
                 let s = cc_png_read_rows(p, out, rowBytes, buffer.count, band, &remaining)
                 if s == CC_OK { continue }
                 guard s == CC_TRUNCATED, options.allowTruncated else { throw fail(s) }

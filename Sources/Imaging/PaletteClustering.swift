@@ -30,19 +30,19 @@ struct PaletteClustering {
     }
 
     /// Centres (CIELAB) for at most `k` clusters.
-    func solve(k: Int) throws -> [SIMD4<Double>] {
+    func solve(k: Int, on loop: some ParallelLoop) throws -> [SIMD4<Double>] {
         if points.count <= k { return points }
         var rng = SplitMix64(seed: 0x5EED_C0105)
         var best: [SIMD4<Double>] = []
         var bestCost = Double.infinity
         for _ in 0..<restarts {
-            if Cancellation.isRequested { throw CancellationError() }
+            if loop.isCancelled { throw CancellationError() }
             var centers = seedPlusPlus(k: k, rng: &rng)
             lloyd(&centers)
             let cost = euclideanCost(centers)
             if cost < bestCost { bestCost = cost; best = centers }
         }
-        if Cancellation.isRequested { throw CancellationError() }
+        if loop.isCancelled { throw CancellationError() }
         // The geometric-median steps polish the winning start only: run on every start they cost
         // a tenth of a request and left the corpus's mean CIEDE2000 as it was (bench/README.md).
         weiszfeld(&best)

@@ -32,22 +32,23 @@ public enum PaletteExtractor {
     /// at least ``alphaThreshold``. An image with no such pixel (fully transparent) returns `[]`.
     ///
     /// - Throws: ``PaletteError/invalidCount(_:)`` for `count` outside ``supportedCounts``;
-    ///   `CancellationError` when the task is cancelled.
-    public static func palette(of image: Image, count: Int) throws -> [PaletteColor] {
+    ///   `CancellationError` when `loop` is cancelled (``InTurnLoop``, the default off the compute pool: the
+    ///   calling task).
+    public static func palette(of image: Image, count: Int, on loop: some ParallelLoop = .inTurn) throws -> [PaletteColor] {
         guard supportedCounts.contains(count) else { throw PaletteError.invalidCount(count) }
         let working: Image
         if max(image.width, image.height) > 2 * workingSize {
             let t = ThumbnailGeometry.target(sourceWidth: image.width, sourceHeight: image.height,
                                              width: workingSize, height: workingSize, fit: .contain)
-            working = try Resampler.resize(image, width: t.width, height: t.height)
+            working = try Resampler.resize(image, width: t.width, height: t.height, on: loop)
         } else {
             working = image
         }
         let points = ColorHistogram(working, alphaThreshold: alphaThreshold)
         if points.count == 0 { return [] }
-        if Cancellation.isRequested { throw CancellationError() }
+        if loop.isCancelled { throw CancellationError() }
         let clustering = PaletteClustering(points: points)
-        let centers = try clustering.solve(k: count)
+        let centers = try clustering.solve(k: count, on: loop)
         return clustering.finalPalette(centers: centers)
     }
 }

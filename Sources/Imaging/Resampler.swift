@@ -24,12 +24,13 @@ public enum Resampler {
     /// - Throws: ``ResampleError/invalidTargetSize(width:height:)`` for a non-positive or huge
     ///   size (see ``maximumDimension``, ``maximumPixels``; an extreme aspect change whose float
     ///   intermediate would exceed 2 GiB is refused too), ``ResampleError/sourceTooLarge(width:height:)``;
-    ///   `CancellationError` when the current task is cancelled mid-way.
+    ///   `CancellationError` when `loop` is cancelled mid-way (``ParallelLoop/isCancelled``, checked per band of rows;
+    ///   ``InTurnLoop``, the default for code off the compute pool, reads the calling task's cancellation).
     public static func resize(
-        _ image: Image, width: Int, height: Int, filter: ResampleFilter = .lanczos3
+        _ image: Image, width: Int, height: Int, filter: ResampleFilter = .lanczos3, on loop: some ParallelLoop = .inTurn
     ) throws -> Image {
         try resize(image, sourceX: 0, sourceY: 0, sourceWidth: image.width, sourceHeight: image.height,
-                   width: width, height: height, filter: filter)
+                   width: width, height: height, filter: filter, on: loop)
     }
 
     /// Resamples the source rectangle (`sourceX`, `sourceY`, `sourceWidth`, `sourceHeight`) of
@@ -39,10 +40,10 @@ public enum Resampler {
     /// image), exactly as if the whole image had been scaled and then cropped.
     ///
     /// - Throws: ``ResampleError`` for invalid sizes or a rectangle outside the image;
-    ///   `CancellationError` on cancellation.
+    ///   `CancellationError` when `loop` is cancelled.
     public static func resize(
         _ image: Image, sourceX: Int, sourceY: Int, sourceWidth: Int, sourceHeight: Int,
-        width: Int, height: Int, filter: ResampleFilter = .lanczos3
+        width: Int, height: Int, filter: ResampleFilter = .lanczos3, on loop: some ParallelLoop = .inTurn
     ) throws -> Image {
         guard width > 0, height > 0, width <= maximumDimension, height <= maximumDimension,
               width * height <= maximumPixels
@@ -85,7 +86,7 @@ public enum Resampler {
                     try xWeights.withBuffers { starts, counts, weights, stride in
                         let rowBytes = image.width * 4
                         for y in rowMin..<rowMax {
-                            if (y - rowMin) % cancellationBand == 0, Cancellation.isRequested { throw CancellationError() }
+                            if (y - rowMin) % cancellationBand == 0, loop.isCancelled { throw CancellationError() }
                             let line = UnsafeRawPointer(src.baseAddress! + y * rowBytes + colMin * 4)
                             for i in 0..<colCount {
                                 row[i] = premultiplied(line.loadUnaligned(fromByteOffset: i &* 4, as: SIMD4<UInt8>.self))
@@ -110,7 +111,7 @@ public enum Resampler {
                 try accumulator.withUnsafeMutableBufferPointer { acc in
                     try yWeights.withBuffers { starts, counts, weights, stride in
                         for y in 0..<height {
-                            if y % cancellationBand == 0, Cancellation.isRequested { throw CancellationError() }
+                            if y % cancellationBand == 0, loop.isCancelled { throw CancellationError() }
                             for x in 0..<width { acc[x] = .zero }
                             let start = Int(starts[y]) - rowMin
                             let n = Int(counts[y])

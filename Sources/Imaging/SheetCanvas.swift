@@ -1,3 +1,4 @@
+import Compute
 import Synchronization
 
 /// A ``StickerSheet`` filled in as its stickers come, from any thread: each is placed in its own cell the moment it
@@ -12,9 +13,10 @@ public final class SheetCanvas: Sendable {
         sheet = Mutex(layout.canvas(for: count))
     }
 
-    /// Fits `sticker` to a cell (on the calling thread) and places it in cell `index` (under the lock, in place).
-    public func place(_ sticker: Image, at index: Int) throws {
-        let fitted = try layout.fitted(sticker)
+    /// Fits `sticker` to a cell (on the calling thread, stopping when `loop` is cancelled) and places it in cell
+    /// `index` (under the lock, in place).
+    public func place(_ sticker: Image, at index: Int, on loop: some ParallelLoop = .inTurn) throws {
+        let fitted = try layout.fitted(sticker, on: loop)
         sheet.withLock { layout.place(fitted, at: index, on: &$0) }
     }
 

@@ -1,3 +1,5 @@
+import Compute
+
 /// A sticker pack's sheet: stickers in a grid of square cells, row by row, each fitted (contain) inside its
 /// cell's padding and centred, over a background.
 public struct StickerSheet: Sendable {
@@ -28,9 +30,9 @@ public struct StickerSheet: Sendable {
     }
 
     /// `sticker` fitted (contain) inside a cell's padding: what ``place(_:at:on:)`` takes.
-    func fitted(_ sticker: Image) throws -> Image {
+    func fitted(_ sticker: Image, on loop: some ParallelLoop) throws -> Image {
         let inner = cellSize - 2 * padding
-        return try Resampler.thumbnail(sticker, width: inner, height: inner, fit: .contain)
+        return try Resampler.thumbnail(sticker, width: inner, height: inner, fit: .contain, on: loop)
     }
 
     /// A fitted sticker centred in cell `index` of `sheet`, in place: it changes no pixel outside that cell.

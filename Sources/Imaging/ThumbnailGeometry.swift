@@ -1,3 +1,5 @@
+import Compute
+
 /// How a thumbnail fills its bounding box.
 public enum FitMode: String, Sendable, Codable, CaseIterable {
     /// Scale to fit inside the box, keeping the aspect ratio; one side may be shorter than the box.
@@ -59,15 +61,16 @@ extension Resampler {
     /// A thumbnail of `image` fitted to the `width` x `height` box (see ``ThumbnailGeometry``).
     /// Cover crops are resampled in place, without an intermediate copy.
     ///
-    /// - Throws: ``ResampleError`` for an unusable box; `CancellationError` on cancellation.
+    /// - Throws: ``ResampleError`` for an unusable box; `CancellationError` when `loop` is cancelled.
     public static func thumbnail(
-        _ image: Image, width: Int, height: Int, fit: FitMode = .contain, filter: ResampleFilter = .lanczos3
+        _ image: Image, width: Int, height: Int, fit: FitMode = .contain, filter: ResampleFilter = .lanczos3,
+        on loop: some ParallelLoop = .inTurn
     ) throws -> Image {
         guard width > 0, height > 0 else { throw ResampleError.invalidTargetSize(width: width, height: height) }
         let t = ThumbnailGeometry.target(sourceWidth: image.width, sourceHeight: image.height,
                                          width: width, height: height, fit: fit)
         let c = t.crop ?? (0, 0, image.width, image.height)
         return try resize(image, sourceX: c.x, sourceY: c.y, sourceWidth: c.w, sourceHeight: c.h,
-                          width: t.width, height: t.height, filter: filter)
+                          width: t.width, height: t.height, filter: filter, on: loop)
     }
 }

@@ -26,7 +26,9 @@ enum WebPDecoder {
     }
 
     /// - Throws: `ImagingError` or `CancellationError`.
-    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, options: DecodeOptions) throws -> (DecodedImage, EmbeddedColor?) {
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, options: DecodeOptions, on loop: some ParallelLoop) throws
+        -> (DecodedImage, EmbeddedColor?)
+    {
         guard let base = bytes.baseAddress, let w = cc_webp_create(base, bytes.count) else {
             throw ImagingError.invalidImage(format: .webp, message: "out of memory")
         }
@@ -41,12 +43,12 @@ enum WebPDecoder {
         try checkPixelBudget(width: width, height: height, options: options)
         let rowBytes = width * 4
         let pixels = try [UInt8](unsafeUninitializedCapacity: rowBytes * height) { buffer, initialized in
-            let s = cc_webp_decode(w, buffer.baseAddress!, rowBytes, buffer.count) { Cancellation.isRequested ? 1 : 0 }
+            let s = CodecCancellation.polling(loop) { cc_webp_decode(w, buffer.baseAddress!, rowBytes, buffer.count, $0) }
             guard s == CC_OK else { throw fail(s) }
             initialized = rowBytes * height
         }
         let orientation = options.applyOrientation ? (Orientation(rawValue: exifOrientation(w)) ?? .up) : .up
-        let image = try orientation.apply(to: Image(width: width, height: height, pixels: pixels))
+        let image = try orientation.apply(to: Image(width: width, height: height, pixels: pixels), on: loop)
         let color = embeddedColor(w)
         var metadata = ImageMetadata(
             format: .webp, originalWidth: image.width, originalHeight: image.height,

@@ -55,7 +55,8 @@ struct Convolution: Sendable {
 
     /// Convolves the channel concatenation of `parts` into a new tensor (tests and single layers; a forward pass
     /// uses ``apply(_:into:workspace:parallel:overlap:)`` on its own memory).
-    func apply(_ parts: [Tensor], workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil) throws -> Tensor {
+    func apply(_ parts: [Tensor], workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil,
+               on loop: any ParallelLoop = InTurnLoop()) throws -> Tensor {
         let shape = try Tensor.concatenatedShape(of: parts, for: "conv")
         guard shape.channels == inChannels else {
             throw InferenceError.modelDamaged("conv expects \(inChannels) channels, got \(shape.channels)")
@@ -63,7 +64,7 @@ struct Convolution: Sendable {
         return try Tensor(channels: outChannels, height: shape.height, width: shape.width) { dst in
             try Self.withPlanes(of: parts) { planes in
                 try apply(planes, height: shape.height, width: shape.width, into: dst, workspace: &workspace,
-                          parallel: parallel)
+                          parallel: parallel, on: loop)
             }
         }
     }
@@ -96,7 +97,7 @@ struct Convolution: Sendable {
     ///   the stored parts (the part's index; of the output's shape) that this convolution is the last to read: both
     ///   Winograd only (``WinogradKernel/Overlap``).
     func apply(_ parts: [Input], into out: TensorView, workspace: inout ConvolutionWorkspace,
-               parallel: ParallelBands? = nil, overlap: Overlap = .none) throws {
+               parallel: ParallelBands? = nil, overlap: Overlap = .none, on loop: any ParallelLoop = InTurnLoop()) throws {
         let h = out.height, w = out.width
         var planes: [InputPlane] = []
         var winogradOverlap = WinogradKernel.Overlap.none
@@ -117,7 +118,7 @@ struct Convolution: Sendable {
         if case .addsToOutput = overlap { winogradOverlap = .addsToOutput }
         if let winograd, runsWinograd(onPixels: h * w) {
             try winograd.apply(planes, height: h, width: w, into: out.base, workspace: &workspace,
-                               parallel: parallel, overlap: winogradOverlap)
+                               parallel: parallel, overlap: winogradOverlap, on: loop)
             return
         }
         guard case .none = overlap else { preconditionFailure("the plan shares an output's memory with Winograd convolutions only") }
@@ -125,17 +126,17 @@ struct Convolution: Sendable {
             guard case .stored(let p) = plane else { preconditionFailure("the plan folds resizes into Winograd convolutions only") }
             return p
         }
-        try apply(stored, height: h, width: w, into: out.base, workspace: &workspace, parallel: parallel)
+        try apply(stored, height: h, width: w, into: out.base, workspace: &workspace, parallel: parallel, on: loop)
     }
 
     /// Writes every output element: Winograd on large enough maps, im2col or 1x1 products otherwise.
     private func apply(_ planes: [UnsafePointer<Float>], height h: Int, width w: Int, into dst: UnsafeMutablePointer<Float>,
-                       workspace: inout ConvolutionWorkspace, parallel: ParallelBands?) throws {
+                       workspace: inout ConvolutionWorkspace, parallel: ParallelBands?, on loop: any ParallelLoop) throws {
         if let winograd, runsWinograd(onPixels: h * w) {
             try winograd.apply(planes, height: h, width: w, into: dst, workspace: &workspace,
-                               parallel: parallel)
+                               parallel: parallel, on: loop)
         } else {
-            try multiply(planes, height: h, width: w, into: dst, workspace: &workspace)
+            try multiply(planes, height: h, width: w, into: dst, workspace: &workspace, on: loop)
             addBias(dst, plane: h * w)
         }
     }
@@ -153,7 +154,8 @@ struct Convolution: Sendable {
 
     /// The matrix-product paths: 1x1 as a product per run of contiguous planes, 3x3 as banded im2col.
     private func multiply(_ planes: [UnsafePointer<Float>], height h: Int, width w: Int,
-                          into dst: UnsafeMutablePointer<Float>, workspace: inout ConvolutionWorkspace) throws {
+                          into dst: UnsafeMutablePointer<Float>, workspace: inout ConvolutionWorkspace,
+                          on loop: any ParallelLoop) throws {
         let plane = h * w
         let k = inChannels * kernel * kernel
         if kernel == 1 {
@@ -174,7 +176,7 @@ struct Convolution: Sendable {
         try workspace.withBuffer(count: k * bandRows * w) { columns in
             var y0 = 0
             while y0 < h {
-                try Cancellation.check()
+                try loop.checkCancellation()
                 let rows = min(bandRows, h - y0)
                 let n = rows * w
                 fillColumns(planes, height: h, width: w, firstRow: y0, rows: rows, into: columns)

@@ -205,13 +205,12 @@ public final class Network: Sendable {
     /// Runs the network on `input` (`inputChannels x inputHeight x inputWidth`).
     /// - Parameters:
     ///   - parallel: where the Winograd convolutions may spread their bands over idle threads (the results are
-    ///     the same: each band is computed alike wherever it runs).
+    ///     the same: each band is computed alike wherever it runs), and whose cancellation stops the pass
+    ///     (``ParallelLoop/checkCancellation()``, between layers and per band of rows inside convolutions). The
+    ///     default, ``InTurnLoop``, is for code off the compute pool: its cancellation is the calling task's.
     ///   - memory: where the pass borrows its activations' block (and returns it, for the job's next pass); nil
     ///     allocates one for this pass alone.
-    ///
-    /// Cancellation is Compute's (``Cancellation/check()``: the compute job's flag on its threads and its helpers',
-    /// the calling task's elsewhere), checked between layers and per band of rows inside convolutions.
-    public func forward(_ input: Tensor, parallel: (any ParallelLoop)? = nil, memory: ActivationMemory? = nil) throws -> Tensor {
+    public func forward(_ input: Tensor, parallel: any ParallelLoop = InTurnLoop(), memory: ActivationMemory? = nil) throws -> Tensor {
         let lender = memory ?? ActivationMemory()
         let taken = lender.take(floats: plan.floats)
         defer { lender.give(taken) }
@@ -219,7 +218,7 @@ public final class Network: Sendable {
     }
 
     /// Runs the network on `input` in a block lent by ``ActivationMemory/withBlock(for:_:)`` for this network.
-    public func forward(_ input: Tensor, in lent: ActivationBlock, parallel: (any ParallelLoop)? = nil) throws -> Tensor {
+    public func forward(_ input: Tensor, in lent: ActivationBlock, parallel: any ParallelLoop = InTurnLoop()) throws -> Tensor {
         guard input.channels == inputChannels, input.height == inputHeight, input.width == inputWidth else {
             throw InferenceError.badInput("expected \(inputChannels)x\(inputHeight)x\(inputWidth), got \(input.channels)x\(input.height)x\(input.width)")
         }
@@ -236,20 +235,21 @@ public final class Network: Sendable {
             inputs.map { t in plan.upsampled[t].map { .upsampled(view($0)) } ?? .stored(view(t)) }
         }
         var workspace = ConvolutionWorkspace()
-        let bands = parallel.flatMap { $0.width > 1 ? ParallelBands($0) : nil }
+        let bands = parallel.width > 1 ? ParallelBands(parallel) : nil
         for step in plan.steps {
-            try Cancellation.check()
+            try parallel.checkCancellation()
             let out = view(step.output)
             switch step {
             case .conv(let conv, let inputs, _):
                 // Written one row before an input it is the last to read, when the plan says so.
                 let overlap = plan.overwrites[step.output].flatMap { inputs.firstIndex(of: $0) }.map(Convolution.Overlap.overwrites)
-                try conv.apply(parts(inputs), into: out, workspace: &workspace, parallel: bands, overlap: overlap ?? .none)
+                try conv.apply(parts(inputs), into: out, workspace: &workspace, parallel: bands, overlap: overlap ?? .none,
+                               on: parallel)
             case .convAdd(let conv, let inputs, let residual, _):
                 // The sum is computed where the residual lies; when the residual is read again, on a copy of it.
                 let kept = view(residual)
                 if kept.base != out.base { out.base.update(from: kept.base, count: kept.count) }
-                try conv.apply(parts(inputs), into: out, workspace: &workspace, parallel: bands, overlap: .addsToOutput)
+                try conv.apply(parts(inputs), into: out, workspace: &workspace, parallel: bands, overlap: .addsToOutput, on: parallel)
             case .relu(let input, _): Elementwise.relu(view(input), into: out)
             case .maxPool(let input, _): Pooling.maxPool2x2(view(input), into: out)
             case .resize(let input, _, _, _): BilinearResize.resize(view(input), into: out)

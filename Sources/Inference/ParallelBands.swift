@@ -34,7 +34,7 @@ final class ParallelBands: @unchecked Sendable {
 
     /// Runs `body(scratch, isFresh, index, checkpoint)` for every index in `0..<count`, with `floatsPerThread`
     /// floats of scratch per thread (`isFresh`: the first use of that scratch in this run, to be prepared).
-    /// Cancellation is Compute's (``Cancellation/check()``, which the loop's helpers see as the calling thread does),
+    /// Cancellation is the loop's (``ParallelLoop/checkCancellation()``, on whichever thread runs the index),
     /// checked before each index a thread takes and wherever `body` calls `checkpoint` (an index that is several bands
     /// long calls it between them): either throws `CancellationError` once the pass is cancelled.
     func run(_ count: Int, floatsPerThread: Int,
@@ -53,8 +53,9 @@ final class ParallelBands: @unchecked Sendable {
             // its index owns (its band's output rows, or its chunk's: a Winograd convolution writing over its input
             // writes each row from one chunk only).
             let shared = Unchecked(body)
+            let loop = loop
             try loop.forEach(count) { thread, index in
-                let checkpoint: () throws -> Void = { try Cancellation.check() }
+                let checkpoint: () throws -> Void = { try loop.checkCancellation() }
                 try checkpoint()
                 try shared.value(scratch.value[thread]!, fresh.value[thread], index, checkpoint)
                 fresh.value[thread] = false

@@ -75,8 +75,10 @@ struct WinogradKernel: Sendable {
     /// Writes every element of `out` (`outChannels` planes of the input's size). With `parallel`, the bands of
     /// tile rows (independent: each reads the input and writes its own output rows) are spread over its threads.
     func apply(_ planes: [UnsafePointer<Float>], height h: Int, width w: Int, into out: UnsafeMutablePointer<Float>,
-               workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil) throws {
-        try apply(planes.map { .stored($0) }, height: h, width: w, into: out, workspace: &workspace, parallel: parallel)
+               workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil,
+               on loop: any ParallelLoop = InTurnLoop()) throws {
+        try apply(planes.map { .stored($0) }, height: h, width: w, into: out, workspace: &workspace, parallel: parallel,
+                  on: loop)
     }
 
     /// How a convolution's output may share memory with what it reads.
@@ -102,7 +104,8 @@ struct WinogradKernel: Sendable {
     /// previous plane's last row, which the last band reads: those rows are copied aside before any band runs, and
     /// read from the copy.
     func apply(_ planes: [InputPlane], height h: Int, width w: Int, into out: UnsafeMutablePointer<Float>,
-               workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil, overlap: Overlap = .none) throws {
+               workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil, overlap: Overlap = .none,
+               on loop: any ParallelLoop = InTurnLoop()) throws {
         let c = inChannels, k = outChannels
         let m = Self.outputTile, n = Self.inputTile, positions = Self.positions
         let blocksX = (w + m - 1) / m, blocksY = (h + m - 1) / m
@@ -208,7 +211,7 @@ struct WinogradKernel: Sendable {
         try workspace.withBuffer(count: floats) { buffer in
             prepare(buffer)
             for index in 0..<bands {
-                try Cancellation.check()
+                try loop.checkCancellation()
                 band(index, buffer)
             }
         }

@@ -8,17 +8,17 @@ import Glibc
 /// worker's fetcher (its size limit and address policy); inline data is used as given.
 extension ImageLoader {
     /// A pull decoder over a motion source, opened on a compute thread (a video's first frame is decoded at open).
-    /// Pull frames with `next()` on a compute thread too; each is a full RGBA canvas, upright.
+    /// Pull frames with `next(on:)` on a compute thread too, handed its piece; each is a full RGBA canvas, upright.
     /// - Parameters:
     ///   - start: seconds from the source's start to begin at; `duration`: seconds to decode from there.
     /// - Throws: `WorkerError` (-32001/-32004/-32006 reaching the source, -32002/-32003 from the decoder).
     public func motionDecoder(_ source: ImageSource, access: FileAccess, start: Double = 0,
                               duration: Double? = nil, on compute: ComputeJob) async throws -> MotionDecoder {
         let limits = options.motionLimits
-        return try await openMotion(source, access: access, on: compute) { input in
+        return try await openMotion(source, access: access, on: compute) { input, loop in
             switch input {
-            case .file(let fd): try MotionDecoder(fileDescriptor: fd, limits: limits, start: start, duration: duration)
-            case .bytes(let bytes): try MotionDecoder(bytes: bytes, limits: limits, start: start, duration: duration)
+            case .file(let fd): try MotionDecoder(fileDescriptor: fd, limits: limits, start: start, duration: duration, on: loop)
+            case .bytes(let bytes): try MotionDecoder(bytes: bytes, limits: limits, start: start, duration: duration, on: loop)
             }
         }
     }
@@ -28,10 +28,10 @@ extension ImageLoader {
     public func motionInfo(_ source: ImageSource, access: FileAccess, on compute: ComputeJob) async throws -> (MotionInfo, bytes: Int) {
         let limits = options.motionLimits
         var size = 0
-        let info = try await openMotion(source, access: access, size: &size, on: compute) { input in
+        let info = try await openMotion(source, access: access, size: &size, on: compute) { input, loop in
             switch input {
-            case .file(let fd): try MotionDecoder.info(fileDescriptor: fd, limits: limits)
-            case .bytes(let bytes): try MotionDecoder.info(bytes: bytes, limits: limits)
+            case .file(let fd): try MotionDecoder.info(fileDescriptor: fd, limits: limits, on: loop)
+            case .bytes(let bytes): try MotionDecoder.info(bytes: bytes, limits: limits, on: loop)
             }
         }
         return (info, size)
@@ -41,10 +41,10 @@ extension ImageLoader {
     /// reports.
     public func motionSurvey(_ source: ImageSource, access: FileAccess, on compute: ComputeJob) async throws -> MotionSurvey {
         let limits = options.motionLimits
-        return try await openMotion(source, access: access, on: compute) { input in
+        return try await openMotion(source, access: access, on: compute) { input, loop in
             switch input {
-            case .file(let fd): try MotionDecoder.survey(fileDescriptor: fd, limits: limits)
-            case .bytes(let bytes): try MotionDecoder.survey(bytes: bytes, limits: limits)
+            case .file(let fd): try MotionDecoder.survey(fileDescriptor: fd, limits: limits, on: loop)
+            case .bytes(let bytes): try MotionDecoder.survey(bytes: bytes, limits: limits, on: loop)
             }
         }
     }
@@ -63,7 +63,7 @@ extension ImageLoader {
             let head = Self.head(of: fd)
             guard MotionDecoder.recognizes(head) else { return (false, source) }
             if isVideo(head) { return (true, source) }
-            let info = try? await compute.run { try MotionDecoder.info(fileDescriptor: fd, limits: limits) }
+            let info = try? await compute.run { loop in try MotionDecoder.info(fileDescriptor: fd, limits: limits, on: loop) }
             return (info.map(Self.moves) ?? false, source)
         case .data(let bytes), .fetched(_, let bytes):
             return (await Self.moves(bytes, limits: limits, on: compute), source)
@@ -76,7 +76,7 @@ extension ImageLoader {
     private static func moves(_ bytes: [UInt8], limits: MotionLimits, on compute: ComputeJob) async -> Bool {
         guard MotionDecoder.recognizes(bytes.prefix(16)) else { return false }
         if isVideo(bytes.prefix(16)) { return true }
-        return (try? await compute.run { try MotionDecoder.info(bytes: bytes, limits: limits) }).map(moves) ?? false
+        return (try? await compute.run { loop in try MotionDecoder.info(bytes: bytes, limits: limits, on: loop) }).map(moves) ?? false
     }
 
     private static func moves(_ info: MotionInfo) -> Bool { (info.frameCount ?? 2) > 1 }
@@ -88,13 +88,13 @@ extension ImageLoader {
     }
 
     private func openMotion<T: Sendable>(_ source: ImageSource, access: FileAccess, on compute: ComputeJob,
-                                         _ body: @escaping @Sendable (MotionInput) throws -> T) async throws -> T {
+                                         _ body: @escaping @Sendable (MotionInput, ComputePiece) throws -> T) async throws -> T {
         var size = 0
         return try await openMotion(source, access: access, size: &size, on: compute, body)
     }
 
     private func openMotion<T: Sendable>(_ source: ImageSource, access: FileAccess, size: inout Int,
-                                         on compute: ComputeJob, _ body: @escaping @Sendable (MotionInput) throws -> T) async throws -> T {
+                                         on compute: ComputeJob, _ body: @escaping @Sendable (MotionInput, ComputePiece) throws -> T) async throws -> T {
         let input: MotionInput
         var opened: Int32 = -1
         defer { if opened >= 0 { close(opened) } }
@@ -109,7 +109,7 @@ extension ImageLoader {
             input = .bytes(bytes)
         }
         do {
-            return try await compute.run { try body(input) }
+            return try await compute.run { loop in try body(input, loop) }
         } catch let error as MotionError {
             throw WorkerError(error, source: source.description)
         }
@@ -152,7 +152,8 @@ extension ImageLoader {
             if isVideo(Self.head(of: opened)) {
                 let fd = opened
                 do {
-                    return .clip(try await compute.run { try MotionDecoder.survey(fileDescriptor: fd, limits: limits) }, bytes: size)
+                    return .clip(try await compute.run { loop in try MotionDecoder.survey(fileDescriptor: fd, limits: limits, on: loop) },
+                                 bytes: size)
                 } catch let error as MotionError {
                     throw WorkerError(error, source: source.description)
                 }
@@ -165,7 +166,8 @@ extension ImageLoader {
         }
         do {
             if isVideo(data.prefix(16)) {
-                return .clip(try await compute.run { try MotionDecoder.survey(bytes: data, limits: limits) }, bytes: data.count)
+                return .clip(try await compute.run { loop in try MotionDecoder.survey(bytes: data, limits: limits, on: loop) },
+                                 bytes: data.count)
             }
             return .still(try ImageCodec.info(data), bytes: data.count)
         } catch let error as MotionError {

@@ -21,7 +21,7 @@ public enum OutputWriter {
         let encoded = try encode(image, spec, on: loop)
         var result = OutputResult(path: nil, data: nil, format: spec.format, width: image.width, height: image.height, bytes: encoded.count)
         if spec.inline {
-            try Cancellation.check()
+            try loop.checkCancellation()
             result.data = Data(encoded).base64EncodedString()
             return result
         }
@@ -29,7 +29,7 @@ public enum OutputWriter {
         guard let path = spec.path else {
             throw WorkerError.outputFailed(path: "", reason: "the output has neither a path nor \"inline\": true")
         }
-        try access.writeAtomically(encoded, to: path, overwrite: spec.overwrite)
+        try access.writeAtomically(encoded, to: path, overwrite: spec.overwrite, on: loop)
         result.path = path
         return result
     }

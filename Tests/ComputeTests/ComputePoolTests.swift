@@ -80,9 +80,9 @@ struct ComputePoolTests {
         pool.start()
         defer { pool.stop() }
         let task = Task {
-            try await pool.run(lease: .unleased) { () throws -> Int in
+            try await pool.run(lease: .unleased) { (piece: ComputePiece) throws -> Int in
                 var spins = 0
-                while !Cancellation.isRequested { spins += 1 }  // a pixel loop's check
+                while !piece.isCancelled { spins += 1 }  // a pixel loop's check
                 throw CancellationError()
             }
         }

@@ -17,7 +17,7 @@ struct HandOffLineTests {
     @Test("One helper is asked for while one is queued or taking items; it takes every item in order")
     func oneHelperAtATime() {
         let done = Processed()
-        let line = HandOffLine<Int>(process: { done.add($0) }, flag: CancellationFlag())
+        let line = HandOffLine<Int>(process: { done.add($0) })
         #expect(line.add(1) != nil, "the first item asks for a helper")
         #expect(line.add(2) == nil && line.add(3) == nil, "a second helper asked for while one is queued")
         line.help()
@@ -34,7 +34,7 @@ struct HandOffLineTests {
     @Test("Dropped at the end: what no helper took is not processed")
     func droppedAtTheEnd() {
         let done = Processed()
-        let line = HandOffLine<Int>(process: { done.add($0) }, flag: CancellationFlag())
+        let line = HandOffLine<Int>(process: { done.add($0) })
         _ = line.add(1)
         _ = line.add(2)
         _ = line.close()
@@ -46,7 +46,7 @@ struct HandOffLineTests {
     @Test("The caller's end waits for a helper still taking items, which signals as it leaves")
     func waitsForARunningHelper() async {
         let done = Processed()
-        let line = HandOffLine<Int>(process: { done.add($0) }, flag: CancellationFlag())
+        let line = HandOffLine<Int>(process: { done.add($0) })
         _ = line.add(1)
         _ = line.add(2)
         _ = line.close()

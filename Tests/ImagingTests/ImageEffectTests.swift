@@ -1,3 +1,4 @@
+import Compute
 import Deadlines
 import Testing
 @testable import Imaging
@@ -87,7 +88,7 @@ import Testing
         var random = SplitMix64(seed: UInt64(w * 1000 + h))
         let pixels = (0..<(w * h * 4)).map { i in UInt8(i % 4 == 3 ? (random.next() % 3 == 0 ? 0 : random.next() % 256) : random.next() % 256) }
         let image = Image(width: w, height: h, pixels: pixels)
-        let got = try GaussianBlur.apply(image, sigma: sigma)
+        let got = try GaussianBlur.apply(image, sigma: sigma, on: .inTurn)
         let expected = Self.twoPlaneBlur(image, sigma: sigma)
         let differing = zip(got.pixels, expected.pixels).filter { $0 != $1 }.count
         #expect(differing == 0, "\(w)x\(h) sigma \(sigma): \(differing) of \(pixels.count) bytes differ")

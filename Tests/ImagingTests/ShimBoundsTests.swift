@@ -15,7 +15,7 @@ struct ShimBoundsTests {
             let handle = try #require(cc_video_create(data.baseAddress, data.count))
             defer { cc_video_destroy(handle) }
             var info = cc_motion_info()
-            #expect(cc_video_open(handle, 1 << 30, 0, 10_000, nil, &info) == CC_OK)
+            #expect(cc_video_open(handle, 1 << 30, 0, 10_000, cc_cancel_check(), &info) == CC_OK)
             try body(handle, info)
         }
     }
@@ -28,7 +28,7 @@ struct ShimBoundsTests {
             var frame = cc_motion_frame(), got: Int32 = 0
             for (stride, capacity) in [(rowBytes, whole - 1), (rowBytes - 4, whole), (rowBytes, 0)] {
                 let status = buffer.withUnsafeMutableBufferPointer {
-                    cc_video_next(handle, $0.baseAddress, stride, capacity, &frame, &got, nil)
+                    cc_video_next(handle, $0.baseAddress, stride, capacity, &frame, &got, cc_cancel_check())
                 }
                 #expect(status == CC_INVALID && got == 0, "row \(stride), capacity \(capacity): status \(status)")
                 #expect(String(cString: cc_video_message(handle)).contains("frame buffer"))
@@ -36,7 +36,7 @@ struct ShimBoundsTests {
             #expect(buffer.allSatisfy { $0 == Self.guardByte }, "a refused call wrote into the buffer")
             // The refusals spent no frame: the whole buffer then takes the first one.
             let status = buffer.withUnsafeMutableBufferPointer {
-                cc_video_next(handle, $0.baseAddress, rowBytes, whole, &frame, &got, nil)
+                cc_video_next(handle, $0.baseAddress, rowBytes, whole, &frame, &got, cc_cancel_check())
             }
             #expect(status == CC_OK && got == 1 && frame.time == 0, "status \(status), got \(got), time \(frame.time)")
         }
@@ -54,10 +54,10 @@ struct ShimBoundsTests {
             var buffer = [UInt8](repeating: 0, count: 48 * 4 * 32)
             var frame = cc_motion_frame(), got: Int32 = 0
             let short = buffer.withUnsafeMutableBufferPointer {
-                cc_video_next(handle, $0.baseAddress, 48 * 4, 48 * 4 * 31, &frame, &got, nil)
+                cc_video_next(handle, $0.baseAddress, 48 * 4, 48 * 4 * 31, &frame, &got, cc_cancel_check())
             }
             let whole = buffer.withUnsafeMutableBufferPointer {
-                cc_video_next(handle, $0.baseAddress, 48 * 4, $0.count, &frame, &got, nil)
+                cc_video_next(handle, $0.baseAddress, 48 * 4, $0.count, &frame, &got, cc_cancel_check())
             }
             #expect(short == CC_INVALID && whole == CC_OK && got == 1, "short \(short), whole \(whole), got \(got)")
         }
@@ -88,7 +88,7 @@ struct ShimBoundsTests {
             let rowBytes = Int(info.width) * 4
             var buffer = [UInt8](repeating: Self.guardByte, count: rowBytes * Int(info.height))
             let status = buffer.withUnsafeMutableBufferPointer {
-                cc_gif_anim_next(handle, $0.baseAddress, rowBytes, $0.count - 1, &frame, &got, nil)
+                cc_gif_anim_next(handle, $0.baseAddress, rowBytes, $0.count - 1, &frame, &got, cc_cancel_check())
             }
             #expect(status == CC_INVALID && got == 0, "GIF: status \(status)")
             #expect(buffer.allSatisfy { $0 == Self.guardByte }, "a refused GIF call wrote into the buffer")
@@ -169,7 +169,7 @@ struct ShimBoundsTests {
             #expect(cc_webp_open(w, &info) == CC_OK)
             let rowBytes = Int(info.width) * 4
             var buffer = short(info.width, info.height)
-            let status = buffer.withUnsafeMutableBufferPointer { cc_webp_decode(w, $0.baseAddress, rowBytes, $0.count, nil) }
+            let status = buffer.withUnsafeMutableBufferPointer { cc_webp_decode(w, $0.baseAddress, rowBytes, $0.count, cc_cancel_check()) }
             #expect(status == CC_INVALID && buffer.allSatisfy { $0 == Self.guardByte }, "WebP: status \(status)")
         }
         try CodecCorpus.bytes("formats/girl.gif").withUnsafeBufferPointer { data in
@@ -179,7 +179,7 @@ struct ShimBoundsTests {
             #expect(cc_gif_open(g, 0, &info) == CC_OK)
             let rowBytes = Int(info.width) * 4
             var buffer = short(info.width, info.height)
-            let status = buffer.withUnsafeMutableBufferPointer { cc_gif_decode(g, $0.baseAddress, rowBytes, $0.count, nil) }
+            let status = buffer.withUnsafeMutableBufferPointer { cc_gif_decode(g, $0.baseAddress, rowBytes, $0.count, cc_cancel_check()) }
             #expect(status == CC_INVALID && buffer.allSatisfy { $0 == Self.guardByte }, "GIF: status \(status)")
         }
     }

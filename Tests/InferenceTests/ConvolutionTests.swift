@@ -187,6 +187,8 @@ struct ConvolutionTests {
 
         var indicesRun: Int { ran.load(ordering: .relaxed) }
 
+        var isCancelled: Bool { flag.isCancelled }
+
         func forEach(_ count: Int, _ body: @escaping @Sendable (Int, Int) throws -> Void) throws {
             for index in 0..<count {
                 if ran.load(ordering: .relaxed) == cancelAfter { flag.cancel() }
@@ -196,22 +198,22 @@ struct ConvolutionTests {
         }
     }
 
-    /// The convolution's bands check Compute's cancellation (``Cancellation/check()``), on whichever thread of the
-    /// loop they run: the first band after the request stops the layer.
+    /// The convolution's bands check their loop's cancellation (``ParallelLoop/checkCancellation()``), on whichever
+    /// thread of the loop they run: the first band after the request stops the layer.
     @Test func aWinogradLayerStopsWhenCancelled() throws {
         let conv = Self.convolution(in: 64, out: 64, kernel: 3, dilation: 1, relu: true, seed: 1)
         let x = Tensor(channels: 64, height: 160, width: 160)
         var workspace = ConvolutionWorkspace()
         let loop = CancellingLoop(cancelAfter: 3)
         #expect(throws: CancellationError.self) {
-            try Cancellation.with(loop.flag) { try conv.apply([x], workspace: &workspace, parallel: ParallelBands(loop)) }
+            try conv.apply([x], workspace: &workspace, parallel: ParallelBands(loop), on: loop)
         }
         #expect(loop.indicesRun == 3, "bands run: \(loop.indicesRun); stopped at the first band after the request")
         // On one thread, a job already cancelled stops before its first band.
-        let cancelled = CancellationFlag()
-        cancelled.cancel()
+        let cancelled = CancellingLoop(cancelAfter: 0)
+        cancelled.flag.cancel()
         #expect(throws: CancellationError.self) {
-            try Cancellation.with(cancelled) { try conv.apply([x], workspace: &workspace) }
+            try conv.apply([x], workspace: &workspace, on: cancelled)
         }
     }
 

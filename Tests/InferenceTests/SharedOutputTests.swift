@@ -13,6 +13,7 @@ struct SharedOutputTests {
     /// A loop that runs indices on `width` threads, each taking the next index as it is free.
     struct ThreadLoop: ParallelLoop {
         let width: Int
+        var isCancelled: Bool { false }
         func forEach(_ count: Int, _ body: @escaping @Sendable (Int, Int) throws -> Void) throws {
             let next = Atomic<Int>(0)
             let failure = Mutex<(any Error)?>(nil)
@@ -31,6 +32,7 @@ struct SharedOutputTests {
     /// then run in the order that finds every row the next chunk overwrites already overwritten.
     struct BackwardLoop: ParallelLoop {
         let width: Int
+        var isCancelled: Bool { false }
         func forEach(_ count: Int, _ body: @escaping @Sendable (Int, Int) throws -> Void) throws {
             for index in (0..<count).reversed() { try body(index % width, index) }
         }
@@ -99,8 +101,8 @@ struct SharedOutputTests {
         let input = Tensor(channels: 3, height: Self.height, width: Self.width,
                            data: ConvolutionTests.values(3 * Self.height * Self.width, seed: 9))
         let expected = try Self.separately(network, input)
-        let loop: (any ParallelLoop)? = switch threads {
-        case 0: nil
+        let loop: any ParallelLoop = switch threads {
+        case 0: InTurnLoop()
         case ..<0: BackwardLoop(width: -threads)
         default: ThreadLoop(width: threads)
         }

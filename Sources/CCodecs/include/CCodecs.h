@@ -22,8 +22,15 @@ enum {
     CC_CANCELLED = 6,    /* the cancellation check asked to stop */
 };
 
-/* Polled during long library-internal work; returns nonzero to abandon the decode. Must not longjmp. */
-typedef int (*cc_cancel_check)(void);
+/* Polled during long library-internal work: `poll(context)` returns nonzero to abandon the decode; a NULL `poll`
+ * never does. Swift passes the loop the decode runs on as `context` (Imaging's CodecCancellation), so the poll reads
+ * no ambient state. Must not longjmp. */
+typedef struct {
+    int (*poll)(void *context);
+    void *context;
+} cc_cancel_check;
+
+static inline int cc_cancelled(cc_cancel_check check) { return check.poll != NULL && check.poll(check.context); }
 
 /* Values read from the file header. */
 typedef struct cc_header {

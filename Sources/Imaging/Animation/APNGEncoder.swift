@@ -38,7 +38,7 @@ public final class APNGEncoder: AnimationEncoder {
         quality >= 50 ? 255 : quality >= 35 ? 128 : quality >= 20 ? 64 : 32
     }
 
-    public func add(_ frame: Image, duration: Double) throws(ImagingError) {
+    public func add(_ frame: Image, duration: Double, on loop: any ParallelLoop) throws(ImagingError) {
         try checkFrame(frame, width: width, height: height, duration: duration, format: format)
         var pixels = frame.pixels
         var indices: [UInt8] = []
@@ -67,8 +67,8 @@ public final class APNGEncoder: AnimationEncoder {
         }
         let (num, den) = Self.delay(duration)
         if frameCount == 0 {
-            let png = indices.isEmpty ? try encode(pixels, width: width, height: height)
-                : try encodeIndexed(indices, width: width, height: height)
+            let png = indices.isEmpty ? try encode(pixels, width: width, height: height, on: loop)
+                : try encodeIndexed(indices, width: width, height: height, on: loop)
             let chunks = Self.chunks(png)
             guard let ihdr = chunks.first(where: { $0.type == "IHDR" }) else {
                 throw .encodingFailed(message: "PNG encoder wrote no IHDR")
@@ -104,7 +104,7 @@ public final class APNGEncoder: AnimationEncoder {
                         }
                     }
                 }
-                png = try encode(sub, width: rect.w, height: rect.h)
+                png = try encode(sub, width: rect.w, height: rect.h, on: loop)
             } else {
                 var sub = [UInt8](repeating: transparentIndex, count: rect.w * rect.h)
                 if change != nil {
@@ -115,7 +115,7 @@ public final class APNGEncoder: AnimationEncoder {
                         }
                     }
                 }
-                png = try encodeIndexed(sub, width: rect.w, height: rect.h)
+                png = try encodeIndexed(sub, width: rect.w, height: rect.h, on: loop)
             }
             appendChunk("fcTL", frameControl(width: rect.w, height: rect.h, x: rect.x, y: rect.y, num: num, den: den,
                                              blendOver: over))
@@ -143,18 +143,18 @@ public final class APNGEncoder: AnimationEncoder {
 
     // MARK: - Pieces
 
-    private func encode(_ pixels: [UInt8], width: Int, height: Int) throws(ImagingError) -> [UInt8] {
+    private func encode(_ pixels: [UInt8], width: Int, height: Int, on loop: any ParallelLoop) throws(ImagingError) -> [UInt8] {
         let level = compressionLevel
         return try pixels.withUnsafeBufferPointer { p in
-            PNGEncoder.write(p, width: width, height: height, inChannels: 4, outChannels: 4, level: level, on: Parallel.current)
+            PNGEncoder.write(p, width: width, height: height, inChannels: 4, outChannels: 4, level: level, on: loop)
         }.get()
     }
 
     /// Palette indices compressed as 8-bit grey: the same IDAT layout as an 8-bit palette image.
-    private func encodeIndexed(_ indices: [UInt8], width: Int, height: Int) throws(ImagingError) -> [UInt8] {
+    private func encodeIndexed(_ indices: [UInt8], width: Int, height: Int, on loop: any ParallelLoop) throws(ImagingError) -> [UInt8] {
         let level = compressionLevel
         return try indices.withUnsafeBufferPointer { p in
-            PNGEncoder.write(p, width: width, height: height, inChannels: 1, outChannels: 1, level: level, on: Parallel.current)
+            PNGEncoder.write(p, width: width, height: height, inChannels: 1, outChannels: 1, level: level, on: loop)
         }.get()
     }
 

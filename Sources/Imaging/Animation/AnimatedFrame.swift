@@ -1,5 +1,7 @@
+import Compute
+
 /// One frame of an animated sticker whose mask is settled: the whole frame at the cut's size and its subject's mask
-/// (not yet applied, cropped, outlined or laid out). ``cutOut()`` applies it; the encoding side does, so that this
+/// (not yet applied, cropped, outlined or laid out). ``cutOut(on:)`` applies it; the encoding side does, so that this
 /// work runs beside the next frames' motion rather than on its path.
 public struct AnimatedFrame: Sendable {
     /// How the mask becomes the frame's alpha.
@@ -21,14 +23,14 @@ public struct AnimatedFrame: Sendable {
         (self.image, self.mask, self.duration, self.edge) = (image, mask, duration, edge)
     }
 
-    /// The frame with its subject cut out (``KeyFrameMasks/cutOut(_:from:decontaminating:)``).
+    /// The frame with its subject cut out (``KeyFrameMasks/cutOut(_:from:decontaminating:on:)``), over `loop`.
     /// - Throws: `CancellationError`.
-    public func cutOut() throws -> Image {
+    public func cutOut(on loop: some ParallelLoop = .inTurn) throws -> Image {
         var frame = image
         switch edge {
         case .own: break
-        case .plain: try KeyFrameMasks.cutOut(mask, from: &frame, decontaminating: false)
-        case .decontaminated: try KeyFrameMasks.cutOut(mask, from: &frame, decontaminating: true)
+        case .plain: try KeyFrameMasks.cutOut(mask, from: &frame, decontaminating: false, on: loop)
+        case .decontaminated: try KeyFrameMasks.cutOut(mask, from: &frame, decontaminating: true, on: loop)
         }
         return frame
     }

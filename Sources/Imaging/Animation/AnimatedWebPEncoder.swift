@@ -1,3 +1,4 @@
+import Compute
 import CCodecs
 
 /// Animated WebP through libwebpmux's WebPAnimEncoder (CCodecs' cc_webp_animenc.c): lossy frames with a lossless
@@ -27,7 +28,7 @@ public final class AnimatedWebPEncoder: AnimationEncoder {
 
     deinit { cc_webp_animenc_destroy(handle) }
 
-    public func add(_ frame: Image, duration: Double) throws(ImagingError) {
+    public func add(_ frame: Image, duration: Double, on loop: any ParallelLoop) throws(ImagingError) {
         try checkFrame(frame, width: width, height: height, duration: duration, format: format)
         let timestamp = Int32((elapsed * 1000).rounded())
         let status = frame.pixels.withUnsafeBufferPointer { cc_webp_animenc_add(handle, $0.baseAddress, timestamp) }

@@ -1,3 +1,5 @@
+import Compute
+
 /// Writes an animation one frame at a time: a frame is compressed when it is added, and only the encoded bytes
 /// (plus whatever the format needs to compare with the frame before) are kept until ``finish()``.
 ///
@@ -10,12 +12,21 @@ public protocol AnimationEncoder: AnyObject {
     var format: ImageFormat { get }
     /// Frames added so far.
     var frameCount: Int { get }
-    /// Adds `frame`, shown for `duration` seconds (rounded to the format's unit: ms, or cs for GIF).
+    /// Adds `frame`, shown for `duration` seconds (rounded to the format's unit: ms, or cs for GIF); an encoder whose
+    /// compression has independent parts spreads them over `loop` (APNG's PNG bands), with the same bytes whatever
+    /// the loop.
     /// - Throws: `ImagingError.encodingFailed` when the frame's size differs from the canvas or the library fails.
-    func add(_ frame: Image, duration: Double) throws(ImagingError)
+    func add(_ frame: Image, duration: Double, on loop: any ParallelLoop) throws(ImagingError)
     /// Ends the animation and returns the whole file.
     /// - Throws: `ImagingError.encodingFailed` when no frame was added or the library fails.
     func finish() throws(ImagingError) -> [UInt8]
+}
+
+extension AnimationEncoder {
+    /// Adds `frame` with every part in turn on the calling thread (code off the compute pool: tests, benchmarks).
+    public func add(_ frame: Image, duration: Double) throws(ImagingError) {
+        try add(frame, duration: duration, on: InTurnLoop())
+    }
 }
 
 /// How an animation is encoded: the format, its canvas and one quality knob every format maps to its own terms.

@@ -105,8 +105,9 @@ public struct AnimationFitting: Sendable {
     ///     whole spool, ``qualities``' first, the spool's frame count) and otherwise ignored.
     ///   - progress: called after each attempt.
     ///   - encodedFrame: called after each frame encoded (every attempt's, and the probes').
+    ///   - loop: where the encodings' parts spread, and whose cancellation stops the fitting.
     /// - Throws: ``TooLarge`` when no step fits, `ImagingError` from the encoders, `CancellationError`.
-    public func fit(_ spool: FrameSpool, fps: Double?, length: Double, encoded: Encoded? = nil,
+    public func fit(_ spool: FrameSpool, fps: Double?, length: Double, encoded: Encoded? = nil, on loop: some ParallelLoop = .inTurn,
                     progress: (Attempt) -> Void = { _ in }, encodedFrame: () -> Void = {}) throws -> Result {
         let whole = length >= spool.duration - 1e-9
         let encoded = encoded.flatMap { e in
@@ -144,7 +145,7 @@ public struct AnimationFitting: Sendable {
                     (bytes, count) = (made.bytes, made.frames)
                 } else {
                     (bytes, count) = try encode(spool, quality: quality, fps: level.fps, length: level.length,
-                                                 encodedFrame: encodedFrame)
+                                                 on: loop, encodedFrame: encodedFrame)
                 }
                 let attempt = Attempt(quality: quality, fps: level.fps ?? spool.frameRate, length: level.length,
                                       frames: count, bytes: bytes.count, fits: bytes.count <= maxBytes)
@@ -160,7 +161,7 @@ public struct AnimationFitting: Sendable {
                     var sizes: [Int: Int] = [:]
                     for q in qualities {
                         sizes[q] = try encode(spool, quality: q, fps: level.fps, length: probeLength,
-                                              encodedFrame: encodedFrame).0.count
+                                              on: loop, encodedFrame: encodedFrame).0.count
                     }
                     let top = Double(max(1, sizes[quality] ?? 1))
                     for q in qualities where q != quality {
@@ -185,15 +186,15 @@ public struct AnimationFitting: Sendable {
     }
 
     /// One encoding of the spool's frames at `quality`: the file and its frame count.
-    private func encode(_ spool: FrameSpool, quality: Int, fps: Double?, length: Double, encodedFrame: () -> Void) throws
-        -> ([UInt8], Int)
+    private func encode(_ spool: FrameSpool, quality: Int, fps: Double?, length: Double, on loop: some ParallelLoop,
+                        encodedFrame: () -> Void) throws -> ([UInt8], Int)
     {
-        try Cancellation.check()
+        try loop.checkCancellation()
         var settings = self.settings
         settings.quality = quality
         let encoder = try settings.makeEncoder()
-        try spool.replay(fps: fps, length: length) { image, duration in
-            try encoder.add(image, duration: duration)
+        try spool.replay(fps: fps, length: length, on: loop) { image, duration in
+            try encoder.add(image, duration: duration, on: loop)
             encodedFrame()
         }
         return (try encoder.finish(), encoder.frameCount)

@@ -18,7 +18,7 @@ import Compute
 /// key frame until the one after the next is cut.
 ///
 /// Contract for the driver:
-/// - ``add(_:duration:)`` each frame in order, then ``finishClip()`` once; ``keyFrameCut(_:mask:)`` each key frame
+/// - ``add(_:duration:on:)`` each frame in order, then ``finishClip(on:)`` once; ``keyFrameCut(_:mask:on:)`` each key frame
 ///   asked for (`.cutKeyFrame`), in the order asked, whenever its cut is ready (before or after later frames come).
 /// - `.emit` hands out frames in order, each exactly once; when ``isFinished``, every frame added has been emitted.
 /// - With `followsPrompt`, a key frame is asked for only once the key frame before it is settled by its cut, and the
@@ -31,7 +31,7 @@ import Compute
 public struct ClipCut: Sendable {
     /// What the driver is to do next.
     public enum Action: Sendable {
-        /// Cut this key frame and hand the mask back with ``ClipCut/keyFrameCut(_:mask:)``.
+        /// Cut this key frame and hand the mask back with ``ClipCut/keyFrameCut(_:mask:on:)``.
         case cutKeyFrame(KeyFrameRequest)
         /// These frames are settled, in order after those emitted before.
         case emit([AnimatedFrame])
@@ -130,7 +130,7 @@ public struct ClipCut: Sendable {
     /// Mean flicker between consecutive emitted masks (``KeyFrameMasks/changedShare(_:_:)``).
     public var flicker: Double { framesOut > 1 ? flickerSum / Double(framesOut - 1) : 0 }
 
-    /// Whether every frame added has been emitted after ``finishClip()``.
+    /// Whether every frame added has been emitted after ``finishClip(on:)``.
     public var isFinished: Bool { ended && uncut.isEmpty && candidate == nil && held.allSatisfy { $0.frame == nil } }
 
     /// Whether a key frame waits to be asked for until a cut asked for before comes (with `followsPrompt`): the
@@ -140,9 +140,9 @@ public struct ClipCut: Sendable {
     /// Adds the next frame: the motion between it and the frame before, both ways, checked against each other and
     /// followed to the latest key frame.
     /// - Throws: `ImagingError` from the flow, `CancellationError`.
-    public mutating func add(_ image: Image, duration: Double) throws -> [Action] {
+    public mutating func add(_ image: Image, duration: Double, on loop: some ParallelLoop = .inTurn) throws -> [Action] {
         precondition(!ended, "a frame added after the clip's end")
-        try Cancellation.check()
+        try loop.checkCancellation()
         precondition(image.width == width && image.height == height, "a frame of another size")
         let number = framesIn
         framesIn += 1
@@ -165,19 +165,19 @@ public struct ClipCut: Sendable {
             held.append(Held(frame: frame, luma: luma))
         }
         guard number % keyInterval == 0 else { return [] }
-        return try makeKey(number, image: image)
+        return try makeKey(number, image: image, on: loop)
     }
 
     /// Ends the clip: its last frame, if it is not a key frame, becomes one (nothing after it could settle it).
-    public mutating func finishClip() throws -> [Action] {
+    public mutating func finishClip(on loop: some ParallelLoop = .inTurn) throws -> [Action] {
         precondition(!ended, "the clip ended twice")
         ended = true
         var actions: [Action] = []
         if !framesAreStickers, framesIn > 0, (framesIn - 1) % keyInterval != 0 {
             let number = framesIn - 1
-            actions = try makeKey(number, image: held[number - base].frame!.image)
+            actions = try makeKey(number, image: held[number - base].frame!.image, on: loop)
         }
-        return actions + (try finishIfDone())
+        return actions + (try finishIfDone(on: loop))
     }
 
     /// Hands in the cut of key frame `frame` (the first asked for and not yet handed in) and returns what it settles.
@@ -187,7 +187,7 @@ public struct ClipCut: Sendable {
     /// its own cut (a median of the three), so a cut that changes its mind for one key frame is outvoted without
     /// holding back a change that lasts; the frames between the settled key frame and it get both masks carried to
     /// them and blended.
-    public mutating func keyFrameCut(_ frame: Int, mask cut: Mask) throws -> [Action] {
+    public mutating func keyFrameCut(_ frame: Int, mask cut: Mask, on loop: some ParallelLoop = .inTurn) throws -> [Action] {
         precondition(asked > 0 && uncut.first == frame, "a cut handed in that was not the next asked for")
         precondition(cut.width == width && cut.height == height, "a cut of another size")
         uncut.removeFirst()
@@ -196,7 +196,7 @@ public struct ClipCut: Sendable {
         let k = frame - base
         var actions: [Action] = []
         if let key = latestKey, let keyMask = held[key - base].keyMask {
-            let chain = try followed.flatMap { $0.frame == frame ? $0.chain : nil } ?? forwardChain(from: key, to: frame)
+            let chain = try followed.flatMap { $0.frame == frame ? $0.chain : nil } ?? forwardChain(from: key, to: frame, on: loop)
             followed = nil
             for (i, flow) in chain.enumerated() where key + i < frame {
                 held[key - base + i].toNextKey = flow
@@ -220,7 +220,7 @@ public struct ClipCut: Sendable {
                 let after = held[c - base].toNextKey!.warp(mask)
                 let voted = KeyFrameMasks.median(before.mask, held[c - base].keyMask!, after.mask,
                                                  firstReliability: before.reliability, lastReliability: after.reliability)
-                actions.append(.emit(try settle(upTo: c, as: voted)))
+                actions.append(.emit(try settle(upTo: c, as: voted, on: loop)))
             }
             candidate = frame
         } else {
@@ -231,25 +231,25 @@ public struct ClipCut: Sendable {
             held[0].keyMask = cut
             settledMask = cut
         }
-        actions += try askNext()
-        return actions + (try finishIfDone())
+        actions += try askNext(on: loop)
+        return actions + (try finishIfDone(on: loop))
     }
 
     /// Where the latest key frame whose cut came is: the candidate, or the settled key frame.
     private var latestKey: Int? { candidate ?? (held.first?.keyMask != nil ? base : nil) }
 
     /// Makes frame `number` (the last added) a key frame and asks for its cut, or keeps it until it can be asked for.
-    private mutating func makeKey(_ number: Int, image: Image) throws -> [Action] {
+    private mutating func makeKey(_ number: Int, image: Image, on loop: some ParallelLoop) throws -> [Action] {
         let k = number - base
         held[k].toPreviousKey = held[k].toKey
         held[k].toKey = nil
         uncut.append(number)
-        return try askNext(image: image)
+        return try askNext(image: image, on: loop)
     }
 
     /// Asks for the cut of the next key frame not asked for, when it can be: at once without a prompt, and with one
     /// once every key frame before it has its cut (the motion from the latest then measured to it).
-    private mutating func askNext(image: Image? = nil) throws -> [Action] {
+    private mutating func askNext(image: Image? = nil, on loop: some ParallelLoop) throws -> [Action] {
         guard uncut.count > asked else { return [] }
         let number = uncut[asked]
         let picture = image.flatMap { number == framesIn - 1 ? $0 : nil } ?? held[number - base].frame!.image
@@ -262,7 +262,7 @@ public struct ClipCut: Sendable {
         guard let key = latestKey, let mask = held[key - base].keyMask else {
             return [.cutKeyFrame(KeyFrameRequest(frame: number, image: picture, motion: nil))]
         }
-        let chain = try forwardChain(from: key, to: number)
+        let chain = try forwardChain(from: key, to: number, on: loop)
         followed = (number, chain)
         let carried = held[number - base].toPreviousKey!.warp(mask).mask
         return [.cutKeyFrame(KeyFrameRequest(frame: number, image: picture,
@@ -270,10 +270,10 @@ public struct ClipCut: Sendable {
     }
 
     /// The motion from each frame from `key` on to frame `last`: element i is frame `key + i`'s.
-    private func forwardChain(from key: Int, to last: Int) throws -> [FlowField] {
+    private func forwardChain(from key: Int, to last: Int, on loop: some ParallelLoop) throws -> [FlowField] {
         var chain = [FlowField.zero(width: width, height: height, step: Self.flowStep)]
         for i in stride(from: last - 1, through: key, by: -1) {
-            try Cancellation.check()
+            try loop.checkCancellation()
             chain.append(held[i - base].toNext!.composed(with: chain.last!))
         }
         return chain.reversed()
@@ -282,24 +282,24 @@ public struct ClipCut: Sendable {
     /// After the clip's end and every cut: the last candidate settled as if the next key frame agreed with the
     /// settled one (the settled mask carried to it stands wherever it is reliable, its cut only where it is not:
     /// what came into view), since no key frame after it can confirm that its cut changed its mind.
-    private mutating func finishIfDone() throws -> [Action] {
+    private mutating func finishIfDone(on loop: some ParallelLoop) throws -> [Action] {
         guard ended, uncut.isEmpty, let c = candidate, let settled = settledMask else { return [] }
         let before = held[c - base].toPreviousKey!.warp(settled)
         let voted = KeyFrameMasks.carried(before.mask, reliability: before.reliability, elsewhere: held[c - base].keyMask!)
-        let finished = try settle(upTo: c, as: voted)
+        let finished = try settle(upTo: c, as: voted, on: loop)
         candidate = nil
         return [.emit(finished)]
     }
 
     /// Settles the frames between the settled key frame (`held[0]`) and the candidate at frame `c`, both key frames'
     /// masks carried to each and blended, then the candidate with `mask`, which becomes the settled key frame.
-    private mutating func settle(upTo c: Int, as mask: Mask) throws -> [AnimatedFrame] {
+    private mutating func settle(upTo c: Int, as mask: Mask, on loop: some ParallelLoop) throws -> [AnimatedFrame] {
         let end = c - base
         var finished: [AnimatedFrame] = []
         finished.reserveCapacity(end)
         let settled = settledMask!
         for k in 1..<end {
-            try Cancellation.check()
+            try loop.checkCancellation()
             let from = held[k].toKey!.warp(settled), to = held[k].toNextKey!.warp(mask)
             let blended = KeyFrameMasks.blend(from.mask, to.mask, weight: Double(k) / Double(end),
                                               aReliability: from.reliability, bReliability: to.reliability)

@@ -14,8 +14,9 @@ public struct FrameSpool: Sendable {
     public let width: Int
     public let height: Int
     private(set) var frames: [Frame] = []
-    /// What each stored frame becomes when replayed (``replayed(as:_:by:)``), nil: the frame as stored.
-    private var transform: (@Sendable (Image) throws -> Image)?
+    /// What each stored frame becomes when replayed (``replayed(as:_:by:)``), nil: the frame as stored; handed the
+    /// replay's loop.
+    private var transform: (@Sendable (Image, any ParallelLoop) throws -> Image)?
 
     public init(width: Int, height: Int) {
         (self.width, self.height) = (width, height)
@@ -23,8 +24,10 @@ public struct FrameSpool: Sendable {
 
     /// These frames as `transform` makes them, `width` x `height`, when replayed: a crop and a layout applied as the
     /// frames are encoded again, rather than a second spool of the frames so made. Nothing can be appended to it.
+    /// `transform` is handed the loop of the replay that runs it.
     /// - Precondition: this spool is not such a view itself.
-    public func replayed(as width: Int, _ height: Int, by transform: @escaping @Sendable (Image) throws -> Image) -> FrameSpool {
+    public func replayed(as width: Int, _ height: Int,
+                         by transform: @escaping @Sendable (Image, any ParallelLoop) throws -> Image) -> FrameSpool {
         precondition(self.transform == nil, "a replayed view of a spool is not replayed again")
         var spool = FrameSpool(width: width, height: height)
         spool.frames = frames
@@ -40,35 +43,38 @@ public struct FrameSpool: Sendable {
     /// Frames per second over the whole spool.
     public var frameRate: Double { duration > 0 ? Double(count) / duration : 0 }
 
-    /// Appends a frame that follows the last one.
+    /// Appends a frame that follows the last one, its PNG's bands compressed over `loop`.
     /// - Throws: `ImagingError.encodingFailed` for a frame of another size or a bad duration.
-    public mutating func append(_ image: Image, duration: Double) throws(ImagingError) {
+    public mutating func append(_ image: Image, duration: Double, on loop: some ParallelLoop = .inTurn) throws(ImagingError) {
         precondition(transform == nil, "frames are appended to a spool as stored, not to a replayed view of one")
         try checkFrame(image, width: width, height: height, duration: duration, format: .apng)
         let png = try image.pixels.withUnsafeBufferPointer { p in
-            PNGEncoder.write(p, width: width, height: height, inChannels: 4, outChannels: 4, level: 1, on: Parallel.current)
+            PNGEncoder.write(p, width: width, height: height, inChannels: 4, outChannels: 4, level: 1, on: loop)
         }.get()
         frames.append(Frame(png: png, time: self.duration, duration: duration))
     }
 
     /// The frames shown at `fps` (nil: as stored) for the first `length` seconds, the last one cut at `length`;
     /// calls `body` with each frame and its duration. A stored frame shown several times in a row is decoded once.
+    /// The decoding and the transform run on `loop`, which says when to stop.
     /// - Throws: whatever `body` throws, `ImagingError` when a stored frame does not decode, `CancellationError`.
-    public func replay(fps: Double?, length: Double, _ body: (Image, Double) throws -> Void) throws {
+    public func replay(fps: Double?, length: Double, on loop: some ParallelLoop = .inTurn,
+                       _ body: (Image, Double) throws -> Void) throws {
         let end = min(length, duration)
         var decodedIndex = -1
         var decoded: Image?
         func image(_ index: Int) throws -> Image {
             if index != decodedIndex {
-                let stored = try ImageCodec.decode(frames[index].png, options: DecodeOptions(convertToSRGB: false)).image
-                decoded = try transform.map { try $0(stored) } ?? stored
+                let stored = try ImageCodec.decode(frames[index].png, options: DecodeOptions(convertToSRGB: false),
+                                                   on: loop).image
+                decoded = try transform.map { try $0(stored, loop) } ?? stored
                 decodedIndex = index
             }
             return decoded!
         }
         guard let fps, fps > 0 else {
             for (index, frame) in frames.enumerated() where frame.time < end - 1e-9 {
-                try Cancellation.check()
+                try loop.checkCancellation()
                 try body(try image(index), min(frame.duration, end - frame.time))
             }
             return
@@ -76,7 +82,7 @@ public struct FrameSpool: Sendable {
         let step = 1 / fps
         var index = 0, k = 0
         while Double(k) * step < end - 1e-9 {
-            try Cancellation.check()
+            try loop.checkCancellation()
             let t = Double(k) * step
             while index + 1 < frames.count && frames[index + 1].time <= t + 1e-9 { index += 1 }
             try body(try image(index), min(step, end - t))

@@ -1,3 +1,4 @@
+import Compute
 import CCodecs
 
 /// GIF through giflib (CCodecs' cc_gif_encode.c): each frame full-screen with its own palette from
@@ -21,7 +22,7 @@ public final class GIFEncoder: AnimationEncoder {
 
     deinit { cc_gif_out_destroy(handle) }
 
-    public func add(_ frame: Image, duration: Double) throws(ImagingError) {
+    public func add(_ frame: Image, duration: Double, on loop: any ParallelLoop) throws(ImagingError) {
         try checkFrame(frame, width: width, height: height, duration: duration, format: format)
         guard let handle else { throw .encodingFailed(message: "GIF encoder: out of memory") }
         let start = Int((elapsed * 100).rounded()), end = Int(((elapsed + duration) * 100).rounded())

@@ -118,8 +118,9 @@ public enum KeyFrameMasks {
     /// Cuts `image`'s subject out as a still sticker's is cut: ``apply(_:to:)``, and with `decontaminating` the soft
     /// edge's colours replaced by the subject's own (``ForegroundEstimator``), so no frame keeps a fringe of the
     /// background a still of it would not.
-    /// - Throws: `CancellationError`.
-    public static func cutOut(_ mask: Mask, from image: inout Image, decontaminating: Bool) throws {
+    /// - Throws: `CancellationError` when `loop` (over which the estimate's bands spread) is cancelled.
+    public static func cutOut(_ mask: Mask, from image: inout Image, decontaminating: Bool,
+                              on loop: some ParallelLoop) throws {
         guard decontaminating else { return apply(mask, to: &image) }
         // The estimate reads the background's colours round the edge, which the mask is about to clear.
         let original = image
@@ -127,7 +128,7 @@ public enum KeyFrameMasks {
         let whole = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         try image.pixels.withUnsafeMutableBufferPointer { out in
             try ForegroundEstimator.estimate(original, alpha: mask, in: whole, into: out.baseAddress!, origin: (0, 0),
-                                             width: original.width, on: Parallel.current)
+                                             width: original.width, on: loop)
         }
     }
 

@@ -1,3 +1,4 @@
+import Compute
 import CCodecs
 
 /// WebM with VP9 and alpha (Telegram's video stickers) through FFmpeg (CCodecs' cc_webm.c): libvpx-vp9 at constant
@@ -33,7 +34,7 @@ public final class WebMEncoder: AnimationEncoder {
 
     deinit { cc_webm_destroy(handle) }
 
-    public func add(_ frame: Image, duration: Double) throws(ImagingError) {
+    public func add(_ frame: Image, duration: Double, on loop: any ParallelLoop) throws(ImagingError) {
         try checkFrame(frame, width: width, height: height, duration: duration, format: format)
         let start = Int64((elapsed * 1000).rounded()), end = Int64(((elapsed + duration) * 1000).rounded())
         let status = frame.pixels.withUnsafeBufferPointer {

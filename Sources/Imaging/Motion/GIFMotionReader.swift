@@ -1,3 +1,4 @@
+import Compute
 import CCodecs
 
 /// Every frame of a GIF through the shim's giflib reader (disposal, transparency, delays, loop count).
@@ -29,9 +30,9 @@ final class GIFMotionReader: MotionReader {
 
     deinit { cc_gif_anim_destroy(handle) }
 
-    func next() throws -> MotionFrame? {
+    func next(on loop: any ParallelLoop) throws -> MotionFrame? {
         let decoded = try decodeMotionFrame(width: info.width, height: info.height, { rgba, rowBytes, capacity, frame, got in
-            cc_gif_anim_next(handle, rgba, rowBytes, capacity, &frame, &got, motionCancelCheck)
+            CodecCancellation.polling(loop) { cc_gif_anim_next(handle, rgba, rowBytes, capacity, &frame, &got, $0) }
         }, fail: { motionError($0, container: "GIF", message: cc_gif_anim_message(self.handle)) })
         guard let (image, frame) = decoded else { return nil }
         return MotionFrame(image: image, index: 0, time: frame.time, duration: frame.duration,

@@ -1,3 +1,4 @@
+import Compute
 import Glibc
 import Synchronization
 
@@ -39,11 +40,14 @@ public final class MotionDecoder: Sendable {
     ///   - start: seconds from the source's start; frames that end before it are skipped (a video seeks to the
     ///     key frame before it).
     ///   - duration: seconds from `start`; frames that start after it are not decoded.
+    ///   - loop: whose cancellation stops the opening (``InTurnLoop``, the default off the compute pool: the calling
+    ///     task's).
     /// - Throws: `MotionError` (or `CancellationError`).
     public convenience init(bytes: [UInt8], limits: MotionLimits = MotionLimits(), start: Double = 0,
-                            duration: Double? = nil) throws {
+                            duration: Double? = nil, on loop: some ParallelLoop = .inTurn) throws {
         guard let container = MotionContainer(sniffing: bytes) else { throw MotionError.unknownFormat }
-        let reader = try Self.open(container, bytes: MotionBytes(bytes), fd: -1, limits: limits, countFrames: false)
+        let reader = try Self.open(container, bytes: MotionBytes(bytes), fd: -1, limits: limits, countFrames: false,
+                                   on: loop)
         try self.init(reader: reader, limits: limits, start: start, duration: duration)
     }
 
@@ -52,40 +56,45 @@ public final class MotionDecoder: Sendable {
     /// or WebP is read whole. The caller keeps and closes its own descriptor.
     /// - Throws: `MotionError` (or `CancellationError`).
     public convenience init(fileDescriptor fd: Int32, limits: MotionLimits = MotionLimits(), start: Double = 0,
-                            duration: Double? = nil) throws {
-        let reader = try Self.open(fileDescriptor: fd, limits: limits, countFrames: false)
+                            duration: Double? = nil, on loop: some ParallelLoop = .inTurn) throws {
+        let reader = try Self.open(fileDescriptor: fd, limits: limits, countFrames: false, on: loop)
         try self.init(reader: reader, limits: limits, start: start, duration: duration)
     }
 
     /// The facts of a source without decoding more than its first frame; a video container that does not declare
     /// its frame count has its packets counted. Limits apply as for decoding.
-    public static func info(bytes: [UInt8], limits: MotionLimits = MotionLimits()) throws -> MotionInfo {
+    public static func info(bytes: [UInt8], limits: MotionLimits = MotionLimits(),
+                            on loop: some ParallelLoop = .inTurn) throws -> MotionInfo {
         guard let container = MotionContainer(sniffing: bytes) else { throw MotionError.unknownFormat }
-        let reader = try open(container, bytes: MotionBytes(bytes), fd: -1, limits: limits, countFrames: true)
+        let reader = try open(container, bytes: MotionBytes(bytes), fd: -1, limits: limits, countFrames: true, on: loop)
         return try checked(reader.info, limits: limits, window: (0, nil))
     }
 
-    /// ``info(bytes:limits:)`` for an opened file (the caller keeps its descriptor).
-    public static func info(fileDescriptor fd: Int32, limits: MotionLimits = MotionLimits()) throws -> MotionInfo {
-        let reader = try open(fileDescriptor: fd, limits: limits, countFrames: true)
+    /// ``info(bytes:limits:on:)`` for an opened file (the caller keeps its descriptor).
+    public static func info(fileDescriptor fd: Int32, limits: MotionLimits = MotionLimits(),
+                            on loop: some ParallelLoop = .inTurn) throws -> MotionInfo {
+        let reader = try open(fileDescriptor: fd, limits: limits, countFrames: true, on: loop)
         return try checked(reader.info, limits: limits, window: (0, nil))
     }
 
     /// What a source held in memory is, whatever the limits, and which of them it is over (``MotionSurvey``): frames
     /// are counted up to ``MotionSurvey/countedFrames``, and a clip whose declared frame size is over the pixel limit
     /// is described from its container without decoding a frame.
-    public static func survey(bytes: [UInt8], limits: MotionLimits = MotionLimits()) throws -> MotionSurvey {
+    public static func survey(bytes: [UInt8], limits: MotionLimits = MotionLimits(),
+                              on loop: some ParallelLoop = .inTurn) throws -> MotionSurvey {
         guard let container = MotionContainer(sniffing: bytes) else { throw MotionError.unknownFormat }
         let source = MotionBytes(bytes)
         return try survey(limits: limits) { counting in
-            try open(container, bytes: source, fd: -1, limits: counting, countFrames: true, describesOversize: true)
+            try open(container, bytes: source, fd: -1, limits: counting, countFrames: true, describesOversize: true,
+                     on: loop)
         }
     }
 
-    /// ``survey(bytes:limits:)`` for an opened file (the caller keeps its descriptor).
-    public static func survey(fileDescriptor fd: Int32, limits: MotionLimits = MotionLimits()) throws -> MotionSurvey {
+    /// ``survey(bytes:limits:on:)`` for an opened file (the caller keeps its descriptor).
+    public static func survey(fileDescriptor fd: Int32, limits: MotionLimits = MotionLimits(),
+                              on loop: some ParallelLoop = .inTurn) throws -> MotionSurvey {
         try survey(limits: limits) { counting in
-            try open(fileDescriptor: fd, limits: counting, countFrames: true, describesOversize: true)
+            try open(fileDescriptor: fd, limits: counting, countFrames: true, describesOversize: true, on: loop)
         }
     }
 
@@ -112,13 +121,14 @@ public final class MotionDecoder: Sendable {
         state = Mutex(State(reader: reader))
     }
 
-    /// The next frame, upright, or nil after the last (or past the window's end).
+    /// The next frame, upright, or nil after the last (or past the window's end), decoded and turned on `loop`
+    /// (whose cancellation stops it; ``InTurnLoop``, the default off the compute pool, is the calling task's).
     /// - Throws: `MotionError` (a damaged frame, or a limit crossed: more frames or a later time than allowed)
     ///   or `CancellationError`.
-    public func next() throws -> MotionFrame? {
+    public func next(on loop: some ParallelLoop = .inTurn) throws -> MotionFrame? {
         try state.withLock { state throws -> MotionFrame? in
             while !state.ended, let reader = state.reader {
-                guard var frame = try reader.next() else {
+                guard var frame = try reader.next(on: loop) else {
                     state.ended = true
                     return nil
                 }
@@ -141,7 +151,7 @@ public final class MotionDecoder: Sendable {
                     throw MotionError.tooLong(seconds: end, limit: limits.maxDuration)
                 }
                 if let orientation = Orientation(rotation: info.rotation), orientation != .up {
-                    frame.image = try orientation.apply(to: frame.image)
+                    frame.image = try orientation.apply(to: frame.image, on: loop)
                 }
                 frame.index = state.handedOut
                 state.handedOut += 1
@@ -168,7 +178,7 @@ public final class MotionDecoder: Sendable {
 
     /// Releases the reader now rather than with the decoder: a video's codec context and its reference frames (a 4K
     /// HEVC stream's are tens of megabytes), once no more frames are wanted while the decoder is still held (for its
-    /// `info` and `warnings`). Later calls of ``next()`` return nil.
+    /// `info` and `warnings`). Later calls of ``next(on:)`` return nil.
     public func close() {
         state.withLock { state in
             state.ended = true
@@ -181,13 +191,14 @@ public final class MotionDecoder: Sendable {
 
     /// - Parameter describesOversize: see ``VideoMotionReader/open(bytes:fd:limits:countFrames:describesOversize:)``.
     private static func open(_ container: MotionContainer, bytes: MotionBytes?, fd: Int32, limits: MotionLimits,
-                             countFrames: Bool, describesOversize: Bool = false) throws -> any MotionReader {
+                             countFrames: Bool, describesOversize: Bool = false,
+                             on loop: some ParallelLoop) throws -> any MotionReader {
         switch container {
         case .gif: return try GIFMotionReader.open(bytes!, limits: limits)
         case .webp: return try WebPMotionReader.open(bytes!)
         case .video:
             return try VideoMotionReader.open(bytes: bytes, fd: fd, limits: limits, countFrames: countFrames,
-                                              describesOversize: describesOversize)
+                                              describesOversize: describesOversize, on: loop)
         }
     }
 
@@ -195,7 +206,7 @@ public final class MotionDecoder: Sendable {
     static let maxFileBytes = 1 << 31
 
     private static func open(fileDescriptor fd: Int32, limits: MotionLimits, countFrames: Bool,
-                             describesOversize: Bool = false) throws -> any MotionReader {
+                             describesOversize: Bool = false, on loop: some ParallelLoop) throws -> any MotionReader {
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
             throw MotionError.invalid(container: "file", message: "not a regular file")
@@ -208,7 +219,7 @@ public final class MotionDecoder: Sendable {
             let own = dup(fd)
             guard own >= 0 else { throw MotionError.invalid(container: "file", message: "cannot duplicate the descriptor") }
             return try open(.video, bytes: nil, fd: own, limits: limits, countFrames: countFrames,
-                            describesOversize: describesOversize)
+                            describesOversize: describesOversize, on: loop)
         }
         guard size <= maxFileBytes else {
             throw MotionError.invalid(container: container == .gif ? "GIF" : "WebP", message: "the file is larger than \(maxFileBytes) bytes")
@@ -225,14 +236,14 @@ public final class MotionDecoder: Sendable {
             }
         }
         return try open(container, bytes: MotionBytes(bytes), fd: -1, limits: limits, countFrames: countFrames,
-                        describesOversize: describesOversize)
+                        describesOversize: describesOversize, on: loop)
     }
 
     /// The reader's facts as displayed, refused when over a limit or when the window cannot be read.
     ///
     /// The duration limit is on what is decoded: the part of the source from `window.start`, `window.duration`
     /// seconds long or to the end the container declares, whichever comes first. A source that declares no
-    /// duration is held to the limit frame by frame (``next()``). Frames count against their limit for the whole
+    /// duration is held to the limit frame by frame (``next(on:)``). Frames count against their limit for the whole
     /// source only (and always for a GIF, whose count is its walk's).
     private static func checked(_ stored: MotionInfo, limits: MotionLimits,
                                 window: (start: Double, duration: Double?)) throws -> MotionInfo {

@@ -6,9 +6,9 @@ import CCodecs
 protocol MotionReader: AnyObject {
     /// As stored (before rotation); the decoder rotates.
     var info: MotionInfo { get }
-    /// The next frame (index left to the decoder), nil at the end.
+    /// The next frame (index left to the decoder), nil at the end; decoded until `loop` is cancelled.
     /// - Throws: `MotionError` or `CancellationError`.
-    func next() throws -> MotionFrame?
+    func next(on loop: any ParallelLoop) throws -> MotionFrame?
     var warnings: [String] { get }
     /// Positions at the first frame that ends after `start` seconds, when the reader can do better than
     /// decoding and dropping (video: a seek to the key frame before it). Returns false when it cannot.
@@ -68,5 +68,3 @@ func decodeMotionFrame(width: Int, height: Int,
     return (Image(width: width, height: height, pixels: pixels), frame)
 }
 
-/// The shim's cancellation poll: the current compute job's flag or task.
-let motionCancelCheck: cc_cancel_check = { Cancellation.isRequested ? 1 : 0 }

@@ -1,3 +1,4 @@
+import Compute
 import CCodecs
 import Glibc
 
@@ -27,16 +28,19 @@ final class VideoMotionReader: MotionReader {
     ///     the reader hands out no frames afterwards).
     ///   - describesOversize: a clip whose declared frame size is over the pixel limit throws ``Oversized`` with what
     ///     its container declares (for a description), instead of ``MotionError/tooLarge(width:height:limit:)``.
+    ///   - loop: whose cancellation stops the opening (a container's packets counted, the first frame decoded).
     static func open(bytes: MotionBytes?, fd: Int32, limits: MotionLimits, countFrames: Bool,
-                     describesOversize: Bool = false) throws -> VideoMotionReader {
+                     describesOversize: Bool = false, on loop: some ParallelLoop) throws -> VideoMotionReader {
         let created = bytes.map { cc_video_create($0.base, $0.count) } ?? cc_video_create_fd(fd)
         guard let handle = created else {
             if fd >= 0 { close(fd) }
             throw MotionError.invalid(container: "video", message: bytes == nil ? "not a regular file" : "out of memory")
         }
         var raw = cc_motion_info()
-        let status = cc_video_open(handle, Int64(clamping: limits.maxPixels), countFrames ? 1 : 0,
-                                   Int32(clamping: limits.maxFrames), motionCancelCheck, &raw)
+        let status = CodecCancellation.polling(loop) {
+            cc_video_open(handle, Int64(clamping: limits.maxPixels), countFrames ? 1 : 0,
+                          Int32(clamping: limits.maxFrames), $0, &raw)
+        }
         guard status == CC_OK else {
             let error: any Error = if status == CC_LIMIT {
                 describesOversize ? Oversized(info: MotionInfo(raw))
@@ -63,9 +67,9 @@ final class VideoMotionReader: MotionReader {
         if fd >= 0 { close(fd) }
     }
 
-    func next() throws -> MotionFrame? {
+    func next(on loop: any ParallelLoop) throws -> MotionFrame? {
         let decoded = try decodeMotionFrame(width: frameSize.width, height: frameSize.height, { rgba, rowBytes, capacity, frame, got in
-            cc_video_next(handle, rgba, rowBytes, capacity, &frame, &got, motionCancelCheck)
+            CodecCancellation.polling(loop) { cc_video_next(handle, rgba, rowBytes, capacity, &frame, &got, $0) }
         }, fail: { motionError($0, container: self.info.container, message: cc_video_message(self.handle)) })
         guard let (image, frame) = decoded else { return nil }
         return MotionFrame(image: image, index: 0, time: frame.time, duration: frame.duration,

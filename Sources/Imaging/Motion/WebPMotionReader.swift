@@ -30,8 +30,8 @@ final class WebPMotionReader: MotionReader {
 
     deinit { cc_webp_anim_destroy(handle) }
 
-    func next() throws -> MotionFrame? {
-        try Cancellation.check()
+    func next(on loop: any ParallelLoop) throws -> MotionFrame? {
+        try loop.checkCancellation()
         let decoded = try decodeMotionFrame(width: info.width, height: info.height, { rgba, rowBytes, capacity, frame, got in
             cc_webp_anim_next(handle, rgba, rowBytes, capacity, &frame, &got)
         }, fail: { motionError($0, container: "WebP", message: cc_webp_anim_message(self.handle)) })

@@ -17,10 +17,10 @@ enum ConsensusGrowth {
     ///   - bandWidth: how far (working pixels) the subject may grow.
     /// - Returns: a superset of `consensus`.
     /// - Throws: `CancellationError`.
-    static func grow(_ work: LabImage, consensus: [UInt8], bandWidth: Float) throws -> [UInt8] {
+    static func grow(_ work: LabImage, consensus: [UInt8], bandWidth: Float, on loop: some ParallelLoop = .inTurn) throws -> [UInt8] {
         let n = work.count
         precondition(consensus.count == n)
-        if Cancellation.isRequested { throw CancellationError() }
+        if loop.isCancelled { throw CancellationError() }
         let distance = chamferDistance(to: consensus, width: work.width, height: work.height)
         var fixed = [UInt8](repeating: 0, count: n)
         var free = 0
@@ -33,7 +33,7 @@ enum ConsensusGrowth {
         segmenter.gamma = 5
         segmenter.priorWeight = 0
         let prior = [Float](repeating: 0.5, count: n)
-        return try segmenter.segment(work, prior: prior, initial: consensus, fixed: fixed)
+        return try segmenter.segment(work, prior: prior, initial: consensus, fixed: fixed, on: loop)
     }
 
     /// Chamfer (3-4) approximation of the Euclidean distance, in pixels, from every pixel to the

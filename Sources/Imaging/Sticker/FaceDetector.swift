@@ -32,7 +32,7 @@ public enum FaceDetector {
         var hits: [PixelRect] = []
         var factor = 1.0
         while true {
-            if Cancellation.isRequested { throw CancellationError() }
+            if loop.isCancelled { throw CancellationError() }
             let lw = Int((Double(w) / factor).rounded()), lh = Int((Double(h) / factor).rounded())
             if lw < cascade.windowWidth || lh < cascade.windowHeight { break }
             let windowW = Int((Double(cascade.windowWidth) * factor).rounded())
@@ -42,7 +42,7 @@ public enum FaceDetector {
             if Double(min(windowW, windowH)) < minRelativeSize * Double(min(w, h)) { factor *= scaleFactor; continue }
             let level = factor == 1 ? grey : bilinear(grey, width: w, height: h, to: lw, lh)
             let (sum, squares) = integrals(level, width: lw, height: lh)
-            for (x, y) in try cascade.scan(sum: sum, squares: squares, width: lw, height: lh, step: factor >= 2 ? 1 : 2) {
+            for (x, y) in try cascade.scan(sum: sum, squares: squares, width: lw, height: lh, step: factor >= 2 ? 1 : 2, on: loop) {
                 hits.append(PixelRect(x: Int((Double(x) * factor).rounded()), y: Int((Double(y) * factor).rounded()),
                                       width: windowW, height: windowH))
             }

@@ -66,8 +66,8 @@ struct FocusFeatures {
                 try PlaneResampler.reducedLuma($0, width: iw, height: ih, targetWidth: fw, targetHeight: fh, on: loop)
             }
         }
-        if Cancellation.isRequested { throw CancellationError() }
-        let blurred = try FocusFeatures.gaussian(luma, fw, fh, sigma: sigma)
+        if loop.isCancelled { throw CancellationError() }
+        let blurred = try FocusFeatures.gaussian(luma, fw, fh, sigma: sigma, on: loop)
         // Gradient energy of both, summed over each working pixel's footprint.
         var sharpSum = [Float](repeating: 0, count: n), softSum = sharpSum
         let band = 32
@@ -78,7 +78,7 @@ struct FocusFeatures {
                         var xmap = [Int](repeating: 0, count: fw)
                         for x in 0..<fw { xmap[x] = min(width - 1, x * width / fw) }
                         for y in 0..<fh {
-                            if y % band == 0, Cancellation.isRequested { throw CancellationError() }
+                            if y % band == 0, loop.isCancelled { throw CancellationError() }
                             let ym = max(0, y - 1), yp = min(fh - 1, y + 1)
                             let row = min(height - 1, y * height / fh) * width
                             for x in 0..<fw {
@@ -94,7 +94,7 @@ struct FocusFeatures {
                 }
             }
         }
-        if Cancellation.isRequested { throw CancellationError() }
+        if loop.isCancelled { throw CancellationError() }
         // Noise floor: a few grey levels of gradient per analysed pixel. Sensor and JPEG noise in flat
         // areas is "sharp" by the ratio but carries no evidence: the weights are the re-blurred energy
         // (which the re-blur has mostly removed from noise) and vanish below the floor.
@@ -107,7 +107,7 @@ struct FocusFeatures {
             local[i] = 0.5 * logf((s0[i] + 0.1 * floor) / (s1[i] + 0.1 * floor))
             weight[i] = s1[i] * s1[i] / (s1[i] + floor)
         }
-        if Cancellation.isRequested { throw CancellationError() }
+        if loop.isCancelled { throw CancellationError() }
         // Normalised convolution: where there are edges, the local estimate; elsewhere, the
         // evidence-weighted mean of the neighbourhood. The handover at 4× the noise floor scored
         // best on the sticker-dev tuning half (1×, 16×, 64× lower).
@@ -134,7 +134,7 @@ struct FocusFeatures {
     }
 
     /// Separable Gaussian (radius 3σ, clamped edges).
-    static func gaussian(_ v: [Float], _ w: Int, _ h: Int, sigma: Float) throws -> [Float] {
+    static func gaussian(_ v: [Float], _ w: Int, _ h: Int, sigma: Float, on loop: some ParallelLoop = .inTurn) throws -> [Float] {
         let r = max(1, Int((3 * sigma).rounded(.up)))
         var k = (-r...r).map { expf(-Float($0 * $0) / (2 * sigma * sigma)) }
         let total = k.reduce(0, +)
@@ -145,7 +145,7 @@ struct FocusFeatures {
         try v.withUnsafeBufferPointer { src in
             try tmp.withUnsafeMutableBufferPointer { t in
                 for y in stride(from: 0, to: h, by: band) {
-                    if Cancellation.isRequested { throw CancellationError() }
+                    if loop.isCancelled { throw CancellationError() }
                     ck_blur_rows(src.baseAddress, w, y, min(h, y + band), k, r, t.baseAddress)
                 }
             }
@@ -153,7 +153,7 @@ struct FocusFeatures {
         try tmp.withUnsafeBufferPointer { t in
             try out.withUnsafeMutableBufferPointer { o in
                 for y in stride(from: 0, to: h, by: band) {
-                    if Cancellation.isRequested { throw CancellationError() }
+                    if loop.isCancelled { throw CancellationError() }
                     ck_blur_columns(t.baseAddress, w, h, y, min(h, y + band), k, r, o.baseAddress)
                 }
             }

@@ -66,11 +66,11 @@ public enum ForegroundEstimator {
     static func estimate(_ image: Image, alpha: Mask, in rect: PixelRect, into out: UnsafeMutablePointer<UInt8>,
                          origin: (x: Int, y: Int), width: Int, on loop: some ParallelLoop) throws {
         guard rect.width > 0, rect.height > 0 else { return }
-        let wide = try WideMeans(image, alpha: alpha, around: rect)
+        let wide = try WideMeans(image, alpha: alpha, around: rect, on: loop)
         let bands = (rect.height + rowsPerBand - 1) / rowsPerBand
         let target = PixelBand(start: out, count: 0)
         try loop.forEach(bands) { _, b in
-            try Cancellation.check()
+            try loop.checkCancellation()
             let by0 = rect.y + b * rowsPerBand, by1 = min(rect.y + rect.height, by0 + rowsPerBand)
             narrowPass(image, alpha: alpha, wide: wide, rows: by0..<by1, columns: rect.x..<(rect.x + rect.width),
                        into: target.start, outOrigin: origin, outWidth: width)
@@ -83,7 +83,7 @@ public enum ForegroundEstimator {
         let originX: Int, originY: Int, columns: Int, rows: Int
         let sums: [SIMD8<Float>]
 
-        init(_ image: Image, alpha: Mask, around rect: PixelRect) throws {
+        init(_ image: Image, alpha: Mask, around rect: PixelRect, on loop: some ParallelLoop) throws {
             let c = ForegroundEstimator.cellSize, k = ForegroundEstimator.cellRadius
             let margin = (k + 2) * c
             let gx0 = max(0, rect.x - margin), gy0 = max(0, rect.y - margin)
@@ -106,7 +106,7 @@ public enum ForegroundEstimator {
                     }
                 }
             }
-            try Cancellation.check()
+            try loop.checkCancellation()
             // Separable box of 2k+1 cells, clipped at the grid's edges (sums, not means: the ratios cancel the count),
             // in place through one row or column of scratch: the grid is the only full-size buffer (a 24-megapixel
             // cut-out's is 21 MB).

@@ -25,7 +25,7 @@ struct GrabCutSegmenter {
     /// - Returns: the final labelling, 1 = subject.
     /// - Throws: `CancellationError`, checked in every iteration and inside the max-flow solver.
     func segment(_ image: LabImage, prior: [Float], initial: [UInt8],
-                 fixed: [UInt8]? = nil) throws -> [UInt8] {
+                 fixed: [UInt8]? = nil, on loop: some ParallelLoop = .inTurn) throws -> [UInt8] {
         let w = image.width, h = image.height, n = w * h
         precondition(prior.count == n && initial.count == n && (fixed?.count ?? n) == n,
                      "prior, initial and fixed must have one entry per working pixel")
@@ -74,7 +74,7 @@ struct GrabCutSegmenter {
             fittedOnFixed = sides.fg && sides.bg
         }
         for iteration in 0..<iterations {
-            if Cancellation.isRequested { throw CancellationError() }
+            if loop.isCancelled { throw CancellationError() }
             var fgMembers: [Int32] = [], bgMembers: [Int32] = []
             fgMembers.reserveCapacity(n); bgMembers.reserveCapacity(n)
             for i in 0..<n where opaque[i] {
@@ -118,7 +118,7 @@ struct GrabCutSegmenter {
                     }
                 }
             }
-            try graph.maxFlow()
+            try graph.maxFlow(on: loop)
             var changed = 0
             for y in 0..<h {
                 for x in 0..<w {

@@ -77,7 +77,7 @@ struct GridGraphCut {
     /// Runs the solver to completion and returns the maximum flow (= the minimum cut's cost).
     /// - Throws: `CancellationError` when the current task is cancelled (checked every few thousand steps).
     @discardableResult
-    mutating func maxFlow() throws -> Float {
+    mutating func maxFlow(on loop: some ParallelLoop = .inTurn) throws -> Float {
         let n = (width + 2) * (height + 2)
         let s = stride
         let offsets = [1, -1, s, -s, s + 1, -s - 1, s - 1, -s + 1]
@@ -88,7 +88,7 @@ struct GridGraphCut {
                     try offsets.withUnsafeBufferPointer { off in
                         var solver = BKSolver(count: n, cap: cap, tr: tr, tree: tree, off: off)
                         defer { solver.deallocate() }
-                        pushed = try solver.run()
+                        pushed = try solver.run(on: loop)
                     }
                 }
             }
@@ -190,7 +190,7 @@ private struct BKSolver {
         return flow
     }
 
-    mutating func run() throws -> Float {
+    mutating func run(on loop: some ParallelLoop) throws -> Float {
         let preflow = pushAcrossNeighbours()
         for p in 0..<tr.count {
             tree[p] = BKSolver.free
@@ -205,7 +205,7 @@ private struct BKSolver {
         var steps = 0
         while true {
             steps &+= 1
-            if steps & 4095 == 0 && Cancellation.isRequested { throw CancellationError() }
+            if steps & 4095 == 0 && loop.isCancelled { throw CancellationError() }
             var p = -1
             if current >= 0 {
                 if tree[current] != BKSolver.free { p = current } else { inQueue[current] = false }

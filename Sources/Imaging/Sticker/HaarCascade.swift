@@ -163,7 +163,8 @@ struct HaarCascade: Sendable {
     ///   - sum: integral image of a `width` × `height` image, `width + 1` entries per row.
     ///   - squares: the integral image of the squared pixels, same layout.
     /// - Throws: `CancellationError`, checked every 16 rows of windows.
-    func scan(sum: [Int32], squares: [Double], width: Int, height: Int, step: Int) throws -> [(x: Int, y: Int)] {
+    func scan(sum: [Int32], squares: [Double], width: Int, height: Int, step: Int,
+              on loop: some ParallelLoop = .inTurn) throws -> [(x: Int, y: Int)] {
         let stride = width + 1
         guard width >= windowWidth, height >= windowHeight, let packed = packed(stride: stride) else { return [] }
         // OpenCV normalises over the window shrunk by one pixel on each side.
@@ -178,7 +179,7 @@ struct HaarCascade: Sendable {
         sum.withUnsafeBufferPointer { sum in
         squares.withUnsafeBufferPointer { squares in
             for y in Swift.stride(from: 0, through: height - windowHeight, by: step) {
-                if y % 16 < step, Cancellation.isRequested { cancelled = true; return }
+                if y % 16 < step, loop.isCancelled { cancelled = true; return }
                 for x in Swift.stride(from: 0, through: width - windowWidth, by: step) {
                     let origin = y &* stride &+ x
                     let a = origin + ny0 * stride + nx0, b = origin + ny0 * stride + nx1

@@ -31,10 +31,10 @@ enum MaskFeather {
         try values.withUnsafeMutableBufferPointer { v in
             let mask = PixelBand(start: v.baseAddress!, count: w * h)
             try loop.forEach(bands) { [kernel] _, b in
-                try Cancellation.check()
+                try loop.checkCancellation()
                 let y0 = b * bandRows
                 try blur(rows: y0..<min(h, y0 + bandRows), of: mask.start, width: w, height: h, halo: halos[b],
-                         kernel: kernel, radius: r)
+                         kernel: kernel, radius: r, on: loop)
             }
         }
     }
@@ -42,7 +42,7 @@ enum MaskFeather {
     /// Blurs rows `band` of `v` in place, reading the rows around it from `halo` (the original rows
     /// `max(0, band.lowerBound - r) ..< band.lowerBound`, then `band.upperBound ..< min(h, band.upperBound + r)`).
     private static func blur(rows band: Range<Int>, of v: UnsafeMutablePointer<UInt8>, width w: Int, height h: Int,
-                             halo: [UInt8], kernel: [Float], radius r: Int) throws {
+                             halo: [UInt8], kernel: [Float], radius r: Int, on loop: some ParallelLoop) throws {
         let y0 = band.lowerBound, y1 = band.upperBound
         let lo = max(0, y0 - r), hi = min(h, y1 + r)
         // The horizontal pass fills a ring of 2r+1 rows just ahead of the vertical pass, which then
@@ -93,7 +93,7 @@ enum MaskFeather {
                     for y in lo..<min(hi, y0 + r) { horizontal(y) }
                     for j in lo..<max(lo, min(hi, y0 + r) - 1) { count(pair: j, by: 1) }
                     for y in y0..<y1 {
-                        if (y - y0) & 63 == 0 && Cancellation.isRequested { throw CancellationError() }
+                        if (y - y0) & 63 == 0 && loop.isCancelled { throw CancellationError() }
                         if y - r - 1 >= lo { count(pair: y - r - 1, by: -1) }
                         if y + r < hi {
                             horizontal(y + r)

@@ -49,7 +49,7 @@ enum MaskUpsampler {
                     ck_box_mean($1, w, h, radius, work.table($0), work.plane($2))
                 }
                 try loop.forEach(Planes.statistics) { thread, index in
-                    try Cancellation.check()
+                    try loop.checkCancellation()
                     let plane = work.plane(index)
                     guide.withUnsafeBufferPointer { g in
                         mask.withUnsafeBufferPointer { m in
@@ -61,7 +61,7 @@ enum MaskUpsampler {
                 // The fit, pixel by pixel, in bands; then the box means of its coefficients.
                 let band = 16_384
                 try loop.forEach((n + band - 1) / band) { _, index in
-                    try Cancellation.check()
+                    try loop.checkCancellation()
                     let start = index * band
                     let mean = (0..<4).map { UnsafePointer<Float>?(work.plane($0) + start) }
                     let corr = (4..<Planes.statistics).map { UnsafePointer<Float>?(work.plane($0) + start) }
@@ -70,13 +70,13 @@ enum MaskUpsampler {
                     ck_guided_fit(min(band, n - start), mean, corr, epsilon, &a, b)
                 }
                 try loop.forEach(4) { thread, index in
-                    try Cancellation.check()
+                    try loop.checkCancellation()
                     box(thread, work.plane(Planes.coefficient(index)), Planes.smoothed(index))
                 }
                 let enlarger = PlaneResampler.RowEnlarger(width: w, height: h, targetWidth: W, targetHeight: H)
                 let rowsPerBand = 32
                 try loop.forEach((H + rowsPerBand - 1) / rowsPerBand) { _, index in
-                    try Cancellation.check()
+                    try loop.checkCancellation()
                     let smoothed = (0..<4).map { UnsafePointer<Float>?(work.plane(Planes.smoothed($0))) }
                     // The model is fitted on 0...1 colours: fold the 1/255 into the threshold side instead of
                     // dividing every pixel.

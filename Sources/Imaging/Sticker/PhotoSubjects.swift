@@ -31,10 +31,10 @@ public struct PhotoSubjects: Sendable {
 
         /// Whether the round's cut has a part at (or a pixel or two from) `point`, a pixel of the photo; false off
         /// its area.
-        func hasPart(at point: PixelPoint) throws -> Bool {
+        func hasPart(at point: PixelPoint, on loop: some ParallelLoop) throws -> Bool {
             guard area.contains(point) else { return false }
             return try plan.hasPart(at: PixelPoint(x: point.x - area.x, y: point.y - area.y), cuts: cuts,
-                                    sourceWidth: area.width, sourceHeight: area.height)
+                                    sourceWidth: area.width, sourceHeight: area.height, on: loop)
         }
     }
     let rounds: [Round]
@@ -57,7 +57,7 @@ public struct PhotoSubjects: Sendable {
         func size(_ i: Int) -> Int { rounds[i].area.width * rounds[i].area.height }
         let own = Set(foundIn).filter { rounds[$0].ownCut }.sorted { (size($0), $0) < (size($1), $1) }
         let search = rounds.indices.filter { !rounds[$0].ownCut }
-        let round = try (own + search).first { try rounds[$0].hasPart(at: first) } ?? 0
+        let round = try (own + search).first { try rounds[$0].hasPart(at: first, on: loop) } ?? 0
         return try sticker(from: image, subject: prompt, round: round, on: loop)
     }
 
@@ -115,8 +115,9 @@ extension SubjectPrompt {
 extension StickerCutPlan {
     /// The separate parts of the cuts' consensus at least ``minimumSubjectShare`` of the photo (and a twentieth of the
     /// largest), largest first. A decided plan has one subject (its mask) when it is confident, none otherwise.
-    func subjects(cuts: (pixel: Cut, region: Cut), sourceWidth sw: Int, sourceHeight sh: Int) throws -> [DetectedSubject] {
-        guard case .cuts(let work, let saliency, _, _) = content, let labels = try consensus(cuts) else {
+    func subjects(cuts: (pixel: Cut, region: Cut), sourceWidth sw: Int, sourceHeight sh: Int,
+                  on loop: some ParallelLoop) throws -> [DetectedSubject] {
+        guard case .cuts(let work, let saliency, _, _) = content, let labels = try consensus(cuts, on: loop) else {
             guard case .decided(let mask, let confidence) = content, confidence > 0 else { return [] }
             let binary = mask.values.map { $0 >= 128 ? UInt8(1) : 0 }
             return Self.parts(binary, width: sw, height: sh, saliency: nil, sourceWidth: sw, sourceHeight: sh)
@@ -128,8 +129,9 @@ extension StickerCutPlan {
     }
 
     /// Whether the cuts' consensus has a part at (or a pixel or two from) `point`, a pixel of the photo.
-    func hasPart(at point: PixelPoint, cuts: (pixel: Cut, region: Cut), sourceWidth sw: Int, sourceHeight sh: Int) throws -> Bool {
-        guard case .cuts(let work, _, _, _) = content, let labels = try consensus(cuts) else { return false }
+    func hasPart(at point: PixelPoint, cuts: (pixel: Cut, region: Cut), sourceWidth sw: Int, sourceHeight sh: Int,
+                 on loop: some ParallelLoop) throws -> Bool {
+        guard case .cuts(let work, _, _, _) = content, let labels = try consensus(cuts, on: loop) else { return false }
         let w = work.width, h = work.height
         let x = min(w - 1, max(0, Int((Double(point.x) + 0.5) * Double(w) / Double(sw))))
         let y = min(h - 1, max(0, Int((Double(point.y) + 0.5) * Double(h) / Double(sh))))
@@ -335,7 +337,7 @@ extension StickerExtractor {
                                      ownCut: true)
         let both = PhotoSubjects(subjects: [], foundIn: [], rounds: [once.rounds[0], own])
         return try await stages.stage { loop in
-            try both.subjectCut(from: image, subject: prompt, round: own.hasPart(at: first) ? 1 : 0, on: loop)
+            try both.subjectCut(from: image, subject: prompt, round: own.hasPart(at: first, on: loop) ? 1 : 0, on: loop)
         }
     }
 
@@ -387,8 +389,8 @@ extension StickerExtractor {
     static func parts(of round: PhotoSubjects.Round, in image: Image, on stages: some StageRunner)
         async throws -> [DetectedSubject] {
         let area = round.area
-        return try await stages.stage {
-            try round.plan.subjects(cuts: round.cuts, sourceWidth: area.width, sourceHeight: area.height)
+        return try await stages.stage { loop in
+            try round.plan.subjects(cuts: round.cuts, sourceWidth: area.width, sourceHeight: area.height, on: loop)
         }.map { part in
             var moved = part
             moved.box.x += area.x; moved.box.y += area.y

@@ -96,7 +96,7 @@ enum PlaneResampler {
         let planes = Planes(source: source, out: out)
         let band = 32
         try loop.forEach((th + band - 1) / band) { _, index in
-            if Cancellation.isRequested { throw CancellationError() }
+            if loop.isCancelled { throw CancellationError() }
             let oy0 = index * band, oy1 = min(th, oy0 + band)
             // The source rows the band's footprints cover, reduced across.
             let first = fy.start[oy0], end = fy.start[oy1 - 1] + fy.offset[oy1] - fy.offset[oy1 - 1]

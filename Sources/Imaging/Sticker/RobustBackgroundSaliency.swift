@@ -26,8 +26,8 @@ struct RobustBackgroundSaliency {
     ///     in it whatever their colours.
     /// - Throws: `CancellationError` between stages.
     init(_ image: LabImage, regions: Int = 250, texture: [Float]? = nil, textureWeight: Float = 0,
-         focus: [Float]? = nil, focusWeight: Float = 0) throws {
-        let sp = try Superpixels(image, regions: regions)
+         focus: [Float]? = nil, focusWeight: Float = 0, on loop: some ParallelLoop = .inTurn) throws {
+        let sp = try Superpixels(image, regions: regions, on: loop)
         let k = sp.count
         var regionTexture = [Float](repeating: 0, count: 3 * k)
         let useTexture = texture?.count == 3 * image.count && textureWeight > 0
@@ -66,7 +66,7 @@ struct RobustBackgroundSaliency {
             let t2 = regionTexture[3 * i + 2] - regionTexture[3 * j + 2]
             return (d * d + textureWeight * (t0 * t0 + t1 * t1 + t2 * t2)).squareRoot()
         }
-        if Cancellation.isRequested { throw CancellationError() }
+        if loop.isCancelled { throw CancellationError() }
         // σ values from the paper (colour in Lab units, position normalised by the longest side);
         // σ_spatial 0.4 rather than 0.25 (measured on the sticker-dev tuning half: the wider contrast
         // window scores slightly higher). The paper's geodesic edge clipping (3 Lab units) and stronger
@@ -85,7 +85,7 @@ struct RobustBackgroundSaliency {
                 }
             }
         }
-        if Cancellation.isRequested { throw CancellationError() }
+        if loop.isCancelled { throw CancellationError() }
         // Floyd–Warshall, O(k³) (~15 M relaxations at 250 regions): the inner loop is a branch-free
         // min over two rows with wrapping index arithmetic so that it vectorises (the branchy
         // scalar form was ~8% of the whole extraction). Same values: inputs are finite, no NaN.
@@ -101,7 +101,7 @@ struct RobustBackgroundSaliency {
                 }
             }
         }
-        if Cancellation.isRequested { throw CancellationError() }
+        if loop.isCancelled { throw CancellationError() }
         // Boundary connectivity → background probability.
         var background = [Float](repeating: 1, count: k)
         for i in 0..<k where sp.size[i] > 0 {

@@ -57,7 +57,7 @@ struct SaliencyMap {
         let channels = 3 + (useTexture ? 3 : 0) + (useFocus ? 1 : 0)
         let prepared = SpreadResults<[Float]>(count: channels)
         try loop.forEach(channels) { _, k in
-            try Cancellation.check()
+            try loop.checkCancellation()
             var channel = [Float](repeating: 0, count: n)
             switch k {
             case 0..<3:
@@ -72,11 +72,11 @@ struct SaliencyMap {
             }
             prepared.set(k, channel)
         }
-        try Cancellation.check()
+        try loop.checkCancellation()
         let sums = SaliencyMap.barrierDistanceSums(prepared.take(), colourChannels: 3, width: w, height: h)
         var mbd = sums.all
         rawStrength = sums.colour.max() ?? 0
-        if Cancellation.isRequested { throw CancellationError() }
+        if loop.isCancelled { throw CancellationError() }
         SaliencyMap.normalise(&mbd)
         var back = SaliencyMap.backgroundness(image)
         SaliencyMap.normalise(&back)
@@ -92,8 +92,8 @@ struct SaliencyMap {
         values = s
         threshold = SaliencyMap.otsu(s)
         if regionWeight > 0 {
-            if Cancellation.isRequested { throw CancellationError() }
-            SaliencyMap.blend(&values, region: try RobustBackgroundSaliency(image).values, weight: regionWeight,
+            if loop.isCancelled { throw CancellationError() }
+            SaliencyMap.blend(&values, region: try RobustBackgroundSaliency(image, on: loop).values, weight: regionWeight,
                               width: w, height: h)
             threshold = SaliencyMap.otsu(values)
         }

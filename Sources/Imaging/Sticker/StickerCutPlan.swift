@@ -33,7 +33,7 @@ public struct StickerCutPlan: Sendable {
     /// graph cut (on the tuning half the cut moved the network's edges off the human outlines more
     /// often than onto them, and it was half the sticker's CPU; bench/README.md).
     /// - Throws: `CancellationError`.
-    public func cut(_ hypothesis: Hypothesis) throws -> Cut {
+    public func cut(_ hypothesis: Hypothesis, on loop: some ParallelLoop = .inTurn) throws -> Cut {
         guard case .cuts(let work, let pixel, let region, let learned) = content else { return Cut(labels: []) }
         let saliency = hypothesis == .pixel ? pixel : region
         // A little below Otsu's split: the colour models recover better from a generous start, and a
@@ -46,7 +46,7 @@ public struct StickerCutPlan: Sendable {
         // Two rounds reach five rounds' quality at less time per cut.
         var segmenter = GrabCutSegmenter()
         segmenter.iterations = 2
-        return Cut(labels: try segmenter.segment(work, prior: prior, initial: initial))
+        return Cut(labels: try segmenter.segment(work, prior: prior, initial: initial, on: loop))
     }
 
     /// The subject mask at the photo's size (255 = subject) from the two cuts, and the confidence in it.
@@ -66,11 +66,11 @@ public struct StickerCutPlan: Sendable {
             guard case .decided(let mask, let confidence) = content else { preconditionFailure() }
             return (mask, confidence)
         }
-        var labels = try consensus(cuts)!
+        var labels = try consensus(cuts, on: loop)!
         if let prompt = subject {
             labels = try SubjectSelection.select(prompt, labels: labels, work: work, prior: saliency,
                                                  threshold: saliency.threshold * (learned ? 0.8 : 0.9),
-                                                 sourceWidth: w, sourceHeight: h)
+                                                 sourceWidth: w, sourceHeight: h, on: loop)
         } else {
             MaskCleanup.keepMainComponents(&labels, width: work.width, height: work.height, relativeSize: 0.2)
         }
@@ -98,7 +98,7 @@ public struct StickerCutPlan: Sendable {
     /// The two cuts' consensus at the working size (1 = subject), before a prompt and the clean-up; nil for a plan
     /// decided without cuts.
     /// - Throws: `CancellationError`.
-    func consensus(_ cuts: (pixel: Cut, region: Cut)) throws -> [UInt8]? {
+    func consensus(_ cuts: (pixel: Cut, region: Cut), on loop: some ParallelLoop) throws -> [UInt8]? {
         guard case .cuts(let work, _, _, let learned) = content else { return nil }
         let pixelLabels = cuts.pixel.labels, regionLabels = cuts.region.labels
         precondition(pixelLabels.count == work.count && regionLabels.count == work.count, "cuts of another plan")
@@ -110,7 +110,7 @@ public struct StickerCutPlan: Sendable {
         // With a learned map the network already keeps thin parts; regrowing them gains nothing.
         if !learned {
             labels = try ConsensusGrowth.grow(work, consensus: labels,
-                                              bandWidth: 0.04 * Float(max(work.width, work.height)))
+                                              bandWidth: 0.04 * Float(max(work.width, work.height)), on: loop)
         }
         return labels
     }

@@ -120,8 +120,8 @@ public enum StickerExtractor {
             (preparation, faces) = try await classical(stages)
         }
         let plan = preparation.plan(faces: faces, options: options)
-        let cuts = try await stages.pair({ try await stages.stage { try plan.cut(.pixel) } },
-                                         { try await stages.stage { try plan.cut(.region) } })
+        let cuts = try await stages.pair({ try await stages.stage { loop in try plan.cut(.pixel, on: loop) } },
+                                         { try await stages.stage { loop in try plan.cut(.region, on: loop) } })
         return (plan, (pixel: cuts.0, region: cuts.1), options)
     }
 
@@ -177,7 +177,7 @@ public enum StickerExtractor {
             }
         }
         var cut = Image(width: cw, height: ch, pixels: canvas)
-        if outline > 0 { try StickerOutline.apply(to: &cut, width: outline, color: options.outlineColor) }
+        if outline > 0 { try StickerOutline.apply(to: &cut, width: outline, color: options.outlineColor, on: loop) }
         return Sticker(image: cut, boundingBox: box, origin: (ox, oy), coverage: subject.coverage,
                        confidence: subject.confidence, mask: mask)
     }

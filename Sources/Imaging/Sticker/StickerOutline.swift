@@ -8,7 +8,7 @@ public enum StickerOutline {
     ///   - image: straight-alpha RGBA cut-out; should already carry a transparent margin ≥ `width` + 1.
     ///   - width: outline width in pixels (> 0).
     /// - Throws: `CancellationError`, checked per band of rows.
-    public static func apply(to image: inout Image, width: Int, color: RGBA) throws {
+    public static func apply(to image: inout Image, width: Int, color: RGBA, on loop: some ParallelLoop = .inTurn) throws {
         guard width > 0 else { return }
         let w = image.width, h = image.height
         // Squared distance to the nearest pixel that is at least half covered.
@@ -16,7 +16,7 @@ public enum StickerOutline {
         image.pixels.withUnsafeBufferPointer { px in
             for i in 0..<(w * h) { f[i] = px[4 * i + 3] >= 128 ? 0 : .infinity }
         }
-        try distanceTransform(&f, width: w, height: h)
+        try distanceTransform(&f, width: w, height: h, on: loop)
         let limit = Float(width) + 0.5
         let ca = Float(color.a) / 255
         image.pixels.withUnsafeMutableBufferPointer { px in
@@ -38,7 +38,7 @@ public enum StickerOutline {
 
     /// In-place exact squared Euclidean distance transform of a sampled function (0 at features,
     /// +∞ elsewhere), separable: columns then rows, each by the lower envelope of parabolas.
-    static func distanceTransform(_ f: inout [Float], width w: Int, height h: Int) throws {
+    static func distanceTransform(_ f: inout [Float], width w: Int, height h: Int, on loop: some ParallelLoop = .inTurn) throws {
         let n = max(w, h)
         var line = [Float](repeating: 0, count: n), out = line
         var v = [Int](repeating: 0, count: n), z = [Float](repeating: 0, count: n + 1)
@@ -48,7 +48,7 @@ public enum StickerOutline {
             for y in 0..<h { f[y * w + x] = out[y] }
         }
         for y in 0..<h {
-            if y & 63 == 0 && Cancellation.isRequested { throw CancellationError() }
+            if y & 63 == 0 && loop.isCancelled { throw CancellationError() }
             for x in 0..<w { line[x] = f[y * w + x] }
             transform1D(line, w, &out, &v, &z)
             for x in 0..<w { f[y * w + x] = out[x] }

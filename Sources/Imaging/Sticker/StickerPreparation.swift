@@ -33,14 +33,14 @@ public struct StickerPreparation: Sendable {
     /// As above, with the photo's ``workingCopy(of:options:)`` when it has been made already (`work`).
     init(_ image: Image, options: StickerOptions, on loop: some ParallelLoop, work: LabImage?) throws {
         sourceWidth = image.width
-        if Cancellation.isRequested { throw CancellationError() }
+        if loop.isCancelled { throw CancellationError() }
         if let decided = Self.decidedWithoutMaps(image) { content = decided; return }
 
         let work = try work ?? Self.workingCopy(of: image, options: options, on: loop)
         // Texture as three more barrier channels (weight 2.5): a subject fenced off by texture rather than colour
         // stands out. Defocus as a barrier channel and a region distance, scaled by how much of the photo is out
         // of focus.
-        let textureMap = { @Sendable () throws -> [Float] in try TextureFeatures(work).values }
+        let textureMap = { @Sendable () throws -> [Float] in try TextureFeatures(work, on: loop).values }
         let focusMap = { @Sendable () throws -> FocusFeatures in
             try FocusFeatures(image, width: work.width, height: work.height, on: loop)
         }
@@ -53,7 +53,7 @@ public struct StickerPreparation: Sendable {
         }
         let regionMap = { @Sendable () throws -> RobustBackgroundSaliency in
             try RobustBackgroundSaliency(work, texture: texture, textureWeight: 0.5, focus: focus.values,
-                                         focusWeight: 100 * focus.strength)
+                                         focusWeight: 100 * focus.strength, on: loop)
         }
         // Below ~2 Lab units of barrier summed over three channels the image has no visible structure: the region
         // map is then not needed.

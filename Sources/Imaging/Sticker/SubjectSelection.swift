@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 
 /// A `SubjectPrompt` applied to the cut's working-size labelling (1 = subject), with the saliency prior the
@@ -19,7 +20,8 @@ enum SubjectSelection {
     ///   - sourceWidth, sourceHeight: the photo's size, which the prompt's coordinates are in.
     /// - Throws: `CancellationError`.
     static func select(_ prompt: SubjectPrompt, labels: [UInt8], work: LabImage, prior: SaliencyMap,
-                       threshold tau: Float, sourceWidth: Int, sourceHeight: Int) throws -> [UInt8] {
+                       threshold tau: Float, sourceWidth: Int, sourceHeight: Int,
+                       on loop: some ParallelLoop = .inTurn) throws -> [UInt8] {
         let w = work.width, h = work.height
         func working(_ p: PixelPoint) -> Int {
             let x = min(w - 1, max(0, Int((Double(p.x) + 0.5) * Double(w) / Double(sourceWidth))))
@@ -32,14 +34,14 @@ enum SubjectSelection {
             MaskCleanup.keepMainComponents(&all, width: w, height: h, relativeSize: 0.01)
             return all
         case .points(let include, let exclude):
-            return try points(include.map(working), exclude: exclude.map(working), labels: labels, work: work, prior: prior, threshold: tau)
+            return try points(include.map(working), exclude: exclude.map(working), labels: labels, work: work, prior: prior, threshold: tau, on: loop)
         case .box(let rect):
             let x0 = max(0, Int(Double(rect.x) * Double(w) / Double(sourceWidth)))
             let y0 = max(0, Int(Double(rect.y) * Double(h) / Double(sourceHeight)))
             let x1 = min(w, Int((Double(rect.x + rect.width) * Double(w) / Double(sourceWidth)).rounded(.up)))
             let y1 = min(h, Int((Double(rect.y + rect.height) * Double(h) / Double(sourceHeight)).rounded(.up)))
             return try box(x: max(0, min(x0, w - 1))..<max(x0 + 1, x1), y: max(0, min(y0, h - 1))..<max(y0 + 1, y1),
-                           labels: labels, work: work, prior: prior, threshold: tau)
+                           labels: labels, work: work, prior: prior, threshold: tau, on: loop)
         }
     }
 
@@ -59,7 +61,7 @@ enum SubjectSelection {
     }
 
     static func points(_ include: [Int], exclude: [Int], labels: [UInt8], work: LabImage, prior: SaliencyMap,
-                       threshold tau: Float) throws -> [UInt8] {
+                       threshold tau: Float, on loop: some ParallelLoop) throws -> [UInt8] {
         let w = work.width, h = work.height, n = w * h
         let reach = max(1, max(w, h) / 100)
         let (ids, _, _) = MaskCleanup.components(labels, width: w, height: h, value: 1)
@@ -105,7 +107,7 @@ enum SubjectSelection {
         let soft = values.map { 1 / (1 + expf(-steepness * ($0 - tau))) }
         var segmenter = GrabCutSegmenter()
         segmenter.iterations = 2
-        let cut = try segmenter.segment(work, prior: soft, initial: initial, fixed: fixed)
+        let cut = try segmenter.segment(work, prior: soft, initial: initial, fixed: fixed, on: loop)
         let (cutIds, _, _) = MaskCleanup.components(cut, width: w, height: h, value: 1)
         let keep = Set(include.map { component(at: $0, ids: cutIds, width: w, height: h, radius: reach) }.filter { $0 >= 0 })
         return (0..<n).map { cutIds[$0] >= 0 && keep.contains(cutIds[$0]) ? 1 : 0 }
@@ -115,7 +117,7 @@ enum SubjectSelection {
     /// touches it on every side), also a GrabCut of the box alone seeded and regularised by the prior, and of the two
     /// the one that fits better.
     static func box(x xs: Range<Int>, y ys: Range<Int>, labels: [UInt8], work: LabImage, prior: SaliencyMap,
-                    threshold tau: Float) throws -> [UInt8] {
+                    threshold tau: Float, on loop: some ParallelLoop) throws -> [UInt8] {
         let w = work.width, h = work.height
         func inBox(_ keep: (Int) -> Bool) -> [UInt8] {
             var out = [UInt8](repeating: 0, count: w * h)
@@ -126,7 +128,7 @@ enum SubjectSelection {
         var candidates = [inBox { labels[$0] == 1 }]
         var fits = candidates.map { fit($0, x: xs, y: ys, width: w) }
         if fits.max()! < boxFitEnough {
-            let cut = try grabCut(x: xs, y: ys, start: candidates[0], work: work, prior: prior, threshold: tau)
+            let cut = try grabCut(x: xs, y: ys, start: candidates[0], work: work, prior: prior, threshold: tau, on: loop)
             candidates.append(cut); fits.append(fit(cut, x: xs, y: ys, width: w))
         }
         return candidates[fits.indices.max { fits[$0] < fits[$1] || (fits[$0] == fits[$1] && $0 > $1) }!]
@@ -147,7 +149,7 @@ enum SubjectSelection {
     /// GrabCut of the box alone, a one-pixel ring of fixed background round it (where the photo goes on), started
     /// from `start` (or, empty, from the box less its border, as GrabCut's rectangle).
     static func grabCut(x xs: Range<Int>, y ys: Range<Int>, start: [UInt8], work: LabImage, prior: SaliencyMap,
-                        threshold tau: Float) throws -> [UInt8] {
+                        threshold tau: Float, on loop: some ParallelLoop) throws -> [UInt8] {
         let w = work.width, h = work.height
         let cx0 = max(0, xs.lowerBound - 1), cy0 = max(0, ys.lowerBound - 1)
         let cx1 = min(w, xs.upperBound + 1), cy1 = min(h, ys.upperBound + 1)
@@ -169,7 +171,7 @@ enum SubjectSelection {
         var segmenter = GrabCutSegmenter()
         segmenter.iterations = boxIter
         segmenter.priorWeight = boxPrior
-        let cut = try segmenter.segment(crop, prior: soft, initial: initial, fixed: fixed)
+        let cut = try segmenter.segment(crop, prior: soft, initial: initial, fixed: fixed, on: loop)
         var out = [UInt8](repeating: 0, count: w * h)
         for y in 0..<ch { for x in 0..<cw where cut[y * cw + x] == 1 { out[(y + cy0) * w + x + cx0] = 1 } }
         MaskCleanup.keepMainComponents(&out, width: w, height: h, relativeSize: 0.2)

@@ -28,7 +28,8 @@ struct Superpixels {
     ///   - regions: desired number of superpixels.
     ///   - compactness: weight of spatial distance against Lab distance (SLIC's m).
     /// - Throws: `CancellationError` between iterations.
-    init(_ image: LabImage, regions: Int, compactness: Float = 10, iterations: Int = 5) throws {
+    init(_ image: LabImage, regions: Int, compactness: Float = 10, iterations: Int = 5,
+         on loop: some ParallelLoop = .inTurn) throws {
         let w = image.width, h = image.height, n = w * h
         width = w; height = h
         let step = max(2, Int((Double(n) / Double(max(1, regions))).squareRoot().rounded()))
@@ -51,7 +52,7 @@ struct Superpixels {
         let spatial = (compactness / Float(step)) * (compactness / Float(step))
         var sums = [Double](repeating: 0, count: 6 * k)
         for _ in 0..<iterations {
-            if Cancellation.isRequested { throw CancellationError() }
+            if loop.isCancelled { throw CancellationError() }
             for i in 0..<n { best[i] = .greatestFiniteMagnitude }
             image.lab.withUnsafeBufferPointer { lab in
                 labels.withUnsafeMutableBufferPointer { lbl in

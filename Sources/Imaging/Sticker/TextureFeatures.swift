@@ -16,7 +16,7 @@ struct TextureFeatures {
     var values: [Float]
 
     /// - Throws: `CancellationError` between channels.
-    init(_ image: LabImage, radius: Int = 2, scale: Float = 1) throws {
+    init(_ image: LabImage, radius: Int = 2, scale: Float = 1, on loop: some ParallelLoop = .inTurn) throws {
         let w = image.width, h = image.height, n = w * h
         width = w; height = h
         var l = [Float](repeating: 0, count: n), a = l, b = l
@@ -36,9 +36,9 @@ struct TextureFeatures {
                 }
             }
         }
-        if Cancellation.isRequested { throw CancellationError() }
+        if loop.isCancelled { throw CancellationError() }
         let stdL = TextureFeatures.localDeviation([l], w, h, radius)
-        if Cancellation.isRequested { throw CancellationError() }
+        if loop.isCancelled { throw CancellationError() }
         let stdC = TextureFeatures.localDeviation([a, b], w, h, radius)
         let meanGrad = MaskUpsampler.boxMean(grad, w, h, radius)
         var out = [Float](repeating: 0, count: 3 * n)

@@ -67,8 +67,12 @@ public struct FileAccess: Sendable {
     /// the file it named, so a hard link to a file elsewhere is unlinked, never written through.
     /// - Important: It blocks (a write, a rename): call it on the blocking pool or from a compute job's body,
     ///   never on the cooperative pool.
-    /// - Parameter overwrite: the request's `"overwrite": true`.
-    public func writeAtomically(_ bytes: [UInt8], to path: String, overwrite: Bool = false) throws {
+    /// - Parameters:
+    ///   - overwrite: the request's `"overwrite": true`.
+    ///   - loop: the piece the write runs in, whose cancellation stops it before the rename (nothing is left at
+    ///     `path`). Off the compute pool (the blocking pool, tests) ``InTurnLoop``: the calling task's cancellation.
+    public func writeAtomically(_ bytes: [UInt8], to path: String, overwrite: Bool = false,
+                                on loop: some ParallelLoop = .inTurn) throws {
         let (dir, name) = try openFolder(of: path)
         defer { close(dir) }
         let existed = try checkReplaceable(name, in: dir, path: path, overwrite: overwrite)
@@ -96,7 +100,7 @@ public struct FileAccess: Sendable {
         guard written else {
             throw WorkerError.outputFailed(path: path, reason: String(cString: strerror(writeError)))
         }
-        try Cancellation.check()
+        try loop.checkCancellation()
         // A new name must still be free: a file that appeared meanwhile was not checked.
         let result = existed ? (renameat(dir, temp, dir, name) == 0 ? 0 : -errno)
                              : cs_renameat_noreplace(dir, temp, dir, name)

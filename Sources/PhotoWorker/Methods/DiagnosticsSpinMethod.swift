@@ -28,10 +28,10 @@ public struct DiagnosticsSpinMethod: RPCMethod {
     public func handle(_ params: Params, context: RequestContext) async throws -> Result {
         try DiagnosticsSleepMethod.ms.checked(params.ms)
         let ms = params.ms
-        return try await compute.run(lease: ComputeLease(serving: context)) { try Self.spin(milliseconds: ms) }
+        return try await compute.run(lease: ComputeLease(serving: context)) { loop in try Self.spin(milliseconds: ms, on: loop) }
     }
 
-    static func spin(milliseconds: Int) throws -> Result {
+    static func spin(milliseconds: Int, on loop: some ParallelLoop) throws -> Result {
         let deadline = ContinuousClock.now + .milliseconds(milliseconds)
         var x: UInt64 = 0x9E37_79B9_7F4A_7C15
         var iterations = 0
@@ -40,7 +40,7 @@ public struct DiagnosticsSpinMethod: RPCMethod {
                 x ^= x << 13; x ^= x >> 7; x ^= x << 17
             }
             iterations += 1
-            try Cancellation.check()
+            try loop.checkCancellation()
         }
         return Result(spun: milliseconds, iterations: iterations + Int(x & 1))
     }

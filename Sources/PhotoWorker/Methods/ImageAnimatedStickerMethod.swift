@@ -219,10 +219,10 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         // The subject chosen, at the cut's size; each key frame's prompt is carried on to the next one.
         var prompt = chosen?.scaled(fromWidth: info.width, height: info.height, toWidth: width, height: height)
         let sourceName = clip.description
-        /// Runs one step of the machine on a compute thread.
-        func advance(_ body: @escaping @Sendable (inout ClipCut) throws -> [ClipCut.Action]) async throws -> [ClipCut.Action] {
+        /// Runs one step of the machine on a compute thread, handed the piece it runs as.
+        func advance(_ body: @escaping @Sendable (inout ClipCut, ComputePiece) throws -> [ClipCut.Action]) async throws -> [ClipCut.Action] {
             let current = machine
-            let (next, actions) = try await compute.run { var m = current; let a = try body(&m); return (m, a) }
+            let (next, actions) = try await compute.run { loop in var m = current; let a = try body(&m, loop); return (m, a) }
             machine = next
             return actions
         }
@@ -237,8 +237,8 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                 guard !batch.isEmpty else { return }
                 if encodingBatch { try await encoding.next() }
                 encoding.addTask {
-                    try await compute.run {
-                        do { try sink.add(batch) } catch let error as ImagingError {
+                    try await compute.run { loop in
+                        do { try sink.add(batch, on: loop) } catch let error as ImagingError {
                             throw WorkerError.encodingFailed(detail: error.message)
                         }
                     }
@@ -256,7 +256,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                         }
                         let (mask, used) = try await cutter.mask(request.image, prompt: prompt)
                         segmenter = used
-                        try await perform(try await advance { try $0.keyFrameCut(request.frame, mask: mask) })
+                        try await perform(try await advance { try $0.keyFrameCut(request.frame, mask: mask, on: $1) })
                     }
                 }
             }
@@ -268,29 +268,29 @@ struct ImageAnimatedStickerMethod: RPCMethod {
                 let (current, tick) = (machine, nextTick)
                 typealias Read = (frame: (time: Double, duration: Double, truncated: Bool), cut: ClipCut,
                                   actions: [ClipCut.Action], nextTick: Double?)
-                let read = try await compute.run { () -> Read? in
+                let read = try await compute.run { (loop: ComputePiece) -> Read? in
                     let next: MotionFrame?
                     do {
-                        next = try decoder.next()
+                        next = try decoder.next(on: loop)
                     } catch let error as MotionError {
                         // A decoder error mid-clip (a hostile or broken file) is the source's error, as at open.
                         throw WorkerError(error, source: sourceName)
                     }
                     guard let frame = next else { return nil }
-                    let scaled = try Resampler.resize(frame.image, width: width, height: height)
+                    let scaled = try Resampler.resize(frame.image, width: width, height: height, on: loop)
                     // A source of one still frame says nothing of how long to show it.
                     let shown = frame.duration > 0 ? frame.duration : 1 / rate
                     let timing = (frame.time, frame.duration, frame.truncated)
                     var cut = current
                     guard let fps else {
-                        let actions = try cut.add(scaled, duration: shown)
+                        let actions = try cut.add(scaled, duration: shown, on: loop)
                         return (timing, cut, actions, nil)
                     }
                     // Resampled: the frames whose ticks fall within this one's display time.
                     var actions: [ClipCut.Action] = [], t = tick ?? frame.time
                     while t < frame.time + shown - 1e-6 {
-                        try Cancellation.check()
-                        actions += try cut.add(scaled, duration: 1 / fps)
+                        try loop.checkCancellation()
+                        actions += try cut.add(scaled, duration: 1 / fps, on: loop)
                         t += 1 / fps
                     }
                     return (timing, cut, actions, t)
@@ -306,7 +306,7 @@ struct ImageAnimatedStickerMethod: RPCMethod {
             // The last frame is read: the decoder's state (a 4K HEVC stream's reference frames) goes before the last
             // key frame's cut and the encode, which held the clip's peak beside it.
             decoder.close()
-            try await perform(try await advance { try $0.finishClip() })
+            try await perform(try await advance { try $0.finishClip(on: $1) })
             try await encoding.waitForAll()
         }
         precondition(machine.isFinished, "frames left in the clip's cut")
@@ -324,9 +324,9 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         // A target's fitting may encode the clip several times: each attempt is reported as it ends.
         let finished: Swift.Result<([UInt8], (width: Int, height: Int), Image?, AnimationFitting.Result?, [UInt8]?), any Error>
         do {
-            finished = .success(try await compute.run {
+            finished = .success(try await compute.run { loop in
                 do {
-                    return try sink.finish(path: outputPath) { step.yield(.attempt($0)) }
+                    return try sink.finish(path: outputPath, on: loop) { step.yield(.attempt($0)) }
                 } catch let error as ImagingError {
                     throw WorkerError.encodingFailed(detail: error.message)
                 }

@@ -60,7 +60,7 @@ struct ImageEffectMethod: RPCMethod {
     }
 
     static func apply(_ effects: [ImageEffect], to image: Image, on compute: ComputeJob) async throws -> Image {
-        try await compute.run { try image.applying(effects) }
+        try await compute.run { loop in try image.applying(effects, on: loop) }
     }
 }
 

@@ -41,7 +41,7 @@ struct ImageScaleMethod: RPCMethod {
 
     static func scale(_ image: Image, width: Int, height: Int, on compute: ComputeJob) async throws -> Image {
         if width == image.width && height == image.height { return image }
-        return try await compute.run { try Resampler.resize(image, width: width, height: height) }
+        return try await compute.run { loop in try Resampler.resize(image, width: width, height: height, on: loop) }
     }
 }
 

@@ -76,7 +76,7 @@ struct ImageThumbnailMethod: RPCMethod {
     static func thumbnail(_ image: Image, width: Int, height: Int, fit: FitMode, on compute: ComputeJob) async throws -> Image {
         let t = ThumbnailGeometry.target(sourceWidth: image.width, sourceHeight: image.height, width: width, height: height, fit: fit)
         if t.crop == nil && t.width == image.width && t.height == image.height { return image }
-        return try await compute.run { try Resampler.thumbnail(image, width: width, height: height, fit: fit) }
+        return try await compute.run { loop in try Resampler.thumbnail(image, width: width, height: height, fit: fit, on: loop) }
     }
 }
 

@@ -205,17 +205,18 @@ struct PackExportMethod: RPCMethod {
             return WrittenFile(path: path, bytes: written.bytes, encoding: "png")
         }
         let path = stickerFile(spec.dir, index, "webp")
-        let (bytes, encoding) = try target.encode(try target.layout(sticker), path: path)
-        try access.writeAtomically(bytes, to: path, overwrite: spec.overwrite)
-        try writeTray(from: sticker, index: index, spec: spec, access: access)
+        let (bytes, encoding) = try target.encode(try target.layout(sticker, on: loop), path: path, on: loop)
+        try access.writeAtomically(bytes, to: path, overwrite: spec.overwrite, on: loop)
+        try writeTray(from: sticker, index: index, spec: spec, access: access, on: loop)
         return WrittenFile(path: path, bytes: bytes.count, encoding: encoding)
     }
 
     /// WhatsApp's 96x96 tray icon, made from sticker `index` when it is the first (an animated one's first frame).
-    static func writeTray(from sticker: Image, index: Int, spec: FileSpec, access: FileAccess) throws {
+    static func writeTray(from sticker: Image, index: Int, spec: FileSpec, access: FileAccess, on loop: some ParallelLoop) throws {
         guard spec.target == .whatsapp && index == 0 else { return }
         let tray = trayFile(spec.dir)
-        try access.writeAtomically(try MessengerTarget.trayIcon(sticker, path: tray), to: tray, overwrite: spec.overwrite)
+        try access.writeAtomically(try MessengerTarget.trayIcon(sticker, path: tray, on: loop), to: tray,
+                                   overwrite: spec.overwrite, on: loop)
     }
 
     static func items(_ p: Params) throws -> ([BatchSource], Bool) {
@@ -279,9 +280,9 @@ struct PackExportMethod: RPCMethod {
                     sourcePath: "\(fromPhotos ? "sources" : "stickers")[\(index)]", motionPath: "sources[\(index)].motion",
                     paramPath: AnimatedSpec.paramPath, cutsSubject: fromPhotos,
                     progress: heartbeat.clip("\(fromPhotos ? "sources" : "stickers")[\(index)]"))
-                return try await compute.run {
-                    try canvas.place(first, at: i)
-                    try Self.writeTray(from: first, index: i, spec: spec, access: access)
+                return try await compute.run { loop in
+                    try canvas.place(first, at: i, on: loop)
+                    try Self.writeTray(from: first, index: i, spec: spec, access: access, on: loop)
                     return WrittenFile?(WrittenFile(path: path, bytes: made.output.bytes,
                                                     encoding: made.target?.encoding ?? animated.format.rawValue,
                                                     animated: true))
@@ -295,7 +296,7 @@ struct PackExportMethod: RPCMethod {
                                                  on: compute, memory: activations, cut: cuts[index]).sticker.image
                 : try await loader.load(item, access: access, cached: false, on: compute).image
             return try await compute.run { loop in
-                try canvas.place(sticker, at: i)
+                try canvas.place(sticker, at: i, on: loop)
                 return try spec.map { try Self.writeFile(sticker, index: i, spec: $0, access: access, on: loop) }
             }
         } handle: { i, outcome in

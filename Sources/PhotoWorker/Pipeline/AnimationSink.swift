@@ -4,7 +4,7 @@ import Synchronization
 
 /// Where an animated sticker's settled frames go, away from the cut, so that this work for one batch runs beside the
 /// decoding and cutting of the next rather than after the last: each frame's subject cut out with its mask
-/// (``AnimatedFrame/cutOut()``, its edge's colours estimated), then placed and encoded.
+/// (``AnimatedFrame/cutOut(on:)``, its edge's colours estimated), then placed and encoded.
 ///
 /// With the canvas the whole frame, each frame is placed (``FramePlacement``) and encoded as it comes: the file's
 /// encoder, or for a messenger the spool kept for fitting and its first attempt (the first quality at the frames'
@@ -70,39 +70,41 @@ final class AnimationSink: Sendable {
         }
     }
 
-    /// Takes `frames` (in order, after those added before). Runs on a compute thread.
+    /// Takes `frames` (in order, after those added before). Runs on a compute thread, its parts over `loop`.
     /// - Throws: `ImagingError` from the encoders, `CancellationError`.
-    func add(_ frames: [AnimatedFrame]) throws {
+    func add(_ frames: [AnimatedFrame], on loop: some ParallelLoop) throws {
         try state.withLock { state in
             for frame in frames {
-                try Cancellation.check()
+                try loop.checkCancellation()
                 if let maskEncoder = state.maskEncoder {
-                    try maskEncoder.add(frame.mask.greyImage, duration: frame.duration)
+                    try maskEncoder.add(frame.mask.greyImage, duration: frame.duration, on: loop)
                 }
-                let image = try frame.cutOut()
+                let image = try frame.cutOut(on: loop)
                 if state.cut != nil {
                     state.canvas.include(image)
-                    try state.cut!.append(image, duration: frame.duration)
+                    try state.cut!.append(image, duration: frame.duration, on: loop)
                 } else {
-                    try Self.encode(&state, placement.place(image, in: placement.rect(state.canvas)),
-                                    duration: frame.duration)
+                    try Self.encode(&state, placement.place(image, in: placement.rect(state.canvas), on: loop),
+                                    duration: frame.duration, on: loop)
                     encodedFrame()
                 }
             }
         }
     }
 
-    private static func encode(_ state: inout State, _ placed: Image, duration: Double) throws {
+    private static func encode(_ state: inout State, _ placed: Image, duration: Double, on loop: some ParallelLoop) throws {
         if state.firstFrame == nil { state.firstFrame = placed }
-        try state.fitting?.append(placed, duration: duration)
-        try state.encoder!.add(placed, duration: duration)
+        try state.fitting?.append(placed, duration: duration, on: loop)
+        try state.encoder!.add(placed, duration: duration, on: loop)
     }
 
     /// The sticker file, its canvas, its first frame as written (what a pack's sheet shows) and its fitting (nil
     /// without a target), and the masks' file if asked for.
-    /// - Parameter attempted: called with each fitting attempt as it ends.
+    /// - Parameters:
+    ///   - loop: where the placing and encoding's parts spread, and whose cancellation stops them.
+    ///   - attempted: called with each fitting attempt as it ends.
     /// - Throws: `ImagingError`, ``WorkerError`` from fitting (`size-limit`), `CancellationError`.
-    func finish(path: String, attempted: (AnimationFitting.Attempt) -> Void = { _ in }) throws
+    func finish(path: String, on loop: some ParallelLoop, attempted: (AnimationFitting.Attempt) -> Void = { _ in }) throws
         -> (bytes: [UInt8], canvas: (width: Int, height: Int), firstFrame: Image?, fit: AnimationFitting.Result?,
             mask: [UInt8]?)
     {
@@ -112,14 +114,14 @@ final class AnimationSink: Sendable {
             if let cut = state.cut {
                 try Self.open(&state, placement: placement, output: output, rect: rect)
                 state.cut = nil
-                try cut.replay(fps: nil, length: cut.duration) { frame, duration in
-                    try Self.encode(&state, placement.place(frame, in: rect), duration: duration)
+                try cut.replay(fps: nil, length: cut.duration, on: loop) { frame, duration in
+                    try Self.encode(&state, placement.place(frame, in: rect, on: loop), duration: duration, on: loop)
                     encodedFrame()
                 }
                 if placement.target != nil {
                     let (width, height) = placement.fileCanvas(rect)
                     let placement = self.placement
-                    state.fitting = cut.replayed(as: width, height) { try placement.place($0, in: rect) }
+                    state.fitting = cut.replayed(as: width, height) { try placement.place($0, in: rect, on: $1) }
                 }
             }
             let bytes = try state.encoder!.finish()
@@ -129,7 +131,7 @@ final class AnimationSink: Sendable {
             }
             let first = AnimationFitting.Encoded(bytes: bytes, frames: state.encoder!.frameCount,
                                                  quality: target.animationFitting(width: canvas.width, height: canvas.height).qualities[0])
-            let fit = try target.fitAnimation(spool, fps: nil, path: path, encoded: first, progress: attempted,
+            let fit = try target.fitAnimation(spool, fps: nil, path: path, encoded: first, on: loop, progress: attempted,
                                               encodedFrame: encodedFrame)
             return (fit.bytes, canvas, state.firstFrame, fit, mask)
         }

@@ -1,3 +1,4 @@
+import Compute
 import Imaging
 
 /// How a cut frame of an animated sticker (the whole frame at the cut's size, its subject's alpha applied) becomes a
@@ -27,11 +28,13 @@ struct FramePlacement: Sendable {
         target.map { $0.animatedCanvas(width: rect.width, height: rect.height) } ?? (rect.width, rect.height)
     }
 
-    /// `frame` cropped to `rect`, outlined and laid out.
-    func place(_ frame: Image, in rect: PixelRect) throws -> Image {
+    /// `frame` cropped to `rect`, outlined and laid out, on `loop`.
+    func place(_ frame: Image, in rect: PixelRect, on loop: some ParallelLoop) throws -> Image {
         var placed = ClipCanvas.crop(frame, to: rect)
-        if let outline, outline.width > 0 { try StickerOutline.apply(to: &placed, width: outline.width, color: outline.color) }
-        if let target { placed = try target.layoutFrame(placed) }
+        if let outline, outline.width > 0 {
+            try StickerOutline.apply(to: &placed, width: outline.width, color: outline.color, on: loop)
+        }
+        if let target { placed = try target.layoutFrame(placed, on: loop) }
         return placed
     }
 }

@@ -5,7 +5,7 @@ import Inference
 /// How an animated sticker's key frames are cut (``ClipCut``'s `.cutKeyFrame`): as a still is, both passes and the
 /// same maps (``StickerStage/subjectCut(_:segmenter:on:memory:concurrentUpTo:cut:mirrored:)``), the network asked for
 /// the subject's mask and no sticker made of it: the edge's colours are estimated on every frame as its mask is applied
-/// (``AnimatedFrame/cutOut()``).
+/// (``AnimatedFrame/cutOut(on:)``).
 ///
 /// A clip whose frames are over ``concurrentStagesUpTo`` pixels as stored has each key frame's stages (the network's
 /// two passes among them) run one after another: the same mask, with one pass's activations at a time beside what

@@ -1,3 +1,4 @@
+import Compute
 import Imaging
 
 /// Fitting an animation to a messenger's rules for animated stickers (its row of ``MessengerTarget/limits``).
@@ -32,13 +33,13 @@ extension MessengerTarget {
     }
 
     /// One frame placed as ``layout(_:)`` places a still (the margin, the centring), on the animated canvas.
-    public func layoutFrame(_ frame: Image) throws -> Image {
+    public func layoutFrame(_ frame: Image, on loop: some ParallelLoop = .inTurn) throws -> Image {
         switch limits.canvas {
         case .longSide:
             let canvas = animatedCanvas(width: frame.width, height: frame.height)
-            return try Resampler.resize(frame, width: canvas.width, height: canvas.height)
+            return try Resampler.resize(frame, width: canvas.width, height: canvas.height, on: loop)
         case .square:
-            return try layout(frame)
+            return try layout(frame, on: loop)
         }
     }
 
@@ -56,7 +57,7 @@ extension MessengerTarget {
     /// - Throws: ``WorkerError/outputFailed(path:reason:rule:)`` with rule `size-limit` naming the limit when
     ///   nothing fits; `CancellationError`.
     public func fitAnimation(_ spool: FrameSpool, fps: Double?, path: String, encoded: AnimationFitting.Encoded? = nil,
-                             progress: (AnimationFitting.Attempt) -> Void = { _ in },
+                             on loop: some ParallelLoop = .inTurn, progress: (AnimationFitting.Attempt) -> Void = { _ in },
                              encodedFrame: () -> Void = {}) throws -> AnimationFitting.Result {
         let length = min(spool.duration, animatedMaxDuration)
         let rate = min(fps ?? spool.frameRate, animatedMaxFrameRate, animatedMinFrameDuration > 0 ? 1 / animatedMinFrameDuration : .infinity)
@@ -66,7 +67,7 @@ extension MessengerTarget {
         let replayRate: Double? = asStored ? nil : rate
         let fitting = animationFitting(width: spool.width, height: spool.height)
         do {
-            return try fitting.fit(spool, fps: replayRate, length: length, encoded: encoded, progress: progress,
+            return try fitting.fit(spool, fps: replayRate, length: length, encoded: encoded, on: loop, progress: progress,
                                    encodedFrame: encodedFrame)
         } catch let tooLarge as AnimationFitting.TooLarge {
             throw WorkerError.outputFailed(path: path, reason:

@@ -15,6 +15,6 @@ enum PaletteStage {
 
     /// The dominant colours, on the compute threads.
     static func palette(_ image: Image, count: Int, on compute: ComputeJob) async throws -> [PaletteEntry] {
-        try await compute.run { try PaletteExtractor.palette(of: image, count: count).map(PaletteEntry.init) }
+        try await compute.run { loop in try PaletteExtractor.palette(of: image, count: count, on: loop).map(PaletteEntry.init) }
     }
 }

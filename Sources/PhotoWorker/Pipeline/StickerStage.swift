@@ -145,7 +145,7 @@ enum StickerStage {
         if spec.inline {
             r.data = Data(encoded).base64EncodedString()
         } else {
-            try access.writeAtomically(encoded, to: spec.path!, overwrite: spec.overwrite)
+            try access.writeAtomically(encoded, to: spec.path!, overwrite: spec.overwrite, on: loop)
             r.path = spec.path
         }
         return r
@@ -154,15 +154,15 @@ enum StickerStage {
     /// The gradient sticker: the sticker over a linear gradient of the palette colours, with a
     /// margin so the gradient frames the cut-out (as the app's GradientSticker shows it).
     static func gradientSticker(_ sticker: Image, colors: [RGBA], on compute: ComputeJob) async throws -> Image {
-        try await compute.run { try gradientSticker(sticker, colors: colors) }
+        try await compute.run { loop in try gradientSticker(sticker, colors: colors, on: loop) }
     }
 
-    static func gradientSticker(_ sticker: Image, colors: [RGBA]) throws -> Image {
+    static func gradientSticker(_ sticker: Image, colors: [RGBA], on loop: some ParallelLoop) throws -> Image {
         let margin = max(8, min(sticker.width, sticker.height) / 10)
         let w = sticker.width + 2 * margin, h = sticker.height + 2 * margin
         let stops = colors.isEmpty ? [RGBA(r: 255, g: 255, b: 255)] : colors
         var canvas = Compositing.linearGradient(width: w, height: h, colors: stops, angleDegrees: 135)
-        try Cancellation.check()
+        try loop.checkCancellation()
         Compositing.over(sticker, onto: &canvas, at: margin, y: margin)
         return canvas
     }

@@ -57,8 +57,8 @@ public enum SubjectNetwork {
                            on stages: some StageRunner = InlineStages(),
                            memory: ActivationMemory = ActivationMemory(),
                            mirrorMapReady: (@Sendable (SubjectMap) -> Void)? = nil) async throws -> SubjectMap {
-        let inputs = try await stages.stage {
-            try Self.inputs(for: image, region: region, mirrored: mirrored, networks: networks)
+        let inputs = try await stages.stage { loop in
+            try Self.inputs(for: image, region: region, mirrored: mirrored, networks: networks, on: loop)
         }
         guard let mirror = inputs.mirror else {
             let map = try await pass(inputs.direct, on: networks.direct, stages: stages, memory: memory)
@@ -113,13 +113,13 @@ public enum SubjectNetwork {
     /// when `mirrored`, its mirror image at the mirror network's input size (resized from the first: the photo is
     /// reduced once).
     static func inputs(for image: Image, region: PixelRect? = nil, mirrored: Bool,
-                       networks: Networks) throws -> (direct: Tensor, mirror: Tensor?) {
+                       networks: Networks, on loop: some ParallelLoop) throws -> (direct: Tensor, mirror: Tensor?) {
         let network = networks.direct, side = networks.mirror.inputWidth
         let r = region ?? PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         let small = try Resampler.resize(image, sourceX: r.x, sourceY: r.y, sourceWidth: r.width, sourceHeight: r.height,
-                                         width: network.inputWidth, height: network.inputHeight)
+                                         width: network.inputWidth, height: network.inputHeight, on: loop)
         guard mirrored else { return (tensor(small), nil) }
-        return (tensor(small), Self.mirrored(tensor(try Resampler.resize(small, width: side, height: side))))
+        return (tensor(small), Self.mirrored(tensor(try Resampler.resize(small, width: side, height: side, on: loop))))
     }
 
     /// One forward pass as a stage of `stages`, once `memory` lends it a block (within the worker's budget, a pass

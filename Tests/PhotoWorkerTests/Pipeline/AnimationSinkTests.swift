@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Imaging
 import Testing
@@ -29,10 +30,10 @@ struct AnimationSinkTests {
                                      output: AnimationSettings(format: .webm, width: 2, height: 2), maskSettings: nil)
         for k in 0..<6 {
             let (image, mask) = Self.frame(10 + 5 * k)
-            try sink.add([AnimatedFrame(image: image, mask: mask, duration: 1.0 / 12, edge: .plain)])
+            try sink.add([AnimatedFrame(image: image, mask: mask, duration: 1.0 / 12, edge: .plain)], on: .inTurn)
         }
         var steps: [String] = []
-        let (bytes, canvas, first, fit, mask) = try sink.finish(path: "t.webm") { steps.append($0.summary) }
+        let (bytes, canvas, first, fit, mask) = try sink.finish(path: "t.webm", on: .inTurn) { steps.append($0.summary) }
         let chosen = try #require(fit?.chosen)
         #expect(mask == nil && fit?.attempts.count == 1 && steps.count == 1, "\(steps)")
         #expect(chosen.frames == 6 && chosen.quality == 75 && bytes.count == chosen.bytes, "\(chosen.summary)")
@@ -54,9 +55,9 @@ struct AnimationSinkTests {
             try sink.add(batch.map { k in
                 let (image, mask) = Self.frame(10 + 5 * k)
                 return AnimatedFrame(image: image, mask: mask, duration: 0.1, edge: .decontaminated)
-            })
+            }, on: .inTurn)
         }
-        let (_, canvas, first, _, _) = try sink.finish(path: "t.png")
+        let (_, canvas, first, _, _) = try sink.finish(path: "t.png", on: .inTurn)
         // The outline's room: its width and two pixels on each side.
         #expect(canvas.width == 122 && canvas.height == 72, "\(canvas)")
         let image = try #require(first)

@@ -1,0 +1,93 @@
+import Compute
+import Deadlines
+import Testing
+@testable import Imaging
+
+/// Cancellation reaches Imaging's long loops through the loop they are handed (``ParallelLoop/isCancelled``), not
+/// through anything the thread holds: a ``ComputePiece`` whose awaiting task is cancelled, on the pool's threads and
+/// its helpers, and an ``InTurnLoop`` in a cancelled task. Each body repeats a loop whose own check is the only one:
+/// it ends early only if that loop saw the cancellation, otherwise after every round (and the test fails).
+@Suite(.timeLimit(.minutes(10)))
+struct LoopCancellationTests {
+    static let rounds = 400
+
+    /// A 400x300 gradient: twelve bands of rows between a resize's checks.
+    static let image: Image = {
+        var pixels = [UInt8](repeating: 255, count: 400 * 300 * 4)
+        for y in 0..<300 {
+            for x in 0..<400 {
+                let p = (y * 400 + x) * 4
+                pixels[p] = UInt8(x * 255 / 399)
+                pixels[p + 1] = UInt8(y * 255 / 299)
+                pixels[p + 2] = 128
+            }
+        }
+        return Image(width: 400, height: 300, pixels: pixels)
+    }()
+
+    /// Runs `work` in a task (`pool`'s piece, or in turn), waits for it to start, cancels the task, and returns how it
+    /// ended.
+    static func cancelled(on pool: ComputePool?, _ work: @escaping @Sendable (any ParallelLoop) throws -> Int) async throws
+        -> Result<Int, any Error>
+    {
+        let (started, starting) = AsyncStream.makeStream(of: Void.self)
+        let task = Task.detached { () throws -> Int in
+            guard let pool else {
+                starting.yield()
+                return try work(InTurnLoop())
+            }
+            return try await pool.run(lease: .unleased) { (piece: ComputePiece) throws -> Int in
+                starting.yield()
+                return try work(piece)
+            }
+        }
+        _ = try await Deadline.first(in: started, "the work started") { _ in true }
+        task.cancel()
+        return try await Deadline.value(of: Task { await task.result }, "the cancelled work ended")
+    }
+
+    static func expectStopped(_ outcome: Result<Int, any Error>, _ what: String) {
+        switch outcome {
+        case .failure(let error): #expect(error is CancellationError, "\(what) ended with \(error)")
+        case .success(let rounds): Issue.record("\(what) ran all \(rounds) rounds: its loop never saw the cancellation")
+        }
+    }
+
+    @Test func aCancelledPieceStopsAResizeRunWithIt() async throws {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let image = Self.image
+        let outcome = try await Self.cancelled(on: pool) { loop in
+            for _ in 0..<Self.rounds { _ = try Resampler.resize(image, width: 301, height: 211, on: loop) }
+            return Self.rounds
+        }
+        Self.expectStopped(outcome, "the resize on the cancelled piece")
+    }
+
+    /// The feather's bands spread over the piece's helpers: whichever thread runs a band checks the piece it closes
+    /// over.
+    @Test func aCancelledPieceStopsTheBandsItsHelpersRun() async throws {
+        let pool = ComputePool(threads: 2)
+        pool.start()
+        defer { pool.stop() }
+        let mask = (0..<(400 * 300)).map { UInt8($0 % 400 < 200 ? 255 : 0) }
+        let outcome = try await Self.cancelled(on: pool) { loop in
+            for _ in 0..<Self.rounds {
+                var values = mask
+                try MaskFeather.feather(&values, width: 400, height: 300, sigma: 4, bandRows: 16, on: loop)
+            }
+            return Self.rounds
+        }
+        Self.expectStopped(outcome, "the feather on the cancelled piece")
+    }
+
+    @Test func anInTurnLoopInACancelledTaskStopsABlur() async throws {
+        let image = Self.image
+        let outcome = try await Self.cancelled(on: nil) { loop in
+            for _ in 0..<Self.rounds { _ = try image.applying([ImageEffect.blur(radius: 3)], on: loop) }
+            return Self.rounds
+        }
+        Self.expectStopped(outcome, "the blur in the cancelled task")
+    }
+}
