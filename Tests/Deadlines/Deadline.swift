@@ -39,9 +39,15 @@ package enum Deadline {
         }
     }
 
+    /// How long a task's whole value is waited for by default: five minutes, not ``until(_:within:_:)``'s one. What
+    /// is awaited is a computation (a sticker cut, a server's round trip), and in a full parallel run on two cores a
+    /// task that ends in a second alone waited over a minute for a cooperative thread (four such waits failed at a
+    /// minute in one run of the whole suite); five minutes still fails well inside a suite's ten-minute limit.
+    package static let taskLimit: Duration = .seconds(300)
+
     /// The value of `task` once it ends; throws ``Passed`` when `limit` passes first (the task goes on).
     package static func value<T: Sendable>(of task: Task<T, Never>, _ what: @autoclosure () -> String,
-                                           within limit: Duration = .seconds(60)) async throws -> T {
+                                           within limit: Duration = taskLimit) async throws -> T {
         let result = Mutex<T?>(nil)
         Task { let value = await task.value; result.withLock { $0 = value } }
         try await until(what(), within: limit) { result.withLock { $0 != nil } }
@@ -52,7 +58,7 @@ package enum Deadline {
     /// first (the task goes on). Inside `#expect(throws: E.self) { ... }` a task that hangs fails as "expected E,
     /// got Passed(waited ... for `what`)".
     package static func value<T: Sendable>(of task: Task<T, any Error>, _ what: @autoclosure () -> String,
-                                           within limit: Duration = .seconds(60)) async throws -> T {
+                                           within limit: Duration = taskLimit) async throws -> T {
         let ended = Task { () -> Result<T, any Error> in
             do { return .success(try await task.value) } catch { return .failure(error) }
         }
@@ -62,7 +68,7 @@ package enum Deadline {
     /// The value `body` returns (or the error it throws), run in a task of its own; throws ``Passed`` when `limit`
     /// passes first (the task goes on): an await that has no deadline of its own, such as an in-process
     /// connection's `call`, put under one.
-    package static func run<T: Sendable>(_ what: @autoclosure () -> String, within limit: Duration = .seconds(60),
+    package static func run<T: Sendable>(_ what: @autoclosure () -> String, within limit: Duration = taskLimit,
                                          _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await value(of: Task { try await body() }, what(), within: limit)
     }

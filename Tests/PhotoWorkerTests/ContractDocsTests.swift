@@ -35,6 +35,11 @@ struct ContractDocsTests {
         "an animated sticker's quality without a `target` (\(AnimatedOutputSpec.standardQuality),",
         // image.subjects, decontaminate, a batch's animated format
         "`max` (\(range(ImageSubjectsMethod.subjectLimit, separator: "...")), default \(ImageSubjectsMethod.subjectLimit.standard))",
+        // image.animatedSticker
+        "at most \(Int(ImageAnimatedStickerMethod.Rules.fastSourceRate)) fps when it is faster), `size`",
+        "the frames the subject is cut in (default \(ImageAnimatedStickerMethod.Rules.size.standard))",
+        "`keyFrameInterval` seconds apart (default \(ImageAnimatedStickerMethod.Rules.keyFrameInterval.standard);",
+        "(`\"canvas\"`, default `\"\(ImageAnimatedStickerMethod.canvas.defaultValue.rawValue)\"`)",
         "(`\"decontaminate\"`, default \(StickerCutSpec.decontaminateParam.defaultValue)",
         "(default `\(AnimatedSpec.formatParam.defaultValue.rawValue)`, animated WebP)",
     ])
