@@ -5,11 +5,23 @@ import Testing
 
 /// Cancellation reaches Imaging's long loops through the loop they are handed (``ParallelLoop/isCancelled``), not
 /// through anything the thread holds: a ``ComputePiece`` whose awaiting task is cancelled, on the pool's threads and
-/// its helpers, and an ``InTurnLoop`` in a cancelled task. Each body repeats a loop whose own check is the only one:
-/// it ends early only if that loop saw the cancellation, otherwise after every round (and the test fails).
+/// its helpers, and an ``InTurnLoop`` in a cancelled task. Each body repeats a loop whose own check is the only one
+/// until ``repeatsFor`` has passed: it ends before only if that loop saw the cancellation (otherwise the test fails).
+/// A time, not a count of rounds: in a full parallel run on two cores the cancel has come after 400 rounds had run.
 @Suite(.timeLimit(.minutes(10)))
 struct LoopCancellationTests {
-    static let rounds = 400
+    static let repeatsFor: Duration = .seconds(240)
+
+    /// Calls `round` until ``repeatsFor`` has passed and returns how many rounds ran (none ends it early but a throw).
+    static func repeated(_ round: () throws -> Void) rethrows -> Int {
+        let end = ContinuousClock.now + repeatsFor
+        var rounds = 0
+        while ContinuousClock.now < end {
+            try round()
+            rounds += 1
+        }
+        return rounds
+    }
 
     /// A 400x300 gradient: twelve bands of rows between a resize's checks.
     static let image: Image = {
@@ -41,7 +53,7 @@ struct LoopCancellationTests {
                 return try work(piece)
             }
         }
-        _ = try await Deadline.first(in: started, "the work started") { _ in true }
+        _ = try await Deadline.first(in: started, "the work started", within: Deadline.taskLimit) { _ in true }
         task.cancel()
         return try await Deadline.value(of: Task { await task.result }, "the cancelled work ended")
     }
@@ -49,7 +61,8 @@ struct LoopCancellationTests {
     static func expectStopped(_ outcome: Result<Int, any Error>, _ what: String) {
         switch outcome {
         case .failure(let error): #expect(error is CancellationError, "\(what) ended with \(error)")
-        case .success(let rounds): Issue.record("\(what) ran all \(rounds) rounds: its loop never saw the cancellation")
+        case .success(let rounds):
+            Issue.record("\(what) ran \(rounds) rounds for \(LoopCancellationTests.repeatsFor): its loop never saw the cancellation")
         }
     }
 
@@ -59,8 +72,7 @@ struct LoopCancellationTests {
         defer { pool.stop() }
         let image = Self.image
         let outcome = try await Self.cancelled(on: pool) { loop in
-            for _ in 0..<Self.rounds { _ = try Resampler.resize(image, width: 301, height: 211, on: loop) }
-            return Self.rounds
+            try Self.repeated { _ = try Resampler.resize(image, width: 301, height: 211, on: loop) }
         }
         Self.expectStopped(outcome, "the resize on the cancelled piece")
     }
@@ -73,11 +85,10 @@ struct LoopCancellationTests {
         defer { pool.stop() }
         let mask = (0..<(400 * 300)).map { UInt8($0 % 400 < 200 ? 255 : 0) }
         let outcome = try await Self.cancelled(on: pool) { loop in
-            for _ in 0..<Self.rounds {
+            try Self.repeated {
                 var values = mask
                 try MaskFeather.feather(&values, width: 400, height: 300, sigma: 4, bandRows: 16, on: loop)
             }
-            return Self.rounds
         }
         Self.expectStopped(outcome, "the feather on the cancelled piece")
     }
@@ -85,8 +96,7 @@ struct LoopCancellationTests {
     @Test func anInTurnLoopInACancelledTaskStopsABlur() async throws {
         let image = Self.image
         let outcome = try await Self.cancelled(on: nil) { loop in
-            for _ in 0..<Self.rounds { _ = try image.applying([ImageEffect.blur(radius: 3)], on: loop) }
-            return Self.rounds
+            try Self.repeated { _ = try image.applying([ImageEffect.blur(radius: 3)], on: loop) }
         }
         Self.expectStopped(outcome, "the blur in the cancelled task")
     }
