@@ -8,7 +8,8 @@ import CCodecs
 /// (the `loop` it is given): bands of rows filtered apart, and from ``splitThreshold`` bytes on, the deflate
 /// data made as two segments of one stream. Where the split falls depends on the image's size alone, never on the
 /// threads, so an image always encodes to the same bytes; below the threshold they are the bytes a one-piece
-/// encoding gives.
+/// encoding gives. The loop's cancellation is polled between the pieces, and every 16 rows of a larger image's
+/// streamed encoding: a cancelled encode fails with ``cancelled`` and writes nothing.
 enum PNGEncoder {
     /// Filtered bytes from which the deflate data is made in two segments (a 512x512 RGBA image): smaller ones
     /// take a few milliseconds whole, and the first segment's walk and the second's lost dictionary are not worth it.
@@ -54,9 +55,11 @@ enum PNGEncoder {
             && pixels.count >= width * height * Int(inChannels)
         let size = (width * Int(outChannels) + 1) * height
         guard pieces, valid, size <= Int(CC_PNG_WHOLE_MAX), let base = pixels.baseAddress else {
-            return encoded("PNG") { out, length, error in
-                cc_png_encode(pixels.baseAddress, UInt32(width), UInt32(height), inChannels, outChannels,
-                              Int32(level), &out, &length, error.baseAddress, error.count)
+            return CodecCancellation.polling(loop) { check in
+                encoded("PNG") { out, length, error in
+                    cc_png_encode(pixels.baseAddress, UInt32(width), UInt32(height), inChannels, outChannels,
+                                  Int32(level), check, &out, &length, error.baseAddress, error.count)
+                }
             }
         }
         let line = width * Int(outChannels) + 1, bands = (height + bandRows - 1) / bandRows
@@ -76,6 +79,7 @@ enum PNGEncoder {
         } catch {
             return .failure(.encodingFailed(message: "PNG encoder: \(error)"))  // the bodies do not throw
         }
+        if loop.isCancelled { return .failure(Self.cancelled) }
         guard filterStatus.values.allSatisfy({ $0 == CC_OK }) else {
             return .failure(.encodingFailed(message: "out of memory"))
         }
@@ -121,6 +125,10 @@ enum PNGEncoder {
         }
         return max(1, row)
     }
+
+    /// What an encode stopped by its loop's cancellation fails with (the encoders' errors are typed: the caller's
+    /// request is answered as cancelled all the same, its task being cancelled).
+    static let cancelled = ImagingError.encodingFailed(message: "PNG encoding was cancelled")
 
     /// One segment of the deflate data: its filtered bytes, and the buffer it is compressed into.
     ///

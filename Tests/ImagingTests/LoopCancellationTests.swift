@@ -93,6 +93,27 @@ struct LoopCancellationTests {
         Self.expectStopped(outcome, "the feather on the cancelled piece")
     }
 
+    /// A PNG under the pieces' limit (filtered in bands, then deflated in segments) and one over it (streamed through
+    /// zlib row by row, polled every 16 rows: a 19 MP photo's encode ran 1-2 s past a cancel before): each fails as
+    /// cancelled in a cancelled task, and encodes in one that is not.
+    @Test(arguments: [600, 1600])
+    func aCancelledLoopStopsAPNGsEncode(side: Int) async throws {
+        var random = SplitMix64(seed: 3)
+        let image = Image(width: side, height: side, pixels: (0..<(side * side * 4)).map { _ in UInt8(random.next() % 256) })
+        let cancelled = Task.detached { () -> Result<[UInt8], ImagingError> in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return Result { () throws(ImagingError) in try ImageCodec.encodePNG(image, compressionLevel: 1, on: InTurnLoop()) }
+        }
+        let outcome = try await Deadline.value(of: cancelled, "the cancelled encode")
+        switch outcome {
+        case .failure(let error): #expect(error == PNGEncoder.cancelled, "\(error)")
+        case .success(let bytes): Issue.record("the cancelled encode wrote \(bytes.count) bytes")
+        }
+        let plain = Task.detached { try ImageCodec.encodePNG(image, compressionLevel: 1, on: InTurnLoop()) }
+        let bytes = try await Deadline.value(of: plain, "the encode")
+        #expect(bytes.count > side * side, "\(bytes.count) bytes")
+    }
+
     @Test func anInTurnLoopInACancelledTaskStopsABlur() async throws {
         let image = Self.image
         let outcome = try await Self.cancelled(on: nil) { loop in

@@ -258,8 +258,10 @@ void cc_icc_transform_destroy(cc_icc_transform *t);
 /* ---- Encoding ---- *
  * The output buffer is allocated with malloc; release it with cc_free. `error` receives the library message. */
 /* `pixels` has `in_channels` (1 or 4) bytes per pixel; `out_channels` is 1 (grey), 3 (RGB, alpha dropped) or 4. */
+/* `check` is polled between bands of rows (CC_CANCELLED when it asks to stop: no output). */
 int cc_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int in_channels, int out_channels,
-                  int compression_level, uint8_t **out, size_t *out_length, char *error, size_t error_size);
+                  int compression_level, cc_cancel_check check, uint8_t **out, size_t *out_length, char *error,
+                  size_t error_size);
 /* cc_png_encode's whole path in pieces, for several threads: bands of rows filtered apart, the filtered bytes
  * compressed in segments of one zlib stream, then put together. Filtered rows above CC_PNG_WHOLE_MAX bytes are
  * streamed by cc_png_encode instead; below it, cc_png_encode (libdeflate's own zlib wrapper) is what the tests
