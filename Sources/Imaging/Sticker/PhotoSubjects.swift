@@ -349,7 +349,7 @@ extension StickerExtractor {
 
     /// A point's cut keeping at least this share of itself inside the unprompted cut its points lie on chose a part
     /// of that cut; under it, it lost the subject for something else (chosen on the tuning half of sticker-dev, where
-    /// every share between 0.59 and 0.95 decides alike: bench/README.md).
+    /// every share from 0.6 to 0.95 decides alike: bench/README.md).
     static let pointsFloorWithin = 0.7
 
     /// Whether the point's cut `pointed` lost the subject that the unprompted cut `floor` (which the points lie on)
