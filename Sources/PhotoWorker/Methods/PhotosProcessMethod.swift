@@ -126,8 +126,8 @@ struct PhotosProcessMethod: RPCMethod {
             case .success(let r):
                 completed += 1
                 heartbeat.itemEnded(.result(index: items[k].index, r))
-            case .failure(let e) where e is CancellationError:
-                break
+            case .failure(let e) where e is CancellationError || Task.isCancelled:
+                break  // an item stopped by the batch's cancel (with its step's own error, an encode's) is not a failure
             case .failure(let e):
                 failed += 1
                 heartbeat.itemEnded(.failure(index: items[k].index, RPCError(e)))
