@@ -71,8 +71,7 @@ struct AwaitDeadlineTests {
     @Test("Every task value and in-process call in the tests is awaited under a deadline")
     func everyAwaitHasADeadline() throws {
         let tests = Corpus.packageRoot.appendingPathComponent("Tests")
-        let files = (FileManager.default.enumerator(atPath: tests.path)?.allObjects as? [String] ?? [])
-            .filter { $0.hasSuffix(".swift") && !$0.hasPrefix("Deadlines/") }.sorted()
+        let files = SwiftFiles.under(tests).filter { !$0.hasPrefix("Deadlines/") }
         var unbounded: [String] = []
         var allowedSeen = Set<Int>()
         for file in files {

@@ -54,14 +54,13 @@ struct ModuleImportsTests {
         var checked = 0
         for target in targets {
             let folder = sources.appendingPathComponent(target)
-            let files = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? [])
-                .filter { $0.hasSuffix(".swift") }
+            let files = SwiftFiles.under(folder)
             guard !files.isEmpty else { continue }  // a C target: its row is the C targets'
             guard let may = rows[target] else {
                 Issue.record("Sources/\(target) has Swift files but no row in Modules.md's table")
                 continue
             }
-            for file in files.sorted() {
+            for file in files {
                 let extra = try Self.imports(in: folder.appendingPathComponent(file)).subtracting(may).subtracting(Self.system)
                     .subtracting([target])
                 #expect(extra.isEmpty, "Sources/\(target)/\(file) imports \(extra.sorted()), which Modules.md does not allow \(target)")

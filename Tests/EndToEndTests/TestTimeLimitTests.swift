@@ -34,8 +34,7 @@ struct TestTimeLimitTests {
     @Test("Every suite of tests has a time limit")
     func everySuiteHasATimeLimit() throws {
         let tests = Corpus.packageRoot.appendingPathComponent("Tests")
-        let files = (FileManager.default.enumerator(atPath: tests.path)?.allObjects as? [String] ?? [])
-            .filter { $0.hasSuffix(".swift") }.sorted()
+        let files = SwiftFiles.under(tests)
         var unlimited: [String] = []
         for file in files {
             let text = try String(contentsOf: tests.appendingPathComponent(file), encoding: .utf8)
