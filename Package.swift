@@ -42,7 +42,7 @@ let package = Package(
         // queue's state machine and its continuation front. Its own target because JSONRPC, Imaging and Inference
         // all park tasks and none may import another (Imaging and Inference know nothing of JSON-RPC).
         .target(name: "Waiting"),
-        .target(name: "JSONRPCTransport", dependencies: ["Waiting"]),
+        .target(name: "JSONRPCTransport", dependencies: ["Waiting", "CSyscalls"]),
         .target(
             name: "JSONRPC",
             dependencies: ["JSONRPCTransport", "Waiting", .product(name: "Logging", package: "swift-log"),
@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3", "-ffp-contract=off"])]),
         // Where pixel work runs: the compute pool and its leases, the stage runners, speculation, cancellation and the
         // one vocabulary (`Parallel`) algorithms use to say what may run at once. Knows no pixels and no networks.
-        .target(name: "Compute", dependencies: ["Waiting"]),
+        .target(name: "Compute", dependencies: ["Waiting", "CSyscalls"]),
         // Finding the resource bundles beside the executable; their names spelled once.
         .target(name: "BundledResources"),
         // Resources: OpenCV's frontal face cascade (scripts/gen-face-cascade.py).

@@ -1,3 +1,4 @@
+import CSyscalls
 import Foundation
 import Synchronization
 import Waiting
@@ -137,7 +138,9 @@ public final class ComputePool: Sendable {
         guard first else { return }
         for i in 0..<threadCount {
             let thread = Thread { [self] in
-                Thread.current.name = "pw-compute-\(i)"
+                // Named by the thread itself: Foundation's `Thread.name` setter is a no-op until `start()` has
+                // stored the handle, which this thread can outrun.
+                _ = cs_name_this_thread("pw-compute-\(i)")
                 #if os(Linux)
                 // Pixel loops yield the CPU to everything else in the process: on Linux the nice
                 // value is per thread, so the protocol threads keep answering promptly while these

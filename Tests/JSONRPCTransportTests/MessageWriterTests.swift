@@ -59,8 +59,8 @@ struct MessageWriterTests {
             return Int(queued) >= capacity
         }
         // Counted before the stop is asked for: a stop task that runs first (a loaded machine) may end the thread
-        // before the census is read. Read again until it shows the thread: in full runs on a loaded machine one
-        // reading of /proc/self/task, among hundreds of threads starting and ending, missed it (CI saw 0 here twice).
+        // before the census is read. (CI's misses here, 0 threads for ten seconds, were a thread that never got its
+        // name: BlockingThreadTests holds that now.)
         try await Deadline.until("the thread waits for room: \(ThreadCensus.named(name)), the writer saw its peer "
                                  + "close: \(peerClosed.withLock { $0 })", within: .seconds(10)) {
             ThreadCensus.named(name).count == 1

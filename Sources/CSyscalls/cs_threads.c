@@ -1,0 +1,7 @@
+#include "CSyscalls.h"
+
+#include <sys/prctl.h>
+
+int cs_name_this_thread(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0) == 0 ? 0 : -1;
+}
