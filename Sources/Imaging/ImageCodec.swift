@@ -87,8 +87,9 @@ public enum ImageCodec {
 
     /// PNG, 8-bit RGB when every pixel is opaque, else RGBA; `compressionLevel` is zlib's 0...9.
     /// `loop`: where its filtered bands and deflate segments spread (a compute piece passes itself; off the pool, in turn).
-    public static func encodePNG(_ image: Image, compressionLevel: Int = 6, on loop: some ParallelLoop = .inTurn) throws(ImagingError) -> [UInt8] {
-        try PNGEncoder.encode(image, compressionLevel: compressionLevel, on: loop).get()
+    /// - Throws: `ImagingError`, or `CancellationError` when `loop` is cancelled (nothing is returned then).
+    public static func encodePNG(_ image: Image, compressionLevel: Int = 6, on loop: some ParallelLoop = .inTurn) throws -> [UInt8] {
+        try PNGEncoder.encode(image, compressionLevel: compressionLevel, on: loop)
     }
 
     /// JPEG at `quality` 1...100, YCbCr 4:2:0; alpha is dropped (not composited onto a background).
@@ -107,7 +108,8 @@ public enum ImageCodec {
     }
 
     /// 8-bit greyscale PNG (for masks); `gray.count` must be `width * height`.
-    public static func encodeGrayPNG(width: Int, height: Int, gray: [UInt8], on loop: some ParallelLoop = .inTurn) throws(ImagingError) -> [UInt8] {
-        try PNGEncoder.encodeGray(width: width, height: height, gray: gray, on: loop).get()
+    /// - Throws: `ImagingError`, or `CancellationError` when `loop` is cancelled.
+    public static func encodeGrayPNG(width: Int, height: Int, gray: [UInt8], on loop: some ParallelLoop = .inTurn) throws -> [UInt8] {
+        try PNGEncoder.encodeGray(width: width, height: height, gray: gray, on: loop)
     }
 }

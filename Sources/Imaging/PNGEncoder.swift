@@ -9,7 +9,7 @@ import CCodecs
 /// data made as two segments of one stream. Where the split falls depends on the image's size alone, never on the
 /// threads, so an image always encodes to the same bytes; below the threshold they are the bytes a one-piece
 /// encoding gives. The loop's cancellation is polled between the pieces, and every 16 rows of a larger image's
-/// streamed encoding: a cancelled encode fails with ``cancelled`` and writes nothing.
+/// streamed encoding: a cancelled encode throws `CancellationError` and writes nothing.
 enum PNGEncoder {
     /// Filtered bytes from which the deflate data is made in two segments (a 512x512 RGBA image): smaller ones
     /// take a few milliseconds whole, and the first segment's walk and the second's lost dictionary are not worth it.
@@ -17,36 +17,49 @@ enum PNGEncoder {
     /// Rows of a band filtered by one index of a spread.
     static let bandRows = 64
 
-    static func encode(_ image: Image, compressionLevel: Int, on loop: some ParallelLoop) -> Result<[UInt8], ImagingError> {
+    /// - Throws: `ImagingError`, or `CancellationError` when `loop` is cancelled.
+    static func encode(_ image: Image, compressionLevel: Int, on loop: some ParallelLoop) throws -> [UInt8] {
         guard (0...9).contains(compressionLevel) else {
-            return .failure(.encodingFailed(message: "PNG compression level must be 0...9, got \(compressionLevel)"))
+            throw ImagingError.encodingFailed(message: "PNG compression level must be 0...9, got \(compressionLevel)")
         }
         let channels: Int32 = image.isOpaque ? 3 : 4
-        return image.pixels.withUnsafeBufferPointer { pixels in
-            write(pixels, width: image.width, height: image.height, inChannels: 4, outChannels: channels,
-                  level: compressionLevel, on: loop)
+        return try image.pixels.withUnsafeBufferPointer { pixels in
+            try write(pixels, width: image.width, height: image.height, inChannels: 4, outChannels: channels,
+                      level: compressionLevel, on: loop)
         }
     }
 
+    /// - Throws: `ImagingError`, or `CancellationError` when `loop` is cancelled.
     static func encodeGray(width: Int, height: Int, gray: [UInt8], compressionLevel: Int = 6, on loop: some ParallelLoop)
-        -> Result<[UInt8], ImagingError>
+        throws -> [UInt8]
     {
         guard width > 0, height > 0, pixelCount(width, height) == gray.count else {
-            return .failure(.encodingFailed(message:
-                "grey buffer of \(gray.count) bytes does not match \(width)x\(height)"))
+            throw ImagingError.encodingFailed(message: "grey buffer of \(gray.count) bytes does not match \(width)x\(height)")
         }
-        return gray.withUnsafeBufferPointer { pixels in
-            write(pixels, width: width, height: height, inChannels: 1, outChannels: 1, level: compressionLevel, on: loop)
+        return try gray.withUnsafeBufferPointer { pixels in
+            try write(pixels, width: width, height: height, inChannels: 1, outChannels: 1, level: compressionLevel, on: loop)
         }
+    }
+
+    /// ``encodedResult(_:width:height:inChannels:outChannels:level:splitThreshold:pieces:on:)``'s bytes, or its failure
+    /// thrown: `CancellationError` when the loop was cancelled (whatever the encoder made of it), else its
+    /// `ImagingError`.
+    static func write(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, inChannels: Int32,
+                      outChannels: Int32, level: Int, splitThreshold: Int = splitThreshold,
+                      pieces: Bool = true, on loop: some ParallelLoop) throws -> [UInt8] {
+        let result = encodedResult(pixels, width: width, height: height, inChannels: inChannels, outChannels: outChannels,
+                             level: level, splitThreshold: splitThreshold, pieces: pieces, on: loop)
+        if case .failure = result, loop.isCancelled { throw CancellationError() }
+        return try result.get()
     }
 
     /// - Parameters:
     ///   - splitThreshold: ``splitThreshold`` (tests lower it to join many small segments).
     ///   - pieces: false for cc_png_encode in one call (tests compare the pieces with it).
     ///   - loop: where the filtered bands and deflate segments spread.
-    static func write(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, inChannels: Int32,
-                      outChannels: Int32, level: Int, splitThreshold: Int = splitThreshold,
-                      pieces: Bool = true, on loop: some ParallelLoop) -> Result<[UInt8], ImagingError> {
+    private static func encodedResult(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, inChannels: Int32,
+                                outChannels: Int32, level: Int, splitThreshold: Int,
+                                pieces: Bool, on loop: some ParallelLoop) -> Result<[UInt8], ImagingError> {
         // PNG allows 2^31-1; libpng's default write limit is 1,000,000 per side.
         guard width <= 1_000_000, height <= 1_000_000 else {
             return .failure(.encodingFailed(message: "PNG dimensions \(width)x\(height) exceed 1000000"))
@@ -79,7 +92,7 @@ enum PNGEncoder {
         } catch {
             return .failure(.encodingFailed(message: "PNG encoder: \(error)"))  // the bodies do not throw
         }
-        if loop.isCancelled { return .failure(Self.cancelled) }
+        if loop.isCancelled { return .failure(.encodingFailed(message: "PNG encoding was cancelled")) }  // thrown as cancelled
         guard filterStatus.values.allSatisfy({ $0 == CC_OK }) else {
             return .failure(.encodingFailed(message: "out of memory"))
         }
@@ -125,10 +138,6 @@ enum PNGEncoder {
         }
         return max(1, row)
     }
-
-    /// What an encode stopped by its loop's cancellation fails with (the encoders' errors are typed: the caller's
-    /// request is answered as cancelled all the same, its task being cancelled).
-    static let cancelled = ImagingError.encodingFailed(message: "PNG encoding was cancelled")
 
     /// One segment of the deflate data: its filtered bytes, and the buffer it is compressed into.
     ///

@@ -35,7 +35,7 @@ public enum OutputWriter {
     }
 
     public static func encode(_ image: Image, _ spec: OutputSpec, on loop: some ParallelLoop) throws -> [UInt8] {
-        do throws(ImagingError) {
+        do {
             switch spec.format {
             case .png: return try ImageCodec.encodePNG(image, compressionLevel: spec.compressionLevel, on: loop)
             case .jpeg: return try ImageCodec.encodeJPEG(image, quality: spec.quality, progressive: spec.progressive)
@@ -44,7 +44,7 @@ public enum OutputWriter {
                 // OutputSpec's decoder refuses these; a spec built in code could still name one.
                 throw ImagingError.encodingFailed(message: "the worker does not write \(spec.format.displayName)")
             }
-        } catch {
+        } catch let error as ImagingError {
             throw WorkerError.encodingFailed(detail: error.message)
         }
     }

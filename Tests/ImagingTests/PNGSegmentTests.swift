@@ -31,7 +31,7 @@ import Testing
         try image.pixels.withUnsafeBufferPointer {
             try PNGEncoder.write($0, width: image.width, height: image.height, inChannels: 4,
                                  outChannels: image.isOpaque ? 3 : 4, level: 6, splitThreshold: splitThreshold,
-                                 pieces: pieces, on: loop).get()
+                                 pieces: pieces, on: loop)
         }
     }
 
@@ -52,18 +52,18 @@ import Testing
         let image = Self.image(width: 64, height: 48, seed: 1, opaque: false)
         for level in [0, 1, 2, 5, 6, 7, 8, 9] {
             let (pieces, whole) = try image.pixels.withUnsafeBufferPointer { px in
-                (try PNGEncoder.write(px, width: 64, height: 48, inChannels: 4, outChannels: 4, level: level, on: .inTurn).get(),
+                (try PNGEncoder.write(px, width: 64, height: 48, inChannels: 4, outChannels: 4, level: level, on: .inTurn),
                  try PNGEncoder.write(px, width: 64, height: 48, inChannels: 4, outChannels: 4, level: level,
-                                      pieces: false, on: .inTurn).get())
+                                      pieces: false, on: .inTurn))
             }
             #expect(pieces == whole, "level \(level): \(pieces.count) bytes against \(whole.count)")
         }
         let grey = (0..<(97 * 89)).map { UInt8(truncatingIfNeeded: $0 * 7 / 97) }
         let pieces = try grey.withUnsafeBufferPointer {
-            try PNGEncoder.write($0, width: 97, height: 89, inChannels: 1, outChannels: 1, level: 6, on: .inTurn).get()
+            try PNGEncoder.write($0, width: 97, height: 89, inChannels: 1, outChannels: 1, level: 6, on: .inTurn)
         }
         let whole = try grey.withUnsafeBufferPointer {
-            try PNGEncoder.write($0, width: 97, height: 89, inChannels: 1, outChannels: 1, level: 6, pieces: false, on: .inTurn).get()
+            try PNGEncoder.write($0, width: 97, height: 89, inChannels: 1, outChannels: 1, level: 6, pieces: false, on: .inTurn)
         }
         #expect(pieces == whole, "grey: \(pieces.count) bytes against \(whole.count)")
         let decoded = try ImageCodec.decode(pieces).image
@@ -99,7 +99,7 @@ import Testing
         let image = Self.image(width: 150, height: 120, seed: 9, opaque: false)
         let split = try image.pixels.withUnsafeBufferPointer {
             try PNGEncoder.write($0, width: 150, height: 120, inChannels: 4, outChannels: 4, level: level,
-                                 splitThreshold: 0, on: .inTurn).get()
+                                 splitThreshold: 0, on: .inTurn)
         }
         let decoded = try ImageCodec.decode(split)
         #expect(decoded.warnings.isEmpty, "level \(level): \(decoded.warnings)")

@@ -38,7 +38,7 @@ public final class APNGEncoder: AnimationEncoder {
         quality >= 50 ? 255 : quality >= 35 ? 128 : quality >= 20 ? 64 : 32
     }
 
-    public func add(_ frame: Image, duration: Double, on loop: any ParallelLoop) throws(ImagingError) {
+    public func add(_ frame: Image, duration: Double, on loop: any ParallelLoop) throws {
         try checkFrame(frame, width: width, height: height, duration: duration, format: format)
         var pixels = frame.pixels
         var indices: [UInt8] = []
@@ -71,7 +71,7 @@ public final class APNGEncoder: AnimationEncoder {
                 : try encodeIndexed(indices, width: width, height: height, on: loop)
             let chunks = Self.chunks(png)
             guard let ihdr = chunks.first(where: { $0.type == "IHDR" }) else {
-                throw .encodingFailed(message: "PNG encoder wrote no IHDR")
+                throw ImagingError.encodingFailed(message: "PNG encoder wrote no IHDR")
             }
             out = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
             var header = Array(png[ihdr.data])
@@ -143,19 +143,19 @@ public final class APNGEncoder: AnimationEncoder {
 
     // MARK: - Pieces
 
-    private func encode(_ pixels: [UInt8], width: Int, height: Int, on loop: any ParallelLoop) throws(ImagingError) -> [UInt8] {
+    private func encode(_ pixels: [UInt8], width: Int, height: Int, on loop: any ParallelLoop) throws -> [UInt8] {
         let level = compressionLevel
         return try pixels.withUnsafeBufferPointer { p in
-            PNGEncoder.write(p, width: width, height: height, inChannels: 4, outChannels: 4, level: level, on: loop)
-        }.get()
+            try PNGEncoder.write(p, width: width, height: height, inChannels: 4, outChannels: 4, level: level, on: loop)
+        }
     }
 
     /// Palette indices compressed as 8-bit grey: the same IDAT layout as an 8-bit palette image.
-    private func encodeIndexed(_ indices: [UInt8], width: Int, height: Int, on loop: any ParallelLoop) throws(ImagingError) -> [UInt8] {
+    private func encodeIndexed(_ indices: [UInt8], width: Int, height: Int, on loop: any ParallelLoop) throws -> [UInt8] {
         let level = compressionLevel
         return try indices.withUnsafeBufferPointer { p in
-            PNGEncoder.write(p, width: width, height: height, inChannels: 1, outChannels: 1, level: level, on: loop)
-        }.get()
+            try PNGEncoder.write(p, width: width, height: height, inChannels: 1, outChannels: 1, level: level, on: loop)
+        }
     }
 
     /// fcTL's data: sequence number, size, offset, delay, dispose none, blend source or over.

@@ -15,8 +15,9 @@ public protocol AnimationEncoder: AnyObject {
     /// Adds `frame`, shown for `duration` seconds (rounded to the format's unit: ms, or cs for GIF); an encoder whose
     /// compression has independent parts spreads them over `loop` (APNG's PNG bands), with the same bytes whatever
     /// the loop.
-    /// - Throws: `ImagingError.encodingFailed` when the frame's size differs from the canvas or the library fails.
-    func add(_ frame: Image, duration: Double, on loop: any ParallelLoop) throws(ImagingError)
+    /// - Throws: `ImagingError.encodingFailed` when the frame's size differs from the canvas or the library fails;
+    ///   `CancellationError` when `loop` is cancelled while it spreads the frame's parts.
+    func add(_ frame: Image, duration: Double, on loop: any ParallelLoop) throws
     /// Ends the animation and returns the whole file.
     /// - Throws: `ImagingError.encodingFailed` when no frame was added or the library fails.
     func finish() throws(ImagingError) -> [UInt8]
@@ -24,7 +25,7 @@ public protocol AnimationEncoder: AnyObject {
 
 extension AnimationEncoder {
     /// Adds `frame` with every part in turn on the calling thread (code off the compute pool: tests, benchmarks).
-    public func add(_ frame: Image, duration: Double) throws(ImagingError) {
+    public func add(_ frame: Image, duration: Double) throws {
         try add(frame, duration: duration, on: InTurnLoop())
     }
 }

@@ -44,13 +44,14 @@ public struct FrameSpool: Sendable {
     public var frameRate: Double { duration > 0 ? Double(count) / duration : 0 }
 
     /// Appends a frame that follows the last one, its PNG's bands compressed over `loop`.
-    /// - Throws: `ImagingError.encodingFailed` for a frame of another size or a bad duration.
-    public mutating func append(_ image: Image, duration: Double, on loop: some ParallelLoop = .inTurn) throws(ImagingError) {
+    /// - Throws: `ImagingError.encodingFailed` for a frame of another size or a bad duration; `CancellationError`
+    ///   when `loop` is cancelled.
+    public mutating func append(_ image: Image, duration: Double, on loop: some ParallelLoop = .inTurn) throws {
         precondition(transform == nil, "frames are appended to a spool as stored, not to a replayed view of one")
         try checkFrame(image, width: width, height: height, duration: duration, format: .apng)
         let png = try image.pixels.withUnsafeBufferPointer { p in
-            PNGEncoder.write(p, width: width, height: height, inChannels: 4, outChannels: 4, level: 1, on: loop)
-        }.get()
+            try PNGEncoder.write(p, width: width, height: height, inChannels: 4, outChannels: 4, level: 1, on: loop)
+        }
         frames.append(Frame(png: png, time: self.duration, duration: duration))
     }
 

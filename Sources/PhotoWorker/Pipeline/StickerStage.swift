@@ -137,7 +137,7 @@ enum StickerStage {
             } else {
                 encoded = try ImageCodec.encodeGrayPNG(width: mask.width, height: mask.height, gray: mask.values, on: loop)
             }
-        } catch {
+        } catch let error as ImagingError {
             throw WorkerError.encodingFailed(detail: error.message)
         }
         var r = OutputResult(path: nil, data: nil, format: spec.format == .webp ? .webp : .png, width: mask.width,
