@@ -234,8 +234,12 @@ struct PackExportMethod: RPCMethod {
         }
     }
 
-    static func background(_ s: String?) throws -> RGBA {
-        guard let s, s.lowercased() != "transparent" else { return RGBA(r: 0, g: 0, b: 0, a: 0) }
+    /// What an absent `background` means: the sheet's empty cells stay clear.
+    static let defaultBackground = "transparent"
+
+    static func background(_ given: String?) throws -> RGBA {
+        let s = given ?? defaultBackground
+        guard s.lowercased() != "transparent" else { return RGBA(r: 0, g: 0, b: 0, a: 0) }
         guard let c = RGBA(hex: s) else { throw RPCError.invalidParams(path: "background", "must be #RRGGBB, #RRGGBBAA or transparent") }
         return c
     }
@@ -341,7 +345,7 @@ extension PackExportMethod {
             \#(Self.padding.entry()),
             {
               "name": "background",
-              "schema": {"type": "string", "description": "#RRGGBB, #RRGGBBAA or transparent (default)."},
+              "schema": {"type": "string", "default": "\#(Self.defaultBackground)", "description": "#RRGGBB, #RRGGBBAA or transparent."},
               "required": false
             },
             {"name": "output", "schema": {"$ref": "#/components/schemas/Output"}, "required": true},
