@@ -65,7 +65,7 @@ public enum ImageCodec {
     /// - Parameter loop: where the decode's parts spread (a JPEG's colour conversion beside its decode; a profile's
     ///   conversion by bands), and whose cancellation stops it: a compute piece passes itself; off the pool, in turn
     ///   (the calling task's cancellation).
-    public static func decode(_ bytes: [UInt8], options: DecodeOptions = .init(), on loop: some ParallelLoop = .inTurn) throws -> DecodedImage {
+    public static func decode(_ bytes: [UInt8], options: DecodeOptions = .init(), on loop: some ParallelLoop) throws -> DecodedImage {
         guard let format = sniff(bytes) else { throw unrecognised(bytes) }
         var (decoded, color) = try bytes.withUnsafeBufferPointer { buffer -> (DecodedImage, EmbeddedColor?) in
             switch format {
@@ -88,7 +88,7 @@ public enum ImageCodec {
     /// PNG, 8-bit RGB when every pixel is opaque, else RGBA; `compressionLevel` is zlib's 0...9.
     /// `loop`: where its filtered bands and deflate segments spread (a compute piece passes itself; off the pool, in turn).
     /// - Throws: `ImagingError`, or `CancellationError` when `loop` is cancelled (nothing is returned then).
-    public static func encodePNG(_ image: Image, compressionLevel: Int = 6, on loop: some ParallelLoop = .inTurn) throws -> [UInt8] {
+    public static func encodePNG(_ image: Image, compressionLevel: Int = 6, on loop: some ParallelLoop) throws -> [UInt8] {
         try PNGEncoder.encode(image, compressionLevel: compressionLevel, on: loop)
     }
 
@@ -109,7 +109,7 @@ public enum ImageCodec {
 
     /// 8-bit greyscale PNG (for masks); `gray.count` must be `width * height`.
     /// - Throws: `ImagingError`, or `CancellationError` when `loop` is cancelled.
-    public static func encodeGrayPNG(width: Int, height: Int, gray: [UInt8], on loop: some ParallelLoop = .inTurn) throws -> [UInt8] {
+    public static func encodeGrayPNG(width: Int, height: Int, gray: [UInt8], on loop: some ParallelLoop) throws -> [UInt8] {
         try PNGEncoder.encodeGray(width: width, height: height, gray: gray, on: loop)
     }
 }

@@ -12,7 +12,7 @@ public enum Orientation: Int, Sendable, CaseIterable {
     /// cache-friendly; checks `loop`'s cancellation every band of 64 rows.
     /// - Throws: `CancellationError` when `loop` is cancelled (``InTurnLoop``, the default off the compute pool: the
     ///   calling task).
-    public func apply(to image: Image, on loop: some ParallelLoop = .inTurn) throws -> Image {
+    public func apply(to image: Image, on loop: some ParallelLoop) throws -> Image {
         if self == .up { return image }
         let w = image.width, h = image.height
         let dw = swapsAxes ? h : w, dh = swapsAxes ? w : h

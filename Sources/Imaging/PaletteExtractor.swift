@@ -34,7 +34,7 @@ public enum PaletteExtractor {
     /// - Throws: ``PaletteError/invalidCount(_:)`` for `count` outside ``supportedCounts``;
     ///   `CancellationError` when `loop` is cancelled (``InTurnLoop``, the default off the compute pool: the
     ///   calling task).
-    public static func palette(of image: Image, count: Int, on loop: some ParallelLoop = .inTurn) throws -> [PaletteColor] {
+    public static func palette(of image: Image, count: Int, on loop: some ParallelLoop) throws -> [PaletteColor] {
         guard supportedCounts.contains(count) else { throw PaletteError.invalidCount(count) }
         let working: Image
         if max(image.width, image.height) > 2 * workingSize {

@@ -27,7 +27,7 @@ public enum Resampler {
     ///   `CancellationError` when `loop` is cancelled mid-way (``ParallelLoop/isCancelled``, checked per band of rows;
     ///   ``InTurnLoop``, the default for code off the compute pool, reads the calling task's cancellation).
     public static func resize(
-        _ image: Image, width: Int, height: Int, filter: ResampleFilter = .lanczos3, on loop: some ParallelLoop = .inTurn
+        _ image: Image, width: Int, height: Int, filter: ResampleFilter = .lanczos3, on loop: some ParallelLoop
     ) throws -> Image {
         try resize(image, sourceX: 0, sourceY: 0, sourceWidth: image.width, sourceHeight: image.height,
                    width: width, height: height, filter: filter, on: loop)
@@ -43,7 +43,7 @@ public enum Resampler {
     ///   `CancellationError` when `loop` is cancelled.
     public static func resize(
         _ image: Image, sourceX: Int, sourceY: Int, sourceWidth: Int, sourceHeight: Int,
-        width: Int, height: Int, filter: ResampleFilter = .lanczos3, on loop: some ParallelLoop = .inTurn
+        width: Int, height: Int, filter: ResampleFilter = .lanczos3, on loop: some ParallelLoop
     ) throws -> Image {
         guard width > 0, height > 0, width <= maximumDimension, height <= maximumDimension,
               width * height <= maximumPixels

@@ -15,7 +15,7 @@ public final class SheetCanvas: Sendable {
 
     /// Fits `sticker` to a cell (on the calling thread, stopping when `loop` is cancelled) and places it in cell
     /// `index` (under the lock, in place).
-    public func place(_ sticker: Image, at index: Int, on loop: some ParallelLoop = .inTurn) throws {
+    public func place(_ sticker: Image, at index: Int, on loop: some ParallelLoop) throws {
         let fitted = try layout.fitted(sticker, on: loop)
         sheet.withLock { layout.place(fitted, at: index, on: &$0) }
     }

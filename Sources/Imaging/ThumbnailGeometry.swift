@@ -64,7 +64,7 @@ extension Resampler {
     /// - Throws: ``ResampleError`` for an unusable box; `CancellationError` when `loop` is cancelled.
     public static func thumbnail(
         _ image: Image, width: Int, height: Int, fit: FitMode = .contain, filter: ResampleFilter = .lanczos3,
-        on loop: some ParallelLoop = .inTurn
+        on loop: some ParallelLoop
     ) throws -> Image {
         guard width > 0, height > 0 else { throw ResampleError.invalidTargetSize(width: width, height: height) }
         let t = ThumbnailGeometry.target(sourceWidth: image.width, sourceHeight: image.height,

@@ -56,7 +56,7 @@ struct Convolution: Sendable {
     /// Convolves the channel concatenation of `parts` into a new tensor (tests and single layers; a forward pass
     /// uses ``apply(_:into:workspace:parallel:overlap:)`` on its own memory).
     func apply(_ parts: [Tensor], workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil,
-               on loop: any ParallelLoop = InTurnLoop()) throws -> Tensor {
+               on loop: any ParallelLoop) throws -> Tensor {
         let shape = try Tensor.concatenatedShape(of: parts, for: "conv")
         guard shape.channels == inChannels else {
             throw InferenceError.modelDamaged("conv expects \(inChannels) channels, got \(shape.channels)")
@@ -97,7 +97,7 @@ struct Convolution: Sendable {
     ///   the stored parts (the part's index; of the output's shape) that this convolution is the last to read: both
     ///   Winograd only (``WinogradKernel/Overlap``).
     func apply(_ parts: [Input], into out: TensorView, workspace: inout ConvolutionWorkspace,
-               parallel: ParallelBands? = nil, overlap: Overlap = .none, on loop: any ParallelLoop = InTurnLoop()) throws {
+               parallel: ParallelBands? = nil, overlap: Overlap = .none, on loop: any ParallelLoop) throws {
         let h = out.height, w = out.width
         var planes: [InputPlane] = []
         var winogradOverlap = WinogradKernel.Overlap.none

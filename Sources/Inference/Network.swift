@@ -210,7 +210,7 @@ public final class Network: Sendable {
     ///     default, ``InTurnLoop``, is for code off the compute pool: its cancellation is the calling task's.
     ///   - memory: where the pass borrows its activations' block (and returns it, for the job's next pass); nil
     ///     allocates one for this pass alone.
-    public func forward(_ input: Tensor, parallel: any ParallelLoop = InTurnLoop(), memory: ActivationMemory? = nil) throws -> Tensor {
+    public func forward(_ input: Tensor, parallel: any ParallelLoop, memory: ActivationMemory? = nil) throws -> Tensor {
         let lender = memory ?? ActivationMemory()
         let taken = lender.take(floats: plan.floats)
         defer { lender.give(taken) }
@@ -218,7 +218,7 @@ public final class Network: Sendable {
     }
 
     /// Runs the network on `input` in a block lent by ``ActivationMemory/withBlock(for:_:)`` for this network.
-    public func forward(_ input: Tensor, in lent: ActivationBlock, parallel: any ParallelLoop = InTurnLoop()) throws -> Tensor {
+    public func forward(_ input: Tensor, in lent: ActivationBlock, parallel: any ParallelLoop) throws -> Tensor {
         guard input.channels == inputChannels, input.height == inputHeight, input.width == inputWidth else {
             throw InferenceError.badInput("expected \(inputChannels)x\(inputHeight)x\(inputWidth), got \(input.channels)x\(input.height)x\(input.width)")
         }

@@ -76,7 +76,7 @@ struct WinogradKernel: Sendable {
     /// tile rows (independent: each reads the input and writes its own output rows) are spread over its threads.
     func apply(_ planes: [UnsafePointer<Float>], height h: Int, width w: Int, into out: UnsafeMutablePointer<Float>,
                workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil,
-               on loop: any ParallelLoop = InTurnLoop()) throws {
+               on loop: any ParallelLoop) throws {
         try apply(planes.map { .stored($0) }, height: h, width: w, into: out, workspace: &workspace, parallel: parallel,
                   on: loop)
     }
@@ -105,7 +105,7 @@ struct WinogradKernel: Sendable {
     /// read from the copy.
     func apply(_ planes: [InputPlane], height h: Int, width w: Int, into out: UnsafeMutablePointer<Float>,
                workspace: inout ConvolutionWorkspace, parallel: ParallelBands? = nil, overlap: Overlap = .none,
-               on loop: any ParallelLoop = InTurnLoop()) throws {
+               on loop: any ParallelLoop) throws {
         let c = inChannels, k = outChannels
         let m = Self.outputTile, n = Self.inputTile, positions = Self.positions
         let blocksX = (w + m - 1) / m, blocksY = (h + m - 1) / m

@@ -26,14 +26,14 @@ struct AnimatedStickerQualityTests {
         // corpus/motion/still.gif: six identical lossless frames. The still sticker of its first frame, as decoded.
         let frame = try #require(try AnimatedStickerTests.frames(Self.motion("still.gif")).first).image
         let framePath = "\(dir.path)/frame.png"
-        try Data(try ImageCodec.encodePNG(frame)).write(to: URL(fileURLWithPath: framePath))
+        try Data(try ImageCodec.encodePNG(frame, on: .inTurn)).write(to: URL(fileURLWithPath: framePath))
         let still = try await w.call(1, "image.sticker", [
             "source": ["path": .string(framePath)], "output": ["path": .string("\(dir.path)/still.png")],
             "maskOutput": ["path": .string("\(dir.path)/still-mask.png")],
         ])
         #expect(still["result"] != nil, "\(still)")
-        let stillMask = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir.path)/still-mask.png")))).image
-        let stillSticker = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir.path)/still.png")))).image
+        let stillMask = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir.path)/still-mask.png"))), on: .inTurn).image
+        let stillSticker = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir.path)/still.png"))), on: .inTurn).image
         // Cut at the clip's own size, so the frames are the still's pixels. Lossless APNG keeps the first frame's mask
         // and pixels exact (an APNG's default image is its first frame); a WebP of the masks has every frame.
         let r = try await w.call(2, "image.animatedSticker", [
@@ -43,7 +43,7 @@ struct AnimatedStickerQualityTests {
         let result = try #require(r["result"], "\(r)")
         #expect(result["frames"]?.intValue == 6, "\(result)")
         let stillValues = stride(from: 0, to: stillMask.pixels.count, by: 4).map { stillMask.pixels[$0] }
-        let firstMask = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir.path)/a-mask.png")))).image
+        let firstMask = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir.path)/a-mask.png"))), on: .inTurn).image
         let differing = zip(stride(from: 0, to: firstMask.pixels.count, by: 4).map { firstMask.pixels[$0] }, stillValues)
             .filter { $0 != $1 }.count
         #expect(firstMask.pixelCount == stillMask.pixelCount && differing == 0,
@@ -63,7 +63,7 @@ struct AnimatedStickerQualityTests {
             #expect(flipped == 0, "frame \(k): \(flipped) pixels on the other side of the still's edge")
         }
         // Cropped to the subject as the still is: the same canvas and the same pixels (the edge's colour estimated).
-        let first = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir.path)/a.png")))).image
+        let first = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir.path)/a.png"))), on: .inTurn).image
         #expect(first.width == stillSticker.width && first.height == stillSticker.height,
                 "animated \(first.width)x\(first.height), still \(stillSticker.width)x\(stillSticker.height)")
         if first.width == stillSticker.width && first.height == stillSticker.height {
@@ -90,7 +90,7 @@ struct AnimatedStickerQualityTests {
         #expect(masks.count == 12, "\(masks.count) mask frames")
         let ious = try masks.enumerated().map { k, mask in
             let truth = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath:
-                Self.motion("pushin-masks/" + (k < 10 ? "0\(k)" : "\(k)") + ".png"))))).image
+                Self.motion("pushin-masks/" + (k < 10 ? "0\(k)" : "\(k)") + ".png")))), on: .inTurn).image
             return mask.intersectionOverUnion(Mask(width: truth.width, height: truth.height,
                                                    values: stride(from: 0, to: truth.pixels.count, by: 4).map { truth.pixels[$0] }))
         }

@@ -12,9 +12,9 @@ struct AnimatedStickerTests {
 
     /// Every frame of an animation the worker wrote, read back with the motion decoder.
     static func frames(_ path: String) throws -> [MotionFrame] {
-        let decoder = try MotionDecoder(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        let decoder = try MotionDecoder(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), on: .inTurn)
         var frames: [MotionFrame] = []
-        while let frame = try decoder.next() { frames.append(frame) }
+        while let frame = try decoder.next(on: .inTurn) { frames.append(frame) }
         return frames
     }
 
@@ -63,7 +63,7 @@ struct AnimatedStickerTests {
                     #expect(split.clear > 0.05 && split.solid > 0.01, "\(c) frame \(frame.index): \(split)")
                 }
             } else {
-                let first = try ImageCodec.decode([UInt8](bytes)).image
+                let first = try ImageCodec.decode([UInt8](bytes), on: .inTurn).image
                 let split = Self.alphaSplit(first)
                 #expect(split.clear > 0.05 && split.solid > 0.01, "\(c): \(split)")
             }
@@ -153,7 +153,7 @@ struct AnimatedStickerTests {
             "outline": ["width": 10, "color": "#00FF00"],
         ])
         #expect(r["result"]?["frames"]?.intValue == 12, "\(r)")
-        let first = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))).image
+        let first = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))), on: .inTurn).image
         let green = (0..<first.pixelCount).filter {
             first.pixels[$0 * 4] < 60 && first.pixels[$0 * 4 + 1] > 200 && first.pixels[$0 * 4 + 3] == 255
         }.count
@@ -474,10 +474,10 @@ struct AnimatedStickerTests {
             let encodings: [String] = if case .array(let a)? = r["result"]?["target"]?["encodings"] { a.compactMap(\.stringValue) } else { [] }
             #expect(encodings.count == 2 && encodings.allSatisfy { $0.hasPrefix("quality ") && $0.contains(" fps, ") }, "\(encodings)")
             // The sheet shows each sticker's first frame.
-            let sheet = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: try #require(r["result"]?["output"]?["path"]?.stringValue))))).image
+            let sheet = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: try #require(r["result"]?["output"]?["path"]?.stringValue)))), on: .inTurn).image
             #expect(Self.alphaSplit(sheet).solid > 0.05, "\(Self.alphaSplit(sheet))")
         }
-        let tray = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir.path)/whatsapp/tray.png")))).image
+        let tray = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir.path)/whatsapp/tray.png"))), on: .inTurn).image
         #expect(tray.width == 96 && tray.height == 96 && Self.alphaSplit(tray).solid > 0.05, "\(tray.width)x\(tray.height)")
 
         // Signal takes a clip beside a still: an APNG within 300 KB and the still's WebP.

@@ -41,7 +41,7 @@ struct FormatMethodsTests {
         let converted = try await w.call(5, "image.convert", ["source": ["path": .string(Self.format("coffee-alpha.heic"))],
                                                              "output": ["path": .string("\(dir)/c.webp")]])
         #expect(converted["result"]?["sourceFormat"] == "heif", "\(converted)")
-        let written = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir)/c.webp"))))
+        let written = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir)/c.webp"))), on: .inTurn)
         #expect(written.metadata.format == .webp && written.metadata.hadAlpha, "\(written.metadata)")
     }
 
@@ -92,7 +92,7 @@ struct FormatMethodsTests {
         for file in files {
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
             #expect(bytes.count <= limit, "\(file): \(bytes.count) bytes")
-            let image = try ImageCodec.decode(bytes)
+            let image = try ImageCodec.decode(bytes, on: .inTurn)
             #expect(image.metadata.format == .webp)
             #expect(max(image.image.width, image.image.height) == side, "\(file): \(image.image.width)x\(image.image.height)")
             if square > 0 { #expect(image.image.width == square && image.image.height == square) }
@@ -102,10 +102,10 @@ struct FormatMethodsTests {
             let tray = try #require(result["target"]?["tray"]?.stringValue)
             let icon = [UInt8](try Data(contentsOf: URL(fileURLWithPath: tray)))
             #expect(icon.count <= limits.trayMaxBytes ?? 0)
-            let decoded = try ImageCodec.decode(icon)
+            let decoded = try ImageCodec.decode(icon, on: .inTurn)
             #expect(decoded.metadata.format == .png && decoded.image.width == limits.traySide && decoded.image.height == limits.traySide)
             // The 16 px margin stays clear.
-            let first = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: files[0])))).image
+            let first = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: files[0]))), on: .inTurn).image
             #expect((0..<512).allSatisfy { first[$0, 8].a == 0 && first[8, $0].a == 0 }, "the margin is not transparent")
         }
     }

@@ -8,7 +8,7 @@ import Testing
 @Suite(.timeLimit(TestTiming.minutes(10)))
 struct ImageMethodsTests {
     static func base64PNG(_ image: Image) throws -> String {
-        Data(try ImageCodec.encodePNG(image)).base64EncodedString()
+        Data(try ImageCodec.encodePNG(image, on: .inTurn)).base64EncodedString()
     }
 
     @Test func infoReadsTheHeader() async throws {
@@ -120,7 +120,7 @@ struct ImageMethodsTests {
         #expect(cover["output"]?["width"] == 100)
         #expect(cover["output"]?["height"] == 100)
         let data = try #require(Data(base64Encoded: cover["output"]?["data"]?.stringValue ?? ""))
-        let decoded = try ImageCodec.decode(Array(data))
+        let decoded = try ImageCodec.decode(Array(data), on: .inTurn)
         #expect(decoded.image.width == 100)
         let bad = try await w.call(3, "image.thumbnail", ["source": src, "size": 0, "output": ["inline": true]])
         #expect(bad["error"]?["data"]?["path"] == "size")
@@ -178,7 +178,7 @@ struct ImageMethodsTests {
         let r = try #require(try await w.call(1, "image.effect", [
             "source": ["data": .string(src)], "effects": [["blur": 2], ["opacity": 0.5], ["grayscale": true]], "output": ["inline": true],
         ])["result"])
-        let out = try ImageCodec.decode(Array(try #require(Data(base64Encoded: r["output"]?["data"]?.stringValue ?? ""))))
+        let out = try ImageCodec.decode(Array(try #require(Data(base64Encoded: r["output"]?["data"]?.stringValue ?? ""))), on: .inTurn)
         let p = out.image[8, 8]
         #expect(abs(Int(p.a) - 128) <= 1)
         #expect(p.r == p.g && p.g == p.b)
@@ -203,7 +203,7 @@ struct ImageMethodsTests {
         #expect((box["x"]?.intValue ?? -1) >= 0)
         let coverage = try #require(r["coverage"]?.doubleValue)
         #expect(coverage > 0.05 && coverage < 0.95)
-        let sticker = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/s.png"))))
+        let sticker = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/s.png"))), on: .inTurn)
         #expect(!sticker.image.isOpaque, "a sticker has transparent surroundings")
         #expect(sticker.image[0, 0].a == 0)
         let badMask = try await w.call(3, "image.sticker", [
@@ -227,7 +227,7 @@ struct ImageMethodsTests {
         for key in ["decodeMs", "stickerMs", "paletteMs", "gradientMs", "totalMs"] {
             #expect(r["timings"]?[key]?.doubleValue != nil, "missing \(key)")
         }
-        let gradient = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/girl-1-gradient.png"))))
+        let gradient = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/girl-1-gradient.png"))), on: .inTurn)
         #expect(gradient.image.isOpaque, "the gradient fills the background")
     }
 
@@ -285,7 +285,7 @@ struct ImageMethodsTests {
         #expect(r["output"]?["height"] == 128)
         #expect(r["rows"] == 2)
         #expect(Corpus.files(in: "\(dir)/pack") == ["sticker-001.png", "sticker-002.png", "sticker-003.png"])
-        let sheet = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/sheet.png"))))
+        let sheet = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/sheet.png"))), on: .inTurn)
         #expect(sheet.image[32, 32] == RGBA(r: 255, g: 0, b: 0))  // a sticker's centre
         #expect(sheet.image[96, 96] == RGBA(r: 255, g: 255, b: 255))  // the empty fourth cell
         // A batch: its decodes bypass the cache.

@@ -40,12 +40,12 @@ struct LivePhotoTests {
     }
 
     static func firstFrame(_ path: String) throws -> Image {
-        let decoder = try MotionDecoder(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
-        return try #require(try decoder.next()).image
+        let decoder = try MotionDecoder(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), on: .inTurn)
+        return try #require(try decoder.next(on: .inTurn)).image
     }
 
     static func still(_ path: String) throws -> Image {
-        try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))).image
+        try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), on: .inTurn).image
     }
 
     static func opaque(_ image: Image) -> Int {
@@ -172,7 +172,7 @@ struct LivePhotoTests {
         #expect(paired.map { $0["index"]?.intValue } == [0, 2] && paired.first?["motionIndex"]?.intValue == 1, "\(paired)")
         // The Live Photos' stickers move.
         for file in [files[0], files[1]] {
-            let decoder = try MotionDecoder(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: file))))
+            let decoder = try MotionDecoder(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: file))), on: .inTurn)
             #expect((decoder.info.frameCount ?? 0) > 1, "\(file): \(decoder.info)")
         }
         // Without `animated`: a Live Photo is its still's sticker, its clip no sticker of its own.

@@ -71,12 +71,12 @@ struct BrokenFileCodecTests {
         let expectation = try #require(Self.expectations[file])
         switch expectation {
         case .decodes:
-            let decoded = try ImageCodec.decode(bytes)
+            let decoded = try ImageCodec.decode(bytes, on: .inTurn)
             #expect(decoded.image.pixelCount > 0)
             _ = try ImageCodec.info(bytes)
         case .rejected(let kind, let text):
             do {
-                let decoded = try ImageCodec.decode(bytes)
+                let decoded = try ImageCodec.decode(bytes, on: .inTurn)
                 Issue.record("\(file) decoded to \(decoded.image.width)x\(decoded.image.height)")
             } catch let error as ImagingError {
                 switch (kind, error) {
@@ -93,13 +93,13 @@ struct BrokenFileCodecTests {
           arguments: ["pillow-truncated_image.png", "pillow-truncated_jpeg.jpg"])
     func allowTruncated(_ file: String) throws {
         let decoded = try ImageCodec.decode(try CodecCorpus.bytes("broken/" + file),
-                                            options: DecodeOptions(allowTruncated: true))
+                                            options: DecodeOptions(allowTruncated: true), on: .inTurn)
         #expect(decoded.warnings.contains { $0.contains("truncated") })
     }
 
     @Test("odd-but-valid files report libpng's warnings instead of printing them")
     func warningsCollected() throws {
-        let decoded = try ImageCodec.decode(try CodecCorpus.bytes("broken/pngfix-cicp_pq.png"))
+        let decoded = try ImageCodec.decode(try CodecCorpus.bytes("broken/pngfix-cicp_pq.png"), on: .inTurn)
         #expect(decoded.warnings.contains { $0.contains("CRC error") })
     }
 

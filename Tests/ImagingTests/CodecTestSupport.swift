@@ -68,7 +68,7 @@ func decodeMutations(of original: [UInt8], rounds: Int) throws -> (decoded: Int,
     var outcomes = (decoded: 0, rejected: 0)
     for bytes in mutations(of: original, rounds: rounds) {
         do {
-            _ = try ImageCodec.decode(bytes, options: DecodeOptions(maxPixels: 4_000_000))
+            _ = try ImageCodec.decode(bytes, options: DecodeOptions(maxPixels: 4_000_000), on: .inTurn)
             outcomes.decoded += 1
         } catch is ImagingError {
             outcomes.rejected += 1

@@ -25,7 +25,7 @@ import Imaging
     /// `stickers` placed on a canvas one after another, in order.
     static func inOrder(_ sheet: StickerSheet, _ stickers: [Image]) throws -> Image {
         let canvas = SheetCanvas(sheet, count: stickers.count)
-        for (i, sticker) in stickers.enumerated() { try canvas.place(sticker, at: i) }
+        for (i, sticker) in stickers.enumerated() { try canvas.place(sticker, at: i, on: .inTurn) }
         return canvas.take()
     }
 
@@ -40,7 +40,7 @@ import Imaging
         }
         let canvas = SheetCanvas(sheet, count: stickers.count)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for i in stickers.indices.reversed() { group.addTask { try canvas.place(stickers[i], at: i) } }
+            for i in stickers.indices.reversed() { group.addTask { try canvas.place(stickers[i], at: i, on: .inTurn) } }
             try await group.waitForAll()
         }
         let placed = canvas.take(), composed = try Self.inOrder(sheet, stickers)

@@ -57,10 +57,10 @@ struct EncodeCodecTests {
     @Test("PNG round-trips exactly, RGB when opaque and RGBA otherwise", arguments: [false, true])
     func pngRoundTrip(alpha: Bool) throws {
         let image = syntheticImage(width: 67, height: 41, alpha: alpha)
-        let png = try ImageCodec.encodePNG(image)
+        let png = try ImageCodec.encodePNG(image, on: .inTurn)
         #expect(png[25] == (alpha ? 6 : 2), "IHDR colour type")
         #expect(pngChunkTypes(png) == ["IHDR", "IDAT", "IEND"])
-        let decoded = try ImageCodec.decode(png)
+        let decoded = try ImageCodec.decode(png, on: .inTurn)
         #expect(decoded.image == image)
         #expect(decoded.metadata.hadAlpha == alpha)
     }
@@ -71,7 +71,7 @@ struct EncodeCodecTests {
     func pngSmallSizes(size: (Int, Int), alpha: Bool) throws {
         let image = syntheticImage(width: size.0, height: size.1, alpha: alpha)
         for level in [0, 1, 6, 9] {
-            let decoded = try ImageCodec.decode(try ImageCodec.encodePNG(image, compressionLevel: level)).image
+            let decoded = try ImageCodec.decode(try ImageCodec.encodePNG(image, compressionLevel: level, on: .inTurn), on: .inTurn).image
             #expect(decoded == image, "\(size.0)x\(size.1), alpha \(alpha), level \(level): \(decoded.pixels) vs \(image.pixels)")
         }
     }
@@ -86,47 +86,47 @@ struct EncodeCodecTests {
             state = state &* 1_664_525 &+ 1_013_904_223
             image.pixels[i] = UInt8(truncatingIfNeeded: state >> 24)
         }
-        let png = try ImageCodec.encodePNG(image, compressionLevel: level)
+        let png = try ImageCodec.encodePNG(image, compressionLevel: level, on: .inTurn)
         #expect(pngChunkTypes(png).filter { $0 == "IDAT" }.count > 1, "streamed output comes in several IDAT chunks")
-        #expect(try ImageCodec.decode(png).image == image)
+        #expect(try ImageCodec.decode(png, on: .inTurn).image == image)
     }
 
     @Test("every PNG compression level round-trips; higher levels are not larger")
     func pngLevels() throws {
-        let image = try ImageCodec.decode(try CodecCorpus.bytes("photos/car-1.jpg")).image
-        let fast = try ImageCodec.encodePNG(image, compressionLevel: 0)
-        let best = try ImageCodec.encodePNG(image, compressionLevel: 9)
+        let image = try ImageCodec.decode(try CodecCorpus.bytes("photos/car-1.jpg"), on: .inTurn).image
+        let fast = try ImageCodec.encodePNG(image, compressionLevel: 0, on: .inTurn)
+        let best = try ImageCodec.encodePNG(image, compressionLevel: 9, on: .inTurn)
         #expect(best.count < fast.count)
-        #expect(try ImageCodec.decode(fast).image == image)
-        #expect(try ImageCodec.decode(best).image == image)
-        #expect(throws: ImagingError.self) { try ImageCodec.encodePNG(image, compressionLevel: 10) }
-        #expect(throws: ImagingError.self) { try ImageCodec.encodePNG(image, compressionLevel: -1) }
+        #expect(try ImageCodec.decode(fast, on: .inTurn).image == image)
+        #expect(try ImageCodec.decode(best, on: .inTurn).image == image)
+        #expect(throws: ImagingError.self) { try ImageCodec.encodePNG(image, compressionLevel: 10, on: .inTurn) }
+        #expect(throws: ImagingError.self) { try ImageCodec.encodePNG(image, compressionLevel: -1, on: .inTurn) }
     }
 
     @Test("grey PNGs for masks round-trip")
     func grayPNG() throws {
         let gray: [UInt8] = (0..<(31 * 17)).map { (i: Int) -> UInt8 in UInt8(i * 7 % 256) }
-        let png = try ImageCodec.encodeGrayPNG(width: 31, height: 17, gray: gray)
+        let png = try ImageCodec.encodeGrayPNG(width: 31, height: 17, gray: gray, on: .inTurn)
         #expect(png[25] == 0)
         let info = try ImageCodec.info(png)
         #expect(info.channels == 1 && info.bitDepth == 8 && !info.hasAlpha)
-        let image = try ImageCodec.decode(png).image
+        let image = try ImageCodec.decode(png, on: .inTurn).image
         for (i, g) in gray.enumerated() {
             #expect(image[i % 31, i / 31] == RGBA(r: g, g: g, b: g), "pixel \(i)")
             if image[i % 31, i / 31] != RGBA(r: g, g: g, b: g) { break }
         }
-        #expect(throws: ImagingError.self) { try ImageCodec.encodeGrayPNG(width: 31, height: 17, gray: [1, 2, 3]) }
-        #expect(throws: ImagingError.self) { try ImageCodec.encodeGrayPNG(width: 0, height: 0, gray: []) }
+        #expect(throws: ImagingError.self) { try ImageCodec.encodeGrayPNG(width: 31, height: 17, gray: [1, 2, 3], on: .inTurn) }
+        #expect(throws: ImagingError.self) { try ImageCodec.encodeGrayPNG(width: 0, height: 0, gray: [], on: .inTurn) }
     }
 
     @Test("JPEG at q90 keeps PSNR above 30 dB on a photo", arguments: [false, true])
     func jpegRoundTrip(progressive: Bool) throws {
-        let image = try ImageCodec.decode(try CodecCorpus.bytes("photos/car-1.jpg")).image
+        let image = try ImageCodec.decode(try CodecCorpus.bytes("photos/car-1.jpg"), on: .inTurn).image
         let jpeg = try ImageCodec.encodeJPEG(image, quality: 90, progressive: progressive)
         let info = try ImageCodec.info(jpeg)
         #expect(info.isProgressive == progressive)
         #expect(info.width == image.width && info.height == image.height && info.channels == 3)
-        let decoded = try ImageCodec.decode(jpeg).image
+        let decoded = try ImageCodec.decode(jpeg, on: .inTurn).image
         let quality = psnr(image, decoded)
         #expect(quality > 30, "PSNR \(quality)")
     }
@@ -147,7 +147,7 @@ struct EncodeCodecTests {
     func jpegDropsAlpha() throws {
         var image = Image(width: 16, height: 16, fill: RGBA(r: 200, g: 40, b: 90, a: 0))
         image[0, 0] = RGBA(r: 200, g: 40, b: 90, a: 10)
-        let decoded = try ImageCodec.decode(try ImageCodec.encodeJPEG(image, quality: 95)).image
+        let decoded = try ImageCodec.decode(try ImageCodec.encodeJPEG(image, quality: 95), on: .inTurn).image
         let px = decoded[8, 8]
         #expect(abs(Int(px.r) - 200) <= 3 && abs(Int(px.g) - 40) <= 3 && abs(Int(px.b) - 90) <= 3 && px.a == 255)
     }

@@ -9,11 +9,11 @@ import Testing
 @Suite("Formats: WebP, GIF, HEIF, AVIF", .timeLimit(.minutes(10)))
 struct FormatDecodeTests {
     static func decode(_ name: String, _ options: DecodeOptions = .init()) throws -> DecodedImage {
-        try ImageCodec.decode(try CodecCorpus.bytes("formats/" + name), options: options)
+        try ImageCodec.decode(try CodecCorpus.bytes("formats/" + name), options: options, on: .inTurn)
     }
 
     static func reference(_ name: String) throws -> Image {
-        try ImageCodec.decode(try CodecCorpus.bytes("formats/refs/" + name)).image
+        try ImageCodec.decode(try CodecCorpus.bytes("formats/refs/" + name), on: .inTurn).image
     }
 
     /// Largest difference between two images' alpha channels.
@@ -74,7 +74,7 @@ struct FormatDecodeTests {
         let bytes = try CodecCorpus.bytes("formats/girl-animated-offset.gif")
         let info = try ImageCodec.info(bytes)
         #expect(info.frameCount == 2 && info.width == 260 && info.height == 200, "\(info)")
-        let image = try ImageCodec.decode(bytes).image
+        let image = try ImageCodec.decode(bytes, on: .inTurn).image
         #expect(image.width == 260 && image.height == 200)
         #expect(image[5, 5].a == 0, "outside the first frame: \(image[5, 5])")
         #expect(image[130, 90].a == 255, "inside the first frame: \(image[130, 90])")
@@ -148,7 +148,7 @@ struct FormatDecodeTests {
     @Test(arguments: ["girl-adobergb.jpg", "coffee-adobergb.png", "coffee-adobergb.webp", "coffee-adobergb.heic"])
     func conversionOnThePoolGivesTheSamePixels(_ name: String) async throws {
         let bytes = try CodecCorpus.bytes("formats/" + name)
-        let inline = try ImageCodec.decode(bytes, options: DecodeOptions())
+        let inline = try ImageCodec.decode(bytes, options: DecodeOptions(), on: .inTurn)
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }
@@ -203,8 +203,8 @@ struct FormatDecodeTests {
     func srgbUntouched() throws {
         for name in ["photos/girl-1.jpg", "photos/pillow-hopper.jpg", "pngsuite/basn2c08.png", "photos/coffee.png"] {
             guard let bytes = try? CodecCorpus.bytes(name) else { continue }
-            let managed = try ImageCodec.decode(bytes)
-            let raw = try ImageCodec.decode(bytes, options: DecodeOptions(convertToSRGB: false))
+            let managed = try ImageCodec.decode(bytes, on: .inTurn)
+            let raw = try ImageCodec.decode(bytes, options: DecodeOptions(convertToSRGB: false), on: .inTurn)
             #expect(managed.image == raw.image, "\(name) changed under colour management")
         }
     }
@@ -256,7 +256,7 @@ struct FormatDecodeTests {
         let bytes = try CodecCorpus.bytes("formats/broken/" + name)
         let decodes = Self.brokenExpectations[name] ?? false, either = Self.eitherOutcome.contains(name)
         do {
-            let decoded = try ImageCodec.decode(bytes, options: DecodeOptions(maxPixels: 50_000_000))
+            let decoded = try ImageCodec.decode(bytes, options: DecodeOptions(maxPixels: 50_000_000), on: .inTurn)
             #expect(decodes || either, "\(name) decoded to \(decoded.image.width)x\(decoded.image.height)")
             #expect(decoded.image.pixelCount <= 1_000_000)
             // What decodes must also be described by info (the fuzz harness's invariant).
@@ -278,7 +278,7 @@ struct FormatDecodeTests {
         let bytes = try CodecCorpus.bytes("formats/broken/fuzz-overlay-canvas.heic")
         for attempt in ["decode", "info"] {
             do {
-                if attempt == "decode" { _ = try ImageCodec.decode(bytes) } else { _ = try ImageCodec.info(bytes) }
+                if attempt == "decode" { _ = try ImageCodec.decode(bytes, on: .inTurn) } else { _ = try ImageCodec.info(bytes) }
                 Issue.record("\(attempt) accepted an overlay")
             } catch let error as ImagingError {
                 guard case .unsupported = error, error.message.contains("overlay") else {
@@ -292,7 +292,7 @@ struct FormatDecodeTests {
     @Test("a GIF whose first frame is damaged: a truncation-tolerant decode and info agree")
     func damagedFirstFrame() throws {
         let bytes = try CodecCorpus.bytes("formats/broken/fuzz-damaged-first-frame.gif")
-        let decoded = try ImageCodec.decode(bytes, options: DecodeOptions(allowTruncated: true))
+        let decoded = try ImageCodec.decode(bytes, options: DecodeOptions(allowTruncated: true), on: .inTurn)
         let info = try ImageCodec.info(bytes)
         #expect(info.width == decoded.image.width && info.height == decoded.image.height, "\(info)")
         #expect(decoded.warnings.contains { $0.contains("truncated GIF") }, "\(decoded.warnings)")
@@ -312,18 +312,18 @@ struct FormatDecodeTests {
     func webpEncode() throws {
         let sticker = try Self.decode("coffee-alpha.webp").image
         let lossless = try ImageCodec.encodeWebP(sticker, lossless: true)
-        let back = try ImageCodec.decode(lossless).image
+        let back = try ImageCodec.decode(lossless, on: .inTurn).image
         // Lossless keeps every visible pixel; colours under alpha 0 may be dropped (libwebp's `exact` off).
         var differing = 0
         for i in stride(from: 0, to: sticker.pixels.count, by: 4) where sticker.pixels[i + 3] != 0 {
             if sticker.pixels[i..<(i + 4)] != back.pixels[i..<(i + 4)] { differing += 1 }
         }
         #expect(differing == 0, "\(differing) visible pixels changed")
-        let png = try ImageCodec.encodePNG(sticker)
+        let png = try ImageCodec.encodePNG(sticker, on: .inTurn)
         #expect(lossless.count < png.count, "lossless WebP \(lossless.count) B, PNG \(png.count) B")
         let lossy = try ImageCodec.encodeWebP(sticker, lossless: false, quality: 80)
         #expect(lossy.count < lossless.count, "lossy \(lossy.count) B, lossless \(lossless.count) B")
-        #expect(psnr(try ImageCodec.decode(lossy).image, sticker) > 30)
+        #expect(psnr(try ImageCodec.decode(lossy, on: .inTurn).image, sticker) > 30)
         #expect(throws: ImagingError.self) { _ = try ImageCodec.encodeWebP(sticker, lossless: false, quality: 101) }
     }
 }
@@ -337,9 +337,9 @@ struct ColorManagementTests {
         // copied into the corpus by scripts/gen-format-corpus.sh (the test is about the arithmetic, not the profile).
         let profile: [UInt8]
         if name == "AdobeRGB1998" {
-            profile = try #require(try ImageCodec.decode(try CodecCorpus.bytes("formats/girl-adobergb.jpg")).metadata.iccProfile)
+            profile = try #require(try ImageCodec.decode(try CodecCorpus.bytes("formats/girl-adobergb.jpg"), on: .inTurn).metadata.iccProfile)
         } else if name == "ProPhotoRGB" {
-            profile = try #require(try ImageCodec.decode(try CodecCorpus.bytes("formats/girl-prophoto.jpg")).metadata.iccProfile)
+            profile = try #require(try ImageCodec.decode(try CodecCorpus.bytes("formats/girl-prophoto.jpg"), on: .inTurn).metadata.iccProfile)
         } else {
             profile = try CodecCorpus.bytes("formats/profiles/\(name).icc")
         }

@@ -6,18 +6,18 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct ImageEffectTests {
     @Test func blurKeepsConstantImagesAndSpreadsAnImpulse() throws {
         let flat = Image(width: 33, height: 21, fill: RGBA(r: 10, g: 20, b: 30, a: 200))
-        #expect(try flat.applying([.blur(radius: 4)]) == flat)
+        #expect(try flat.applying([.blur(radius: 4)], on: .inTurn) == flat)
 
         var dot = Image(width: 41, height: 41, fill: RGBA(r: 0, g: 0, b: 0))
         dot[20, 20] = RGBA(r: 255, g: 255, b: 255)
-        let out = try dot.applying([.blur(radius: 3)])
+        let out = try dot.applying([.blur(radius: 3)], on: .inTurn)
         // Symmetric, peaked at the centre, decreasing outwards, energy preserved.
         #expect(out[20, 20].r > out[23, 20].r && out[23, 20].r > out[26, 20].r)
         #expect(out[17, 20] == out[23, 20] && out[20, 17] == out[20, 23])
         var total = 0
         for y in 0..<41 { for x in 0..<41 { total += Int(out[x, y].r) } }
         #expect(abs(total - 255) < 40) // rounding of many small values
-        #expect(try dot.applying([.blur(radius: 0)]) == dot)
+        #expect(try dot.applying([.blur(radius: 0)], on: .inTurn) == dot)
     }
 
     @Test func boxRadiiApproximateTheRequestedSigma() {
@@ -32,7 +32,7 @@ import Testing
     @Test func blurDoesNotDarkenTransparentSurroundings() throws {
         var image = Image(width: 30, height: 30) // transparent black
         for y in 10..<20 { for x in 10..<20 { image[x, y] = RGBA(r: 255, g: 255, b: 0) } }
-        let out = try image.applying([.blur(radius: 2)])
+        let out = try image.applying([.blur(radius: 2)], on: .inTurn)
         for y in 0..<30 {
             for x in 0..<30 where out[x, y].a > 8 {
                 #expect(out[x, y].r >= 250 && out[x, y].g >= 250 && out[x, y].b <= 5, "\(x),\(y) \(out[x, y])")
@@ -43,29 +43,29 @@ import Testing
 
     @Test func opacityGrayscaleAndOrder() throws {
         let image = Image(width: 3, height: 2, fill: RGBA(r: 255, g: 0, b: 0, a: 200))
-        #expect(try image.applying([.opacity(0.5)])[1, 1] == RGBA(r: 255, g: 0, b: 0, a: 100))
-        #expect(try image.applying([.opacity(0)])[0, 0].a == 0)
-        #expect(try image.applying([.opacity(1)]) == image)
-        #expect(try image.applying([.grayscale])[2, 1] == RGBA(r: 76, g: 76, b: 76, a: 200))
+        #expect(try image.applying([.opacity(0.5)], on: .inTurn)[1, 1] == RGBA(r: 255, g: 0, b: 0, a: 100))
+        #expect(try image.applying([.opacity(0)], on: .inTurn)[0, 0].a == 0)
+        #expect(try image.applying([.opacity(1)], on: .inTurn) == image)
+        #expect(try image.applying([.grayscale], on: .inTurn)[2, 1] == RGBA(r: 76, g: 76, b: 76, a: 200))
         let white = Image(width: 2, height: 2, fill: RGBA(r: 255, g: 255, b: 255))
-        #expect(try white.applying([.grayscale]) == white)
-        let both = try image.applying([.grayscale, .opacity(0.5)])
-        #expect(both == (try image.applying([.opacity(0.5), .grayscale])))
-        #expect(try image.applying([]) == image)
+        #expect(try white.applying([.grayscale], on: .inTurn) == white)
+        let both = try image.applying([.grayscale, .opacity(0.5)], on: .inTurn)
+        #expect(both == (try image.applying([.opacity(0.5), .grayscale], on: .inTurn)))
+        #expect(try image.applying([], on: .inTurn) == image)
     }
 
     @Test func invalidParametersThrowBeforeAnyWork() {
         let image = Image(width: 2, height: 2)
-        #expect(throws: ImageEffectError.invalidBlurRadius(-1)) { try image.applying([.grayscale, .blur(radius: -1)]) }
-        #expect(throws: ImageEffectError.invalidOpacity(1.5)) { try image.applying([.opacity(1.5)]) }
-        #expect(throws: ImageEffectError.self) { try image.applying([.opacity(.nan)]) }
-        #expect(throws: ImageEffectError.self) { try image.applying([.blur(radius: .infinity)]) }
+        #expect(throws: ImageEffectError.invalidBlurRadius(-1)) { try image.applying([.grayscale, .blur(radius: -1)], on: .inTurn) }
+        #expect(throws: ImageEffectError.invalidOpacity(1.5)) { try image.applying([.opacity(1.5)], on: .inTurn) }
+        #expect(throws: ImageEffectError.self) { try image.applying([.opacity(.nan)], on: .inTurn) }
+        #expect(throws: ImageEffectError.self) { try image.applying([.blur(radius: .infinity)], on: .inTurn) }
     }
 
     @Test func hugeRadiusIsBoundedAndSmooth() throws {
         var image = Image(width: 20, height: 10, fill: RGBA(r: 0, g: 0, b: 0))
         for y in 0..<10 { for x in 0..<10 { image[x, y] = RGBA(r: 200, g: 200, b: 200) } }
-        let out = try image.applying([.blur(radius: 1e12)])
+        let out = try image.applying([.blur(radius: 1e12)], on: .inTurn)
         // Clamped to the longest side: the 200-level step is flattened to a gentle slope
         // (edge extension keeps the ends slightly apart).
         #expect(abs(Int(out[0, 0].r) - Int(out[19, 9].r)) <= 30)
@@ -75,7 +75,7 @@ import Testing
         let image = Image(width: 400, height: 300, fill: RGBA(r: 1, g: 2, b: 3))
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try image.applying([.blur(radius: 5)])
+            return try image.applying([.blur(radius: 5)], on: .inTurn)
         }
         await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled blur to end") }
     }

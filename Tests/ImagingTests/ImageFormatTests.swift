@@ -23,7 +23,7 @@ struct ImageFormatTests {
         var image = Image(width: 4, height: 4)
         image[1, 1] = RGBA(r: 200, g: 10, b: 10, a: 255)
         let bytes: [UInt8]? = switch format {
-        case .png: try ImageCodec.encodePNG(image, compressionLevel: 6)
+        case .png: try ImageCodec.encodePNG(image, compressionLevel: 6, on: .inTurn)
         case .jpeg: try ImageCodec.encodeJPEG(image, quality: 90, progressive: false)
         case .webp: try ImageCodec.encodeWebP(image, lossless: true, quality: 90)
         default: nil

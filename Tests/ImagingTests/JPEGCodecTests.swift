@@ -57,7 +57,7 @@ struct JPEGCodecTests {
             ? try CodecCorpus.fixture(String(file.dropFirst(8))) : try CodecCorpus.bytes(file)
         // Pillow's decode keeps the stored values; rocket.jpg's Adobe RGB profile is compared as stored here
         // (its conversion is FormatDecodeTests' subject).
-        let decoded = try ImageCodec.decode(bytes, options: DecodeOptions(convertToSRGB: false))
+        let decoded = try ImageCodec.decode(bytes, options: DecodeOptions(convertToSRGB: false), on: .inTurn)
         let image = decoded.image
         #expect(image.width == reference.width && image.height == reference.height)
         // Same libjpeg-turbo IDCT and upsampling: +-1; CMYK goes through two rounding conversions.
@@ -86,7 +86,7 @@ struct JPEGCodecTests {
     /// measured: max 3, mean 0.19 per sample), so this is a closeness check, not bit-exactness.
     @Test("testorig.jpg decodes like libjpeg's reference PPM")
     func matchesLibjpegPPM() throws {
-        let image = try ImageCodec.decode(try CodecCorpus.bytes("photos/libjpeg-testorig.jpg")).image
+        let image = try ImageCodec.decode(try CodecCorpus.bytes("photos/libjpeg-testorig.jpg"), on: .inTurn).image
         let ppm = try CodecCorpus.bytes("photos/libjpeg-testorig.ppm")
         // P6 header: magic, width, height, maxval separated by whitespace, then one whitespace byte.
         var fields: [String] = [], i = 0, current = ""
@@ -113,7 +113,7 @@ struct JPEGCodecTests {
     func ycck() throws {
         // make_ycck.c: cyan grows left to right, magenta top to bottom; yellow 40 (left) / 200 (right);
         // black 0 (top) / 90 (bottom). Top-left is almost paper white, bottom-right is dark blue-black.
-        let decoded = try ImageCodec.decode(try CodecCorpus.fixture("ycck.jpg"))
+        let decoded = try ImageCodec.decode(try CodecCorpus.fixture("ycck.jpg"), on: .inTurn)
         #expect(decoded.metadata.channels == 4)
         #expect(decoded.image.isOpaque)
         let paper = decoded.image[1, 1], ink = decoded.image[46, 30]
@@ -127,7 +127,7 @@ struct JPEGCodecTests {
     func twelveBitUnsupported() throws {
         let bytes = try CodecCorpus.bytes("photos/libjpeg-monkey12.jpg")
         do {
-            _ = try ImageCodec.decode(bytes)
+            _ = try ImageCodec.decode(bytes, on: .inTurn)
             Issue.record("12-bit JPEG decoded")
         } catch let error as ImagingError {
             guard case .unsupported(.jpeg, let message) = error else { Issue.record("got \(error)"); return }
@@ -146,8 +146,8 @@ struct JPEGCodecTests {
         let options = DecodeOptions(minimumSize: (width: 100, height: 100))
         let upright = try ImageCodec.decode(try CodecCorpus.bytes(
             landscape ? "photos/orientation-Landscape_1.jpg" : "photos/orientation-Portrait_1.jpg"),
-            options: options).image
-        let decoded = try ImageCodec.decode(try CodecCorpus.bytes(file), options: options)
+            options: options, on: .inTurn).image
+        let decoded = try ImageCodec.decode(try CodecCorpus.bytes(file), options: options, on: .inTurn)
         #expect(decoded.metadata.scaleDenominator == 4)
         let n = Int(file.dropLast(4).split(separator: "_").last!)!
         #expect(decoded.metadata.orientation == max(n, 1))
@@ -164,10 +164,10 @@ struct JPEGCodecTests {
     @Test("the orientation check would catch an unrotated image")
     func orientationCheckIsSensitive() throws {
         let upright = try ImageCodec.decode(try CodecCorpus.bytes("photos/orientation-Landscape_1.jpg"),
-                                            options: DecodeOptions(minimumSize: (width: 100, height: 100))).image
+                                            options: DecodeOptions(minimumSize: (width: 100, height: 100)), on: .inTurn).image
         let stored = try ImageCodec.decode(try CodecCorpus.bytes("photos/orientation-Landscape_3.jpg"),
                                            options: DecodeOptions(minimumSize: (width: 100, height: 100),
-                                                                  applyOrientation: false))
+                                                                  applyOrientation: false), on: .inTurn)
         #expect(stored.metadata.orientation == 1)
         let difference = meanAbsoluteDifference(cellMeans(stored.image, cols: 24, rows: 24),
                                                 cellMeans(upright, cols: 24, rows: 24))
@@ -177,7 +177,7 @@ struct JPEGCodecTests {
     @Test("applyOrientation false keeps the stored layout")
     func orientationOff() throws {
         let decoded = try ImageCodec.decode(try CodecCorpus.bytes("photos/orientation-Landscape_6.jpg"),
-                                            options: DecodeOptions(applyOrientation: false))
+                                            options: DecodeOptions(applyOrientation: false), on: .inTurn)
         #expect(decoded.image.width == 1200 && decoded.image.height == 1800)
         #expect(decoded.metadata.orientation == 1)
         #expect(decoded.metadata.originalWidth == 1200)
@@ -188,13 +188,13 @@ struct JPEGCodecTests {
                       "photos/pillow-invalid-exif.jpg", "photos/pillow-multiple_exif.jpg",
                       "broken/pillow-broken_exif_dpi.jpg"])
     func oddExif(_ file: String) throws {
-        let decoded = try ImageCodec.decode(try CodecCorpus.bytes(file))
+        let decoded = try ImageCodec.decode(try CodecCorpus.bytes(file), on: .inTurn)
         #expect((1...8).contains(decoded.metadata.orientation))
     }
 
     @Test("libjpeg corrupt-data warnings are collected, not printed")
     func corruptDataWarnings() throws {
-        let decoded = try ImageCodec.decode(try CodecCorpus.bytes("photos/pillow-hopper_bad_exif.jpg"))
+        let decoded = try ImageCodec.decode(try CodecCorpus.bytes("photos/pillow-hopper_bad_exif.jpg"), on: .inTurn)
         #expect(decoded.warnings.first?.contains("Corrupt JPEG data") == true)
         #expect(decoded.warnings.last?.contains("more warnings") == true)
     }
@@ -205,15 +205,15 @@ struct JPEGCodecTests {
         let cases: [(min: (Int, Int), denominator: Int)] = [((100, 70), 8), ((100, 100), 4), ((300, 300), 2),
                                                             ((600, 300), 1), ((1800, 1200), 1)]
         for c in cases {
-            let decoded = try ImageCodec.decode(bytes, options: DecodeOptions(minimumSize: (width: c.min.0, height: c.min.1)))
+            let decoded = try ImageCodec.decode(bytes, options: DecodeOptions(minimumSize: (width: c.min.0, height: c.min.1)), on: .inTurn)
             #expect(decoded.metadata.scaleDenominator == c.denominator, "minimum \(c.min)")
             #expect(decoded.image.width == (1800 + c.denominator - 1) / c.denominator)
             #expect(decoded.image.width >= 2 * c.min.0 || c.denominator == 1)
             #expect(decoded.image.height >= 2 * c.min.1 || c.denominator == 1)
             #expect(decoded.metadata.originalWidth == 1800 && decoded.metadata.originalHeight == 1200)
         }
-        let full = try ImageCodec.decode(bytes).image
-        let eighth = try ImageCodec.decode(bytes, options: DecodeOptions(minimumSize: (width: 50, height: 50))).image
+        let full = try ImageCodec.decode(bytes, on: .inTurn).image
+        let eighth = try ImageCodec.decode(bytes, options: DecodeOptions(minimumSize: (width: 50, height: 50)), on: .inTurn).image
         #expect(eighth.width == 225 && eighth.height == 150)
         #expect(meanAbsoluteDifference(cellMeans(full, cols: 15, rows: 10), cellMeans(eighth, cols: 15, rows: 10)) < 2)
     }
@@ -222,7 +222,7 @@ struct JPEGCodecTests {
     func shrinkOnLoadRotated() throws {
         // Stored 1200x1800, displayed 1800x1200. Needing 400 display columns means 800 stored rows: 1/2.
         let decoded = try ImageCodec.decode(try CodecCorpus.bytes("photos/orientation-Landscape_6.jpg"),
-                                            options: DecodeOptions(minimumSize: (width: 400, height: 100)))
+                                            options: DecodeOptions(minimumSize: (width: 400, height: 100)), on: .inTurn)
         #expect(decoded.metadata.scaleDenominator == 2)
         #expect(decoded.image.width == 900 && decoded.image.height == 600)
         #expect(decoded.metadata.originalWidth == 1800 && decoded.metadata.originalHeight == 1200)
@@ -231,12 +231,12 @@ struct JPEGCodecTests {
     @Test("truncated JPEG data is an error by default and grey-padded on request")
     func truncation() throws {
         let full = try CodecCorpus.bytes("photos/rocket.jpg")
-        let reference = try ImageCodec.decode(full).image
+        let reference = try ImageCodec.decode(full, on: .inTurn).image
         let cut = Array(full[0..<(full.count * 6 / 10)])
         #expect(throws: ImagingError.truncated(format: .jpeg, message: "Premature end of JPEG file")) {
-            try ImageCodec.decode(cut)
+            try ImageCodec.decode(cut, on: .inTurn)
         }
-        let partial = try ImageCodec.decode(cut, options: DecodeOptions(allowTruncated: true))
+        let partial = try ImageCodec.decode(cut, options: DecodeOptions(allowTruncated: true), on: .inTurn)
         #expect(partial.warnings.contains { $0.contains("truncated") })
         #expect(partial.image.width == reference.width && partial.image.height == reference.height)
         let rows = reference.rowBytes * 16
@@ -250,24 +250,24 @@ struct JPEGCodecTests {
         #expect(try ImageCodec.info(full).isProgressive)
         let cut = Array(full[0..<(full.count / 2)])
         #expect(throws: ImagingError.truncated(format: .jpeg, message: "Premature end of JPEG file")) {
-            try ImageCodec.decode(cut)
+            try ImageCodec.decode(cut, on: .inTurn)
         }
-        #expect(try ImageCodec.decode(cut, options: DecodeOptions(allowTruncated: true)).image.width == 1000)
+        #expect(try ImageCodec.decode(cut, options: DecodeOptions(allowTruncated: true), on: .inTurn).image.width == 1000)
     }
 
     @Test("maxPixels is checked from the JPEG header")
     func maxPixels() throws {
         let bytes = try CodecCorpus.bytes("photos/rocket.jpg")
         #expect(throws: ImagingError.tooLarge(width: 640, height: 427, limit: 1000)) {
-            try ImageCodec.decode(bytes, options: DecodeOptions(maxPixels: 1000))
+            try ImageCodec.decode(bytes, options: DecodeOptions(maxPixels: 1000), on: .inTurn)
         }
     }
 
     @Test("ICC profiles are returned, including a large multi-chunk one")
     func iccProfile() throws {
-        let big = try ImageCodec.decode(try CodecCorpus.bytes("photos/pillow-icc_profile_big.jpg"))
+        let big = try ImageCodec.decode(try CodecCorpus.bytes("photos/pillow-icc_profile_big.jpg"), on: .inTurn)
         #expect(big.metadata.iccProfile?.count == 399_788)
-        let none = try ImageCodec.decode(try CodecCorpus.bytes("photos/libjpeg-testorig.jpg"))
+        let none = try ImageCodec.decode(try CodecCorpus.bytes("photos/libjpeg-testorig.jpg"), on: .inTurn)
         #expect(none.metadata.iccProfile == nil)
     }
 
@@ -287,7 +287,7 @@ struct JPEGCodecTests {
         for _ in 0..<600 { bytes += scan }
         bytes += original[end...]
         do {
-            _ = try ImageCodec.decode(bytes)
+            _ = try ImageCodec.decode(bytes, on: .inTurn)
             Issue.record("decoded a 600-scan file")
         } catch let error as ImagingError {
             #expect(error.message.contains("too many progressive scans"), "\(error.message)")
@@ -300,7 +300,7 @@ struct JPEGCodecTests {
         let bytes = try CodecCorpus.bytes(file)
         let task = Task { () throws -> DecodedImage in
             while !Task.isCancelled { await Task.yield() }
-            return try ImageCodec.decode(bytes)
+            return try ImageCodec.decode(bytes, on: .inTurn)
         }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled JPEG decode to end") }

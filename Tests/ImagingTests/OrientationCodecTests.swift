@@ -72,7 +72,7 @@ struct OrientationCodecTests {
         let w = 131, h = 70
         var image = Image(width: w, height: h)
         for y in 0..<h { for x in 0..<w { image[x, y] = RGBA(r: UInt8(x), g: UInt8(y), b: UInt8((x * 7 + y) & 0xFF)) } }
-        let out = try orientation.apply(to: image)
+        let out = try orientation.apply(to: image, on: .inTurn)
         #expect(out.width == (orientation.swapsAxes ? h : w) && out.height == (orientation.swapsAxes ? w : h))
         var wrong = 0
         for y in 0..<h {

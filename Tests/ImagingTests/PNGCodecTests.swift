@@ -23,7 +23,7 @@ struct PNGCodecTests {
     @Test("every valid PngSuite file decodes to the reference pixels", arguments: PNGReference.names)
     func pngSuiteMatchesReference(_ name: String) throws {
         let reference = try #require(PNGReference.all[name])
-        let decoded = try ImageCodec.decode(try CodecCorpus.bytes("pngsuite/" + name))
+        let decoded = try ImageCodec.decode(try CodecCorpus.bytes("pngsuite/" + name), on: .inTurn)
         #expect(decoded.image.width == reference.width)
         #expect(decoded.image.height == reference.height)
         #expect(fnv1a64(decoded.image.pixels) == reference.fnv1a64, "pixels differ from the pypng reference")
@@ -40,9 +40,9 @@ struct PNGCodecTests {
     @Test("Adam7 files decode like their non-interlaced twins",
           arguments: PNGReference.names.filter { $0.hasPrefix("basi") })
     func interlacedMatchesProgressive(_ name: String) throws {
-        let interlaced = try ImageCodec.decode(try CodecCorpus.bytes("pngsuite/" + name))
+        let interlaced = try ImageCodec.decode(try CodecCorpus.bytes("pngsuite/" + name), on: .inTurn)
         let twin = "basn" + name.dropFirst(4)
-        let plain = try ImageCodec.decode(try CodecCorpus.bytes("pngsuite/" + twin))
+        let plain = try ImageCodec.decode(try CodecCorpus.bytes("pngsuite/" + twin), on: .inTurn)
         #expect(interlaced.image == plain.image)
     }
 
@@ -61,7 +61,7 @@ struct PNGCodecTests {
     func corruptFilesRejected(_ file: String, _ expected: String) throws {
         let bytes = try CodecCorpus.bytes("pngsuite/" + file)
         do {
-            _ = try ImageCodec.decode(bytes)
+            _ = try ImageCodec.decode(bytes, on: .inTurn)
             Issue.record("\(file) decoded")
         } catch let error as ImagingError {
             guard case .invalidImage(.png, let message) = error else {
@@ -84,18 +84,18 @@ struct PNGCodecTests {
         let png = PNGTestBuilder.png(width: 100_000, height: 100_000, bitDepth: 8, colorType: 6,
                                      filteredRows: [0, 1, 2, 3, 4])
         #expect(throws: ImagingError.tooLarge(width: 100_000, height: 100_000, limit: 100_000_000)) {
-            try ImageCodec.decode(png)
+            try ImageCodec.decode(png, on: .inTurn)
         }
         let info = try ImageCodec.info(png)
         #expect(info.width == 100_000 && info.height == 100_000)
         #expect(throws: ImagingError.tooLarge(width: 100_000, height: 100_000, limit: 1000)) {
-            try ImageCodec.decode(png, options: DecodeOptions(maxPixels: 1000))
+            try ImageCodec.decode(png, options: DecodeOptions(maxPixels: 1000), on: .inTurn)
         }
         // No budget at all still cannot overflow the buffer size: 2^31-1 squared * 4 bytes is refused.
         let absurd = PNGTestBuilder.png(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF, bitDepth: 16, colorType: 6,
                                         filteredRows: [0])
         #expect(throws: ImagingError.tooLarge(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF, limit: .max)) {
-            try ImageCodec.decode(absurd, options: DecodeOptions(maxPixels: .max))
+            try ImageCodec.decode(absurd, options: DecodeOptions(maxPixels: .max), on: .inTurn)
         }
     }
 
@@ -103,13 +103,13 @@ struct PNGCodecTests {
     func extremeAspect() throws {
         let wide = PNGTestBuilder.png(width: 200_000_000, height: 1, bitDepth: 8, colorType: 0, filteredRows: [0, 1])
         #expect(throws: ImagingError.tooLarge(width: 200_000_000, height: 1, limit: 100_000_000)) {
-            try ImageCodec.decode(wide)
+            try ImageCodec.decode(wide, on: .inTurn)
         }
         let tall = PNGTestBuilder.png(width: 1, height: 3_000_000, bitDepth: 8, colorType: 0, filteredRows: [0, 1])
         #expect(try ImageCodec.info(tall).height == 3_000_000)
         // Within the budget: decoding starts and meets the missing rows.
         #expect(throws: ImagingError.truncated(format: .png, message: "Not enough image data")) {
-            try ImageCodec.decode(tall)
+            try ImageCodec.decode(tall, on: .inTurn)
         }
     }
 
@@ -122,7 +122,7 @@ struct PNGCodecTests {
             for x in 0..<256 { rows += [UInt8(y), UInt8(x)] }
         }
         let png = PNGTestBuilder.png(width: 256, height: 256, bitDepth: 16, colorType: 0, filteredRows: rows)
-        let image = try ImageCodec.decode(png).image
+        let image = try ImageCodec.decode(png, on: .inTurn).image
         var mismatches = 0
         for v in 0..<65536 {
             let expected = UInt8((v * 255 + 32767) / 65535)
@@ -139,7 +139,7 @@ struct PNGCodecTests {
         let trns = PNGTestBuilder.chunk("tRNS", [0x12, 0x34])
         let png = PNGTestBuilder.png(width: 2, height: 1, bitDepth: 16, colorType: 0, extraChunks: [trns],
                                      filteredRows: rows)
-        let image = try ImageCodec.decode(png).image
+        let image = try ImageCodec.decode(png, on: .inTurn).image
         #expect(image[0, 0].a == 0)
         #expect(image[1, 0].a == 255)
         #expect(image[0, 0].r == image[1, 0].r)
@@ -161,11 +161,11 @@ struct PNGCodecTests {
 
     @Test("metadata reports the file's own format facts and ICC profile")
     func metadata() throws {
-        let decoded = try ImageCodec.decode(try CodecCorpus.bytes("photos/astronaut.png"))
+        let decoded = try ImageCodec.decode(try CodecCorpus.bytes("photos/astronaut.png"), on: .inTurn)
         #expect(decoded.metadata.format == .png)
         #expect(decoded.metadata.originalWidth == 512 && decoded.metadata.originalHeight == 512)
         #expect(decoded.metadata.iccProfile?.count == (try ImageCodec.info(try CodecCorpus.bytes("photos/astronaut.png"))).iccProfileBytes)
-        let alpha = try ImageCodec.decode(try CodecCorpus.bytes("pngsuite/basn6a16.png"))
+        let alpha = try ImageCodec.decode(try CodecCorpus.bytes("pngsuite/basn6a16.png"), on: .inTurn)
         #expect(alpha.metadata.hadAlpha && alpha.metadata.bitDepth == 16 && alpha.metadata.channels == 4)
     }
 
@@ -173,21 +173,21 @@ struct PNGCodecTests {
     func sniffIgnoresName() throws {
         let bytes = try CodecCorpus.bytes("broken/plants-1-really-png.jpg")
         #expect(ImageCodec.sniff(bytes) == .png)
-        #expect(try ImageCodec.decode(bytes).metadata.format == .png)
+        #expect(try ImageCodec.decode(bytes, on: .inTurn).metadata.format == .png)
     }
 
     @Test("truncated PNG data is an error by default and a partial image on request")
     func truncation() throws {
         let full = try CodecCorpus.bytes("photos/coffee.png")
-        let reference = try ImageCodec.decode(full).image
+        let reference = try ImageCodec.decode(full, on: .inTurn).image
         let cut = Array(full[0..<(full.count / 2)])
-        #expect(throws: ImagingError.self) { try ImageCodec.decode(cut) }
+        #expect(throws: ImagingError.self) { try ImageCodec.decode(cut, on: .inTurn) }
         do {
-            _ = try ImageCodec.decode(cut)
+            _ = try ImageCodec.decode(cut, on: .inTurn)
         } catch let error as ImagingError {
             guard case .truncated(.png, _) = error else { Issue.record("expected truncated, got \(error)"); return }
         }
-        let partial = try ImageCodec.decode(cut, options: DecodeOptions(allowTruncated: true))
+        let partial = try ImageCodec.decode(cut, options: DecodeOptions(allowTruncated: true), on: .inTurn)
         #expect(partial.warnings.contains { $0.contains("truncated") })
         #expect(partial.image.width == reference.width && partial.image.height == reference.height)
         // The first rows are intact, the last row is blank.
@@ -201,7 +201,7 @@ struct PNGCodecTests {
         let bytes = try CodecCorpus.bytes("photos/coffee.png")
         let task = Task { () throws -> DecodedImage in
             while !Task.isCancelled { await Task.yield() }
-            return try ImageCodec.decode(bytes)
+            return try ImageCodec.decode(bytes, on: .inTurn)
         }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled PNG decode to end") }

@@ -66,7 +66,7 @@ import Testing
             try PNGEncoder.write($0, width: 97, height: 89, inChannels: 1, outChannels: 1, level: 6, pieces: false, on: .inTurn)
         }
         #expect(pieces == whole, "grey: \(pieces.count) bytes against \(whole.count)")
-        let decoded = try ImageCodec.decode(pieces).image
+        let decoded = try ImageCodec.decode(pieces, on: .inTurn).image
         #expect(decoded.pixels.enumerated().allSatisfy { $0.offset % 4 == 3 || $0.element == grey[$0.offset / 4] })
     }
 
@@ -85,7 +85,7 @@ import Testing
             let whole = try Self.encode(image)
             #expect(pooled == split, "\(width)x\(height): the pool's bytes differ from inline")
             #expect(split != whole, "\(width)x\(height): not split (\(split.count) bytes, whole \(whole.count))")
-            let decoded = try ImageCodec.decode(split)
+            let decoded = try ImageCodec.decode(split, on: .inTurn)
             #expect(decoded.warnings.isEmpty, "\(width)x\(height): \(decoded.warnings)")
             let differing = zip(decoded.image.pixels, image.pixels).filter { $0 != $1 }.count
             #expect(decoded.image.width == width && decoded.image.height == height && differing == 0,
@@ -101,7 +101,7 @@ import Testing
             try PNGEncoder.write($0, width: 150, height: 120, inChannels: 4, outChannels: 4, level: level,
                                  splitThreshold: 0, on: .inTurn)
         }
-        let decoded = try ImageCodec.decode(split)
+        let decoded = try ImageCodec.decode(split, on: .inTurn)
         #expect(decoded.warnings.isEmpty, "level \(level): \(decoded.warnings)")
         #expect(decoded.image.pixels == image.pixels, "level \(level): the pixels differ")
     }

@@ -20,26 +20,26 @@ import Testing
 
     @Test func distinctBlocksAreFoundWithTheirShares() throws {
         let image = Self.stripes([(Self.red, 50), (Self.green, 30), (Self.blue, 20)])
-        let palette = try PaletteExtractor.palette(of: image, count: 3)
+        let palette = try PaletteExtractor.palette(of: image, count: 3, on: .inTurn)
         #expect(palette.map(\.rgb) == [Self.red, Self.green, Self.blue])
         #expect(palette.map(\.fraction) == [0.5, 0.3, 0.2])
     }
 
     @Test func fewerColoursThanRequestedReturnsWhatItHas() throws {
-        let white = try PaletteExtractor.palette(of: Image(width: 300, height: 200, fill: RGBA(r: 255, g: 255, b: 255)), count: 5)
+        let white = try PaletteExtractor.palette(of: Image(width: 300, height: 200, fill: RGBA(r: 255, g: 255, b: 255)), count: 5, on: .inTurn)
         #expect(white == [PaletteColor(rgb: RGBA(r: 255, g: 255, b: 255), fraction: 1)])
-        let two = try PaletteExtractor.palette(of: Self.stripes([(Self.red, 3), (Self.blue, 1)], height: 1), count: 10)
+        let two = try PaletteExtractor.palette(of: Self.stripes([(Self.red, 3), (Self.blue, 1)], height: 1), count: 10, on: .inTurn)
         #expect(two.map(\.hex) == [Self.red.hex, Self.blue.hex])
-        let tiny = try PaletteExtractor.palette(of: Image(width: 1, height: 1, fill: Self.green), count: 16)
+        let tiny = try PaletteExtractor.palette(of: Image(width: 1, height: 1, fill: Self.green), count: 16, on: .inTurn)
         #expect(tiny.map(\.rgb) == [Self.green])
     }
 
     @Test func transparentPixelsAreIgnored() throws {
         let ghost = RGBA(r: 0, g: 255, b: 255, a: 100)
         let image = Self.stripes([(ghost, 80), (Self.red, 20)])
-        let palette = try PaletteExtractor.palette(of: image, count: 4)
+        let palette = try PaletteExtractor.palette(of: image, count: 4, on: .inTurn)
         #expect(palette.map(\.rgb) == [Self.red] && palette.first?.fraction == 1)
-        #expect(try PaletteExtractor.palette(of: Image(width: 50, height: 40), count: 5).isEmpty)
+        #expect(try PaletteExtractor.palette(of: Image(width: 50, height: 40), count: 5, on: .inTurn).isEmpty)
     }
 
     @Test func largeImageIsDownscaledAndStaysDeterministic() throws {
@@ -53,8 +53,8 @@ import Testing
                 image[x, y] = RGBA(r: jitter(base.0), g: jitter(base.1), b: jitter(base.2))
             }
         }
-        let a = try PaletteExtractor.palette(of: image, count: 2)
-        let b = try PaletteExtractor.palette(of: image, count: 2)
+        let a = try PaletteExtractor.palette(of: image, count: 2, on: .inTurn)
+        let b = try PaletteExtractor.palette(of: image, count: 2, on: .inTurn)
         #expect(a == b)
         #expect(a.count == 2)
         #expect(abs(a[0].fraction - 0.6) < 0.02 && abs(a[1].fraction - 0.4) < 0.02)
@@ -65,7 +65,7 @@ import Testing
     @Test(arguments: [0, -1, 17, Int.max])
     func invalidCountThrows(count: Int) {
         #expect(throws: PaletteError.invalidCount(count)) {
-            try PaletteExtractor.palette(of: Image(width: 2, height: 2), count: count)
+            try PaletteExtractor.palette(of: Image(width: 2, height: 2), count: count, on: .inTurn)
         }
     }
 
@@ -81,7 +81,7 @@ import Testing
         let image = Self.stripes([(Self.red, 300), (Self.green, 200), (Self.blue, 100)], height: 200)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try PaletteExtractor.palette(of: image, count: 3)
+            return try PaletteExtractor.palette(of: image, count: 3, on: .inTurn)
         }
         await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled palette extraction to end") }
     }

@@ -10,7 +10,7 @@ import Testing
 
     static func load(_ name: String) throws -> Image {
         let bytes = [UInt8](try Data(contentsOf: photos.appendingPathComponent(name)))
-        return try ImageCodec.decode(bytes).image
+        return try ImageCodec.decode(bytes, on: .inTurn).image
     }
 
     /// The palette metric (also computed by bench/palette_peers.py): mean CIEDE2000 from each
@@ -32,8 +32,8 @@ import Testing
     @Test(arguments: ["car-1.jpg", "animal-2.jpg", "girl-2.jpg"])
     func paletteOfAPhotoIsCompactSortedAndClose(name: String) throws {
         let image = try Self.load(name)
-        let small = try Resampler.thumbnail(image, width: 128, height: 128)
-        let palette = try PaletteExtractor.palette(of: small, count: 5)
+        let small = try Resampler.thumbnail(image, width: 128, height: 128, on: .inTurn)
+        let palette = try PaletteExtractor.palette(of: small, count: 5, on: .inTurn)
         #expect(palette.count == 5)
         #expect(zip(palette, palette.dropFirst()).allSatisfy { $0.fraction >= $1.fraction })
         let total: Double = palette.map(\.fraction).reduce(0, +)
@@ -42,13 +42,13 @@ import Testing
         let distance = Self.meanDistance(small, palette)
         #expect(distance < 7, "\(name): \(distance)")
         // Same answer from the full-size image (downscaled internally the same way).
-        #expect(try PaletteExtractor.palette(of: image, count: 5) == palette)
+        #expect(try PaletteExtractor.palette(of: image, count: 5, on: .inTurn) == palette)
     }
 
     @Test func lanczosThumbnailIsCloseToAnAreaAverage() throws {
         let image = try Self.load("car-2.jpg")
-        let lanczos = try Resampler.thumbnail(image, width: 160, height: 160)
-        let area = try Resampler.thumbnail(image, width: 160, height: 160, filter: .box)
+        let lanczos = try Resampler.thumbnail(image, width: 160, height: 160, on: .inTurn)
+        let area = try Resampler.thumbnail(image, width: 160, height: 160, filter: .box, on: .inTurn)
         #expect(lanczos.width == area.width && lanczos.height == area.height && max(lanczos.width, lanczos.height) == 160)
         var se = 0.0
         for i in 0..<lanczos.pixels.count where i % 4 != 3 {

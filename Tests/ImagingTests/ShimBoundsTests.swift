@@ -72,7 +72,7 @@ struct ShimBoundsTests {
         }
         if start.isFinite {  // what a request's `start` reaches (a NaN one is never seeked: it is not > 0)
             let bytes = try MotionCorpus.bytes("pan.mp4")
-            #expect(throws: MotionError.self) { _ = try MotionDecoder(bytes: bytes, start: start).next() }
+            #expect(throws: MotionError.self) { _ = try MotionDecoder(bytes: bytes, start: start, on: .inTurn).next(on: .inTurn) }
         }
     }
 

@@ -53,7 +53,7 @@ struct ShrinkOnLoadTests {
         let bytes = try CodecCorpus.bytes("photos/orientation-Landscape_1.jpg")   // 1800x1200
         // 1800x1200 into a 100 box is 100x67: 1/8 (225x150) keeps twice that.
         let decoded = try ImageCodec.decode(bytes, options: DecodeOptions(
-            shrinkOnLoad: .thumbnail(width: 100, height: 100, fit: .contain)))
+            shrinkOnLoad: .thumbnail(width: 100, height: 100, fit: .contain)), on: .inTurn)
         #expect(decoded.metadata.scaleDenominator == 8)
         #expect(decoded.image.width == 225 && decoded.image.height == 150)
     }

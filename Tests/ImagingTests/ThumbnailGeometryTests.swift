@@ -35,11 +35,11 @@ import Imaging
     @Test func thumbnailCoverProducesTheBoxAndMatchesCropThenResize() throws {
         var image = Image(width: 90, height: 30, fill: RGBA(r: 0, g: 0, b: 255))
         for y in 0..<30 { for x in 30..<60 { image[x, y] = RGBA(r: 255, g: 0, b: 0) } }
-        let thumb = try Resampler.thumbnail(image, width: 10, height: 10, fit: .cover)
+        let thumb = try Resampler.thumbnail(image, width: 10, height: 10, fit: .cover, on: .inTurn)
         #expect(thumb.width == 10 && thumb.height == 10)
         // The centred square crop is the red block only (kernel taps at its edges read a little blue).
         #expect(thumb[5, 5] == RGBA(r: 255, g: 0, b: 0))
-        let contain = try Resampler.thumbnail(image, width: 10, height: 10)
+        let contain = try Resampler.thumbnail(image, width: 10, height: 10, on: .inTurn)
         #expect(contain.width == 10 && contain.height == 3)
     }
 }

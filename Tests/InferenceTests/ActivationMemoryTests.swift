@@ -1,3 +1,4 @@
+import Compute
 import Deadlines
 @testable import Inference
 import Testing
@@ -38,9 +39,9 @@ struct ActivationMemoryTests {
         func input(_ seed: Int) -> Tensor {
             Tensor(channels: 3, height: 96, width: 96, data: (0..<(3 * 96 * 96)).map { Float(($0 * 7919 + seed) % 255) / 64 - 2 })
         }
-        let alone = try (0..<4).map { try network.forward(input($0)) }
+        let alone = try (0..<4).map { try network.forward(input($0), parallel: InTurnLoop()) }
         let shared = try await withThrowingTaskGroup(of: (Int, Tensor).self) { group in
-            for i in 0..<4 { group.addTask { (i, try network.forward(input(i), memory: memory)) } }
+            for i in 0..<4 { group.addTask { (i, try network.forward(input(i), parallel: InTurnLoop(), memory: memory)) } }
             var maps = [Tensor?](repeating: nil, count: 4)
             for try await (i, map) in group { maps[i] = map }
             return maps
@@ -133,9 +134,9 @@ struct ActivationMemoryTests {
         let network = try Network.u2netp.get().resized(toHeight: 64, width: 64)
         let memory = ActivationMemory(budget: { network.activationBytes })
         let input = Tensor(channels: 3, height: 64, width: 64, data: (0..<(3 * 64 * 64)).map { Float($0 % 97) / 32 - 1.5 })
-        let alone = try network.forward(input)
+        let alone = try network.forward(input, parallel: InTurnLoop())
         let maps = try await withThrowingTaskGroup(of: Tensor.self) { group in
-            for _ in 0..<2 { group.addTask { try await memory.withBlock(for: network) { try network.forward(input, in: $0) } } }
+            for _ in 0..<2 { group.addTask { try await memory.withBlock(for: network) { try network.forward(input, in: $0, parallel: InTurnLoop()) } } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(maps.count == 2 && maps.allSatisfy { $0 == alone })

@@ -1,3 +1,4 @@
+import Compute
 @testable import Inference
 import Testing
 
@@ -98,7 +99,7 @@ struct ActivationPlanTests {
         #expect(plan.offsets[1] == plan.offsets[0], "the first ReLU is the input's last reader: \(plan.offsets)")
         #expect(plan.offsets[2] != plan.offsets[1], "tensor 1 is read again by the add: \(plan.offsets)")
         #expect(plan.offsets[3] == plan.offsets[1], "the add writes over its first input: \(plan.offsets)")
-        let out = try network.forward(Tensor(channels: 1, height: 4, width: 4, data: (0..<16).map { Float($0) - 8 }))
+        let out = try network.forward(Tensor(channels: 1, height: 4, width: 4, data: (0..<16).map { Float($0) - 8 }), parallel: InTurnLoop())
         let expected: [Float] = (0..<16).map { (i: Int) -> Float in 2 * max(0, Float(i) - 8) }
         #expect(out.data == expected)
     }

@@ -79,7 +79,7 @@ struct ConvolutionTests {
                 var workspace = ConvolutionWorkspace()
                 let out = try Tensor(channels: cout, height: h, width: w) { dst in
                     try Convolution.withPlanes(of: [x]) { planes in
-                        try winograd.apply(planes, height: h, width: w, into: dst, workspace: &workspace)
+                        try winograd.apply(planes, height: h, width: w, into: dst, workspace: &workspace, on: .inTurn)
                     }
                 }
                 // F(6x6, 3x3)'s transforms scale values by up to 32 (Aᵀ) and 5.25 (Bᵀ): a few ulps of
@@ -113,12 +113,12 @@ struct ConvolutionTests {
                     try stored.withUnsafeMutableBufferPointer { out in
                         try conv.apply([.stored(enlargedView), .stored(otherView)],
                                        into: TensorView(shape: TensorShape(channels: 4, height: h, width: w), base: out.baseAddress!),
-                                       workspace: &workspace)
+                                       workspace: &workspace, on: .inTurn)
                     }
                     try folded.withUnsafeMutableBufferPointer { out in
                         try conv.apply([.upsampled(smallView), .stored(otherView)],
                                        into: TensorView(shape: TensorShape(channels: 4, height: h, width: w), base: out.baseAddress!),
-                                       workspace: &workspace)
+                                       workspace: &workspace, on: .inTurn)
                     }
                 }
             }
@@ -152,7 +152,7 @@ struct ConvolutionTests {
             let conv = Self.convolution(in: 4, out: 6, kernel: 3, dilation: dilation, relu: true, seed: seed)
             let x = Tensor(channels: 4, height: h, width: w, data: Self.values(4 * h * w, seed: 11))
             var workspace = ConvolutionWorkspace()
-            let out = try conv.apply([x], workspace: &workspace)
+            let out = try conv.apply([x], workspace: &workspace, on: .inTurn)
             let reference = Self.direct(conv, Self.filters(of: conv, seed: seed), x)
             #expect(Self.worstDifference(out.data, reference) < 1e-5, "\(h)x\(w), dilation \(dilation)")
         }
@@ -169,7 +169,7 @@ struct ConvolutionTests {
             let seed: UInt64 = 13
             let conv = Self.convolution(in: 5, out: 4, kernel: kernel, dilation: 1, relu: false, seed: seed)
             var workspace = ConvolutionWorkspace()
-            let parts = try conv.apply([a, b], workspace: &workspace)
+            let parts = try conv.apply([a, b], workspace: &workspace, on: .inTurn)
             let reference = Self.direct(conv, Self.filters(of: conv, seed: seed), whole)
             #expect(Self.worstDifference(parts.data, reference) < 1e-4, "\(kernel)x\(kernel) on \(h)x\(w)")
         }
@@ -222,10 +222,10 @@ struct ConvolutionTests {
         var workspace = ConvolutionWorkspace()
         #expect(throws: InferenceError.self) {
             try conv.apply([Tensor(channels: 1, height: 4, width: 4), Tensor(channels: 2, height: 4, width: 5)],
-                           workspace: &workspace)
+                           workspace: &workspace, on: .inTurn)
         }
         #expect(throws: InferenceError.self) {
-            try conv.apply([Tensor(channels: 2, height: 4, width: 4)], workspace: &workspace)
+            try conv.apply([Tensor(channels: 2, height: 4, width: 4)], workspace: &workspace, on: .inTurn)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Compute
 @testable import Inference
 import Testing
 
@@ -18,7 +19,7 @@ import Testing
         var maps: [(KernelLevel, [Float])] = []
         for level in levels {
             #expect(KernelLevel.use(level) == level)
-            maps.append((level, try network.forward(input).data))
+            maps.append((level, try network.forward(input, parallel: InTurnLoop()).data))
         }
         let (_, reference) = maps[0]
         for (level, map) in maps.dropFirst() {

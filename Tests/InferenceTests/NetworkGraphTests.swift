@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 @testable import Inference
 import Testing
@@ -32,7 +33,7 @@ struct NetworkGraphTests {
             {"op": "sigmoid", "in": 1, "out": 2}
             """, parameters: 10)
         let network = try Network(graph: graph, weights: [Float](repeating: 1, count: 10))
-        let out = try network.forward(Tensor(channels: 1, height: 4, width: 4, data: [Float](repeating: 1, count: 16)))
+        let out = try network.forward(Tensor(channels: 1, height: 4, width: 4, data: [Float](repeating: 1, count: 16)), parallel: InTurnLoop())
         // A corner sees 4 ones, an edge 6, the middle 9; plus the bias.
         #expect(abs(out.data[0] - 1 / (1 + expf(-5))) < 1e-6)
         #expect(abs(out.data[1] - 1 / (1 + expf(-7))) < 1e-6)
@@ -48,9 +49,9 @@ struct NetworkGraphTests {
             """), weights: [])
         let resized = try network.resized(toHeight: 9, width: 6)
         #expect(resized.inputHeight == 9 && resized.inputWidth == 6)
-        let out = try resized.forward(Tensor(channels: 1, height: 9, width: 6, data: (0..<54).map(Float.init)))
+        let out = try resized.forward(Tensor(channels: 1, height: 9, width: 6, data: (0..<54).map(Float.init)), parallel: InTurnLoop())
         #expect(out.height == 9 && out.width == 6)
-        #expect(try network.resized(toHeight: 4, width: 4).forward(Tensor(channels: 1, height: 4, width: 4)).height == 4)
+        #expect(try network.resized(toHeight: 4, width: 4).forward(Tensor(channels: 1, height: 4, width: 4), parallel: InTurnLoop()).height == 4)
 
         let odd = try Network(graph: try Self.graph(#"{"op": "resize", "in": 0, "out": 2, "height": 3, "width": 4}"#), weights: [])
         #expect(throws: InferenceError.self) { try odd.resized(toHeight: 8, width: 8) }

@@ -72,12 +72,12 @@ struct SharedOutputTests {
         var convs: [Int: Convolution] = [:]
         for step in network.steps { if case .conv(let conv, _, let out) = step { convs[out] = conv } }
         #expect(convs.count == 5)
-        let t1 = try convs[1]!.apply([input], workspace: &workspace)
-        let t2 = try convs[2]!.apply([t1], workspace: &workspace)
-        let t3 = try convs[3]!.apply([t2], workspace: &workspace)
-        let t4 = try convs[4]!.apply([t3], workspace: &workspace)
+        let t1 = try convs[1]!.apply([input], workspace: &workspace, on: .inTurn)
+        let t2 = try convs[2]!.apply([t1], workspace: &workspace, on: .inTurn)
+        let t3 = try convs[3]!.apply([t2], workspace: &workspace, on: .inTurn)
+        let t4 = try convs[4]!.apply([t3], workspace: &workspace, on: .inTurn)
         let t5 = Tensor(channels: t1.channels, height: t1.height, width: t1.width, data: zip(t4.data, t1.data).map { $0 + $1 })
-        return try convs[6]!.apply([t5], workspace: &workspace).data
+        return try convs[6]!.apply([t5], workspace: &workspace, on: .inTurn).data
     }
 
     @Test func thePlanSharesTheOutputs() throws {

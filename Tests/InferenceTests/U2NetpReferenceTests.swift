@@ -34,7 +34,7 @@ struct U2NetpReferenceTests {
     /// The input the script fed onnxruntime, built the same way from our own PNG decode.
     static func input(_ photo: String, fixture: Fixture) throws -> Tensor {
         let bytes = try Data(contentsOf: root.appendingPathComponent("corpus/photos/\(photo)"))
-        let image = try ImageCodec.decode(Array(bytes)).image
+        let image = try ImageCodec.decode(Array(bytes), on: .inTurn).image
         return .normalizedRGB(rgba: image.pixels, width: image.width, height: image.height, size: fixture.size,
                               mean: fixture.mean, std: fixture.std)
     }
@@ -45,7 +45,7 @@ struct U2NetpReferenceTests {
         let network = try Network.u2netp.get().resized(toHeight: fixture.size, width: fixture.size)
         #expect(!fixture.references.isEmpty)
         for reference in fixture.references {
-            let map = try network.forward(try Self.input(reference.photo, fixture: fixture))
+            let map = try network.forward(try Self.input(reference.photo, fixture: fixture), parallel: InTurnLoop())
             #expect(map.channels == 1 && map.height == fixture.size && map.width == fixture.size)
             var worst: Float = 0
             var i = 0
@@ -64,7 +64,7 @@ struct U2NetpReferenceTests {
 
     @Test func aWrongInputShapeIsRefused() throws {
         let network = try Network.u2netp.get()
-        #expect(throws: InferenceError.self) { try network.forward(Tensor(channels: 3, height: 10, width: 10)) }
+        #expect(throws: InferenceError.self) { try network.forward(Tensor(channels: 3, height: 10, width: 10), parallel: InTurnLoop()) }
     }
 
     @Test func cancellationStopsTheForwardPass() throws {

@@ -17,7 +17,7 @@ struct OutputWriterTests {
 
     @Test func writesThroughATemporaryFile() throws {
         let dir = try tempDir()
-        try FileAccess.unrestricted.writeAtomically([1, 2, 3], to: "\(dir)/a.bin")
+        try FileAccess.unrestricted.writeAtomically([1, 2, 3], to: "\(dir)/a.bin", on: .inTurn)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["a.bin"])
         #expect(FileManager.default.contents(atPath: "\(dir)/a.bin") == Data([1, 2, 3]))
     }
@@ -26,7 +26,7 @@ struct OutputWriterTests {
         let dir = try tempDir()
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            try FileAccess.unrestricted.writeAtomically([1, 2, 3], to: "\(dir)/a.bin")
+            try FileAccess.unrestricted.writeAtomically([1, 2, 3], to: "\(dir)/a.bin", on: .inTurn)
         }
         await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled write to end") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
@@ -34,7 +34,7 @@ struct OutputWriterTests {
 
     @Test func missingFolderIsAnOutputError() {
         #expect {
-            try FileAccess.unrestricted.writeAtomically([1], to: "/no/such/folder/a.bin")
+            try FileAccess.unrestricted.writeAtomically([1], to: "/no/such/folder/a.bin", on: .inTurn)
         } throws: { error in
             guard case WorkerError.outputFailed(let path, _, _) = error else { return false }
             return path == "/no/such/folder/a.bin"
@@ -48,7 +48,7 @@ struct OutputWriterTests {
         let fifo = "\(dir)/fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
         for path in [fifo, dir] {
-            #expect(throws: WorkerError.self) { try FileAccess.unrestricted.writeAtomically([1], to: path) }
+            #expect(throws: WorkerError.self) { try FileAccess.unrestricted.writeAtomically([1], to: path, on: .inTurn) }
             var st = stat()
             #expect(stat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG, "\(path) was replaced")
         }
@@ -58,7 +58,7 @@ struct OutputWriterTests {
         let image = Image(width: 2, height: 2, fill: RGBA(r: 1, g: 2, b: 3))
         let r = try OutputWriter.write(image, to: OutputSpec(inline: true), access: .unrestricted, on: .inTurn)
         let bytes = try #require(Data(base64Encoded: r.data ?? ""))
-        #expect(try ImageCodec.decode(Array(bytes)).image == image)
+        #expect(try ImageCodec.decode(Array(bytes), on: .inTurn).image == image)
         #expect(r.path == nil)
     }
 }
@@ -79,7 +79,7 @@ struct OutputOverwriteTests {
         let notes = "\(dir)/notes.png"
         try Data("my notes".utf8).write(to: URL(fileURLWithPath: notes))
         #expect {
-            try FileAccess.unrestricted.writeAtomically(png, to: notes)
+            try FileAccess.unrestricted.writeAtomically(png, to: notes, on: .inTurn)
         } throws: { error in
             guard case WorkerError.outputFailed(let path, let reason, let rule) = error else { return false }
             return path == notes && reason.contains("not an image") && reason.contains("overwrite") && rule == "not-an-image"
@@ -92,7 +92,7 @@ struct OutputOverwriteTests {
         let dir = try folder()
         let notes = "\(dir)/notes.txt"
         try Data("my notes".utf8).write(to: URL(fileURLWithPath: notes))
-        try FileAccess.unrestricted.writeAtomically(png, to: notes, overwrite: true)
+        try FileAccess.unrestricted.writeAtomically(png, to: notes, overwrite: true, on: .inTurn)
         #expect(FileManager.default.contents(atPath: notes) == Data(png))
     }
 
@@ -103,7 +103,7 @@ struct OutputOverwriteTests {
         let dir = try folder()
         let path = "\(dir)/out.png"
         try Data(existing).write(to: URL(fileURLWithPath: path))
-        try FileAccess.unrestricted.writeAtomically(png, to: path)
+        try FileAccess.unrestricted.writeAtomically(png, to: path, on: .inTurn)
         #expect(FileManager.default.contents(atPath: path) == Data(png))
     }
 
@@ -120,7 +120,7 @@ struct OutputModeTests {
     @Test func outputsAre0644MinusTheUmask() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pw-mode-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try FileAccess.unrestricted.writeAtomically([1, 2, 3], to: "\(dir)/a.png")
+        try FileAccess.unrestricted.writeAtomically([1, 2, 3], to: "\(dir)/a.png", on: .inTurn)
         var st = stat()
         #expect(stat("\(dir)/a.png", &st) == 0)
         let mode = st.st_mode & 0o777

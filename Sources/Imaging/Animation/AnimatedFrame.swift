@@ -25,7 +25,7 @@ public struct AnimatedFrame: Sendable {
 
     /// The frame with its subject cut out (``KeyFrameMasks/cutOut(_:from:decontaminating:on:)``), over `loop`.
     /// - Throws: `CancellationError`.
-    public func cutOut(on loop: some ParallelLoop = .inTurn) throws -> Image {
+    public func cutOut(on loop: some ParallelLoop) throws -> Image {
         var frame = image
         switch edge {
         case .own: break

@@ -107,7 +107,7 @@ public struct AnimationFitting: Sendable {
     ///   - encodedFrame: called after each frame encoded (every attempt's, and the probes').
     ///   - loop: where the encodings' parts spread, and whose cancellation stops the fitting.
     /// - Throws: ``TooLarge`` when no step fits, `ImagingError` from the encoders, `CancellationError`.
-    public func fit(_ spool: FrameSpool, fps: Double?, length: Double, encoded: Encoded? = nil, on loop: some ParallelLoop = .inTurn,
+    public func fit(_ spool: FrameSpool, fps: Double?, length: Double, encoded: Encoded? = nil, on loop: some ParallelLoop,
                     progress: (Attempt) -> Void = { _ in }, encodedFrame: () -> Void = {}) throws -> Result {
         let whole = length >= spool.duration - 1e-9
         let encoded = encoded.flatMap { e in

@@ -140,7 +140,7 @@ public struct ClipCut: Sendable {
     /// Adds the next frame: the motion between it and the frame before, both ways, checked against each other and
     /// followed to the latest key frame.
     /// - Throws: `ImagingError` from the flow, `CancellationError`.
-    public mutating func add(_ image: Image, duration: Double, on loop: some ParallelLoop = .inTurn) throws -> [Action] {
+    public mutating func add(_ image: Image, duration: Double, on loop: some ParallelLoop) throws -> [Action] {
         precondition(!ended, "a frame added after the clip's end")
         try loop.checkCancellation()
         precondition(image.width == width && image.height == height, "a frame of another size")
@@ -169,7 +169,7 @@ public struct ClipCut: Sendable {
     }
 
     /// Ends the clip: its last frame, if it is not a key frame, becomes one (nothing after it could settle it).
-    public mutating func finishClip(on loop: some ParallelLoop = .inTurn) throws -> [Action] {
+    public mutating func finishClip(on loop: some ParallelLoop) throws -> [Action] {
         precondition(!ended, "the clip ended twice")
         ended = true
         var actions: [Action] = []
@@ -187,7 +187,7 @@ public struct ClipCut: Sendable {
     /// its own cut (a median of the three), so a cut that changes its mind for one key frame is outvoted without
     /// holding back a change that lasts; the frames between the settled key frame and it get both masks carried to
     /// them and blended.
-    public mutating func keyFrameCut(_ frame: Int, mask cut: Mask, on loop: some ParallelLoop = .inTurn) throws -> [Action] {
+    public mutating func keyFrameCut(_ frame: Int, mask cut: Mask, on loop: some ParallelLoop) throws -> [Action] {
         precondition(asked > 0 && uncut.first == frame, "a cut handed in that was not the next asked for")
         precondition(cut.width == width && cut.height == height, "a cut of another size")
         uncut.removeFirst()

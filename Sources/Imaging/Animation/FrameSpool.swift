@@ -46,7 +46,7 @@ public struct FrameSpool: Sendable {
     /// Appends a frame that follows the last one, its PNG's bands compressed over `loop`.
     /// - Throws: `ImagingError.encodingFailed` for a frame of another size or a bad duration; `CancellationError`
     ///   when `loop` is cancelled.
-    public mutating func append(_ image: Image, duration: Double, on loop: some ParallelLoop = .inTurn) throws {
+    public mutating func append(_ image: Image, duration: Double, on loop: some ParallelLoop) throws {
         precondition(transform == nil, "frames are appended to a spool as stored, not to a replayed view of one")
         try checkFrame(image, width: width, height: height, duration: duration, format: .apng)
         let png = try image.pixels.withUnsafeBufferPointer { p in
@@ -59,7 +59,7 @@ public struct FrameSpool: Sendable {
     /// calls `body` with each frame and its duration. A stored frame shown several times in a row is decoded once.
     /// The decoding and the transform run on `loop`, which says when to stop.
     /// - Throws: whatever `body` throws, `ImagingError` when a stored frame does not decode, `CancellationError`.
-    public func replay(fps: Double?, length: Double, on loop: some ParallelLoop = .inTurn,
+    public func replay(fps: Double?, length: Double, on loop: some ParallelLoop,
                        _ body: (Image, Double) throws -> Void) throws {
         let end = min(length, duration)
         var decodedIndex = -1

@@ -44,7 +44,7 @@ public final class MotionDecoder: Sendable {
     ///     task's).
     /// - Throws: `MotionError` (or `CancellationError`).
     public convenience init(bytes: [UInt8], limits: MotionLimits = MotionLimits(), start: Double = 0,
-                            duration: Double? = nil, on loop: some ParallelLoop = .inTurn) throws {
+                            duration: Double? = nil, on loop: some ParallelLoop) throws {
         guard let container = MotionContainer(sniffing: bytes) else { throw MotionError.unknownFormat }
         let reader = try Self.open(container, bytes: MotionBytes(bytes), fd: -1, limits: limits, countFrames: false,
                                    on: loop)
@@ -56,7 +56,7 @@ public final class MotionDecoder: Sendable {
     /// or WebP is read whole. The caller keeps and closes its own descriptor.
     /// - Throws: `MotionError` (or `CancellationError`).
     public convenience init(fileDescriptor fd: Int32, limits: MotionLimits = MotionLimits(), start: Double = 0,
-                            duration: Double? = nil, on loop: some ParallelLoop = .inTurn) throws {
+                            duration: Double? = nil, on loop: some ParallelLoop) throws {
         let reader = try Self.open(fileDescriptor: fd, limits: limits, countFrames: false, on: loop)
         try self.init(reader: reader, limits: limits, start: start, duration: duration)
     }
@@ -64,7 +64,7 @@ public final class MotionDecoder: Sendable {
     /// The facts of a source without decoding more than its first frame; a video container that does not declare
     /// its frame count has its packets counted. Limits apply as for decoding.
     public static func info(bytes: [UInt8], limits: MotionLimits = MotionLimits(),
-                            on loop: some ParallelLoop = .inTurn) throws -> MotionInfo {
+                            on loop: some ParallelLoop) throws -> MotionInfo {
         guard let container = MotionContainer(sniffing: bytes) else { throw MotionError.unknownFormat }
         let reader = try open(container, bytes: MotionBytes(bytes), fd: -1, limits: limits, countFrames: true, on: loop)
         return try checked(reader.info, limits: limits, window: (0, nil))
@@ -72,7 +72,7 @@ public final class MotionDecoder: Sendable {
 
     /// ``info(bytes:limits:on:)`` for an opened file (the caller keeps its descriptor).
     public static func info(fileDescriptor fd: Int32, limits: MotionLimits = MotionLimits(),
-                            on loop: some ParallelLoop = .inTurn) throws -> MotionInfo {
+                            on loop: some ParallelLoop) throws -> MotionInfo {
         let reader = try open(fileDescriptor: fd, limits: limits, countFrames: true, on: loop)
         return try checked(reader.info, limits: limits, window: (0, nil))
     }
@@ -81,7 +81,7 @@ public final class MotionDecoder: Sendable {
     /// are counted up to ``MotionSurvey/countedFrames``, and a clip whose declared frame size is over the pixel limit
     /// is described from its container without decoding a frame.
     public static func survey(bytes: [UInt8], limits: MotionLimits = MotionLimits(),
-                              on loop: some ParallelLoop = .inTurn) throws -> MotionSurvey {
+                              on loop: some ParallelLoop) throws -> MotionSurvey {
         guard let container = MotionContainer(sniffing: bytes) else { throw MotionError.unknownFormat }
         let source = MotionBytes(bytes)
         return try survey(limits: limits) { counting in
@@ -92,7 +92,7 @@ public final class MotionDecoder: Sendable {
 
     /// ``survey(bytes:limits:on:)`` for an opened file (the caller keeps its descriptor).
     public static func survey(fileDescriptor fd: Int32, limits: MotionLimits = MotionLimits(),
-                              on loop: some ParallelLoop = .inTurn) throws -> MotionSurvey {
+                              on loop: some ParallelLoop) throws -> MotionSurvey {
         try survey(limits: limits) { counting in
             try open(fileDescriptor: fd, limits: counting, countFrames: true, describesOversize: true, on: loop)
         }
@@ -125,7 +125,7 @@ public final class MotionDecoder: Sendable {
     /// (whose cancellation stops it; ``InTurnLoop``, the default off the compute pool, is the calling task's).
     /// - Throws: `MotionError` (a damaged frame, or a limit crossed: more frames or a later time than allowed)
     ///   or `CancellationError`.
-    public func next(on loop: some ParallelLoop = .inTurn) throws -> MotionFrame? {
+    public func next(on loop: some ParallelLoop) throws -> MotionFrame? {
         try state.withLock { state throws -> MotionFrame? in
             while !state.ended, let reader = state.reader {
                 guard var frame = try reader.next(on: loop) else {

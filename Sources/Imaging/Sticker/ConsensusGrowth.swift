@@ -17,7 +17,7 @@ enum ConsensusGrowth {
     ///   - bandWidth: how far (working pixels) the subject may grow.
     /// - Returns: a superset of `consensus`.
     /// - Throws: `CancellationError`.
-    static func grow(_ work: LabImage, consensus: [UInt8], bandWidth: Float, on loop: some ParallelLoop = .inTurn) throws -> [UInt8] {
+    static func grow(_ work: LabImage, consensus: [UInt8], bandWidth: Float, on loop: some ParallelLoop) throws -> [UInt8] {
         let n = work.count
         precondition(consensus.count == n)
         if loop.isCancelled { throw CancellationError() }

@@ -23,7 +23,7 @@ public enum FaceDetector {
     ///   - minRelativeSize: the smallest face looked for, as a fraction of the image's shorter side.
     /// - Throws: `CancellationError` (checked per band of rows).
     public static func detect(in image: Image, maxSide: Int = 480, scaleFactor: Double = 1.1,
-                       minNeighbors: Int = 5, minRelativeSize: Double = 0, on loop: some ParallelLoop = .inTurn) throws -> [PixelRect] {
+                       minNeighbors: Int = 5, minRelativeSize: Double = 0, on loop: some ParallelLoop) throws -> [PixelRect] {
         guard let cascade = HaarCascade.frontalFace, image.width >= 8, image.height >= 8 else { return [] }
         // The integral image is Int32: 2048² × 255 still fits. A factor at or below 1 would never end.
         let maxSide = min(2048, max(24, maxSide)), scaleFactor = max(1.01, scaleFactor)

@@ -48,7 +48,7 @@ struct FocusFeatures {
     ///   radius 1 / 4, spreadRadius 4 / 14 gave 0.611–0.620).
     /// - Throws: `CancellationError` per band of rows.
     init(_ image: Image, width: Int, height: Int, maxScale: Double = 3, sigma: Float = 1, radius: Int = 2,
-         spreadRadius: Int = 8, on loop: some ParallelLoop = .inTurn) throws {
+         spreadRadius: Int = 8, on loop: some ParallelLoop) throws {
         self.width = width; self.height = height
         let n = width * height
         let iw = image.width, ih = image.height
@@ -134,7 +134,7 @@ struct FocusFeatures {
     }
 
     /// Separable Gaussian (radius 3σ, clamped edges).
-    static func gaussian(_ v: [Float], _ w: Int, _ h: Int, sigma: Float, on loop: some ParallelLoop = .inTurn) throws -> [Float] {
+    static func gaussian(_ v: [Float], _ w: Int, _ h: Int, sigma: Float, on loop: some ParallelLoop) throws -> [Float] {
         let r = max(1, Int((3 * sigma).rounded(.up)))
         var k = (-r...r).map { expf(-Float($0 * $0) / (2 * sigma * sigma)) }
         let total = k.reduce(0, +)

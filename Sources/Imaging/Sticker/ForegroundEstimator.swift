@@ -37,7 +37,7 @@ public enum ForegroundEstimator {
     ///   `alpha` is 0 or 255, the estimated foreground colour elsewhere.
     /// - Throws: `CancellationError`, checked per band of rows.
     ///   - loop: where its bands spread (off the pool, in turn).
-    public static func estimate(_ image: Image, alpha: Mask, in rect: PixelRect, on loop: some ParallelLoop = .inTurn) throws -> (rect: PixelRect, pixels: [UInt8]) {
+    public static func estimate(_ image: Image, alpha: Mask, in rect: PixelRect, on loop: some ParallelLoop) throws -> (rect: PixelRect, pixels: [UInt8]) {
         precondition(alpha.width == image.width && alpha.height == image.height, "alpha of another size")
         let x0 = max(0, rect.x), y0 = max(0, rect.y)
         let x1 = min(image.width, rect.x + rect.width), y1 = min(image.height, rect.y + rect.height)

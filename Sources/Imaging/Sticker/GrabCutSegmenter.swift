@@ -25,7 +25,7 @@ struct GrabCutSegmenter {
     /// - Returns: the final labelling, 1 = subject.
     /// - Throws: `CancellationError`, checked in every iteration and inside the max-flow solver.
     func segment(_ image: LabImage, prior: [Float], initial: [UInt8],
-                 fixed: [UInt8]? = nil, on loop: some ParallelLoop = .inTurn) throws -> [UInt8] {
+                 fixed: [UInt8]? = nil, on loop: some ParallelLoop) throws -> [UInt8] {
         let w = image.width, h = image.height, n = w * h
         precondition(prior.count == n && initial.count == n && (fixed?.count ?? n) == n,
                      "prior, initial and fixed must have one entry per working pixel")

@@ -77,7 +77,7 @@ struct GridGraphCut {
     /// Runs the solver to completion and returns the maximum flow (= the minimum cut's cost).
     /// - Throws: `CancellationError` when the current task is cancelled (checked every few thousand steps).
     @discardableResult
-    mutating func maxFlow(on loop: some ParallelLoop = .inTurn) throws -> Float {
+    mutating func maxFlow(on loop: some ParallelLoop) throws -> Float {
         let n = (width + 2) * (height + 2)
         let s = stride
         let offsets = [1, -1, s, -s, s + 1, -s - 1, s - 1, -s + 1]

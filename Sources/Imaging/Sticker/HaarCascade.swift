@@ -164,7 +164,7 @@ struct HaarCascade: Sendable {
     ///   - squares: the integral image of the squared pixels, same layout.
     /// - Throws: `CancellationError`, checked every 16 rows of windows.
     func scan(sum: [Int32], squares: [Double], width: Int, height: Int, step: Int,
-              on loop: some ParallelLoop = .inTurn) throws -> [(x: Int, y: Int)] {
+              on loop: some ParallelLoop) throws -> [(x: Int, y: Int)] {
         let stride = width + 1
         guard width >= windowWidth, height >= windowHeight, let packed = packed(stride: stride) else { return [] }
         // OpenCV normalises over the window shrunk by one pixel on each side.

@@ -23,7 +23,7 @@ struct LabImage {
 
     /// Reduces `image` by area averaging so its longest side is at most `maxSide`, then converts to Lab.
     /// - Throws: `CancellationError`.
-    init(_ image: Image, maxSide: Int, on loop: some ParallelLoop = .inTurn) throws {
+    init(_ image: Image, maxSide: Int, on loop: some ParallelLoop) throws {
         let (w, h, small) = try PlaneResampler.reduced(image, maxSide: maxSide, on: loop)
         self.width = w
         self.height = h

@@ -41,7 +41,7 @@ public struct PhotoSubjects: Sendable {
 
     /// The sticker of subject `index` (its ``DetectedSubject/point`` as the prompt, in the round that found it).
     /// - Throws: `CancellationError`.
-    public func sticker(of index: Int, from image: Image, on loop: some ParallelLoop = .inTurn) throws -> Sticker {
+    public func sticker(of index: Int, from image: Image, on loop: some ParallelLoop) throws -> Sticker {
         try sticker(from: image, subject: .points(include: [subjects[index].point], exclude: []), round: foundIn[index],
                     on: loop)
     }
@@ -50,7 +50,7 @@ public struct PhotoSubjects: Sendable {
     /// part under its first point, else from the first round of the search whose cut has one; the first round for
     /// other prompts (and when no cut has a part there).
     /// - Throws: `CancellationError`.
-    public func sticker(from image: Image, subject prompt: SubjectPrompt, on loop: some ParallelLoop = .inTurn) throws -> Sticker {
+    public func sticker(from image: Image, subject prompt: SubjectPrompt, on loop: some ParallelLoop) throws -> Sticker {
         guard case .points(let include, _) = prompt, let first = include.first else {
             return try sticker(from: image, subject: prompt, round: 0, on: loop)
         }

@@ -26,7 +26,7 @@ struct RobustBackgroundSaliency {
     ///     in it whatever their colours.
     /// - Throws: `CancellationError` between stages.
     init(_ image: LabImage, regions: Int = 250, texture: [Float]? = nil, textureWeight: Float = 0,
-         focus: [Float]? = nil, focusWeight: Float = 0, on loop: some ParallelLoop = .inTurn) throws {
+         focus: [Float]? = nil, focusWeight: Float = 0, on loop: some ParallelLoop) throws {
         let sp = try Superpixels(image, regions: regions, on: loop)
         let k = sp.count
         var regionTexture = [Float](repeating: 0, count: 3 * k)

@@ -44,7 +44,7 @@ struct SaliencyMap {
     ///     sharp subject over a defocused background stands out even where their colours match.
     /// - Throws: `CancellationError` between the passes.
     init(_ image: LabImage, regionWeight: Float = 0, texture: [Float]? = nil, textureWeight: Float = 0,
-         focus: [Float]? = nil, focusWeight: Float = 0, on loop: some ParallelLoop = .inTurn) throws {
+         focus: [Float]? = nil, focusWeight: Float = 0, on loop: some ParallelLoop) throws {
         let w = image.width, h = image.height, n = w * h
         width = w; height = h
         // The channels' minimum-barrier distances, each a raster scan of its own, at once where the pool has

@@ -33,7 +33,7 @@ public struct StickerCutPlan: Sendable {
     /// graph cut (on the tuning half the cut moved the network's edges off the human outlines more
     /// often than onto them, and it was half the sticker's CPU; bench/README.md).
     /// - Throws: `CancellationError`.
-    public func cut(_ hypothesis: Hypothesis, on loop: some ParallelLoop = .inTurn) throws -> Cut {
+    public func cut(_ hypothesis: Hypothesis, on loop: some ParallelLoop) throws -> Cut {
         guard case .cuts(let work, let pixel, let region, let learned) = content else { return Cut(labels: []) }
         let saliency = hypothesis == .pixel ? pixel : region
         // A little below Otsu's split: the colour models recover better from a generous start, and a
@@ -60,7 +60,7 @@ public struct StickerCutPlan: Sendable {
     ///   - loop: where the full-resolution passes spread (a stage's loop; off the pool, in turn).
     /// - Throws: `CancellationError`.
     public func mask(of image: Image, region: PixelRect? = nil, cuts: (pixel: Cut, region: Cut),
-                     feather: Double, on loop: some ParallelLoop = .inTurn) throws -> (mask: Mask, confidence: Double) {
+                     feather: Double, on loop: some ParallelLoop) throws -> (mask: Mask, confidence: Double) {
         let w = region?.width ?? image.width, h = region?.height ?? image.height
         guard case .cuts(let work, let saliency, _, let learned) = content else {
             guard case .decided(let mask, let confidence) = content else { preconditionFailure() }
@@ -119,7 +119,7 @@ public struct StickerCutPlan: Sendable {
     /// feathered and outlined as `options` say).
     /// - Throws: `CancellationError`.
     public func sticker(from image: Image, cuts: (pixel: Cut, region: Cut), options: StickerOptions,
-                        on loop: some ParallelLoop = .inTurn) throws -> Sticker {
+                        on loop: some ParallelLoop) throws -> Sticker {
         try StickerExtractor.makeSticker(image, cut: subjectCut(of: image, cuts: cuts, options: options, on: loop),
                                          options: options, on: loop)
     }
@@ -128,7 +128,7 @@ public struct StickerCutPlan: Sendable {
     /// (``subjectCut(of:region:cuts:options:)`` made a sticker).
     /// - Throws: `CancellationError`.
     public func sticker(from image: Image, region: PixelRect, cuts: (pixel: Cut, region: Cut),
-                        options: StickerOptions, on loop: some ParallelLoop = .inTurn) throws -> Sticker {
+                        options: StickerOptions, on loop: some ParallelLoop) throws -> Sticker {
         try StickerExtractor.makeSticker(image, cut: subjectCut(of: image, region: region, cuts: cuts, options: options,
                                                                 on: loop),
                                          options: options, on: loop)
@@ -137,7 +137,7 @@ public struct StickerCutPlan: Sendable {
     /// The subject of the two cuts (`mask(of:cuts:feather:)`, feathered as `options` say) before it is made a sticker.
     /// - Throws: `CancellationError`.
     public func subjectCut(of image: Image, cuts: (pixel: Cut, region: Cut), options: StickerOptions,
-                           on loop: some ParallelLoop = .inTurn) throws -> SubjectCut {
+                           on loop: some ParallelLoop) throws -> SubjectCut {
         let (mask, confidence) = try self.mask(of: image, cuts: cuts, feather: options.feather, on: loop)
         return subjectCut(mask, confidence: confidence)
     }
@@ -147,7 +147,7 @@ public struct StickerCutPlan: Sendable {
     /// the largest buffer of the sticker after the photo itself.
     /// - Throws: `CancellationError`.
     public func subjectCut(of image: Image, region: PixelRect, cuts: (pixel: Cut, region: Cut),
-                           options: StickerOptions, on loop: some ParallelLoop = .inTurn) throws -> SubjectCut {
+                           options: StickerOptions, on loop: some ParallelLoop) throws -> SubjectCut {
         let (part, confidence) = try self.mask(of: image, region: region, cuts: cuts, feather: options.feather, on: loop)
         // (The plan keeps no source size: a decided plan's mask is the one size it can be checked by.)
         precondition(part.width == region.width && part.height == region.height && region.x >= 0 && region.y >= 0

@@ -129,7 +129,7 @@ public enum StickerExtractor {
     /// alpha and draws the outline. An empty mask's box is `emptyBox` (the part of the photo cut), the whole photo
     /// without one.
     static func makeSticker(_ image: Image, mask: Mask, confidence: Double, options: StickerOptions,
-                            emptyBox: PixelRect? = nil, on loop: some ParallelLoop = .inTurn) throws -> Sticker {
+                            emptyBox: PixelRect? = nil, on loop: some ParallelLoop) throws -> Sticker {
         try makeSticker(image, cut: SubjectCut(mask: mask, confidence: confidence, emptyBox: emptyBox), options: options,
                         on: loop)
     }
@@ -139,7 +139,7 @@ public enum StickerExtractor {
     /// already) and the outline drawn.
     /// - Throws: `CancellationError`.
     public static func makeSticker(_ image: Image, cut subject: SubjectCut, options: StickerOptions,
-                                   on loop: some ParallelLoop = .inTurn) throws -> Sticker {
+                                   on loop: some ParallelLoop) throws -> Sticker {
         precondition(subject.mask.width == image.width && subject.mask.height == image.height, "a cut of another photo")
         let w = image.width, h = image.height
         let mask = subject.mask, box = subject.boundingBox

@@ -8,7 +8,7 @@ public enum StickerOutline {
     ///   - image: straight-alpha RGBA cut-out; should already carry a transparent margin ≥ `width` + 1.
     ///   - width: outline width in pixels (> 0).
     /// - Throws: `CancellationError`, checked per band of rows.
-    public static func apply(to image: inout Image, width: Int, color: RGBA, on loop: some ParallelLoop = .inTurn) throws {
+    public static func apply(to image: inout Image, width: Int, color: RGBA, on loop: some ParallelLoop) throws {
         guard width > 0 else { return }
         let w = image.width, h = image.height
         // Squared distance to the nearest pixel that is at least half covered.
@@ -38,7 +38,7 @@ public enum StickerOutline {
 
     /// In-place exact squared Euclidean distance transform of a sampled function (0 at features,
     /// +∞ elsewhere), separable: columns then rows, each by the lower envelope of parabolas.
-    static func distanceTransform(_ f: inout [Float], width w: Int, height h: Int, on loop: some ParallelLoop = .inTurn) throws {
+    static func distanceTransform(_ f: inout [Float], width w: Int, height h: Int, on loop: some ParallelLoop) throws {
         let n = max(w, h)
         var line = [Float](repeating: 0, count: n), out = line
         var v = [Int](repeating: 0, count: n), z = [Float](repeating: 0, count: n + 1)

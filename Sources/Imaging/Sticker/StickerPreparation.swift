@@ -101,7 +101,7 @@ public struct StickerPreparation: Sendable {
 
     /// The faces the person prior is built from, as the cut-out looks for them.
     /// - Throws: `CancellationError`.
-    public static func faces(in image: Image, on loop: some ParallelLoop = .inTurn) throws -> [PixelRect] {
+    public static func faces(in image: Image, on loop: some ParallelLoop) throws -> [PixelRect] {
         try FaceDetector.detect(in: image, maxSide: 320, scaleFactor: 1.2, minNeighbors: 4, minRelativeSize: 0.1, on: loop)
     }
 

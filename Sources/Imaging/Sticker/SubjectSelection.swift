@@ -21,7 +21,7 @@ enum SubjectSelection {
     /// - Throws: `CancellationError`.
     static func select(_ prompt: SubjectPrompt, labels: [UInt8], work: LabImage, prior: SaliencyMap,
                        threshold tau: Float, sourceWidth: Int, sourceHeight: Int,
-                       on loop: some ParallelLoop = .inTurn) throws -> [UInt8] {
+                       on loop: some ParallelLoop) throws -> [UInt8] {
         let w = work.width, h = work.height
         func working(_ p: PixelPoint) -> Int {
             let x = min(w - 1, max(0, Int((Double(p.x) + 0.5) * Double(w) / Double(sourceWidth))))

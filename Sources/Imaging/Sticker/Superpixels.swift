@@ -29,7 +29,7 @@ struct Superpixels {
     ///   - compactness: weight of spatial distance against Lab distance (SLIC's m).
     /// - Throws: `CancellationError` between iterations.
     init(_ image: LabImage, regions: Int, compactness: Float = 10, iterations: Int = 5,
-         on loop: some ParallelLoop = .inTurn) throws {
+         on loop: some ParallelLoop) throws {
         let w = image.width, h = image.height, n = w * h
         width = w; height = h
         let step = max(2, Int((Double(n) / Double(max(1, regions))).squareRoot().rounded()))

@@ -16,7 +16,7 @@ struct TextureFeatures {
     var values: [Float]
 
     /// - Throws: `CancellationError` between channels.
-    init(_ image: LabImage, radius: Int = 2, scale: Float = 1, on loop: some ParallelLoop = .inTurn) throws {
+    init(_ image: LabImage, radius: Int = 2, scale: Float = 1, on loop: some ParallelLoop) throws {
         let w = image.width, h = image.height, n = w * h
         width = w; height = h
         var l = [Float](repeating: 0, count: n), a = l, b = l

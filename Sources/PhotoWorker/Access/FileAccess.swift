@@ -72,7 +72,7 @@ public struct FileAccess: Sendable {
     ///   - loop: the piece the write runs in, whose cancellation stops it before the rename (nothing is left at
     ///     `path`). Off the compute pool (the blocking pool, tests) ``InTurnLoop``: the calling task's cancellation.
     public func writeAtomically(_ bytes: [UInt8], to path: String, overwrite: Bool = false,
-                                on loop: some ParallelLoop = .inTurn) throws {
+                                on loop: some ParallelLoop) throws {
         let (dir, name) = try openFolder(of: path)
         defer { close(dir) }
         let existed = try checkReplaceable(name, in: dir, path: path, overwrite: overwrite)

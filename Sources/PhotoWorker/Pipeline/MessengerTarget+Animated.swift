@@ -33,7 +33,7 @@ extension MessengerTarget {
     }
 
     /// One frame placed as ``layout(_:)`` places a still (the margin, the centring), on the animated canvas.
-    public func layoutFrame(_ frame: Image, on loop: some ParallelLoop = .inTurn) throws -> Image {
+    public func layoutFrame(_ frame: Image, on loop: some ParallelLoop) throws -> Image {
         switch limits.canvas {
         case .longSide:
             let canvas = animatedCanvas(width: frame.width, height: frame.height)
@@ -57,7 +57,7 @@ extension MessengerTarget {
     /// - Throws: ``WorkerError/outputFailed(path:reason:rule:)`` with rule `size-limit` naming the limit when
     ///   nothing fits; `CancellationError`.
     public func fitAnimation(_ spool: FrameSpool, fps: Double?, path: String, encoded: AnimationFitting.Encoded? = nil,
-                             on loop: some ParallelLoop = .inTurn, progress: (AnimationFitting.Attempt) -> Void = { _ in },
+                             on loop: some ParallelLoop, progress: (AnimationFitting.Attempt) -> Void = { _ in },
                              encodedFrame: () -> Void = {}) throws -> AnimationFitting.Result {
         let length = min(spool.duration, animatedMaxDuration)
         let rate = min(fps ?? spool.frameRate, animatedMaxFrameRate, animatedMinFrameDuration > 0 ? 1 / animatedMinFrameDuration : .infinity)

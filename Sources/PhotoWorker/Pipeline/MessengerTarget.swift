@@ -20,7 +20,7 @@ public enum MessengerTarget: String, Sendable, Codable, CaseIterable {
     static let qualitySteps = [90, 80, 70, 60, 50, 40, 30, 20, 10]
 
     /// One sticker scaled and placed as the messenger wants it (before encoding), scaled on `loop`.
-    public func layout(_ sticker: Image, on loop: some ParallelLoop = .inTurn) throws -> Image {
+    public func layout(_ sticker: Image, on loop: some ParallelLoop) throws -> Image {
         switch limits.canvas {
         case .longSide(let side):
             let scale = Double(side) / Double(max(sticker.width, sticker.height))
@@ -46,7 +46,7 @@ public enum MessengerTarget: String, Sendable, Codable, CaseIterable {
 
     /// The file for one laid-out sticker, and how it was encoded ("lossless" or "quality N").
     /// - Throws: ``WorkerError/outputFailed(path:reason:rule:)`` with rule `size-limit` when no step fits.
-    public func encode(_ image: Image, path: String, on loop: some ParallelLoop = .inTurn) throws -> (bytes: [UInt8], encoding: String) {
+    public func encode(_ image: Image, path: String, on loop: some ParallelLoop) throws -> (bytes: [UInt8], encoding: String) {
         try Self.fit(limit: maxBytes, path: path, what: "\(rawValue) sticker", on: loop) { quality in
             try ImageCodec.encodeWebP(image, lossless: quality == nil, quality: quality ?? 90)
         }

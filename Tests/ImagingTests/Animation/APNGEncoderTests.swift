@@ -26,7 +26,7 @@ struct APNGReader {
             header.replaceSubrange(0..<8, with: APNGEncoder.be32(UInt32(c.w)) + APNGEncoder.be32(UInt32(c.h)))
             let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header)
                 + palette.flatMap { chunk($0.type, Array(bytes[$0.data])) } + chunk("IDAT", data) + chunk("IEND", [])
-            let sub = try ImageCodec.decode(png, options: DecodeOptions(convertToSRGB: false)).image
+            let sub = try ImageCodec.decode(png, options: DecodeOptions(convertToSRGB: false), on: .inTurn).image
             for y in 0..<c.h {
                 for x in 0..<c.w {
                     let s = sub[x, y]
@@ -87,7 +87,7 @@ struct APNGEncoderTests {
         // The first frame is also what a plain PNG decoder shows.
         var first = movingSquareFrame(0)
         APNGEncoder.clearInvisible(&first.pixels)
-        #expect(try ImageCodec.decode(bytes, options: DecodeOptions(convertToSRGB: false)).image == first)
+        #expect(try ImageCodec.decode(bytes, options: DecodeOptions(convertToSRGB: false), on: .inTurn).image == first)
     }
 
     @Test("Later frames are the changed rectangle, blended over when all of it is opaque")

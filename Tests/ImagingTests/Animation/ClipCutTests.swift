@@ -71,14 +71,14 @@ struct ClipCutTests {
         func handIn() throws {
             while let k = pending.first {
                 pending.removeFirst()
-                try perform(try machine.keyFrameCut(k, mask: keyMask?(k) ?? frame(xs[k]).1))
+                try perform(try machine.keyFrameCut(k, mask: keyMask?(k) ?? frame(xs[k]).1, on: .inTurn))
             }
         }
         for x in xs {
-            try perform(try machine.add(frame(x).0, duration: 0.1))
+            try perform(try machine.add(frame(x).0, duration: 0.1, on: .inTurn))
             if machine.waitsForCut { try handIn() }
         }
-        try perform(try machine.finishClip())
+        try perform(try machine.finishClip(on: .inTurn))
         while !pending.isEmpty { try handIn() }
         let keys = Array(stride(from: 0, to: xs.count, by: machine.keyInterval)) +
             ((xs.count - 1) % machine.keyInterval == 0 ? [] : [xs.count - 1])
@@ -106,7 +106,7 @@ struct ClipCutTests {
             #expect(Self.iou(frame.mask, truth) > 0.95, "frame \(k): IoU \(Self.iou(frame.mask, truth))")
         }
         // What the frames show once cut out is the mask applied: clear outside the subject, opaque on it.
-        let cut = try finished[3].cutOut()
+        let cut = try finished[3].cutOut(on: .inTurn)
         #expect(cut[5, 5].a == 0 && cut[80, 90].a == 255)
     }
 
@@ -131,13 +131,13 @@ struct ClipCutTests {
         var machine = Self.machine(keyInterval: 3, followsPrompt: true)
         var requests: [ClipCut.KeyFrameRequest] = []
         for k in 0..<4 {
-            for action in try machine.add(Self.frame(10 + 4 * k).0, duration: 0.1) {
+            for action in try machine.add(Self.frame(10 + 4 * k).0, duration: 0.1, on: .inTurn) {
                 if case .cutKeyFrame(let request) = action { requests.append(request) }
             }
         }
         // Frame 3 is a key frame, but frame 0's cut has not come: it waits.
         #expect(requests.map(\.frame) == [0] && machine.waitsForCut, "\(requests.map(\.frame))")
-        for action in try machine.keyFrameCut(0, mask: Self.frame(10).1) {
+        for action in try machine.keyFrameCut(0, mask: Self.frame(10).1, on: .inTurn) {
             if case .cutKeyFrame(let request) = action { requests.append(request) }
         }
         #expect(requests.map(\.frame) == [0, 3] && !machine.waitsForCut && requests[0].motion == nil)
@@ -204,14 +204,14 @@ struct ClipCutTests {
         var machine = Self.machine(keyInterval: 1, framesAreStickers: true)
         var seeThrough = Self.frame(20).0
         seeThrough[3, 4] = RGBA(r: 1, g: 2, b: 3, a: 40)
-        let actions = try machine.add(seeThrough, duration: 0.1)
+        let actions = try machine.add(seeThrough, duration: 0.1, on: .inTurn)
         guard actions.count == 1, case .emit(let frames) = actions[0] else {
             Issue.record("\(actions)")
             return
         }
         #expect(frames.count == 1 && frames[0].mask.values[4 * Self.width + 3] == 40 && frames[0].edge == .own)
-        #expect(try frames[0].cutOut() == seeThrough)
-        #expect(try machine.finishClip().isEmpty && machine.isFinished)
+        #expect(try frames[0].cutOut(on: .inTurn) == seeThrough)
+        #expect(try machine.finishClip(on: .inTurn).isEmpty && machine.isFinished)
     }
 
     @Test("One frame, and a clip that ends between key frames, are emitted whole")
@@ -224,7 +224,7 @@ struct ClipCutTests {
             #expect(two.keyFrames == 2 && Self.iou(frames[1].mask, Self.frame(12).1) > 0.95, "\(delivery)")
         }
         var none = Self.machine(keyInterval: 15)
-        #expect(try none.finishClip().isEmpty && none.isFinished)
+        #expect(try none.finishClip(on: .inTurn).isEmpty && none.isFinished)
     }
 
     @Test("A waiting frame gives back the frame it was given and its luma, opaque (held without its alpha) or not")

@@ -62,7 +62,7 @@ struct GIFEncoderTests {
     @Test("The first frame decodes close to its source; alpha under the threshold is transparent, over it opaque")
     func firstFrame() throws {
         let bytes = try encodeMovingSquare(.gif, count: 2, durations: [0.1], quality: 100)
-        let decoded = try ImageCodec.decode(bytes).image
+        let decoded = try ImageCodec.decode(bytes, on: .inTurn).image
         let source = movingSquareFrame(0)
         for y in 0..<source.height {
             for x in 0..<source.width {

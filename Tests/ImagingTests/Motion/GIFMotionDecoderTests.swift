@@ -26,8 +26,8 @@ struct GIFMotionDecoderTests {
 
     @Test("loop counts: 3, and 0 for forever")
     func loops() throws {
-        #expect(try MotionDecoder.info(bytes: MotionCorpus.bytes("loop3.gif")).loopCount == 3)
-        #expect(try MotionDecoder.info(bytes: MotionCorpus.bytes("endless.gif")).loopCount == 0)
+        #expect(try MotionDecoder.info(bytes: MotionCorpus.bytes("loop3.gif"), on: .inTurn).loopCount == 3)
+        #expect(try MotionDecoder.info(bytes: MotionCorpus.bytes("endless.gif"), on: .inTurn).loopCount == 0)
     }
 
     @Test("disposal: none keeps, background clears to transparent, previous restores; transparency shows what is under",
@@ -71,7 +71,7 @@ struct GIFMotionDecoderTests {
     func noColorMap() throws {
         let bytes = try MotionCorpus.bytes("hostile/no-colormap.gif")
         let (_, frames) = try MotionCorpus.frames("hostile/no-colormap.gif")
-        let still = try ImageCodec.decode(bytes).image
+        let still = try ImageCodec.decode(bytes, on: .inTurn).image
         let ramp: [RGBA] = (0..<16).map { (i: Int) -> RGBA in
             let grey = UInt8(i * 17)
             return RGBA(r: grey, g: grey, b: grey, a: 255)
@@ -86,16 +86,16 @@ struct GIFMotionDecoderTests {
     func frameLimit() throws {
         let bytes = try MotionCorpus.bytes("hostile/many-frames.gif")
         #expect(throws: MotionError.tooManyFrames(count: 101, limit: 100)) {
-            _ = try MotionDecoder(bytes: bytes, limits: MotionLimits(maxFrames: 100))
+            _ = try MotionDecoder(bytes: bytes, limits: MotionLimits(maxFrames: 100), on: .inTurn)
         }
-        let info = try MotionDecoder.info(bytes: bytes)
+        let info = try MotionDecoder.info(bytes: bytes, on: .inTurn)
         #expect(info.frameCount == 1000)
         #expect(abs((info.duration ?? 0) - 20) < 1e-9)
         #expect(throws: MotionError.tooLong(seconds: 20, limit: 10)) {
-            _ = try MotionDecoder(bytes: bytes, limits: MotionLimits(maxDuration: 10))
+            _ = try MotionDecoder(bytes: bytes, limits: MotionLimits(maxDuration: 10), on: .inTurn)
         }
         #expect(throws: MotionError.tooLarge(width: 96, height: 64, limit: 1000)) {
-            _ = try MotionDecoder(bytes: MotionCorpus.bytes("cutout.gif"), limits: MotionLimits(maxPixels: 1000))
+            _ = try MotionDecoder(bytes: MotionCorpus.bytes("cutout.gif"), limits: MotionLimits(maxPixels: 1000), on: .inTurn)
         }
     }
 

@@ -9,10 +9,10 @@ struct MotionCancellationTests {
         let bytes = try MotionCorpus.bytes(name)
         let outcome = await Task { () -> String in
             do {
-                let decoder = try MotionDecoder(bytes: bytes)
-                _ = try decoder.next()
+                let decoder = try MotionDecoder(bytes: bytes, on: .inTurn)
+                _ = try decoder.next(on: .inTurn)
                 withUnsafeCurrentTask { $0?.cancel() }
-                _ = try decoder.next()
+                _ = try decoder.next(on: .inTurn)
                 return "decoded a frame after cancellation"
             } catch is CancellationError {
                 return "cancelled"
@@ -25,11 +25,11 @@ struct MotionCancellationTests {
 
     @Test("FFmpeg's messages come back as the decoder's warnings (never printed)")
     func warnings() throws {
-        let decoder = try MotionDecoder(bytes: MotionCorpus.bytes("hostile/truncated.webm"))
-        while try decoder.next() != nil {}
+        let decoder = try MotionDecoder(bytes: MotionCorpus.bytes("hostile/truncated.webm"), on: .inTurn)
+        while try decoder.next(on: .inTurn) != nil {}
         #expect(!decoder.warnings.isEmpty, "no warning for a truncated WebM")
-        let clean = try MotionDecoder(bytes: MotionCorpus.bytes("cutout.webm"))
-        while try clean.next() != nil {}
+        let clean = try MotionDecoder(bytes: MotionCorpus.bytes("cutout.webm"), on: .inTurn)
+        while try clean.next(on: .inTurn) != nil {}
         #expect(clean.warnings.isEmpty, "\(clean.warnings)")
     }
 }

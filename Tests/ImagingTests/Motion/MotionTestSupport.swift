@@ -8,19 +8,19 @@ enum MotionCorpus {
     /// Every frame of a file, with the default limits unless given.
     static func frames(_ name: String, limits: MotionLimits = MotionLimits(), start: Double = 0,
                        duration: Double? = nil) throws -> (MotionInfo, [MotionFrame]) {
-        let decoder = try MotionDecoder(bytes: bytes(name), limits: limits, start: start, duration: duration)
+        let decoder = try MotionDecoder(bytes: bytes(name), limits: limits, start: start, duration: duration, on: .inTurn)
         var frames: [MotionFrame] = []
-        while let frame = try decoder.next() { frames.append(frame) }
+        while let frame = try decoder.next(on: .inTurn) { frames.append(frame) }
         return (decoder.info, frames)
     }
 
     /// The n-th cutout frame as made before any encoder, and its true mask (1 byte per pixel, 0 or 255).
     static func cutoutFrame(_ n: Int) throws -> Image {
-        try ImageCodec.decode(CodecCorpus.bytes(String(format: "motion/cutout-frames/%02d.png", n))).image
+        try ImageCodec.decode(CodecCorpus.bytes(String(format: "motion/cutout-frames/%02d.png", n)), on: .inTurn).image
     }
 
     static func cutoutMask(_ n: Int) throws -> [UInt8] {
-        let image = try ImageCodec.decode(CodecCorpus.bytes(String(format: "motion/cutout-masks/%02d.png", n))).image
+        let image = try ImageCodec.decode(CodecCorpus.bytes(String(format: "motion/cutout-masks/%02d.png", n)), on: .inTurn).image
         return stride(from: 0, to: image.pixels.count, by: 4).map { image.pixels[$0] }
     }
 

@@ -71,8 +71,8 @@ struct VideoMotionDecoderTests {
     @Test("WebM declares no frame count: the decoder says nil, info counts the packets")
     func webmCount() throws {
         let bytes = try MotionCorpus.bytes("cutout.webm")
-        #expect(try MotionDecoder(bytes: bytes).info.frameCount == nil)
-        let info = try MotionDecoder.info(bytes: bytes)
+        #expect(try MotionDecoder(bytes: bytes, on: .inTurn).info.frameCount == nil)
+        let info = try MotionDecoder.info(bytes: bytes, on: .inTurn)
         #expect(info.frameCount == 12)
         #expect(info.duration == 1)
         #expect(info.frameRate == 12)
@@ -99,10 +99,10 @@ struct VideoMotionDecoderTests {
         let first = try #require(frames.first).image
         try #require(first.width == 64 && first.height == 96, "\(first.width)x\(first.height)")
         // Frame 0 is coffee.png at 96x64: turned clockwise it matches, turned the other way it does not.
-        let coffee = try ImageCodec.decode(CodecCorpus.bytes("photos/coffee.png")).image
-        let small = try Resampler.resize(coffee, width: 96, height: 64)
-        let right = MotionCorpus.meanError(first, try Orientation.right.apply(to: small))
-        let left = MotionCorpus.meanError(first, try Orientation.left.apply(to: small))
+        let coffee = try ImageCodec.decode(CodecCorpus.bytes("photos/coffee.png"), on: .inTurn).image
+        let small = try Resampler.resize(coffee, width: 96, height: 64, on: .inTurn)
+        let right = MotionCorpus.meanError(first, try Orientation.right.apply(to: small, on: .inTurn))
+        let left = MotionCorpus.meanError(first, try Orientation.left.apply(to: small, on: .inTurn))
         #expect(right < 10 && left > 2 * right, "clockwise \(right), counter-clockwise \(left)")
     }
 
@@ -119,20 +119,20 @@ struct VideoMotionDecoderTests {
     func fileDescriptor() throws {
         let fd = open(CodecCorpus.url("motion/zoom-hevc-rot90.mov").path, O_RDONLY)
         try #require(fd >= 0)
-        let decoder = try MotionDecoder(fileDescriptor: fd)
+        let decoder = try MotionDecoder(fileDescriptor: fd, on: .inTurn)
         close(fd)  // the decoder holds its own duplicate
         var frames: [MotionFrame] = []
-        while let frame = try decoder.next() { frames.append(frame) }
+        while let frame = try decoder.next(on: .inTurn) { frames.append(frame) }
         let (_, fromBytes) = try MotionCorpus.frames("zoom-hevc-rot90.mov")
         #expect(frames.map(\.image) == fromBytes.map(\.image))
     }
 
     @Test("frames handed to another thread: the decoder is Sendable")
     func sendable() async throws {
-        let decoder = try MotionDecoder(bytes: MotionCorpus.bytes("cutout.webm"))
+        let decoder = try MotionDecoder(bytes: MotionCorpus.bytes("cutout.webm"), on: .inTurn)
         let count = try await Task.detached {
             var n = 0
-            while try decoder.next() != nil { n += 1 }
+            while try decoder.next(on: .inTurn) != nil { n += 1 }
             return n
         }.value
         #expect(count == 12)
@@ -142,18 +142,18 @@ struct VideoMotionDecoderTests {
     func limits() throws {
         let pan = try MotionCorpus.bytes("pan.mp4")
         #expect(throws: MotionError.tooManyFrames(count: 12, limit: 5)) {
-            _ = try MotionDecoder(bytes: pan, limits: MotionLimits(maxFrames: 5))
+            _ = try MotionDecoder(bytes: pan, limits: MotionLimits(maxFrames: 5), on: .inTurn)
         }
         #expect(throws: MotionError.tooLong(seconds: 1, limit: 0.5)) {
-            _ = try MotionDecoder(bytes: pan, limits: MotionLimits(maxDuration: 0.5))
+            _ = try MotionDecoder(bytes: pan, limits: MotionLimits(maxDuration: 0.5), on: .inTurn)
         }
         #expect(throws: MotionError.tooLarge(width: 96, height: 64, limit: 1000)) {
-            _ = try MotionDecoder(bytes: pan, limits: MotionLimits(maxPixels: 1000))
+            _ = try MotionDecoder(bytes: pan, limits: MotionLimits(maxPixels: 1000), on: .inTurn)
         }
-        let webm = try MotionDecoder(bytes: MotionCorpus.bytes("cutout.webm"), limits: MotionLimits(maxFrames: 5))
-        for _ in 0..<5 { #expect(try webm.next() != nil) }
-        #expect(throws: MotionError.tooManyFrames(count: 6, limit: 5)) { _ = try webm.next() }
-        #expect(try webm.next() == nil, "nothing after a refusal")
+        let webm = try MotionDecoder(bytes: MotionCorpus.bytes("cutout.webm"), limits: MotionLimits(maxFrames: 5), on: .inTurn)
+        for _ in 0..<5 { #expect(try webm.next(on: .inTurn) != nil) }
+        #expect(throws: MotionError.tooManyFrames(count: 6, limit: 5)) { _ = try webm.next(on: .inTurn) }
+        #expect(try webm.next(on: .inTurn) == nil, "nothing after a refusal")
     }
 
     @Test("hostile files: refused with a precise error, or the frames that arrived",
@@ -176,43 +176,43 @@ struct VideoMotionDecoderTests {
     func durationLimitHoldsTheWindow() throws {
         let pan = try MotionCorpus.bytes("pan.mp4")  // 1 s
         let limits = MotionLimits(maxDuration: 0.5)
-        #expect(throws: MotionError.tooLong(seconds: 1, limit: 0.5)) { _ = try MotionDecoder(bytes: pan, limits: limits) }
+        #expect(throws: MotionError.tooLong(seconds: 1, limit: 0.5)) { _ = try MotionDecoder(bytes: pan, limits: limits, on: .inTurn) }
         #expect(throws: MotionError.windowTooLong(seconds: 0.75, limit: 0.5)) {
-            _ = try MotionDecoder(bytes: pan, limits: limits, start: 0.25)
+            _ = try MotionDecoder(bytes: pan, limits: limits, start: 0.25, on: .inTurn)
         }
         #expect(throws: MotionError.windowTooLong(seconds: 0.75, limit: 0.5)) {
-            _ = try MotionDecoder(bytes: pan, limits: limits, duration: 0.75)
+            _ = try MotionDecoder(bytes: pan, limits: limits, duration: 0.75, on: .inTurn)
         }
-        let window = try MotionDecoder(bytes: pan, limits: limits, start: 0.5)
+        let window = try MotionDecoder(bytes: pan, limits: limits, start: 0.5, on: .inTurn)
         var frames = 0
-        while try window.next() != nil { frames += 1 }
+        while try window.next(on: .inTurn) != nil { frames += 1 }
         #expect(frames == 6, "\(frames) frames in the last half second")
         // A window of exactly the limit starting between two frames (12 fps: 0.0833 s apart): its last frame runs past
         // its end, which is no reason to refuse a window the open let through.
-        let between = try MotionDecoder(bytes: pan, limits: limits, start: 0.05, duration: 0.5)
+        let between = try MotionDecoder(bytes: pan, limits: limits, start: 0.05, duration: 0.5, on: .inTurn)
         var inside = 0
-        while try between.next() != nil { inside += 1 }
+        while try between.next(on: .inTurn) != nil { inside += 1 }
         #expect(inside == 7, "\(inside) frames from 0.05 s to 0.55 s")
-        #expect(throws: MotionError.startPastEnd(start: 2, length: 1)) { _ = try MotionDecoder(bytes: pan, start: 2) }
+        #expect(throws: MotionError.startPastEnd(start: 2, length: 1)) { _ = try MotionDecoder(bytes: pan, start: 2, on: .inTurn) }
     }
 
     @Test("a survey describes a clip over the limits and names them; a declared size over --max-pixels is not decoded")
     func surveyNamesTheLimits() throws {
         let pan = try MotionCorpus.bytes("pan.mp4")
-        let survey = try MotionDecoder.survey(bytes: pan, limits: MotionLimits(maxFrames: 5, maxDuration: 0.5, maxPixels: 1000))
+        let survey = try MotionDecoder.survey(bytes: pan, limits: MotionLimits(maxFrames: 5, maxDuration: 0.5, maxPixels: 1000), on: .inTurn)
         #expect(survey.info.frameCount == 12 && survey.info.width == 96, "\(survey)")
         #expect(survey.exceeded.map(\.limit) == [.maxPixels, .maxFrames, .maxDurationSeconds], "\(survey.exceeded)")
         #expect(survey.exceeded.map(\.value) == [96 * 64, 12, 1], "\(survey.exceeded)")
-        let lying = try MotionDecoder.survey(bytes: MotionCorpus.bytes("hostile/lying-size.mp4"))
+        let lying = try MotionDecoder.survey(bytes: MotionCorpus.bytes("hostile/lying-size.mp4"), on: .inTurn)
         #expect(lying.info.width == 30000 && lying.info.codec == "h264", "\(lying)")
         #expect(lying.exceeded.first?.limit == .maxPixels, "\(lying.exceeded)")
-        #expect(try MotionDecoder.survey(bytes: pan).exceeded.isEmpty)
+        #expect(try MotionDecoder.survey(bytes: pan, on: .inTurn).exceeded.isEmpty)
     }
 
     @Test("errors in a person's words; the library's kept as the message")
     func plainWords() throws {
         do {
-            _ = try MotionDecoder(bytes: MotionCorpus.bytes("hostile/truncated-moov-at-end.mp4"))
+            _ = try MotionDecoder(bytes: MotionCorpus.bytes("hostile/truncated-moov-at-end.mp4"), on: .inTurn)
             Issue.record("a file without its index opened")
         } catch let error as MotionError {
             #expect(error.summary == "the file is cut off: its index (moov) is missing", "\(error)")
@@ -230,8 +230,8 @@ struct VideoMotionDecoderTests {
 
     @Test("a still image or unknown bytes are not motion sources")
     func notMotion() throws {
-        #expect(throws: MotionError.unknownFormat) { _ = try MotionDecoder(bytes: CodecCorpus.bytes("formats/girl.heic")) }
-        #expect(throws: MotionError.unknownFormat) { _ = try MotionDecoder(bytes: CodecCorpus.bytes("photos/coffee.png")) }
+        #expect(throws: MotionError.unknownFormat) { _ = try MotionDecoder(bytes: CodecCorpus.bytes("formats/girl.heic"), on: .inTurn) }
+        #expect(throws: MotionError.unknownFormat) { _ = try MotionDecoder(bytes: CodecCorpus.bytes("photos/coffee.png"), on: .inTurn) }
     }
 }
 
@@ -242,13 +242,13 @@ extension RGBA {
 extension VideoMotionDecoderTests {
     @Test("Frames asked for smaller come out at that size, scaled while converted, close to resampling the full frame")
     func scaledFrames() throws {
-        let decoder = try MotionDecoder(bytes: MotionCorpus.bytes("pan.mp4"))
-        let full = try MotionDecoder(bytes: MotionCorpus.bytes("pan.mp4"))
+        let decoder = try MotionDecoder(bytes: MotionCorpus.bytes("pan.mp4"), on: .inTurn)
+        let full = try MotionDecoder(bytes: MotionCorpus.bytes("pan.mp4"), on: .inTurn)
         #expect(try decoder.scaleFrames(toWidth: 48, height: 32))
         var count = 0
-        while let frame = try decoder.next(), let reference = try full.next() {
+        while let frame = try decoder.next(on: .inTurn), let reference = try full.next(on: .inTurn) {
             #expect(frame.image.width == 48 && frame.image.height == 32, "\(frame.image.width)x\(frame.image.height)")
-            let resampled = try Resampler.resize(reference.image, width: 48, height: 32)
+            let resampled = try Resampler.resize(reference.image, width: 48, height: 32, on: .inTurn)
             let error = MotionCorpus.meanError(frame.image, resampled)
             #expect(error < 6, "frame \(count): mean error \(error) against the resampled full frame")
             #expect(frame.time == reference.time && frame.duration == reference.duration)
@@ -256,21 +256,21 @@ extension VideoMotionDecoderTests {
         }
         #expect(count == 12)
         // Larger than the source on a side: refused, the frames keep the source's size.
-        let larger = try MotionDecoder(bytes: MotionCorpus.bytes("pan.mp4"))
+        let larger = try MotionDecoder(bytes: MotionCorpus.bytes("pan.mp4"), on: .inTurn)
         #expect(try larger.scaleFrames(toWidth: 192, height: 32) == false)
-        #expect(try larger.next()?.image.width == 96)
+        #expect(try larger.next(on: .inTurn)?.image.width == 96)
     }
 
     @Test("A rotated clip is asked for its displayed size, and its frames come out upright at that size")
     func scaledRotated() throws {
-        let decoder = try MotionDecoder(bytes: MotionCorpus.bytes("zoom-hevc-rot90.mov"))
-        let upright = try MotionDecoder(bytes: MotionCorpus.bytes("zoom-hevc-rot90.mov"))
+        let decoder = try MotionDecoder(bytes: MotionCorpus.bytes("zoom-hevc-rot90.mov"), on: .inTurn)
+        let upright = try MotionDecoder(bytes: MotionCorpus.bytes("zoom-hevc-rot90.mov"), on: .inTurn)
         #expect(decoder.info.width == 64 && decoder.info.height == 96, "\(decoder.info)")
         #expect(try decoder.scaleFrames(toWidth: 32, height: 48))
-        let frame = try #require(try decoder.next())
-        let reference = try #require(try upright.next())
+        let frame = try #require(try decoder.next(on: .inTurn))
+        let reference = try #require(try upright.next(on: .inTurn))
         #expect(frame.image.width == 32 && frame.image.height == 48, "\(frame.image.width)x\(frame.image.height)")
-        let error = MotionCorpus.meanError(frame.image, try Resampler.resize(reference.image, width: 32, height: 48))
+        let error = MotionCorpus.meanError(frame.image, try Resampler.resize(reference.image, width: 32, height: 48, on: .inTurn))
         #expect(error < 6, "mean error \(error) against the resampled upright frame")
     }
 
@@ -289,13 +289,13 @@ extension VideoMotionDecoderTests {
             let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
             return fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path }.count
         }
-        let decoder = try MotionDecoder(fileDescriptor: fd)
-        #expect(try decoder.next() != nil)
+        let decoder = try MotionDecoder(fileDescriptor: fd, on: .inTurn)
+        #expect(try decoder.next(on: .inTurn) != nil)
         #expect(opened() == 2, "descriptors on the clip while reading: \(opened())")
         let warned = decoder.warnings
         decoder.close()
         #expect(opened() == 1, "descriptors on the clip after close: \(opened())")
-        #expect(try decoder.next() == nil, "a frame after close")
+        #expect(try decoder.next(on: .inTurn) == nil, "a frame after close")
         #expect(decoder.warnings == warned, "warnings after close: \(decoder.warnings), before: \(warned)")
         #expect(decoder.info.frameCount == 12, "\(decoder.info)")
     }

@@ -48,16 +48,16 @@ struct WebPMotionDecoderTests {
     func limits() throws {
         let bytes = try MotionCorpus.bytes("cutout.webp")
         #expect(throws: MotionError.tooManyFrames(count: 12, limit: 11)) {
-            _ = try MotionDecoder(bytes: bytes, limits: MotionLimits(maxFrames: 11))
+            _ = try MotionDecoder(bytes: bytes, limits: MotionLimits(maxFrames: 11), on: .inTurn)
         }
         do {
-            _ = try MotionDecoder(bytes: bytes, limits: MotionLimits(maxDuration: 0.5))
+            _ = try MotionDecoder(bytes: bytes, limits: MotionLimits(maxDuration: 0.5), on: .inTurn)
             Issue.record("a 0.996 s animation passed a 0.5 s limit")
         } catch let error as MotionError {
             guard case .tooLong(let seconds, 0.5) = error, abs(seconds - 0.996) < 1e-9 else { Issue.record("\(error)"); return }
         }
         #expect(throws: MotionError.tooLarge(width: 96, height: 64, limit: 6143)) {
-            _ = try MotionDecoder(bytes: bytes, limits: MotionLimits(maxPixels: 6143))
+            _ = try MotionDecoder(bytes: bytes, limits: MotionLimits(maxPixels: 6143), on: .inTurn)
         }
     }
 }

@@ -44,7 +44,7 @@ import Testing
         defer { ck_use_level(supported) }
         for level in CK_BASELINE...supported {
             ck_use_level(level)
-            let got = try FocusFeatures.gaussian(v, w, h, sigma: sigma)
+            let got = try FocusFeatures.gaussian(v, w, h, sigma: sigma, on: .inTurn)
             let differing = zip(got, expected).filter { $0.bitPattern != $1.bitPattern }.count
             #expect(differing == 0, "\(w)x\(h) σ \(sigma) at level \(level): \(differing) differ; first \(got.prefix(4)) vs \(expected.prefix(4))")
         }

@@ -31,7 +31,7 @@ struct ForegroundEstimatorTests {
     @Test func softEdgeTakesTheSubjectsColourNotTheBackgrounds() throws {
         let (image, alpha, truth) = Self.scene()
         let (rect, out) = try ForegroundEstimator.estimate(image, alpha: alpha,
-                                                           in: PixelRect(x: 0, y: 0, width: image.width, height: image.height))
+                                                           in: PixelRect(x: 0, y: 0, width: image.width, height: image.height), on: .inTurn)
         #expect(rect == PixelRect(x: 0, y: 0, width: image.width, height: image.height))
         var plain = 0.0, estimated = 0.0, n = 0.0
         for y in 0..<image.height {
@@ -47,7 +47,7 @@ struct ForegroundEstimatorTests {
 
     @Test func hardPixelsKeepThePhotosColourAndTheRectangleIsClipped() throws {
         let (image, alpha, _) = Self.scene()
-        let (rect, out) = try ForegroundEstimator.estimate(image, alpha: alpha, in: PixelRect(x: -5, y: 10, width: 200, height: 20))
+        let (rect, out) = try ForegroundEstimator.estimate(image, alpha: alpha, in: PixelRect(x: -5, y: 10, width: 200, height: 20), on: .inTurn)
         #expect(rect == PixelRect(x: 0, y: 10, width: image.width, height: 20))
         for y in 0..<rect.height {
             for x in 0..<rect.width where alpha.values[(y + 10) * image.width + x] % 255 == 0 {

@@ -22,7 +22,7 @@ struct GrabCutSegmenterTests {
                 }
             }
         }
-        return try LabImage(Image(width: width, height: height, pixels: px), maxSide: width)
+        return try LabImage(Image(width: width, height: height, pixels: px), maxSide: width, on: .inTurn)
     }
 
     /// A soft prior centred on (cx, cy), and its 0.5 split as the starting labelling.
@@ -45,8 +45,8 @@ struct GrabCutSegmenterTests {
         segmenter.iterations = 2
         let disc = Self.prior(cx: 30, cy: 26, radius: 16)
         let bar = Self.prior(cx: 56, cy: 27, radius: 14)
-        let onDisc = try segmenter.segment(image, prior: disc.prior, initial: disc.initial)
-        let onBar = try segmenter.segment(image, prior: bar.prior, initial: bar.initial)
+        let onDisc = try segmenter.segment(image, prior: disc.prior, initial: disc.initial, on: .inTurn)
+        let onBar = try segmenter.segment(image, prior: bar.prior, initial: bar.initial, on: .inTurn)
         let discCentre = 26 * Self.width + 30, barCentre = 27 * Self.width + 56
         #expect(onDisc[discCentre] == 1 && onDisc[barCentre] == 0)
         #expect(onBar[barCentre] == 1 && onBar[discCentre] == 0)

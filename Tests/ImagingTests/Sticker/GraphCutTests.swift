@@ -92,7 +92,7 @@ struct GraphCutTests {
     func maxFlowMatchesReferenceAndTheCutCostsTheFlow(seed: Int) throws {
         let p = Problem(seed: UInt64(seed), width: 4 + seed % 5, height: 3 + seed % 4)
         var g = Self.graph(p)
-        let flow = Double(try g.maxFlow())
+        let flow = Double(try g.maxFlow(on: .inTurn))
         let reference = Self.referenceFlow(p)
         #expect(abs(flow - reference) < 1e-3 * max(1, reference))
         // The labelling the solver reports is a cut whose cost equals the flow (so it is minimum).
@@ -111,12 +111,12 @@ struct GraphCutTests {
         var independent = Problem(seed: UInt64(seed + 100), width: first.width, height: first.height)
         independent.edges = first.edges
         var g = Self.graph(first)
-        try g.maxFlow()
+        try g.maxFlow(on: .inTurn)
         let n = first.width * first.height
         let firstSides = (0..<n).map { g.isSource(x: $0 % first.width, y: $0 / first.width) }
         for p in [swapped, independent] {
             Self.setTerminals(&g, p)
-            try g.maxFlow()
+            try g.maxFlow(on: .inTurn)
             let reference = Self.referenceFlow(p)
             #expect(abs(Self.cutCost(g, p) - reference) < 1e-3 * max(1, reference))
             if p.source == swapped.source {

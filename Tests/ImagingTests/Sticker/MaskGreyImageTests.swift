@@ -11,7 +11,7 @@ struct MaskGreyImageTests {
         for (i, v) in mask.values.enumerated() {
             #expect(image[i % 4, i / 4] == RGBA(r: v, g: v, b: v, a: 255), "pixel \(i): \(image[i % 4, i / 4])")
         }
-        let decoded = try ImageCodec.decode(try ImageCodec.encodeWebP(image, lossless: true)).image
+        let decoded = try ImageCodec.decode(try ImageCodec.encodeWebP(image, lossless: true), on: .inTurn).image
         #expect(decoded.pixels == image.pixels)
     }
 }

@@ -28,9 +28,9 @@ struct SaliencyChannelsTests {
 
     @Test func theMapIsTheSameInlineAndOnAPool() async throws {
         let image = Self.photo()
-        let work = try LabImage(image, maxSide: 96)
-        let texture = try TextureFeatures(work).values
-        let focus = try FocusFeatures(image, width: work.width, height: work.height).values
+        let work = try LabImage(image, maxSide: 96, on: .inTurn)
+        let texture = try TextureFeatures(work, on: .inTurn).values
+        let focus = try FocusFeatures(image, width: work.width, height: work.height, on: .inTurn).values
         let pool = ComputePool(threads: 2)
         pool.start()
         defer { pool.stop() }

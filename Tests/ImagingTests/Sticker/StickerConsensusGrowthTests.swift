@@ -39,13 +39,13 @@ struct StickerConsensusGrowthTests {
     static func isFarSquare(_ x: Int, _ y: Int) -> Bool { x >= 4 && x < 10 && y >= 50 && y < 56 }
 
     @Test func regrowsAThinPartAndNothingElse() throws {
-        let work = try LabImage(Self.scene(), maxSide: Self.width)
+        let work = try LabImage(Self.scene(), maxSide: Self.width, on: .inTurn)
         #expect(work.width == Self.width && work.height == Self.height)
         // The consensus lost the leg (and never had the far square).
         var consensus = [UInt8](repeating: 0, count: work.count)
         for y in 0..<Self.height { for x in 0..<Self.width where Self.isDisc(x, y) { consensus[y * Self.width + x] = 1 } }
 
-        let grown = try ConsensusGrowth.grow(work, consensus: consensus, bandWidth: 12)
+        let grown = try ConsensusGrowth.grow(work, consensus: consensus, bandWidth: 12, on: .inTurn)
 
         var legRecovered = 0, legTotal = 0, backgroundTaken = 0
         for y in 0..<Self.height {
@@ -63,15 +63,15 @@ struct StickerConsensusGrowthTests {
     }
 
     @Test func anEmptyBandLeavesTheConsensusAlone() throws {
-        let work = try LabImage(Self.scene(), maxSide: Self.width)
+        let work = try LabImage(Self.scene(), maxSide: Self.width, on: .inTurn)
         let all = [UInt8](repeating: 1, count: work.count)
-        #expect(try ConsensusGrowth.grow(work, consensus: all, bandWidth: 12) == all)
+        #expect(try ConsensusGrowth.grow(work, consensus: all, bandWidth: 12, on: .inTurn) == all)
     }
 
     @Test func anEmptyConsensusStaysEmpty() throws {
-        let work = try LabImage(Self.scene(), maxSide: Self.width)
+        let work = try LabImage(Self.scene(), maxSide: Self.width, on: .inTurn)
         let none = [UInt8](repeating: 0, count: work.count)
-        #expect(try ConsensusGrowth.grow(work, consensus: none, bandWidth: 12) == none)
+        #expect(try ConsensusGrowth.grow(work, consensus: none, bandWidth: 12, on: .inTurn) == none)
     }
 
     @Test func chamferDistanceIsCloseToEuclidean() {

@@ -14,8 +14,8 @@ struct StickerCorpusTests {
     func clearSubjectReachesHighIoU(name: String) async throws {
         let jpeg = try [UInt8](Data(contentsOf: Self.corpus.appendingPathComponent("images/\(name).jpg")))
         let png = try [UInt8](Data(contentsOf: Self.corpus.appendingPathComponent("masks/\(name).png")))
-        let image = try ImageCodec.decode(jpeg).image
-        let truthImage = try ImageCodec.decode(png).image
+        let image = try ImageCodec.decode(jpeg, on: .inTurn).image
+        let truthImage = try ImageCodec.decode(png, on: .inTurn).image
         var truth = Mask(width: truthImage.width, height: truthImage.height, repeating: 0)
         for p in 0..<truthImage.pixelCount where truthImage.pixels[4 * p] > 0 { truth.values[p] = 255 }
         let sticker = try await StickerExtractor.extract(from: image)

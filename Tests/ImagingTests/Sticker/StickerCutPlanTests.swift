@@ -24,9 +24,9 @@ struct StickerCutPlanTests {
         var image = Self.disc()
         for p in 0..<image.pixelCount where p % image.width < image.width / 2 { image.pixels[p * 4 + 3] = 0 }
         let plan = try StickerPreparation(image, options: StickerOptions(), on: .inTurn).plan(faces: [], options: StickerOptions())
-        let cuts = (pixel: try plan.cut(.pixel), region: try plan.cut(.region))
+        let cuts = (pixel: try plan.cut(.pixel, on: .inTurn), region: try plan.cut(.region, on: .inTurn))
         #expect(cuts.pixel.labels.isEmpty && cuts.region.labels.isEmpty, "a decided plan cut something")
-        let (mask, confidence) = try plan.mask(of: image, cuts: cuts, feather: 0)
+        let (mask, confidence) = try plan.mask(of: image, cuts: cuts, feather: 0, on: .inTurn)
         #expect(confidence == 1, "confidence \(confidence)")
         let opaque = (0..<image.pixelCount).filter { image.pixels[$0 * 4 + 3] >= 128 }
         let kept = (0..<mask.values.count).filter { mask.values[$0] >= 128 }
@@ -37,11 +37,11 @@ struct StickerCutPlanTests {
     func cutsInEitherOrder() throws {
         let image = Self.disc()
         let plan = try StickerPreparation(image, options: StickerOptions(), on: .inTurn).plan(faces: [], options: StickerOptions())
-        let pixelFirst = (pixel: try plan.cut(.pixel), region: try plan.cut(.region))
-        let regionCut = try plan.cut(.region)
-        let regionFirst = (pixel: try plan.cut(.pixel), region: regionCut)
-        let a = try plan.mask(of: image, cuts: pixelFirst, feather: 1)
-        let b = try plan.mask(of: image, cuts: regionFirst, feather: 1)
+        let pixelFirst = (pixel: try plan.cut(.pixel, on: .inTurn), region: try plan.cut(.region, on: .inTurn))
+        let regionCut = try plan.cut(.region, on: .inTurn)
+        let regionFirst = (pixel: try plan.cut(.pixel, on: .inTurn), region: regionCut)
+        let a = try plan.mask(of: image, cuts: pixelFirst, feather: 1, on: .inTurn)
+        let b = try plan.mask(of: image, cuts: regionFirst, feather: 1, on: .inTurn)
         #expect(a.mask.values == b.mask.values && a.confidence == b.confidence, "the order changed the mask")
         // The disc (radius 40: 5027 px of 19200) within a few per cent, and confidently.
         let covered = a.mask.values.filter { $0 >= 128 }.count

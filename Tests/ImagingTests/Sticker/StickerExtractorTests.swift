@@ -143,12 +143,12 @@ struct StickerExtractorTests {
 
     @Test func grabCutChecksCancellationInsideItsLoop() async throws {
         let (image, _) = StickerScenes.disc()
-        let work = try LabImage(image, maxSide: 200)
+        let work = try LabImage(image, maxSide: 200, on: .inTurn)
         let prior = [Float](repeating: 0.5, count: work.count)
         let initial = [UInt8](repeating: 1, count: work.count)
         let task = Task {
             while !Task.isCancelled { await Task.yield() }
-            return try GrabCutSegmenter().segment(work, prior: prior, initial: initial)
+            return try GrabCutSegmenter().segment(work, prior: prior, initial: initial, on: .inTurn)
         }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled grab cut to end") }

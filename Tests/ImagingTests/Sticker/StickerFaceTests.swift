@@ -8,12 +8,12 @@ import Testing
 struct StickerFaceTests {
     static func corpusImage(_ name: String) throws -> Image {
         let jpeg = try [UInt8](Data(contentsOf: StickerCorpusTests.corpus.appendingPathComponent("images/\(name).jpg")))
-        return try ImageCodec.decode(jpeg).image
+        return try ImageCodec.decode(jpeg, on: .inTurn).image
     }
 
     static func corpusMask(_ name: String) throws -> Mask {
         let png = try [UInt8](Data(contentsOf: StickerCorpusTests.corpus.appendingPathComponent("masks/\(name).png")))
-        let image = try ImageCodec.decode(png).image
+        let image = try ImageCodec.decode(png, on: .inTurn).image
         var mask = Mask(width: image.width, height: image.height, repeating: 0)
         for p in 0..<image.pixelCount where image.pixels[4 * p] >= 128 { mask.values[p] = 255 }
         return mask
@@ -53,7 +53,7 @@ struct StickerFaceTests {
     /// OpenCV 4.10's `detectMultiScale(equalizeHist(grey), 1.1, 5)` finds this face at
     /// (62, 139, 201 × 201) on the 321 × 481 photo.
     @Test func findsThePortraitsFaceWhereOpenCVDoes() throws {
-        let faces = try FaceDetector.detect(in: Self.corpusImage("260081"), maxSide: 320, minRelativeSize: 0.1)
+        let faces = try FaceDetector.detect(in: Self.corpusImage("260081"), maxSide: 320, minRelativeSize: 0.1, on: .inTurn)
         #expect(faces.count == 1)
         let face = try #require(faces.first)
         #expect(abs(face.x + face.width / 2 - 162) <= 15 && abs(face.y + face.height / 2 - 239) <= 15)
@@ -62,19 +62,19 @@ struct StickerFaceTests {
 
     @Test func findsEveryFaceOfAGroup() throws {
         // Three astronauts (OpenCV: three faces, 46-50 px).
-        let faces = try FaceDetector.detect(in: Self.corpusImage("323016"), maxSide: 320, minRelativeSize: 0.1)
+        let faces = try FaceDetector.detect(in: Self.corpusImage("323016"), maxSide: 320, minRelativeSize: 0.1, on: .inTurn)
         #expect(faces.count == 3)
         #expect(faces.allSatisfy { (35...65).contains($0.width) })
     }
 
     @Test(arguments: ["87046", "227092", "124084"])  // a lizard, a vase, flowers
     func findsNoFaceWhereThereIsNone(name: String) throws {
-        #expect(try FaceDetector.detect(in: Self.corpusImage(name), maxSide: 320, minRelativeSize: 0.1).isEmpty)
+        #expect(try FaceDetector.detect(in: Self.corpusImage(name), maxSide: 320, minRelativeSize: 0.1, on: .inTurn).isEmpty)
     }
 
     @Test func flatAndTinyImagesHaveNoFaces() throws {
-        #expect(try FaceDetector.detect(in: Image(width: 300, height: 200, pixels: [UInt8](repeating: 128, count: 300 * 200 * 4))).isEmpty)
-        #expect(try FaceDetector.detect(in: Image(width: 12, height: 9, pixels: [UInt8](repeating: 7, count: 12 * 9 * 4))).isEmpty)
+        #expect(try FaceDetector.detect(in: Image(width: 300, height: 200, pixels: [UInt8](repeating: 128, count: 300 * 200 * 4)), on: .inTurn).isEmpty)
+        #expect(try FaceDetector.detect(in: Image(width: 12, height: 9, pixels: [UInt8](repeating: 7, count: 12 * 9 * 4)), on: .inTurn).isEmpty)
     }
 
     /// Settings that would never end or overflow the integral image are clamped, not trusted.
@@ -83,16 +83,16 @@ struct StickerFaceTests {
         // the portrait's one face, found as with those values.
         let portrait = try Self.corpusImage("260081")
         let degenerate = try FaceDetector.detect(in: portrait, maxSide: 1 << 40, scaleFactor: 0.5, minNeighbors: -3,
-                                                 minRelativeSize: 0.3)
+                                                 minRelativeSize: 0.3, on: .inTurn)
         let clamped = try FaceDetector.detect(in: portrait, maxSide: 2048, scaleFactor: 1.01, minNeighbors: -3,
-                                              minRelativeSize: 0.3)
+                                              minRelativeSize: 0.3, on: .inTurn)
         #expect(degenerate == clamped, "\(degenerate) against \(clamped)")
         #expect(!clamped.isEmpty, "no face found with the clamped settings")
         var rng = SplitMix64(seed: 7)
         let pixels = (0..<(64 * 48 * 4)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         let noise = Image(width: 64, height: 48, pixels: pixels)
-        let tiny = try FaceDetector.detect(in: noise, maxSide: 0, scaleFactor: 1)
-        #expect(tiny == (try FaceDetector.detect(in: noise, maxSide: 24, scaleFactor: 1.01)), "\(tiny)")
+        let tiny = try FaceDetector.detect(in: noise, maxSide: 0, scaleFactor: 1, on: .inTurn)
+        #expect(tiny == (try FaceDetector.detect(in: noise, maxSide: 24, scaleFactor: 1.01, on: .inTurn)), "\(tiny)")
     }
 
     /// The scan itself checks (not only the pyramid loop around it), so a cancelled search stops
@@ -103,7 +103,7 @@ struct StickerFaceTests {
         let (sum, squares) = FaceDetector.integrals(grey, width: 200, height: 150)
         let task = Task {
             while !Task.isCancelled { await Task.yield() }
-            return try cascade.scan(sum: sum, squares: squares, width: 200, height: 150, step: 2)
+            return try cascade.scan(sum: sum, squares: squares, width: 200, height: 150, step: 2, on: .inTurn)
         }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled face scan to end") }
@@ -139,7 +139,7 @@ struct StickerFaceTests {
 
     @Test func raisedMapHasAFloorOnThePriorAndIsUnchangedElsewhere() throws {
         let (image, _) = StickerScenes.disc()
-        let map = try SaliencyMap(LabImage(image, maxSide: 64))
+        let map = try SaliencyMap(LabImage(image, maxSide: 64, on: .inTurn), on: .inTurn)
         var prior = [Float](repeating: 0, count: map.values.count)
         for i in 0..<(prior.count / 2) { prior[i] = 1 }
         let raised = map.raised(by: prior, level: 1.3)

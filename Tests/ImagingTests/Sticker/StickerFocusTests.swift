@@ -66,7 +66,7 @@ struct StickerFocusTests {
 
     /// The working grid `LabImage` would use for `image` at `maxSide`.
     static func grid(_ image: Image, maxSide: Int) throws -> (Int, Int) {
-        let work = try LabImage(image, maxSide: maxSide)
+        let work = try LabImage(image, maxSide: maxSide, on: .inTurn)
         return (work.width, work.height)
     }
 
@@ -75,7 +75,7 @@ struct StickerFocusTests {
         let plane = Self.defocus(Self.noise(width: w, height: h), width: w, height: h, radius: 3) { x, _ in x >= w / 2 }
         let image = Self.image(plane, width: w, height: h)
         let (gw, gh) = try Self.grid(image, maxSide: 200)
-        let focus = try FocusFeatures(image, width: gw, height: gh)
+        let focus = try FocusFeatures(image, width: gw, height: gh, on: .inTurn)
         #expect(focus.values.count == gw * gh && focus.logRatio.count == gw * gh)
         #expect(focus.values.allSatisfy { $0.isFinite && $0 >= 0 && $0 <= 1 })
         // Away from the seam (the spreading window is 8 working pixels).
@@ -93,7 +93,7 @@ struct StickerFocusTests {
         let w = 480, h = 320
         let image = Self.image(Self.noise(width: w, height: h), width: w, height: h)
         let (gw, gh) = try Self.grid(image, maxSide: 200)
-        let focus = try FocusFeatures(image, width: gw, height: gh)
+        let focus = try FocusFeatures(image, width: gw, height: gh, on: .inTurn)
         // The texture's own variation of log R (its cells of different sizes) stays below the gate;
         // the half-blurred version of it spreads over 0.8.
         #expect(focus.spread < 0.25)
@@ -105,13 +105,13 @@ struct StickerFocusTests {
         let plane = Self.defocus(Self.noise(width: w, height: h), width: w, height: h, radius: 3) { _, _ in true }
         let image = Self.image(plane, width: w, height: h)
         let (gw, gh) = try Self.grid(image, maxSide: 200)
-        let focus = try FocusFeatures(image, width: gw, height: gh)
+        let focus = try FocusFeatures(image, width: gw, height: gh, on: .inTurn)
         #expect(focus.strength == 0)
     }
 
     @Test func flatImageIsFiniteAndWithoutCue() throws {
         let image = Image(width: 60, height: 40, pixels: [UInt8](repeating: 90, count: 60 * 40 * 4))
-        let focus = try FocusFeatures(image, width: 30, height: 20)
+        let focus = try FocusFeatures(image, width: 30, height: 20, on: .inTurn)
         #expect(focus.values.count == 600)
         #expect(focus.values.allSatisfy { $0 == 0 })
         #expect(focus.logRatio.allSatisfy { $0.isFinite })
@@ -124,7 +124,7 @@ struct StickerFocusTests {
         let w = 800, h = 400
         let plane = Self.defocus(Self.noise(width: w, height: h), width: w, height: h, radius: 6) { x, _ in x < w / 2 }
         let image = Self.image(plane, width: w, height: h)
-        let focus = try FocusFeatures(image, width: 200, height: 100)
+        let focus = try FocusFeatures(image, width: 200, height: 100, on: .inTurn)
         let soft = Self.mean(focus.values, width: 200) { x, _ in x < 90 }
         let sharp = Self.mean(focus.values, width: 200) { x, _ in x >= 110 }
         #expect(sharp > soft + 0.5)
@@ -152,13 +152,13 @@ struct StickerFocusTests {
 
     @Test func focusRaisesBarrierSaliencyOfASharpSubject() throws {
         let (image, truth) = Self.sharpDisc()
-        let work = try LabImage(image, maxSide: 200)
-        let focus = try FocusFeatures(image, width: work.width, height: work.height)
+        let work = try LabImage(image, maxSide: 200, on: .inTurn)
+        let focus = try FocusFeatures(image, width: work.width, height: work.height, on: .inTurn)
         #expect(focus.strength == 1)
         let small = Self.sample(truth, width: work.width, height: work.height)
-        let texture = try TextureFeatures(work).values
-        let without = try SaliencyMap(work, texture: texture, textureWeight: 2.5)
-        let with = try SaliencyMap(work, texture: texture, textureWeight: 2.5, focus: focus.values, focusWeight: 40)
+        let texture = try TextureFeatures(work, on: .inTurn).values
+        let without = try SaliencyMap(work, texture: texture, textureWeight: 2.5, on: .inTurn)
+        let with = try SaliencyMap(work, texture: texture, textureWeight: 2.5, focus: focus.values, focusWeight: 40, on: .inTurn)
         #expect(with.values.allSatisfy { $0.isFinite && $0 >= 0 && $0 <= 1 })
         #expect(with.rawStrength == without.rawStrength)
         let gain = StickerTextureTests.contrast(with.values, small) - StickerTextureTests.contrast(without.values, small)
@@ -167,11 +167,11 @@ struct StickerFocusTests {
 
     @Test func focusRaisesRegionSaliencyOfASharpSubject() throws {
         let (image, truth) = Self.sharpDisc()
-        let work = try LabImage(image, maxSide: 200)
-        let focus = try FocusFeatures(image, width: work.width, height: work.height)
+        let work = try LabImage(image, maxSide: 200, on: .inTurn)
+        let focus = try FocusFeatures(image, width: work.width, height: work.height, on: .inTurn)
         let small = Self.sample(truth, width: work.width, height: work.height)
-        let without = try RobustBackgroundSaliency(work).values
-        let with = try RobustBackgroundSaliency(work, focus: focus.values, focusWeight: 100).values
+        let without = try RobustBackgroundSaliency(work, on: .inTurn).values
+        let with = try RobustBackgroundSaliency(work, focus: focus.values, focusWeight: 100, on: .inTurn).values
         #expect(with.allSatisfy { $0.isFinite && $0 >= 0 && $0 <= 1 })
         let gain = StickerTextureTests.contrast(with, small) - StickerTextureTests.contrast(without, small)
         #expect(gain > 0.05)
@@ -181,7 +181,7 @@ struct StickerFocusTests {
         let (image, _) = Self.sharpDisc()
         let task = Task {
             while !Task.isCancelled { await Task.yield() }
-            return try FocusFeatures(image, width: 180, height: 120)
+            return try FocusFeatures(image, width: 180, height: 120, on: .inTurn)
         }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled focus search to end") }
@@ -189,9 +189,9 @@ struct StickerFocusTests {
 
     @Test func mismatchedFocusIsIgnored() throws {
         let (image, _) = StickerScenes.disc()
-        let work = try LabImage(image, maxSide: 160)
-        #expect(try RobustBackgroundSaliency(work).values
-            == RobustBackgroundSaliency(work, focus: [1, 2, 3], focusWeight: 100).values)
-        #expect(try SaliencyMap(work).values == SaliencyMap(work, focus: [1, 2, 3], focusWeight: 40).values)
+        let work = try LabImage(image, maxSide: 160, on: .inTurn)
+        #expect(try RobustBackgroundSaliency(work, on: .inTurn).values
+            == RobustBackgroundSaliency(work, focus: [1, 2, 3], focusWeight: 100, on: .inTurn).values)
+        #expect(try SaliencyMap(work, on: .inTurn).values == SaliencyMap(work, focus: [1, 2, 3], focusWeight: 40, on: .inTurn).values)
     }
 }

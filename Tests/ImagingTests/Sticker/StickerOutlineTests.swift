@@ -10,7 +10,7 @@ struct StickerOutlineTests {
         let features = [(3, 4), (20, 2), (11, 15), (12, 8)]
         var f = [Float](repeating: .infinity, count: w * h)
         for (x, y) in features { f[y * w + x] = 0 }
-        try StickerOutline.distanceTransform(&f, width: w, height: h)
+        try StickerOutline.distanceTransform(&f, width: w, height: h, on: .inTurn)
         for y in 0..<h {
             for x in 0..<w {
                 let expected = features.map { Float(($0.0 - x) * ($0.0 - x) + ($0.1 - y) * ($0.1 - y)) }.min()!
@@ -21,7 +21,7 @@ struct StickerOutlineTests {
 
     @Test func distanceTransformWithoutFeaturesStaysInfinite() throws {
         var f = [Float](repeating: .infinity, count: 12)
-        try StickerOutline.distanceTransform(&f, width: 4, height: 3)
+        try StickerOutline.distanceTransform(&f, width: 4, height: 3, on: .inTurn)
         #expect(f.allSatisfy { $0 == .infinity })
     }
 

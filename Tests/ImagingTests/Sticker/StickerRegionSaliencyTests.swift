@@ -7,8 +7,8 @@ struct StickerRegionSaliencyTests {
     @Test(arguments: [50, 150, 300])
     func superpixelsPartitionTheImage(regions: Int) throws {
         let (image, _) = StickerScenes.disc()
-        let work = try LabImage(image, maxSide: 160)
-        let sp = try Superpixels(work, regions: regions)
+        let work = try LabImage(image, maxSide: 160, on: .inTurn)
+        let sp = try Superpixels(work, regions: regions, on: .inTurn)
         #expect(sp.labels.count == work.count)
         #expect(sp.labels.allSatisfy { $0 >= 0 && Int($0) < sp.count })
         #expect(sp.size.reduce(0, +) == work.count)
@@ -24,8 +24,8 @@ struct StickerRegionSaliencyTests {
 
     @Test func superpixelsFollowAStrongColourEdge() throws {
         let (image, truth) = StickerScenes.disc()
-        let work = try LabImage(image, maxSide: 160) // same size: no resampling blur
-        let sp = try Superpixels(work, regions: 200)
+        let work = try LabImage(image, maxSide: 160, on: .inTurn) // same size: no resampling blur
+        let sp = try Superpixels(work, regions: 200, on: .inTurn)
         // Almost every region is one-sided: SLIC clusters in colour as well as space.
         var inside = [Int](repeating: 0, count: sp.count)
         for p in 0..<work.count where truth.values[p] != 0 { inside[Int(sp.labels[p])] += 1 }
@@ -36,8 +36,8 @@ struct StickerRegionSaliencyTests {
 
     @Test func discIsMoreSalientThanItsBackground() throws {
         let (image, truth) = StickerScenes.disc()
-        let work = try LabImage(image, maxSide: 160)
-        let values = try RobustBackgroundSaliency(work).values
+        let work = try LabImage(image, maxSide: 160, on: .inTurn)
+        let values = try RobustBackgroundSaliency(work, on: .inTurn).values
         #expect(values.count == work.count)
         #expect(values.allSatisfy { $0 >= 0 && $0 <= 1 })
         var inSum: Float = 0, inCount: Float = 0, outSum: Float = 0, outCount: Float = 0
@@ -50,14 +50,14 @@ struct StickerRegionSaliencyTests {
 
     @Test func flatImageGivesFiniteSaliency() throws {
         let image = Image(width: 40, height: 30, pixels: [UInt8](repeating: 128, count: 40 * 30 * 4))
-        let values = try RobustBackgroundSaliency(LabImage(image, maxSide: 40)).values
+        let values = try RobustBackgroundSaliency(LabImage(image, maxSide: 40, on: .inTurn), on: .inTurn).values
         #expect(values.allSatisfy { $0.isFinite && $0 >= 0 && $0 <= 1 })
     }
 
     @Test func blendedSaliencyStillFindsTheDisc() throws {
         let (image, truth) = StickerScenes.disc()
-        let work = try LabImage(image, maxSide: 160)
-        let map = try SaliencyMap(work, regionWeight: 1)
+        let work = try LabImage(image, maxSide: 160, on: .inTurn)
+        let map = try SaliencyMap(work, regionWeight: 1, on: .inTurn)
         var hits = 0, union = 0
         for p in 0..<work.count {
             let a = map.values[p] > map.threshold, b = truth.values[p] != 0
@@ -70,7 +70,7 @@ struct StickerRegionSaliencyTests {
     @Test func tinyImagesDoNotTrap() throws {
         for (w, h) in [(1, 1), (2, 7), (8, 3)] {
             let image = Image(width: w, height: h, pixels: (0..<(w * h * 4)).map { UInt8($0 * 37 % 256) })
-            let values = try RobustBackgroundSaliency(LabImage(image, maxSide: 64), regions: 250).values
+            let values = try RobustBackgroundSaliency(LabImage(image, maxSide: 64, on: .inTurn), regions: 250, on: .inTurn).values
             #expect(values.count == w * h)
         }
     }
@@ -80,9 +80,9 @@ struct StickerRegionSaliencyTests {
 struct StickerSaliencyBlendTests {
     @Test func weightZeroKeepsTheMapAndWeightOneFollowsTheRegionMap() throws {
         let (image, _) = StickerScenes.disc()
-        let work = try LabImage(image, maxSide: 160)
-        let map = try SaliencyMap(work)
-        let region = try RobustBackgroundSaliency(work).values
+        let work = try LabImage(image, maxSide: 160, on: .inTurn)
+        let map = try SaliencyMap(work, on: .inTurn)
+        let region = try RobustBackgroundSaliency(work, on: .inTurn).values
         let same = map.blended(withRegion: region, weight: 0)
         #expect(zip(same.values, map.values).allSatisfy { abs($0 - $1) < 1e-5 })
         // A region map that is 1 only in the left half: at weight 1 the split must follow it.

@@ -35,15 +35,15 @@ struct StickerTextureTests {
 
     @Test func flatImageHasNoTexture() throws {
         let image = Image(width: 40, height: 30, pixels: [UInt8](repeating: 90, count: 40 * 30 * 4))
-        let texture = try TextureFeatures(LabImage(image, maxSide: 40))
+        let texture = try TextureFeatures(LabImage(image, maxSide: 40, on: .inTurn), on: .inTurn)
         #expect(texture.values.count == 3 * 40 * 30)
         #expect(texture.values.allSatisfy { $0.isFinite && abs($0) < 1e-2 })
     }
 
     @Test func texturedPatchStandsOutInEveryChannel() throws {
         let (image, truth) = Self.camouflage()
-        let work = try LabImage(image, maxSide: 96)
-        let texture = try TextureFeatures(work).values
+        let work = try LabImage(image, maxSide: 96, on: .inTurn)
+        let texture = try TextureFeatures(work, on: .inTurn).values
         let w = work.width
         // Deep inside the patch versus far outside it (away from the window straddling the edge).
         let inner = (work.height / 2) * w + w / 2, outer = 3 * w + 3
@@ -57,16 +57,16 @@ struct StickerTextureTests {
         // Neutral greys have no chroma, textured or not.
         #expect(texture[3 * inner + 2] < 0.5)
         // The scale is linear.
-        let doubled = try TextureFeatures(work, scale: 2).values
+        let doubled = try TextureFeatures(work, scale: 2, on: .inTurn).values
         #expect(abs(doubled[3 * inner] - 2 * texture[3 * inner]) < 1e-3)
     }
 
     @Test func regionSaliencyFindsACamouflagedSubjectOnlyWithTexture() throws {
         let (image, truth) = Self.camouflage()
-        let work = try LabImage(image, maxSide: 96)
-        let texture = try TextureFeatures(work).values
-        let colourOnly = try RobustBackgroundSaliency(work).values
-        let withTexture = try RobustBackgroundSaliency(work, texture: texture, textureWeight: 0.5).values
+        let work = try LabImage(image, maxSide: 96, on: .inTurn)
+        let texture = try TextureFeatures(work, on: .inTurn).values
+        let colourOnly = try RobustBackgroundSaliency(work, on: .inTurn).values
+        let withTexture = try RobustBackgroundSaliency(work, texture: texture, textureWeight: 0.5, on: .inTurn).values
         #expect(withTexture.allSatisfy { $0.isFinite && $0 >= 0 && $0 <= 1 })
         // Colour alone already scores the patch a little higher (centre bias, and the range is
         // normalised); texture must widen the gap clearly (measured 0.52 → 0.66).
@@ -77,10 +77,10 @@ struct StickerTextureTests {
 
     @Test func barrierSaliencyFindsACamouflagedSubjectOnlyWithTexture() throws {
         let (image, truth) = Self.camouflage()
-        let work = try LabImage(image, maxSide: 96)
-        let texture = try TextureFeatures(work).values
-        let colourOnly = try SaliencyMap(work)
-        let withTexture = try SaliencyMap(work, texture: texture, textureWeight: 2.5)
+        let work = try LabImage(image, maxSide: 96, on: .inTurn)
+        let texture = try TextureFeatures(work, on: .inTurn).values
+        let colourOnly = try SaliencyMap(work, on: .inTurn)
+        let withTexture = try SaliencyMap(work, texture: texture, textureWeight: 2.5, on: .inTurn)
         #expect(withTexture.values.allSatisfy { $0.isFinite && $0 >= 0 && $0 <= 1 })
         #expect(withTexture.rawStrength == colourOnly.rawStrength)
         let gain = Self.contrast(withTexture.values, truth) - Self.contrast(colourOnly.values, truth)
@@ -91,9 +91,9 @@ struct StickerTextureTests {
 
     @Test func mismatchedTextureIsIgnored() throws {
         let (image, _) = StickerScenes.disc()
-        let work = try LabImage(image, maxSide: 160)
-        let plain = try RobustBackgroundSaliency(work).values
-        let wrongSize = try RobustBackgroundSaliency(work, texture: [1, 2, 3], textureWeight: 0.5).values
+        let work = try LabImage(image, maxSide: 160, on: .inTurn)
+        let plain = try RobustBackgroundSaliency(work, on: .inTurn).values
+        let wrongSize = try RobustBackgroundSaliency(work, texture: [1, 2, 3], textureWeight: 0.5, on: .inTurn).values
         #expect(plain == wrongSize)
     }
 }

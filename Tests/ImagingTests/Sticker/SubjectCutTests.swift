@@ -56,7 +56,7 @@ struct SubjectCutTests {
         var options = StickerOptions()
         options.decontaminatesEdges = true
         let cut = try await StickerExtractor.subjectCut(from: image, options: options)
-        let made = try StickerExtractor.makeSticker(image, cut: cut, options: options)
+        let made = try StickerExtractor.makeSticker(image, cut: cut, options: options, on: .inTurn)
         let o = made.origin
         var changed = 0
         for y in 0..<made.image.height {

@@ -60,11 +60,11 @@ struct SubjectOwnCutTests {
                 "the own cut's box \(disc)")
         #expect(found.subjects.count == 2, "\(found.subjects)")
         // A point on the left disc is cut from its own cut, not from the whole photo's.
-        let sticker = try found.sticker(from: image, subject: .point(60, 60))
+        let sticker = try found.sticker(from: image, subject: .point(60, 60), on: .inTurn)
         #expect(sticker.mask.intersectionOverUnion(left) > 0.85, "IoU \(sticker.mask.intersectionOverUnion(left))")
         #expect(sticker.mask.intersectionOverUnion(right) < 0.05)
         let index = try #require(found.subjects.firstIndex { $0.point.x < 120 })
-        #expect(try found.sticker(of: index, from: image).mask.intersectionOverUnion(left) > 0.85)
+        #expect(try found.sticker(of: index, from: image, on: .inTurn).mask.intersectionOverUnion(left) > 0.85)
     }
 
     @Test func aPromptMovedIntoAPartKeepsOnlyItsPointsInside() {
@@ -186,7 +186,7 @@ struct SubjectOwnCutTests {
         let disc = found.subjects.firstIndex { $0.point.x > 120 }
         #expect((disc != nil) == kept, "\(found.subjects)")
         if let disc {
-            let iou = try found.sticker(of: disc, from: image).mask.intersectionOverUnion(right)
+            let iou = try found.sticker(of: disc, from: image, on: .inTurn).mask.intersectionOverUnion(right)
             #expect(iou > 0.85, "IoU \(iou)")
         }
     }
@@ -207,8 +207,8 @@ struct SubjectOwnCutTests {
         let (plan, cuts, settled) = try await StickerExtractor.planAndCut(part, options: options,
                                                                           subjectMap: { try await Self.map(part) },
                                                                           on: InlineStages())
-        let copied = try plan.sticker(from: part, cuts: cuts, options: settled)
-        let inPlace = try plan.sticker(from: image, region: region, cuts: cuts, options: settled)
+        let copied = try plan.sticker(from: part, cuts: cuts, options: settled, on: .inTurn)
+        let inPlace = try plan.sticker(from: image, region: region, cuts: cuts, options: settled, on: .inTurn)
         #expect(inPlace.image.width == copied.image.width && inPlace.image.height == copied.image.height)
         let differences = zip(inPlace.image.pixels, copied.image.pixels).enumerated().map { i, p in
             i % 4 == 3 ? (p.0 == p.1 ? 0 : 255) : abs(Int(p.0) - Int(p.1))

@@ -70,11 +70,11 @@ struct SubjectPromptTests {
     @Test func aBoxWhereTheCutFoundNothingIsCutByColour() throws {
         // The labelling is empty: the box's GrabCut finds the disc inside it.
         let (image, left, _) = Self.twoDiscs()
-        let work = try LabImage(image, maxSide: 240)
+        let work = try LabImage(image, maxSide: 240, on: .inTurn)
         let prior = SaliencyMap(values: [Float](repeating: 0.2, count: work.count), width: work.width, height: work.height)
         let labels = try SubjectSelection.select(.box(PixelRect(x: 20, y: 20, width: 85, height: 85)),
                                                  labels: [UInt8](repeating: 0, count: work.count), work: work, prior: prior,
-                                                 threshold: 0.5, sourceWidth: image.width, sourceHeight: image.height)
+                                                 threshold: 0.5, sourceWidth: image.width, sourceHeight: image.height, on: .inTurn)
         let mask = Mask(width: work.width, height: work.height, values: labels.map { $0 * 255 })
         #expect(mask.intersectionOverUnion(left) > 0.8, "IoU \(mask.intersectionOverUnion(left))")
     }
@@ -102,7 +102,7 @@ struct SubjectPromptTests {
         for (i, subject) in found.subjects.enumerated() {
             let own = subject.point.x < 120 ? left : right, other = subject.point.x < 120 ? right : left
             #expect(own.values[subject.point.y * image.width + subject.point.x] == 255, "point \(subject.point) on its disc")
-            let sticker = try found.sticker(of: i, from: image)
+            let sticker = try found.sticker(of: i, from: image, on: .inTurn)
             #expect(sticker.mask.intersectionOverUnion(own) > 0.85 && sticker.mask.intersectionOverUnion(other) < 0.05)
             #expect(subject.score > 0 && subject.score <= 1)
         }

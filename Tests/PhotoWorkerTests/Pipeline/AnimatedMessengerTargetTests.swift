@@ -23,9 +23,9 @@ struct AnimatedMessengerTargetTests {
                     image[x, y] = RGBA(r: 80 &+ n, g: UInt8(y / 2) &+ n / 2, b: UInt8(x / 3), a: UInt8(alpha * 255))
                 }
             }
-            let frame = try target.layoutFrame(image)
+            let frame = try target.layoutFrame(image, on: .inTurn)
             if spool == nil { spool = FrameSpool(width: frame.width, height: frame.height) }
-            try spool!.append(frame, duration: 1 / fps)
+            try spool!.append(frame, duration: 1 / fps, on: .inTurn)
         }
         return spool!
     }
@@ -34,7 +34,7 @@ struct AnimatedMessengerTargetTests {
     func telegram() throws {
         let spool = try Self.spool(.telegram, frames: 140, fps: 40)  // 3.5 s at 40 fps
         #expect(spool.width == 512 && spool.height == 342)
-        let result = try MessengerTarget.telegram.fitAnimation(spool, fps: nil, path: "t.webm")
+        let result = try MessengerTarget.telegram.fitAnimation(spool, fps: nil, path: "t.webm", on: .inTurn)
         #expect(result.bytes.count <= MessengerTarget.telegram.animatedMaxBytes, "\(result.bytes.count) bytes")
         var facts = cwi_webm_facts()
         var error = [CChar](repeating: 0, count: 256)
@@ -52,13 +52,13 @@ struct AnimatedMessengerTargetTests {
     @Test("WhatsApp: animated WebP 512x512 in the margin, at most 500 KB and 10 s, frames of at least 8 ms")
     func whatsapp() throws {
         var spool = try Self.spool(.whatsapp, frames: 44, fps: 4)  // 11 s
-        for _ in 0..<3 { try spool.append(try MessengerTarget.whatsapp.layoutFrame(Image(width: 10, height: 10)), duration: 0.004) }
-        let result = try MessengerTarget.whatsapp.fitAnimation(spool, fps: nil, path: "w.webp")
+        for _ in 0..<3 { try spool.append(try MessengerTarget.whatsapp.layoutFrame(Image(width: 10, height: 10), on: .inTurn), duration: 0.004, on: .inTurn) }
+        let result = try MessengerTarget.whatsapp.fitAnimation(spool, fps: nil, path: "w.webp", on: .inTurn)
         #expect(result.bytes.count <= MessengerTarget.whatsapp.animatedMaxBytes, "\(result.bytes.count) bytes")
         let info = try ImageCodec.info(result.bytes)
         #expect(info.format == .webp && info.width == 512 && info.height == 512)
         // The margin: nothing drawn in the outer 16 px of the first frame.
-        let first = try ImageCodec.decode(result.bytes).image
+        let first = try ImageCodec.decode(result.bytes, on: .inTurn).image
         #expect((0..<512).allSatisfy { first[$0, 8].a == 0 && first[8, $0].a == 0 && first[503, $0].a == 0 })
         #expect(result.chosen.length <= 10)
         // The 4 ms frames at the end were past 10 s and cut; the rest are 250 ms: none under 8 ms.
@@ -68,8 +68,8 @@ struct AnimatedMessengerTargetTests {
     @Test("WhatsApp: frames under 8 ms inside the clip make it replayed at an even rate, every frame at least 8 ms")
     func whatsappShortFrames() throws {
         var spool = try Self.spool(.whatsapp, frames: 6, fps: 5)
-        for _ in 0..<4 { try spool.append(try MessengerTarget.whatsapp.layoutFrame(Image(width: 10, height: 10)), duration: 0.002) }
-        let result = try MessengerTarget.whatsapp.fitAnimation(spool, fps: nil, path: "w.webp")
+        for _ in 0..<4 { try spool.append(try MessengerTarget.whatsapp.layoutFrame(Image(width: 10, height: 10), on: .inTurn), duration: 0.002, on: .inTurn) }
+        let result = try MessengerTarget.whatsapp.fitAnimation(spool, fps: nil, path: "w.webp", on: .inTurn)
         // libwebp merges a frame equal to the one before into it, so the file's own frame count is walked.
         var previous: Int32 = 0, index: Int32 = 0, frames: Int32 = 1
         while index < frames {
@@ -89,7 +89,7 @@ struct AnimatedMessengerTargetTests {
     func signal() throws {
         let spool = try Self.spool(.signal, frames: 40, fps: 10)  // 4 s
         var steps: [String] = []
-        let result = try MessengerTarget.signal.fitAnimation(spool, fps: nil, path: "s.png") { steps.append($0.summary) }
+        let result = try MessengerTarget.signal.fitAnimation(spool, fps: nil, path: "s.png", on: .inTurn) { steps.append($0.summary) }
         #expect(result.bytes.count <= MessengerTarget.signal.animatedMaxBytes, "\(result.bytes.count) bytes")
         #expect(result.attempts.count > 1 && steps == result.attempts.map(\.summary), "\(steps)")
         #expect(result.bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]))
@@ -105,10 +105,10 @@ struct AnimatedMessengerTargetTests {
         // Noise changing every frame: no encoder gets it under 300 KB.
         for _ in 0..<4 {
             let pixels = (0..<(512 * 512 * 4)).map { k in k % 4 == 3 ? 255 : UInt8(truncatingIfNeeded: rng.next()) }
-            try spool.append(Image(width: 512, height: 512, pixels: pixels), duration: 0.25)
+            try spool.append(Image(width: 512, height: 512, pixels: pixels), duration: 0.25, on: .inTurn)
         }
         #expect {
-            try MessengerTarget.signal.fitAnimation(spool, fps: nil, path: "s.png")
+            try MessengerTarget.signal.fitAnimation(spool, fps: nil, path: "s.png", on: .inTurn)
         } throws: { error in
             guard case WorkerError.outputFailed(let path, let reason, let rule) = error else { return false }
             return path == "s.png" && rule == "size-limit" && reason.contains("\(MessengerTarget.signal.animatedMaxBytes) bytes")

@@ -37,7 +37,7 @@ struct AnimationSinkTests {
         let chosen = try #require(fit?.chosen)
         #expect(mask == nil && fit?.attempts.count == 1 && steps.count == 1, "\(steps)")
         #expect(chosen.frames == 6 && chosen.quality == 75 && bytes.count == chosen.bytes, "\(chosen.summary)")
-        let decoded = try MotionDecoder(bytes: bytes)
+        let decoded = try MotionDecoder(bytes: bytes, on: .inTurn)
         #expect(decoded.info.width == canvas.width && decoded.info.height == canvas.height && canvas.width == 512,
                 "\(decoded.info)")
         #expect(first?.width == canvas.width, "\(String(describing: first?.width))")

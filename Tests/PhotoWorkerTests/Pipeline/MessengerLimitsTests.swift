@@ -23,8 +23,8 @@ struct MessengerLimitsTests {
     @Test(arguments: MessengerTarget.allCases)
     func aStickerIsLaidOutOnTheTablesCanvas(_ target: MessengerTarget) throws {
         let sticker = Image(width: 300, height: 200)
-        let still = try target.layout(sticker)
-        let frame = try target.layoutFrame(Image(width: 301, height: 199))
+        let still = try target.layout(sticker, on: .inTurn)
+        let frame = try target.layoutFrame(Image(width: 301, height: 199), on: .inTurn)
         switch target.limits.canvas {
         case .longSide(let side):
             #expect(still.width == side && still.height == Int((200.0 * Double(side) / 300).rounded()), "\(still.width)x\(still.height)")

@@ -131,7 +131,7 @@ struct StickerStageTests {
 
     /// corpus/subjects/pair.jpg, a photo of two subjects.
     static func pair() throws -> Image {
-        try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: Corpus.path("subjects/pair.jpg"))))).image
+        try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: Corpus.path("subjects/pair.jpg")))), on: .inTurn).image
     }
 
     /// corpus/subjects/pair.jpg cut by `StickerStage.extract` with `prompt`, without the mirror passes, and the

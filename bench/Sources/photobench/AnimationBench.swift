@@ -14,7 +14,7 @@ enum AnimationBench {
         let seconds = args.first.flatMap(Double.init) ?? 3
         let name = args.count > 1 ? args[1] : "animal-1.jpg"
         let corpus = BenchPaths.benchDirectory.deletingLastPathComponent().appendingPathComponent("corpus/photos")
-        let photo = try ImageCodec.decode([UInt8](try Data(contentsOf: corpus.appendingPathComponent(name)))).image
+        let photo = try ImageCodec.decode([UInt8](try Data(contentsOf: corpus.appendingPathComponent(name))), on: .inTurn).image
         let frames = Int(seconds * 30)
         let clip = try StickerClip(photo: photo, side: 512)
         print("clip: \(name), \(frames) frames of 512x512 at 30 fps (\(seconds) s)")
@@ -41,11 +41,11 @@ enum AnimationBench {
         for target in MessengerTarget.allCases {
             var spool = FrameSpool(width: 512, height: 512)
             let spoolStart = ContinuousClock.now
-            for i in 0..<frames { try spool.append(try target.layoutFrame(clip.frame(i)), duration: 1.0 / 30) }
+            for i in 0..<frames { try spool.append(try target.layoutFrame(clip.frame(i), on: .inTurn), duration: 1.0 / 30, on: .inTurn) }
             let spoolTime = ContinuousClock.now - spoolStart
             let start = ContinuousClock.now
             do {
-                let result = try target.fitAnimation(spool, fps: nil, path: "bench")
+                let result = try target.fitAnimation(spool, fps: nil, path: "bench", on: .inTurn)
                 print("\(target.rawValue) (\(target.animatedFormat.rawValue), limit \(target.animatedMaxBytes)): "
                       + "\(result.bytes.count) bytes in \(ContinuousClock.now - start); spool \(spool.storedBytes) bytes "
                       + "in \(spoolTime)")
@@ -64,7 +64,7 @@ struct StickerClip {
 
     init(photo: Image, side: Int) throws {
         let scale = Double(side + 120) / Double(min(photo.width, photo.height))
-        source = try Resampler.resize(photo, width: Int(Double(photo.width) * scale), height: Int(Double(photo.height) * scale))
+        source = try Resampler.resize(photo, width: Int(Double(photo.width) * scale), height: Int(Double(photo.height) * scale), on: .inTurn)
         self.side = side
     }
 

@@ -50,7 +50,7 @@ enum DecodeBench {
                 var decoded: DecodedImage? = nil
                 let seconds = try best(iterations) {
                     decoded = mode.hasPrefix("pool") ? try onPool { loop in try ImageCodec.decode(bytes, options: options, on: loop) }
-                                                     : try ImageCodec.decode(bytes, options: options)
+                                                     : try ImageCodec.decode(bytes, options: options, on: .inTurn)
                 }
                 let rate = megapixels / seconds
                 ours["\(file.lastPathComponent) \(mode)"] = rate
@@ -140,7 +140,7 @@ enum DecodeBench {
         // The same file with EXIF orientation 6 inserted after SOI: measures decode + 90° rotation.
         try Data(Array(jpeg[0..<2]) + exifSegment(orientation: 6) + Array(jpeg[2...])).write(to: rotated)
         try Data(try ImageCodec.encodeJPEG(big, quality: 90, progressive: true)).write(to: progressive)
-        try Data(try ImageCodec.encodePNG(try mosaic(width: 3000, height: 2000))).write(to: png)
+        try Data(try ImageCodec.encodePNG(try mosaic(width: 3000, height: 2000), on: .inTurn)).write(to: png)
         return all
     }
 
@@ -156,7 +156,7 @@ enum DecodeBench {
     /// Rows of corpus photos at their own size, cycling through them, cropped at the edges.
     static func mosaic(width: Int, height: Int) throws -> Image {
         let tiles = try ["car-1.jpg", "animal-1.jpg", "girl-1.jpg", "rocket.jpg", "hubble_deep_field.jpg", "anime-girl-2.jpg"]
-            .map { try ImageCodec.decode([UInt8](try Data(contentsOf: corpus.appendingPathComponent($0)))).image }
+            .map { try ImageCodec.decode([UInt8](try Data(contentsOf: corpus.appendingPathComponent($0))), on: .inTurn).image }
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         pixels.withUnsafeMutableBufferPointer { out in
             // Rows of tiles, each row using one photo height, cycling through the photos.

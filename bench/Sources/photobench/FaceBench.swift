@@ -26,12 +26,12 @@ enum FaceBench {
         }
         let pairs = try StickerBench.loadPairs(dir: dir, pnm: nil)
         guard let first = pairs.first else { throw StickerBench.BenchError("no images found") }
-        _ = try FaceDetector.detect(in: first.image, maxSide: maxSide)  // warm-up
+        _ = try FaceDetector.detect(in: first.image, maxSide: maxSide, on: .inTurn)  // warm-up
         var cpu: [Double] = [], found = 0, photos = 0
         for pair in pairs {
             let start = StickerBench.threadCPUTime()
             let faces = try FaceDetector.detect(in: pair.image, maxSide: maxSide, scaleFactor: scale,
-                                                minNeighbors: neighbors, minRelativeSize: minSize)
+                                                minNeighbors: neighbors, minRelativeSize: minSize, on: .inTurn)
             cpu.append((StickerBench.threadCPUTime() - start) * 1000)
             found += faces.count
             if !faces.isEmpty { photos += 1 }

@@ -91,11 +91,11 @@ enum FlowBench {
     /// A corpus photo's luma, scaled to cover 704 x 396 (the largest frame and its margin) and cropped to it.
     static func photo(_ name: String) throws -> Plane {
         let data = try Data(contentsOf: DecodeBench.corpus.appendingPathComponent(name))
-        let image = try ImageCodec.decode([UInt8](data)).image
+        let image = try ImageCodec.decode([UInt8](data), on: .inTurn).image
         let scale = max(704 / Double(image.width), 396 / Double(image.height))
         let (sw, sh) = (Int((704 / scale).rounded(.down)), Int((396 / scale).rounded(.down)))
         let small = try Resampler.resize(image, sourceX: (image.width - sw) / 2, sourceY: (image.height - sh) / 2,
-                                         sourceWidth: sw, sourceHeight: sh, width: 704, height: 396)
+                                         sourceWidth: sw, sourceHeight: sh, width: 704, height: 396, on: .inTurn)
         let p = small.pixels
         let values = (0..<(704 * 396)).map { i in
             Float((Int(p[4 * i]) * 77 + Int(p[4 * i + 1]) * 150 + Int(p[4 * i + 2]) * 29 + 128) >> 8)

@@ -32,14 +32,14 @@ enum HaloBench {
                 guard let data = FileManager.default.contents(atPath: "\(dir)/\(name).\(suffix).png") else {
                     throw StickerBench.BenchError("cannot read \(name).\(suffix).png")
                 }
-                return try ImageCodec.decode([UInt8](data)).image
+                return try ImageCodec.decode([UInt8](data), on: .inTurn).image
             }
             let composite = try load("composite"), truth = try load("fg"), alphaImage = try load("alpha")
             let alpha = Mask(width: alphaImage.width, height: alphaImage.height,
                              values: (0..<alphaImage.pixelCount).map { alphaImage.pixels[4 * $0] })
             let start = DispatchTime.now().uptimeNanoseconds
             let (_, fg) = try ForegroundEstimator.estimate(composite, alpha: alpha,
-                                                           in: PixelRect(x: 0, y: 0, width: composite.width, height: composite.height))
+                                                           in: PixelRect(x: 0, y: 0, width: composite.width, height: composite.height), on: .inTurn)
             ms.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
             var p = 0.0, e = 0.0, n = 0
             var binP = [Double](repeating: 0, count: 5), binE = binP, binN = binP

@@ -18,10 +18,10 @@ enum MotionBench {
             var frames = 0
             var info: MotionInfo? = nil
             let seconds = try DecodeBench.best(iterations) {
-                let decoder = try MotionDecoder(fileDescriptor: try open(clip))
+                let decoder = try MotionDecoder(fileDescriptor: try open(clip), on: .inTurn)
                 info = decoder.info
                 frames = 0
-                while try decoder.next() != nil { frames += 1 }
+                while try decoder.next(on: .inTurn) != nil { frames += 1 }
             }
             let tool = try DecodeBench.best(iterations) {
                 try ffmpeg(["-threads", "1", "-i", clip.path, "-pix_fmt", "rgba", "-f", "null", "-"])

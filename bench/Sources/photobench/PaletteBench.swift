@@ -31,7 +31,7 @@ enum PaletteBench {
             let image = try RawImage.read(srcDir.appendingPathComponent(file))
             let t = ThumbnailGeometry.target(sourceWidth: image.width, sourceHeight: image.height,
                                              width: 128, height: 128, fit: .contain)
-            let thumb = try Resampler.resize(image, width: t.width, height: t.height)
+            let thumb = try Resampler.resize(image, width: t.width, height: t.height, on: .inTurn)
             try RawImage.write(thumb, to: small.appendingPathComponent(file))
             names.append(String(file.dropLast(5)))
             full.append(image)
@@ -40,17 +40,17 @@ enum PaletteBench {
 
         // Warm-up, then the best of 5 rounds (the machine is shared).
         var palettes: [[PaletteColor]] = []
-        for t in thumbs { palettes.append(try PaletteExtractor.palette(of: t, count: count)) }
+        for t in thumbs { palettes.append(try PaletteExtractor.palette(of: t, count: count, on: .inTurn)) }
         var best = Double.infinity
         for _ in 0..<5 {
             let start = ContinuousClock.now
-            for t in thumbs { _ = try PaletteExtractor.palette(of: t, count: count) }
+            for t in thumbs { _ = try PaletteExtractor.palette(of: t, count: count, on: .inTurn) }
             best = min(best, (ContinuousClock.now - start).milliseconds / Double(thumbs.count))
         }
         var bestFull = Double.infinity
         for _ in 0..<3 {
             let start = ContinuousClock.now
-            for image in full { _ = try PaletteExtractor.palette(of: image, count: count) }
+            for image in full { _ = try PaletteExtractor.palette(of: image, count: count, on: .inTurn) }
             bestFull = min(bestFull, (ContinuousClock.now - start).milliseconds / Double(full.count))
         }
         print(String(format: "swift palette: %.2f ms/image on the 128-px copies, %.2f ms/image from the full decode (incl. downscale), %d images",

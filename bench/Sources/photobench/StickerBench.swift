@@ -189,7 +189,7 @@ enum StickerBench {
                                                       subjectMap: map.map { m in { @Sendable in m } })
         }
         let inside = try found.subjects.indices.map { i -> (share: Double, count: Int) in
-            let mask = try found.sticker(of: i, from: pair.image).mask
+            let mask = try found.sticker(of: i, from: pair.image, on: .inTurn).mask
             var all = 0, hit = 0
             for (v, t) in zip(mask.values, pair.truth.values) where v >= 128 {
                 all += 1
@@ -200,7 +200,7 @@ enum StickerBench {
         var chosen = found.subjects.indices.filter { inside[$0].share >= 0.5 }
         if chosen.isEmpty, let best = found.subjects.indices.max(by: { inside[$0].count < inside[$1].count }) { chosen = [best] }
         return try found.sticker(from: pair.image, subject: .points(include: chosen.map { found.subjects[$0].point },
-                                                                    exclude: []))
+                                                                    exclude: []), on: .inTurn)
     }
 
     /// `--prompt box-net` (an experiment, not the worker's): the network's map of the part of the photo inside the box
@@ -345,8 +345,8 @@ enum StickerBench {
             guard let jpeg = self.fm(dir + "/images/" + file), let png = self.fm(dir + "/masks/" + name + ".png") else {
                 throw BenchError("cannot read \(name)")
             }
-            let image = try ImageCodec.decode(jpeg).image
-            let truth = try ImageCodec.decode(png).image
+            let image = try ImageCodec.decode(jpeg, on: .inTurn).image
+            let truth = try ImageCodec.decode(png, on: .inTurn).image
             // 1-bit masks: any non-zero grey is subject, whatever the decoder's bit-depth scaling.
             var values = [UInt8](repeating: 0, count: truth.pixelCount)
             for p in 0..<truth.pixelCount where truth.pixels[4 * p] > 0 { values[p] = 255 }

@@ -70,7 +70,7 @@ enum SubjectsBench {
                 guard let data = FileManager.default.contents(atPath: "\(dir)/\(file)") else {
                     throw StickerBench.BenchError("cannot read \(file)")
                 }
-                let decoded = try ImageCodec.decode([UInt8](data))
+                let decoded = try ImageCodec.decode([UInt8](data), on: .inTurn)
                 return decoded.image
             }
             func mask(_ image: Image) -> Mask {
@@ -94,7 +94,7 @@ enum SubjectsBench {
             var own: [Double] = [], other: [Double] = [], alone: [(own: Double, other: Double)] = []
             for side in 0..<2 {
                 let point = StickerBench.deepestPoint(of: truths[side])
-                let sticker = try found.sticker(from: image, subject: .points(include: [point], exclude: []))
+                let sticker = try found.sticker(from: image, subject: .points(include: [point], exclude: []), on: .inTurn)
                 own.append(sticker.mask.intersectionOverUnion(truths[side]))
                 other.append(sticker.mask.intersectionOverUnion(truths[1 - side]))
                 var prompted = options

@@ -29,7 +29,7 @@ enum ThumbnailBench {
         // Warm-up round writes the thumbnails for the quality comparison; then best of 3.
         let results = try runBatch(inputs, size: size)
         for (file, image) in zip(files, results) {
-            let png = try ImageCodec.encodePNG(image, compressionLevel: 1)
+            let png = try ImageCodec.encodePNG(image, compressionLevel: 1, on: .inTurn)
             try Data(png).write(to: thumbs.appendingPathComponent(file.deletingPathExtension().lastPathComponent + ".png"))
         }
         var best = Double.infinity
@@ -44,7 +44,7 @@ enum ThumbnailBench {
         var resizeBest = Double.infinity
         for _ in 0..<5 {
             let start = ContinuousClock.now
-            for d in decoded { _ = try Resampler.thumbnail(d, width: size, height: size) }
+            for d in decoded { _ = try Resampler.thumbnail(d, width: size, height: size, on: .inTurn) }
             resizeBest = min(resizeBest, (ContinuousClock.now - start).milliseconds / Double(decoded.count))
         }
         let d0 = decoded[0]
@@ -60,7 +60,7 @@ enum ThumbnailBench {
         let info = try ImageCodec.info(bytes)
         let t = ThumbnailGeometry.target(sourceWidth: info.width, sourceHeight: info.height,
                                          width: size, height: size, fit: .contain)
-        return try ImageCodec.decode(bytes, options: DecodeOptions(minimumSize: (t.width, t.height))).image
+        return try ImageCodec.decode(bytes, options: DecodeOptions(minimumSize: (t.width, t.height)), on: .inTurn).image
     }
 
     /// All thumbnails, two at a time (one per core), in input order.
@@ -71,7 +71,7 @@ enum ThumbnailBench {
         for _ in 0..<2 {
             DispatchQueue.global().async(group: group) {
                 while let i = next.take(below: inputs.count) {
-                    results.set(i, Result { try Resampler.thumbnail(try decode(inputs[i], size: size), width: size, height: size) })
+                    results.set(i, Result { try Resampler.thumbnail(try decode(inputs[i], size: size), width: size, height: size, on: .inTurn) })
                 }
             }
         }
@@ -87,7 +87,7 @@ enum ThumbnailBench {
         var sources: [Image] = []
         for n in names {
             let bytes = [UInt8](try Data(contentsOf: photos.appendingPathComponent(n)))
-            if let d = try? ImageCodec.decode(bytes), d.image.width >= 200, d.image.height >= 200 { sources.append(d.image) }
+            if let d = try? ImageCodec.decode(bytes, on: .inTurn), d.image.width >= 200, d.image.height >= 200 { sources.append(d.image) }
         }
         guard !sources.isEmpty else { throw CocoaError(.fileNoSuchFile) }
         let cellW = bigWidth / 3, cellH = bigHeight / 3
@@ -95,7 +95,7 @@ enum ThumbnailBench {
             var canvas = Image(width: bigWidth, height: bigHeight, fill: RGBA(r: 0, g: 0, b: 0))
             for cell in 0..<9 {
                 let src = sources[(index * 5 + cell * 7) % sources.count]
-                let tile = try Resampler.thumbnail(src, width: cellW, height: cellH, fit: .cover)
+                let tile = try Resampler.thumbnail(src, width: cellW, height: cellH, fit: .cover, on: .inTurn)
                 canvas = Compositing.over(tile, on: canvas, at: (cell % 3) * cellW, y: (cell / 3) * cellH)
             }
             try Data(try ImageCodec.encodeJPEG(canvas, quality: 90)).write(to: file)

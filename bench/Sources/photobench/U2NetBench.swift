@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Imaging
 import Inference
@@ -27,11 +28,11 @@ enum U2NetBench {
         for i in 0..<input.data.count { input.data[i] = Float((i * 7919) % 255) / 255 * 4 - 2 }
         // One memory for every pass, as the worker lends its blocks from pass to pass.
         let memory = ActivationMemory()
-        _ = try network.forward(input, memory: memory)  // warm up (weights paged in, the block)
+        _ = try network.forward(input, parallel: InTurnLoop(), memory: memory)  // warm up (weights paged in, the block)
         var times: [Double] = []
         for _ in 0..<rounds {
             let start = ContinuousClock.now
-            _ = try network.forward(input, memory: memory)
+            _ = try network.forward(input, parallel: InTurnLoop(), memory: memory)
             let d = ContinuousClock.now - start
             times.append(Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
         }
@@ -52,10 +53,10 @@ enum U2NetBench {
         let mean: [Float] = [0.485, 0.456, 0.406], std: [Float] = [0.229, 0.224, 0.225]
         let names = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".png") }.sorted()
         for name in names {
-            let image = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\(name)")))).image
+            let image = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\(name)"))), on: .inTurn).image
             let input = Tensor.normalizedRGB(rgba: image.pixels, width: image.width, height: image.height, size: network.inputWidth,
                                              mean: mean, std: std)
-            let map = try network.forward(input)
+            let map = try network.forward(input, parallel: InTurnLoop())
             try map.data.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: "\(out)/\(name).f32")) }
         }
         print("wrote \(names.count) maps to \(out)")
