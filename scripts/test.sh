@@ -114,8 +114,11 @@ export PHOTOWORKER_REAL_BIN="$PWD/.build-test/debug/photoworker"
 export PHOTOWORKER_BIN="$PWD/scripts/photoworker-diagnostics"
 if [ "$quick" = 0 ]; then
     # Ray's suite mostly waits (a local cluster's start, actors' spawns: 88 s for 21 CPU-s), so it runs beside the
-    # steps below instead of between them.
-    background ray bash scripts/test-ray.sh
+    # steps below instead of between them, on a copy of the worker of its own: it tells its workers (and the orphans
+    # it kills) by their executable's path, and the suites beside it start the built one.
+    rm -rf .build-test/ray && mkdir -p .build-test/ray
+    cp -R "$PHOTOWORKER_REAL_BIN" "$(dirname "$PHOTOWORKER_REAL_BIN")"/*.resources .build-test/ray/
+    background ray env PHOTOWORKER_REAL_BIN="$PWD/.build-test/ray/photoworker" bash scripts/test-ray.sh
 fi
 step bash scripts/test-clients.sh
 step python3 protocol/tools/replay.py --bin "$PHOTOWORKER_BIN"

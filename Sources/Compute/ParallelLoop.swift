@@ -85,13 +85,18 @@ extension ParallelLoop {
 }
 
 /// Every part on the calling thread, one after another: the loop of code off the compute pool (tests, benchmarks,
-/// in-process use) and of ``InlineStages``. Its cancellation is the calling task's (`Task.isCancelled`).
+/// in-process use) and of ``InlineStages``. Its cancellation is the calling task's (`Task.isCancelled`), or, on a
+/// thread that is no task's (a blocking pool's), the flag its owner raises when the awaiting task is cancelled.
 public struct InTurnLoop: ParallelLoop {
-    public init() {}
+    private let flag: CancellationFlag?
+
+    /// - Parameter flag: raised by whoever runs this loop on a thread of its own when the task awaiting it is
+    ///   cancelled (nil: the calling task's cancellation, for a loop that runs in a task).
+    public init(cancelledBy flag: CancellationFlag? = nil) { self.flag = flag }
 
     public var width: Int { 1 }
 
-    public var isCancelled: Bool { Task.isCancelled }
+    public var isCancelled: Bool { flag?.isCancelled ?? Task.isCancelled }
 
     public func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
         for i in 0..<count { try body(0, i) }

@@ -42,8 +42,8 @@ enum PNGEncoder {
     }
 
     /// ``encodedResult(_:width:height:inChannels:outChannels:level:splitThreshold:pieces:on:)``'s bytes, or its failure
-    /// thrown: `CancellationError` when the loop was cancelled (whatever the encoder made of it), else its
-    /// `ImagingError`.
+    /// thrown: `CancellationError` when the loop was cancelled, whatever the failure (a poll's stop, or a real one such
+    /// as memory that the cancelled request no longer needs told), else its `ImagingError`.
     static func write(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, inChannels: Int32,
                       outChannels: Int32, level: Int, splitThreshold: Int = splitThreshold,
                       pieces: Bool = true, on loop: some ParallelLoop) throws -> [UInt8] {

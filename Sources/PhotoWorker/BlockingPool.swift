@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import JSONRPCTransport
 import Synchronization
@@ -56,6 +57,14 @@ public final class BlockingPool: Sendable {
         case .none: break
         }
         return try await work.wait(onCancel: onCancel)
+    }
+
+    /// Runs `body` on a pool thread, handing it the loop its long work polls (a write's cancellation before its
+    /// rename): in turn, cancelled when the calling task is, although the pool's thread is no task's.
+    /// - Throws: what `body` throws (`CancellationError` when it saw the cancel), or what ``run(_:onCancel:)`` throws.
+    public func run<T: Sendable>(polling body: @escaping @Sendable (InTurnLoop) throws -> T) async throws -> T {
+        let flag = CancellationFlag()
+        return try await run({ try body(InTurnLoop(cancelledBy: flag)) }, onCancel: { flag.cancel() })
     }
 
     private enum Action { case refuse, wake, start(Int), none }

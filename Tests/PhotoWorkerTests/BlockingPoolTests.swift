@@ -65,6 +65,33 @@ struct BlockingPoolTests {
         #expect(toldToStop)
     }
 
+    /// A body on the pool's thread (no task's) hears its caller's cancel through the loop it is handed: before, a
+    /// write there polled `Task.isCancelled`, which no cancel reaches on that thread, so it always renamed.
+    @Test func aBodyHandedItsLoopSeesTheCallersCancel() async throws {
+        let pool = BlockingPool(threads: 1, name: "bp-polling")
+        defer { pool.stop() }
+        let entered = Atomic<Bool>(false)
+        let call = Task {
+            try await pool.run(polling: { loop -> Int in
+                entered.store(true, ordering: .relaxed)
+                var spins = 0
+                // Bounded: a loop that never sees the cancel ends the test with the count, not a hang.
+                let end = ContinuousClock.now + .seconds(240)
+                while !loop.isCancelled && ContinuousClock.now < end { spins += 1 }
+                try loop.checkCancellation()
+                return spins
+            })
+        }
+        try await Deadline.until("the body running") { entered.load(ordering: .relaxed) }
+        call.cancel()
+        do {
+            let spins = try await Deadline.value(of: call, "the polling body to end")
+            Issue.record("the body never saw the cancel: \(spins) spins in 240 s")
+        } catch {
+            #expect(error is CancellationError, "the body ended with \(error)")
+        }
+    }
+
     @Test func itsThreadsEndWhenItStops() async throws {
         let pool = BlockingPool(threads: 3, name: "bp-stop")
         try await withThrowingTaskGroup(of: Void.self) { group in

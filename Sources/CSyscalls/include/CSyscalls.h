@@ -28,7 +28,7 @@ int cs_malloc_trim(void);
 void cs_set_mmap_threshold(size_t bytes, size_t trim_bytes);
 
 /// prctl(2)'s PR_SET_NAME (prctl is variadic, which Swift cannot call; pthread_setname_np needs _GNU_SOURCE): names
-/// the calling thread, cut to the 15 bytes Linux keeps. 0, or -1 (errno set).
+/// the calling thread, cut to the 15 bytes Linux keeps. 0, or -errno.
 int cs_name_this_thread(const char *name);
 
 // The library limits malloc's arenas before main (a constructor in cs_memory.c: one per two cores).

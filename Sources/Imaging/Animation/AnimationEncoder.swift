@@ -23,13 +23,6 @@ public protocol AnimationEncoder: AnyObject {
     func finish() throws(ImagingError) -> [UInt8]
 }
 
-extension AnimationEncoder {
-    /// Adds `frame` with every part in turn on the calling thread (code off the compute pool: tests, benchmarks).
-    public func add(_ frame: Image, duration: Double) throws {
-        try add(frame, duration: duration, on: InTurnLoop())
-    }
-}
-
 /// How an animation is encoded: the format, its canvas and one quality knob every format maps to its own terms.
 public struct AnimationSettings: Sendable, Equatable {
     public var format: ImageFormat

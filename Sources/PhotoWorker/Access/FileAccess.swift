@@ -70,7 +70,8 @@ public struct FileAccess: Sendable {
     /// - Parameters:
     ///   - overwrite: the request's `"overwrite": true`.
     ///   - loop: the piece the write runs in, whose cancellation stops it before the rename (nothing is left at
-    ///     `path`). Off the compute pool (the blocking pool, tests) ``InTurnLoop``: the calling task's cancellation.
+    ///     `path`). On the blocking pool, the loop `BlockingPool.run(polling:)` hands its body (the calling task's
+    ///     cancellation, raised into the pool's thread); in a task (tests) ``InTurnLoop``.
     public func writeAtomically(_ bytes: [UInt8], to path: String, overwrite: Bool = false,
                                 on loop: some ParallelLoop) throws {
         let (dir, name) = try openFolder(of: path)

@@ -61,8 +61,8 @@ struct ToolsCallMethod: RPCMethod {
             let raw = try await call(context: context.reporting(to: reporter))
             return try Self.result(raw, method: method, arguments: arguments, items: reporter.collected, modern: modern)
         } catch where error is CancellationError || Task.isCancelled {
-            // A call cancelled mid-way may fail with its step's own error (an encode stopped by the cancel): it is
-            // answered as cancelled, never as the tool's error.
+            // A call cancelled mid-way may fail with its step's own error (a library's, a fetch's aborted transfer):
+            // it is answered as cancelled, never as the tool's error.
             throw CancellationError()
         } catch {
             return Self.toolError(RPCError(error), modern: modern)

@@ -431,7 +431,9 @@ struct ImageAnimatedStickerMethod: RPCMethod {
         } else {
             // A file's write and rename block: on the blocking pool, never the cooperative pool.
             let path = spec.path!, overwrite = spec.overwrite
-            try await blocking.run { try access.writeAtomically(bytes, to: path, overwrite: overwrite, on: .inTurn) }
+            try await blocking.run(polling: { loop in
+                try access.writeAtomically(bytes, to: path, overwrite: overwrite, on: loop)
+            })
             result.path = path
         }
         return result

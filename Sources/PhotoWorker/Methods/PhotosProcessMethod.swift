@@ -127,7 +127,7 @@ struct PhotosProcessMethod: RPCMethod {
                 completed += 1
                 heartbeat.itemEnded(.result(index: items[k].index, r))
             case .failure(let e) where e is CancellationError || Task.isCancelled:
-                break  // an item stopped by the batch's cancel (with its step's own error, an encode's) is not a failure
+                break  // an item stopped by the batch's cancel (with its step's own error, a fetch's aborted transfer) is not a failure
             case .failure(let e):
                 failed += 1
                 heartbeat.itemEnded(.failure(index: items[k].index, RPCError(e)))

@@ -1,6 +1,7 @@
+import Compute
 import Foundation
-import Testing
 @testable import Imaging
+import Testing
 
 /// An APNG read back by the test: acTL, each frame's fcTL and its data made into a stand-alone PNG decoded by the
 /// project's PNG decoder, composited as APNG says.
@@ -99,17 +100,17 @@ struct APNGEncoderTests {
             return image
         }
         let encoder = try AnimationSettings(format: .apng, width: 40, height: 30, quality: 100).makeEncoder()
-        for i in 0..<4 { try encoder.add(frame(i), duration: 0.05) }
-        try encoder.add(frame(3), duration: 0.05)  // unchanged
+        for i in 0..<4 { try encoder.add(frame(i), duration: 0.05, on: InTurnLoop()) }
+        try encoder.add(frame(3), duration: 0.05, on: InTurnLoop())  // unchanged
         let apng = try APNGReader(try encoder.finish())
         #expect(apng.blends == [0, 1, 1, 1, 1], "\(apng.blends)")
         for i in 0..<5 { #expect(apng.frames[i] == frame(min(i, 3)), "frame \(i)") }
         // A pixel turning transparent cannot be blended over: that frame replaces its rectangle.
         let fading = try AnimationSettings(format: .apng, width: 40, height: 30, quality: 100).makeEncoder()
-        try fading.add(frame(0), duration: 0.05)
+        try fading.add(frame(0), duration: 0.05, on: InTurnLoop())
         var hole = frame(0)
         hole[5, 15] = RGBA(r: 0, g: 0, b: 0, a: 0)
-        try fading.add(hole, duration: 0.05)
+        try fading.add(hole, duration: 0.05, on: InTurnLoop())
         let faded = try APNGReader(try fading.finish())
         #expect(faded.blends == [0, 0])
         #expect(faded.frames[1] == hole)
@@ -120,7 +121,7 @@ struct APNGEncoderTests {
         let frames = (0..<6).map { StickerLikeClip.frame($0) }
         func encode(_ quality: Int) throws -> [UInt8] {
             let encoder = try AnimationSettings(format: .apng, width: 96, height: 96, quality: quality).makeEncoder()
-            for frame in frames { try encoder.add(frame, duration: 0.1) }
+            for frame in frames { try encoder.add(frame, duration: 0.1, on: InTurnLoop()) }
             return try encoder.finish()
         }
         let rgba = try encode(100), indexed = try encode(50)
@@ -146,8 +147,8 @@ struct APNGEncoderTests {
     @Test("Frames of another size and empty animations are refused")
     func refusals() throws {
         let encoder = try AnimationSettings(format: .apng, width: 10, height: 10).makeEncoder()
-        #expect(throws: ImagingError.self) { try encoder.add(Image(width: 11, height: 10), duration: 0.1) }
-        #expect(throws: ImagingError.self) { try encoder.add(Image(width: 10, height: 10), duration: 0) }
+        #expect(throws: ImagingError.self) { try encoder.add(Image(width: 11, height: 10), duration: 0.1, on: InTurnLoop()) }
+        #expect(throws: ImagingError.self) { try encoder.add(Image(width: 10, height: 10), duration: 0, on: InTurnLoop()) }
         #expect(throws: ImagingError.self) { try encoder.finish() }
         #expect(throws: ImagingError.self) { try AnimationSettings(format: .apng, width: 10, height: 10, quality: 101).makeEncoder() }
     }

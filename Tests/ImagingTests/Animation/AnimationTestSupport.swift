@@ -1,6 +1,7 @@
+import Compute
 import Foundation
-import Testing
 @testable import Imaging
+import Testing
 
 /// A test animation: a square with a gradient moving right over a transparent canvas, its colour shifting per
 /// frame; pixels inside the square opaque, a soft half-transparent border band around it, the rest transparent.
@@ -22,7 +23,7 @@ func encodeMovingSquare(_ format: ImageFormat, count: Int, durations: [Double], 
                         width: Int = 64, height: Int = 48) throws -> [UInt8] {
     let encoder = try AnimationSettings(format: format, width: width, height: height, quality: quality).makeEncoder()
     for i in 0..<count {
-        try encoder.add(movingSquareFrame(i, width: width, height: height), duration: durations[i % durations.count])
+        try encoder.add(movingSquareFrame(i, width: width, height: height), duration: durations[i % durations.count], on: InTurnLoop())
     }
     #expect(encoder.frameCount == count)
     return try encoder.finish()

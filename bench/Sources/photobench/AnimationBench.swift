@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Imaging
 import PhotoWorker
@@ -27,7 +28,7 @@ enum AnimationBench {
             for i in 0..<frames {
                 let frame = clip.frame(i)
                 let start = ContinuousClock.now
-                try encoder.add(frame, duration: 1.0 / 30)
+                try encoder.add(frame, duration: 1.0 / 30, on: InTurnLoop())
                 encodeTime += ContinuousClock.now - start
             }
             let start = ContinuousClock.now
