@@ -15,7 +15,7 @@
 #   8. a fuzzing smoke run of the nine libFuzzer targets (fuzz/run.sh all $FUZZ_SECONDS, default 2, each
 #      target in $FUZZ_JOBS libFuzzer jobs, default 1, built at $FUZZ_OPT, default -Onone; `fuzz/run.sh all 60`
 #      fuzzes for longer, optimised).
-# Steps 7 and 8 run in the background beside 2 to 6, and step 5 beside 2 to 4 and 6 (below).
+# Steps 7 and 8 run in the background beside 2 to 6 (below).
 # The Swift package is built in .build-test, without debug information (a third less compile time; a failed
 # expectation names its source line by itself) and each module whole, so this neither rebuilds nor is rebuilt by a
 # `swift build` in .build.
@@ -53,10 +53,9 @@ report() {
 }
 
 # Work that needs none of the steps it runs beside goes in the background: the Python tools install (mostly
-# network) beside the Swift build; then, beside the client, editor and ThreadSanitizer steps (the first of
+# network) beside the Swift build; then, beside the client, editor, Ray and ThreadSanitizer steps (the first of
 # them leave a core idle), the fuzz targets' build and their smoke run (a single-threaded whole-module compile,
-# then fuzzing for a fixed wall time), the package's release build and its test (mostly installing and waiting), and
-# the Ray suite (mostly waiting).
+# then fuzzing for a fixed wall time), and the package's release build and its test (mostly installing and waiting).
 # Each runs in its own process group with its output in .build/<name>.log, is awaited before what needs it (its log
 # then printed, whole), and is killed with its children if the script stops first.
 declare -A background_pids=()
@@ -112,14 +111,6 @@ fi
 # The client and editor suites drive the diagnostics.* probes too: the worker with --diagnostics.
 export PHOTOWORKER_REAL_BIN="$PWD/.build-test/debug/photoworker"
 export PHOTOWORKER_BIN="$PWD/scripts/photoworker-diagnostics"
-if [ "$quick" = 0 ]; then
-    # Ray's suite mostly waits (a local cluster's start, actors' spawns: 88 s for 21 CPU-s), so it runs beside the
-    # steps below instead of between them, on a copy of the worker of its own: it tells its workers (and the orphans
-    # it kills) by their executable's path, and the suites beside it start the built one.
-    rm -rf .build-test/ray && mkdir -p .build-test/ray
-    cp -R "$PHOTOWORKER_REAL_BIN" "$(dirname "$PHOTOWORKER_REAL_BIN")"/*.resources .build-test/ray/
-    background ray env PHOTOWORKER_REAL_BIN="$PWD/.build-test/ray/photoworker" bash scripts/test-ray.sh
-fi
 step bash scripts/test-clients.sh
 step python3 protocol/tools/replay.py --bin "$PHOTOWORKER_BIN"
 step python3 protocol/tools/examples.py --bin "$PHOTOWORKER_REAL_BIN"
@@ -133,8 +124,8 @@ if [ "$quick" = 1 ]; then
     echo "suites: $suites passed, 0 failed"
     exit 0
 fi
+step bash scripts/test-ray.sh
 step bash scripts/test-sanitizers.sh thread --core
-step await ray
 step await packages
 step await fuzz
 suites=$((suites + 4))
