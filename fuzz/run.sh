@@ -86,17 +86,18 @@ build_swift_library() { # build_swift_library NAME DEPENDENCY...: a Swift target
 build_imaging() { # the Imaging module and what it imports, instrumented once and shared by the image and motion targets
     build_c_target CCodecs CCodecs.h
     build_c_target CKernels ck_kernels.h
+    build_c_target CSyscalls CSyscalls.h
     build_swift_library Waiting
-    build_swift_library Compute Waiting
+    build_swift_library Compute Waiting CSyscalls
     build_swift_library BundledResources
-    build_swift_library Imaging Compute Waiting CCodecs CKernels BundledResources
+    build_swift_library Imaging Compute Waiting CSyscalls CCodecs CKernels BundledResources
 }
 
 # What a target over Imaging is given: the modules' folders, and the libraries in link order.
 imaging_includes=(-I "$out/imaging" -I "$out/compute" -I "$out/waiting" -I "$out/bundledresources" -I "$out/ccodecs"
-    -I "$out/ckernels")
+    -I "$out/ckernels" -I "$out/csyscalls")
 imaging_libs=("$out/imaging/libImaging.a" "$out/compute/libCompute.a" "$out/waiting/libWaiting.a"
-    "$out/bundledresources/libBundledResources.a" "$out/ccodecs/lib.a" "$out/ckernels/lib.a")
+    "$out/bundledresources/libBundledResources.a" "$out/ccodecs/lib.a" "$out/ckernels/lib.a" "$out/csyscalls/lib.a")
 
 # The system codec libraries the shim links (FFmpeg's for cc_video.c), as Package.swift lists them.
 codec_libs=(-lpng16 -ldeflate -lz -ljpeg -lwebp -lwebpdemux -lgif -lheif -llcms2 -lavformat -lavcodec -lswscale -lavutil)

@@ -36,7 +36,7 @@ public func imageDecoderFuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> In
         allowTruncated: count & 1 == 1,
         minimumSize: count & 2 == 2 ? (width: 16, height: 16) : nil)
     do {
-        let decoded = try ImageCodec.decode(bytes, options: options)
+        let decoded = try ImageCodec.decode(bytes, options: options, on: .inTurn)
         let image = decoded.image
         precondition(image.width > 0 && image.height > 0, "decoded an empty image")
         precondition(image.pixels.count == image.width * image.height * 4, "pixel buffer size does not match")

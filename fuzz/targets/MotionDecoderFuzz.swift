@@ -26,16 +26,16 @@ public func motionDecoderFuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> I
     var bytes = Array(UnsafeBufferPointer(start: start, count: count))
     let magic = magics[Int(bytes[0]) % magics.count]
     if !magics.contains(where: { bytes.starts(with: $0) }) { bytes = magic + bytes }
-    let info = try? MotionDecoder.info(bytes: bytes, limits: fuzzLimits)
+    let info = try? MotionDecoder.info(bytes: bytes, limits: fuzzLimits, on: .inTurn)
     do {
         // Bit 0 of the length asks for a window, so the seek paths run too.
         let windowed = count & 1 == 1
         let decoder = try MotionDecoder(bytes: bytes, limits: fuzzLimits, start: windowed ? 0.2 : 0,
-                                        duration: windowed ? 0.5 : nil)
+                                        duration: windowed ? 0.5 : nil, on: .inTurn)
         // A window is checked against the frames it hands out, not the whole source's declared duration.
         precondition(windowed || info != nil, "a decoder opened where info failed")
         var frames = 0
-        while let frame = try decoder.next() {
+        while let frame = try decoder.next(on: .inTurn) {
             precondition(frame.image.width == decoder.info.width && frame.image.height == decoder.info.height,
                          "a frame of another size than the info says")
             precondition(frame.image.pixels.count == frame.image.width * frame.image.height * 4)
