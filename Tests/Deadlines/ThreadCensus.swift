@@ -6,10 +6,16 @@ package enum ThreadCensus {
     /// The names of this process's threads now.
     package static func names() -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.compactMap { task in
-            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        return tasks.compactMap { comm(at: "/proc/self/task/\($0)/comm") }
+    }
+
+    private static func comm(at path: String) -> String? {
+        (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The calling thread's name as the kernel has it (what ``names()`` reads for every thread).
+    package static func currentName() -> String {
+        comm(at: "/proc/thread-self/comm") ?? "?"
     }
 
     /// The threads whose names start with `prefix`.

@@ -1,5 +1,4 @@
 import Deadlines
-import Foundation
 import JSONRPCTransport
 import Testing
 
@@ -12,7 +11,7 @@ struct BlockingThreadTests {
         let (names, continuation) = AsyncStream.makeStream(of: String.self)
         for i in 0..<rounds {
             BlockingThread.start(name: "bt-\(i)") {
-                continuation.yield(ownName())
+                continuation.yield(ThreadCensus.currentName())
             }
         }
         let seen = try await Deadline.collect(from: names, "the threads' names") { $0.count == rounds }
@@ -23,15 +22,9 @@ struct BlockingThreadTests {
     @Test func aLongNameIsCutToWhatLinuxKeeps() async throws {
         let (names, continuation) = AsyncStream.makeStream(of: String.self)
         BlockingThread.start(name: "a-very-long-thread-name") {
-            continuation.yield(ownName())
+            continuation.yield(ThreadCensus.currentName())
         }
         let seen = try await Deadline.collect(from: names, "the thread's name") { $0.count == 1 }
         #expect(seen == ["a-very-long-thr"])
     }
-}
-
-/// The calling thread's name as the kernel has it (what `top -H` and the census read).
-private func ownName() -> String {
-    ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?")
-        .trimmingCharacters(in: .whitespacesAndNewlines)
 }
