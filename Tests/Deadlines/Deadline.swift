@@ -25,19 +25,41 @@ package enum Deadline {
 
     /// Returns once `condition` holds; throws ``Passed`` (which fails the test, saying what it waited for) when
     /// `limit` passes first.
+    ///
+    /// Time in which the wait itself was not running (a check that came back more than ``stall`` after the one
+    /// before: the cooperative threads busy elsewhere) moves the deadline on by as much, up to ``taskLimit`` in all.
+    /// What is awaited usually needs those same threads, so a deadline that passed while nobody ran would fail a
+    /// case that was never given its time: the first check after such a stall can run before the task it waits for.
     /// - Parameter what: what the test waits for, as the failure states it ("a waiter in the queue").
     package static func until(_ what: @autoclosure () -> String, within limit: Duration = .seconds(60),
                               _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + limit * scale
+        var deadline = ContinuousClock.now + limit * scale
+        var lastLook = ContinuousClock.now
+        var stalled = Duration.zero
         var checks = 0
         while try await !condition() {
-            if ContinuousClock.now >= deadline { throw Passed(description: "waited \(limit * scale) for \(what())") }
+            let now = ContinuousClock.now
+            let gap = now - lastLook
+            lastLook = now
+            if gap > stall && stalled < taskLimit {
+                let moved = min(gap, taskLimit - stalled)
+                stalled += moved
+                deadline += moved
+            }
+            if now >= deadline {
+                let starved = stalled > .zero ? " (and \(stalled) more while the wait itself was not run)" : ""
+                throw Passed(description: "waited \(limit * scale)\(starved) for \(what())")
+            }
             checks += 1
             // Yields first (what is awaited is usually a hop away); then a millisecond between checks, so a long
             // wait does not hold one of the few cooperative threads that every other test shares.
             if checks < 100 { await Task.yield() } else { try await Task.sleep(for: .milliseconds(1)) }
         }
     }
+
+    /// A gap between two checks longer than this is time the wait was not run (checks come a yield or a
+    /// millisecond apart when it is).
+    package static let stall: Duration = .milliseconds(500)
 
     /// How long a task's whole value is waited for by default: five minutes, not ``until(_:within:_:)``'s one. What
     /// is awaited is a computation (a sticker cut, a server's round trip), and in a full parallel run on two cores a

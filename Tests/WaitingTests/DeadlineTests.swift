@@ -1,4 +1,6 @@
 import Deadlines
+import Glibc
+import Synchronization
 import Testing
 
 /// `Deadline`'s waits for a task and for a body: what they wait for comes through (a value, or the error thrown),
@@ -38,5 +40,20 @@ struct DeadlineTests {
         } catch let passed as Deadline.Passed {
             #expect(passed.description.hasSuffix("for the hung body"), "\(passed)")
         }
+    }
+
+    /// A wait that was not run for longer than its limit (its thread held: here by its own first check) gets its
+    /// time back: the next check, which holds, ends it. Before, the first look after the stall failed it.
+    @Test func timeTheWaitWasNotRunDoesNotCountAgainstIt() async throws {
+        let looks = Mutex(0)
+        try await Deadline.until("the second look", within: .milliseconds(100)) {
+            let look = looks.withLock { $0 += 1; return $0 }
+            if look == 1 {
+                let held = Deadline.stall * 2
+                usleep(UInt32(held.components.seconds * 1_000_000 + held.components.attoseconds / 1_000_000_000_000))
+            }
+            return look == 2
+        }
+        #expect(looks.withLock { $0 } == 2)
     }
 }
