@@ -69,6 +69,10 @@ WITHLOCK = re.compile(r"(?:zYu|z_t)YTXEfU\d*_")
 # The waiter queue (Sources/Waiting) is a value type the locked states hold; its methods run under their lock.
 HELD_VALUE = re.compile(r"\$s7Waiting11WaiterQueueV")
 PRIVATE_VALUE = re.compile(r"33_[0-9A-F]{32}LLV")
+# Initializers whose write of the object's Mutex storage TSan pairs with the lock's later users: ComputePool's private
+# Call (made by run, pushed and popped under the pool's state lock, which TSan does not see as ordering them; one
+# report in CI's runs on 959a692 and 0770ee2, frame 0 `$s7Compute0A4PoolC4Call33_<hex>LLCAFy_xGycfc`).
+KNOWN_INITIALIZERS = [re.compile(r"\$s7Compute0A4PoolC4Call33_[0-9A-F]{32}LLC")]
 real, known = [], 0
 for name in sorted(os.listdir(logs)):
     text = open(os.path.join(logs, name), errors="replace").read()
@@ -94,12 +98,16 @@ for name in sorted(os.listdir(logs)):
                         return False
                 return False
             def in_initializer(section):
-                # A write by an object's own initializer (mangled ...fc, or the allocating ...fC), paired with
-                # accesses inside its Mutex's withLock bodies: the Mutex's storage written before the object was
-                # published, then handed to another thread through a lock TSan cannot see (ComputePool's Call, pushed
-                # and popped under the pool's state lock). A Mutex's storage has no other accesses to race with.
-                frames = [l for l in section.splitlines() if re.match(r"\s+#\d+ ", l)]
-                return bool(frames) and re.match(r"\s+#0 \$s\S*f[cC] ", frames[0]) is not None
+                # A write by one of the KNOWN_INITIALIZERS (mangled ...fc, or the allocating ...fC) as the first
+                # frame, paired with accesses inside withLock bodies: the object's Mutex storage written before it
+                # was published, then handed to another thread through a lock TSan cannot see. Named one by one,
+                # so that any other initializer's write stays a real report.
+                lines = section.splitlines()
+                frames = [l for l in lines if re.match(r"\s+#\d+ ", l)]
+                if not frames or not re.search(r"[Ww]rite of size|[Mm]odifying access", lines[0]):
+                    return False
+                first = re.match(r"\s+#0 (\$s\S*f[cC]) ", frames[0])
+                return first is not None and any(k.match(first.group(1)) for k in KNOWN_INITIALIZERS)
             benign = (bool(sections) and all(inside_lock(s) or in_initializer(s) for s in sections)
                       and any(inside_lock(s) for s in sections))
         if benign:

@@ -26,45 +26,60 @@ package enum Deadline {
     /// Returns once `condition` holds; throws ``Passed`` (which fails the test, saying what it waited for) when
     /// `limit` passes first.
     ///
-    /// Time in which the wait itself was not running (a check that came back more than ``stall`` after the one
-    /// before: the cooperative threads busy elsewhere) moves the deadline on by as much, up to ``taskLimit`` in all.
+    /// Time in which the wait itself was not run moves the deadline on by as much, up to ``stallAllowance`` in all:
+    /// a pause between two checks that came back more than ``stall`` late (the cooperative threads busy elsewhere).
     /// What is awaited usually needs those same threads, so a deadline that passed while nobody ran would fail a
     /// case that was never given its time: the first check after such a stall can run before the task it waits for.
+    /// Only the pauses count, never the checks: a condition that is slow because the code under test is slow gets
+    /// no more time.
     /// - Parameter what: what the test waits for, as the failure states it ("a waiter in the queue").
     package static func until(_ what: @autoclosure () -> String, within limit: Duration = .seconds(60),
                               _ condition: () async throws -> Bool) async throws {
+        try await until(what(), within: limit, allowing: stallAllowance, pausing: { check in
+            // Yields first (what is awaited is usually a hop away); then a millisecond between checks, so a long
+            // wait does not hold one of the few cooperative threads that every other test shares.
+            if check < 100 { await Task.yield() } else { try await Task.sleep(for: .milliseconds(1)) }
+        }, condition)
+    }
+
+    /// ``until(_:within:_:)`` with its pause between checks (handed the number of checks so far) and its allowance
+    /// for stalls given: `DeadlineTests` stands a slow pause in for a stalled pool.
+    package static func until(_ what: @autoclosure () -> String, within limit: Duration, allowing allowance: Duration,
+                              pausing pause: (Int) async throws -> Void,
+                              _ condition: () async throws -> Bool) async throws {
         var deadline = ContinuousClock.now + limit * scale
-        var lastLook = ContinuousClock.now
         var stalled = Duration.zero
         var checks = 0
         while try await !condition() {
-            let now = ContinuousClock.now
-            let gap = now - lastLook
-            lastLook = now
-            if gap > stall && stalled < taskLimit {
-                let moved = min(gap, taskLimit - stalled)
-                stalled += moved
-                deadline += moved
-            }
-            if now >= deadline {
+            if ContinuousClock.now >= deadline {
                 let starved = stalled > .zero ? " (and \(stalled) more while the wait itself was not run)" : ""
                 throw Passed(description: "waited \(limit * scale)\(starved) for \(what())")
             }
             checks += 1
-            // Yields first (what is awaited is usually a hop away); then a millisecond between checks, so a long
-            // wait does not hold one of the few cooperative threads that every other test shares.
-            if checks < 100 { await Task.yield() } else { try await Task.sleep(for: .milliseconds(1)) }
+            let paused = ContinuousClock.now
+            try await pause(checks)
+            let late = ContinuousClock.now - paused
+            if late > stall && stalled < allowance {
+                let moved = min(late, allowance - stalled)
+                stalled += moved
+                deadline += moved
+            }
         }
     }
 
-    /// A gap between two checks longer than this is time the wait was not run (checks come a yield or a
-    /// millisecond apart when it is).
+    /// A pause between two checks longer than this is time the wait was not run (a yield or a millisecond's sleep
+    /// comes back at once when it is).
     package static let stall: Duration = .milliseconds(500)
+
+    /// The most a wait's deadline moves on for stalls: two minutes, so that a task's wait (``taskLimit``, five) still
+    /// fails, saying what it waited for, inside a suite's ten-minute limit.
+    package static let stallAllowance: Duration = .seconds(120)
 
     /// How long a task's whole value is waited for by default: five minutes, not ``until(_:within:_:)``'s one. What
     /// is awaited is a computation (a sticker cut, a server's round trip), and in a full parallel run on two cores a
     /// task that ends in a second alone waited over a minute for a cooperative thread (four such waits failed at a
-    /// minute in one run of the whole suite); five minutes still fails well inside a suite's ten-minute limit.
+    /// minute in one run of the whole suite); five minutes, and ``stallAllowance`` on top, still fail inside a suite's
+    /// ten-minute limit.
     package static let taskLimit: Duration = .seconds(300)
 
     /// The value of `task` once it ends; throws ``Passed`` when `limit` passes first (the task goes on).

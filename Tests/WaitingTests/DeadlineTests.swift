@@ -1,6 +1,4 @@
 import Deadlines
-import Glibc
-import Synchronization
 import Testing
 
 /// `Deadline`'s waits for a task and for a body: what they wait for comes through (a value, or the error thrown),
@@ -42,18 +40,56 @@ struct DeadlineTests {
         }
     }
 
-    /// A wait that was not run for longer than its limit (its thread held: here by its own first check) gets its
-    /// time back: the next check, which holds, ends it. Before, the first look after the stall failed it.
+    /// A wait that was not run for longer than its limit (a pause between checks that came back late: here a
+    /// slow pause stands in for a stalled pool) gets that time back and looks on until a check holds. Before, the
+    /// first check after the stall failed it.
     @Test func timeTheWaitWasNotRunDoesNotCountAgainstIt() async throws {
-        let looks = Mutex(0)
-        try await Deadline.until("the second look", within: .milliseconds(100)) {
-            let look = looks.withLock { $0 += 1; return $0 }
-            if look == 1 {
-                let held = Deadline.stall * 2
-                usleep(UInt32(held.components.seconds * 1_000_000 + held.components.attoseconds / 1_000_000_000_000))
-            }
-            return look == 2
+        // The second look comes after the limit (one stalled pause); the third, after another, holds.
+        var looks = 0
+        try await Deadline.until("the third look", within: .milliseconds(400), allowing: .seconds(60),
+                                 pausing: { _ in try await Task.sleep(for: Deadline.stall * 2) }) {
+            looks += 1
+            return looks == 3
         }
-        #expect(looks.withLock { $0 } == 2)
+        #expect(looks == 3)
+    }
+
+    /// The allowance is a bound: a wait stalled at every pause and never satisfied still fails, once its limit and
+    /// the allowance have passed, and says how long it was not run.
+    @Test func stallsMoveTheDeadlineOnlyUpToTheAllowance() async throws {
+        let started = ContinuousClock.now
+        var looks = 0
+        do {
+            try await Deadline.until("what never comes", within: .seconds(1), allowing: .seconds(2),
+                                     pausing: { _ in try await Task.sleep(for: Deadline.stall + .milliseconds(200)) }) {
+                looks += 1
+                return false
+            }
+            Issue.record("a wait that never holds returned after \(looks) looks")
+        } catch let passed as Deadline.Passed {
+            #expect(passed.description.contains("2.0 seconds more while the wait itself was not run"), "\(passed)")
+            #expect(passed.description.hasSuffix("for what never comes"), "\(passed)")
+        }
+        // Three pauses of 0.7 s use up the two seconds' allowance (the third only in part); later ones are not
+        // forgiven, so the wait ends a pause or two after its limit and the allowance, not after two minutes.
+        let took = ContinuousClock.now - started
+        #expect(took >= .seconds(3) && took < .seconds(30), "\(took), \(looks) looks")
+    }
+
+    /// A slow check is the code under test being slow, not the wait being starved: it moves nothing.
+    @Test func aSlowCheckGetsNoMoreTime() async throws {
+        var looks = 0
+        do {
+            try await Deadline.until("a slow check", within: .milliseconds(100), allowing: .seconds(60),
+                                     pausing: { _ in await Task.yield() }) {
+                looks += 1
+                try await Task.sleep(for: Deadline.stall * 2)
+                return false
+            }
+            Issue.record("a wait that never holds returned after \(looks) looks")
+        } catch let passed as Deadline.Passed {
+            #expect(looks == 1, "\(passed)")
+            #expect(!passed.description.contains("not run"), "\(passed)")
+        }
     }
 }
