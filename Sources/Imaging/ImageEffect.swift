@@ -26,7 +26,7 @@ extension Image {
     ///
     /// All parameters are validated before any pixel work starts.
     /// - Throws: ``ImageEffectError`` for an invalid parameter; `CancellationError` when `loop` is
-    ///   cancelled during a blur (``InTurnLoop``, the default off the compute pool: the calling task).
+    ///   cancelled during a blur (``InTurnLoop``, the loop for code off the compute pool: the calling task).
     public func applying(_ effects: [ImageEffect], on loop: some ParallelLoop) throws -> Image {
         for effect in effects {
             switch effect {

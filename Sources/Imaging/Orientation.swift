@@ -10,7 +10,7 @@ public enum Orientation: Int, Sendable, CaseIterable {
 
     /// The upright image. Works on whole pixels (as `UInt32`) in 64x64 tiles so the 90° cases stay
     /// cache-friendly; checks `loop`'s cancellation every band of 64 rows.
-    /// - Throws: `CancellationError` when `loop` is cancelled (``InTurnLoop``, the default off the compute pool: the
+    /// - Throws: `CancellationError` when `loop` is cancelled (``InTurnLoop``, the loop for code off the compute pool: the
     ///   calling task).
     public func apply(to image: Image, on loop: some ParallelLoop) throws -> Image {
         if self == .up { return image }

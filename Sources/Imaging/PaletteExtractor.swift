@@ -32,7 +32,7 @@ public enum PaletteExtractor {
     /// at least ``alphaThreshold``. An image with no such pixel (fully transparent) returns `[]`.
     ///
     /// - Throws: ``PaletteError/invalidCount(_:)`` for `count` outside ``supportedCounts``;
-    ///   `CancellationError` when `loop` is cancelled (``InTurnLoop``, the default off the compute pool: the
+    ///   `CancellationError` when `loop` is cancelled (``InTurnLoop``, the loop for code off the compute pool: the
     ///   calling task).
     public static func palette(of image: Image, count: Int, on loop: some ParallelLoop) throws -> [PaletteColor] {
         guard supportedCounts.contains(count) else { throw PaletteError.invalidCount(count) }

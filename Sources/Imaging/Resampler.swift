@@ -25,7 +25,7 @@ public enum Resampler {
     ///   size (see ``maximumDimension``, ``maximumPixels``; an extreme aspect change whose float
     ///   intermediate would exceed 2 GiB is refused too), ``ResampleError/sourceTooLarge(width:height:)``;
     ///   `CancellationError` when `loop` is cancelled mid-way (``ParallelLoop/isCancelled``, checked per band of rows;
-    ///   ``InTurnLoop``, the default for code off the compute pool, reads the calling task's cancellation).
+    ///   ``InTurnLoop``, the loop for code off the compute pool, reads the calling task's cancellation).
     public static func resize(
         _ image: Image, width: Int, height: Int, filter: ResampleFilter = .lanczos3, on loop: some ParallelLoop
     ) throws -> Image {

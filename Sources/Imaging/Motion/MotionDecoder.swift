@@ -40,7 +40,7 @@ public final class MotionDecoder: Sendable {
     ///   - start: seconds from the source's start; frames that end before it are skipped (a video seeks to the
     ///     key frame before it).
     ///   - duration: seconds from `start`; frames that start after it are not decoded.
-    ///   - loop: whose cancellation stops the opening (``InTurnLoop``, the default off the compute pool: the calling
+    ///   - loop: whose cancellation stops the opening (``InTurnLoop``, the loop for code off the compute pool: the calling
     ///     task's).
     /// - Throws: `MotionError` (or `CancellationError`).
     public convenience init(bytes: [UInt8], limits: MotionLimits = MotionLimits(), start: Double = 0,
@@ -122,7 +122,7 @@ public final class MotionDecoder: Sendable {
     }
 
     /// The next frame, upright, or nil after the last (or past the window's end), decoded and turned on `loop`
-    /// (whose cancellation stops it; ``InTurnLoop``, the default off the compute pool, is the calling task's).
+    /// (whose cancellation stops it; ``InTurnLoop``, the loop for code off the compute pool, is the calling task's).
     /// - Throws: `MotionError` (a damaged frame, or a limit crossed: more frames or a later time than allowed)
     ///   or `CancellationError`.
     public func next(on loop: some ParallelLoop) throws -> MotionFrame? {

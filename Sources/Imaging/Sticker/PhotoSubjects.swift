@@ -194,7 +194,7 @@ extension StickerExtractor {
                                 subjectMap: (@Sendable (Image) async throws -> SubjectMap)? = nil, rounds: Int = 3,
                                 refines: Bool = true,
                                 ownCutMap: (@Sendable (Image) async throws -> SubjectMap)? = nil,
-                                on stages: some StageRunner = InlineStages()) async throws -> PhotoSubjects {
+                                on stages: some StageRunner) async throws -> PhotoSubjects {
         var options = options
         options.subject = nil
         var found: [DetectedSubject] = [], foundIn: [Int] = [], made: [PhotoSubjects.Round] = []
@@ -277,7 +277,7 @@ extension StickerExtractor {
     public static func extract(from image: Image, options: StickerOptions,
                                photoMap: (@Sendable () async throws -> SubjectMap)?,
                                ownCutMap: (@Sendable (Image) async throws -> SubjectMap)?,
-                               on stages: some StageRunner = InlineStages()) async throws -> Sticker {
+                               on stages: some StageRunner) async throws -> Sticker {
         let cut = try await subjectCut(from: image, options: options, photoMap: photoMap, ownCutMap: ownCutMap,
                                        on: stages)
         return try await stages.stage { loop in try makeSticker(image, cut: cut, options: options, on: loop) }
@@ -292,7 +292,7 @@ extension StickerExtractor {
     public static func subjectCut(from image: Image, options: StickerOptions,
                                   photoMap: (@Sendable () async throws -> SubjectMap)?,
                                   ownCutMap: (@Sendable (Image) async throws -> SubjectMap)?,
-                                  on stages: some StageRunner = InlineStages()) async throws -> SubjectCut {
+                                  on stages: some StageRunner) async throws -> SubjectCut {
         let whole = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         guard let prompt = options.subject, case .points(let include, _) = prompt, let first = include.first else {
             return try await subjectCut(from: image, options: options, subjectMap: photoMap, on: stages)

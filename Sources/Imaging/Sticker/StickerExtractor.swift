@@ -57,7 +57,7 @@ public enum StickerExtractor {
     /// - Throws: `CancellationError` when the current task (or compute job) is cancelled; what `subjectMap` throws.
     public static func extract(from image: Image, options: StickerOptions = .init(),
                                subjectMap: (@Sendable () async throws -> SubjectMap)? = nil,
-                               on stages: some StageRunner = InlineStages()) async throws -> Sticker {
+                               on stages: some StageRunner) async throws -> Sticker {
         let (plan, cuts, options) = try await planAndCut(image, options: options, subjectMap: subjectMap, on: stages)
         return try await stages.stage { loop in try plan.sticker(from: image, cuts: cuts, options: options, on: loop) }
     }
@@ -66,7 +66,7 @@ public enum StickerExtractor {
     /// - Throws: `CancellationError` when the current task (or compute job) is cancelled; what `subjectMap` throws.
     public static func subjectCut(from image: Image, options: StickerOptions = .init(),
                                   subjectMap: (@Sendable () async throws -> SubjectMap)? = nil,
-                                  on stages: some StageRunner = InlineStages()) async throws -> SubjectCut {
+                                  on stages: some StageRunner) async throws -> SubjectCut {
         let (plan, cuts, options) = try await planAndCut(image, options: options, subjectMap: subjectMap, on: stages)
         return try await stages.stage { loop in try plan.subjectCut(of: image, cuts: cuts, options: options, on: loop) }
     }
@@ -74,7 +74,7 @@ public enum StickerExtractor {
     /// The full-resolution subject mask alone (255 = subject), by the same stages.
     /// - Throws: `CancellationError` when the current task is cancelled.
     public static func segment(_ image: Image, options: StickerOptions = .init(),
-                               on stages: some StageRunner = InlineStages()) async throws -> Mask {
+                               on stages: some StageRunner) async throws -> Mask {
         let (plan, cuts, options) = try await planAndCut(image, options: options, subjectMap: nil, on: stages)
         return try await stages.stage { loop in try plan.mask(of: image, cuts: cuts, feather: options.feather, on: loop).mask }
     }

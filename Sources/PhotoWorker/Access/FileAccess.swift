@@ -115,7 +115,7 @@ public struct FileAccess: Sendable {
         renamed = true
     }
 
-    /// Checks, writing nothing, that ``writeAtomically(_:to:overwrite:)`` could write `path` now: the path names a
+    /// Checks, writing nothing, that ``writeAtomically(_:to:overwrite:on:)`` could write `path` now: the path names a
     /// file, its folder exists inside what the session may write, and what the path holds (if anything) may be
     /// replaced. The same checks, in the same words, as the write makes (which makes them again: the folder may go
     /// meanwhile); run before a job's work so that an output it could never write is refused first.

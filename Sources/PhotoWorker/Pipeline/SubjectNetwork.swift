@@ -54,7 +54,7 @@ public enum SubjectNetwork {
     ///     well before the photo's: a first sign of what the whole map will look like.
     /// - Throws: `CancellationError`; ``InferenceError`` for an input the network refuses.
     public static func map(for image: Image, region: PixelRect? = nil, mirrored: Bool, networks: Networks,
-                           on stages: some StageRunner = InlineStages(),
+                           on stages: some StageRunner,
                            memory: ActivationMemory = ActivationMemory(),
                            mirrorMapReady: (@Sendable (SubjectMap) -> Void)? = nil) async throws -> SubjectMap {
         let inputs = try await stages.stage { loop in
@@ -82,7 +82,7 @@ public enum SubjectNetwork {
     /// The two maps' passes are stages of their own, so they run beside each other when `stages` allows.
     /// - Throws: `CancellationError`; ``InferenceError`` for an input the network refuses.
     public static func map(for image: Image, focusedOn region: PixelRect, longSide: Int, mirrored: Bool,
-                           networks: Networks, on stages: some StageRunner = InlineStages(),
+                           networks: Networks, on stages: some StageRunner,
                            memory: ActivationMemory = ActivationMemory(),
                            mirrorMapReady: (@Sendable (SubjectMap) -> Void)? = nil) async throws -> SubjectMap {
         let (whole, part) = try await stages.pair(

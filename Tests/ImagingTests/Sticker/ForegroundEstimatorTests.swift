@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Testing
 @testable import Imaging
@@ -60,9 +61,9 @@ struct ForegroundEstimatorTests {
     @Test func stickerEdgeIsDecontaminatedUnlessTurnedOff() async throws {
         let (image, _) = StickerScenes.disc(fg: RGBA(r: 220, g: 40, b: 40), bg: RGBA(r: 0, g: 255, b: 0))
         var options = StickerOptions()
-        let clean = try await StickerExtractor.extract(from: image, options: options)
+        let clean = try await StickerExtractor.extract(from: image, options: options, on: InlineStages())
         options.decontaminatesEdges = false
-        let plain = try await StickerExtractor.extract(from: image, options: options)
+        let plain = try await StickerExtractor.extract(from: image, options: options, on: InlineStages())
         #expect(clean.mask == plain.mask)
         var greener = 0, soft = 0
         for y in 0..<clean.image.height {

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Testing
 @testable import Imaging
@@ -18,7 +19,7 @@ struct StickerCorpusTests {
         let truthImage = try ImageCodec.decode(png, on: .inTurn).image
         var truth = Mask(width: truthImage.width, height: truthImage.height, repeating: 0)
         for p in 0..<truthImage.pixelCount where truthImage.pixels[4 * p] > 0 { truth.values[p] = 255 }
-        let sticker = try await StickerExtractor.extract(from: image)
+        let sticker = try await StickerExtractor.extract(from: image, on: InlineStages())
         #expect(sticker.mask.width == image.width && sticker.mask.height == image.height)
         #expect(sticker.mask.intersectionOverUnion(truth) > 0.8)
         #expect(sticker.confidence > 0.3)

@@ -1,3 +1,4 @@
+import Compute
 import Deadlines
 import Foundation
 import Testing
@@ -31,7 +32,7 @@ enum StickerScenes {
 struct StickerExtractorTests {
     @Test func discOnContrastingBackgroundIsFound() async throws {
         let (image, truth) = StickerScenes.disc()
-        let sticker = try await StickerExtractor.extract(from: image)
+        let sticker = try await StickerExtractor.extract(from: image, on: InlineStages())
         #expect(sticker.mask.width == image.width && sticker.mask.height == image.height)
         #expect(sticker.mask.intersectionOverUnion(truth) > 0.9)
         #expect(abs(sticker.coverage - Double(truth.count()) / Double(image.pixelCount)) < 0.03)
@@ -41,13 +42,13 @@ struct StickerExtractorTests {
     @Test func discOffCentreAndLargeWorkingSizeAlsoFound() async throws {
         let (image, truth) = StickerScenes.disc(width: 300, height: 200, cx: 90, cy: 120, radius: 45,
                                                 fg: RGBA(r: 240, g: 220, b: 60), bg: RGBA(r: 30, g: 40, b: 120))
-        let mask = try await StickerExtractor.segment(image, options: StickerOptions(workingSize: 300))
+        let mask = try await StickerExtractor.segment(image, options: StickerOptions(workingSize: 300), on: InlineStages())
         #expect(mask.intersectionOverUnion(truth) > 0.9)
     }
 
     @Test func stickerIsCroppedToTheBoundingBox() async throws {
         let (image, _) = StickerScenes.disc()
-        let sticker = try await StickerExtractor.extract(from: image)
+        let sticker = try await StickerExtractor.extract(from: image, on: InlineStages())
         let box = sticker.boundingBox
         #expect(sticker.image.width == box.width && sticker.image.height == box.height)
         #expect(sticker.origin.x == box.x && sticker.origin.y == box.y)
@@ -71,7 +72,7 @@ struct StickerExtractorTests {
     @Test func outlineHasTheOutlineColourAndAlpha() async throws {
         let (image, _) = StickerScenes.disc()
         let green = RGBA(r: 0, g: 255, b: 0)
-        let sticker = try await StickerExtractor.extract(from: image, options: StickerOptions(outlineWidth: 5, outlineColor: green))
+        let sticker = try await StickerExtractor.extract(from: image, options: StickerOptions(outlineWidth: 5, outlineColor: green), on: InlineStages())
         let box = sticker.boundingBox
         #expect(sticker.image.width == box.width + 2 * 7 && sticker.image.height == box.height + 2 * 7)
         #expect(sticker.origin.x == box.x - 7 && sticker.origin.y == box.y - 7)
@@ -86,7 +87,7 @@ struct StickerExtractorTests {
     @Test func translucentOutlineColourKeepsItsAlpha() async throws {
         let (image, _) = StickerScenes.disc()
         let half = RGBA(r: 255, g: 255, b: 255, a: 128)
-        let sticker = try await StickerExtractor.extract(from: image, options: StickerOptions(outlineWidth: 7, outlineColor: half))
+        let sticker = try await StickerExtractor.extract(from: image, options: StickerOptions(outlineWidth: 7, outlineColor: half), on: InlineStages())
         // 5 px out: beyond the feathered edge (3σ = 3 px), inside the outline.
         let px = 114 + 5 - sticker.origin.x, py = 58 - sticker.origin.y
         #expect(sticker.image[px, py] == half)
@@ -109,7 +110,7 @@ struct StickerExtractorTests {
     @Test(arguments: degenerate.map(\.0))
     func degenerateInputsDoNotCrash(name: String) async throws {
         let image = try #require(Self.degenerate.first { $0.0 == name }?.1)
-        let sticker = try await StickerExtractor.extract(from: image, options: StickerOptions(outlineWidth: 3))
+        let sticker = try await StickerExtractor.extract(from: image, options: StickerOptions(outlineWidth: 3), on: InlineStages())
         #expect(sticker.mask.width == image.width && sticker.mask.height == image.height)
         if Self.fallbacks.contains(name) {
             // Documented fallback: no distinct subject → the whole image, confidence 0.
@@ -123,7 +124,7 @@ struct StickerExtractorTests {
     @Test func imageWithTransparencyIsTakenAsAlreadyCutOut() async throws {
         var image = Image(width: 50, height: 40, fill: RGBA(r: 0, g: 0, b: 0, a: 0))
         for y in 10..<30 { for x in 5..<25 { image[x, y] = RGBA(r: 200, g: 100, b: 50, a: x == 5 ? 100 : 255) } }
-        let sticker = try await StickerExtractor.extract(from: image)
+        let sticker = try await StickerExtractor.extract(from: image, on: InlineStages())
         #expect(sticker.mask.values[15 * 50 + 10] == 255 && sticker.mask.values[15 * 50 + 5] == 100)
         #expect(sticker.mask.values[5 * 50 + 40] == 0)
         #expect(sticker.boundingBox == PixelRect(x: 5, y: 10, width: 20, height: 20))
@@ -135,7 +136,7 @@ struct StickerExtractorTests {
         let task = Task {
             // Wait until cancelled so the extractor certainly starts in a cancelled task.
             while !Task.isCancelled { await Task.yield() }
-            return try await StickerExtractor.extract(from: image)
+            return try await StickerExtractor.extract(from: image, on: InlineStages())
         }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await Deadline.value(of: task, "the cancelled extraction to end") }
@@ -156,7 +157,7 @@ struct StickerExtractorTests {
 
     @Test func optionsOutOfRangeAreClamped() async throws {
         let (image, truth) = StickerScenes.disc()
-        let mask = try await StickerExtractor.segment(image, options: StickerOptions(outlineWidth: -3, workingSize: 1, feather: -2))
+        let mask = try await StickerExtractor.segment(image, options: StickerOptions(outlineWidth: -3, workingSize: 1, feather: -2), on: InlineStages())
         #expect(mask.intersectionOverUnion(truth) > 0.85)
     }
 }

@@ -1,3 +1,4 @@
+import Compute
 import Deadlines
 import Foundation
 import Testing
@@ -159,8 +160,8 @@ struct StickerFaceTests {
     /// bench measured 0.26); the person prior brings the body back (0.79).
     @Test func portraitKeepsItsBodyWithFaces() async throws {
         let image = try Self.corpusImage("260081"), truth = try Self.corpusMask("260081")
-        let with = try await StickerExtractor.segment(image)
-        let without = try await StickerExtractor.segment(image, options: StickerOptions(detectsFaces: false))
+        let with = try await StickerExtractor.segment(image, on: InlineStages())
+        let without = try await StickerExtractor.segment(image, options: StickerOptions(detectsFaces: false), on: InlineStages())
         #expect(with.intersectionOverUnion(truth) > 0.7)
         #expect(without.intersectionOverUnion(truth) < 0.5)
         // The body at the bottom centre of the frame is subject.

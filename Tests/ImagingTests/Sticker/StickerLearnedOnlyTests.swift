@@ -51,7 +51,7 @@ struct StickerLearnedOnlyTests {
         var shortcut = full
         shortcut.learnedMapAloneWhenDecisive = true
         shortcut.subjectMapWeight = 0.8  // ignored: without classical maps the map is the whole prior
-        let a = try await StickerExtractor.extract(from: image, options: full, subjectMap: { map })
+        let a = try await StickerExtractor.extract(from: image, options: full, subjectMap: { map }, on: InlineStages())
         let counted = CountingStages()
         let b = try await StickerExtractor.extract(from: image, options: shortcut, subjectMap: { map }, on: counted)
         Self.expectSame(a, b)
@@ -71,7 +71,7 @@ struct StickerLearnedOnlyTests {
         full.subjectMapWeight = 0.8
         var shortcut = full
         shortcut.learnedMapAloneWhenDecisive = true
-        let a = try await StickerExtractor.extract(from: image, options: full, subjectMap: { map })
+        let a = try await StickerExtractor.extract(from: image, options: full, subjectMap: { map }, on: InlineStages())
         let counted = CountingStages()
         let b = try await StickerExtractor.extract(from: image, options: shortcut, subjectMap: { map }, on: counted)
         Self.expectSame(a, b)

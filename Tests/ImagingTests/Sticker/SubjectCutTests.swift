@@ -30,10 +30,10 @@ struct SubjectCutTests {
         let settled = options
         let cut = try await StickerExtractor.subjectCut(from: image, options: settled,
                                                         photoMap: { try await SubjectOwnCutTests.map(image) },
-                                                        ownCutMap: SubjectOwnCutTests.map)
+                                                        ownCutMap: SubjectOwnCutTests.map, on: InlineStages())
         let sticker = try await StickerExtractor.extract(from: image, options: settled,
                                                          photoMap: { try await SubjectOwnCutTests.map(image) },
-                                                         ownCutMap: SubjectOwnCutTests.map)
+                                                         ownCutMap: SubjectOwnCutTests.map, on: InlineStages())
         #expect(cut.mask == sticker.mask && cut.boundingBox == sticker.boundingBox,
                 "cut \(cut.boundingBox), sticker \(sticker.boundingBox)")
         #expect(cut.coverage == sticker.coverage && cut.confidence == sticker.confidence,
@@ -55,7 +55,7 @@ struct SubjectCutTests {
         }
         var options = StickerOptions()
         options.decontaminatesEdges = true
-        let cut = try await StickerExtractor.subjectCut(from: image, options: options)
+        let cut = try await StickerExtractor.subjectCut(from: image, options: options, on: InlineStages())
         let made = try StickerExtractor.makeSticker(image, cut: cut, options: options, on: .inTurn)
         let o = made.origin
         var changed = 0

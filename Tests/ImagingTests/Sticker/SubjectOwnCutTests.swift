@@ -37,11 +37,11 @@ struct SubjectOwnCutTests {
                 : SubjectMap(width: photo.width, height: photo.height, values: [Float](repeating: 1, count: photo.pixelCount))
         }
         let found = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: search,
-                                                        ownCutMap: Self.map)
+                                                        ownCutMap: Self.map, on: InlineStages())
         let disc = try #require(found.subjects.first { $0.point.x < 120 }?.box, "\(found.subjects)")
         #expect(abs(disc.x - 30) <= 3 && abs(disc.width - 60) <= 6 && abs(disc.y - 30) <= 3 && abs(disc.height - 60) <= 6,
                 "the own cut's box \(disc)")
-        let searchOnly = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: search)
+        let searchOnly = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: search, on: InlineStages())
         let other = searchOnly.subjects.first { $0.point.x < 120 }?.box
         #expect(other != disc, "the search's map alone gives the same box: a test that cannot fail")
     }
@@ -49,8 +49,8 @@ struct SubjectOwnCutTests {
     @Test func eachSubjectIsCutAgainOnItsOwnPart() async throws {
         let (image, left, right) = SubjectPromptTests.twoDiscs()
         let once = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: Self.map,
-                                                       refines: false)
-        let found = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: Self.map)
+                                                       refines: false, on: InlineStages())
+        let found = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: Self.map, on: InlineStages())
         func leftBox(_ s: PhotoSubjects) -> PixelRect? { s.subjects.first { $0.point.x < 120 }?.box }
         // The whole photo's map alone gives the square; the left disc's own cut gives the disc (x 30..<90).
         let square = try #require(leftBox(once), "\(once.subjects)")
@@ -86,13 +86,13 @@ struct SubjectOwnCutTests {
         // The whole photo's cut alone keeps the square round both discs, one part; the disc's own cut, the disc: under
         // 0.65 of the square's area, so the point would only shrink the subject the cut found, and the unprompted cut
         // is the floor (bench/README.md, "A point never makes the cut worse").
-        let once = try await StickerExtractor.extract(from: image, options: settled, subjectMap: { try await Self.map(image) })
+        let once = try await StickerExtractor.extract(from: image, options: settled, subjectMap: { try await Self.map(image) }, on: InlineStages())
         #expect(once.boundingBox.width > 100, "the whole photo's cut: \(once.boundingBox)")
         var unprompted = settled
         unprompted.subject = nil
-        let plain = try await StickerExtractor.extract(from: image, options: unprompted, subjectMap: { try await Self.map(image) })
+        let plain = try await StickerExtractor.extract(from: image, options: unprompted, subjectMap: { try await Self.map(image) }, on: InlineStages())
         let sticker = try await StickerExtractor.extract(from: image, options: settled, photoMap: { try await Self.map(image) },
-                                                         ownCutMap: Self.map)
+                                                         ownCutMap: Self.map, on: InlineStages())
         #expect(sticker.mask == plain.mask, "IoU with the unprompted cut \(sticker.mask.intersectionOverUnion(plain.mask))")
         #expect(sticker.mask.intersectionOverUnion(left) < 0.5, "IoU with the disc \(sticker.mask.intersectionOverUnion(left))")
         #expect(sticker.mask.width == image.width && sticker.mask.height == image.height)
@@ -100,8 +100,8 @@ struct SubjectOwnCutTests {
         options.subject = .box(PixelRect(x: 5, y: 0, width: 125, height: 120))
         let boxed = options
         let box = try await StickerExtractor.extract(from: image, options: boxed, photoMap: { try await Self.map(image) },
-                                                     ownCutMap: Self.map)
-        let boxOnce = try await StickerExtractor.extract(from: image, options: boxed, subjectMap: { try await Self.map(image) })
+                                                     ownCutMap: Self.map, on: InlineStages())
+        let boxOnce = try await StickerExtractor.extract(from: image, options: boxed, subjectMap: { try await Self.map(image) }, on: InlineStages())
         let same = box.mask.values == boxOnce.mask.values
         #expect(same, "box \(box.boundingBox), cut once \(boxOnce.boundingBox)")
     }
@@ -150,11 +150,11 @@ struct SubjectOwnCutTests {
                        values: (0..<photo.pixelCount).map { photo[$0 % photo.width, $0 / photo.width].r > 150 ? 1 : 0 })
         }
         let searchOnly = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: search, rounds: 1,
-                                                             refines: false)
+                                                             refines: false, on: InlineStages())
         let first = try #require(searchOnly.subjects.first?.box, "\(searchOnly.subjects)")
         #expect(first.x + first.width <= 84, "the search sees the bar's left end: \(first)")
         let found = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: search, rounds: 1,
-                                                        ownCutMap: own)
+                                                        ownCutMap: own, on: InlineStages())
         let bar = try #require(found.subjects.first?.box, "\(found.subjects)")
         // The first own part (the left end grown by a tenth) ends by x = 86; widened once, by half the bar found in it.
         #expect(bar.x <= 22 && bar.x + bar.width >= 115, "\(bar)")
@@ -180,9 +180,9 @@ struct SubjectOwnCutTests {
             })
         }
         let searchOnly = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: search,
-                                                             refines: false)
+                                                             refines: false, on: InlineStages())
         #expect(!searchOnly.subjects.contains { $0.point.x > 120 }, "the strip's part scores low: \(searchOnly.subjects)")
-        let found = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: search, ownCutMap: own)
+        let found = try await StickerExtractor.subjects(in: image, options: Self.options, subjectMap: search, ownCutMap: own, on: InlineStages())
         let disc = found.subjects.firstIndex { $0.point.x > 120 }
         #expect((disc != nil) == kept, "\(found.subjects)")
         if let disc {

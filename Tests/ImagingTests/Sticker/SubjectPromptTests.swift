@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Testing
 @testable import Imaging
@@ -33,7 +34,7 @@ struct SubjectPromptTests {
     static func cut(_ image: Image, _ prompt: SubjectPrompt?) async throws -> Mask {
         var options = StickerOptions()
         options.subject = prompt
-        return try await StickerExtractor.segment(image, options: options)
+        return try await StickerExtractor.segment(image, options: options, on: InlineStages())
     }
 
     @Test func withoutAPromptBothDiscsAreTheSubject() async throws {
@@ -95,7 +96,7 @@ struct SubjectPromptTests {
 
     @Test func subjectsAreFoundLargestFirstAndTheirPointsSelectThem() async throws {
         let (image, left, right) = Self.twoDiscs()
-        let found = try await StickerExtractor.subjects(in: image)
+        let found = try await StickerExtractor.subjects(in: image, on: InlineStages())
         #expect(found.subjects.count == 2, "\(found.subjects.map { ($0.box, $0.area, $0.point) })")
         guard found.subjects.count == 2 else { return }
         #expect(found.subjects[0].area >= found.subjects[1].area)

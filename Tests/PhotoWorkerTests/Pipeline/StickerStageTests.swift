@@ -29,7 +29,7 @@ struct StickerStageTests {
         let (sticker, used) = try await StickerStage.extract(image, outline: OutlineSpec(width: 4), segmenter: .classical, on: ComputeJob(pool, lease: .unleased),
                                                              memory: ActivationMemory())
         #expect(used == .classical)
-        Self.expectSame(sticker, try await StickerExtractor.extract(from: image, options: OutlineSpec(width: 4).stickerOptions))
+        Self.expectSame(sticker, try await StickerExtractor.extract(from: image, options: OutlineSpec(width: 4).stickerOptions, on: InlineStages()))
         #expect(sticker.confidence > 0, "the disc was cut, not a fallback")
     }
 
@@ -71,7 +71,7 @@ struct StickerStageTests {
         let options = StickerStage.networkOptions(StickerOptions())
         var decisive: [String: Bool] = [:]
         for (photo, image) in try Self.photos() {
-            decisive[photo] = try await SubjectNetwork.map(for: image, mirrored: true, networks: networks).isDecisive
+            decisive[photo] = try await SubjectNetwork.map(for: image, mirrored: true, networks: networks, on: InlineStages()).isDecisive
             var stickers: [(String, Sticker)] = []
             for (name, runner) in Self.runners(pool) {
                 let sticker = try await StickerExtractor.extract(from: image, options: options, subjectMap: {
@@ -99,8 +99,8 @@ struct StickerStageTests {
         let networks = try SubjectNetwork.Networks.load()
         let inline = try await StickerExtractor.extract(from: image, options: StickerStage.networkOptions(StickerOptions()),
                                                         subjectMap: {
-            try await SubjectNetwork.map(for: image, mirrored: true, networks: networks)
-        })
+            try await SubjectNetwork.map(for: image, mirrored: true, networks: networks, on: InlineStages())
+        }, on: InlineStages())
         Self.expectSame(sticker, inline)
         // The disc, not the whole frame.
         #expect(sticker.confidence > 0 && sticker.coverage > 0.1 && sticker.coverage < 0.5)
@@ -117,13 +117,13 @@ struct StickerStageTests {
         let region = SubjectNetwork.focusRegion(for: box, width: image.width, height: image.height)
         #expect((region != nil) == focused, "\(String(describing: region))")
         let whole = try await StickerExtractor.extract(from: image, options: settled, subjectMap: {
-            try await SubjectNetwork.map(for: image, mirrored: false, networks: networks)
-        })
+            try await SubjectNetwork.map(for: image, mirrored: false, networks: networks, on: InlineStages())
+        }, on: InlineStages())
         guard let region else { return Self.expectSame(sticker, whole) }
         let expected = try await StickerExtractor.extract(from: image, options: settled, subjectMap: {
             try await SubjectNetwork.map(for: image, focusedOn: region, longSide: settled.workingSize, mirrored: false,
-                                         networks: networks)
-        })
+                                         networks: networks, on: InlineStages())
+        }, on: InlineStages())
         Self.expectSame(sticker, expected)
         let differs = expected.mask.values != whole.mask.values
         #expect(differs, "the photo's map alone gives the same cut: a test that cannot fail")
@@ -156,13 +156,13 @@ struct StickerStageTests {
         let (image, sticker, settled) = try await Self.pairSticker(.point(224, 162))
         let networks = try SubjectNetwork.Networks.load()
         let once = try await StickerExtractor.extract(from: image, options: settled, subjectMap: {
-            try await SubjectNetwork.map(for: image, mirrored: false, networks: networks)
-        })
+            try await SubjectNetwork.map(for: image, mirrored: false, networks: networks, on: InlineStages())
+        }, on: InlineStages())
         let expected = try await StickerExtractor.extract(from: image, options: settled, photoMap: {
-            try await SubjectNetwork.map(for: image, mirrored: false, networks: networks)
+            try await SubjectNetwork.map(for: image, mirrored: false, networks: networks, on: InlineStages())
         }, ownCutMap: { photo in
-            try await SubjectNetwork.map(for: photo, mirrored: false, networks: networks.small)
-        })
+            try await SubjectNetwork.map(for: photo, mirrored: false, networks: networks.small, on: InlineStages())
+        }, on: InlineStages())
         Self.expectSame(sticker, expected)
         let differs = expected.mask.values != once.mask.values
         #expect(differs, "the whole photo's cut alone is the same: a test that cannot fail")
@@ -181,10 +181,10 @@ struct StickerStageTests {
         let networks = try SubjectNetwork.Networks.load()
         let expected = try await StickerExtractor.subjects(in: image, options: StickerStage.networkOptions(StickerOptions()),
                                                            subjectMap: { photo in
-            try await SubjectNetwork.map(for: photo, mirrored: true, networks: networks)
+            try await SubjectNetwork.map(for: photo, mirrored: true, networks: networks, on: InlineStages())
         }, ownCutMap: { photo in
-            try await SubjectNetwork.map(for: photo, mirrored: false, networks: networks.small)
-        })
+            try await SubjectNetwork.map(for: photo, mirrored: false, networks: networks.small, on: InlineStages())
+        }, on: InlineStages())
         #expect(found.subjects == expected.subjects, "\(found.subjects)\nexpected \(expected.subjects)")
         #expect(found.subjects.count >= 2, "\(found.subjects)")
     }

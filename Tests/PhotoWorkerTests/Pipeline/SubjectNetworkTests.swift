@@ -32,7 +32,7 @@ struct SubjectNetworkTests {
         let together = try await SubjectNetwork.map(for: image, mirrored: true, networks: networks, on: PoolStages(ComputeJob(pool, lease: .unleased)))
         let onThreadsInTurn = try await SubjectNetwork.map(for: image, mirrored: true, networks: networks,
                                                            on: PoolStages(ComputeJob(pool, lease: .unleased), concurrent: false))
-        let inline = try await SubjectNetwork.map(for: image, mirrored: true, networks: networks)
+        let inline = try await SubjectNetwork.map(for: image, mirrored: true, networks: networks, on: InlineStages())
         #expect(together.values == onThreadsInTurn.values)
         #expect(together.values == inline.values)
         // The disc is the subject: the map is high at its centre and low in the corners.
@@ -81,11 +81,11 @@ struct SubjectNetworkTests {
         let region = PixelRect(x: 60, y: 20, width: 120, height: 120)
         let focused = try await SubjectNetwork.map(for: image, focusedOn: region, longSide: 480, mirrored: false,
                                                    networks: networks, on: PoolStages(ComputeJob(pool, lease: .unleased)))
-        let whole = try await SubjectNetwork.map(for: image, mirrored: false, networks: networks)
-        let part = try await SubjectNetwork.map(for: image, region: region, mirrored: false, networks: networks)
+        let whole = try await SubjectNetwork.map(for: image, mirrored: false, networks: networks, on: InlineStages())
+        let part = try await SubjectNetwork.map(for: image, region: region, mirrored: false, networks: networks, on: InlineStages())
         // The region is read in place, as the crop of the photo would be (its edge's taps aside).
         let crop = try await SubjectNetwork.map(for: Compositing.crop(image, x: 60, y: 20, width: 120, height: 120),
-                                                mirrored: false, networks: networks)
+                                                mirrored: false, networks: networks, on: InlineStages())
         let worst = zip(part.values, crop.values).map { abs($0 - $1) }.max() ?? 1
         #expect(worst < 0.05, "largest difference from the cropped photo's map \(worst)")
         let expected = whole.averaged(with: part, of: region, photoWidth: 240, photoHeight: 160, longSide: 480)

@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Imaging
 import Inference
@@ -58,7 +59,7 @@ enum StickerBench {
         let pairs = try loadPairs(dir: dir, pnm: pnm)
         guard !pairs.isEmpty else { throw BenchError("no images found") }
         // Warm-up so the first measurement does not pay for page faults and lazy initialisation.
-        _ = try await StickerExtractor.extract(from: pairs[0].image, options: options)
+        _ = try await StickerExtractor.extract(from: pairs[0].image, options: options, on: InlineStages())
 
         // A point's own cut's networks (resized weights), made once, before the clock.
         let pointOwnCutMap = try ownCutMap(sizes: ownSizes)
@@ -106,7 +107,7 @@ enum StickerBench {
                 // As the worker maps a box round a small subject (`StickerStage.extract`), the photo's map from the
                 // cache.
                 let part = try await SubjectNetwork.map(for: pair.image, region: focus, mirrored: mirror,
-                                                        networks: try SubjectNetwork.Networks.load(), memory: activations)
+                                                        networks: try SubjectNetwork.Networks.load(), on: InlineStages(), memory: activations)
                 used = whole.averaged(with: part, of: focus, photoWidth: pair.image.width, photoHeight: pair.image.height,
                                       longSide: options.workingSize)
             }
@@ -117,10 +118,10 @@ enum StickerBench {
                 sticker = try await partsOracle(pair, options: options, map: used)
             } else if prompt == "point-own", let whole = used {
                 sticker = try await StickerExtractor.extract(from: pair.image, options: options, photoMap: { whole },
-                                                             ownCutMap: pointOwnCutMap)
+                                                             ownCutMap: pointOwnCutMap, on: InlineStages())
             } else {
                 sticker = try await StickerExtractor.extract(from: pair.image, options: options,
-                                                             subjectMap: used.map { map in { @Sendable in map } })
+                                                             subjectMap: used.map { map in { @Sendable in map } }, on: InlineStages())
             }
             let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
             cpuTimes.append((processCPUTime() - cpuStart) * 1000)
@@ -183,10 +184,10 @@ enum StickerBench {
     static func partsOracle(_ pair: Pair, options: StickerOptions, map: SubjectMap?) async throws -> Sticker {
         let found = try await StickerExtractor.subjects(in: pair.image, options: options,
                                                         subjectMap: map.map { m in { @Sendable _ in m } }, rounds: 1,
-                                                        refines: false)
+                                                        refines: false, on: InlineStages())
         guard !found.subjects.isEmpty else {
             return try await StickerExtractor.extract(from: pair.image, options: options,
-                                                      subjectMap: map.map { m in { @Sendable in m } })
+                                                      subjectMap: map.map { m in { @Sendable in m } }, on: InlineStages())
         }
         let inside = try found.subjects.indices.map { i -> (share: Double, count: Int) in
             let mask = try found.sticker(of: i, from: pair.image, on: .inTurn).mask
@@ -212,7 +213,7 @@ enum StickerBench {
         let x1 = min(image.width, box.x + box.width + gx), y1 = min(image.height, box.y + box.height + gy)
         let part = Compositing.crop(image, x: x0, y: y0, width: x1 - x0, height: y1 - y0)
         let inner = try await SubjectNetwork.map(for: part, mirrored: mirrored, networks: try SubjectNetwork.Networks.load(),
-                                                 memory: activations)
+                                                 on: InlineStages(), memory: activations)
         let scale = 480 / Double(max(image.width, image.height))
         let mw = max(1, Int((Double(image.width) * scale).rounded())), mh = max(1, Int((Double(image.height) * scale).rounded()))
         let pw = max(1, Int((Double(x1 - x0) * scale).rounded())), ph = max(1, Int((Double(y1 - y0) * scale).rounded()))
@@ -228,13 +229,13 @@ enum StickerBench {
     /// alone).
     static func sizedFocusMap(for image: Image, region: PixelRect, sizes: [Int], longSide: Int) async throws -> SubjectMap {
         let part = try await SubjectNetwork.map(for: image, region: region, mirrored: sizes[3] > 0,
-                                                networks: try sizedNetworks(sizes[2], sizes[3]), memory: activations)
+                                                networks: try sizedNetworks(sizes[2], sizes[3]), on: InlineStages(), memory: activations)
         guard sizes[0] > 0 else {
             return SubjectMap(width: 1, height: 1, values: [0]).averaged(with: part, of: region, photoWidth: image.width,
                                                                           photoHeight: image.height, longSide: longSide)
         }
         let whole = try await SubjectNetwork.map(for: image, mirrored: sizes[1] > 0,
-                                                 networks: try sizedNetworks(sizes[0], sizes[1]), memory: activations)
+                                                 networks: try sizedNetworks(sizes[0], sizes[1]), on: InlineStages(), memory: activations)
         return whole.averaged(with: part, of: region, photoWidth: image.width, photoHeight: image.height,
                               longSide: longSide)
     }
@@ -255,7 +256,7 @@ enum StickerBench {
         guard sizes.count == 2 else { throw BenchError("own-cut sizes: P,PM (PM 0 for no mirror pass)") }
         let networks = try sizedNetworks(sizes[0], sizes[1])
         return { photo in
-            try await SubjectNetwork.map(for: photo, mirrored: sizes[1] > 0, networks: networks, memory: activations)
+            try await SubjectNetwork.map(for: photo, mirrored: sizes[1] > 0, networks: networks, on: InlineStages(), memory: activations)
         }
     }
 
@@ -306,7 +307,7 @@ enum StickerBench {
     static func subjectMap(for pair: Pair, mirrored: Bool, cache: String?) async throws -> SubjectMap {
         let networks = try SubjectNetwork.Networks.load()
         guard let cache else {
-            return try await SubjectNetwork.map(for: pair.image, mirrored: mirrored, networks: networks, memory: activations)
+            return try await SubjectNetwork.map(for: pair.image, mirrored: mirrored, networks: networks, on: InlineStages(), memory: activations)
         }
         let url = URL(fileURLWithPath: "\(cache)/\(pair.name)\(mirrored ? ".mirrored" : "").f32")
         let network = try Network.u2netp.get()
@@ -314,7 +315,7 @@ enum StickerBench {
         if let data = try? Data(contentsOf: url), data.count == w * h * 4 {
             return SubjectMap(width: w, height: h, values: data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) })
         }
-        let map = try await SubjectNetwork.map(for: pair.image, mirrored: mirrored, networks: networks, memory: activations)
+        let map = try await SubjectNetwork.map(for: pair.image, mirrored: mirrored, networks: networks, on: InlineStages(), memory: activations)
         try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
         try map.values.withUnsafeBytes { try Data($0).write(to: url) }
         return map

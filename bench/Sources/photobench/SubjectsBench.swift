@@ -1,3 +1,4 @@
+import Compute
 import Foundation
 import Imaging
 import PhotoWorker
@@ -84,11 +85,11 @@ enum SubjectsBench {
             let networks = try SubjectNetwork.Networks.load()
             let mapOf: @Sendable (Image) async throws -> SubjectMap = { photo in
                 photo == image ? first : try await SubjectNetwork.map(for: photo, mirrored: true, networks: networks,
-                                                                       memory: StickerBench.activations)
+                                                                       on: InlineStages(), memory: StickerBench.activations)
             }
             let found = try await StickerExtractor.subjects(in: image, options: options, subjectMap: mapOf, rounds: rounds,
                                                             refines: refines,
-                                                            ownCutMap: subjectsOwnCutMap)
+                                                            ownCutMap: subjectsOwnCutMap, on: InlineStages())
             let boxes = truths.map(StickerBench.boundingBox(of:))
             let both = boxes.allSatisfy { truth in found.subjects.contains { boxIoU($0.box, truth) >= 0.5 } }
             var own: [Double] = [], other: [Double] = [], alone: [(own: Double, other: Double)] = []
@@ -100,8 +101,8 @@ enum SubjectsBench {
                 var prompted = options
                 prompted.subject = .points(include: [point], exclude: [])
                 let cut = pointOwn
-                    ? try await StickerExtractor.extract(from: image, options: prompted, photoMap: { first }, ownCutMap: pointOwnCutMap)
-                    : try await StickerExtractor.extract(from: image, options: prompted, subjectMap: { first })
+                    ? try await StickerExtractor.extract(from: image, options: prompted, photoMap: { first }, ownCutMap: pointOwnCutMap, on: InlineStages())
+                    : try await StickerExtractor.extract(from: image, options: prompted, subjectMap: { first }, on: InlineStages())
                 alone.append((cut.mask.intersectionOverUnion(truths[side]), cut.mask.intersectionOverUnion(truths[1 - side])))
             }
             var foundAlone: [Bool]?
@@ -119,7 +120,7 @@ enum SubjectsBench {
                     let truth = StickerBench.boundingBox(of: truths[side])
                     let moved = PixelRect(x: truth.x - x, y: truth.y, width: truth.width, height: truth.height)
                     let own = try await StickerExtractor.subjects(in: part, options: options, subjectMap: mapOf, rounds: rounds,
-                                                                  refines: refines, ownCutMap: subjectsOwnCutMap)
+                                                                  refines: refines, ownCutMap: subjectsOwnCutMap, on: InlineStages())
                     let found = own.subjects.contains { boxIoU($0.box, moved) >= 0.5 }
                     foundAloneByPhoto[photo] = (String(name.prefix(1)), found)
                     sides.append(found)
