@@ -46,6 +46,8 @@ struct AwaitDeadlineTests {
     /// (1-based line, trimmed text).
     static func unbounded(in text: String, inProcessCalls: Bool) -> [(line: Int, text: String)] {
         let taskValue = /\bawait\s+[\w.]*\.value\b(?!\s*\()/
+        // `await Task { ... }.value` over several lines: the wait is on the line that closes the task's body.
+        let closingTaskValue = /^\s*\}\s*\.(?:value|result)\b(?!\s*\()/
         var found: [(line: Int, text: String)] = []
         var blocks: [Bool] = []  // per open `{`: whether its line says `Deadline.`
         var inMultilineString = false
@@ -59,7 +61,8 @@ struct AwaitDeadlineTests {
             let code = Self.code(of: line)
             let saysDeadline = code.contains("Deadline.")
             let covered = saysDeadline || blocks.contains(true)
-            let waits = code.firstMatch(of: taskValue) != nil || (inProcessCalls && code.contains(".call("))
+            let waits = code.firstMatch(of: taskValue) != nil || code.firstMatch(of: closingTaskValue) != nil
+                || (inProcessCalls && code.contains(".call("))
             if waits && !covered { found.append((i + 1, line.trimmingCharacters(in: .whitespaces))) }
             for c in code {
                 if c == "{" { blocks.append(saysDeadline) } else if c == "}", !blocks.isEmpty { blocks.removeLast() }
@@ -92,11 +95,11 @@ struct AwaitDeadlineTests {
 
     @Test("The check finds a task value and an in-process call without a deadline, and accepts them under one")
     func theCheckCanFail() {
-        let without = "@Test func f() async throws {\n    let t = Task { 1 }\n    #expect(await t.value == 1)\n    _ = try await w.call(\"ping\")\n    await #expect(throws: CancellationError.self) { try await self.task.value }\n}\n"
+        let without = "@Test func f() async throws {\n    let t = Task { 1 }\n    #expect(await t.value == 1)\n    _ = try await w.call(\"ping\")\n    await #expect(throws: CancellationError.self) { try await self.task.value }\n    let n = await Task {\n        1\n    }.value\n}\n"
         let found = Self.unbounded(in: without, inProcessCalls: true).map(\.line)
-        #expect(found == [3, 4, 5], "\(found)")
+        #expect(found == [3, 4, 5, 8], "\(found)")
         let spawned = Self.unbounded(in: without, inProcessCalls: false).map(\.line)
-        #expect(spawned == [3, 5], "a spawned worker's call has its own timeout: \(spawned)")
+        #expect(spawned == [3, 5, 8], "a spawned worker's call has its own timeout: \(spawned)")
         let with = "@Test func f() async throws {\n    #expect(try await Deadline.value(of: t, \"t\") == 1)\n    let r = try await Deadline.run(\"the reply\") {\n        var n = 0\n        return try await w.call(\"ping\") { _ in n += 1 }\n    }\n    let s = \"await t.value\"  // await t.value\n    _ = try await Deadline.value(of: Task { await w.close() }, \"close\")\n}\n"
         let accepted = Self.unbounded(in: with, inProcessCalls: true)
         #expect(accepted.isEmpty, "\(accepted)")

@@ -1,3 +1,4 @@
+import Deadlines
 import Testing
 @testable import Imaging
 
@@ -7,7 +8,7 @@ struct MotionCancellationTests {
           arguments: ["cutout.gif", "cutout.webp", "cutout.webm", "pan.mp4"])
     func cancelled(_ name: String) async throws {
         let bytes = try MotionCorpus.bytes(name)
-        let outcome = await Task { () -> String in
+        let outcome = try await Deadline.value(of: Task { () -> String in
             do {
                 let decoder = try MotionDecoder(bytes: bytes, on: .inTurn)
                 _ = try decoder.next(on: .inTurn)
@@ -19,7 +20,7 @@ struct MotionCancellationTests {
             } catch {
                 return "\(error)"
             }
-        }.value
+        }, "the decoding of \(name) in a task cancelled after one frame")
         #expect(outcome == "cancelled", "\(name): \(outcome)")
     }
 

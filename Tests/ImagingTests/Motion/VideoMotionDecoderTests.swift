@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Glibc
 import Testing
@@ -130,11 +131,11 @@ struct VideoMotionDecoderTests {
     @Test("frames handed to another thread: the decoder is Sendable")
     func sendable() async throws {
         let decoder = try MotionDecoder(bytes: MotionCorpus.bytes("cutout.webm"), on: .inTurn)
-        let count = try await Task.detached {
+        let count = try await Deadline.value(of: Task.detached {
             var n = 0
             while try decoder.next(on: .inTurn) != nil { n += 1 }
             return n
-        }.value
+        }, "the frames decoded on another thread")
         #expect(count == 12)
     }
 
