@@ -1,5 +1,6 @@
 import Compute
 import Deadlines
+import Synchronization
 import Testing
 @testable import Imaging
 
@@ -93,25 +94,52 @@ struct LoopCancellationTests {
         Self.expectStopped(outcome, "the feather on the cancelled piece")
     }
 
-    /// A PNG under the pieces' limit (filtered in bands, then deflated in segments) and one over it (streamed through
-    /// zlib row by row, polled every 16 rows: a 19 MP photo's encode ran 1-2 s past a cancel before): each fails as
-    /// cancelled in a cancelled task, and encodes in one that is not.
-    @Test(arguments: [600, 1600])
-    func aCancelledLoopStopsAPNGsEncode(side: Int) async throws {
+    /// A loop in turn whose cancellation reads false until its `from`-th read, and true from then on: a cancel
+    /// that comes in the middle of the work, after the checks before it have passed.
+    struct CancelledMidWay: ParallelLoop {
+        final class Reads: Sendable {
+            let count = Mutex(0)
+        }
+        let from: Int
+        let reads = Reads()
+
+        var width: Int { 1 }
+        var isCancelled: Bool { reads.count.withLock { $0 += 1; return $0 >= from } }
+        func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
+            for i in 0..<count { try body(0, i) }
+        }
+    }
+
+    /// A PNG under the pieces' limit (one check before its one deflate, in turn) and one over it (streamed through
+    /// zlib row by row, checked every 16 rows: a 19 MP photo's encode ran 1-2 s past a cancel before): a cancel at
+    /// any of its checks, the first, the middle one or the last, stops the encode there, as cancelled.
+    @Test(arguments: [(600, 1), (1600, 100)])
+    func aCancelAtAnyCheckStopsAPNGsEncode(side: Int, leastChecks: Int) throws {
         var random = SplitMix64(seed: 3)
         let image = Image(width: side, height: side, pixels: (0..<(side * side * 4)).map { _ in UInt8(random.next() % 256) })
-        let cancelled = Task.detached { () -> Result<[UInt8], any Error> in
-            withUnsafeCurrentTask { $0?.cancel() }
-            return Result { try ImageCodec.encodePNG(image, compressionLevel: 1, on: InTurnLoop()) }
+        func encode(on loop: CancelledMidWay) -> String {
+            do {
+                return "wrote \(try ImageCodec.encodePNG(image, compressionLevel: 1, on: loop).count) bytes"
+            } catch is CancellationError {
+                return "cancelled"
+            } catch {
+                return "\(error)"
+            }
         }
-        let outcome = try await Deadline.value(of: cancelled, "the cancelled encode")
-        switch outcome {
-        case .failure(let error): #expect(error is CancellationError, "\(error)")
-        case .success(let bytes): Issue.record("the cancelled encode wrote \(bytes.count) bytes")
+        // How many times the whole encode asks.
+        let counting = CancelledMidWay(from: .max)
+        let whole = encode(on: counting)
+        let checks = counting.reads.count.withLock { $0 }
+        #expect(whole.hasPrefix("wrote"), "\(whole)")
+        #expect(checks >= leastChecks, "the encode of a \(side)x\(side) image asked \(checks) times")
+        for from in Set([1, max(1, checks / 2), checks]).sorted() {
+            let loop = CancelledMidWay(from: from)
+            let outcome = encode(on: loop)
+            let asked = loop.reads.count.withLock { $0 }
+            // The check that saw the cancel, and at most one more on the way out (the Swift side's, after C's).
+            #expect(outcome == "cancelled" && asked <= from + 1,
+                    "cancelled at check \(from) of \(checks): \(outcome), after \(asked) checks")
         }
-        let plain = Task.detached { try ImageCodec.encodePNG(image, compressionLevel: 1, on: InTurnLoop()) }
-        let bytes = try await Deadline.value(of: plain, "the encode")
-        #expect(bytes.count > side * side, "\(bytes.count) bytes")
     }
 
     @Test func anInTurnLoopInACancelledTaskStopsABlur() async throws {
