@@ -9,6 +9,11 @@ import Testing
 /// registry: `jobs.list` shows it under the task's id.
 @Suite(.timeLimit(TestTiming.minutes(10)))
 struct MCPTaskTests {
+    /// How many photos a batch that must still be running when the test cancels it holds: minutes of work, not
+    /// seconds. With 30, the batch once ended before the cancel came (a Debian 13 root's run, where the test's own
+    /// task can wait a minute for a thread); a cancelled batch stops at once, so the size costs nothing.
+    private static let stillRunning = 400
+
     private static func sources(_ n: Int, _ name: String = "girl-1.jpg") -> JSONValue {
         .array(Array(repeating: ["path": .string(Corpus.photo(name))], count: n))
     }
@@ -68,7 +73,7 @@ struct MCPTaskTests {
         let out = try Corpus.scratch()
         let w = try await legacySession(out)
         let created = try #require(try await w.call(2, "tools/call", ["name": "photos_process", "task": [:], "arguments": [
-            "sources": Self.sources(30, "animal-3.jpg"), "output": ["dir": .string(out)]]])["result"])
+            "sources": Self.sources(Self.stillRunning, "animal-3.jpg"), "output": ["dir": .string(out)]]])["result"])
         let taskId = try #require(created["task"]?["taskId"], "\(created)")
         // One job table: the task's job is the worker's job, under the task's id.
         try await w.waitForJobs { $0.contains { $0["id"] == taskId && $0["method"] == "tools/call" } }
@@ -89,10 +94,11 @@ struct MCPTaskTests {
         #expect(try await w.call(4, "tasks/update", ["taskId": "nope"])["error"]?["code"] == -32601)
         // Jobs.cancel, the native way, reaches a task too: its id is the job's.
         let created = try #require(try await w.call(5, "tools/call", ["name": "pack_export", "task": [:], "arguments": [
-            "sources": Self.sources(20, "animal-3.jpg"), "output": ["path": .string(out + "/sheet.png")]]])["result"])
+            "sources": Self.sources(Self.stillRunning, "animal-3.jpg"), "output": ["path": .string(out + "/sheet.png")]]])["result"])
         let taskId = try #require(created["task"]?["taskId"])
         #expect(try await w.call(6, "jobs.cancel", ["id": taskId])["result"]?["cancelled"] == true)
-        #expect(try await waitForEnd(w, taskId, id: 7)["status"] == "cancelled")
+        let ended = try await waitForEnd(w, taskId, id: 7)
+        #expect(ended["status"] == "cancelled", "\(ended)")
     }
 
     @Test func startingATaskDoesNotWaitForASlot() async throws {
@@ -100,7 +106,7 @@ struct MCPTaskTests {
         let w = try WorkerProcess(["--max-jobs", "1", "--allow-read-dir", Corpus.root.path, "--allow-dir", out])
         _ = try await w.call(1, "initialize", ["protocolVersion": "2025-11-25", "capabilities": [:], "clientInfo": ["name": "t", "version": "1"]])
         let first = try #require(try await w.call(2, "tools/call", ["name": "photos_process", "task": [:], "arguments": [
-            "sources": Self.sources(30, "animal-3.jpg"), "output": ["dir": .string(out)]]])["result"]?["task"]?["taskId"])
+            "sources": Self.sources(Self.stillRunning, "animal-3.jpg"), "output": ["dir": .string(out)]]])["result"]?["task"]?["taskId"])
         try await w.waitForJobs { $0.contains { $0["id"] == first && $0["state"] == "running" } }
         // The one slot is the first task's: the second is still answered at once, its job queued behind.
         let second = try #require(try await w.call(3, "tools/call", ["name": "photos_process", "task": [:], "arguments": [
@@ -150,11 +156,12 @@ struct MCPTaskTests {
         let out = try Corpus.scratch()
         let w = try WorkerProcess(["--allow-read-dir", Corpus.root.path, "--allow-dir", out])
         let created = try #require(try await w.call(1, "tools/call", ["name": "photos_process", "_meta": Self.envelope(tasks: true),
-                                                                      "arguments": ["sources": Self.sources(30, "animal-3.jpg"), "output": ["dir": .string(out)]]])["result"])
+                                                                      "arguments": ["sources": Self.sources(Self.stillRunning, "animal-3.jpg"), "output": ["dir": .string(out)]]])["result"])
         let taskId = try #require(created["taskId"], "\(created)")
         let ack = try #require(try await w.call(2, "tasks/cancel", ["taskId": taskId, "_meta": Self.envelope(tasks: true)])["result"])
         #expect(ack["resultType"] == "complete", "\(ack)")
-        #expect(try await waitForEnd(w, taskId, id: 3, meta: Self.envelope(tasks: true))["status"] == "cancelled")
+        let ended = try await waitForEnd(w, taskId, id: 3, meta: Self.envelope(tasks: true))
+        #expect(ended["status"] == "cancelled", "\(ended)")
         try await w.waitForJobs { !$0.contains { $0["id"] == taskId } }
         #expect(try await w.call(4, "tasks/cancel", ["taskId": "nope", "_meta": Self.envelope(tasks: true)])["error"]?["code"] == -32602)
     }
