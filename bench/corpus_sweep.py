@@ -4,8 +4,8 @@ image.sticker (classical), all in flight at once, and checks: exactly one reply 
 code, a message and data, the worker alive at the end (a ping answered), and outputs that exist when a result names one.
 Usage: python3 bench/corpus_sweep.py WORKER OUTDIR FOLDER...   (exit 1 on any problem)
 
-An independent check, not a test: the folders are whatever set of images is at hand (../shared/corpus's broken/,
-pngsuite/ and photos/ here, which the tests must not read)."""
+An independent check, not a test: the folders are whatever set of images is at hand outside the repository (the
+reference corpus kept beside the checkout, which the tests must not read), named on the command line."""
 import json, os, subprocess, sys, time
 
 worker, outdir, folders = sys.argv[1], sys.argv[2], sys.argv[3:]

@@ -106,7 +106,7 @@ struct LoopCancellationTests {
         var width: Int { 1 }
         var isCancelled: Bool { reads.count.withLock { $0 += 1; return $0 >= from } }
         func forEach(_ count: Int, _ body: @escaping @Sendable (_ thread: Int, _ index: Int) throws -> Void) throws {
-            for i in 0..<count { try body(0, i) }
+            try InTurnLoop.inTurn.forEach(count, body)
         }
     }
 
