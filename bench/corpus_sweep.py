@@ -8,6 +8,8 @@ An independent check, not a test: the folders are whatever set of images is at h
 reference corpus kept beside the checkout, which the tests must not read), named on the command line."""
 import json, os, subprocess, sys, time
 
+if len(sys.argv) < 4 or sys.argv[1] in ("-h", "--help"):
+    sys.exit(__doc__)
 worker, outdir, folders = sys.argv[1], sys.argv[2], sys.argv[3:]
 os.makedirs(outdir, exist_ok=True)
 files = sorted(os.path.join(d, f) for folder in folders for d, _, fs in os.walk(folder) for f in fs)
